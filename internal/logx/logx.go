@@ -1,0 +1,268 @@
+// Package logx gives gopcu Osmocom-style logging on top of log/slog:
+// named categories (l1if, rlcmac, tbf, ns, ...) each with its own level
+// that can be changed at run time (VTY "logging level l1if debug").
+//
+// Osmocom levels map onto slog levels: debug=-4, info=0, notice=2,
+// error=8, fatal=12.
+package logx
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Osmocom log levels as slog levels.
+const (
+	LevelDebug  = slog.LevelDebug
+	LevelInfo   = slog.LevelInfo
+	LevelNotice = slog.Level(2)
+	LevelError  = slog.LevelError
+	LevelFatal  = slog.Level(12)
+	// LevelEverything is used by "logging level ... everything" (deprecated alias of debug).
+)
+
+// Standard categories of gopcu, named as osmo-pcu's VTY names them.
+const (
+	CatCSN1        = "csn1"
+	CatL1IF        = "l1if"
+	CatRLCMAC      = "rlcmac"
+	CatRLCMACData  = "rlcmacdata"
+	CatRLCMACDL    = "rlcmacdl"
+	CatRLCMACUL    = "rlcmacul"
+	CatRLCMACSched = "rlcmacsched"
+	CatRLCMACMeas  = "rlcmacmeas"
+	CatMS          = "ms"
+	CatTBF         = "tbf"
+	CatTBFDL       = "tbfdl"
+	CatTBFUL       = "tbful"
+	CatNS          = "ns"
+	CatPCU         = "pcu"
+	CatNACC        = "nacc"
+	CatRIM         = "rim"
+	CatE1          = "e1"
+	CatBSSGP       = "lbssgp"
+	CatLNS         = "lns"
+	CatLLC         = "llc"
+	CatVTY         = "lvty"
+	CatStats       = "lstats"
+)
+
+// Category describes one logging category.
+type Category struct {
+	Name        string
+	Description string
+	Default     slog.Level
+	Enabled     bool
+}
+
+// DefaultCategories is osmo-pcu's category list plus the library ones gopcu uses.
+var DefaultCategories = []Category{
+	{CatCSN1, "Concrete Syntax Notation One (CSN1)", LevelNotice, false},
+	{CatL1IF, "GPRS PCU Layer 1 Interface (L1IF)", LevelNotice, true},
+	{CatRLCMAC, "GPRS RLC/MAC layer (RLCMAC)", LevelNotice, true},
+	{CatRLCMACData, "GPRS RLC/MAC layer Data (RLCMAC)", LevelNotice, true},
+	{CatRLCMACDL, "GPRS RLC/MAC layer Downlink (RLCMAC)", LevelNotice, true},
+	{CatRLCMACUL, "GPRS RLC/MAC layer Uplink (RLCMAC)", LevelNotice, true},
+	{CatRLCMACSched, "GPRS RLC/MAC layer Scheduling (RLCMAC)", LevelNotice, true},
+	{CatRLCMACMeas, "GPRS RLC/MAC layer Measurements (RLCMAC)", LevelNotice, true},
+	{CatTBF, "Temporary Block Flow (TBF)", LevelNotice, true},
+	{CatTBFDL, "Temporary Block Flow (TBF) Downlink", LevelNotice, true},
+	{CatTBFUL, "Temporary Block Flow (TBF) Uplink", LevelNotice, true},
+	{CatNS, "GPRS Network Service Protocol (NS)", LevelNotice, true},
+	{CatPCU, "GPRS Packet Control Unit (PCU)", LevelNotice, true},
+	{CatNACC, "Network Assisted Cell Change (NACC)", LevelNotice, true},
+	{CatRIM, "RAN Information Management (RIM)", LevelNotice, true},
+	{CatE1, "E1 Input", LevelNotice, true},
+	{CatMS, "Mobile Station (MS)", LevelNotice, true},
+	{CatLLC, "LLC queue and AQM (LLC)", LevelNotice, true},
+	{CatBSSGP, "GPRS BSS Gateway Protocol (BSSGP)", LevelNotice, true},
+	{CatLNS, "GPRS Network Service (NS) library", LevelNotice, true},
+	{CatVTY, "VTY interface", LevelNotice, true},
+	{CatStats, "Statistics messages and logging", LevelNotice, true},
+}
+
+// ParseLevel parses an Osmocom level name.
+func ParseLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(s) {
+	case "debug", "everything":
+		return LevelDebug, nil
+	case "info":
+		return LevelInfo, nil
+	case "notice":
+		return LevelNotice, nil
+	case "error":
+		return LevelError, nil
+	case "fatal":
+		return LevelFatal, nil
+	}
+	return 0, fmt.Errorf("logx: unknown level %q", s)
+}
+
+// LevelName gives the Osmocom name of a level.
+func LevelName(l slog.Level) string {
+	switch {
+	case l <= LevelDebug:
+		return "DEBUG"
+	case l <= LevelInfo:
+		return "INFO"
+	case l <= LevelNotice:
+		return "NOTICE"
+	case l <= LevelError:
+		return "ERROR"
+	}
+	return "FATAL"
+}
+
+type catState struct {
+	desc    Category
+	level   atomic.Int64
+	enabled atomic.Bool
+}
+
+// Registry holds the categories and their levels. It is safe for
+// concurrent use: loggers check their level with one atomic load.
+type Registry struct {
+	mu   sync.Mutex
+	cats map[string]*catState
+	out  atomic.Pointer[slog.Handler]
+}
+
+// New makes a registry with DefaultCategories writing to h.
+func New(h slog.Handler) *Registry {
+	r := &Registry{cats: map[string]*catState{}}
+	r.SetHandler(h)
+	for _, c := range DefaultCategories {
+		r.add(c)
+	}
+	return r
+}
+
+// NewText is New with a text handler on w that lets every level through
+// (the per-category levels do the filtering).
+func NewText(w io.Writer) *Registry {
+	return New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.Level(-100)}))
+}
+
+// Discard returns a registry whose loggers write nothing.
+func Discard() *Registry { return New(discardHandler{}) }
+
+func (r *Registry) add(c Category) *catState {
+	s := &catState{desc: c}
+	s.level.Store(int64(c.Default))
+	s.enabled.Store(c.Enabled)
+	r.cats[c.Name] = s
+	return s
+}
+
+// SetHandler replaces the output handler for all loggers.
+func (r *Registry) SetHandler(h slog.Handler) { r.out.Store(&h) }
+
+func (r *Registry) state(cat string) *catState {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.cats[cat]
+	if !ok {
+		s = r.add(Category{Name: cat, Description: cat, Default: LevelNotice, Enabled: true})
+	}
+	return s
+}
+
+// Logger returns the logger of a category (created on first use).
+func (r *Registry) Logger(cat string) *slog.Logger {
+	return slog.New(&handler{r: r, s: r.state(cat)})
+}
+
+// SetLevel sets a category's level; unknown categories are an error.
+func (r *Registry) SetLevel(cat string, l slog.Level) error {
+	r.mu.Lock()
+	s, ok := r.cats[cat]
+	r.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("logx: unknown category %q", cat)
+	}
+	s.level.Store(int64(l))
+	return nil
+}
+
+// SetAll sets the level of every category.
+func (r *Registry) SetAll(l slog.Level) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.cats {
+		s.level.Store(int64(l))
+	}
+}
+
+// Level reports a category's level.
+func (r *Registry) Level(cat string) (slog.Level, bool) {
+	r.mu.Lock()
+	s, ok := r.cats[cat]
+	r.mu.Unlock()
+	if !ok {
+		return 0, false
+	}
+	return slog.Level(s.level.Load()), true
+}
+
+// Categories lists the categories sorted by name.
+func (r *Registry) Categories() []Category {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Category, 0, len(r.cats))
+	for _, s := range r.cats {
+		c := s.desc
+		c.Default = slog.Level(s.level.Load())
+		c.Enabled = s.enabled.Load()
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+type handler struct {
+	r     *Registry
+	s     *catState
+	attrs []slog.Attr
+	group string
+}
+
+func (h *handler) Enabled(_ context.Context, l slog.Level) bool {
+	return l >= slog.Level(h.s.level.Load())
+}
+
+func (h *handler) Handle(ctx context.Context, rec slog.Record) error {
+	out := *h.r.out.Load()
+	rec.AddAttrs(slog.String("cat", h.s.desc.Name))
+	if len(h.attrs) > 0 {
+		out = out.WithAttrs(h.attrs)
+	}
+	if h.group != "" {
+		out = out.WithGroup(h.group)
+	}
+	return out.Handle(ctx, rec)
+}
+
+func (h *handler) WithAttrs(as []slog.Attr) slog.Handler {
+	n := *h
+	n.attrs = append(append([]slog.Attr(nil), h.attrs...), as...)
+	return &n
+}
+
+func (h *handler) WithGroup(g string) slog.Handler {
+	n := *h
+	n.group = g
+	return &n
+}
+
+type discardHandler struct{}
+
+func (discardHandler) Enabled(context.Context, slog.Level) bool  { return false }
+func (discardHandler) Handle(context.Context, slog.Record) error { return nil }
+func (d discardHandler) WithAttrs([]slog.Attr) slog.Handler      { return d }
+func (d discardHandler) WithGroup(string) slog.Handler           { return d }
