@@ -1,0 +1,477 @@
+package rlcmac
+
+// This file holds the uplink (MS -> network) control messages of TS 44.060 §11.2.
+
+type ulMsg struct{}
+
+func (ulMsg) Uplink() bool { return true }
+
+// PacketControlAck (TS 44.060 §11.2.2), normal burst format.
+type PacketControlAck struct {
+	ulMsg
+	TLLI    uint32
+	CtrlAck uint8 // CTRL_ACK, 2 bits
+	HasR5   bool
+	HasTN   bool
+	TNRRBP  uint8
+	HasGRNT bool
+	GRNTI   uint8
+	HasR6   bool
+	HasExt  bool
+	Ext     uint16 // CTRL_ACK_Extension, 9 bits
+}
+
+func (*PacketControlAck) MsgType() uint8 { return MTPacketControlAck }
+func (*PacketControlAck) Name() string   { return "Packet Control Acknowledgement" }
+
+func (m *PacketControlAck) csn(c *Coder) {
+	c.U32(&m.TLLI, 32, "TLLI")
+	c.U8(&m.CtrlAck, 2, "CTRL_ACK")
+	if c.Ext(&m.HasR5, "Release 5") {
+		if c.Opt(&m.HasTN, "TN_RRBP") {
+			c.U8(&m.TNRRBP, 3, "TN_RRBP")
+		}
+		if c.Opt(&m.HasGRNT, "G_RNTI_Extension") {
+			c.U8(&m.GRNTI, 4, "G_RNTI_Extension")
+		}
+		if c.Ext(&m.HasR6, "Release 6") {
+			if c.Opt(&m.HasExt, "CTRL_ACK_Extension") {
+				c.U16(&m.Ext, 9, "CTRL_ACK_Extension")
+			}
+		}
+	}
+}
+
+// PacketControlAckAB is the Packet Control Acknowledgement sent as access
+// bursts (TS 44.060 §11.2.2a / Table 11.2.2.1): 8-bit "0111 11 <CTRL_ACK:2>"
+// or 11-bit "110 0111 11 <CTRL_ACK:2>" (EGPRS) formats.
+type PacketControlAckAB struct {
+	CtrlAck uint8
+}
+
+// Encode8 returns the 8-bit access burst value.
+func (p PacketControlAckAB) Encode8() uint8 { return 0x7C | p.CtrlAck&3 }
+
+// Encode11 returns the 11-bit access burst value.
+func (p PacketControlAckAB) Encode11() uint16 { return 0x67C | uint16(p.CtrlAck&3) }
+
+// DecodePacketControlAckAB recognises an access burst Packet Control Ack.
+func DecodePacketControlAckAB(ra uint16, is11 bool) (PacketControlAckAB, bool) {
+	if is11 {
+		if ra&^3 == 0x67C {
+			return PacketControlAckAB{CtrlAck: uint8(ra & 3)}, true
+		}
+		return PacketControlAckAB{}, false
+	}
+	if ra&^3 == 0x7C {
+		return PacketControlAckAB{CtrlAck: uint8(ra & 3)}, true
+	}
+	return PacketControlAckAB{}, false
+}
+
+// ---------------------------------------------------------------------------
+
+// ChannelQualityReport (§11.2.6 / §12).
+type ChannelQualityReport struct {
+	CValue   uint8
+	RXQual   uint8
+	SignVar  uint8
+	HasILev  [8]bool
+	ILevelTN [8]uint8
+}
+
+func (q *ChannelQualityReport) csn(c *Coder) {
+	c.U8(&q.CValue, 6, "C_VALUE")
+	c.U8(&q.RXQual, 3, "RXQUAL")
+	c.U8(&q.SignVar, 6, "SIGN_VAR")
+	for i := 0; i < 8; i++ {
+		if c.Opt(&q.HasILev[i], "I_LEVEL_TN") {
+			c.U8(&q.ILevelTN[i], 4, "I_LEVEL_TN")
+		}
+	}
+}
+
+// PacketDownlinkAckNack (TS 44.060 §11.2.6).
+type PacketDownlinkAckNack struct {
+	ulMsg
+	DownlinkTFI uint8
+	AckNack     AckNackDescription
+	HasChanReq  bool
+	ChanReq     ChannelRequestDescription
+	Quality     ChannelQualityReport
+	HasR99      bool
+	HasPFI      bool
+	PFI         uint8
+}
+
+func (*PacketDownlinkAckNack) MsgType() uint8 { return MTPacketDownlinkAckNack }
+func (*PacketDownlinkAckNack) Name() string   { return "Packet Downlink Ack/Nack" }
+
+func (m *PacketDownlinkAckNack) csn(c *Coder) {
+	c.U8(&m.DownlinkTFI, 5, "DOWNLINK_TFI")
+	m.AckNack.csn(c)
+	if c.Opt(&m.HasChanReq, "Channel Request Description") {
+		m.ChanReq.csn(c)
+	}
+	m.Quality.csn(c)
+	if c.Ext(&m.HasR99, "Release 99") {
+		if c.Opt(&m.HasPFI, "PFI") {
+			c.U8(&m.PFI, 7, "PFI")
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+
+// EGPRSChannelQualityReport (§11.2.6a, < EGPRS Channel Quality Report IE >, §12.5.x).
+type EGPRSChannelQualityReport struct {
+	HasGMSK             bool
+	MeanBEPGMSK, CVGMSK uint8
+	Has8PSK             bool
+	MeanBEP8PSK, CV8PSK uint8
+	CValue              uint8
+	HasBEPTN            bool
+	BEPTN               [8]struct {
+		Present bool
+		Is8PSK  bool
+		MeanBEP uint8
+	}
+	HasILevTN bool
+	ILevTN    [8]struct {
+		Present bool
+		ILevel  uint8
+	}
+}
+
+func (q *EGPRSChannelQualityReport) csn(c *Coder) {
+	if c.Opt(&q.HasGMSK, "MEAN_BEP_GMSK") {
+		c.U8(&q.MeanBEPGMSK, 5, "MEAN_BEP_GMSK")
+		c.U8(&q.CVGMSK, 3, "CV_BEP_GMSK")
+	}
+	if c.Opt(&q.Has8PSK, "MEAN_BEP_8PSK") {
+		c.U8(&q.MeanBEP8PSK, 5, "MEAN_BEP_8PSK")
+		c.U8(&q.CV8PSK, 3, "CV_BEP_8PSK")
+	}
+	c.U8(&q.CValue, 6, "C_VALUE")
+	if c.Opt(&q.HasBEPTN, "BEP_MEASUREMENTS") {
+		for i := range q.BEPTN {
+			t := &q.BEPTN[i]
+			if c.Opt(&t.Present, "BEP_MEASUREMENT") {
+				c.Bool(&t.Is8PSK, "GMSK/8PSK")
+				c.U8(&t.MeanBEP, 4, "MEAN_BEP_TN")
+			}
+		}
+	}
+	if c.Opt(&q.HasILevTN, "INTERFERENCE_MEASUREMENTS") {
+		for i := range q.ILevTN {
+			t := &q.ILevTN[i]
+			if c.Opt(&t.Present, "I_LEVEL") {
+				c.U8(&t.ILevel, 4, "I_LEVEL")
+			}
+		}
+	}
+}
+
+// EGPRSPacketDownlinkAckNack (TS 44.060 §11.2.6a).
+type EGPRSPacketDownlinkAckNack struct {
+	ulMsg
+	DownlinkTFI   uint8
+	MSOutOfMemory bool
+	HasQuality    bool
+	Quality       EGPRSChannelQualityReport
+	HasChanReq    bool
+	ChanReq       ChannelRequestDescription
+	HasPFI        bool
+	PFI           uint8
+	HasExtBits    bool
+	ExtBits       ExtensionBits
+	AckNack       EGPRSAckNack
+}
+
+func (*EGPRSPacketDownlinkAckNack) MsgType() uint8 { return MTEGPRSPacketDownlinkAckNack }
+func (*EGPRSPacketDownlinkAckNack) Name() string   { return "EGPRS Packet Downlink Ack/Nack" }
+
+func (m *EGPRSPacketDownlinkAckNack) csn(c *Coder) {
+	c.U8(&m.DownlinkTFI, 5, "DOWNLINK_TFI")
+	c.Bool(&m.MSOutOfMemory, "MS_OUT_OF_MEMORY")
+	if c.Opt(&m.HasQuality, "EGPRS Channel Quality Report") {
+		m.Quality.csn(c)
+	}
+	if c.Opt(&m.HasChanReq, "Channel Request Description") {
+		m.ChanReq.csn(c)
+	}
+	if c.Opt(&m.HasPFI, "PFI") {
+		c.U8(&m.PFI, 7, "PFI")
+	}
+	if c.Opt(&m.HasExtBits, "Extension Bits") {
+		m.ExtBits.csn(c)
+	}
+	m.AckNack.csn(c)
+}
+
+// ---------------------------------------------------------------------------
+
+// PacketUplinkDummyControlBlock (TS 44.060 §11.2.8b).
+type PacketUplinkDummyControlBlock struct {
+	ulMsg
+	TLLI uint32
+}
+
+func (*PacketUplinkDummyControlBlock) MsgType() uint8 { return MTPacketUplinkDummyControl }
+func (*PacketUplinkDummyControlBlock) Name() string {
+	return "Packet Uplink Dummy Control Block"
+}
+
+func (m *PacketUplinkDummyControlBlock) csn(c *Coder) { c.U32(&m.TLLI, 32, "TLLI") }
+
+// ---------------------------------------------------------------------------
+
+// ULID is the "0 < Global TFI > | 1 < TLLI >" identity of uplink messages.
+type ULID struct {
+	IsTLLI    bool
+	GlobalTFI GlobalTFI
+	TLLI      uint32
+}
+
+func (id *ULID) csn(c *Coder) {
+	c.Bool(&id.IsTLLI, "ID")
+	if id.IsTLLI {
+		c.U32(&id.TLLI, 32, "TLLI")
+	} else {
+		id.GlobalTFI.csn(c)
+	}
+}
+
+// PacketResourceRequest (TS 44.060 §11.2.16).
+type PacketResourceRequest struct {
+	ulMsg
+	HasAccessType bool
+	AccessType    uint8
+	ID            ULID
+	HasRAC        bool
+	RAC           MSRadioAccessCapability
+	ChanReq       ChannelRequestDescription
+	HasChangeMark bool
+	ChangeMark    uint8
+	CValue        uint8
+	HasSignVar    bool
+	SignVar       uint8
+	HasILev       [8]bool
+	ILevelTN      [8]uint8
+	HasR99        bool
+	HasBEP        bool
+	BEP           struct {
+		HasGMSK             bool
+		MeanBEPGMSK, CVGMSK uint8
+		Has8PSK             bool
+		MeanBEP8PSK, CV8PSK uint8
+	}
+	HasTNQuality bool // EGPRS Timeslot Link Quality Measurements (not decoded further)
+	HasPFI       bool
+	PFI          uint8
+	AddRACInfo   bool // MS_RAC_AdditionalInformationAvailable
+	Retx         bool // RetransmissionOfPRR
+}
+
+func (*PacketResourceRequest) MsgType() uint8 { return MTPacketResourceRequest }
+func (*PacketResourceRequest) Name() string   { return "Packet Resource Request" }
+
+func (m *PacketResourceRequest) csn(c *Coder) {
+	if c.Opt(&m.HasAccessType, "ACCESS_TYPE") {
+		c.U8(&m.AccessType, 2, "ACCESS_TYPE")
+	}
+	m.ID.csn(c)
+	if c.Opt(&m.HasRAC, "MS Radio Access Capability 2") {
+		m.RAC.csn(c)
+	}
+	m.ChanReq.csn(c)
+	if c.Opt(&m.HasChangeMark, "CHANGE_MARK") {
+		c.U8(&m.ChangeMark, 2, "CHANGE_MARK")
+	}
+	c.U8(&m.CValue, 6, "C_VALUE")
+	if c.Opt(&m.HasSignVar, "SIGN_VAR") {
+		c.U8(&m.SignVar, 6, "SIGN_VAR")
+	}
+	for i := 0; i < 8; i++ {
+		if c.Opt(&m.HasILev[i], "I_LEVEL_TN") {
+			c.U8(&m.ILevelTN[i], 4, "I_LEVEL_TN")
+		}
+	}
+	if c.Ext(&m.HasR99, "Release 99") {
+		if c.Opt(&m.HasBEP, "EGPRS BEP Link Quality Measurements") {
+			b := &m.BEP
+			if c.Opt(&b.HasGMSK, "MEAN_BEP_GMSK") {
+				c.U8(&b.MeanBEPGMSK, 5, "MEAN_BEP_GMSK")
+				c.U8(&b.CVGMSK, 3, "CV_BEP_GMSK")
+			}
+			if c.Opt(&b.Has8PSK, "MEAN_BEP_8PSK") {
+				c.U8(&b.MeanBEP8PSK, 5, "MEAN_BEP_8PSK")
+				c.U8(&b.CV8PSK, 3, "CV_BEP_8PSK")
+			}
+		}
+		if c.Opt(&m.HasTNQuality, "EGPRS Timeslot Link Quality Measurements") {
+			var q EGPRSChannelQualityReport
+			codeTNQuality(c, &q)
+		}
+		if c.Opt(&m.HasPFI, "PFI") {
+			c.U8(&m.PFI, 7, "PFI")
+		}
+		c.Bool(&m.AddRACInfo, "MS_RAC_AdditionalInformationAvailable")
+		c.Bool(&m.Retx, "RetransmissionOfPRR")
+		// Release 5+ additions are ignored (null | 0 | 1 ...).
+	}
+}
+
+func codeTNQuality(c *Coder, q *EGPRSChannelQualityReport) {
+	if c.Opt(&q.HasBEPTN, "BEP_MEASUREMENTS") {
+		for i := range q.BEPTN {
+			t := &q.BEPTN[i]
+			if c.Opt(&t.Present, "BEP_MEASUREMENT") {
+				c.Bool(&t.Is8PSK, "GMSK/8PSK")
+				c.U8(&t.MeanBEP, 4, "MEAN_BEP_TN")
+			}
+		}
+	}
+	if c.Opt(&q.HasILevTN, "INTERFERENCE_MEASUREMENTS") {
+		for i := range q.ILevTN {
+			t := &q.ILevTN[i]
+			if c.Opt(&t.Present, "I_LEVEL") {
+				c.U8(&t.ILevel, 4, "I_LEVEL")
+			}
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+
+// PacketMobileTBFStatus (TS 44.060 §11.2.9c).
+type PacketMobileTBFStatus struct {
+	ulMsg
+	GlobalTFI     GlobalTFI
+	Cause         uint8 // TBF_CAUSE, 3 bits
+	HasStatusType bool
+	StatusType    uint8
+}
+
+func (*PacketMobileTBFStatus) MsgType() uint8 { return MTPacketMobileTBFStatus }
+func (*PacketMobileTBFStatus) Name() string   { return "Packet Mobile TBF Status" }
+
+func (m *PacketMobileTBFStatus) csn(c *Coder) {
+	m.GlobalTFI.csn(c)
+	c.U8(&m.Cause, 3, "TBF_CAUSE")
+	if c.Opt(&m.HasStatusType, "STATUS_MESSAGE_TYPE") {
+		c.U8(&m.StatusType, 6, "STATUS_MESSAGE_TYPE")
+	}
+}
+
+// AdditionalMSRAC is the Additional MS Radio Access Capabilities message (TS 44.060 §11.2.32).
+type AdditionalMSRAC struct {
+	ulMsg
+	ID  ULID
+	RAC MSRadioAccessCapability
+}
+
+func (*AdditionalMSRAC) MsgType() uint8 { return MTAdditionalMSRAC }
+func (*AdditionalMSRAC) Name() string   { return "Additional MS Radio Access Capabilities" }
+
+func (m *AdditionalMSRAC) csn(c *Coder) {
+	m.ID.csn(c)
+	m.RAC.csn(c)
+}
+
+// ---------------------------------------------------------------------------
+
+// NCMeasurement is one neighbour cell measurement (§11.2.9 / §11.2.3a).
+type NCMeasurement struct {
+	FrequencyN uint8
+	HasBSIC    bool
+	BSIC       uint8
+	RXLev      uint8
+}
+
+func codeNCMeas(c *Coder, n *uint8, m []NCMeasurement) {
+	c.U8(n, 3, "NUMBER_OF_NC_MEASUREMENTS")
+	if int(*n) > len(m) {
+		c.Fail(ErrOverflow, "NC measurements")
+		return
+	}
+	for i := 0; i < int(*n); i++ {
+		c.U8(&m[i].FrequencyN, 6, "FREQUENCY_N")
+		if c.Opt(&m[i].HasBSIC, "BSIC_N") {
+			c.U8(&m[i].BSIC, 6, "BSIC_N")
+		}
+		c.U8(&m[i].RXLev, 6, "RXLEV_N")
+	}
+}
+
+// PacketMeasurementReport (TS 44.060 §11.2.9), NC Measurement Report variant.
+type PacketMeasurementReport struct {
+	ulMsg
+	TLLI         uint32
+	HasPSI5CM    bool
+	PSI5CM       uint8
+	NCMode       bool
+	RXLevServing uint8
+	NMeas        uint8
+	Meas         [7]NCMeasurement
+}
+
+func (*PacketMeasurementReport) MsgType() uint8 { return MTPacketMeasurementReport }
+func (*PacketMeasurementReport) Name() string   { return "Packet Measurement Report" }
+
+func (m *PacketMeasurementReport) csn(c *Coder) {
+	c.U32(&m.TLLI, 32, "TLLI")
+	if c.Opt(&m.HasPSI5CM, "PSI5_CHANGE_MARK") {
+		c.U8(&m.PSI5CM, 2, "PSI5_CHANGE_MARK")
+	}
+	var ext bool
+	if c.Opt(&ext, "NC/EXT report") {
+		c.Fail(ErrUnsupported, "EXT Measurement Report")
+		return
+	}
+	c.Bool(&m.NCMode, "NC_MODE")
+	c.U8(&m.RXLevServing, 6, "RXLEV_SERVING_CELL")
+	c.Fixed(0, 1, "Serving Cell Data spare")
+	codeNCMeas(c, &m.NMeas, m.Meas[:])
+	var r99 bool
+	c.Ext(&r99, "Release 99") // additions not decoded
+}
+
+// PacketCellChangeNotification (TS 44.060 §11.2.3a), GSM target cell.
+type PacketCellChangeNotification struct {
+	ulMsg
+	GlobalTFI    GlobalTFI
+	ARFCN        uint16
+	BSIC         uint8
+	PSI3         bool // 1: PSI3_CHANGE_MARK follows, else BA_IND
+	BAInd        uint8
+	PSI3CM       uint8
+	PMOUsed      bool
+	PCCNSending  bool
+	RXLevServing uint8
+	NMeas        uint8
+	Meas         [7]NCMeasurement
+}
+
+func (*PacketCellChangeNotification) MsgType() uint8 { return MTPacketCellChangeNotification }
+func (*PacketCellChangeNotification) Name() string   { return "Packet Cell Change Notification" }
+
+func (m *PacketCellChangeNotification) csn(c *Coder) {
+	m.GlobalTFI.csn(c)
+	c.Fixed(0, 1, "Target Cell (GSM)")
+	c.U16(&m.ARFCN, 10, "ARFCN")
+	c.U8(&m.BSIC, 6, "BSIC")
+	c.Bool(&m.PSI3, "BA_IND/PSI3_CHANGE_MARK")
+	if m.PSI3 {
+		c.U8(&m.PSI3CM, 2, "PSI3_CHANGE_MARK")
+	} else {
+		c.U8(&m.BAInd, 1, "BA_IND")
+	}
+	c.Bool(&m.PMOUsed, "PMO_USED")
+	c.Bool(&m.PCCNSending, "PCCN_SENDING")
+	c.U8(&m.RXLevServing, 6, "RXLEV_SERVING_CELL")
+	c.Fixed(0, 1, "spare")
+	codeNCMeas(c, &m.NMeas, m.Meas[:])
+	var r6 bool
+	c.Ext(&r6, "Release 6") // 3G measurements not decoded
+}
