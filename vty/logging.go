@@ -1,0 +1,454 @@
+package vty
+
+import (
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/gopcu/gopcu/internal/logx"
+)
+
+// LogCategory is one logging category as the VTY offers it.
+type LogCategory struct {
+	Name  string // VTY name, lower case ("rlcmac", "lns")
+	Help  string // help line of the token
+	Level slog.Level
+}
+
+// LogTarget is one `log ...` target (libosmocore struct log_target): the
+// per-target settings written back by `show running-config`.
+type LogTarget struct {
+	Kind       string // "stderr", "file", "syslog", "alarms", "gsmtap", "systemd-journal"
+	Arg        string // file name, syslog facility, gsmtap host, alarm count
+	Blocking   bool   // "blocking-io"
+	Raw        bool   // systemd-journal raw
+	FilterAll  bool
+	Color      bool
+	CatHex     bool
+	Category   bool
+	ThreadID   bool
+	Timestamp  bool
+	ExtTime    bool
+	PrintLevel bool
+	PrintFile  string // "0", "1", "basename"
+	FileLast   bool
+	ForceAll   slog.Level
+	forceSet   bool
+	Levels     map[string]slog.Level
+}
+
+// Logging is the logging configuration of the VTY: targets and the
+// category table. `logging level` on any target also sets the level of the
+// category in Registry (logx has one output, so it follows the last change).
+type Logging struct {
+	Categories []LogCategory
+	Targets    []*LogTarget
+	Registry   *logx.Registry
+}
+
+// defaultLogCategories derives the category table from logx.
+func defaultLogCategories() []LogCategory {
+	var out []LogCategory
+	for _, c := range logx.DefaultCategories {
+		out = append(out, LogCategory{Name: c.Name, Help: c.Description, Level: c.Default})
+	}
+	return out
+}
+
+var logLevels = []struct {
+	name, help string
+	l          slog.Level
+}{
+	{"debug", "Log debug messages and higher levels", logx.LevelDebug},
+	{"info", "Log informational messages and higher levels", logx.LevelInfo},
+	{"notice", "Log noticeable messages and higher levels", logx.LevelNotice},
+	{"error", "Log error messages and higher levels", logx.LevelError},
+	{"fatal", "Log only fatal messages", logx.LevelFatal},
+}
+
+func levelName(l slog.Level) string {
+	for _, x := range logLevels {
+		if x.l == l {
+			return x.name
+		}
+	}
+	return strings.ToLower(logx.LevelName(l))
+}
+
+// NewTarget makes a target with libosmocore's defaults for a new target.
+func (lg *Logging) NewTarget(kind, arg string) *LogTarget {
+	t := &LogTarget{Kind: kind, Arg: arg, Color: true, CatHex: true, PrintFile: "1", Levels: map[string]slog.Level{}}
+	for _, c := range lg.Categories {
+		t.Levels[c.Name] = c.Level
+	}
+	if kind == "file" || kind == "syslog" || kind == "gsmtap" || kind == "alarms" || kind == "systemd-journal" {
+		t.Color = false
+	}
+	lg.Targets = append(lg.Targets, t)
+	return t
+}
+
+// Find returns the target of a kind and argument.
+func (lg *Logging) Find(kind, arg string) *LogTarget {
+	for _, t := range lg.Targets {
+		if t.Kind == kind && (arg == "" || t.Arg == arg) {
+			return t
+		}
+	}
+	return nil
+}
+
+func (lg *Logging) remove(t *LogTarget) {
+	for i, x := range lg.Targets {
+		if x == t {
+			lg.Targets = append(lg.Targets[:i], lg.Targets[i+1:]...)
+			return
+		}
+	}
+}
+
+func (v *VTY) installLogging() {
+	cats := v.Info.LogCategories
+	if cats == nil {
+		cats = defaultLogCategories()
+	}
+	lg := &Logging{Categories: cats}
+	v.Logging = lg
+	logNode := v.addNode(LogNode, "config-log", "%s(config-log)# ", v.writeLog)
+
+	var names []string
+	var catHelp strings.Builder
+	for _, c := range cats {
+		names = append(names, c.Name)
+		catHelp.WriteString(c.Help + "\n")
+	}
+	var lvNames []string
+	var lvHelp strings.Builder
+	for _, l := range logLevels {
+		lvNames = append(lvNames, l.name)
+		lvHelp.WriteString(l.help + "\n")
+	}
+	levelArgs := "(" + strings.Join(lvNames, "|") + ")"
+	catArgs := "(" + strings.Join(names, "|") + ")"
+	const lstr = "Configure logging\n"
+	const pstr = "Log commands to print\n"
+
+	target := func(c *Context) *LogTarget {
+		if t, ok := c.Index().(*LogTarget); ok {
+			return t
+		}
+		if s := c.Session(); s != nil {
+			return s.logTarget
+		}
+		return nil
+	}
+	need := func(h func(c *Context, t *LogTarget) error) Handler {
+		return func(c *Context) error {
+			t := target(c)
+			if t == nil {
+				return c.Warnf("%% Logging was not enabled.\n")
+			}
+			return h(c, t)
+		}
+	}
+	bit := func(p func(t *LogTarget) *bool) Handler {
+		return need(func(c *Context, t *LogTarget) error { *p(t) = c.Args[0] == "1"; return nil })
+	}
+	type tc struct {
+		str, help string
+		h         Handler
+	}
+	common := []tc{
+		{"logging filter all (0|1)", lstr + "Filter log messages\nGlobal log filter\nDo you want to log all messages?\nOnly print messages matched by other filters\nBypass filter and print all messages\n",
+			bit(func(t *LogTarget) *bool { return &t.FilterAll })},
+		{"logging color (0|1)", lstr + "Configure color-printing for log messages\nDon't use color for printing messages\nUse color for printing messages\n",
+			bit(func(t *LogTarget) *bool { return &t.Color })},
+		{"logging timestamp (0|1)", lstr + "Configure log message timestamping\nDon't prefix each log message\nPrefix each log message with current timestamp\n",
+			bit(func(t *LogTarget) *bool { return &t.Timestamp })},
+		{"logging print extended-timestamp (0|1)", lstr + pstr + "Configure log message timestamping\nDon't prefix each log message\nPrefix each log message with current timestamp with YYYYMMDDhhmmssnnn\n",
+			bit(func(t *LogTarget) *bool { return &t.ExtTime })},
+		{"logging print thread-id (0|1)", lstr + pstr + "Configure log message logging Thread ID\nDon't prefix each log message\nPrefix each log message with current Thread ID\n",
+			bit(func(t *LogTarget) *bool { return &t.ThreadID })},
+		{"logging print category (0|1)", lstr + pstr + "Configure log message\nDon't prefix each log message\nPrefix each log message with category/subsystem name\n",
+			bit(func(t *LogTarget) *bool { return &t.Category })},
+		{"logging print category-hex (0|1)", lstr + pstr + "Configure log message\nDon't prefix each log message\nPrefix each log message with category/subsystem nr in hex ('<000b>')\n",
+			bit(func(t *LogTarget) *bool { return &t.CatHex })},
+		{"logging print level (0|1)", lstr + pstr + "Configure log message\nDon't prefix each log message\nPrefix each log message with the log level name\n",
+			bit(func(t *LogTarget) *bool { return &t.PrintLevel })},
+		{"logging print file (0|1|basename) [last]", lstr + pstr + "Prefix each log message with the source file and line\nDon't include filename or line number\nPrefix each log message with the source file's full path and line\nPrefix each log message with the source file's basename (strip leading paths) and line\nLog source file info at the end of a log line. If omitted, log source file info just before the log text.\n",
+			need(func(c *Context, t *LogTarget) error {
+				t.PrintFile = c.Args[0]
+				t.FileLast = len(c.Args) > 1
+				return nil
+			})},
+	}
+	setLevel := need(func(c *Context, t *LogTarget) error {
+		l, err := logx.ParseLevel(c.Args[1])
+		if err != nil {
+			return c.Warnf("%% Invalid level '%s'\n", c.Args[1])
+		}
+		if _, ok := t.Levels[c.Args[0]]; !ok {
+			return c.Warnf("%% Invalid category '%s'\n", c.Args[0])
+		}
+		t.Levels[c.Args[0]] = l
+		if lg.Registry != nil {
+			_ = lg.Registry.SetLevel(c.Args[0], l)
+		}
+		return nil
+	})
+	levelCmds := []tc{
+		{"logging level " + catArgs + " " + levelArgs, lstr + "Set the log level for a specified category\n" + catHelp.String() + lvHelp.String(), setLevel},
+		{"logging level set-all " + levelArgs, lstr + "Set the log level for a specified category\nOnce-off set all categories to the given log level. There is no single command to take back these changes -- each category is set to the given level, period.\n" + lvHelp.String(),
+			need(func(c *Context, t *LogTarget) error {
+				l, _ := logx.ParseLevel(c.Args[0])
+				for k := range t.Levels {
+					t.Levels[k] = l
+				}
+				if lg.Registry != nil {
+					lg.Registry.SetAll(l)
+				}
+				return nil
+			})},
+		{"logging level force-all " + levelArgs, lstr + "Set the log level for a specified category\nGlobal setting for all subsystems\n" + lvHelp.String(),
+			need(func(c *Context, t *LogTarget) error {
+				t.ForceAll, _ = logx.ParseLevel(c.Args[0])
+				t.forceSet = true
+				return nil
+			})},
+		{"no logging level force-all", "Negate a command or set its defaults\n" + lstr + "Set the log level for a specified category\nRelease any globally forced log level set with 'logging level force-all <level>'\n",
+			need(func(c *Context, t *LogTarget) error { t.forceSet = false; return nil })},
+	}
+
+	// VIEW/ENABLE: session logging (libosmocore logging_vty_add_cmds order)
+	v.InstallVE("logging enable", hp("logging enable", ""), func(c *Context) error {
+		s := c.Session()
+		if s == nil {
+			return nil
+		}
+		if s.logTarget != nil {
+			return c.Warnf("%% Logging already enabled.\n")
+		}
+		s.logTarget = &LogTarget{Kind: "vty", Levels: map[string]slog.Level{}, PrintFile: "1"}
+		for _, cat := range lg.Categories {
+			s.logTarget.Levels[cat.Name] = cat.Level
+		}
+		return nil
+	}, libCmd())
+	v.InstallVE("logging disable", hp("logging disable", ""), func(c *Context) error {
+		s := c.Session()
+		if s == nil || s.logTarget == nil {
+			return c.Warnf("%% Logging was not enabled.\n")
+		}
+		s.logTarget = nil
+		return nil
+	}, libCmd())
+	for _, x := range common {
+		v.InstallVE(x.str, hp(x.str, x.help), x.h, libCmd())
+	}
+	v.InstallVE("logging set-log-mask MASK", hp("logging set-log-mask MASK", ""), need(func(c *Context, t *LogTarget) error { return nil }), libCmd())
+	for _, x := range levelCmds {
+		v.InstallVE(x.str, hp(x.str, x.help), x.h, libCmd())
+	}
+	v.InstallVE("logp "+catArgs+" "+levelArgs+" .LOGMESSAGE", "Print a message on all log outputs; useful for placing markers in test logs\n"+catHelp.String()+lvHelp.String()+"Arbitrary message to log on given category and log level\n", func(c *Context) error {
+		if lg.Registry != nil {
+			l, _ := logx.ParseLevel(c.Args[1])
+			lg.Registry.Logger(c.Args[0]).Log(nil, l, strings.Join(c.Args[2:], " "))
+		}
+		return nil
+	}, libCmd())
+	v.InstallVE("show logging vty", libHelp["show logging vty"], func(c *Context) error {
+		t := target(c)
+		if t == nil {
+			return c.Warnf("%% Logging was not enabled.\n")
+		}
+		showTarget(c, lg, t)
+		return nil
+	}, libCmd())
+	v.InstallVE("show alarms", libHelp["show alarms"], func(c *Context) error {
+		return c.Warnf("%% No alarms, run 'log alarms <2-32700>'\n")
+	}, libCmd())
+
+	// CONFIG: targets
+	cfg := v.Config()
+	enter := func(c *Context, kind, arg string, blocking bool) {
+		t := lg.Find(kind, arg)
+		if t == nil {
+			t = lg.NewTarget(kind, arg)
+		}
+		if kind == "stderr" || kind == "file" {
+			t.Blocking = blocking
+		}
+		c.Enter(LogNode, t)
+	}
+	del := func(c *Context, kind, arg, msg string) error {
+		t := lg.Find(kind, arg)
+		if t == nil {
+			return c.Warnf("%s", msg)
+		}
+		lg.remove(t)
+		return nil
+	}
+	cfg.lib("log stderr [blocking-io]", func(c *Context) error { enter(c, "stderr", "", len(c.Args) > 0); return nil })
+	cfg.lib("no log stderr", func(c *Context) error { return del(c, "stderr", "", "% No stderr logging active\n") })
+	cfg.lib("log file FILENAME [blocking-io]", func(c *Context) error { enter(c, "file", c.Args[0], len(c.Args) > 1); return nil })
+	cfg.lib("no log file FILENAME", func(c *Context) error {
+		return del(c, "file", c.Args[0], fmt.Sprintf("%% No such log file '%s'\n", c.Args[0]))
+	})
+	cfg.lib("log alarms <2-32700>", func(c *Context) error {
+		if t := lg.Find("alarms", ""); t != nil {
+			lg.remove(t)
+		}
+		enter(c, "alarms", c.Args[0], false)
+		return nil
+	})
+	cfg.lib("no log alarms", func(c *Context) error { return del(c, "alarms", "", "% No osmo_strrb target found\n") })
+	cfg.lib("log syslog (authpriv|cron|daemon|ftp|lpr|mail|news|user|uucp)", func(c *Context) error {
+		if t := lg.Find("syslog", ""); t != nil {
+			t.Arg = c.Args[0]
+			c.Enter(LogNode, t)
+			return nil
+		}
+		enter(c, "syslog", c.Args[0], false)
+		return nil
+	})
+	cfg.lib("log syslog local <0-7>", func(c *Context) error {
+		arg := "local" + c.Args[0]
+		if t := lg.Find("syslog", ""); t != nil {
+			t.Arg = arg
+			c.Enter(LogNode, t)
+			return nil
+		}
+		enter(c, "syslog", arg, false)
+		return nil
+	})
+	cfg.lib("no log syslog", func(c *Context) error { return del(c, "syslog", "", "% No syslog target found\n") })
+	cfg.lib("log systemd-journal [raw]", func(c *Context) error {
+		enter(c, "systemd-journal", "", false)
+		lg.Find("systemd-journal", "").Raw = len(c.Args) > 0
+		return nil
+	})
+	cfg.lib("no log systemd-journal", func(c *Context) error {
+		return del(c, "systemd-journal", "", "% No systemd-journal logging active\n")
+	})
+	cfg.lib("log gsmtap [HOSTNAME]", func(c *Context) error {
+		h := "localhost"
+		if len(c.Args) > 0 {
+			h = c.Args[0]
+		}
+		enter(c, "gsmtap", h, false)
+		return nil
+	})
+	cfg.lib("no log gsmtap [HOSTNAME]", func(c *Context) error {
+		h := "localhost"
+		if len(c.Args) > 0 {
+			h = c.Args[0]
+		}
+		return del(c, "gsmtap", h, fmt.Sprintf("%% Unable to find GSMTAP log target for %s\n", h))
+	})
+
+	for _, x := range common {
+		logNode.Install(x.str, hp(x.str, x.help), x.h, libCmd())
+	}
+	for _, x := range levelCmds {
+		logNode.Install(x.str, hp(x.str, x.help), x.h, libCmd())
+	}
+}
+
+func onOff(b bool) string {
+	if b {
+		return "On"
+	}
+	return "Off"
+}
+
+func showTarget(c *Context, lg *Logging, t *LogTarget) {
+	c.Printf(" Global Loglevel: %s\n", "EVERYTHING")
+	c.Printf(" Use color: %s, Print Timestamp: %s\n", onOff(t.Color), onOff(t.Timestamp))
+	c.Print(" Log Level specific information:\n")
+	for _, cat := range lg.Categories {
+		c.Printf("  %-10s %-10s %-8s %s\n", cat.Name, logx.LevelName(t.Levels[cat.Name]), "Enabled", cat.Help)
+	}
+	c.Printf(" Log Filter 'ALL': %s\n", map[bool]string{true: "Enabled", false: "Disabled"}[t.FilterAll])
+}
+
+func b01(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// writeLog writes every target (libosmocore config_write_log).
+func (v *VTY) writeLog(c *Context) bool {
+	lg := v.Logging
+	for _, t := range lg.Targets {
+		switch t.Kind {
+		case "stderr":
+			if t.Blocking {
+				c.Print("log stderr blocking-io\n")
+			} else {
+				c.Print("log stderr\n")
+			}
+		case "file":
+			if t.Blocking {
+				c.Printf("log file %s blocking-io\n", t.Arg)
+			} else {
+				c.Printf("log file %s\n", t.Arg)
+			}
+		case "syslog":
+			c.Printf("log syslog %s\n", t.Arg)
+		case "alarms":
+			c.Printf("log alarms %s\n", t.Arg)
+		case "gsmtap":
+			c.Printf("log gsmtap %s\n", t.Arg)
+		case "systemd-journal":
+			if t.Raw {
+				c.Print("log systemd-journal raw\n")
+			} else {
+				c.Print("log systemd-journal\n")
+			}
+		}
+		c.Printf(" logging filter all %d\n", b01(t.FilterAll))
+		c.Printf(" logging color %d\n", b01(t.Color))
+		c.Printf(" logging print category-hex %d\n", b01(t.CatHex))
+		c.Printf(" logging print category %d\n", b01(t.Category))
+		c.Printf(" logging print thread-id %d\n", b01(t.ThreadID))
+		if t.ExtTime {
+			c.Print(" logging print extended-timestamp 1\n")
+		} else {
+			c.Printf(" logging timestamp %d\n", b01(t.Timestamp))
+		}
+		if t.PrintLevel {
+			c.Print(" logging print level 1\n")
+		}
+		last := ""
+		if t.FileLast {
+			last = " last"
+		}
+		c.Printf(" logging print file %s%s\n", t.PrintFile, last)
+		if t.forceSet {
+			c.Printf(" logging level force-all %s\n", levelName(t.ForceAll))
+		}
+		for _, cat := range lg.Categories {
+			c.Printf(" logging level %s %s\n", cat.Name, levelName(t.Levels[cat.Name]))
+		}
+	}
+	return true
+}
+
+func atoiDefault(s string, d int) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return d
+	}
+	return n
+}
+
+// hp returns the recorded libosmocore help of a command, or fallback.
+func hp(str, fallback string) string {
+	if h, ok := libHelp[str]; ok {
+		return h
+	}
+	return fallback
+}

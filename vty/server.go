@@ -1,0 +1,161 @@
+package vty
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"time"
+)
+
+// Executor runs command handlers where the application's state lives. Do
+// must arrange for f to run (typically by posting it to the engine's event
+// loop) and may return before f has run; the session waits for f itself.
+// The engine never waits for a session: handler output goes to a
+// per-session buffer that the session's own goroutine sends.
+type Executor interface {
+	Do(f func())
+}
+
+// ExecutorFunc adapts a function to Executor.
+type ExecutorFunc func(f func())
+
+// Do calls e(f).
+func (e ExecutorFunc) Do(f func()) { e(f) }
+
+// LockedExecutor runs handlers directly under a mutex (tools and tests).
+type LockedExecutor struct{ mu sync.Mutex }
+
+// Do runs f under the lock.
+func (l *LockedExecutor) Do(f func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f()
+}
+
+// Server serves the VTY over telnet.
+type Server struct {
+	V  *VTY
+	Ex Executor
+	// WriteTimeout bounds one write to a client; a client that does not
+	// read for this long is disconnected. Default 30 s.
+	WriteTimeout time.Duration
+
+	mu    sync.Mutex
+	ln    net.Listener
+	conns map[net.Conn]struct{}
+	wg    sync.WaitGroup
+	done  bool
+}
+
+// NewServer makes a telnet server for the tree executing through ex.
+func NewServer(v *VTY, ex Executor) *Server {
+	return &Server{V: v, Ex: ex, WriteTimeout: 30 * time.Second, conns: map[net.Conn]struct{}{}}
+}
+
+// ListenAndServe listens on addr (e.g. v.BindAddr(4240)) and serves.
+func (s *Server) ListenAndServe(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ln)
+}
+
+// Serve accepts connections until Close.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	s.ln = ln
+	s.mu.Unlock()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			s.mu.Lock()
+			done := s.done
+			s.mu.Unlock()
+			if done || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		s.mu.Lock()
+		if s.done {
+			s.mu.Unlock()
+			c.Close()
+			return nil
+		}
+		s.conns[c] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go s.handle(c)
+	}
+}
+
+// Addr returns the listening address once Serve runs.
+func (s *Server) Addr() net.Addr {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln == nil {
+		return nil
+	}
+	return s.ln.Addr()
+}
+
+// Close stops accepting, closes every session and waits for them.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.done = true
+	if s.ln != nil {
+		s.ln.Close()
+	}
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+	return nil
+}
+
+func (s *Server) handle(c net.Conn) {
+	defer s.wg.Done()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		c.Close()
+	}()
+	var run func(func())
+	if s.Ex != nil {
+		run = s.Ex.Do
+	}
+	sess := s.V.NewSession(run)
+	defer sess.Release()
+	send := func(b []byte) bool {
+		if len(b) == 0 {
+			return true
+		}
+		if s.WriteTimeout > 0 {
+			c.SetWriteDeadline(time.Now().Add(s.WriteTimeout))
+		}
+		_, err := c.Write(b)
+		return err == nil
+	}
+	if !send(sess.Start()) || sess.Closed() {
+		return
+	}
+	buf := make([]byte, 4096)
+	for {
+		n, err := c.Read(buf)
+		if n > 0 {
+			out := sess.Feed(buf[:n])
+			if sess.Closed() {
+				return
+			}
+			if !send(out) {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,869 @@
+package vty
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Telnet bytes (RFC 854) and options.
+const (
+	tnIAC  = 255
+	tnDONT = 254
+	tnDO   = 253
+	tnWONT = 252
+	tnWILL = 251
+	tnSB   = 250
+	tnSE   = 240
+
+	optEcho     = 1
+	optSGA      = 3
+	optNAWS     = 31
+	optLinemode = 34
+)
+
+const (
+	maxHist   = 20 // libosmocore VTY_MAXHIST
+	nawsSBLen = 5
+)
+
+const (
+	escNormal = iota
+	escPre
+	escEscape
+)
+
+// Session is one telnet (or console) session: libosmocore's struct vty
+// for VTY_TERM. Its line discipline is driven by Feed, which consumes
+// received bytes and returns the bytes to send; it never touches the
+// network itself.
+type Session struct {
+	v  *VTY
+	id int
+	st state
+
+	buf []byte
+	cp  int
+
+	hist   [maxHist]string
+	hindex int
+	hp     int
+
+	escape   int
+	iac      bool
+	sbActive bool
+	sbBuf    [nawsSBLen]byte
+	sbLen    int
+
+	fail   int
+	Width  int
+	Height int
+
+	out bytes.Buffer // pending output of the current Feed
+
+	run       func(func()) // executes handlers (the owner's executor)
+	logTarget *LogTarget
+}
+
+// NewSession makes a session on the tree. run executes command handlers
+// (nil = directly in the caller). Call Start for the banner and prompt.
+func (v *VTY) NewSession(run func(func())) *Session {
+	s := &Session{v: v, run: run}
+	s.st.sess = s
+	s.st.lines = v.lines
+	if v.passwordCheck {
+		s.st.node = AuthNode
+	} else if v.advanced {
+		s.st.node = EnableNode
+	} else {
+		s.st.node = ViewNode
+	}
+	v.mu.Lock()
+	s.id = len(v.sessions)
+	for {
+		used := false
+		for o := range v.sessions {
+			if o.id == s.id {
+				used = true
+			}
+		}
+		if !used {
+			break
+		}
+		s.id++
+	}
+	v.sessions[s] = struct{}{}
+	v.mu.Unlock()
+	return s
+}
+
+func sortSessions(l []*Session) { sort.Slice(l, func(i, j int) bool { return l[i].id < l[j].id }) }
+
+// Closed reports whether the session asked to close (exit from VIEW/ENABLE,
+// too many bad passwords).
+func (s *Session) Closed() bool { return s.st.closed }
+
+// Node is the session's current node.
+func (s *Session) Node() NodeID { return s.st.node }
+
+// Release forgets the session (config lock, `who` list). Call once when the
+// connection is gone.
+func (s *Session) Release() {
+	s.v.configUnlock(s)
+	s.v.mu.Lock()
+	delete(s.v.sessions, s)
+	s.v.mu.Unlock()
+}
+
+// write adds terminal output; bare LF becomes CR LF (VTY_NEWLINE).
+func (s *Session) write(p []byte) {
+	if s.st.node == AuthNode || s.st.node == AuthEnableNode {
+		return
+	}
+	s.out.Write(p)
+}
+
+// vout is vty_out: not suppressed in the auth nodes.
+func (s *Session) vout(str string) {
+	s.out.WriteString(str)
+}
+
+func crlf(b []byte) []byte {
+	if bytes.IndexByte(b, '\n') < 0 {
+		return b
+	}
+	var o bytes.Buffer
+	o.Grow(len(b) + 32)
+	for i, c := range b {
+		if c == '\n' && (i == 0 || b[i-1] != '\r') {
+			o.WriteByte('\r')
+		}
+		o.WriteByte(c)
+	}
+	return o.Bytes()
+}
+
+// Start returns the greeting: banner, option negotiation and prompt
+// (libosmocore vty_create).
+func (s *Session) Start() []byte {
+	s.out.Reset()
+	v := s.v
+	if v.passwordCheck && v.password == "" {
+		s.vout("Vty password is not set.\r\n")
+		s.st.closed = true
+		return s.take()
+	}
+	s.vout(fmt.Sprintf("Welcome to the %s VTY interface\r\n\r\n", v.Info.Name))
+	s.vout(string(crlf([]byte(v.Info.Copyright))))
+	if v.motdFile != "" {
+		s.vout("MOTD file not found\r\n")
+	}
+	if v.passwordCheck {
+		s.vout("\r\nUser Access Verification\r\n\r\n")
+	}
+	s.vout(string([]byte{tnIAC, tnWILL, optEcho, tnIAC, tnWILL, optSGA, tnIAC, tnDONT, optLinemode, tnIAC, tnDO, optNAWS}))
+	s.prompt()
+	return s.take()
+}
+
+func (s *Session) take() []byte {
+	b := append([]byte(nil), s.out.Bytes()...)
+	s.out.Reset()
+	return b
+}
+
+func (s *Session) prompt() {
+	n := s.v.Node(s.st.node)
+	p := n.Prompt
+	if strings.Contains(p, "%s") {
+		p = fmt.Sprintf(p, s.v.HostName())
+	}
+	s.vout(p)
+}
+
+// Feed processes received bytes (libosmocore vty_read) and returns what to
+// send back. When Closed() is true afterwards the connection is to be
+// closed without sending anything more (libosmocore drops the pending
+// output of the read that closed the session).
+func (s *Session) Feed(p []byte) []byte {
+	s.out.Reset()
+	for i := 0; i < len(p); i++ {
+		b := p[i]
+		if b == tnIAC {
+			if !s.iac {
+				s.iac = true
+				continue
+			}
+			s.iac = false
+		}
+		if s.sbActive && !s.iac {
+			if s.sbLen < len(s.sbBuf) {
+				s.sbBuf[s.sbLen] = b
+			}
+			s.sbLen++
+			continue
+		}
+		if s.iac {
+			i += s.telnetOption(p[i:])
+			s.iac = false
+			continue
+		}
+		if s.escape == escEscape {
+			s.escapeMap(b)
+			continue
+		}
+		if s.escape == escPre {
+			switch b {
+			case '[':
+				s.escape = escEscape
+			case 'b':
+				s.backwardWord()
+				s.escape = escNormal
+			case 'f':
+				s.forwardWord()
+				s.escape = escNormal
+			case 'd':
+				s.forwardKillWord()
+				s.escape = escNormal
+			case 0x08, 0x7f:
+				s.backwardKillWord()
+				s.escape = escNormal
+			default:
+				s.escape = escNormal
+			}
+			continue
+		}
+		switch b {
+		case ctrl('A'):
+			s.beginningOfLine()
+		case ctrl('B'):
+			s.backwardChar()
+		case ctrl('C'):
+			s.stopInput()
+		case ctrl('D'):
+			s.deleteChar()
+		case ctrl('E'):
+			s.endOfLine()
+		case ctrl('F'):
+			s.forwardChar()
+		case ctrl('H'), 0x7f:
+			s.deleteBackwardChar()
+		case ctrl('K'):
+			s.killLine()
+		case ctrl('L'):
+			s.clearScreen()
+		case ctrl('N'):
+			s.nextLine()
+		case ctrl('P'):
+			s.previousLine()
+		case ctrl('T'):
+			s.transposeChars()
+		case ctrl('U'):
+			s.killLineFromBeginning()
+		case ctrl('W'):
+			s.backwardKillWord()
+		case ctrl('Z'):
+			s.endConfig()
+		case '\n', '\r':
+			s.vout("\r\n")
+			s.executeLine()
+		case '\t':
+			s.completeCommand()
+		case '?':
+			if s.st.node == AuthNode || s.st.node == AuthEnableNode {
+				s.selfInsert(b)
+			} else {
+				s.describeCommand()
+			}
+		case 0x1b:
+			if i+1 < len(p) && p[i+1] == '[' {
+				s.escape = escEscape
+				i++
+			} else {
+				s.escape = escPre
+			}
+		default:
+			if b > 31 && b < 127 {
+				s.selfInsert(b)
+			}
+		}
+		if s.st.closed {
+			break
+		}
+	}
+	if s.st.closed {
+		s.out.Reset()
+		return nil
+	}
+	return s.take()
+}
+
+func ctrl(c byte) byte { return c - '@' }
+
+// telnetOption handles the byte after IAC; it returns how many further
+// bytes of p it consumed (libosmocore vty_telnet_option).
+func (s *Session) telnetOption(p []byte) int {
+	switch p[0] {
+	case tnSB:
+		s.sbLen = 0
+		s.sbActive = true
+		return 0
+	case tnSE:
+		if !s.sbActive {
+			return 0
+		}
+		if s.sbLen == 0 || s.sbBuf[0] == 0 {
+			s.sbActive = false
+			return 0
+		}
+		if s.sbBuf[0] == optNAWS {
+			if s.sbLen != nawsSBLen {
+				s.vout(fmt.Sprintf("RFC 1073 violation detected: telnet NAWS option should send %d characters, but we received %d", nawsSBLen, s.sbLen))
+			} else {
+				s.Width = int(s.sbBuf[1])<<8 | int(s.sbBuf[2])
+				s.Height = int(s.sbBuf[3])<<8 | int(s.sbBuf[4])
+			}
+		}
+		s.sbActive = false
+		return 0
+	}
+	return 1
+}
+
+func (s *Session) selfInsert(c byte) {
+	n := len(s.buf) - s.cp
+	s.buf = append(s.buf, 0)
+	copy(s.buf[s.cp+1:], s.buf[s.cp:])
+	s.buf[s.cp] = c
+	s.write(s.buf[s.cp:])
+	for i := 0; i < n; i++ {
+		s.write([]byte{0x08})
+	}
+	s.cp++
+}
+
+func (s *Session) selfInsertOverwrite(c byte) {
+	if s.cp < len(s.buf) {
+		s.buf[s.cp] = c
+	} else {
+		s.buf = append(s.buf, c)
+	}
+	s.cp++
+	if s.st.node == AuthNode || s.st.node == AuthEnableNode {
+		return
+	}
+	s.write([]byte{c})
+}
+
+func (s *Session) insertWordOverwrite(w string) {
+	s.write([]byte(w))
+	s.buf = append(s.buf[:s.cp], w...)
+	s.cp = len(s.buf)
+}
+
+func (s *Session) forwardChar() {
+	if s.cp < len(s.buf) {
+		s.write(s.buf[s.cp : s.cp+1])
+		s.cp++
+	}
+}
+
+func (s *Session) backwardChar() {
+	if s.cp > 0 {
+		s.cp--
+		s.write([]byte{0x08})
+	}
+}
+
+func (s *Session) beginningOfLine() {
+	for s.cp > 0 {
+		s.backwardChar()
+	}
+}
+
+func (s *Session) endOfLine() {
+	for s.cp < len(s.buf) {
+		s.forwardChar()
+	}
+}
+
+func (s *Session) histAdd() {
+	if len(s.buf) == 0 {
+		return
+	}
+	line := string(s.buf)
+	idx := s.hindex - 1
+	if s.hindex == 0 {
+		idx = maxHist - 1
+	}
+	if s.hist[idx] != "" && s.hist[idx] == line {
+		s.hp = s.hindex
+		return
+	}
+	s.hist[s.hindex] = line
+	s.hindex++
+	if s.hindex == maxHist {
+		s.hindex = 0
+	}
+	s.hp = s.hindex
+}
+
+func (s *Session) historyPrint() {
+	s.killLineFromBeginning()
+	s.buf = append(s.buf[:0], s.hist[s.hp]...)
+	s.cp = len(s.buf)
+	s.redrawLine()
+}
+
+func (s *Session) nextLine() {
+	if s.hp == s.hindex {
+		return
+	}
+	t := s.hp + 1
+	if s.hp == maxHist-1 {
+		t = 0
+	}
+	if s.hist[t] == "" {
+		return
+	}
+	s.hp = t
+	s.historyPrint()
+}
+
+func (s *Session) previousLine() {
+	t := s.hp - 1
+	if s.hp == 0 {
+		t = maxHist - 1
+	}
+	if s.hist[t] == "" {
+		return
+	}
+	s.hp = t
+	s.historyPrint()
+}
+
+func (s *Session) redrawLine() {
+	s.write(s.buf)
+	s.cp = len(s.buf)
+}
+
+func (s *Session) forwardWord() {
+	for s.cp != len(s.buf) && s.buf[s.cp] != ' ' {
+		s.forwardChar()
+	}
+	for s.cp != len(s.buf) && s.buf[s.cp] == ' ' {
+		s.forwardChar()
+	}
+}
+
+func (s *Session) backwardPureWord() {
+	for s.cp > 0 && s.buf[s.cp-1] != ' ' {
+		s.backwardChar()
+	}
+}
+
+func (s *Session) backwardWord() {
+	for s.cp > 0 && s.buf[s.cp-1] == ' ' {
+		s.backwardChar()
+	}
+	for s.cp > 0 && s.buf[s.cp-1] != ' ' {
+		s.backwardChar()
+	}
+}
+
+// downLevel is Ctrl-D on an empty line.
+func (s *Session) downLevel() {
+	s.vout("\r\n")
+	c := s.ctx(nil, nil)
+	if s.st.node > ConfigNode {
+		s.exec(func() { s.v.goParent(c) })
+	} else {
+		s.exec(func() { _ = cmdExit(c) })
+	}
+	s.flushCtx(c)
+	if s.st.closed {
+		return
+	}
+	s.prompt()
+	s.cp = 0
+}
+
+func (s *Session) clearScreen() {
+	s.vout("\x1b[2J\x1b[H")
+	s.prompt()
+	s.redrawLine()
+}
+
+// endConfig is Ctrl-Z (libosmocore vty_end_config).
+func (s *Session) endConfig() {
+	s.vout("\r\n")
+	switch s.st.node {
+	case ViewNode, EnableNode:
+	case ConfigNode, LineNode:
+		s.v.configUnlock(s)
+		s.st.node = EnableNode
+	case LogNode:
+		s.st.node = ConfigNode
+	}
+	s.prompt()
+	s.cp = 0
+}
+
+func (s *Session) deleteChar() {
+	if s.st.node == AuthNode || s.st.node == AuthEnableNode {
+		return
+	}
+	if len(s.buf) == 0 {
+		s.downLevel()
+		return
+	}
+	if s.cp == len(s.buf) {
+		return
+	}
+	size := len(s.buf) - s.cp
+	s.buf = append(s.buf[:s.cp], s.buf[s.cp+1:]...)
+	s.write(s.buf[s.cp:])
+	s.write([]byte{' '})
+	for i := 0; i < size; i++ {
+		s.write([]byte{0x08})
+	}
+}
+
+func (s *Session) deleteBackwardChar() {
+	if s.cp == 0 {
+		return
+	}
+	s.backwardChar()
+	s.deleteChar()
+}
+
+func (s *Session) killLine() {
+	size := len(s.buf) - s.cp
+	if size == 0 {
+		return
+	}
+	s.write(bytes.Repeat([]byte{' '}, size))
+	s.write(bytes.Repeat([]byte{0x08}, size))
+	s.buf = s.buf[:s.cp]
+}
+
+func (s *Session) killLineFromBeginning() {
+	s.beginningOfLine()
+	s.killLine()
+}
+
+func (s *Session) forwardKillWord() {
+	for s.cp != len(s.buf) && s.buf[s.cp] == ' ' {
+		s.deleteChar()
+	}
+	for s.cp != len(s.buf) && s.buf[s.cp] != ' ' {
+		s.deleteChar()
+	}
+}
+
+func (s *Session) backwardKillWord() {
+	for s.cp > 0 && s.buf[s.cp-1] == ' ' {
+		s.deleteBackwardChar()
+	}
+	for s.cp > 0 && s.buf[s.cp-1] != ' ' {
+		s.deleteBackwardChar()
+	}
+}
+
+func (s *Session) transposeChars() {
+	if len(s.buf) < 2 || s.cp < 1 {
+		return
+	}
+	if s.cp == len(s.buf) {
+		c1, c2 := s.buf[s.cp-1], s.buf[s.cp-2]
+		s.backwardChar()
+		s.backwardChar()
+		s.selfInsertOverwrite(c1)
+		s.selfInsertOverwrite(c2)
+	} else {
+		c1, c2 := s.buf[s.cp], s.buf[s.cp-1]
+		s.backwardChar()
+		s.selfInsertOverwrite(c1)
+		s.selfInsertOverwrite(c2)
+	}
+}
+
+func (s *Session) stopInput() {
+	s.buf = s.buf[:0]
+	s.cp = 0
+	s.vout("\r\n")
+	s.prompt()
+	s.hp = s.hindex
+}
+
+func (s *Session) escapeMap(c byte) {
+	switch c {
+	case 'A':
+		s.previousLine()
+	case 'B':
+		s.nextLine()
+	case 'C':
+		s.forwardChar()
+	case 'D':
+		s.backwardChar()
+	}
+	s.escape = escNormal
+}
+
+// cmds returns the command list of the node '?'/TAB/execution work on,
+// with libosmocore's "do" shortcut (config nodes run ENABLE commands).
+func (s *Session) cmds(words []string) ([]*Cmd, []string, bool) {
+	n := s.st.node
+	if len(words) > 0 && words[0] == "do" && n != AuthNode && n != ViewNode && n != AuthEnableNode && n != EnableNode {
+		return s.v.Node(EnableNode).Cmds, words[1:], true
+	}
+	return s.v.Node(n).Cmds, words, false
+}
+
+func (s *Session) completeCommand() {
+	if s.st.node == AuthNode || s.st.node == AuthEnableNode {
+		return
+	}
+	line := string(s.buf)
+	words := splitWords(line)
+	if words == nil {
+		return
+	}
+	absent := len(line) > 0 && isSpace(line[len(line)-1])
+	cmds, words, _ := s.cmds(words)
+	matched, ret := complete(cmds, words, absent)
+	if len(words) == 0 && !absent {
+		matched, ret = nil, resNoMatch
+	}
+	s.vout("\r\n")
+	switch ret {
+	case resAmbiguous:
+		s.vout("% Ambiguous command.\r\n")
+		s.prompt()
+		s.redrawLine()
+	case resNoMatch, resNothingTodo:
+		s.prompt()
+		s.redrawLine()
+	case resCompleteFull:
+		s.prompt()
+		s.redrawLine()
+		s.backwardPureWord()
+		s.insertWordOverwrite(matched[0])
+		s.selfInsert(' ')
+	case resCompleteMatch:
+		s.prompt()
+		s.redrawLine()
+		s.backwardPureWord()
+		s.insertWordOverwrite(matched[0])
+	case resCompleteList:
+		for i, m := range matched {
+			if i != 0 && i%6 == 0 {
+				s.vout("\r\n")
+			}
+			s.vout(fmt.Sprintf("%-10s ", m))
+		}
+		s.vout("\r\n")
+		s.prompt()
+		s.redrawLine()
+	}
+}
+
+func (s *Session) describeCommand() {
+	line := string(s.buf)
+	words := splitWords(line)
+	absent := words == nil || (len(line) > 0 && isSpace(line[len(line)-1]))
+	cmds, words, _ := s.cmds(words)
+	list, ret := describe(cmds, words, absent, s.st.expert)
+	s.vout("\r\n")
+	switch ret {
+	case resAmbiguous:
+		s.vout("% Ambiguous command.\r\n")
+		s.prompt()
+		s.redrawLine()
+		return
+	case resNoMatch:
+		s.vout("% There is no matched command.\r\n")
+		s.prompt()
+		s.redrawLine()
+		return
+	}
+	width := 0
+	for _, d := range list {
+		if d.cmd == "" {
+			continue
+		}
+		l := len(d.cmd)
+		if d.cmd[0] == '.' {
+			l--
+		}
+		if l > width {
+			width = l
+		}
+	}
+	// desc_width is unsigned in libosmocore: a narrow or unknown terminal
+	// wraps it around, which disables folding.
+	descWidth := -1
+	if s.Width > width+6 {
+		descWidth = s.Width - (width + 6)
+	} else if s.Width == width+6 {
+		descWidth = 0
+	}
+	var cr *desc
+	for _, d := range list {
+		if d.cmd == "" {
+			continue
+		}
+		if d.cmd == "<cr>" {
+			cr = d
+			continue
+		}
+		s.describeOne(d, width, descWidth)
+	}
+	if cr != nil {
+		s.describeOne(cr, width, descWidth)
+	}
+	s.prompt()
+	s.redrawLine()
+}
+
+func (s *Session) describeOne(d *desc, width, descWidth int) {
+	name := d.cmd
+	if name[0] == '.' {
+		name = name[1:]
+	}
+	if !d.hasHelp {
+		s.vout(fmt.Sprintf("  %s\r\n", name))
+		return
+	}
+	if descWidth < 0 || descWidth >= len(d.help) {
+		s.vout(fmt.Sprintf("  %-*s  %s\r\n", width, name, d.help))
+		return
+	}
+	if descWidth == 0 {
+		s.vout(fmt.Sprintf("  %-*s  %s\r\n", width, name, d.help))
+		return
+	}
+	p := d.help
+	for len(p) > descWidth {
+		pos := descWidth
+		for pos > 0 && p[pos] != ' ' {
+			pos--
+		}
+		if pos == 0 {
+			break
+		}
+		s.vout(fmt.Sprintf("  %-*s  %s\r\n", width, name, p[:pos]))
+		name = ""
+		p = p[pos+1:]
+	}
+	s.vout(fmt.Sprintf("  %-*s  %s\r\n", width, name, p))
+}
+
+// ctx makes a handler context writing to a fresh buffer.
+func (s *Session) ctx(cmd *Cmd, args []string) *Context {
+	return &Context{Args: args, Cmd: cmd, v: s.v, st: &s.st, out: &bytes.Buffer{}}
+}
+
+func (s *Session) flushCtx(c *Context) {
+	s.vout(string(crlf(c.out.Bytes())))
+}
+
+// exec runs f through the owner's executor and waits for it.
+func (s *Session) exec(f func()) {
+	if s.run == nil {
+		f()
+		return
+	}
+	done := make(chan struct{})
+	s.run(func() {
+		defer close(done)
+		f()
+	})
+	<-done
+}
+
+func (s *Session) executeLine() {
+	switch s.st.node {
+	case AuthNode, AuthEnableNode:
+		s.auth()
+	default:
+		s.command()
+		s.histAdd()
+	}
+	s.cp = 0
+	s.buf = s.buf[:0]
+	if !s.st.closed {
+		s.prompt()
+	}
+}
+
+func (s *Session) command() {
+	words := splitWords(string(s.buf))
+	if words == nil {
+		return
+	}
+	onode := s.st.node
+	cmds, words, doShortcut := s.cmds(words)
+	cmd, argv, ret := resolve(cmds, words, false)
+	switch ret {
+	case resAmbiguous:
+		s.vout("% Ambiguous command.\r\n")
+		return
+	case resNoMatch:
+		s.vout("% Unknown command.\r\n")
+		return
+	case resIncomplete:
+		s.vout("% Command incomplete.\r\n")
+		return
+	case resArgcMax:
+		return
+	}
+	var out bytes.Buffer
+	s.exec(func() {
+		if doShortcut {
+			s.st.node = EnableNode
+		}
+		s.v.execute(&s.st, cmd, argv, &out, false)
+		if doShortcut {
+			s.st.node = onode
+		}
+	})
+	s.vout(string(crlf(out.Bytes())))
+}
+
+func (s *Session) auth() {
+	v := s.v
+	var pass string
+	var next NodeID
+	switch s.st.node {
+	case AuthNode:
+		pass = v.password
+		next = ViewNode
+		if v.advanced {
+			next = EnableNode
+			if v.enablePass != "" {
+				next = ViewNode
+			}
+		}
+	case AuthEnableNode:
+		pass = v.enablePass
+		next = EnableNode
+	}
+	if pass != "" && string(s.buf) == pass {
+		s.fail = 0
+		s.st.node = next
+		return
+	}
+	s.fail++
+	if s.fail >= 3 {
+		if s.st.node == AuthNode {
+			s.vout("% Bad passwords, too many failures!\r\n")
+			s.st.closed = true
+		} else {
+			s.fail = 0
+			s.vout("% Bad enable passwords, too many failures!\r\n")
+			s.st.node = ViewNode
+		}
+	}
+}
