@@ -266,3 +266,8 @@ func (discardHandler) Enabled(context.Context, slog.Level) bool  { return false 
 func (discardHandler) Handle(context.Context, slog.Record) error { return nil }
 func (d discardHandler) WithAttrs([]slog.Attr) slog.Handler      { return d }
 func (d discardHandler) WithGroup(string) slog.Handler           { return d }
+
+// Notice logs at Osmocom's NOTICE level (between INFO and ERROR).
+func Notice(l *slog.Logger, msg string, args ...any) {
+	l.Log(context.Background(), LevelNotice, msg, args...)
+}

@@ -142,7 +142,7 @@ func goldens(t testing.TB) []golden {
 	i6.RemoteIP[1] = [16]byte{0x20, 0x01, 0x0d, 0xb8, 15: 1}
 	i6.BTSModel = BTSModelRBS
 	gs = append(gs, golden{"INFO_IND v12 ipv6 hopping", V12, vec(t, 1007, map[int]string{
-		0: "32 00 00 00 0c 00 00 00 01 00 00 10",
+		0:           "32 00 00 00 0c 00 00 00 01 00 00 10",
 		4 + 8 + 112: "ff 03 01 00 00 00 00 00 03 01 05 02 09 00 00 00 00 00 00 01 ff",
 		4 + 904:     "07 06 01 2a 00 01 4f 33 01 00 d2 04",
 		4 + 934:     "e0 51", 4 + 939: "d2 04",

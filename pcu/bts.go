@@ -1,0 +1,79 @@
+package pcu
+
+import (
+	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+)
+
+// PDCH is one timeslot of a TRX used for packet data.
+type PDCH struct {
+	TS        uint8
+	Enabled   bool
+	TSC       uint8
+	Hopping   bool
+	HSN, MAIO uint8
+	MABitLen  uint8
+	MA        [8]byte
+	LastRTSFN uint32
+}
+
+// TRX is one transceiver of a BTS.
+type TRX struct {
+	Nr    uint8
+	ARFCN uint16
+	PDCH  [pcuif.NumTS]PDCH
+}
+
+// BTS is the engine's model of one BTS, built from INFO_IND.
+type BTS struct {
+	Nr     uint8
+	Active bool
+	Info   pcuif.InfoInd // last INFO_IND
+	TRX    [pcuif.NumTRX]TRX
+	Ctr    *ratectr.Group // osmo-pcu's "bts" group
+	CurFN  uint32         // last FN seen (RTS, TIME_IND, DATA_IND)
+
+	CSMask  uint8  // bit n-1 = CS-n allowed (CS-1 always)
+	MCSMask uint16 // bit n-1 = MCS-n allowed
+	SI      [4][]byte
+}
+
+func newBTS(nr uint8, reg *ratectr.Registry) *BTS {
+	b := &BTS{Nr: nr, Ctr: ratectr.NewGroup("bts", "BTS Statistics", uint32(nr), BTSCounterDescs)}
+	for t := range b.TRX {
+		b.TRX[t].Nr = uint8(t)
+		for s := range b.TRX[t].PDCH {
+			b.TRX[t].PDCH[s].TS = uint8(s)
+		}
+	}
+	reg.Register(b.Ctr)
+	return b
+}
+
+// EnabledPDCHs counts the enabled PDCHs.
+func (b *BTS) EnabledPDCHs() int {
+	n := 0
+	for t := range b.TRX {
+		for s := range b.TRX[t].PDCH {
+			if b.TRX[t].PDCH[s].Enabled {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// genIdleBlocks reports whether idle PDCHs on TRX trx must carry a dummy
+// block rather than nothing (osmo-pcu-facts §3.9): only on TRX 0, and only
+// for BTS models that need it (v12 bts_model; v10/v11 BTSs fill idle
+// blocks themselves).
+func (b *BTS) genIdleBlocks(v pcuif.Version, trx uint8) bool {
+	if trx != 0 || v < pcuif.V12 {
+		return false
+	}
+	switch b.Info.BTSModel {
+	case pcuif.BTSModelUnspec, pcuif.BTSModelLC15, pcuif.BTSModelOC2G, pcuif.BTSModelOCTPHY, pcuif.BTSModelSysmo, pcuif.BTSModelRBS:
+		return true
+	}
+	return false
+}

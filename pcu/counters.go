@@ -1,0 +1,281 @@
+package pcu
+
+import "github.com/gopcu/gopcu/internal/ratectr"
+
+// BTS rate counter indices: osmo-pcu's group "bts" ("BTS Statistics"), in
+// its order and with its names and descriptions (osmo-pcu-facts §7.1), so
+// `show bts statistics`, `show rate-counters` and statsd names match.
+const (
+	CtrPDCHAllAllocated = iota
+	CtrTBFDLAlloc
+	CtrTBFDLFreed
+	CtrTBFDLAborted
+	CtrTBFULAlloc
+	CtrTBFULFreed
+	CtrTBFULAborted
+	CtrTBFReused
+	CtrTBFAllocAlgoA
+	CtrTBFAllocAlgoB
+	CtrTBFAllocFailed
+	CtrTBFAllocFailedNoTFI
+	CtrTBFAllocFailedNoUSF
+	CtrTBFAllocFailedNoSlotCombi
+	CtrTBFAllocFailedNoSlotAvail
+	CtrRLCSent
+	CtrRLCResent
+	CtrRLCRestarted
+	CtrRLCStalled
+	CtrRLCNacked
+	CtrRLCFinalBlockResent
+	CtrRLCAssTimedout
+	CtrRLCAssFailed
+	CtrRLCAckTimedout
+	CtrRLCAckFailed
+	CtrRLCRelTimedout
+	CtrRLCLateBlock
+	CtrRLCSentDummy
+	CtrRLCSentControl
+	CtrRLCDLBytes
+	CtrRLCDLPayloadBytes
+	CtrRLCULBytes
+	CtrRLCULPayloadBytes
+	CtrDecodeErrors
+	CtrSBAAllocated
+	CtrSBAFreed
+	CtrSBATimedout
+	CtrLLCFrameTimedout
+	CtrLLCFrameDropped
+	CtrLLCFrameSched
+	CtrLLCDLBytes
+	CtrLLCULBytes
+	CtrPCHRequests
+	CtrPCHRequestsAlready
+	CtrPCHRequestsTimedout
+	CtrRACHRequests
+	CtrRACHRequests11Bit
+	CtrRACHRequestsOnePhase
+	CtrRACHRequestsTwoPhase
+	CtrRACHRequestsUnexpected
+	CtrSPBULFirstSegment
+	CtrSPBULSecondSegment
+	CtrSPBDLFirstSegment
+	CtrSPBDLSecondSegment
+	CtrImmAssUL
+	CtrImmAssULOnePhase
+	CtrImmAssULTwoPhase
+	CtrImmAssULContentionResolutionSuccess
+	CtrImmAssRej
+	CtrImmAssDL
+	CtrChannelRequestDescription
+	CtrPktULAssignment
+	CtrPktAccessReject
+	CtrPktDLAssignment
+	CtrPktCellChgNotification
+	CtrPktCellChgContinue
+	CtrPktNeighCellData
+	CtrULControl
+	CtrULAssPollTimeout
+	CtrULAssFailed
+	CtrDLAssTimeout
+	CtrDLAssFailed
+	CtrPktULAckNackTimeout
+	CtrPktULAckNackFailed
+	CtrPktDLAckNackTimeout
+	CtrPktDLAckNackFailed
+	CtrGPRSDLCS1 // + 0..3
+	_
+	_
+	_
+	CtrEGPRSDLMCS1 // + 0..8
+	_
+	_
+	_
+	_
+	_
+	_
+	_
+	_
+	CtrGPRSULCS1 // + 0..3
+	_
+	_
+	_
+	CtrEGPRSULMCS1 // + 0..8
+	_
+	_
+	_
+	_
+	_
+	_
+	_
+	_
+	numBTSCtrs
+)
+
+// BTSCounterDescs are osmo-pcu's 102 BTS counters.
+var BTSCounterDescs = []ratectr.Desc{
+	{Name: "pdch:all_allocated", Description: "Cumulative counter of seconds where all enabled PDCH resources were allocated"},
+	{Name: "tbf:dl:alloc", Description: "TBF DL Allocated     "},
+	{Name: "tbf:dl:freed", Description: "TBF DL Freed         "},
+	{Name: "tbf:dl:aborted", Description: "TBF DL Aborted       "},
+	{Name: "tbf:ul:alloc", Description: "TBF UL Allocated     "},
+	{Name: "tbf:ul:freed", Description: "TBF UL Freed         "},
+	{Name: "tbf:ul:aborted", Description: "TBF UL Aborted       "},
+	{Name: "tbf:reused", Description: "TBF Reused           "},
+	{Name: "tbf:alloc:algo-a", Description: "TBF Alloc Algo A     "},
+	{Name: "tbf:alloc:algo-b", Description: "TBF Alloc Algo B     "},
+	{Name: "tbf:alloc:failed", Description: "TBF Alloc Failure (any reason)"},
+	{Name: "tbf:alloc:failed:no_tfi", Description: "TBF Alloc Failure (TFIs exhausted)"},
+	{Name: "tbf:alloc:failed:no_usf", Description: "TBF Alloc Failure (USFs exhausted)"},
+	{Name: "tbf:alloc:failed:no_slot_combi", Description: "TBF Alloc Failure (No valid UL/DL slot combination found)"},
+	{Name: "tbf:alloc:failed:no_slot_avail", Description: "TBF Alloc Failure (No slot available)"},
+	{Name: "rlc:sent", Description: "RLC Sent             "},
+	{Name: "rlc:resent", Description: "RLC Resent           "},
+	{Name: "rlc:restarted", Description: "RLC Restarted        "},
+	{Name: "rlc:stalled", Description: "RLC Stalled          "},
+	{Name: "rlc:nacked", Description: "RLC Nacked           "},
+	{Name: "rlc:final_block_resent", Description: "RLC Final Blk resent "},
+	{Name: "rlc:ass:timedout", Description: "RLC Assign Timeout   "},
+	{Name: "rlc:ass:failed", Description: "RLC Assign Failed    "},
+	{Name: "rlc:ack:timedout", Description: "RLC Ack Timeout      "},
+	{Name: "rlc:ack:failed", Description: "RLC Ack Failed       "},
+	{Name: "rlc:rel:timedout", Description: "RLC Release Timeout  "},
+	{Name: "rlc:late-block", Description: "RLC Late Block       "},
+	{Name: "rlc:sent-dummy", Description: "RLC Sent Dummy       "},
+	{Name: "rlc:sent-control", Description: "RLC Sent Control     "},
+	{Name: "rlc:dl_bytes", Description: "RLC DL Bytes         "},
+	{Name: "rlc:dl_payload_bytes", Description: "RLC DL Payload Bytes "},
+	{Name: "rlc:ul_bytes", Description: "RLC UL Bytes         "},
+	{Name: "rlc:ul_payload_bytes", Description: "RLC UL Payload Bytes "},
+	{Name: "decode:errors", Description: "Decode Errors        "},
+	{Name: "sba:allocated", Description: "SBA Allocated        "},
+	{Name: "sba:freed", Description: "SBA Freed            "},
+	{Name: "sba:timedout", Description: "SBA Timeout          "},
+	{Name: "llc:timeout", Description: "Timedout Frames      "},
+	{Name: "llc:dropped", Description: "Dropped Frames       "},
+	{Name: "llc:scheduled", Description: "Scheduled Frames     "},
+	{Name: "llc:dl_bytes", Description: "RLC encapsulated PDUs"},
+	{Name: "llc:ul_bytes", Description: "full PDUs received   "},
+	{Name: "pch:requests", Description: "PCH requests sent    "},
+	{Name: "pch:requests:already", Description: "PCH requests on subscriber already being paged"},
+	{Name: "pch:requests:timeout", Description: "PCH requests timeout "},
+	{Name: "rach:requests", Description: "RACH requests received"},
+	{Name: "rach:requests:11bit", Description: "11BIT_RACH requests received"},
+	{Name: "rach:requests:one_phase", Description: "One phase packet access with request for single TS UL"},
+	{Name: "rach:requests:two_phase", Description: "Single block packet request for two phase packet access"},
+	{Name: "rach:requests:unexpected", Description: "RACH Request with unexpected content received"},
+	{Name: "spb:uplink_first_segment", Description: "First seg of UL SPB  "},
+	{Name: "spb:uplink_second_segment", Description: "Second seg of UL SPB "},
+	{Name: "spb:downlink_first_segment", Description: "First seg of DL SPB  "},
+	{Name: "spb:downlink_second_segment", Description: "Second seg of DL SPB "},
+	{Name: "immediate:assignment_UL", Description: "Immediate Assign UL  "},
+	{Name: "immediate:assignment_ul:one_phase", Description: "Immediate Assign UL (one phase packet access)"},
+	{Name: "immediate:assignment_ul:two_phase", Description: "Immediate Assign UL (two phase packet access)"},
+	{Name: "immediate:assignment_ul:contention_resolution_success", Description: "First RLC Block (PDU) on the PDTCH from the MS received"},
+	{Name: "immediate:assignment_rej", Description: "Immediate Assign Rej "},
+	{Name: "immediate:assignment_DL", Description: "Immediate Assign DL  "},
+	{Name: "channel:request_description", Description: "Channel Request Desc "},
+	{Name: "pkt:ul_assignment", Description: "Packet UL Assignment "},
+	{Name: "pkt:access_reject", Description: "Packet Access Reject "},
+	{Name: "pkt:dl_assignment", Description: "Packet DL Assignment "},
+	{Name: "pkt:cell_chg_notification", Description: "Packet Cell Change Notification"},
+	{Name: "pkt:cell_chg_continue", Description: "Packet Cell Change Continue"},
+	{Name: "pkt:neigh_cell_data", Description: "Packet Neighbour Cell Data"},
+	{Name: "ul:control", Description: "UL control Block     "},
+	{Name: "ul:assignment_poll_timeout", Description: "UL Assign Timeout    "},
+	{Name: "ul:assignment_failed", Description: "UL Assign Failed     "},
+	{Name: "dl:assignment_timeout", Description: "DL Assign Timeout    "},
+	{Name: "dl:assignment_failed", Description: "DL Assign Failed     "},
+	{Name: "pkt:ul_ack_nack_timeout", Description: "PUAN Poll Timeout    "},
+	{Name: "pkt:ul_ack_nack_failed", Description: "PUAN poll Failed     "},
+	{Name: "pkt:dl_ack_nack_timeout", Description: "PDAN poll Timeout    "},
+	{Name: "pkt:dl_ack_nack_failed", Description: "PDAN poll Failed     "},
+	{Name: "gprs:downlink_cs1", Description: "CS1 downlink         "},
+	{Name: "gprs:downlink_cs2", Description: "CS2 downlink         "},
+	{Name: "gprs:downlink_cs3", Description: "CS3 downlink         "},
+	{Name: "gprs:downlink_cs4", Description: "CS4 downlink         "},
+	{Name: "egprs:downlink_mcs1", Description: "MCS1 downlink        "},
+	{Name: "egprs:downlink_mcs2", Description: "MCS2 downlink        "},
+	{Name: "egprs:downlink_mcs3", Description: "MCS3 downlink        "},
+	{Name: "egprs:downlink_mcs4", Description: "MCS4 downlink        "},
+	{Name: "egprs:downlink_mcs5", Description: "MCS5 downlink        "},
+	{Name: "egprs:downlink_mcs6", Description: "MCS6 downlink        "},
+	{Name: "egprs:downlink_mcs7", Description: "MCS7 downlink        "},
+	{Name: "egprs:downlink_mcs8", Description: "MCS8 downlink        "},
+	{Name: "egprs:downlink_mcs9", Description: "MCS9 downlink        "},
+	{Name: "gprs:uplink_cs1", Description: "CS1 Uplink           "},
+	{Name: "gprs:uplink_cs2", Description: "CS2 Uplink           "},
+	{Name: "gprs:uplink_cs3", Description: "CS3 Uplink           "},
+	{Name: "gprs:uplink_cs4", Description: "CS4 Uplink           "},
+	{Name: "egprs:uplink_mcs1", Description: "MCS1 Uplink          "},
+	{Name: "egprs:uplink_mcs2", Description: "MCS2 Uplink          "},
+	{Name: "egprs:uplink_mcs3", Description: "MCS3 Uplink          "},
+	{Name: "egprs:uplink_mcs4", Description: "MCS4 Uplink          "},
+	{Name: "egprs:uplink_mcs5", Description: "MCS5 Uplink          "},
+	{Name: "egprs:uplink_mcs6", Description: "MCS6 Uplink          "},
+	{Name: "egprs:uplink_mcs7", Description: "MCS7 Uplink          "},
+	{Name: "egprs:uplink_mcs8", Description: "MCS8 Uplink          "},
+	{Name: "egprs:uplink_mcs9", Description: "MCS9 Uplink          "},
+}
+
+// PCU socket counters of gopcu (group "pcu:l1if"; osmo-pcu only logs these).
+const (
+	L1Connected = iota
+	L1Lost
+	L1RxMsgs
+	L1RxInfoInd
+	L1RxRTS
+	L1RxRTSDisabledPDCH
+	L1RxDataInd
+	L1RxDataCnf
+	L1RxRACHInd
+	L1RxTimeInd
+	L1RxPagReq
+	L1RxSuspReq
+	L1RxAppInfoReq
+	L1RxInterfInd
+	L1RxE1CCUInd
+	L1RxContainer
+	L1RxUnexpected
+	L1ErrShort
+	L1ErrLong
+	L1ErrUnknownType
+	L1ErrVersion
+	L1ErrRange
+	L1ErrInconsistent
+	L1ErrStale
+	L1TxMsgs
+	L1TxDropped
+	L1VersionMismatch
+	numL1Ctrs
+)
+
+// L1CounterDescs describe the "pcu:l1if" group.
+var L1CounterDescs = []ratectr.Desc{
+	{Name: "link:connected", Description: "PCU socket connections established"},
+	{Name: "link:lost", Description: "PCU socket connections lost"},
+	{Name: "rx:msgs", Description: "Messages received from the BTS"},
+	{Name: "rx:info_ind", Description: "INFO_IND received"},
+	{Name: "rx:rts_req", Description: "RTS_REQ received"},
+	{Name: "rx:rts_req:disabled_pdch", Description: "RTS_REQ for a disabled PDCH (not answered)"},
+	{Name: "rx:data_ind", Description: "DATA_IND received"},
+	{Name: "rx:data_cnf", Description: "DATA_CNF / DATA_CNF_2 received"},
+	{Name: "rx:rach_ind", Description: "RACH_IND received"},
+	{Name: "rx:time_ind", Description: "TIME_IND received"},
+	{Name: "rx:pag_req", Description: "PAG_REQ received"},
+	{Name: "rx:susp_req", Description: "SUSP_REQ received"},
+	{Name: "rx:app_info_req", Description: "APP_INFO_REQ received"},
+	{Name: "rx:interf_ind", Description: "INTERF_IND received"},
+	{Name: "rx:e1_ccu_ind", Description: "E1_CCU_IND received"},
+	{Name: "rx:container", Description: "CONTAINER received"},
+	{Name: "rx:unexpected", Description: "Messages a BTS must not send (ignored)"},
+	{Name: "rx:err:short", Description: "Truncated messages"},
+	{Name: "rx:err:long", Description: "Oversized messages"},
+	{Name: "rx:err:unknown_type", Description: "Messages of unknown type"},
+	{Name: "rx:err:version", Description: "Messages not valid in the negotiated version"},
+	{Name: "rx:err:range", Description: "Messages with out-of-range fields"},
+	{Name: "rx:err:inconsistent", Description: "Inconsistent messages"},
+	{Name: "rx:err:stale", Description: "Messages before INFO_IND or of an inactive BTS"},
+	{Name: "tx:msgs", Description: "Messages sent to the BTS"},
+	{Name: "tx:dropped", Description: "Messages dropped (transmit queue full or not connected)"},
+	{Name: "version:mismatch", Description: "INFO_IND with a version other than the pinned one"},
+}

@@ -1,0 +1,218 @@
+// Package pcu is the gopcu engine: one goroutine owns all radio and Gb
+// state (BTS -> TRX -> PDCH, later MS and TBFs). I/O goroutines (the PCU
+// socket link, the NS UDP readers, VTY sessions) only move bytes and post
+// events into it; VTY commands run as closures inside it (Do/Call).
+package pcu
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+)
+
+// DefaultSocketPath is osmo-pcu's PCU_SOCK_DEFAULT.
+const DefaultSocketPath = "/tmp/pcu_bts"
+
+// Version is gopcu's version, announced in TXT_IND.
+const Version = "0.1.0"
+
+// Clock gives monotonic time (queue sojourn, lifetimes, Gb timers). Radio
+// timing does not use it: it follows the BTS frame number.
+type Clock interface {
+	Now() time.Duration
+}
+
+type realClock struct{ t0 time.Time }
+
+func (c realClock) Now() time.Duration { return time.Since(c.t0) }
+
+// NewRealClock is the process's monotonic clock.
+func NewRealClock() Clock { return realClock{time.Now()} }
+
+// Config is what the engine needs at start.
+type Config struct {
+	SocketPath string        // BTS socket, default /tmp/pcu_bts
+	PinVersion pcuif.Version // 0 = speak the BTS's version (from its INFO_IND)
+	PCUVersion string        // text of TXT_IND, default Version
+	MinBackoff time.Duration // reconnect backoff start (default 1 s), doubles to MaxBackoff
+	MaxBackoff time.Duration // default 10 s
+	Logs       *logx.Registry
+	Counters   *ratectr.Registry
+	Clock      Clock
+}
+
+// Engine is the PCU core.
+type Engine struct {
+	cfg      Config
+	log      *slog.Logger // pcu
+	l1log    *slog.Logger // l1if
+	link     *pcuif.Link
+	linkEv   chan pcuif.Event
+	calls    chan func()
+	done     chan struct{}
+	stopOnce sync.Once
+
+	gen     uint64        // current BTS connection, 0 if none
+	ver     pcuif.Version // version spoken on the current connection
+	lastVer pcuif.Version // last version learned from a BTS
+	bts     map[uint8]*BTS
+	l1ctr   *ratectr.Group
+
+	// reused decode targets and encode sources (no allocation per block)
+	rxRTS  pcuif.RTSReq
+	rxData pcuif.Data
+	txData pcuif.Data
+
+	hooks []func(Event)
+}
+
+// New makes an engine; Run starts it.
+func New(cfg Config) *Engine {
+	if cfg.SocketPath == "" {
+		cfg.SocketPath = DefaultSocketPath
+	}
+	if cfg.PCUVersion == "" {
+		cfg.PCUVersion = Version
+	}
+	if cfg.Logs == nil {
+		cfg.Logs = logx.Discard()
+	}
+	if cfg.Counters == nil {
+		cfg.Counters = &ratectr.Registry{}
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = NewRealClock()
+	}
+	e := &Engine{
+		cfg:    cfg,
+		log:    cfg.Logs.Logger(logx.CatPCU),
+		l1log:  cfg.Logs.Logger(logx.CatL1IF),
+		linkEv: make(chan pcuif.Event, 256),
+		calls:  make(chan func(), 64),
+		done:   make(chan struct{}),
+		bts:    map[uint8]*BTS{},
+		l1ctr:  ratectr.NewGroup("pcu:l1if", "PCU socket", 0, L1CounterDescs),
+	}
+	e.link = &pcuif.Link{Path: cfg.SocketPath, MinBackoff: cfg.MinBackoff, MaxBackoff: cfg.MaxBackoff, Log: e.l1log}
+	cfg.Counters.Register(e.l1ctr)
+	return e
+}
+
+// Run runs the engine until ctx ends. It returns after every goroutine it
+// started has ended.
+func (e *Engine) Run(ctx context.Context) error {
+	defer e.stopOnce.Do(func() { close(e.done) })
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		e.link.Run(ctx, e.linkEv)
+	}()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case ev := <-e.linkEv:
+			e.handleLink(ev)
+		case f := <-e.calls:
+			f()
+		case <-tick.C:
+			e.cfg.Counters.Tick()
+		case <-ctx.Done():
+			cancel()
+			e.drain(&wg)
+			return nil
+		}
+	}
+}
+
+// drain releases buffered link events until the link goroutine has ended.
+func (e *Engine) drain(wg *sync.WaitGroup) {
+	end := make(chan struct{})
+	go func() { wg.Wait(); close(end) }()
+	for {
+		select {
+		case ev := <-e.linkEv:
+			if ev.Buf != nil {
+				e.link.Release(ev.Buf)
+			}
+		case <-end:
+			return
+		}
+	}
+}
+
+// ErrStopped is returned by Do and Call when the engine is not running.
+var ErrStopped = errors.New("pcu: engine stopped")
+
+// Do runs f inside the engine goroutine, asynchronously.
+func (e *Engine) Do(f func()) error {
+	select {
+	case e.calls <- f:
+		return nil
+	case <-e.done:
+		return ErrStopped
+	}
+}
+
+// Call runs f inside the engine goroutine and waits for it.
+func (e *Engine) Call(f func()) error {
+	fin := make(chan struct{})
+	if err := e.Do(func() { f(); close(fin) }); err != nil {
+		return err
+	}
+	select {
+	case <-fin:
+		return nil
+	case <-e.done:
+		return ErrStopped
+	}
+}
+
+// EventKind classifies engine events for observers.
+type EventKind int
+
+// Engine events.
+const (
+	EvBTSConnected EventKind = iota + 1
+	EvBTSLost
+	EvBTSActive   // INFO_IND processed, BTS active
+	EvBTSInactive // INFO_IND without ACTIVE, or BTS lost
+)
+
+// Event is passed to observers (Gb, tests) from inside the engine goroutine.
+type Event struct {
+	Kind EventKind
+	BTS  *BTS
+}
+
+// Observe registers f to be called, inside the engine goroutine, on every
+// engine event. Call it before Run or from inside the engine.
+func (e *Engine) Observe(f func(Event)) { e.hooks = append(e.hooks, f) }
+
+func (e *Engine) emit(ev Event) {
+	for _, f := range e.hooks {
+		f(ev)
+	}
+}
+
+// L1Counters is the PCU socket counter group.
+func (e *Engine) L1Counters() *ratectr.Group { return e.l1ctr }
+
+// BTS returns BTS nr, or nil. Engine goroutine only.
+func (e *Engine) BTS(nr uint8) *BTS { return e.bts[nr] }
+
+// Connected reports whether a BTS connection exists. Engine goroutine only.
+func (e *Engine) Connected() bool { return e.gen != 0 }
+
+// ProtocolVersion is the PCUIF version spoken now (0 before the first
+// INFO_IND). Engine goroutine only.
+func (e *Engine) ProtocolVersion() pcuif.Version { return e.ver }

@@ -1,0 +1,391 @@
+package pcu
+
+import (
+	"errors"
+
+	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+)
+
+// Packet Downlink Dummy Control Block (TS 44.060 §11.2.6) with USF 0 and
+// 0x2B fill, as osmo-pcu sends it for idle PDCHs.
+var dummyCtrlBlock = [23]byte{0x47, 0x94, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b,
+	0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b}
+
+// PTCCH/D with all 16 TAIs unused (0x7f) and 0x2B fill (osmo-pcu-facts §3.6).
+var idlePTCCH = [23]byte{0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
+	0x7f, 0x7f, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b}
+
+func (e *Engine) handleLink(ev pcuif.Event) {
+	switch ev.Kind {
+	case pcuif.EvConnected:
+		e.gen = ev.Gen
+		e.l1ctr.Inc(L1Connected)
+		e.ver = e.cfg.PinVersion
+		if e.ver == 0 {
+			e.ver = e.lastVer
+		}
+		e.l1log.Info("BTS socket connected", "path", e.cfg.SocketPath, "gen", ev.Gen)
+		e.emit(Event{Kind: EvBTSConnected})
+		e.sendTxtVersion()
+	case pcuif.EvMessage:
+		if ev.Gen == e.gen {
+			e.handleMessage(ev.Buf.Bytes())
+		} else {
+			e.l1ctr.Inc(L1ErrStale)
+		}
+		e.link.Release(ev.Buf)
+	case pcuif.EvDisconnected:
+		if ev.Gen != e.gen {
+			return
+		}
+		e.gen = 0
+		e.l1ctr.Inc(L1Lost)
+		e.l1log.Error("BTS socket lost, dropping radio state and reconnecting", "err", ev.Err)
+		for _, b := range e.bts {
+			e.dropRadio(b)
+		}
+		e.emit(Event{Kind: EvBTSLost})
+	}
+}
+
+// sendTxtVersion announces the PCU version (osmo-pcu-facts §1.1). Before
+// the first INFO_IND the version is unknown; the announcement is then sent
+// in the v10/v11 size (1006 octets), which a v12 BTS accepts as well since
+// it only checks header + payload length.
+func (e *Engine) sendTxtVersion() {
+	v := e.ver
+	if v == 0 {
+		v = pcuif.V10
+	}
+	e.send(&pcuif.TxtInd{TxtType: pcuif.TxtPCUVersion, Text: e.cfg.PCUVersion}, v)
+}
+
+func (e *Engine) send(m pcuif.Message, v pcuif.Version) {
+	buf := e.link.TxBuf()
+	n, err := pcuif.MarshalTo(buf.B[:], m, v)
+	if err != nil {
+		e.l1log.Error("cannot encode message", "type", m.Type(), "err", err)
+		e.link.Release(buf)
+		return
+	}
+	buf.N = n
+	if err := e.link.Send(e.gen, buf); err != nil {
+		e.l1ctr.Inc(L1TxDropped)
+		e.l1log.Error("cannot send to BTS", "type", m.Type(), "err", err)
+		return
+	}
+	e.l1ctr.Inc(L1TxMsgs)
+}
+
+func (e *Engine) decodeError(err error, b []byte) {
+	var idx int
+	switch {
+	case errors.Is(err, pcuif.ErrShort):
+		idx = L1ErrShort
+	case errors.Is(err, pcuif.ErrLong):
+		idx = L1ErrLong
+	case errors.Is(err, pcuif.ErrUnknownType):
+		idx = L1ErrUnknownType
+	case errors.Is(err, pcuif.ErrVersion):
+		idx = L1ErrVersion
+	case errors.Is(err, pcuif.ErrRange):
+		idx = L1ErrRange
+	default:
+		idx = L1ErrInconsistent
+	}
+	e.l1ctr.Inc(idx)
+	e.l1log.Error("discarding bad message from BTS", "err", err, "len", len(b))
+}
+
+// handleMessage dispatches one message from the BTS (osmo-pcu-facts §1.8).
+func (e *Engine) handleMessage(b []byte) {
+	e.l1ctr.Inc(L1RxMsgs)
+	t, btsNr, err := pcuif.PeekHeader(b)
+	if err != nil {
+		e.decodeError(err, b)
+		return
+	}
+	if t == pcuif.TypeInfoInd {
+		e.handleInfoInd(b)
+		return
+	}
+	v := e.ver
+	if v == 0 {
+		v = pcuif.V12 // before any INFO_IND: decode leniently
+	}
+	bts := e.bts[btsNr]
+	switch t {
+	case pcuif.TypeRTSReq:
+		e.l1ctr.Inc(L1RxRTS)
+		if err := pcuif.Unmarshal(b, &e.rxRTS, v); err != nil {
+			e.decodeError(err, b)
+			return
+		}
+		if bts == nil || !bts.Active {
+			e.l1ctr.Inc(L1ErrStale)
+			return
+		}
+		e.handleRTS(bts, &e.rxRTS)
+		return
+	case pcuif.TypeDataInd:
+		e.l1ctr.Inc(L1RxDataInd)
+		if err := pcuif.Unmarshal(b, &e.rxData, v); err != nil {
+			e.decodeError(err, b)
+			return
+		}
+		if bts == nil {
+			e.l1ctr.Inc(L1ErrStale)
+			return
+		}
+		e.handleDataInd(bts, &e.rxData)
+		return
+	}
+	m, err := pcuif.Parse(b, v)
+	if err != nil {
+		e.decodeError(err, b)
+		return
+	}
+	if bts == nil {
+		e.l1ctr.Inc(L1ErrStale)
+		logx.Notice(e.l1log, "message before INFO_IND ignored", "type", t, "bts", btsNr)
+		return
+	}
+	switch m := m.(type) {
+	case *pcuif.TimeInd:
+		e.l1ctr.Inc(L1RxTimeInd)
+		e.onTimeInd(bts, m)
+	case *pcuif.RACHInd:
+		e.l1ctr.Inc(L1RxRACHInd)
+		e.onRACHInd(bts, m)
+	case *pcuif.Data: // DATA_CNF (v10/v11)
+		e.l1ctr.Inc(L1RxDataCnf)
+		e.onDataCnf(bts, m)
+	case *pcuif.DataCnf2:
+		e.l1ctr.Inc(L1RxDataCnf)
+		e.onDataCnf2(bts, m)
+	case *pcuif.DataCnfDT:
+		e.l1ctr.Inc(L1RxDataCnf) // defined in v10 but never processed (osmo-pcu-facts §1.3)
+	case *pcuif.PagReq:
+		e.l1ctr.Inc(L1RxPagReq)
+		e.onPagReq(bts, m)
+	case *pcuif.SuspReq:
+		e.l1ctr.Inc(L1RxSuspReq)
+		e.onSuspReq(bts, m)
+	case *pcuif.AppInfoReq:
+		e.l1ctr.Inc(L1RxAppInfoReq)
+		e.onAppInfoReq(bts, m)
+	case *pcuif.InterfInd:
+		e.l1ctr.Inc(L1RxInterfInd)
+	case *pcuif.E1CCUInd:
+		e.l1ctr.Inc(L1RxE1CCUInd)
+	case *pcuif.Container:
+		e.l1ctr.Inc(L1RxContainer)
+		e.onContainer(bts, m)
+	default: // DATA_REQ, ACT_REQ, TXT_IND: PCU to BTS only
+		e.l1ctr.Inc(L1RxUnexpected)
+		e.l1log.Error("unexpected message from BTS", "type", t)
+	}
+}
+
+// handleInfoInd builds or updates the BTS model (osmo-pcu-facts §1.8).
+// Unlike osmo-pcu, a version other than ours is adopted (unless pinned) and
+// an inactive BTS does not end the process.
+func (e *Engine) handleInfoInd(b []byte) {
+	e.l1ctr.Inc(L1RxInfoInd)
+	var ii pcuif.InfoInd
+	if err := pcuif.Unmarshal(b, &ii, pcuif.V12); err != nil {
+		e.decodeError(err, b)
+		return
+	}
+	if e.cfg.PinVersion != 0 && ii.Version != e.cfg.PinVersion {
+		e.l1ctr.Inc(L1VersionMismatch)
+		e.l1log.Error("INFO_IND version differs from the pinned version, ignored", "bts_version", ii.Version, "pinned", e.cfg.PinVersion)
+		return
+	}
+	if e.ver != ii.Version {
+		logx.Notice(e.l1log, "speaking the BTS's PCUIF version", "version", ii.Version)
+	}
+	e.ver, e.lastVer = ii.Version, ii.Version
+	bts := e.bts[ii.BTSNr]
+	if bts == nil {
+		bts = newBTS(ii.BTSNr, e.cfg.Counters)
+		e.bts[ii.BTSNr] = bts
+	}
+	if ii.Flags&pcuif.FlagActive == 0 {
+		logx.Notice(e.l1log, "INFO_IND without ACTIVE flag", "bts", ii.BTSNr, "was_active", bts.Active)
+		if bts.Active {
+			e.deactivateAll(bts)
+			e.dropRadio(bts)
+		}
+		bts.Info = ii
+		return
+	}
+	bts.Info = ii
+	bts.CSMask = 1 | uint8((ii.Flags>>16)&0x0f)
+	bts.MCSMask = uint16((ii.Flags >> 20) & 0x1ff)
+	for t := range bts.TRX {
+		trx := &bts.TRX[t]
+		it := &ii.TRX[t]
+		trx.ARFCN = it.ARFCN
+		for s := range trx.PDCH {
+			p := &trx.PDCH[s]
+			want := it.PDCHMask&(1<<s) != 0
+			if want {
+				its := &it.TS[s]
+				p.TSC, p.Hopping, p.HSN, p.MAIO, p.MABitLen, p.MA = its.TSC, its.Hopping, its.HSN, its.MAIO, its.MABitLen, its.MA
+			}
+			if want && !p.Enabled {
+				e.send(&pcuif.ActReq{Activate: true, TRX: uint8(t), TS: uint8(s)}, e.ver)
+				p.Enabled = true
+				e.l1log.Info("PDCH activated", "bts", bts.Nr, "trx", t, "ts", s)
+			} else if !want && p.Enabled {
+				e.send(&pcuif.ActReq{Activate: false, TRX: uint8(t), TS: uint8(s)}, e.ver)
+				p.Enabled = false
+				e.l1log.Info("PDCH deactivated", "bts", bts.Nr, "trx", t, "ts", s)
+			}
+		}
+	}
+	bts.Active = true
+	e.l1log.Info("BTS configured", "bts", bts.Nr, "version", ii.Version, "pdchs", bts.EnabledPDCHs(),
+		"nsei", ii.NSEI, "bvci", ii.BVCI, "cell_id", ii.CellID)
+	e.emit(Event{Kind: EvBTSActive, BTS: bts})
+}
+
+func (e *Engine) deactivateAll(bts *BTS) {
+	for t := range bts.TRX {
+		for s := range bts.TRX[t].PDCH {
+			if bts.TRX[t].PDCH[s].Enabled {
+				e.send(&pcuif.ActReq{Activate: false, TRX: uint8(t), TS: uint8(s)}, e.ver)
+			}
+		}
+	}
+}
+
+// dropRadio forgets all radio state of a BTS (PDCHs, later TBFs); its
+// configuration and Gb state stay.
+func (e *Engine) dropRadio(bts *BTS) {
+	for t := range bts.TRX {
+		for s := range bts.TRX[t].PDCH {
+			bts.TRX[t].PDCH[s].Enabled = false
+		}
+	}
+	if bts.Active {
+		bts.Active = false
+		e.emit(Event{Kind: EvBTSInactive, BTS: bts})
+	}
+}
+
+// handleRTS answers an RTS_REQ with exactly one DATA_REQ for the same
+// SAPI/FN/TRX/TS/block (osmo-pcu-facts §1.8, §9.1).
+func (e *Engine) handleRTS(bts *BTS, r *pcuif.RTSReq) {
+	p := &bts.TRX[r.TRX].PDCH[r.TS]
+	if !p.Enabled {
+		e.l1ctr.Inc(L1RxRTSDisabledPDCH)
+		logx.Notice(e.l1log, "RTS_REQ on a disabled PDCH", "trx", r.TRX, "ts", r.TS, "fn", r.FN)
+		return
+	}
+	p.LastRTSFN = r.FN
+	bts.CurFN = r.FN
+	d := &e.txData
+	*d = pcuif.Data{Kind: pcuif.TypeDataReq, SAPI: r.SAPI, FN: r.FN, ARFCN: r.ARFCN, TRX: r.TRX, TS: r.TS, BlockNr: r.BlockNr}
+	d.BTSNr = bts.Nr
+	switch r.SAPI {
+	case pcuif.SAPIPDTCH:
+		if blk := e.schedule(bts, p, r); blk != nil {
+			d.Payload = blk
+		} else if bts.genIdleBlocks(e.ver, r.TRX) {
+			d.Payload = dummyCtrlBlock[:]
+			bts.Ctr.Inc(CtrRLCSentDummy)
+		}
+	case pcuif.SAPIPTCCH:
+		if bts.genIdleBlocks(e.ver, r.TRX) {
+			d.Payload = idlePTCCH[:]
+		}
+	default:
+		e.l1ctr.Inc(L1ErrInconsistent)
+		e.l1log.Error("RTS_REQ with unsupported SAPI", "sapi", r.SAPI)
+		return
+	}
+	e.send(d, e.ver)
+}
+
+// schedule picks the downlink block for an RTS on a PDTCH: control before
+// data before idle. The TBF engine fills it in; until then every PDCH is idle.
+func (e *Engine) schedule(bts *BTS, p *PDCH, r *pcuif.RTSReq) []byte {
+	return nil
+}
+
+func (e *Engine) handleDataInd(bts *BTS, d *pcuif.Data) {
+	switch d.SAPI {
+	case pcuif.SAPIPDTCH, pcuif.SAPIPTCCH:
+		bts.CurFN = d.FN
+		if d.SAPI == pcuif.SAPIPDTCH && !bts.TRX[d.TRX].PDCH[d.TS].Enabled {
+			logx.Notice(e.l1log, "DATA_IND on a disabled PDCH", "trx", d.TRX, "ts", d.TS)
+			return
+		}
+		e.onULBlock(bts, d)
+	case pcuif.SAPIBCCH:
+		e.onSI(bts, d)
+	default:
+		e.l1ctr.Inc(L1ErrInconsistent)
+		e.l1log.Error("DATA_IND with unsupported SAPI", "sapi", d.SAPI)
+	}
+}
+
+// onSI stores system information (osmo-pcu-facts §1.8 DATA_IND BCCH).
+func (e *Engine) onSI(bts *BTS, d *pcuif.Data) {
+	switch len(d.Payload) {
+	case 0, 1:
+		// revocation
+	case 23:
+		idx := -1
+		switch d.Payload[2] {
+		case 0x19:
+			idx = 0 // SI1
+		case 0x1a:
+			idx = 1 // SI2
+		case 0x1b:
+			idx = 2 // SI3
+		case 0x00:
+			idx = 3 // SI13
+		}
+		if idx >= 0 {
+			bts.SI[idx] = append(bts.SI[idx][:0], d.Payload...)
+		}
+	default:
+		e.l1log.Error("BCCH DATA_IND with unexpected length", "len", len(d.Payload))
+	}
+}
+
+// The hooks below receive what later parts of the engine act on (TBF
+// engine, paging, suspend, NACC). For now they validate and log.
+
+func (e *Engine) onULBlock(bts *BTS, d *pcuif.Data) {}
+
+func (e *Engine) onTimeInd(bts *BTS, m *pcuif.TimeInd) {
+	bts.CurFN = m.FN
+	if fn13 := m.FN % 13; fn13 != 0 && fn13 != 4 && fn13 != 8 {
+		e.l1log.Debug("TIME_IND FN is not a block start", "fn", m.FN)
+	}
+}
+
+func (e *Engine) onRACHInd(bts *BTS, m *pcuif.RACHInd) {
+	switch m.SAPI {
+	case pcuif.SAPIRACH:
+		bts.Ctr.Inc(CtrRACHRequests)
+		if m.Is11Bit {
+			bts.Ctr.Inc(CtrRACHRequests11Bit)
+		}
+	case pcuif.SAPIPTCCH:
+	default:
+		e.l1log.Error("RACH_IND with unsupported SAPI", "sapi", m.SAPI)
+	}
+}
+
+func (e *Engine) onDataCnf(bts *BTS, m *pcuif.Data)          {}
+func (e *Engine) onDataCnf2(bts *BTS, m *pcuif.DataCnf2)     {}
+func (e *Engine) onPagReq(bts *BTS, m *pcuif.PagReq)         {}
+func (e *Engine) onSuspReq(bts *BTS, m *pcuif.SuspReq)       {}
+func (e *Engine) onAppInfoReq(bts *BTS, m *pcuif.AppInfoReq) {}
+func (e *Engine) onContainer(bts *BTS, m *pcuif.Container)   {}

@@ -1,0 +1,322 @@
+// Package btsemu is a BTS emulator for the PCU socket: it listens on a unix
+// SOCK_SEQPACKET path like OsmoBTS, speaks PCUIF v10, v11 or v12, sends an
+// INFO_IND built from a small configuration, runs the GSM frame clock
+// (in real time or in virtual time, as fast as the PCU answers), records
+// every DATA_REQ and lets tests inject RACH_IND and DATA_IND.
+//
+// It is the test peer of gopcu's system tests and part of the demo.
+package btsemu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"os"
+	"sync"
+
+	"github.com/gopcu/gopcu/pcu/pcuif"
+)
+
+// Config describes the emulated BTS.
+type Config struct {
+	Path    string        // socket path to listen on
+	Version pcuif.Version // PCUIF version to speak (default v12)
+	Info    *pcuif.InfoInd
+	Log     *slog.Logger
+}
+
+// DefaultInfo is an INFO_IND like the lab's (osmo-bsc + osmo-bts-virtual):
+// one TRX on ARFCN 871 with PDCHs on TS 4-7, CS-1..4, NSEI/NSVCI 101,
+// BVCI 1800, the SGSN at 127.0.0.1:23000 and the PCU's NS port 23001.
+func DefaultInfo(v pcuif.Version) *pcuif.InfoInd {
+	ii := &pcuif.InfoInd{Version: v, Flags: pcuif.FlagActive | pcuif.FlagCS(1) | pcuif.FlagCS(2) | pcuif.FlagCS(3) | pcuif.FlagCS(4),
+		BSIC: 63, MCC: 901, MNC: 70, LAC: 1, RAC: 0, NSEI: 101,
+		NSETimer: [7]uint8{3, 3, 3, 3, 30, 3, 10}, CellTimer: [11]uint8{3, 3, 3, 3, 3, 10, 3, 10, 3, 10, 3},
+		CellID: 6969, RepeatTime: 250, RepeatCount: 3, BVCI: 1800,
+		T3142: 20, T3169: 5, T3191: 5, T3193x10ms: 160, T3195: 5, N3101: 10, N3103: 4, N3105: 8, CVCountdown: 15,
+		DLTBFExt: 2500, ULTBFExt: 2500, InitialCS: 2, InitialMCS: 6}
+	if v >= pcuif.V12 {
+		ii.BTSModel = pcuif.BTSModelTRX
+	}
+	ii.TRX[0].ARFCN = 871
+	ii.TRX[0].PDCHMask = 0xf0
+	for ts := range ii.TRX[0].TS {
+		ii.TRX[0].TS[ts].TSC = 7
+	}
+	ii.SetRemote(0, 101, 23001, netip.MustParseAddrPort("127.0.0.1:23000"))
+	return ii
+}
+
+// BTS is a running emulator.
+type BTS struct {
+	cfg Config
+	ln  *net.UnixListener
+	log *slog.Logger
+
+	mu       sync.Mutex
+	conn     *net.UnixConn
+	gen      int
+	connCh   chan struct{} // closed and replaced on every (dis)connection
+	active   map[[2]uint8]bool
+	txt      []string
+	pending  map[key]chan pcuif.Data
+	dataReqs []pcuif.Data // CCCH and unsolicited DATA_REQs
+	stats    Stats
+	onData   func(pcuif.Data)
+
+	fn uint32 // next block's first FN
+	wg sync.WaitGroup
+}
+
+type key struct {
+	sapi    pcuif.SAPI
+	fn      uint32
+	trx, ts uint8
+}
+
+// Stats counts what the emulator saw.
+type Stats struct {
+	Connections int
+	RTSSent     int
+	Answered    int // DATA_REQs matching an outstanding RTS
+	Mismatched  int // DATA_REQs for no outstanding RTS (wrong FN/TRX/TS)
+	Unanswered  int // RTSs without an answer within the step timeout
+	ActReqs     int
+	BadMessages int
+}
+
+// Listen starts an emulator listening on cfg.Path (an old socket file there
+// is removed). It accepts one PCU at a time, as OsmoBTS does.
+func Listen(cfg Config) (*BTS, error) {
+	if cfg.Version == 0 {
+		cfg.Version = pcuif.V12
+	}
+	if cfg.Info == nil {
+		cfg.Info = DefaultInfo(cfg.Version)
+	}
+	cfg.Info.Version = cfg.Version
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	os.Remove(cfg.Path)
+	ln, err := net.ListenUnix("unixpacket", &net.UnixAddr{Name: cfg.Path, Net: "unixpacket"})
+	if err != nil {
+		return nil, fmt.Errorf("btsemu: listen %s: %w", cfg.Path, err)
+	}
+	b := &BTS{cfg: cfg, ln: ln, log: cfg.Log, connCh: make(chan struct{}), active: map[[2]uint8]bool{},
+		pending: map[key]chan pcuif.Data{}, fn: 0}
+	b.wg.Add(1)
+	go b.acceptLoop()
+	return b, nil
+}
+
+// Close stops listening, drops the PCU connection and removes the socket:
+// to the PCU it looks like the BTS process died.
+func (b *BTS) Close() {
+	b.ln.Close()
+	b.mu.Lock()
+	if b.conn != nil {
+		b.conn.Close()
+	}
+	b.mu.Unlock()
+	b.wg.Wait()
+	os.Remove(b.cfg.Path)
+}
+
+// OnDataReq sets a function called (from the emulator's reader goroutine)
+// for every DATA_REQ received, answers to RTS included.
+func (b *BTS) OnDataReq(f func(pcuif.Data)) {
+	b.mu.Lock()
+	b.onData = f
+	b.mu.Unlock()
+}
+
+func (b *BTS) acceptLoop() {
+	defer b.wg.Done()
+	for {
+		c, err := b.ln.AcceptUnix()
+		if err != nil {
+			return
+		}
+		b.mu.Lock()
+		if b.conn != nil { // one PCU at a time
+			b.mu.Unlock()
+			c.Close()
+			continue
+		}
+		b.conn = c
+		b.gen++
+		b.stats.Connections++
+		b.active = map[[2]uint8]bool{}
+		close(b.connCh)
+		b.connCh = make(chan struct{})
+		b.mu.Unlock()
+		// OsmoBTS sends INFO_IND as soon as it accepts the connection.
+		if err := b.Send(b.cfg.Info); err != nil {
+			b.log.Error("cannot send INFO_IND", "err", err)
+		}
+		b.wg.Add(1)
+		go b.readLoop(c)
+	}
+}
+
+func (b *BTS) readLoop(c *net.UnixConn) {
+	defer b.wg.Done()
+	buf := make([]byte, pcuif.BufSize)
+	for {
+		n, err := c.Read(buf)
+		if err != nil || n == 0 {
+			break
+		}
+		b.handle(buf[:n])
+	}
+	c.Close()
+	b.mu.Lock()
+	if b.conn == c {
+		b.conn = nil
+		b.active = map[[2]uint8]bool{}
+		close(b.connCh)
+		b.connCh = make(chan struct{})
+	}
+	for k, ch := range b.pending {
+		if ch != nil {
+			close(ch)
+		}
+		delete(b.pending, k)
+	}
+	b.mu.Unlock()
+}
+
+func (b *BTS) handle(msg []byte) {
+	m, err := pcuif.Parse(msg, b.cfg.Version)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err != nil {
+		b.stats.BadMessages++
+		b.log.Error("bad message from PCU", "err", err)
+		return
+	}
+	if len(msg) != b.cfg.Version.FullSize() && m.Type() != pcuif.TypeContainer && m.Type() != pcuif.TypeTxtInd {
+		b.stats.BadMessages++
+		b.log.Error("PCU message not of the full union size", "type", m.Type(), "len", len(msg))
+	}
+	switch m := m.(type) {
+	case *pcuif.TxtInd:
+		b.txt = append(b.txt, m.Text)
+	case *pcuif.ActReq:
+		b.stats.ActReqs++
+		b.active[[2]uint8{m.TRX, m.TS}] = m.Activate
+		if !m.Activate {
+			delete(b.active, [2]uint8{m.TRX, m.TS})
+		}
+		close(b.connCh)
+		b.connCh = make(chan struct{})
+	case *pcuif.Data:
+		d := *m
+		d.Payload = append([]byte(nil), m.Payload...)
+		if b.onData != nil {
+			b.onData(d)
+		}
+		k := key{d.SAPI, d.FN, d.TRX, d.TS}
+		if ch, ok := b.pending[k]; ok && (d.SAPI == pcuif.SAPIPDTCH || d.SAPI == pcuif.SAPIPTCCH) {
+			delete(b.pending, k)
+			b.stats.Answered++
+			if ch != nil {
+				ch <- d
+			}
+			return
+		}
+		if d.SAPI == pcuif.SAPIPDTCH || d.SAPI == pcuif.SAPIPTCCH {
+			b.stats.Mismatched++
+		}
+		b.dataReqs = append(b.dataReqs, d)
+	}
+}
+
+// Send sends any message to the PCU in the emulator's version.
+func (b *BTS) Send(m pcuif.Message) error {
+	out, err := pcuif.Marshal(m, b.cfg.Version)
+	if err != nil {
+		return err
+	}
+	return b.SendRaw(out)
+}
+
+// SendRaw sends bytes as one message (for malformed-input tests).
+func (b *BTS) SendRaw(msg []byte) error {
+	b.mu.Lock()
+	c := b.conn
+	b.mu.Unlock()
+	if c == nil {
+		return errors.New("btsemu: no PCU connected")
+	}
+	_, err := c.Write(msg)
+	return err
+}
+
+// Stats returns a copy of the counters.
+func (b *BTS) Stats() Stats {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.stats
+}
+
+// TxtInds returns the TXT_IND texts received.
+func (b *BTS) TxtInds() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.txt...)
+}
+
+// CCCH returns and forgets the DATA_REQs that were not answers to an RTS
+// (AGCH, PCH and their v11+ variants).
+func (b *BTS) CCCH() []pcuif.Data {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d := b.dataReqs
+	b.dataReqs = nil
+	return d
+}
+
+// ActivePDCHs lists the (TRX, TS) pairs the PCU has activated.
+func (b *BTS) ActivePDCHs() [][2]uint8 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out [][2]uint8
+	for t := uint8(0); t < pcuif.NumTRX; t++ {
+		for s := uint8(0); s < pcuif.NumTS; s++ {
+			if b.active[[2]uint8{t, s}] {
+				out = append(out, [2]uint8{t, s})
+			}
+		}
+	}
+	return out
+}
+
+// Connected reports whether a PCU is connected.
+func (b *BTS) Connected() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.conn != nil
+}
+
+// WaitActive waits until a PCU is connected and has activated n PDCHs.
+func (b *BTS) WaitActive(ctx context.Context, n int) error {
+	for {
+		b.mu.Lock()
+		ok := b.conn != nil && len(b.active) == n
+		ch := b.connCh
+		b.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("btsemu: waiting for %d active PDCHs: %w", n, ctx.Err())
+		}
+	}
+}
