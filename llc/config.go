@@ -1,0 +1,279 @@
+package llc
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Variant selects the CoDel automaton.
+type Variant uint8
+
+const (
+	// VariantRFC is RFC 8289 CoDel (the default): first drop after one
+	// interval above target, count − lastcount re-entry within 16 intervals,
+	// exact INTERVAL/√count control law, MAXPACKET per CoDel queue. The
+	// user-data SAPIs get one CoDel each, scheduled by DRR.
+	VariantRFC Variant = iota
+	// VariantOsmo is osmo-pcu's gprs_codel automaton (ACM 2012 "broken up"
+	// variant): 2 × interval on a fresh episode, count − 2 re-entry within
+	// one interval, 8-bit 256/√n table capped at count 227, target =
+	// ⌊interval·13/256⌋ ms, maxpacket 512 octets over the whole MS queue, one
+	// FIFO for all user-data SAPIs, CoDel before the lifetime check.
+	VariantOsmo
+)
+
+func (v Variant) String() string {
+	switch v {
+	case VariantRFC:
+		return "rfc"
+	case VariantOsmo:
+		return "osmo"
+	}
+	return fmt.Sprintf("Variant(%d)", uint8(v))
+}
+
+// ParseVariant parses the VTY keyword ("rfc" or "osmo").
+func ParseVariant(s string) (Variant, error) {
+	switch s {
+	case "rfc":
+		return VariantRFC, nil
+	case "osmo":
+		return VariantOsmo, nil
+	}
+	return 0, fmt.Errorf("llc: unknown codel variant %q", s)
+}
+
+// Lifetime values of Config.Lifetime (osmo-pcu force_llc_lifetime).
+const (
+	LifetimeFromSGSN uint16 = 0      // `no queue lifetime`: use the BSSGP PDU Lifetime IE
+	LifetimeInfinite uint16 = 0xffff // `queue lifetime infinite`; also the IE value for "infinite"
+)
+
+// Defaults.
+const (
+	DefaultIdleAckDelay  = 10 // centiseconds, `queue idle-ack-delay 10`
+	DefaultTarget        = 5 * time.Millisecond
+	DefaultMSLimit       = 256 << 10 // memory octets per MS queue
+	DefaultGlobalLimit   = 64 << 20  // memory octets over all queues
+	FrameOverhead        = 64        // memory octets charged per queued frame on top of its length
+	OsmoDefaultInterval  = 4000 * time.Millisecond
+	OsmoDefaultMaxPacket = 512
+	RFCDefaultMaxPacket  = MaxFrameLen
+)
+
+// Config mirrors osmo-pcu's `pcu` node queue commands plus gopcu's
+// extensions. Every field applies to existing queues at once when passed to
+// Shared.Apply (osmo-pcu applies CoDel settings to new MS objects only):
+//
+//	queue codel                       CoDel = true,  Interval = 0 (per-MS automatic interval)
+//	queue codel interval <1-1000>     CoDel = true,  Interval = N × 10 ms
+//	no queue codel                    CoDel = false
+//	queue lifetime <1-65534>          Lifetime = N (centiseconds, overrides the SGSN's PDU lifetime)
+//	queue lifetime infinite           Lifetime = LifetimeInfinite
+//	no queue lifetime                 Lifetime = LifetimeFromSGSN
+//	queue hysteresis <1-65535>        Hysteresis = N (centiseconds); no queue hysteresis = 0
+//	queue idle-ack-delay <1-65535>    IdleAckDelay = N (centiseconds); no queue idle-ack-delay = 0
+//
+// Extensions (same style):
+//
+//	queue codel variant (rfc|osmo)    Variant
+//	queue codel target <1-10000000>   Target in microseconds; no queue codel target = automatic
+//	queue codel maxpacket <1-65535>   MaxPacket octets; no queue codel maxpacket = variant default
+//	queue codel quantum <64-65535>    Quantum (DRR octets); no queue codel quantum = 1543
+//	queue limit ms <4096-1073741824>  MSLimit (memory octets)
+//	queue limit global <65536-...>    GlobalLimit (memory octets)
+//
+// When each one takes effect: CoDel on/off, interval, target, maxpacket and
+// variant at the next Dequeue of each queue (a variant change, or turning
+// CoDel on, restarts the CoDel states; queued frames are kept and re-sorted);
+// Lifetime and Hysteresis at the next Dequeue, for every queued frame (the
+// expiry is computed from each frame's enqueue time and PDU lifetime then);
+// Quantum at the next DRR round; GlobalLimit at once (Apply drops from the
+// fattest queues until the total fits); MSLimit at once for the memory
+// octets of every queue (same rule); IdleAckDelay is read by the engine.
+type Config struct {
+	CoDel        bool
+	Interval     time.Duration // 0: automatic (rfc: from the drain rate, osmo: 4 s)
+	Variant      Variant
+	Target       time.Duration // 0: automatic; else ≥ 1 µs (rfc only; osmo derives it)
+	MaxPacket    int           // 0: variant default (rfc 1543 per CoDel queue, osmo 512 per MS)
+	Quantum      int           // 0: MaxFrameLen
+	Lifetime     uint16        // centiseconds; LifetimeFromSGSN, LifetimeInfinite or 1..65534
+	Hysteresis   uint16        // centiseconds
+	IdleAckDelay uint16        // centiseconds
+	MSLimit      int           // memory octets (frame length + FrameOverhead) per MS; 0: default
+	GlobalLimit  int64         // memory octets over all queues of a Shared; 0: default
+}
+
+// DefaultConfig is osmo-pcu's default (`queue idle-ack-delay 10`,
+// `queue codel`) with gopcu's defaults for the extensions.
+func DefaultConfig() Config {
+	return Config{CoDel: true, IdleAckDelay: DefaultIdleAckDelay}
+}
+
+// Errors returned by Validate.
+var ErrConfig = errors.New("llc: invalid queue configuration")
+
+// Validate checks the ranges of the VTY commands.
+func (c Config) Validate() error {
+	switch {
+	case c.Interval != 0 && (c.Interval < 10*time.Millisecond || c.Interval > 10*time.Second):
+		return fmt.Errorf("%w: codel interval %v outside 10ms..10s", ErrConfig, c.Interval)
+	case c.Target < 0 || (c.Target != 0 && c.Target < time.Microsecond) || c.Target > 10*time.Second:
+		return fmt.Errorf("%w: codel target %v outside 1µs..10s", ErrConfig, c.Target)
+	case c.Variant > VariantOsmo:
+		return fmt.Errorf("%w: variant %v", ErrConfig, c.Variant)
+	case c.MaxPacket < 0 || c.MaxPacket > 65535:
+		return fmt.Errorf("%w: maxpacket %d", ErrConfig, c.MaxPacket)
+	case c.Quantum != 0 && (c.Quantum < 64 || c.Quantum > 65535):
+		return fmt.Errorf("%w: quantum %d", ErrConfig, c.Quantum)
+	case c.MSLimit != 0 && (c.MSLimit < MaxFrameLen+FrameOverhead || c.MSLimit > 1<<30):
+		return fmt.Errorf("%w: per-MS limit %d", ErrConfig, c.MSLimit)
+	case c.GlobalLimit != 0 && c.GlobalLimit < MaxFrameLen+FrameOverhead:
+		return fmt.Errorf("%w: global limit %d", ErrConfig, c.GlobalLimit)
+	}
+	return nil
+}
+
+func (c Config) msLimit() int {
+	if c.MSLimit == 0 {
+		return DefaultMSLimit
+	}
+	return c.MSLimit
+}
+
+func (c Config) globalLimit() int64 {
+	if c.GlobalLimit == 0 {
+		return DefaultGlobalLimit
+	}
+	return c.GlobalLimit
+}
+
+func (c Config) quantum() int32 {
+	if c.Quantum == 0 {
+		return MaxFrameLen
+	}
+	return int32(c.Quantum)
+}
+
+// VTYLines returns the osmo-pcu `show running-config` lines of the queue
+// commands, in osmo-pcu's order (lifetime, hysteresis, idle-ack-delay,
+// codel), each with its leading space.
+func (c Config) VTYLines() []string {
+	var l []string
+	switch c.Lifetime {
+	case LifetimeFromSGSN:
+	case LifetimeInfinite:
+		l = append(l, " queue lifetime infinite")
+	default:
+		l = append(l, fmt.Sprintf(" queue lifetime %d", c.Lifetime))
+	}
+	if c.Hysteresis != 0 {
+		l = append(l, fmt.Sprintf(" queue hysteresis %d", c.Hysteresis))
+	}
+	if c.IdleAckDelay != 0 {
+		l = append(l, fmt.Sprintf(" queue idle-ack-delay %d", c.IdleAckDelay))
+	}
+	switch {
+	case !c.CoDel:
+		l = append(l, " no queue codel")
+	case c.Interval == 0:
+		l = append(l, " queue codel")
+	default:
+		l = append(l, fmt.Sprintf(" queue codel interval %d", c.Interval/(10*time.Millisecond)))
+	}
+	return l
+}
+
+// VTYExtLines returns the `show running-config` lines of gopcu's extensions
+// that differ from their defaults.
+func (c Config) VTYExtLines() []string {
+	var l []string
+	if c.Variant != VariantRFC {
+		l = append(l, " queue codel variant "+c.Variant.String())
+	}
+	if c.Target != 0 {
+		l = append(l, fmt.Sprintf(" queue codel target %d", c.Target/time.Microsecond))
+	}
+	if c.MaxPacket != 0 {
+		l = append(l, fmt.Sprintf(" queue codel maxpacket %d", c.MaxPacket))
+	}
+	if c.Quantum != 0 {
+		l = append(l, fmt.Sprintf(" queue codel quantum %d", c.Quantum))
+	}
+	if c.MSLimit != 0 {
+		l = append(l, fmt.Sprintf(" queue limit ms %d", c.MSLimit))
+	}
+	if c.GlobalLimit != 0 {
+		l = append(l, fmt.Sprintf(" queue limit global %d", c.GlobalLimit))
+	}
+	return l
+}
+
+// Params are the CoDel parameters in force for one MS queue.
+type Params struct {
+	Interval  time.Duration
+	Target    time.Duration
+	MaxPacket int // octets
+}
+
+// Bounds of the automatic (plain `queue codel`) RFC parameters.
+const (
+	AutoMTU          = 1500 // octets: IP MTU whose drain time sets the target
+	AutoMinTarget    = DefaultTarget
+	AutoBaseInterval = 100 * time.Millisecond
+	AutoMaxInterval  = 2 * time.Second
+	// AutoDefaultRate is assumed while the engine has not reported a drain
+	// rate: CS-1 on one timeslot (20 octets × 50 blocks/s).
+	AutoDefaultRate = 1000
+)
+
+// DrainRate is the LLC payload rate of a DL TBF in octets per second: LLC
+// octets per radio block × 50 blocks per second per PDCH (one block per
+// 20 ms on average, TS 45.002 §6.3.2) × assigned DL timeslots. Examples:
+// CS-1 (20 octets) × 1 TS = 1000; CS-4 (50) × 4 = 10000; MCS-9 (2 × 74) × 4
+// = 29600.
+func DrainRate(llcOctetsPerBlock, slots int) int {
+	return llcOctetsPerBlock * 50 * slots
+}
+
+// ParamsFor resolves the CoDel parameters of a queue draining at rate
+// octets per second (0 = unknown). See the package documentation for the
+// rule.
+func (c Config) ParamsFor(rate int) Params {
+	if c.Variant == VariantOsmo {
+		iv := c.Interval
+		if iv == 0 {
+			iv = OsmoDefaultInterval
+		}
+		ms := int64(iv / time.Millisecond)
+		p := Params{Interval: time.Duration(ms) * time.Millisecond,
+			Target: time.Duration(ms*13/256) * time.Millisecond, MaxPacket: OsmoDefaultMaxPacket}
+		if c.MaxPacket != 0 {
+			p.MaxPacket = c.MaxPacket
+		}
+		return p
+	}
+	if rate <= 0 {
+		rate = AutoDefaultRate
+	}
+	p := Params{MaxPacket: RFCDefaultMaxPacket, Target: c.Target, Interval: c.Interval}
+	if c.MaxPacket != 0 {
+		p.MaxPacket = c.MaxPacket
+	}
+	mtu := time.Duration(int64(AutoMTU) * int64(time.Second) / int64(rate))
+	if p.Target == 0 {
+		p.Target = max(AutoMinTarget, mtu*3/2)
+		if p.Interval == 0 {
+			p.Target = min(p.Target, AutoMaxInterval/2)
+		} else {
+			p.Target = min(p.Target, p.Interval/2)
+		}
+	}
+	if p.Interval == 0 {
+		p.Interval = max(AutoBaseInterval+p.Target-AutoMinTarget, 2*p.Target)
+		p.Interval = min(p.Interval, AutoMaxInterval)
+	}
+	return p
+}

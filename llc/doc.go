@@ -1,0 +1,80 @@
+// Package llc holds what the PCU does with downlink LLC frames: frame
+// inspection (TS 44.064 §6.2-6.3: SAPI, I/S/UI/U, the UI dummy command) and
+// the per-MS downlink queue with PDU lifetime and active queue management.
+//
+// # Queue model
+//
+// One Queue per MS (osmo-pcu gprs_llc_queue), three strict-priority classes
+// by SAPI as osmo-pcu: GMM (SAPI 1), TOM/SMS (SAPI 2, 7, 8), data (all
+// others). In the default rfc variant the data class is split into one flow
+// per user-data SAPI (3, 5, 9, 11) plus one for reserved SAPIs, served by
+// deficit round robin with RFC 8290's new/old flow lists (quantum 1543
+// octets) and each with its own RFC 8289 CoDel. GMM and TOM/SMS frames and
+// every non-UI frame are never dropped by the AQM (a drop decision that
+// falls on such a frame is deferred to the next droppable frame of the
+// flow); PDU lifetime applies to all frames.
+//
+// Dequeue order per call (osmo-pcu llc_queue_dequeue): take the head of the
+// highest non-empty class; drop it if its PDU lifetime expired (expiry is
+// now > enqueue + lifetime; with `queue hysteresis` a frame expiring within
+// the hysteresis is also dropped once this call has dropped something,
+// unless it is "not discardable": ≤ 60 octets, GMM or not UI); run CoDel;
+// deliver. The osmo variant runs CoDel before the lifetime check, as
+// osmo-pcu. Every dropped frame is reported exactly once: lifetime and CoDel
+// drops in the Discard returned by the Dequeue that dropped them, overflow
+// drops in the next Dequeue of the victim or via Shared.TakeOverflowed,
+// cleared frames by Clear/Close (no LLC-DISCARDED, as osmo-pcu).
+//
+// Sojourn is measured from max(enqueue time, transmit start) where the
+// engine sets transmit start (SetTransmitStart) when the MS's DL TBF can
+// first send, so paging and assignment delay does not look like a standing
+// queue (aqm.md §6.2); PDU lifetime still counts from enqueue.
+//
+// # CoDel parameters
+//
+// `queue codel interval N` fixes the interval at N × 10 ms. The target is
+// Config.Target if set (extension, µs resolution, ≥ 1 µs), else derived as
+// below but capped at interval/2. MAXPACKET is one maximum LLC frame
+// (1543 octets) compared with the backlog of the CoDel's own flow.
+//
+// Plain `queue codel` (Interval 0) derives the parameters per MS from its
+// drain rate R in LLC octets/s, set by the engine with SetDrainRate(
+// DrainRate(octets per block of the DL coding scheme, DL slots)); R = 0
+// (unknown) counts as CS-1 on one slot, 1000 octets/s. With
+// MTU-time = 1500 octets / R (CAKE's rule, aqm.md §4.2, RFC 8290 §4.3
+// "target ≥ one MTU at the egress rate"):
+//
+//	target   = min(max(5 ms, 1.5 × MTU-time), 1 s)
+//	interval = min(max(100 ms + target − 5 ms, 2 × target), 2 s)
+//
+// Examples: CS-1 × 1 slot: 1 s / 2 s; CS-4 × 4: 225 ms / 450 ms; MCS-9 × 4:
+// 76 ms / 171 ms; MCS-9 × 8 (59 200 octets/s): 38 ms / 133 ms. The 2 s cap
+// follows the mac80211 lesson (per-station intervals of 300 ms+ on slow
+// stations were reverted as effectively disabling CoDel, aqm.md §3); it is
+// half of osmo-pcu's fixed 4 s, which was needed only because osmo-pcu
+// counts paging and TBF establishment as queueing. Parameters follow the
+// rate immediately; the CoDel state is kept.
+//
+// The osmo variant (`queue codel variant osmo`) uses osmo-pcu's numbers:
+// interval 4 s unless set, target ⌊interval_ms × 13/256⌋ ms (0 for intervals
+// below 20 ms, as osmo-pcu), maxpacket 512 octets over the whole MS queue,
+// one CoDel per class, no reset on an empty queue (aqm.md D1-D7). It
+// reproduces osmo-pcu's tests/codel and tests/llc; gopcu's protection of
+// GMM/SMS/TOM/non-UI frames and the transmit-start sojourn still apply.
+//
+// # Memory
+//
+// Frames are charged len + FrameOverhead (64) octets against a per-MS
+// limit (default 256 KiB) and a global limit (default 64 MiB) held by
+// Shared. When a limit is exceeded the head of the fattest data flow of the
+// fattest MS is dropped (RFC 8290 §4.1 overload rule; without data frames
+// the TOM/SMS and then the GMM class). An idle queue is a ~200-byte header;
+// the flow storage of a busy queue comes from a pool in Shared and goes
+// back once the queue is empty and its CoDel state is cold, so steady-state
+// enqueue/dequeue does not allocate.
+//
+// # Time
+//
+// Nothing reads a clock: every method takes now as a monotonic
+// time.Duration since an arbitrary epoch. All methods are for one goroutine.
+package llc

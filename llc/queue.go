@@ -1,0 +1,896 @@
+package llc
+
+import (
+	"math"
+	"sort"
+	"time"
+)
+
+// Class is a strict-priority class of the MS queue (osmo-pcu llc.c).
+type Class uint8
+
+// Priority classes, highest first.
+const (
+	ClassGMM    Class = iota // SAPI 1
+	ClassTOMSMS              // SAPI 2, 7, 8
+	ClassData                // every other SAPI (user data 3, 5, 9, 11; reserved SAPIs)
+	NumClasses
+)
+
+func (c Class) String() string {
+	switch c {
+	case ClassGMM:
+		return "GMM"
+	case ClassTOMSMS:
+		return "TOM/SMS"
+	case ClassData:
+		return "data"
+	}
+	return "?"
+}
+
+// ClassOf maps a SAPI to its priority class.
+func ClassOf(sapi uint8) Class {
+	switch sapi {
+	case SAPIGMM:
+		return ClassGMM
+	case SAPITOM2, SAPISMS, SAPITOM8:
+		return ClassTOMSMS
+	}
+	return ClassData
+}
+
+// Reason is why a frame was dropped.
+type Reason uint8
+
+// Drop reasons.
+const (
+	ReasonLifetime Reason = iota // PDU lifetime expired (llc:timeout)
+	ReasonCoDel                  // AQM decision
+	ReasonOverflow               // per-MS or global memory limit
+	ReasonCleared                // queue cleared (MS freed or merged away)
+	NumReasons
+)
+
+func (r Reason) String() string {
+	return [...]string{"lifetime", "codel", "overflow", "cleared"}[r]
+}
+
+// Flows inside one MS queue. Flows 0 and 1 are the GMM and TOM/SMS classes;
+// flows 2..6 make up the data class: in the rfc variant one flow per
+// user-data SAPI (3, 5, 9, 11) plus one for reserved SAPIs, scheduled by
+// DRR; in the osmo variant only flowOther (one FIFO, as osmo-pcu).
+const (
+	flowGMM = iota
+	flowTOM
+	flowS3
+	flowS5
+	flowS9
+	flowS11
+	flowOther
+	// NumFlows is the number of flows of a queue (see FlowName).
+	NumFlows
+	firstUser = flowS3
+	numUser   = NumFlows - firstUser
+)
+
+var sapiFlow = [16]uint8{flowOther, flowGMM, flowTOM, flowS3, flowOther, flowS5, flowOther, flowTOM,
+	flowTOM, flowS9, flowOther, flowS11, flowOther, flowOther, flowOther, flowOther}
+
+// FlowName names flow i for display ("GMM", "TOM/SMS", "SAPI3", ...).
+func FlowName(i int) string {
+	return [...]string{"GMM", "TOM/SMS", "SAPI3", "SAPI5", "SAPI9", "SAPI11", "other"}[i]
+}
+
+func flowFor(sapi uint8, v Variant) uint8 {
+	f := sapiFlow[sapi&0x0f]
+	if v == VariantOsmo && f >= firstUser {
+		return flowOther
+	}
+	return f
+}
+
+func classOfFlow(f uint8) Class {
+	if f >= firstUser {
+		return ClassData
+	}
+	return Class(f)
+}
+
+const (
+	fProtected   = 1 << iota // never AQM-dropped
+	fDiscardable             // may be dropped inside the lifetime hysteresis
+)
+
+// entry is one queued frame. 56 bytes; entries live in a per-queue slab and
+// are linked per flow by index, so steady-state operation allocates nothing.
+type entry struct {
+	data   []byte
+	enq    time.Duration // enqueue time: PDU lifetime counts from here
+	origin time.Duration // sojourn origin (enq, or the put-back time)
+	seq    uint32        // enqueue order within the queue (wrapping)
+	next   int32
+	life   uint16 // PDU lifetime from BSSGP, centiseconds
+	flags  uint8
+}
+
+type flow struct {
+	head, tail int32
+	frames     int32
+	octets     int32
+	deficit    int32
+	list       uint8 // 0 none, 1 new flows, 2 old flows
+}
+
+const (
+	listNone = iota
+	listNew
+	listOld
+)
+
+type flist struct {
+	f [numUser]uint8
+	n uint8
+}
+
+func (l *flist) push(f uint8) { l.f[l.n] = f; l.n++ }
+
+func (l *flist) pop() {
+	copy(l.f[:], l.f[1:l.n])
+	l.n--
+}
+
+// active is the working storage of a queue holding (or recently holding)
+// frames. Idle queues give it back to Shared's pool.
+type active struct {
+	ents     []entry
+	free     int32
+	flows    [NumFlows]flow
+	cd       [NumFlows]codel
+	newL     flist
+	oldL     flist
+	params   Params
+	gen      uint32
+	rate     int32
+	variant  Variant
+	codelOn  bool
+	nextFree *active
+}
+
+func (a *active) init() {
+	a.ents = a.ents[:0]
+	a.free = -1
+	for i := range a.flows {
+		a.flows[i] = flow{head: -1, tail: -1}
+		a.cd[i].reset()
+	}
+	a.newL, a.oldL = flist{}, flist{}
+	a.gen = 0
+}
+
+type classStats struct {
+	delivered uint32
+	drops     [NumReasons]uint32
+	last      uint32 // sojourn, microseconds (saturating)
+	min       uint32
+	max       uint32
+	avg       uint32 // EWMA, weight 1/8
+}
+
+// Queue is the downlink LLC queue of one MS (osmo-pcu gprs_llc_queue). It is
+// owned by one goroutine. Frames passed to Enqueue belong to the queue until
+// Dequeue returns them; dropped frames are simply released.
+type Queue struct {
+	s *Shared
+	a *active
+	// Owner is free for the engine (its MS), e.g. to find the MS of a
+	// queue passed to Shared.TakeOverflowed.
+	Owner any
+
+	txStart time.Duration
+	lastEnq time.Duration
+
+	frames  int32
+	octets  int32
+	charge  int64
+	heapIdx int32
+	rate    int32
+	seq     uint32
+
+	pendFrames uint32
+	pendOctets uint32
+
+	victim bool
+	closed bool
+
+	cls [NumClasses]classStats
+}
+
+const noTime = time.Duration(math.MinInt64)
+
+// NewQueue makes an empty queue. An idle queue takes no other memory.
+func (s *Shared) NewQueue(owner any) *Queue {
+	return &Queue{s: s, Owner: owner, txStart: noTime, lastEnq: noTime, heapIdx: -1}
+}
+
+// Frame is a frame handed out by Dequeue.
+type Frame struct {
+	Data     []byte
+	SAPI     uint8
+	Class    Class
+	Enqueued time.Duration // enqueue time (PDU lifetime origin)
+	Sojourn  time.Duration // now − max(enqueue, transmit start)
+	Lifetime uint16        // BSSGP PDU lifetime given at enqueue (centiseconds)
+	seq      uint32
+}
+
+// Discard is what a Dequeue call (or TakeDiscarded) dropped and must report
+// to the SGSN in LLC-DISCARDED (TS 48.018 §10.4.19). Frames/Octets include
+// overflow drops of earlier enqueues not reported yet.
+type Discard struct {
+	Frames   int
+	Octets   int
+	Lifetime int // frames by reason
+	CoDel    int
+	Overflow int
+}
+
+// LLCDiscarded returns the IE values of LLC-DISCARDED: LLC Frames Discarded
+// (capped at 255) and Number of octets affected (capped at 2^24 − 1), as
+// osmo-pcu does.
+func (d Discard) LLCDiscarded() (frames uint8, octets uint32) {
+	return uint8(min(d.Frames, 0xff)), uint32(min(d.Octets, 0xffffff))
+}
+
+// Len is the number of queued frames.
+func (q *Queue) Len() int { return int(q.frames) }
+
+// Octets is the number of queued LLC octets.
+func (q *Queue) Octets() int { return int(q.octets) }
+
+// LastEnqueue is the time of the last Enqueue (ok false if none). The
+// engine's idle-ack timer fires Config.IdleAckDelay after it.
+func (q *Queue) LastEnqueue() (time.Duration, bool) { return q.lastEnq, q.lastEnq != noTime }
+
+// SetTransmitStart tells the queue that the MS's DL TBF can transmit from
+// now on (assignment done, first block possible). Sojourn (CoDel, stats) is
+// measured from max(enqueue, transmit start), so paging and TBF
+// establishment are not taken for a standing queue; PDU lifetime still runs
+// from enqueue. Call it whenever a new DL TBF becomes able to send.
+func (q *Queue) SetTransmitStart(now time.Duration) { q.txStart = now }
+
+// SetDrainRate tells the queue the MS's current DL drain rate in LLC octets
+// per second (see DrainRate); with plain `queue codel` the rfc variant
+// derives its CoDel target and interval from it. Call it when the coding
+// scheme or the number of assigned DL slots changes; 0 means unknown.
+func (q *Queue) SetDrainRate(octetsPerSecond int) {
+	q.rate = int32(min(max(octetsPerSecond, 0), math.MaxInt32))
+}
+
+// HeadSojourn is the sojourn of the oldest queued frame (0 if empty).
+func (q *Queue) HeadSojourn(now time.Duration) time.Duration {
+	if q.a == nil {
+		return 0
+	}
+	var best time.Duration
+	for i := range q.a.flows {
+		if h := q.a.flows[i].head; h >= 0 {
+			best = max(best, q.sojourn(&q.a.ents[h], now))
+		}
+	}
+	return best
+}
+
+func (q *Queue) sojourn(e *entry, now time.Duration) time.Duration {
+	d := now - max(e.origin, q.txStart)
+	if d < 0 {
+		return 0
+	}
+	return d
+}
+
+// Enqueue appends an LLC frame received in DL-UNITDATA at now, with the
+// BSSGP PDU Lifetime in centiseconds (LifetimeInfinite if the IE was absent
+// or invalid, as osmo-pcu). The queue owns frame afterwards. It fails only
+// for an empty or oversized frame. If the per-MS or global limit is
+// exceeded, frames are dropped from the head of the fattest flow of this MS
+// (per-MS limit) or of the fattest MS (global limit); such drops are
+// reported by the victim's next Dequeue or by Shared.TakeOverflowed.
+func (q *Queue) Enqueue(now time.Duration, frame []byte, pduLifetime uint16) error {
+	if len(frame) == 0 {
+		return ErrEmpty
+	}
+	if len(frame) > MaxFrameLen {
+		return ErrTooLong
+	}
+	var fl uint8
+	if Protected(frame) {
+		fl |= fProtected
+	}
+	if Discardable(frame) {
+		fl |= fDiscardable
+	}
+	q.seq++
+	q.insert(entry{data: frame, enq: now, origin: now, seq: q.seq, life: pduLifetime, flags: fl}, false)
+	q.lastEnq = now
+	q.enforce()
+	return nil
+}
+
+// PutBack puts a frame returned by Dequeue back at the head of its flow
+// (osmo-pcu llc_queue_merge_prepend: a DL TBF is replaced before its frames
+// were acknowledged). The PDU lifetime keeps counting from the original
+// enqueue; the sojourn starts again at now, so data that was already on air
+// is not mistaken for a standing queue (aqm.md D8). Put frames back in
+// reverse order of their dequeue.
+func (q *Queue) PutBack(now time.Duration, f Frame) {
+	var fl uint8
+	if Protected(f.Data) {
+		fl |= fProtected
+	}
+	if Discardable(f.Data) {
+		fl |= fDiscardable
+	}
+	q.insert(entry{data: f.Data, enq: f.Enqueued, origin: now, seq: f.seq, life: f.Lifetime, flags: fl}, true)
+	q.enforce()
+}
+
+func (q *Queue) insert(e entry, front bool) {
+	if q.a == nil {
+		q.a = q.s.getActive()
+	}
+	q.sync()
+	a := q.a
+	idx := a.alloc()
+	e.next = -1
+	f := flowFor(SAPI(e.data), a.variant)
+	fw := &a.flows[f]
+	if front {
+		e.next = fw.head
+		fw.head = idx
+		if fw.tail < 0 {
+			fw.tail = idx
+		}
+	} else {
+		if fw.tail >= 0 {
+			a.ents[fw.tail].next = idx
+		} else {
+			fw.head = idx
+		}
+		fw.tail = idx
+	}
+	a.ents[idx] = e
+	n := int32(len(e.data))
+	fw.frames++
+	fw.octets += n
+	if f >= firstUser && fw.list == listNone {
+		fw.list = listNew
+		fw.deficit = q.s.cfg.quantum()
+		a.newL.push(f)
+	}
+	q.account(int64(n), 1)
+}
+
+// account adds (or with negative values removes) frames and octets.
+func (q *Queue) account(octets int64, frames int32) {
+	ch := octets + int64(frames)*FrameOverhead
+	q.frames += frames
+	q.octets += int32(octets)
+	q.charge += ch
+	s := q.s
+	s.total += ch
+	s.frames += int64(frames)
+	s.octets += octets
+	s.heapUpdate(q)
+}
+
+func (a *active) alloc() int32 {
+	if a.free >= 0 {
+		i := a.free
+		a.free = a.ents[i].next
+		return i
+	}
+	a.ents = append(a.ents, entry{})
+	return int32(len(a.ents) - 1)
+}
+
+// pop removes the head of flow f (which must not be empty).
+func (q *Queue) pop(f uint8) int32 {
+	a := q.a
+	fw := &a.flows[f]
+	i := fw.head
+	e := &a.ents[i]
+	fw.head = e.next
+	if fw.head < 0 {
+		fw.tail = -1
+	}
+	n := int32(len(e.data))
+	fw.frames--
+	fw.octets -= n
+	q.account(-int64(n), -1)
+	return i
+}
+
+func (q *Queue) release(i int32) {
+	a := q.a
+	a.ents[i] = entry{next: a.free}
+	a.free = i
+}
+
+// drop releases entry i (already popped) for reason r.
+func (q *Queue) drop(i int32, r Reason) {
+	e := &q.a.ents[i]
+	c := &q.cls[ClassOf(SAPI(e.data))]
+	c.drops[r]++
+	switch r {
+	case ReasonLifetime:
+		q.s.ctr.Timeout++
+	case ReasonCoDel:
+		q.s.ctr.CoDel++
+	case ReasonOverflow:
+		q.s.ctr.Overflow++
+		q.pendFrames++
+		q.pendOctets += uint32(len(e.data))
+		if !q.victim {
+			q.victim = true
+			q.s.victims = append(q.s.victims, q)
+		}
+	case ReasonCleared:
+		q.s.ctr.Cleared++
+	}
+	q.release(i)
+}
+
+// enforce applies the per-MS and the global limit after an insert.
+func (q *Queue) enforce() {
+	lim := int64(q.s.cfg.msLimit())
+	for q.charge > lim {
+		q.overflowDrop()
+	}
+	q.s.enforceGlobal()
+}
+
+// overflowDrop drops the head of the fattest data flow of q (FQ-CoDel's
+// overload rule, RFC 8290 §4.1), or, without user data, of the TOM/SMS and
+// then the GMM class.
+func (q *Queue) overflowDrop() {
+	a := q.a
+	best := -1
+	for f := firstUser; f < NumFlows; f++ {
+		if a.flows[f].frames > 0 && (best < 0 || a.flows[f].octets > a.flows[best].octets) {
+			best = f
+		}
+	}
+	if best < 0 {
+		best = flowTOM
+		if a.flows[flowTOM].frames == 0 {
+			best = flowGMM
+		}
+	}
+	q.drop(q.pop(uint8(best)), ReasonOverflow)
+}
+
+func (q *Queue) takePending() Discard {
+	d := Discard{Frames: int(q.pendFrames), Octets: int(q.pendOctets), Overflow: int(q.pendFrames)}
+	q.pendFrames, q.pendOctets = 0, 0
+	return d
+}
+
+// TakeDiscarded returns (and forgets) overflow drops not reported yet.
+func (q *Queue) TakeDiscarded() Discard { return q.takePending() }
+
+// sync brings the working storage in line with the configuration: CoDel
+// parameters, CoDel restart when it was switched on, flow layout when the
+// variant changed.
+func (q *Queue) sync() {
+	a, s := q.a, q.s
+	if a.gen == s.gen && a.rate == q.rate {
+		return
+	}
+	cfg := &s.cfg
+	if a.gen == 0 {
+		a.variant = cfg.Variant
+		a.codelOn = cfg.CoDel
+	}
+	if a.variant != cfg.Variant {
+		q.relayout(cfg.Variant)
+	}
+	if cfg.CoDel && !a.codelOn {
+		for i := range a.cd {
+			a.cd[i].reset()
+		}
+	}
+	a.codelOn = cfg.CoDel
+	a.params = cfg.ParamsFor(int(q.rate))
+	a.gen, a.rate = s.gen, q.rate
+}
+
+// relayout moves the data-class frames to the flows of variant v, keeping
+// their enqueue order, and restarts all CoDel states.
+func (q *Queue) relayout(v Variant) {
+	a := q.a
+	var idx []int32
+	for f := firstUser; f < NumFlows; f++ {
+		for i := a.flows[f].head; i >= 0; i = a.ents[i].next {
+			idx = append(idx, i)
+		}
+		a.flows[f] = flow{head: -1, tail: -1}
+	}
+	sort.SliceStable(idx, func(x, y int) bool { return int32(a.ents[idx[x]].seq-a.ents[idx[y]].seq) < 0 })
+	a.newL, a.oldL = flist{}, flist{}
+	quantum := q.s.cfg.quantum()
+	for _, i := range idx {
+		e := &a.ents[i]
+		f := flowFor(SAPI(e.data), v)
+		fw := &a.flows[f]
+		e.next = -1
+		if fw.tail >= 0 {
+			a.ents[fw.tail].next = i
+		} else {
+			fw.head = i
+		}
+		fw.tail = i
+		fw.frames++
+		fw.octets += int32(len(e.data))
+		if fw.list == listNone {
+			fw.list = listNew
+			fw.deficit = quantum
+			a.newL.push(f)
+		}
+	}
+	for i := range a.cd {
+		a.cd[i].reset()
+	}
+	a.variant = v
+}
+
+// call is the per-Dequeue-call state.
+type call struct {
+	now  time.Duration
+	hyst time.Duration
+	d    Discard
+}
+
+func (c *call) dropped(n int, r Reason) {
+	c.d.Frames++
+	c.d.Octets += n
+	switch r {
+	case ReasonLifetime:
+		c.d.Lifetime++
+	case ReasonCoDel:
+		c.d.CoDel++
+	}
+}
+
+// Dequeue takes the next frame to send (osmo-pcu llc_queue_dequeue): the
+// GMM class first, then TOM/SMS, then the data class (DRR across the
+// user-data SAPIs in the rfc variant). On the way it drops frames whose PDU
+// lifetime expired (with the `queue hysteresis` rule) and frames the AQM
+// decides to drop. ok is false if nothing is left. d holds everything
+// dropped by this call plus earlier overflow drops not reported yet: if
+// d.Frames > 0 the engine sends LLC-DISCARDED (d.LLCDiscarded()).
+func (q *Queue) Dequeue(now time.Duration) (fr Frame, ok bool, d Discard) {
+	if q.a == nil {
+		return Frame{}, false, q.takePending()
+	}
+	q.sync()
+	c := call{now: now, hyst: time.Duration(q.s.cfg.Hysteresis) * 10 * time.Millisecond}
+	i := q.pick(&c)
+	d = c.d
+	if p := q.takePending(); p.Frames > 0 {
+		d.Frames += p.Frames
+		d.Octets += p.Octets
+		d.Overflow += p.Overflow
+	}
+	if i < 0 {
+		q.idle(now)
+		return Frame{}, false, d
+	}
+	e := &q.a.ents[i]
+	fr = Frame{Data: e.data, SAPI: SAPI(e.data), Enqueued: e.enq, Sojourn: q.sojourn(e, now),
+		Lifetime: e.life, seq: e.seq}
+	fr.Class = ClassOf(fr.SAPI)
+	q.cls[fr.Class].sample(fr.Sojourn)
+	q.s.ctr.Scheduled++
+	q.release(i)
+	if q.frames == 0 {
+		q.idle(now)
+	}
+	return fr, true, d
+}
+
+func (c *classStats) sample(s time.Duration) {
+	us := uint32(min(s/time.Microsecond, math.MaxUint32))
+	if c.delivered == 0 {
+		c.min, c.max, c.avg = us, us, us
+	} else {
+		c.min = min(c.min, us)
+		c.max = max(c.max, us)
+		c.avg = uint32(int64(c.avg) + (int64(us)-int64(c.avg))/8)
+	}
+	c.last = us
+	c.delivered++
+}
+
+// pick runs the class priority and DRR and returns the delivered entry or -1.
+func (q *Queue) pick(c *call) int32 {
+	a := q.a
+	for f := uint8(flowGMM); f <= flowTOM; f++ {
+		if a.flows[f].frames > 0 {
+			if i := q.pull(f, c); i >= 0 {
+				return i
+			}
+		}
+	}
+	quantum := q.s.cfg.quantum()
+	for {
+		var f uint8
+		var l *flist
+		switch {
+		case a.newL.n > 0:
+			l = &a.newL
+		case a.oldL.n > 0:
+			l = &a.oldL
+		default:
+			// RFC 8289 dequeue on an empty queue: leave dropping state.
+			if a.variant == VariantRFC {
+				for f := firstUser; f < NumFlows; f++ {
+					a.cd[f].dropping = false
+					a.cd[f].faSet = false
+				}
+			}
+			return -1
+		}
+		f = l.f[0]
+		fw := &a.flows[f]
+		if fw.deficit <= 0 {
+			fw.deficit += quantum
+			l.pop()
+			fw.list = listOld
+			a.oldL.push(f)
+			continue
+		}
+		i := q.pull(f, c)
+		if i < 0 {
+			// RFC 8290 §4.2: an emptied new flow goes to the end of the
+			// old list (if that is not empty), an emptied old flow leaves.
+			l.pop()
+			if l == &a.newL && a.oldL.n > 0 {
+				fw.list = listOld
+				a.oldL.push(f)
+			} else {
+				fw.list = listNone
+			}
+			continue
+		}
+		fw.deficit -= int32(len(a.ents[i].data))
+		return i
+	}
+}
+
+// expired applies PDU lifetime with osmo-pcu's hysteresis to a popped
+// frame: true means drop it as timed out.
+func (q *Queue) expired(e *entry, c *call) bool {
+	life, ok := q.s.lifetimeOf(e.life)
+	if !ok {
+		return false
+	}
+	exp := e.enq + life
+	if c.now+c.hyst <= exp { // not expired at now + hysteresis
+		return false
+	}
+	if c.now <= exp { // expires only within the hysteresis
+		if c.d.Frames == 0 || e.flags&fDiscardable == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// pull takes the next frame of flow f to deliver, or -1 when the flow ran
+// empty, dropping expired and AQM-dropped frames on the way.
+func (q *Queue) pull(f uint8, c *call) int32 {
+	a := q.a
+	if a.variant == VariantOsmo {
+		return q.pullOsmo(f, c)
+	}
+	cd := &a.cd[f]
+	if !a.codelOn || f < firstUser {
+		return q.head(f, c)
+	}
+	p := &a.params
+	i := q.head(f, c)
+	if i < 0 {
+		cd.dropping, cd.faSet = false, false
+		return -1
+	}
+	ok := cd.okToDrop(c.now, q.sojourn(&a.ents[i], c.now), int(a.flows[f].octets), p)
+	if cd.dropping {
+		if !ok {
+			cd.dropping = false
+		}
+		for cd.dropping && c.now >= cd.dropNext {
+			if a.ents[i].flags&fProtected != 0 {
+				break // never drop it; the drop falls on the next droppable frame
+			}
+			q.aqmDrop(i, c)
+			cd.count++
+			i = q.head(f, c)
+			if i < 0 {
+				cd.dropping, cd.faSet = false, false
+				return -1
+			}
+			if !cd.okToDrop(c.now, q.sojourn(&a.ents[i], c.now), int(a.flows[f].octets), p) {
+				cd.dropping = false
+			} else {
+				cd.dropNext = controlLaw(cd.dropNext, cd.count, p.Interval)
+			}
+		}
+	} else if ok && a.ents[i].flags&fProtected == 0 {
+		q.aqmDrop(i, c)
+		i = q.head(f, c)
+		if i >= 0 {
+			cd.okToDrop(c.now, q.sojourn(&a.ents[i], c.now), int(a.flows[f].octets), p)
+		} else {
+			cd.faSet = false
+		}
+		cd.enter(c.now, p)
+	}
+	return i
+}
+
+func (q *Queue) aqmDrop(i int32, c *call) {
+	c.dropped(len(q.a.ents[i].data), ReasonCoDel)
+	q.drop(i, ReasonCoDel)
+}
+
+// head pops the first frame of flow f that is not expired (RFC 8289
+// dodequeue with the PDU lifetime check in front), or -1.
+func (q *Queue) head(f uint8, c *call) int32 {
+	a := q.a
+	for a.flows[f].frames > 0 {
+		i := q.pop(f)
+		if q.expired(&a.ents[i], c) {
+			c.dropped(len(a.ents[i].data), ReasonLifetime)
+			q.drop(i, ReasonLifetime)
+			continue
+		}
+		return i
+	}
+	return -1
+}
+
+// pullOsmo is osmo-pcu's dequeue loop for one class: CoDel decision per
+// frame, then the lifetime check.
+func (q *Queue) pullOsmo(f uint8, c *call) int32 {
+	a := q.a
+	for a.flows[f].frames > 0 {
+		i := q.pop(f)
+		e := &a.ents[i]
+		if a.codelOn && a.cd[f].osmoControl(c.now, q.sojourn(e, c.now), int(q.octets), &a.params, e.flags&fProtected == 0) {
+			q.aqmDrop(i, c)
+			continue
+		}
+		if q.expired(e, c) {
+			c.dropped(len(e.data), ReasonLifetime)
+			q.drop(i, ReasonLifetime)
+			continue
+		}
+		return i
+	}
+	return -1
+}
+
+// idle gives the working storage back when the queue is empty and no CoDel
+// state can matter any more.
+func (q *Queue) idle(now time.Duration) {
+	a := q.a
+	if a == nil || q.frames != 0 {
+		return
+	}
+	for i := range a.cd {
+		if !a.cd[i].cold(now, a.variant, &a.params) {
+			return
+		}
+	}
+	q.a = nil
+	q.s.putActive(a)
+}
+
+// Idle releases the working storage of an empty queue whose CoDel states
+// have gone cold; the engine may call it from the MS idle timer. Dequeue
+// does the same when it empties the queue.
+func (q *Queue) Idle(now time.Duration) { q.idle(now) }
+
+// Clear drops every queued frame (reason cleared; osmo-pcu llc_queue_clear
+// counts them in llc:dropped and sends no LLC-DISCARDED) and returns how many
+// frames and octets went.
+func (q *Queue) Clear() (frames, octets int) {
+	a := q.a
+	if a == nil {
+		return 0, 0
+	}
+	for f := uint8(0); f < NumFlows; f++ {
+		for a.flows[f].frames > 0 {
+			i := q.pop(f)
+			frames++
+			octets += len(a.ents[i].data)
+			q.drop(i, ReasonCleared)
+		}
+	}
+	return frames, octets
+}
+
+// Close clears the queue and returns its storage (MS freed). Pending
+// overflow reports are forgotten.
+func (q *Queue) Close() (frames, octets int) {
+	frames, octets = q.Clear()
+	q.pendFrames, q.pendOctets = 0, 0
+	q.closed = true
+	if q.a != nil {
+		q.s.putActive(q.a)
+		q.a = nil
+	}
+	return frames, octets
+}
+
+// Merge moves every frame of o into q (MS merge, osmo-pcu
+// llc_queue_move_and_merge): per flow by ascending enqueue time, on equal
+// times o's frame first. q keeps its CoDel states; o ends empty.
+func (q *Queue) Merge(o *Queue) {
+	if o == q || o.a == nil || o.frames == 0 {
+		return
+	}
+	if q.a == nil {
+		q.a = q.s.getActive()
+	}
+	q.sync()
+	o.sync()
+	if o.a.variant != q.a.variant {
+		o.relayout(q.a.variant)
+	}
+	type item struct {
+		e   entry
+		src int // 0: o, 1: q
+		f   uint8
+	}
+	var items []item
+	for _, x := range []*Queue{o, q} {
+		src := 0
+		if x == q {
+			src = 1
+		}
+		for f := uint8(0); f < NumFlows; f++ {
+			for x.a.flows[f].frames > 0 {
+				i := x.pop(f)
+				items = append(items, item{e: x.a.ents[i], src: src, f: f})
+				x.release(i)
+			}
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		a, b := &items[i], &items[j]
+		if a.e.enq != b.e.enq {
+			return a.e.enq < b.e.enq
+		}
+		if a.src != b.src {
+			return a.src < b.src
+		}
+		return int32(a.e.seq-b.e.seq) < 0
+	})
+	for i := range items {
+		items[i].e.seq = uint32(i + 1)
+		q.insert(items[i].e, false)
+	}
+	q.seq = uint32(len(items))
+	if o.pendFrames > 0 {
+		q.pendFrames += o.pendFrames
+		q.pendOctets += o.pendOctets
+		o.pendFrames, o.pendOctets = 0, 0
+		if !q.victim {
+			q.victim = true
+			q.s.victims = append(q.s.victims, q)
+		}
+	}
+	q.enforce()
+}
