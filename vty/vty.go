@@ -430,3 +430,11 @@ func (v *VTY) execute(st *state, cmd *Cmd, argv []string, out *bytes.Buffer, fil
 func (v *VTY) uptime() time.Duration { return time.Since(v.start) }
 
 func pid() int { return os.Getpid() }
+
+// Render runs f with a Context writing to a string ("\n" line ends), for
+// writers and tests outside a session.
+func Render(f func(c *Context)) string {
+	var b bytes.Buffer
+	f(&Context{out: &b, file: true})
+	return b.String()
+}
