@@ -1,0 +1,356 @@
+package ns
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"time"
+
+	"github.com/gopcu/gopcu/internal/logx"
+)
+
+// Dialect selects the NS flavour (osmo-pcu VTY "gb-dialect").
+type Dialect int
+
+const (
+	// DialectClassic is NS over UDP with NS-RESET/BLOCK/UNBLOCK and ALIVE
+	// (libosmogb "ipaccess" dialect); the BSS initiates the reset.
+	DialectClassic Dialect = iota
+	// DialectIPSNS is 3GPP IP-SNS (TS 48.016 §7.4b, §9.3): SNS-SIZE and
+	// SNS-CONFIG, then NS-VCs with ALIVE only.
+	DialectIPSNS
+)
+
+func (d Dialect) String() string {
+	if d == DialectIPSNS {
+		return "ip-sns"
+	}
+	return "classic"
+}
+
+// Timers are the NS timers with libosmogb's defaults (VTY "ns" / "timer").
+type Timers struct {
+	TnsBlock          time.Duration
+	TnsBlockRetries   int
+	TnsReset          time.Duration
+	TnsResetRetries   int
+	TnsTest           time.Duration
+	TnsAlive          time.Duration
+	TnsAliveRetries   int
+	TsnsProv          time.Duration
+	TsnsSizeRetries   int
+	TsnsConfigRetries int
+	TsnsProcRetries   int
+}
+
+// DefaultTimers returns osmo's defaults (osmo-pcu-facts §2.1).
+func DefaultTimers() Timers {
+	return Timers{
+		TnsBlock: 3 * time.Second, TnsBlockRetries: 3,
+		TnsReset: 3 * time.Second, TnsResetRetries: 3,
+		TnsTest: 30 * time.Second, TnsAlive: 3 * time.Second, TnsAliveRetries: 10,
+		TsnsProv: 3 * time.Second, TsnsSizeRetries: 3, TsnsConfigRetries: 3, TsnsProcRetries: 3,
+	}
+}
+
+// Endpoint is one INFO_IND NS-VC entry: local bind (index into the
+// transport's sockets; osmo-pcu binds local_port[i] on the wildcard address),
+// the SGSN's address, and the NSVCI (classic only).
+type Endpoint struct {
+	Bind   int
+	NSVCI  uint16
+	Local  netip.AddrPort // local address announced in SNS-CONFIG (IP-SNS); port is local_port[i]
+	Remote netip.AddrPort
+}
+
+// Config is the NSE configuration, filled from INFO_IND (osmo-pcu-facts §1.6).
+type Config struct {
+	NSEI      uint16
+	Dialect   Dialect
+	Endpoints []Endpoint // up to 2 (PCU_IF_NUM_NSVC)
+	Timers    Timers     // zero value: DefaultTimers()
+	// MaxNSVCs is announced in SNS-SIZE (default 8).
+	MaxNSVCs uint16
+}
+
+// Transport sends one datagram from local bind `bind` to `to`. It must not
+// retain b after returning.
+type Transport interface {
+	Send(bind int, to netip.AddrPort, b []byte) error
+}
+
+// Handler receives NS-UNITDATA SDUs and NSE availability changes (the NS
+// status indications of TS 48.016 §5.2). sdu is only valid during the call.
+type Handler interface {
+	NSUnitdata(bvci uint16, sdu []byte, now time.Duration)
+	NSAvailable(up bool, now time.Duration)
+}
+
+// Errors of the send path.
+var (
+	ErrNotAvailable = errors.New("ns: no unblocked NS-VC")
+	ErrTooLarge     = errors.New("ns: SDU too large")
+)
+
+const maxPDU = 1600 + 4
+
+// NSE is the BSS side of one NS entity with its NS-VCs. It is not safe for
+// concurrent use: one owner goroutine calls every method, passing the
+// monotonic time `now`.
+type NSE struct {
+	cfg   Config
+	tx    Transport
+	h     Handler
+	log   *slog.Logger
+	vcs   []*VC
+	up    bool
+	sns   *snsFSM
+	buf   [maxPDU]byte
+	rx    PDU
+	Stats Stats
+}
+
+// Stats are simple per-NSE counters.
+type Stats struct {
+	TxPDUs, RxPDUs, RxErrors, TxStatus, Resets uint64
+}
+
+// NewNSE builds an NSE. log may be nil.
+func NewNSE(cfg Config, tx Transport, h Handler, log *slog.Logger) (*NSE, error) {
+	if len(cfg.Endpoints) == 0 || len(cfg.Endpoints) > 2 {
+		return nil, fmt.Errorf("ns: need 1 or 2 endpoints, have %d", len(cfg.Endpoints))
+	}
+	if cfg.Timers == (Timers{}) {
+		cfg.Timers = DefaultTimers()
+	}
+	if cfg.MaxNSVCs == 0 {
+		cfg.MaxNSVCs = 8
+	}
+	if log == nil {
+		log = logx.Discard().Logger(logx.CatNS)
+	}
+	n := &NSE{cfg: cfg, tx: tx, h: h, log: log.With("nsei", cfg.NSEI)}
+	if cfg.Dialect == DialectClassic {
+		for _, ep := range cfg.Endpoints {
+			n.vcs = append(n.vcs, newVC(n, ep.Bind, ep.Remote, ep.NSVCI, true, 1, 1))
+		}
+	} else {
+		n.sns = newSNS(n)
+	}
+	return n, nil
+}
+
+// Config returns the configuration in use.
+func (n *NSE) Config() Config { return n.cfg }
+
+// VCs returns the NS-VCs (for VTY "show ns").
+func (n *NSE) VCs() []*VC { return n.vcs }
+
+// Available reports whether at least one NS-VC is unblocked.
+func (n *NSE) Available() bool { return n.up }
+
+// Start begins the NS procedures: NS-RESET on every NS-VC (classic) or
+// SNS-SIZE (IP-SNS).
+func (n *NSE) Start(now time.Duration) {
+	if n.sns != nil {
+		n.sns.start(now)
+		return
+	}
+	for _, vc := range n.vcs {
+		vc.startReset(now)
+	}
+}
+
+// Stop takes every NS-VC down without sending anything.
+func (n *NSE) Stop(now time.Duration) {
+	for _, vc := range n.vcs {
+		vc.state = VCDisabled
+		vc.timer, vc.aliveTimer = 0, 0
+	}
+	if n.sns != nil {
+		n.sns.timer = 0
+	}
+	n.updateAvailability(now)
+}
+
+// send encodes p and transmits it.
+func (n *NSE) send(bind int, to netip.AddrPort, p *PDU) {
+	l, err := p.MarshalTo(n.buf[:])
+	if err != nil {
+		n.log.Error("encode failed", "pdu", p.Type, "err", err)
+		return
+	}
+	n.Stats.TxPDUs++
+	if err := n.tx.Send(bind, to, n.buf[:l]); err != nil {
+		n.log.Log(nil, logx.LevelNotice, "send failed", "pdu", p.Type, "to", to, "err", err)
+	}
+}
+
+// sendStatus answers a bad PDU (TS 48.016 §7.5); never for an NS-STATUS.
+func (n *NSE) sendStatus(bind int, to netip.AddrPort, cause Cause, bad []byte, vc *VC) {
+	if len(bad) > 0 && PDUType(bad[0]) == PDUStatus {
+		return
+	}
+	st := NewStatus(cause, nil)
+	switch cause {
+	case CauseNSVCBlocked, CauseNSVCUnknown:
+		if vc != nil {
+			st.NSVCI, st.HasNSVCI = vc.NSVCI, true
+		}
+	case CauseBVCIUnknown:
+	default:
+		if len(bad) > 256 {
+			bad = bad[:256]
+		}
+		st.ErrPDU, st.HasErrPDU = bad, true
+	}
+	n.Stats.TxStatus++
+	n.send(bind, to, &st)
+}
+
+func (n *NSE) findVC(bind int, from netip.AddrPort) *VC {
+	for _, vc := range n.vcs {
+		if vc.Bind == bind && vc.Remote == from {
+			return vc
+		}
+	}
+	return nil
+}
+
+// Input processes one datagram received on local bind `bind` from `from`.
+// b is not retained after the call.
+func (n *NSE) Input(bind int, from netip.AddrPort, b []byte, now time.Duration) {
+	n.Stats.RxPDUs++
+	p := &n.rx
+	if err := p.Unmarshal(b); err != nil {
+		n.Stats.RxErrors++
+		n.log.Log(nil, logx.LevelNotice, "bad NS PDU", "from", from, "err", err)
+		c, _ := CauseOf(err)
+		n.sendStatus(bind, from, c, b, n.findVC(bind, from))
+		return
+	}
+	if p.Type.IsSNS() {
+		if n.sns == nil {
+			n.sendStatus(bind, from, CausePDUNotCompatible, b, nil)
+			return
+		}
+		n.sns.input(bind, from, p, b, now)
+		return
+	}
+	vc := n.findVC(bind, from)
+	if vc == nil {
+		switch p.Type {
+		case PDUStatus, PDUAliveAck, PDUResetAck: // TS 48.016 §7.3.1, §7.4.1, §7.5.1: ignore
+		default:
+			n.sendStatus(bind, from, CausePDUNotCompatible, b, nil)
+		}
+		return
+	}
+	vc.input(p, b, now)
+}
+
+// Tick runs every expired timer.
+func (n *NSE) Tick(now time.Duration) {
+	if n.sns != nil {
+		n.sns.tick(now)
+	}
+	for _, vc := range n.vcs {
+		vc.tick(now)
+	}
+}
+
+// NextDeadline returns the earliest pending timer, if any.
+func (n *NSE) NextDeadline() (time.Duration, bool) {
+	var d time.Duration
+	ok := false
+	take := func(t time.Duration) {
+		if t != 0 && (!ok || t < d) {
+			d, ok = t, true
+		}
+	}
+	if n.sns != nil {
+		take(n.sns.timer)
+	}
+	for _, vc := range n.vcs {
+		take(vc.timer)
+		take(vc.aliveTimer)
+	}
+	return d, ok
+}
+
+func (n *NSE) updateAvailability(now time.Duration) {
+	up := false
+	for _, vc := range n.vcs {
+		if vc.state == VCUnblocked {
+			up = true
+		}
+	}
+	if up != n.up {
+		n.up = up
+		n.log.Log(nil, logx.LevelNotice, "NSE availability changed", "available", up)
+		if n.h != nil {
+			n.h.NSAvailable(up, now)
+		}
+	}
+	if !up && n.sns != nil {
+		n.sns.allVCsDown(now)
+	}
+}
+
+// pickVC selects an unblocked NS-VC for the link selection parameter lsp
+// (TS 48.016 §4.4.1 load sharing): the same LSP always maps to the same
+// NS-VC while the set of NS-VCs is unchanged, weighted by the data weight
+// (signalling weight for BVCI 0 under IP-SNS).
+func (n *NSE) pickVC(lsp uint32, sig bool) *VC {
+	total := 0
+	for _, vc := range n.vcs {
+		if vc.state == VCUnblocked {
+			total += vc.weight(sig)
+		}
+	}
+	if total == 0 {
+		return nil
+	}
+	k := int(lsp % uint32(total))
+	for _, vc := range n.vcs {
+		if vc.state != VCUnblocked {
+			continue
+		}
+		if w := vc.weight(sig); k < w {
+			return vc
+		} else {
+			k -= w
+		}
+	}
+	return nil
+}
+
+// HeaderLen is the NS-UNITDATA header length; SendUnitdataInPlace expects
+// that much headroom in front of the SDU.
+const HeaderLen = 4
+
+// SendUnitdata sends sdu as NS-UNITDATA on bvci over the NS-VC that the
+// link selection parameter lsp (TLLI for MS traffic, 0 for signalling)
+// selects. The SDU is copied.
+func (n *NSE) SendUnitdata(bvci uint16, lsp uint32, sdu []byte) error {
+	if len(sdu)+HeaderLen > len(n.buf) {
+		return ErrTooLarge
+	}
+	copy(n.buf[HeaderLen:], sdu)
+	return n.SendUnitdataInPlace(bvci, lsp, n.buf[:HeaderLen+len(sdu)])
+}
+
+// SendUnitdataInPlace is SendUnitdata for a buffer whose first HeaderLen
+// octets are headroom the NS header is written into (no copy).
+func (n *NSE) SendUnitdataInPlace(bvci uint16, lsp uint32, pkt []byte) error {
+	vc := n.pickVC(lsp, bvci == 0)
+	if vc == nil {
+		return ErrNotAvailable
+	}
+	pkt[0], pkt[1], pkt[2], pkt[3] = byte(PDUUnitdata), 0, byte(bvci>>8), byte(bvci)
+	n.Stats.TxPDUs++
+	return n.tx.Send(vc.Bind, vc.Remote, pkt)
+}
+
+func (n *NSE) updateAvailabilityQuiet(now time.Duration) { n.updateAvailability(now) }

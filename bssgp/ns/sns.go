@@ -1,0 +1,345 @@
+package ns
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/gopcu/gopcu/internal/logx"
+)
+
+type snsState int
+
+const (
+	snsIdle     snsState = iota
+	snsSize              // SNS-SIZE sent
+	snsConfigBSS         // our SNS-CONFIG sent
+	snsConfigSGSN        // waiting for the SGSN's SNS-CONFIG
+	snsConfigured
+)
+
+// snsFSM is the BSS side of the IP-SNS procedures (TS 48.016 §7.4b):
+// SNS-SIZE, SNS-CONFIG in both directions, then SNS-ADD / SNS-DELETE /
+// SNS-CHANGEWEIGHT from the SGSN at run time.
+type snsFSM struct {
+	n        *NSE
+	state    snsState
+	timer    time.Duration
+	retries  int
+	initial  int // index into cfg.Endpoints of the SGSN endpoint used for SNS signalling
+	remote4  []IPElement
+	remote6  []IPElement
+	ackedOur bool
+	gotEnd   bool
+}
+
+func newSNS(n *NSE) *snsFSM { return &snsFSM{n: n} }
+
+func (s *snsFSM) ep() Endpoint { return s.n.cfg.Endpoints[s.initial] }
+
+func (s *snsFSM) tx(p PDU) {
+	ep := s.ep()
+	s.n.send(ep.Bind, ep.Remote, &p)
+}
+
+func (s *snsFSM) setState(st snsState, now time.Duration) {
+	s.n.log.Log(nil, logx.LevelInfo, "SNS state change", "from", int(s.state), "to", int(st))
+	s.state = st
+	s.retries = 0
+}
+
+// localElements lists our endpoints for SNS-SIZE/SNS-CONFIG.
+func (s *snsFSM) localElements(v6 bool) []IPElement {
+	var l []IPElement
+	seen := map[netip.AddrPort]bool{}
+	for _, ep := range s.n.cfg.Endpoints {
+		a := ep.Local
+		if !a.IsValid() || seen[a] || a.Addr().Unmap().Is4() == v6 {
+			continue
+		}
+		seen[a] = true
+		l = append(l, IPElement{Addr: a.Addr().Unmap(), Port: a.Port(), SigWeight: 1, DataWeight: 1})
+	}
+	return l
+}
+
+func (s *snsFSM) start(now time.Duration) {
+	s.remote4, s.remote6 = nil, nil
+	s.ackedOur, s.gotEnd = false, false
+	s.setState(snsSize, now)
+	s.sendSize(now)
+}
+
+func (s *snsFSM) restart(now time.Duration) {
+	s.n.vcs = nil
+	s.n.updateAvailabilityQuiet(now)
+	s.start(now)
+}
+
+func (s *snsFSM) sendSize(now time.Duration) {
+	v4, v6 := s.localElements(false), s.localElements(true)
+	p := PDU{Type: PDUSNSSize, NSEI: s.n.cfg.NSEI, HasNSEI: true, ResetFlag: true, MaxNSVCs: s.n.cfg.MaxNSVCs}
+	if len(v4) > 0 {
+		p.NumIP4EP, p.HasNumIP4EP = uint16(len(v4)), true
+	}
+	if len(v6) > 0 {
+		p.NumIP6EP, p.HasNumIP6EP = uint16(len(v6)), true
+	}
+	s.tx(p)
+	s.timer = now + s.n.cfg.Timers.TsnsProv
+}
+
+func (s *snsFSM) sendConfig(now time.Duration) {
+	v4, v6 := s.localElements(false), s.localElements(true)
+	p := PDU{Type: PDUSNSConfig, EndFlag: true, NSEI: s.n.cfg.NSEI, HasNSEI: true}
+	if len(v4) > 0 {
+		p.IP4, p.HasIP4 = v4, true
+	} else {
+		p.IP6, p.HasIP6 = v6, true
+	}
+	s.tx(p)
+	s.timer = now + s.n.cfg.Timers.TsnsProv
+}
+
+func (s *snsFSM) tick(now time.Duration) {
+	if s.timer == 0 || now < s.timer {
+		return
+	}
+	s.timer = 0
+	t := &s.n.cfg.Timers
+	switch s.state {
+	case snsSize:
+		s.retries++
+		if s.retries > t.TsnsSizeRetries {
+			// Try the next initial SGSN endpoint (osmo: next "sns remote").
+			s.initial = (s.initial + 1) % len(s.n.cfg.Endpoints)
+			s.retries = 0
+		}
+		s.sendSize(now)
+	case snsConfigBSS:
+		s.retries++
+		if s.retries > t.TsnsConfigRetries {
+			s.start(now)
+			return
+		}
+		s.sendConfig(now)
+	case snsConfigSGSN:
+		s.retries++
+		if s.retries > t.TsnsConfigRetries {
+			s.start(now)
+			return
+		}
+		s.timer = now + t.TsnsProv
+	}
+}
+
+func (s *snsFSM) ack(bind int, to netip.AddrPort, tid uint8, cause *Cause, v4, v6 []IPElement) {
+	p := PDU{Type: PDUSNSAck, NSEI: s.n.cfg.NSEI, HasNSEI: true, TransactionID: tid}
+	if cause != nil {
+		p.Cause, p.HasCause = *cause, true
+		if v4 != nil {
+			p.IP4, p.HasIP4 = v4, true
+		}
+		if v6 != nil {
+			p.IP6, p.HasIP6 = v6, true
+		}
+	}
+	s.n.send(bind, to, &p)
+}
+
+func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now time.Duration) {
+	if p.HasNSEI && p.NSEI != s.n.cfg.NSEI {
+		s.n.sendStatus(bind, from, CauseProtocolErrorUnspec, raw, nil)
+		return
+	}
+	switch p.Type {
+	case PDUSNSSizeAck:
+		if s.state != snsSize {
+			return
+		}
+		if p.HasCause {
+			s.n.log.Log(nil, logx.LevelNotice, "SNS-SIZE rejected", "cause", p.Cause.String())
+			return // retried on Tsns-prov
+		}
+		s.setState(snsConfigBSS, now)
+		s.sendConfig(now)
+	case PDUSNSConfigAck:
+		if s.state != snsConfigBSS {
+			return
+		}
+		if p.HasCause {
+			s.n.log.Log(nil, logx.LevelNotice, "SNS-CONFIG rejected", "cause", p.Cause.String())
+			s.start(now)
+			return
+		}
+		s.ackedOur = true
+		s.setState(snsConfigSGSN, now)
+		s.timer = now + s.n.cfg.Timers.TsnsProv
+		if s.gotEnd {
+			s.configured(now)
+		}
+	case PDUSNSConfig:
+		if s.state != snsConfigBSS && s.state != snsConfigSGSN {
+			s.n.send(bind, from, &PDU{Type: PDUSNSConfigAck, NSEI: s.n.cfg.NSEI, HasNSEI: true,
+				Cause: CausePDUNotCompatible, HasCause: true})
+			return
+		}
+		s.remote4 = append(s.remote4, p.IP4...)
+		s.remote6 = append(s.remote6, p.IP6...)
+		s.n.send(bind, from, &PDU{Type: PDUSNSConfigAck, NSEI: s.n.cfg.NSEI, HasNSEI: true})
+		if p.EndFlag {
+			s.gotEnd = true
+			if s.ackedOur {
+				s.configured(now)
+			}
+		}
+	case PDUSNSAdd:
+		if s.state != snsConfigured {
+			return
+		}
+		s.remote4 = append(s.remote4, p.IP4...)
+		s.remote6 = append(s.remote6, p.IP6...)
+		for _, e := range append(p.IP4, p.IP6...) {
+			s.addVCs(e, now)
+		}
+		s.ack(bind, from, p.TransactionID, nil, nil, nil)
+	case PDUSNSDelete:
+		if s.state != snsConfigured {
+			return
+		}
+		unknown := false
+		del := func(match func(IPElement) bool) {
+			found := false
+			keep4 := s.remote4[:0]
+			for _, e := range s.remote4 {
+				if match(e) {
+					found = true
+				} else {
+					keep4 = append(keep4, e)
+				}
+			}
+			s.remote4 = keep4
+			keep6 := s.remote6[:0]
+			for _, e := range s.remote6 {
+				if match(e) {
+					found = true
+				} else {
+					keep6 = append(keep6, e)
+				}
+			}
+			s.remote6 = keep6
+			if !found {
+				unknown = true
+			}
+			vcs := s.n.vcs[:0]
+			for _, vc := range s.n.vcs {
+				if !match(IPElement{Addr: vc.Remote.Addr(), Port: vc.Remote.Port()}) {
+					vcs = append(vcs, vc)
+				}
+			}
+			s.n.vcs = vcs
+		}
+		if p.IPAddr.IsValid() {
+			del(func(e IPElement) bool { return e.Addr == p.IPAddr })
+		}
+		for _, x := range append(p.IP4, p.IP6...) {
+			del(func(e IPElement) bool { return e.Addr == x.Addr && e.Port == x.Port })
+		}
+		if unknown {
+			c := CauseUnknownIPEndpoint
+			s.ack(bind, from, p.TransactionID, &c, p.IP4, p.IP6)
+		} else {
+			s.ack(bind, from, p.TransactionID, nil, nil, nil)
+		}
+		s.n.updateAvailability(now)
+	case PDUSNSChangeWeight:
+		if s.state != snsConfigured {
+			return
+		}
+		var bad4, bad6 []IPElement
+		for _, x := range p.IP4 {
+			if !s.reweight(x) {
+				bad4 = append(bad4, x)
+			}
+		}
+		for _, x := range p.IP6 {
+			if !s.reweight(x) {
+				bad6 = append(bad6, x)
+			}
+		}
+		if bad4 != nil || bad6 != nil {
+			c := CauseUnknownIPEndpoint
+			s.ack(bind, from, p.TransactionID, &c, bad4, bad6)
+		} else {
+			s.ack(bind, from, p.TransactionID, nil, nil, nil)
+		}
+	case PDUSNSAck, PDUSNSSize:
+		// The BSS starts no ADD/DELETE/CHANGEWEIGHT and receives no SIZE.
+		s.n.sendStatus(bind, from, CausePDUNotCompatible, raw, nil)
+	}
+}
+
+func (s *snsFSM) reweight(x IPElement) bool {
+	found := false
+	for i := range s.remote4 {
+		if s.remote4[i].Addr == x.Addr && s.remote4[i].Port == x.Port {
+			s.remote4[i].SigWeight, s.remote4[i].DataWeight = x.SigWeight, x.DataWeight
+			found = true
+		}
+	}
+	for i := range s.remote6 {
+		if s.remote6[i].Addr == x.Addr && s.remote6[i].Port == x.Port {
+			s.remote6[i].SigWeight, s.remote6[i].DataWeight = x.SigWeight, x.DataWeight
+			found = true
+		}
+	}
+	for _, vc := range s.n.vcs {
+		if vc.Remote.Addr() == x.Addr && vc.Remote.Port() == x.Port {
+			vc.SigWeight, vc.DataWeight = x.SigWeight, x.DataWeight
+		}
+	}
+	return found
+}
+
+// addVCs creates one NS-VC per local bind of the same IP family towards e
+// (full mesh, TS 48.016 §6.2.2), up to MaxNSVCs.
+func (s *snsFSM) addVCs(e IPElement, now time.Duration) {
+	for _, ep := range s.n.cfg.Endpoints {
+		if ep.Local.IsValid() && ep.Local.Addr().Unmap().Is4() != e.Addr.Unmap().Is4() {
+			continue
+		}
+		if len(s.n.vcs) >= int(s.n.cfg.MaxNSVCs) {
+			return
+		}
+		remote := netip.AddrPortFrom(e.Addr.Unmap(), e.Port)
+		if s.n.findVC(ep.Bind, remote) != nil {
+			continue
+		}
+		vc := newVC(s.n, ep.Bind, remote, 0, false, e.SigWeight, e.DataWeight)
+		s.n.vcs = append(s.n.vcs, vc)
+		vc.startAliveOnly(now)
+	}
+}
+
+func (s *snsFSM) configured(now time.Duration) {
+	s.setState(snsConfigured, now)
+	s.timer = 0
+	s.n.vcs = nil
+	for _, e := range s.remote4 {
+		s.addVCs(e, now)
+	}
+	for _, e := range s.remote6 {
+		s.addVCs(e, now)
+	}
+}
+
+// allVCsDown restarts IP-SNS when the last NS-VC of a configured NSE died.
+func (s *snsFSM) allVCsDown(now time.Duration) {
+	if s.state != snsConfigured {
+		return
+	}
+	for _, vc := range s.n.vcs {
+		if vc.state == VCUnblocked || (vc.state == VCRecovering && vc.aliveRetries < s.n.cfg.Timers.TnsAliveRetries) {
+			return
+		}
+	}
+}

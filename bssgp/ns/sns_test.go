@@ -1,0 +1,85 @@
+package ns
+
+import (
+	"net/netip"
+	"testing"
+	"time"
+)
+
+func mustMarshal(t *testing.T, p PDU) []byte {
+	b, err := p.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestSNSBringUpAndProcedures(t *testing.T) {
+	tx, h := &recTx{}, &recH{}
+	local := netip.MustParseAddrPort("127.0.0.1:23001")
+	n, err := NewNSE(Config{NSEI: 1234, Dialect: DialectIPSNS,
+		Endpoints: []Endpoint{{Bind: 0, Local: local, Remote: sgsn}}}, tx, h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Start(0)
+	// SNS-SIZE: NSEI, reset flag, max 8 NS-VCs, 1 IPv4 endpoint.
+	want(t, tx.take(), "12048204d20a0107000808"+"0001")
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSSizeAck, NSEI: 1234, HasNSEI: true}), time.Millisecond)
+	want(t, tx.take(), "0f01048204d205887f00000159d90101")
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSConfigAck, NSEI: 1234, HasNSEI: true}), time.Millisecond)
+	want(t, tx.take())
+	sg2 := IPElement{Addr: netip.MustParseAddr("127.0.0.1"), Port: 23000, SigWeight: 1, DataWeight: 1}
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSConfig, EndFlag: true, NSEI: 1234, HasNSEI: true,
+		IP4: []IPElement{sg2}, HasIP4: true}), 2*time.Millisecond)
+	want(t, tx.take(), "10048204d2", "0a")
+	if n.Available() {
+		t.Fatal("available before ALIVE-ACK")
+	}
+	n.Input(0, sgsn, []byte{0x0b}, 3*time.Millisecond)
+	if !n.Available() {
+		t.Fatal("not available")
+	}
+	// SNS-CHANGEWEIGHT, SNS-ADD, SNS-DELETE answered with SNS-ACK.
+	sg2.DataWeight = 5
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSChangeWeight, NSEI: 1234, HasNSEI: true, TransactionID: 1,
+		IP4: []IPElement{sg2}, HasIP4: true}), time.Second)
+	want(t, tx.take(), "0c048204d201")
+	if n.VCs()[0].DataWeight != 5 {
+		t.Fatal("weight not applied")
+	}
+	sg3 := IPElement{Addr: netip.MustParseAddr("127.0.0.2"), Port: 23000, SigWeight: 1, DataWeight: 1}
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSAdd, NSEI: 1234, HasNSEI: true, TransactionID: 2,
+		IP4: []IPElement{sg3}, HasIP4: true}), time.Second)
+	want(t, tx.take(), "0a", "0c048204d202")
+	if len(n.VCs()) != 2 {
+		t.Fatal(len(n.VCs()))
+	}
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSDelete, NSEI: 1234, HasNSEI: true, TransactionID: 3,
+		IPAddr: sg3.Addr}), time.Second)
+	want(t, tx.take(), "0c048204d203")
+	if len(n.VCs()) != 1 {
+		t.Fatal(len(n.VCs()))
+	}
+	// Unknown endpoint -> SNS-ACK with cause and the offending list.
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSDelete, NSEI: 1234, HasNSEI: true, TransactionID: 4,
+		IP4: []IPElement{sg3}, HasIP4: true}), time.Second)
+	want(t, tx.take(), "0c048204d20400811205887f00000259d80101")
+	if !n.Available() {
+		t.Fatal("lost availability")
+	}
+}
+
+func TestSNSSizeRetries(t *testing.T) {
+	tx, h := &recTx{}, &recH{}
+	n, _ := NewNSE(Config{NSEI: 1, Dialect: DialectIPSNS, Endpoints: []Endpoint{
+		{Bind: 0, Local: netip.MustParseAddrPort("127.0.0.1:1"), Remote: sgsn}}}, tx, h, nil)
+	n.Start(0)
+	tx.take()
+	for i := 1; i <= 6; i++ {
+		n.Tick(time.Duration(i) * 3 * time.Second)
+		if len(tx.take()) != 1 {
+			t.Fatalf("no SNS-SIZE retry %d", i)
+		}
+	}
+}

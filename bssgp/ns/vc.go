@@ -1,0 +1,265 @@
+package ns
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/gopcu/gopcu/internal/logx"
+)
+
+// VCState is the state of an NS-VC (TS 48.016 §6.1: blocked/unblocked,
+// alive/dead).
+type VCState int
+
+// NS-VC states.
+const (
+	VCDisabled  VCState = iota
+	VCResetting         // classic: NS-RESET sent, waiting for NS-RESET-ACK
+	VCBlocked           // classic: reset done, NS-UNBLOCK pending or peer blocked us
+	VCUnblocked         // usable for NS-UNITDATA
+	VCRecovering        // IP-SNS: testing with NS-ALIVE, not yet answered
+)
+
+func (s VCState) String() string {
+	return [...]string{"DISABLED", "RESETTING", "BLOCKED", "UNBLOCKED", "RECOVERING"}[s]
+}
+
+// VC is one NS-VC, identified by local bind and remote endpoint.
+type VC struct {
+	nse     *NSE
+	Bind    int
+	Remote  netip.AddrPort
+	NSVCI   uint16
+	classic bool // RESET/BLOCK/UNBLOCK procedures (else ALIVE only)
+	// IP-SNS weights (TS 48.016 §10.3.2c).
+	SigWeight, DataWeight uint8
+
+	state        VCState
+	timer        time.Duration // FSM timer (tns-reset / tns-block / tns-alive while recovering)
+	retries      int
+	peerBlocked  bool
+	aliveTimer   time.Duration // tns-test or tns-alive of the alive procedure
+	aliveRetries int
+	aliveOut     bool // NS-ALIVE outstanding
+	since        time.Duration
+}
+
+func newVC(n *NSE, bind int, remote netip.AddrPort, nsvci uint16, classic bool, sw, dw uint8) *VC {
+	return &VC{nse: n, Bind: bind, Remote: remote, NSVCI: nsvci, classic: classic, SigWeight: sw, DataWeight: dw}
+}
+
+// State returns the current state and since when (monotonic time).
+func (vc *VC) State() (VCState, time.Duration) { return vc.state, vc.since }
+
+func (vc *VC) weight(sig bool) int {
+	if vc.classic {
+		return 1
+	}
+	if sig {
+		return int(vc.SigWeight)
+	}
+	return int(vc.DataWeight)
+}
+
+func (vc *VC) setState(s VCState, now time.Duration) {
+	if s == vc.state {
+		return
+	}
+	vc.nse.log.Log(nil, logx.LevelInfo, "NS-VC state change", "nsvci", vc.NSVCI, "remote", vc.Remote,
+		"from", vc.state.String(), "to", s.String())
+	vc.state = s
+	vc.since = now
+	vc.nse.updateAvailability(now)
+}
+
+func (vc *VC) tx(p PDU) { vc.nse.send(vc.Bind, vc.Remote, &p) }
+
+// startReset runs the NS-RESET procedure (TS 48.016 §7.3).
+func (vc *VC) startReset(now time.Duration) {
+	if !vc.classic {
+		vc.startAliveOnly(now)
+		return
+	}
+	vc.nse.Stats.Resets++
+	vc.aliveTimer, vc.aliveOut, vc.peerBlocked = 0, false, false
+	vc.retries = 0
+	vc.setState(VCResetting, now)
+	vc.tx(NewReset(CauseOMIntervention, vc.NSVCI, vc.nse.cfg.NSEI))
+	vc.timer = now + vc.nse.cfg.Timers.TnsReset
+}
+
+// startAliveOnly brings up an IP-SNS NS-VC: NS-ALIVE until answered.
+func (vc *VC) startAliveOnly(now time.Duration) {
+	vc.setState(VCRecovering, now)
+	vc.timer = 0
+	vc.sendAlive(now)
+}
+
+func (vc *VC) sendAlive(now time.Duration) {
+	vc.tx(NewSimple(PDUAlive))
+	vc.aliveOut = true
+	vc.aliveTimer = now + vc.nse.cfg.Timers.TnsAlive
+}
+
+// startTest (re)arms the periodic test procedure (TS 48.016 §7.4: Tns-test).
+func (vc *VC) startTest(now time.Duration) {
+	vc.aliveOut = false
+	vc.aliveRetries = 0
+	vc.aliveTimer = now + vc.nse.cfg.Timers.TnsTest
+}
+
+func (vc *VC) sendUnblock(now time.Duration) {
+	vc.tx(NewSimple(PDUUnblock))
+	vc.timer = now + vc.nse.cfg.Timers.TnsBlock
+}
+
+func (vc *VC) dead(now time.Duration) {
+	vc.nse.log.Log(nil, logx.LevelNotice, "NS-VC dead: no NS-ALIVE-ACK", "nsvci", vc.NSVCI)
+	if vc.classic {
+		vc.startReset(now)
+		return
+	}
+	vc.aliveRetries = 0
+	vc.setState(VCRecovering, now)
+	vc.sendAlive(now)
+}
+
+func (vc *VC) tick(now time.Duration) {
+	t := &vc.nse.cfg.Timers
+	if vc.timer != 0 && now >= vc.timer {
+		vc.timer = 0
+		switch vc.state {
+		case VCResetting:
+			// Tns-reset expiry: repeat NS-RESET (§7.3); after the configured
+			// retries keep trying, one NS-RESET per Tns-reset.
+			vc.retries++
+			if vc.retries > t.TnsResetRetries {
+				vc.nse.log.Log(nil, logx.LevelNotice, "NS-RESET unanswered", "nsvci", vc.NSVCI, "tries", vc.retries)
+			}
+			vc.tx(NewReset(CauseOMIntervention, vc.NSVCI, vc.nse.cfg.NSEI))
+			vc.timer = now + t.TnsReset
+		case VCBlocked:
+			if vc.peerBlocked {
+				break
+			}
+			vc.retries++
+			if vc.retries > t.TnsBlockRetries {
+				vc.startReset(now) // §7.2: unblock failed -> reset
+				return
+			}
+			vc.sendUnblock(now)
+		}
+	}
+	if vc.aliveTimer != 0 && now >= vc.aliveTimer {
+		vc.aliveTimer = 0
+		if !vc.aliveOut {
+			vc.sendAlive(now) // Tns-test expired: test the NS-VC
+		} else {
+			vc.aliveRetries++
+			if vc.aliveRetries >= t.TnsAliveRetries {
+				vc.dead(now)
+				return
+			}
+			vc.sendAlive(now)
+		}
+	}
+}
+
+func (vc *VC) input(p *PDU, raw []byte, now time.Duration) {
+	n := vc.nse
+	switch p.Type {
+	case PDUAlive:
+		vc.tx(NewSimple(PDUAliveAck))
+	case PDUAliveAck:
+		if vc.aliveOut {
+			vc.startTest(now)
+		}
+		if vc.state == VCRecovering {
+			vc.setState(VCUnblocked, now)
+		}
+	case PDUUnitdata:
+		if vc.state != VCUnblocked {
+			n.sendStatus(vc.Bind, vc.Remote, CauseNSVCBlocked, raw, vc)
+			return
+		}
+		if n.h != nil {
+			n.h.NSUnitdata(p.BVCI, p.SDU, now)
+		}
+	case PDUStatus:
+		n.log.Log(nil, logx.LevelNotice, "NS-STATUS received", "nsvci", vc.NSVCI, "cause", p.Cause.String())
+		switch p.Cause {
+		case CausePDUNotCompatible, CauseNSVCUnknown:
+			// The peer lost our NS-VC (e.g. SGSN restart): start over.
+			if vc.classic {
+				vc.startReset(now)
+			} else if n.sns != nil {
+				n.sns.restart(now)
+			}
+		}
+	default:
+		if !vc.classic {
+			n.sendStatus(vc.Bind, vc.Remote, CausePDUNotCompatible, raw, vc)
+			return
+		}
+		vc.inputClassic(p, raw, now)
+	}
+}
+
+func (vc *VC) inputClassic(p *PDU, raw []byte, now time.Duration) {
+	n := vc.nse
+	switch p.Type {
+	case PDUReset:
+		// SGSN-initiated reset (§7.3): acknowledge, then unblock.
+		if p.NSVCI != vc.NSVCI || p.NSEI != n.cfg.NSEI {
+			n.sendStatus(vc.Bind, vc.Remote, CauseNSVCUnknown, raw, vc)
+			return
+		}
+		vc.tx(NewResetAck(vc.NSVCI, n.cfg.NSEI))
+		vc.peerBlocked = false
+		vc.retries = 0
+		vc.setState(VCBlocked, now)
+		vc.sendUnblock(now)
+		vc.sendAlive(now)
+	case PDUResetAck:
+		if vc.state != VCResetting {
+			return // §7.3.1: unexpected RESET-ACK is ignored
+		}
+		if p.NSVCI != vc.NSVCI || p.NSEI != n.cfg.NSEI {
+			n.sendStatus(vc.Bind, vc.Remote, CauseNSVCUnknown, raw, vc)
+			return
+		}
+		vc.retries = 0
+		vc.setState(VCBlocked, now)
+		vc.sendUnblock(now)
+		vc.sendAlive(now)
+	case PDUBlock:
+		if p.NSVCI != vc.NSVCI {
+			n.sendStatus(vc.Bind, vc.Remote, CauseNSVCUnknown, raw, vc)
+			return
+		}
+		vc.tx(NewBlockAck(vc.NSVCI))
+		if vc.state == VCUnblocked || vc.state == VCBlocked {
+			vc.peerBlocked = true
+			vc.timer = 0
+			vc.setState(VCBlocked, now)
+		}
+	case PDUBlockAck:
+		// We never block; ignore.
+	case PDUUnblock:
+		if vc.state == VCResetting {
+			n.sendStatus(vc.Bind, vc.Remote, CausePDUNotCompatible, raw, vc)
+			return
+		}
+		vc.tx(NewSimple(PDUUnblockAck))
+		vc.peerBlocked = false
+		vc.timer = 0
+		vc.setState(VCUnblocked, now)
+	case PDUUnblockAck:
+		if vc.state == VCBlocked && !vc.peerBlocked {
+			vc.timer = 0
+			vc.setState(VCUnblocked, now)
+		}
+	default:
+		n.sendStatus(vc.Bind, vc.Remote, CausePDUNotCompatible, raw, vc)
+	}
+}
