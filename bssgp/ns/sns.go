@@ -10,10 +10,10 @@ import (
 type snsState int
 
 const (
-	snsIdle     snsState = iota
-	snsSize              // SNS-SIZE sent
-	snsConfigBSS         // our SNS-CONFIG sent
-	snsConfigSGSN        // waiting for the SGSN's SNS-CONFIG
+	snsIdle       snsState = iota
+	snsSize                // SNS-SIZE sent
+	snsConfigBSS           // our SNS-CONFIG sent
+	snsConfigSGSN          // waiting for the SGSN's SNS-CONFIG
 	snsConfigured
 )
 

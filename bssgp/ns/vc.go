@@ -13,11 +13,11 @@ type VCState int
 
 // NS-VC states.
 const (
-	VCDisabled  VCState = iota
-	VCResetting         // classic: NS-RESET sent, waiting for NS-RESET-ACK
-	VCBlocked           // classic: reset done, NS-UNBLOCK pending or peer blocked us
-	VCUnblocked         // usable for NS-UNITDATA
-	VCRecovering        // IP-SNS: testing with NS-ALIVE, not yet answered
+	VCDisabled   VCState = iota
+	VCResetting          // classic: NS-RESET sent, waiting for NS-RESET-ACK
+	VCBlocked            // classic: reset done, NS-UNBLOCK pending or peer blocked us
+	VCUnblocked          // usable for NS-UNITDATA
+	VCRecovering         // IP-SNS: testing with NS-ALIVE, not yet answered
 )
 
 func (s VCState) String() string {
