@@ -146,7 +146,7 @@ func New(h slog.Handler) *Registry {
 // NewText is New with a text handler on w that lets every level through
 // (the per-category levels do the filtering).
 func NewText(w io.Writer) *Registry {
-	return New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.Level(-100)}))
+	return New(slog.NewTextHandler(w, HandlerOptions()))
 }
 
 // Discard returns a registry whose loggers write nothing.
@@ -270,4 +270,20 @@ func (d discardHandler) WithGroup(string) slog.Handler           { return d }
 // Notice logs at Osmocom's NOTICE level (between INFO and ERROR).
 func Notice(l *slog.Logger, msg string, args ...any) {
 	l.Log(context.Background(), LevelNotice, msg, args...)
+}
+
+// HandlerOptions are slog handler options that let every record through
+// (categories filter) and print Osmocom level names (NOTICE, not INFO+2).
+func HandlerOptions() *slog.HandlerOptions {
+	return &slog.HandlerOptions{
+		Level: slog.Level(-100),
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.LevelKey && len(groups) == 0 {
+				if l, ok := a.Value.Any().(slog.Level); ok {
+					a.Value = slog.StringValue(LevelName(l))
+				}
+			}
+			return a
+		},
+	}
 }

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+// settings are the process settings: osmo-pcu's command line plus gopcu's
+// own, with environment variables (GOPCU_*) from viper underneath.
+// Precedence, lowest first: built-in default, environment, config file,
+// command-line flag (as osmo-pcu's -i overrides gsmtap-remote-host).
+type settings struct {
+	ConfigFile   string
+	ConfigGiven  bool
+	Version      bool
+	Help         bool
+	MCC, MNC     int
+	GSMTAPIP     string
+	PCUSocket    string
+	SocketGiven  bool
+	PinVersion   int
+	VTYBind      string
+	VTYPort      int
+	VTYPortGiven bool
+	Console      bool
+	LogLevel     string
+}
+
+func parseSettings(args []string, stderr io.Writer) (*settings, error) {
+	fs := pflag.NewFlagSet("gopcu", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	v := viper.New()
+	v.SetEnvPrefix("GOPCU")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	v.AutomaticEnv()
+
+	fs.BoolP("help", "h", false, "Give this help message")
+	fs.BoolP("version", "V", false, "Print the version of gopcu")
+	fs.StringP("config-file", "c", "osmo-pcu.cfg", "Set the config file name")
+	fs.IntP("mcc", "m", 0, "Override the MCC of the BSSGP RAI (needs -n)")
+	fs.IntP("mnc", "n", 0, "Override the MNC of the BSSGP RAI (needs -m)")
+	fs.StringP("gsmtap-ip", "i", "", "Send GSMTAP to this address (overrides gsmtap-remote-host)")
+	fs.BoolP("daemonize", "D", false, "Fork the process into a background daemon (not supported: use systemd)")
+	fs.IntP("realtime", "r", 0, "Deprecated: use cpu-sched in the config file")
+	fs.BoolP("exit", "e", false, "Deprecated, no effect")
+	fs.String("pcu-sock", "", "PCU socket path of the BTS (overrides pcu-socket in the config file)")
+	fs.Int("pcuif-version", 0, "Pin the PCUIF version (10, 11 or 12); 0 adopts the BTS's")
+	fs.String("vty-bind", "127.0.0.1", "VTY telnet bind address (line vty / bind overrides it)")
+	fs.Int("vty-port", 4240, "VTY telnet port")
+	fs.Bool("console", false, "Attach an interactive VTY console to this terminal")
+	fs.String("log-level", "", "Initial level of all log categories (debug, info, notice, error, fatal)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	for _, k := range []string{"config-file", "pcu-sock", "pcuif-version", "vty-bind", "vty-port", "log-level", "gsmtap-ip"} {
+		if err := v.BindPFlag(k, fs.Lookup(k)); err != nil {
+			return nil, err
+		}
+		v.SetDefault(k, fs.Lookup(k).DefValue)
+	}
+	s := &settings{
+		ConfigFile:   v.GetString("config-file"),
+		ConfigGiven:  fs.Changed("config-file") || v.IsSet("config-file") && v.GetString("config-file") != "osmo-pcu.cfg",
+		GSMTAPIP:     v.GetString("gsmtap-ip"),
+		PCUSocket:    v.GetString("pcu-sock"),
+		SocketGiven:  v.GetString("pcu-sock") != "",
+		PinVersion:   v.GetInt("pcuif-version"),
+		VTYBind:      v.GetString("vty-bind"),
+		VTYPort:      v.GetInt("vty-port"),
+		VTYPortGiven: fs.Changed("vty-port") || v.GetInt("vty-port") != 4240,
+		LogLevel:     v.GetString("log-level"),
+	}
+	s.Help, _ = fs.GetBool("help")
+	s.Version, _ = fs.GetBool("version")
+	s.Console, _ = fs.GetBool("console")
+	s.MCC, _ = fs.GetInt("mcc")
+	s.MNC, _ = fs.GetInt("mnc")
+	if fs.Changed("mcc") != fs.Changed("mnc") {
+		return nil, fmt.Errorf("-m and -n must be given together")
+	}
+	if d, _ := fs.GetBool("daemonize"); d {
+		return nil, fmt.Errorf("-D (daemonize) is not supported: run gopcu under a supervisor such as systemd")
+	}
+	switch s.PinVersion {
+	case 0, 10, 11, 12:
+	default:
+		return nil, fmt.Errorf("--pcuif-version %d: must be 10, 11 or 12 (or 0 to adopt the BTS's)", s.PinVersion)
+	}
+	if s.Help {
+		fmt.Fprintf(stderr, "Usage: gopcu [options]\n%s", fs.FlagUsages())
+	}
+	return s, nil
+}

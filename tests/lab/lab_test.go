@@ -1,0 +1,185 @@
+package lab
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gopcu/gopcu/pcu"
+)
+
+// need skips unless the lab can run: root (network namespaces) and the
+// Debian packages, which `make test` installs.
+func need(t *testing.T) {
+	t.Helper()
+	if os.Getuid() != 0 {
+		t.Skip("the lab needs root (network namespaces)")
+	}
+	for _, b := range []string{"osmo-bts-virtual", "osmo-bsc", "osmo-sgsn", "gcc", "python3", "ip"} {
+		if _, err := exec.LookPath(b); err != nil {
+			t.Skipf("%s not installed (make test installs the lab packages)", b)
+		}
+	}
+}
+
+type lab struct {
+	t     *testing.T
+	dir   string // tests/lab
+	run   string // LAB_RUN
+	netns string
+	sock  string
+}
+
+// buildGopcu builds the daemon into dir.
+func buildGopcu(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "gopcu")
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/gopcu/gopcu/cmd/gopcu")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// upWithoutPCU starts SGSN, BSC and BTS (PCU_CMD=none) in a fresh netns.
+func upWithoutPCU(t *testing.T) *lab {
+	t.Helper()
+	wd, _ := os.Getwd()
+	l := &lab{t: t, dir: wd, run: t.TempDir(), netns: fmt.Sprintf("gopcu-lab-%d", os.Getpid())}
+	cmd := exec.Command("./up.sh")
+	cmd.Dir = wd
+	cmd.Env = append(os.Environ(), "LAB_RUN="+l.run, "LAB_NETNS="+l.netns, "PCU_CMD=none")
+	out, err := cmd.CombinedOutput()
+	t.Cleanup(l.down)
+	if err != nil {
+		t.Fatalf("up.sh: %v\n%s", err, out)
+	}
+	l.sock = filepath.Join(l.run, "pcu_bts")
+	return l
+}
+
+func (l *lab) down() {
+	cmd := exec.Command("./down.sh")
+	cmd.Dir = l.dir
+	cmd.Env = append(os.Environ(), "LAB_RUN="+l.run, "LAB_NETNS="+l.netns)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		l.t.Logf("down.sh: %v\n%s", err, out)
+	}
+}
+
+// startPCU runs a command inside the lab netns with cwd = LAB_RUN.
+func (l *lab) startPCU(args ...string) (*exec.Cmd, string) {
+	logf := filepath.Join(l.run, "gopcu.log")
+	f, err := os.Create(logf)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	cmd := exec.Command("ip", append([]string{"netns", "exec", l.netns}, args...)...)
+	cmd.Dir = l.run
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		l.t.Fatal(err)
+	}
+	l.t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		f.Close()
+	})
+	return cmd, logf
+}
+
+var ctrRe = regexp.MustCompile(`msg="counter at exit" group=(\S+) index=(\d+) name=(\S+) value=(\d+)`)
+
+// readCounters collects the "counter at exit" lines gopcu logs on SIGTERM.
+func readCounters(t *testing.T, logf string) map[string]uint64 {
+	f, err := os.Open(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m := map[string]uint64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if s := ctrRe.FindStringSubmatch(sc.Text()); s != nil {
+			v, _ := strconv.ParseUint(s[4], 10, 64)
+			m[s[1]+"."+s[2]+"."+s[3]] = v
+		}
+	}
+	return m
+}
+
+func labSeconds() time.Duration {
+	if s := os.Getenv("GOPCU_LAB_SECONDS"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil {
+			return time.Duration(n) * time.Second
+		}
+	}
+	if testing.Short() {
+		return 10 * time.Second
+	}
+	return 60 * time.Second
+}
+
+// TestRealBTSPDCHAndRTS: gopcu against Debian's osmo-bts-virtual 1.5.0
+// (PCUIF v10): it activates the 4 PDCHs and answers every RTS_REQ for 60 s
+// with no PCU error in the BTS log.
+func TestRealBTSPDCHAndRTS(t *testing.T) {
+	need(t)
+	bin := buildGopcu(t, t.TempDir())
+	l := upWithoutPCU(t)
+	cmd, logf := l.startPCU(bin, "--pcu-sock", l.sock)
+	d := labSeconds()
+	time.Sleep(d) // real time: the BTS's frame clock is what is being tested
+	if cmd.ProcessState != nil {
+		t.Fatal("gopcu exited early")
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("gopcu: %v", err)
+	}
+	c := readCounters(t, logf)
+	rts := c["pcu:l1if.0.rx:rts_req"]
+	tx := c["pcu:l1if.0.tx:msgs"]
+	// 4 PDCHs x 50 blocks/s plus PTCCH; allow for the BTS's bursty clock.
+	if min := uint64(d.Seconds() * 4 * 50 * 0.8); rts < min {
+		t.Errorf("only %d RTS_REQs in %v (want >= %d)", rts, d, min)
+	}
+	if tx != rts+5 { // every RTS answered + TXT_IND + 4 ACT_REQ
+		t.Errorf("sent %d messages for %d RTS_REQs: want RTS + 5 (TXT_IND, 4 ACT_REQ)", tx, rts)
+	}
+	for k, v := range c {
+		if strings.Contains(k, ":err:") || strings.Contains(k, "tx:dropped") || strings.Contains(k, "disabled_pdch") || strings.Contains(k, "link:lost") {
+			t.Errorf("counter %s = %d", k, v)
+		}
+	}
+	bl, err := os.ReadFile(filepath.Join(l.run, "osmo-bts-virtual.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	acts := 0
+	for _, line := range strings.Split(string(bl), "\n") {
+		if strings.Contains(line, "Activate request received") {
+			acts++
+		}
+		if strings.Contains(line, "DPCU") && strings.Contains(line, "ERROR") {
+			t.Errorf("BTS log: %s", line)
+		}
+	}
+	if acts != 4 {
+		t.Errorf("BTS saw %d PDCH activations, want 4", acts)
+	}
+	if !strings.Contains(string(bl), "OsmoPCU version "+pcu.Version) {
+		t.Error("BTS did not see our TXT_IND version")
+	}
+	t.Logf("%v: %d RTS_REQs answered, %d messages sent", d, rts, tx)
+}
