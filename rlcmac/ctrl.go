@@ -634,3 +634,44 @@ func (p *PersistenceLevel) csn(c *Coder) {
 		}
 	}
 }
+
+// MessageBits returns the number of bits header + message occupy before the
+// spare padding (useful to size bitmaps that fill the rest of a block).
+func MessageBits(m Message) (int, error) {
+	var b [ControlBlockLen]byte
+	c := NewEncoder(b[:])
+	if m.Uplink() {
+		var h ULCtrlHeader
+		h.csn(&c)
+	} else {
+		var h DLCtrlHeader
+		h.csn(&c)
+	}
+	c.Fixed(uint64(m.MsgType()), 6, "MESSAGE_TYPE")
+	m.csn(&c)
+	return c.Pos(), c.err
+}
+
+// FillEGPRSAckNack sets the EGPRS Ack/Nack Description of an EGPRS Packet
+// Uplink Ack/Nack from the receive window, using all bits left in the block.
+func (m *PacketUplinkAckNack) FillEGPRSAckNack(w *ReceiveWindow, final bool) error {
+	m.EGPRS = true
+	m.EGPRSAckNack = EGPRSAckNack{HasLength: true}
+	n, err := MessageBits(m)
+	if err != nil {
+		return err
+	}
+	m.EGPRSAckNack = w.EGPRSAckNack(final, ControlBlockLen*8-n)
+	return nil
+}
+
+// FillEGPRSAckNack sets the bitmap of an EGPRS Packet Downlink Ack/Nack (MS side).
+func (m *EGPRSPacketDownlinkAckNack) FillEGPRSAckNack(w *ReceiveWindow, final bool) error {
+	m.AckNack = EGPRSAckNack{HasLength: true}
+	n, err := MessageBits(m)
+	if err != nil {
+		return err
+	}
+	m.AckNack = w.EGPRSAckNack(final, ControlBlockLen*8-n)
+	return nil
+}

@@ -325,8 +325,10 @@ type Chunk struct {
 	Complete bool // the LLC frame ends with this chunk
 }
 
-// MaxChunks is the number of chunks a data unit can describe (osmo-pcu limit).
-const MaxChunks = 16
+// MaxChunks is the number of chunks a data unit can describe (an MCS-9 unit
+// of 74 octets holds at most 37 one-octet chunks with their LIs; osmo-pcu
+// stops at 16).
+const MaxChunks = 40
 
 // ULUnit is a parsed uplink data unit (TS 44.060 §10.4.13/§10.4.14, Tables
 // 10.4.13.1 and 10.4.14a.1).

@@ -1,0 +1,235 @@
+package rlcmac
+
+import (
+	"bytes"
+	"encoding/hex"
+	"testing"
+)
+
+func TestCodingSchemeTable(t *testing.T) {
+	for _, tc := range []struct {
+		cs             CodingScheme
+		ul, dl, du, nu int
+		ht             HeaderType
+	}{
+		{CS1, 23, 23, 20, 1, HeaderGPRS}, {CS2, 34, 34, 30, 1, HeaderGPRS},
+		{CS3, 40, 40, 36, 1, HeaderGPRS}, {CS4, 54, 54, 50, 1, HeaderGPRS},
+		{MCS1, 27, 27, 22, 1, HeaderEGPRS3}, {MCS2, 33, 33, 28, 1, HeaderEGPRS3},
+		{MCS3, 42, 42, 37, 1, HeaderEGPRS3}, {MCS4, 49, 49, 44, 1, HeaderEGPRS3},
+		{MCS5, 61, 60, 56, 1, HeaderEGPRS2}, {MCS6, 79, 78, 74, 1, HeaderEGPRS2},
+		{MCS7, 119, 118, 56, 2, HeaderEGPRS1}, {MCS8, 143, 142, 68, 2, HeaderEGPRS1},
+		{MCS9, 155, 154, 74, 2, HeaderEGPRS1},
+	} {
+		if tc.cs.BlockLen(true) != tc.ul || tc.cs.BlockLen(false) != tc.dl || tc.cs.DataLen() != tc.du ||
+			tc.cs.DataUnits() != tc.nu || tc.cs.HeaderType() != tc.ht {
+			t.Errorf("%v: table mismatch", tc.cs)
+		}
+		if CSFromULLen(tc.ul) != tc.cs || CSFromDLLen(tc.dl) != tc.cs {
+			t.Errorf("%v: length classification", tc.cs)
+		}
+		if CSFromCommand(tc.cs.ChannelCodingCommand(), tc.cs.IsEGPRS()) != tc.cs {
+			t.Errorf("%v: channel coding command", tc.cs)
+		}
+	}
+	if CSFromULLen(24) != CSUnknown {
+		t.Error("24 octets must be unknown")
+	}
+}
+
+func TestGPRSHeaders(t *testing.T) {
+	dl := GPRSDLHeader{RRBP: 2, SP: true, USF: 5, PR: 1, TFI: 21, FBI: true, BSN: 100, E: true}
+	var b [3]byte
+	dl.MarshalTo(b[:])
+	// 00 10 1 101 | 01 10101 1 | 1100100 1
+	if hex.EncodeToString(b[:]) != "2d6bc9" {
+		t.Fatalf("DL header % x", b)
+	}
+	var dl2 GPRSDLHeader
+	if err := dl2.Unmarshal(b[:]); err != nil || dl2 != dl {
+		t.Fatalf("DL round trip %+v %v", dl2, err)
+	}
+	ul := GPRSULHeader{CV: 15, SI: false, R: true, PI: false, TFI: 3, TI: true, BSN: 127, E: false}
+	ul.MarshalTo(b[:])
+	if hex.EncodeToString(b[:]) != "3d07fe" {
+		t.Fatalf("UL header % x", b)
+	}
+	var ul2 GPRSULHeader
+	if err := ul2.Unmarshal(b[:]); err != nil || ul2 != ul {
+		t.Fatalf("UL round trip %+v %v", ul2, err)
+	}
+	b[0] = 0x40
+	if err := ul2.Unmarshal(b[:]); err == nil {
+		t.Fatal("control block accepted as data")
+	}
+}
+
+func frame(n int, seed byte) []byte {
+	f := make([]byte, n)
+	for i := range f {
+		f[i] = seed + byte(i)
+	}
+	return f
+}
+
+// segment runs the DLUnit loop of osmo-pcu facts §3.2 over frames and returns the units.
+func segment(t *testing.T, cs CodingScheme, frames [][]byte) ([][]byte, []bool) {
+	t.Helper()
+	var units [][]byte
+	var es []bool
+	var u DLUnit
+	fi, rest := 0, frames[0]
+	for fi < len(frames) {
+		buf := make([]byte, cs.DataLen())
+		u.Reset(buf, cs.IsEGPRS())
+		for {
+			final := fi == len(frames)-1
+			n, r := u.Append(rest, final)
+			rest = rest[n:]
+			if r == NeedMoreBlocks {
+				break
+			}
+			fi++
+			if fi == len(frames) {
+				break
+			}
+			rest = frames[fi]
+			if r == CompletedBlockFilled {
+				break
+			}
+		}
+		units = append(units, buf)
+		es = append(es, u.E())
+	}
+	return units, es
+}
+
+// reassemble parses units as uplink data units and concatenates completed frames.
+func reassemble(t *testing.T, egprs bool, units [][]byte, es []bool) [][]byte {
+	t.Helper()
+	var out [][]byte
+	var cur []byte
+	for i, unit := range units {
+		var p ULUnit
+		last := i == len(units)-1
+		if err := ParseULUnit(unit, egprs, es[i], false, false, last, &p); err != nil {
+			t.Fatalf("unit %d: %v (% x)", i, err, unit)
+		}
+		for _, c := range p.Chunks[:p.N] {
+			cur = append(cur, unit[c.Off:c.Off+c.Len]...)
+			if c.Complete {
+				out = append(out, cur)
+				cur = nil
+			}
+		}
+	}
+	return out
+}
+
+func TestSegmentationGPRSEdgeCases(t *testing.T) {
+	cs := CS1 // 20 octets
+	for _, tc := range []struct {
+		name   string
+		sizes  []int
+		units  []string
+	}{
+		// Final frame fills the unit exactly: no LI (E=1).
+		{"final-fills-exactly", []int{20}, []string{"E:" + hex.EncodeToString(frame(20, 1))}},
+		// Not final and exactly filling: LI=0, frame extends into the next block.
+		{"fills-exactly-not-final", []int{20, 3}, nil},
+		// Spans blocks.
+		{"spans", []int{45}, nil},
+		// Two frames in one block plus padding.
+		{"two-frames", []int{5, 6}, []string{"0x" + "16" + "19" + hex.EncodeToString(frame(5, 1)) + hex.EncodeToString(frame(6, 2)) + "2b2b2b2b2b2b2b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var frames [][]byte
+			for i, n := range tc.sizes {
+				frames = append(frames, frame(n, byte(i+1)))
+			}
+			units, es := segment(t, cs, frames)
+			for i, want := range tc.units {
+				got := hex.EncodeToString(units[i])
+				if want[:2] == "E:" {
+					if !es[i] || got != want[2:] {
+						t.Fatalf("unit %d: E=%v %s want %s", i, es[i], got, want[2:])
+					}
+				} else if es[i] || got != want[2:] {
+					t.Fatalf("unit %d: E=%v %s want %s", i, es[i], got, want[2:])
+				}
+			}
+			got := reassemble(t, false, units, es)
+			if len(got) != len(frames) {
+				t.Fatalf("reassembled %d frames want %d", len(got), len(frames))
+			}
+			for i := range frames {
+				if !bytes.Equal(got[i], frames[i]) {
+					t.Fatalf("frame %d: % x want % x", i, got[i], frames[i])
+				}
+			}
+		})
+	}
+	// LI=0 case bytes: unit 0 = LI(0,M=0,E=1) + 19 octets of frame 1.
+	units, _ := segment(t, cs, [][]byte{frame(20, 1), frame(3, 2)})
+	if units[0][0] != 0x01 || !bytes.Equal(units[0][1:], frame(19, 1)) {
+		t.Fatalf("LI=0 unit % x", units[0])
+	}
+	// Next unit: LI=1 (M=1) closing frame 1, then frame 2 with LI=3, then padding.
+	if units[1][0] != GPRSLI(1, true, false) || units[1][1] != GPRSLI(3, false, true) {
+		t.Fatalf("second unit % x", units[1])
+	}
+}
+
+func TestSegmentationRoundTripAllSchemes(t *testing.T) {
+	sizes := [][]int{{1}, {1500}, {19, 20, 21}, {50, 50, 50}, {73, 74, 75, 1}, {3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3}}
+	for cs := CS1; cs <= MCS9; cs++ {
+		for _, sz := range sizes {
+			var frames [][]byte
+			for i, n := range sz {
+				frames = append(frames, frame(n, byte(i*7)))
+			}
+			units, es := segment(t, cs, frames)
+			got := reassemble(t, cs.IsEGPRS(), units, es)
+			if len(got) != len(frames) {
+				t.Fatalf("%v %v: %d frames back", cs, sz, len(got))
+			}
+			for i := range frames {
+				if !bytes.Equal(got[i], frames[i]) {
+					t.Fatalf("%v %v frame %d differs", cs, sz, i)
+				}
+			}
+		}
+	}
+}
+
+func TestEGPRSExactFillEmptyChunk(t *testing.T) {
+	units, es := segment(t, MCS1, [][]byte{frame(22, 1), frame(5, 2)})
+	if !es[0] || !bytes.Equal(units[0], frame(22, 1)) {
+		t.Fatalf("unit 0 % x", units[0])
+	}
+	// Second unit starts with the empty chunk LI=0, then LI=5, then LI=127 padding.
+	if es[1] || units[1][0] != EGPRSLI(0, false) || units[1][1] != EGPRSLI(5, false) || units[1][2] != EGPRSLI(127, true) {
+		t.Fatalf("unit 1 % x", units[1])
+	}
+}
+
+func TestParseGPRSULBlockWithTLLI(t *testing.T) {
+	b := make([]byte, 23)
+	h := GPRSULHeader{CV: 0, TFI: 7, TI: true, BSN: 0, E: false}
+	h.MarshalTo(b)
+	b[3] = GPRSLI(10, false, true)
+	copy(b[4:8], []byte{0xC0, 0x01, 0x02, 0x03})
+	copy(b[8:18], frame(10, 9))
+	var blk GPRSULBlock
+	if err := blk.Parse(b); err != nil {
+		t.Fatal(err)
+	}
+	if !blk.Unit.HasTLLI || blk.Unit.TLLI != 0xC0010203 || blk.Unit.N != 1 ||
+		blk.Unit.Chunks[0] != (Chunk{Off: 5, Len: 10, Complete: true}) {
+		t.Fatalf("%+v", blk.Unit)
+	}
+	// PI set -> PFI not supported.
+	b[1] |= 0x40
+	if err := blk.Parse(b); err == nil {
+		t.Fatal("PFI accepted")
+	}
+}
