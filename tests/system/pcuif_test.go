@@ -323,4 +323,3 @@ func TestPinnedVersion(t *testing.T) {
 		t.Fatalf("version %s", v)
 	}
 }
-

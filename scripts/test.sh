@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# gopcu's whole test suite: installs the real peers the tests use (Debian
+# packages, when root), then gofmt, go vet, staticcheck, go test -race on
+# every package, and every fuzzer for a while.
+#
+#   FUZZTIME   default time per fuzz target (default 10s; pcu/pcuif's 30s)
+#   SKIP_FUZZ=1  skip the fuzzing step
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/local/go/bin:$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin"
+export GOFLAGS="${GOFLAGS:--buildvcs=false}"
+step() { printf '\n=== %s\n' "$*"; }
+
+# --- 1. real peers: Osmocom programs from Debian, tshark, lab tools ------------------------
+pkgs=(osmo-bts osmo-bsc osmo-sgsn osmo-pcu tshark iproute2 gcc python3 bc)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		step "installing ${missing[*]}"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -q >/dev/null
+		apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+	else
+		echo "not root: cannot install ${missing[*]}; the tests that need them will skip"
+	fi
+fi
+
+# --- 2. static checks ------------------------------------------------------------------------
+step "gofmt"
+bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$bad" ]; then echo "gofmt needed:"; echo "$bad"; exit 1; fi
+step "go vet"
+go vet ./...
+step "staticcheck"
+SC_BIN="$PWD/.cache/bin"
+if [ ! -x "$SC_BIN/staticcheck" ]; then
+	GOBIN="$SC_BIN" go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+fi
+"$SC_BIN/staticcheck" ./...
+
+# --- 3. tests (unit, system against emulators, interop against real peers) -------------------
+step "go test -race ./..."
+go test -race -count=1 -timeout 20m ./...
+
+# --- 4. fuzzers ------------------------------------------------------------------------------
+if [ "${SKIP_FUZZ:-0}" != 1 ]; then
+	step "fuzzing"
+	for f in $(grep -rl --include='*_test.go' '^func Fuzz' . | sort); do
+		pkg="./$(dirname "${f#./}")"
+		for name in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | sed 's/^func //'); do
+			t="${FUZZTIME:-10s}"
+			[ "$pkg" = ./pcu/pcuif ] && t="${FUZZTIME:-30s}"
+			echo "--- $pkg $name ($t)"
+			go test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" "$pkg" | tail -1
+		done
+	done
+fi
+step "all tests passed"
