@@ -76,9 +76,9 @@ func Unmarshal(b []byte, p PDU) error {
 	return unmarshal(b, p, &d)
 }
 
-// New returns an empty PDU struct for type t, or a *Raw for PDU types this
+// NewPDU returns an empty PDU struct for type t, or a *Raw for PDU types this
 // package does not model (RIM, PFC, MBMS, PS handover, LCS...).
-func New(t PDUType) PDU {
+func NewPDU(t PDUType) PDU {
 	switch t {
 	case PDUDLUnitdata:
 		return new(DLUnitdata)
@@ -151,7 +151,7 @@ func Parse(b []byte) (PDU, error) {
 	if _, known := pduNames[t]; !known && !(t >= 0x50 && t <= 0x64) && !(t >= 0x80 && t <= 0x93) {
 		return nil, &Error{Cause: CauseProtocolErrorUnspec, Type: t, Reason: "unknown PDU type"}
 	}
-	p := New(t)
+	p := NewPDU(t)
 	if err := Unmarshal(b, p); err != nil {
 		return nil, err
 	}

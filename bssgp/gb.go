@@ -1,0 +1,519 @@
+package bssgp
+
+import (
+	"log/slog"
+	"net/netip"
+	"time"
+
+	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/internal/logx"
+)
+
+// Config is the Gb configuration of one cell/NSE, filled from INFO_IND
+// (osmo-pcu-facts §1.6) and the VTY.
+type Config struct {
+	NS     ns.Config
+	BVCI   uint16 // PTP BVCI (INFO_IND bvci)
+	CellID CellID // RAI (mcc, mnc, lac, rac) + cell_id
+	// FlowControlInterval is VTY "flow-control-interval" (default 1 s).
+	FlowControlInterval time.Duration
+	// T1 retries BVC-BLOCK/UNBLOCK, T2 retries BVC-RESET (TS 48.018 §8.3,
+	// §8.4; osmo-pcu X101/X102 = 30 s).
+	T1, T2 time.Duration
+	// QoS is the QoS Profile of UL-UNITDATA (default 00 00 04 as osmo-pcu:
+	// best effort, 1 s... "no peak throughput" profile, TS 48.018 §11.3.28).
+	QoS [3]byte
+	// NoAlignment omits the zero-length Alignment Octets IE osmo-pcu puts
+	// into UL-UNITDATA.
+	NoAlignment bool
+}
+
+// Handler receives everything the SGSN sends up to the engine. PDU pointers
+// and their byte slices are only valid during the call (they alias the
+// receive buffer): copy what is kept (e.g. the LLC PDU into the MS queue).
+type Handler interface {
+	// DLUnitdata delivers a DL-UNITDATA for the PTP BVC (TS 48.018 §10.2.1).
+	DLUnitdata(p *DLUnitdata, now time.Duration)
+	// PagingPS / PagingCS deliver paging requests (§10.3.1, §10.3.2),
+	// received on the signalling or PTP BVC.
+	PagingPS(p *PagingPS, now time.Duration)
+	PagingCS(p *PagingCS, now time.Duration)
+	// BVCState reports the PTP BVC going unblocked (up) or not.
+	BVCState(up bool, now time.Duration)
+	// FlowControl is asked for the FLOW-CONTROL-BVC values every
+	// flow-control interval; ok=false skips this round.
+	FlowControl(now time.Duration) (p FlowParams, ok bool)
+	// Other delivers any other decoded PDU (SUSPEND-ACK/NACK, RESUME-ACK/NACK,
+	// FLUSH-LL, RA-CAPABILITY, RA-CAPABILITY-UPDATE-ACK, FLOW-CONTROL-*-ACK,
+	// STATUS, RIM PDUs as *Raw...), with the BVCI it came on.
+	Other(bvci uint16, p PDU, now time.Duration)
+}
+
+// Stats are per-Gb counters.
+type Stats struct {
+	RxPDUs, TxPDUs, RxErrors, TxStatus, RxDLUnitdata, TxULUnitdata uint64
+}
+
+// Gb is the BSS side of one NSE with its signalling BVC and one PTP BVC.
+// It is not safe for concurrent use: the engine goroutine owns it and passes
+// the monotonic time to every method.
+type Gb struct {
+	cfg Config
+	ns  *ns.NSE
+	h   Handler
+	log *slog.Logger
+
+	// BVC bring-up flags (osmo-pcu-facts §2.2).
+	sigReset, ptpReset, unblocked bool
+	timer                         time.Duration // T1/T2
+	fcTimer                       time.Duration
+	fcTag, msTag                  uint8
+
+	buf   [ns.HeaderLen + 2048]byte
+	dl    DLUnitdata
+	Stats Stats
+}
+
+// New builds the Gb stack. tx sends NS datagrams (UDP in production,
+// in-memory in tests); log may be nil.
+func New(cfg Config, tx ns.Transport, h Handler, log *slog.Logger) (*Gb, error) {
+	if cfg.FlowControlInterval == 0 {
+		cfg.FlowControlInterval = time.Second
+	}
+	if cfg.T1 == 0 {
+		cfg.T1 = 30 * time.Second
+	}
+	if cfg.T2 == 0 {
+		cfg.T2 = 30 * time.Second
+	}
+	if cfg.QoS == ([3]byte{}) {
+		cfg.QoS = [3]byte{0, 0, 4}
+	}
+	if log == nil {
+		log = logx.Discard().Logger(logx.CatBSSGP)
+	}
+	g := &Gb{cfg: cfg, h: h, log: log.With("bvci", cfg.BVCI)}
+	n, err := ns.NewNSE(cfg.NS, tx, g, log)
+	if err != nil {
+		return nil, err
+	}
+	g.ns = n
+	return g, nil
+}
+
+// NSE gives access to the NS layer (VTY "show ns", stats).
+func (g *Gb) NSE() *ns.NSE { return g.ns }
+
+// Config returns the configuration.
+func (g *Gb) Config() Config { return g.cfg }
+
+// Unblocked reports whether the PTP BVC is usable.
+func (g *Gb) Unblocked() bool { return g.unblocked }
+
+// Start starts NS (which then starts the BVC procedures once available).
+func (g *Gb) Start(now time.Duration) { g.ns.Start(now) }
+
+// Stop silently takes NS and the BVCs down.
+func (g *Gb) Stop(now time.Duration) { g.ns.Stop(now) }
+
+// Input feeds one datagram received on NS bind `bind` from `from`.
+func (g *Gb) Input(bind int, from netip.AddrPort, b []byte, now time.Duration) {
+	g.ns.Input(bind, from, b, now)
+}
+
+// Tick runs expired timers (NS and BSSGP).
+func (g *Gb) Tick(now time.Duration) {
+	g.ns.Tick(now)
+	if g.timer != 0 && now >= g.timer {
+		g.timer = 0
+		g.retry(now)
+	}
+	if g.fcTimer != 0 && now >= g.fcTimer {
+		g.fcTimer = now + g.cfg.FlowControlInterval
+		g.sendFlowControl(now)
+	}
+}
+
+// NextDeadline returns the earliest pending timer.
+func (g *Gb) NextDeadline() (time.Duration, bool) {
+	d, ok := g.ns.NextDeadline()
+	for _, t := range [...]time.Duration{g.timer, g.fcTimer} {
+		if t != 0 && (!ok || t < d) {
+			d, ok = t, true
+		}
+	}
+	return d, ok
+}
+
+// ---- NS service user (ns.Handler) ----
+
+// NSAvailable implements ns.Handler: NS recovery starts the BVC procedure,
+// NS failure clears the BVC state (osmo-pcu-facts §2.1 "NS status").
+func (g *Gb) NSAvailable(up bool, now time.Duration) {
+	g.setUnblocked(false, now)
+	g.sigReset, g.ptpReset = false, false
+	g.timer, g.fcTimer = 0, 0
+	if up {
+		g.retry(now)
+	}
+}
+
+// NSUnitdata implements ns.Handler.
+func (g *Gb) NSUnitdata(bvci uint16, sdu []byte, now time.Duration) {
+	g.Stats.RxPDUs++
+	if len(sdu) == 0 {
+		g.sendStatus(CauseProtocolErrorUnspec, 0, false, sdu)
+		return
+	}
+	t := PDUType(sdu[0])
+	if t == PDUStatus {
+		g.rxStatus(bvci, sdu, now)
+		return
+	}
+	switch {
+	case bvci == BVCISignalling:
+		g.rxSignalling(t, sdu, now)
+	case bvci == BVCIPTM:
+		g.sendStatus(CausePDUNotCompatibleFeat, bvci, true, sdu)
+	case bvci == g.cfg.BVCI:
+		g.rxPTP(t, sdu, now)
+	default:
+		g.sendStatus(CauseUnknownBVCI, bvci, true, sdu)
+	}
+}
+
+func (g *Gb) setUnblocked(up bool, now time.Duration) {
+	if up == g.unblocked {
+		return
+	}
+	g.unblocked = up
+	g.log.Log(nil, logx.LevelNotice, "PTP BVC state change", "unblocked", up)
+	if !up {
+		g.fcTimer = 0
+	}
+	if g.h != nil {
+		g.h.BVCState(up, now)
+	}
+}
+
+// retry (re)sends whatever step of the bring-up is pending (§2.2 table).
+func (g *Gb) retry(now time.Duration) {
+	switch {
+	case !g.sigReset:
+		g.send(BVCISignalling, 0, &BVCReset{BVCI: BVCISignalling, Cause: CauseOMIntervention})
+		g.timer = now + g.cfg.T2
+	case !g.ptpReset:
+		g.sendPTPReset(CauseOMIntervention, now)
+	case !g.unblocked:
+		g.send(BVCISignalling, 0, &BVCUnblock{BVCI: g.cfg.BVCI})
+		g.timer = now + g.cfg.T1
+	}
+}
+
+func (g *Gb) sendPTPReset(c Cause, now time.Duration) {
+	g.send(BVCISignalling, 0, &BVCReset{BVCI: g.cfg.BVCI, Cause: c, CellID: g.cfg.CellID, HasCellID: true})
+	g.timer = now + g.cfg.T2
+}
+
+func (g *Gb) sendFlowControl(now time.Duration) {
+	if g.h == nil {
+		return
+	}
+	p, ok := g.h.FlowControl(now)
+	if !ok {
+		return
+	}
+	g.fcTag++
+	g.send(g.cfg.BVCI, 0, p.PDU(g.fcTag))
+}
+
+// send encodes p after the NS header room and hands it to NS.
+func (g *Gb) send(bvci uint16, lsp uint32, p PDU) error {
+	n, err := MarshalTo(p, g.buf[ns.HeaderLen:])
+	if err != nil {
+		return err
+	}
+	g.Stats.TxPDUs++
+	return g.ns.SendUnitdataInPlace(bvci, lsp, g.buf[:ns.HeaderLen+n])
+}
+
+// sendStatus answers an erroneous PDU with STATUS on the signalling BVC
+// (TS 48.018 §8.7, §10.4.14): the BVCI IE for BVCI-blocked/unknown causes,
+// the PDU in error always. A STATUS is never answered with a STATUS.
+func (g *Gb) sendStatus(c Cause, bvci uint16, withBVCI bool, bad []byte) {
+	if len(bad) > 0 && PDUType(bad[0]) == PDUStatus {
+		return
+	}
+	if len(bad) > MaxLLCPDU {
+		bad = bad[:MaxLLCPDU]
+	}
+	g.Stats.TxStatus++
+	g.log.Log(nil, logx.LevelNotice, "sending STATUS", "cause", c.String(), "bvci", bvci)
+	st := Status{Cause: c, BVCI: bvci, HasBVCI: withBVCI, PDUInError: bad}
+	if st.PDUInError == nil {
+		st.PDUInError = []byte{}
+	}
+	_ = g.send(BVCISignalling, 0, &st)
+}
+
+func (g *Gb) decodeErr(err error, sdu []byte) {
+	g.Stats.RxErrors++
+	c, ok := CauseOf(err)
+	if !ok {
+		c = CauseProtocolErrorUnspec
+	}
+	g.log.Log(nil, logx.LevelNotice, "bad BSSGP PDU", "err", err)
+	g.sendStatus(c, 0, false, sdu)
+}
+
+func (g *Gb) rxStatus(bvci uint16, sdu []byte, now time.Duration) {
+	var st Status
+	if err := Unmarshal(sdu, &st); err != nil {
+		g.Stats.RxErrors++
+		return // never answer a STATUS
+	}
+	g.log.Log(nil, logx.LevelNotice, "STATUS received", "cause", st.Cause.String(), "bvci", st.BVCI)
+	if st.HasBVCI && st.BVCI == g.cfg.BVCI && g.sigReset {
+		switch st.Cause {
+		case CauseBVCIBlocked: // re-run UNBLOCK (osmo-pcu-facts §2.2)
+			if g.ptpReset {
+				g.setUnblocked(false, now)
+				g.retry(now)
+			}
+		case CauseUnknownBVCI: // re-run PTP RESET
+			g.ptpReset = false
+			g.setUnblocked(false, now)
+			g.retry(now)
+		}
+	}
+	if g.h != nil {
+		g.h.Other(bvci, &st, now)
+	}
+}
+
+func (g *Gb) rxSignalling(t PDUType, sdu []byte, now time.Duration) {
+	switch t {
+	case PDUBVCReset:
+		var r BVCReset
+		if err := Unmarshal(sdu, &r); err != nil {
+			g.decodeErr(err, sdu)
+			return
+		}
+		g.rxReset(&r, sdu, now)
+	case PDUBVCResetAck:
+		var a BVCResetAck
+		if err := Unmarshal(sdu, &a); err != nil {
+			g.decodeErr(err, sdu)
+			return
+		}
+		switch {
+		case a.BVCI == BVCISignalling && !g.sigReset:
+			g.sigReset = true
+			g.retry(now)
+		case a.BVCI == g.cfg.BVCI && g.sigReset && !g.ptpReset:
+			g.ptpReset = true
+			g.retry(now)
+		default:
+			g.log.Log(nil, logx.LevelInfo, "unexpected BVC-RESET-ACK ignored", "ack_bvci", a.BVCI)
+		}
+	case PDUBVCUnblockAck:
+		var a BVCUnblockAck
+		if err := Unmarshal(sdu, &a); err != nil {
+			g.decodeErr(err, sdu)
+			return
+		}
+		if a.BVCI != g.cfg.BVCI {
+			g.sendStatus(CauseUnknownBVCI, a.BVCI, true, sdu)
+			return
+		}
+		if g.ptpReset && !g.unblocked {
+			g.timer = 0
+			g.setUnblocked(true, now)
+			// FLOW-CONTROL-BVC immediately, then every interval (§2.2 step 4).
+			g.fcTimer = now + g.cfg.FlowControlInterval
+			g.sendFlowControl(now)
+		}
+	case PDUPagingPS, PDUPagingCS:
+		g.rxPaging(t, sdu, now)
+	case PDUBVCBlockAck, PDUSuspendAck, PDUSuspendNack, PDUResumeAck, PDUResumeNack, PDUFlushLL:
+		p := NewPDU(t)
+		if err := Unmarshal(sdu, p); err != nil {
+			g.decodeErr(err, sdu)
+			return
+		}
+		if g.h != nil {
+			g.h.Other(BVCISignalling, p, now)
+		}
+	case PDUSGSNInvokeTrace, PDURANInformation, PDURANInformationReq, PDURANInformationAck,
+		PDURANInformationError, PDURANInfoAppError:
+		if g.h != nil {
+			g.h.Other(BVCISignalling, &Raw{PDUType: t, Body: sdu[1:]}, now)
+		}
+	default:
+		if t.IsPTP() {
+			// PTP PDUs on BVCI 0: logged, no STATUS (osmo-pcu-facts §2.4).
+			g.log.Log(nil, logx.LevelNotice, "PTP PDU on signalling BVC ignored", "pdu", t.String())
+			return
+		}
+		g.sendStatus(CauseProtocolErrorUnspec, 0, false, sdu)
+	}
+}
+
+// rxReset handles an SGSN-initiated BVC-RESET (TS 48.018 §8.4,
+// osmo-pcu-facts §2.2).
+func (g *Gb) rxReset(r *BVCReset, sdu []byte, now time.Duration) {
+	switch r.BVCI {
+	case BVCISignalling:
+		g.send(BVCISignalling, 0, &BVCResetAck{BVCI: BVCISignalling})
+		// Resetting the signalling BVC resets all PTP BVCs: reset ours.
+		g.sigReset, g.ptpReset = true, false
+		g.setUnblocked(false, now)
+		g.sendPTPReset(r.Cause, now)
+	case g.cfg.BVCI:
+		g.send(BVCISignalling, 0, &BVCResetAck{BVCI: g.cfg.BVCI, CellID: g.cfg.CellID, HasCellID: true})
+		g.sigReset, g.ptpReset = true, true
+		g.setUnblocked(false, now)
+		g.retry(now) // UNBLOCK
+	default:
+		g.sendStatus(CauseUnknownBVCI, r.BVCI, true, sdu)
+	}
+}
+
+func (g *Gb) rxPaging(t PDUType, sdu []byte, now time.Duration) {
+	if t == PDUPagingPS {
+		var p PagingPS
+		if err := Unmarshal(sdu, &p); err != nil {
+			g.decodeErr(err, sdu)
+			return
+		}
+		if g.h != nil {
+			g.h.PagingPS(&p, now)
+		}
+		return
+	}
+	var p PagingCS
+	if err := Unmarshal(sdu, &p); err != nil {
+		g.decodeErr(err, sdu)
+		return
+	}
+	if g.h != nil {
+		g.h.PagingCS(&p, now)
+	}
+}
+
+func (g *Gb) rxPTP(t PDUType, sdu []byte, now time.Duration) {
+	if !g.unblocked {
+		g.sendStatus(CauseBVCIBlocked, g.cfg.BVCI, true, sdu)
+		return
+	}
+	switch t {
+	case PDUDLUnitdata:
+		if err := g.dl.Unmarshal(sdu); err != nil {
+			g.decodeErr(err, sdu)
+			return
+		}
+		if len(g.dl.LLC) > MaxLLCPDU {
+			g.Stats.RxErrors++
+			g.sendStatus(CauseConditionalIEError, 0, false, sdu)
+			return
+		}
+		g.Stats.RxDLUnitdata++
+		if g.h != nil {
+			g.h.DLUnitdata(&g.dl, now)
+		}
+	case PDUPagingPS, PDUPagingCS:
+		g.rxPaging(t, sdu, now)
+	case PDURACapability, PDURACapabilityUpdAck, PDUFlowControlBVCAck, PDUFlowControlMSAck:
+		p := NewPDU(t)
+		if err := Unmarshal(sdu, p); err != nil {
+			g.decodeErr(err, sdu)
+			return
+		}
+		if g.h != nil {
+			g.h.Other(g.cfg.BVCI, p, now)
+		}
+	default:
+		// Signalling PDUs on a PTP BVC, and anything unknown (§2.4).
+		g.sendStatus(CauseProtocolErrorUnspec, 0, false, sdu)
+	}
+}
+
+// ---- downward API ----
+
+// SendULUnitdata sends one complete UL LLC frame of tlli as UL-UNITDATA on
+// the PTP BVC with the cell's Cell Identifier (TS 48.018 §10.2.2). The NS-VC
+// is chosen by TLLI (LSP). llc is copied before returning.
+func (g *Gb) SendULUnitdata(tlli uint32, llc []byte, now time.Duration) error {
+	return g.SendULUnitdataPFI(tlli, llc, 0, false, now)
+}
+
+// SendULUnitdataPFI is SendULUnitdata with a Packet Flow Identifier.
+func (g *Gb) SendULUnitdataPFI(tlli uint32, llc []byte, pfi uint8, hasPFI bool, now time.Duration) error {
+	if !g.unblocked {
+		return ErrBVCBlocked
+	}
+	ul := ULUnitdata{TLLI: tlli, QoS: g.cfg.QoS, CellID: g.cfg.CellID, PFI: pfi, HasPFI: hasPFI, LLC: llc}
+	if g.cfg.NoAlignment {
+		ul.Alignment = -1
+	}
+	n, err := ul.MarshalTo(g.buf[ns.HeaderLen:])
+	if err != nil {
+		return err
+	}
+	g.Stats.TxULUnitdata++
+	g.Stats.TxPDUs++
+	return g.ns.SendUnitdataInPlace(g.cfg.BVCI, tlli, g.buf[:ns.HeaderLen+n])
+}
+
+// SendLLCDiscarded reports frames dropped from tlli's DL queue (TS 48.018
+// §10.4.3); frames is capped at 255 and octets at 2^24-1 as osmo-pcu does.
+func (g *Gb) SendLLCDiscarded(tlli uint32, frames, octets int, now time.Duration) error {
+	if !g.sigReset {
+		return ErrBVCBlocked
+	}
+	return g.send(BVCISignalling, 0, &LLCDiscarded{TLLI: tlli, Frames: uint8(clamp(frames, 255)),
+		BVCI: g.cfg.BVCI, NumOctets: uint32(clamp(octets, 0xffffff))})
+}
+
+// SendSuspend sends SUSPEND for tlli (PCUIF SUSP_REQ, TS 48.018 §10.3.6).
+func (g *Gb) SendSuspend(tlli uint32, rai RAI, now time.Duration) error {
+	if !g.sigReset {
+		return ErrBVCBlocked
+	}
+	return g.send(BVCISignalling, 0, &Suspend{TLLI: tlli, RAI: rai})
+}
+
+// SendResume sends RESUME (TS 48.018 §10.3.9).
+func (g *Gb) SendResume(tlli uint32, rai RAI, srn uint8, now time.Duration) error {
+	if !g.sigReset {
+		return ErrBVCBlocked
+	}
+	return g.send(BVCISignalling, 0, &Resume{TLLI: tlli, RAI: rai, SRN: srn})
+}
+
+// SendFlowControlMS sends FLOW-CONTROL-MS for one MS (TS 48.018 §10.4.6,
+// §8.2.4); see MSFlowParams. Returns the tag used.
+func (g *Gb) SendFlowControlMS(tlli uint32, bucketOctets, leakOctetsPerS int, now time.Duration) (uint8, error) {
+	if !g.unblocked {
+		return 0, ErrBVCBlocked
+	}
+	g.msTag++
+	return g.msTag, g.send(g.cfg.BVCI, tlli, &FlowControlMS{TLLI: tlli, Tag: g.msTag,
+		BucketSize: bucketUnits(bucketOctets), LeakRate: rateUnits(leakOctetsPerS)})
+}
+
+// SendRadioStatus sends RADIO-STATUS for tlli (TS 48.018 §10.3.5).
+func (g *Gb) SendRadioStatus(tlli uint32, radioCause uint8, now time.Duration) error {
+	if !g.unblocked {
+		return ErrBVCBlocked
+	}
+	return g.send(g.cfg.BVCI, tlli, &RadioStatus{TLLI: tlli, HasTLLI: true, RadioCause: radioCause})
+}
+
+// SendFlushLLAck answers a FLUSH-LL (TS 48.018 §10.4.2).
+func (g *Gb) SendFlushLLAck(a *FlushLLAck, now time.Duration) error {
+	return g.send(BVCISignalling, 0, a)
+}
+
+// SendPDU sends any PDU on bvci with link selection parameter lsp.
+func (g *Gb) SendPDU(bvci uint16, lsp uint32, p PDU) error { return g.send(bvci, lsp, p) }

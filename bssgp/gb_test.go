@@ -1,0 +1,367 @@
+package bssgp
+
+import (
+	"bytes"
+	"encoding/hex"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gopcu/gopcu/bssgp/ns"
+)
+
+var sgsnAddr = netip.MustParseAddrPort("127.0.0.1:23000")
+
+type memTx struct{ out [][]byte }
+
+func (m *memTx) Send(bind int, to netip.AddrPort, b []byte) error {
+	m.out = append(m.out, append([]byte(nil), b...))
+	return nil
+}
+
+func (m *memTx) take() []string {
+	var s []string
+	for _, b := range m.out {
+		s = append(s, hex.EncodeToString(b))
+	}
+	m.out = nil
+	return s
+}
+
+type recHandler struct {
+	dl     []DLUnitdata
+	llc    [][]byte
+	pagePS []string
+	pageCS int
+	states []bool
+	other  []PDUType
+	fc     FlowParams
+}
+
+func (h *recHandler) DLUnitdata(p *DLUnitdata, now time.Duration) {
+	h.dl = append(h.dl, *p)
+	h.llc = append(h.llc, append([]byte(nil), p.LLC...))
+}
+func (h *recHandler) PagingPS(p *PagingPS, now time.Duration) {
+	s, _ := DecodeIMSI(p.IMSI)
+	h.pagePS = append(h.pagePS, s)
+}
+func (h *recHandler) PagingCS(p *PagingCS, now time.Duration)          { h.pageCS++ }
+func (h *recHandler) BVCState(up bool, now time.Duration)              { h.states = append(h.states, up) }
+func (h *recHandler) FlowControl(now time.Duration) (FlowParams, bool) { return h.fc, true }
+func (h *recHandler) Other(bvci uint16, p PDU, now time.Duration) {
+	h.other = append(h.other, p.Type())
+}
+
+func hx(s string) []byte {
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func expect(t *testing.T, got []string, want ...string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("sent %v\nwant %v", got, want)
+	}
+	for i := range want {
+		if w := strings.ReplaceAll(want[i], " ", ""); got[i] != w {
+			t.Fatalf("sent[%d] %s\n   want %s", i, got[i], w)
+		}
+	}
+}
+
+// Capture values: NSEI/NSVCI 101, BVCI 1800, RAI 901-70-1-0, CI 6969;
+// osmo-pcu's FLOW-CONTROL-BVC: Bmax 1000x100 octets, R 800x100 bit/s.
+func labGb(t *testing.T) (*Gb, *memTx, *recHandler) {
+	tx, h := &memTx{}, &recHandler{}
+	h.fc = FlowParams{BucketOctets: 100000, LeakOctetsPerS: 10000, BmaxMSOctets: 100000, RMSOctetsPerS: 10000}
+	g, err := New(Config{
+		NS:     ns.Config{NSEI: 101, Endpoints: []ns.Endpoint{{NSVCI: 101, Remote: sgsnAddr}}},
+		BVCI:   1800,
+		CellID: labCell,
+	}, tx, h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, tx, h
+}
+
+func (g *Gb) inHex(s string, now time.Duration) { g.Input(0, sgsnAddr, hx(s), now) }
+
+// TestBringUpCapture replays the SGSN side of the capture's start-up and
+// checks that gopcu sends the same bytes as osmo-pcu 1.1.0.
+func TestBringUpCapture(t *testing.T) {
+	g, tx, h := labGb(t)
+	g.Start(0)
+	expect(t, tx.take(), "020081010182006504820065")
+	g.inHex("030182006504820065", time.Millisecond)
+	expect(t, tx.take(), "06", "0a")
+	g.inHex("0a", time.Millisecond)
+	expect(t, tx.take(), "0b")
+	g.inHex("07", 3*time.Millisecond)
+	expect(t, tx.take(), "000000002204820000078108")
+	g.inHex("0b", 3*time.Millisecond)
+	g.inHex("000000002304820000", 4*time.Millisecond)
+	expect(t, tx.take(), "000000002204820708078108088809f1070001001b39")
+	g.inHex("000000002304820708", 4*time.Millisecond)
+	expect(t, tx.take(), "000000002404820708")
+	g.inHex("000000002504820708", 4*time.Millisecond)
+	expect(t, tx.take(), "00000708261e8101058203e803820320018203e81c82032006820000")
+	if !g.Unblocked() || len(h.states) != 1 || !h.states[0] {
+		t.Fatal("BVC not up", h.states)
+	}
+	g.inHex("00000708271e8101", 4*time.Millisecond)
+	if len(h.other) != 1 || h.other[0] != PDUFlowControlBVCAck {
+		t.Fatal(h.other)
+	}
+	// FLOW-CONTROL-BVC every flow-control-interval (1 s), tag incremented.
+	if d, _ := g.NextDeadline(); d != time.Second+4*time.Millisecond {
+		t.Fatalf("next deadline %v", d)
+	}
+	g.Tick(time.Second + 4*time.Millisecond)
+	expect(t, tx.take(), "00000708261e8102058203e803820320018203e81c82032006820000")
+}
+
+func up(t *testing.T) (*Gb, *memTx, *recHandler) {
+	g, tx, h := labGb(t)
+	g.Start(0)
+	for _, s := range []string{"030182006504820065", "07", "0b", "000000002304820000", "000000002304820708", "000000002504820708"} {
+		g.inHex(s, 0)
+	}
+	tx.take()
+	if !g.Unblocked() {
+		t.Fatal("not up")
+	}
+	return g, tx, h
+}
+
+// Capture t=8.341: SGSN VTY "bssgp bvc nsei 101 bvci 1800 reset".
+func TestSGSNResetPTP(t *testing.T) {
+	g, tx, h := up(t)
+	g.inHex("000000002204820708078108088809f1070001001b39", time.Second)
+	expect(t, tx.take(), "000000002304820708088809f1070001001b39", "000000002404820708")
+	if g.Unblocked() {
+		t.Fatal("still unblocked")
+	}
+	g.inHex("000000002504820708", time.Second)
+	expect(t, tx.take(), "00000708261e8102058203e803820320018203e81c82032006820000")
+	if len(h.states) != 3 {
+		t.Fatal(h.states)
+	}
+}
+
+func TestSGSNResetSignalling(t *testing.T) {
+	g, tx, _ := up(t)
+	g.inHex("000000002204820000078101", time.Second) // cause 0x01 equipment failure
+	expect(t, tx.take(), "000000002304820000", "000000002204820708078101088809f1070001001b39")
+	g.inHex("000000002304820708", time.Second)
+	expect(t, tx.take(), "000000002404820708")
+}
+
+// Capture t=14.393: SGSN VTY "nsvc 101 reset": NS comes back and both BVCs
+// are reset again.
+func TestNSResetRestartsBVC(t *testing.T) {
+	g, tx, _ := up(t)
+	g.inHex("020081010182006504820065", time.Second)
+	expect(t, tx.take(), "030182006504820065", "06", "0a")
+	if g.Unblocked() {
+		t.Fatal("BVC up while NS blocked")
+	}
+	g.inHex("07", time.Second)
+	expect(t, tx.take(), "000000002204820000078108")
+}
+
+func TestResetRetryT2(t *testing.T) {
+	g, tx, _ := labGb(t)
+	g.Start(0)
+	g.inHex("030182006504820065", 0)
+	g.inHex("07", 0)
+	g.inHex("0b", 0)
+	tx.take()
+	g.Tick(30*time.Second - 1)
+	expect(t, tx.take())
+	g.Tick(30 * time.Second)
+	expect(t, tx.take(), "0a", "000000002204820000078108")
+}
+
+func TestStatusHandling(t *testing.T) {
+	g, tx, _ := up(t)
+	// STATUS "BVCI blocked" for our BVCI: re-run UNBLOCK.
+	g.inHex("00000000 41 078109 04820708", time.Second)
+	expect(t, tx.take(), "000000002404820708")
+	g.inHex("000000002504820708", time.Second)
+	tx.take()
+	// STATUS "Unknown BVCI": re-run PTP RESET.
+	g.inHex("00000000 41 078105 04820708", time.Second)
+	expect(t, tx.take(), "000000002204820708078108088809f1070001001b39")
+}
+
+func TestDLUnitdataAndPaging(t *testing.T) {
+	g, tx, h := up(t)
+	g.inHex("00000708 00 c0000002 000021 16820bb8 0d889910070000000010 0e0003 414243", time.Second)
+	if len(h.dl) != 1 || h.dl[0].TLLI != 0xc0000002 || h.dl[0].PDULifetime != 3000 || string(h.llc[0]) != "ABC" {
+		t.Fatalf("%+v", h.dl)
+	}
+	g.inHex("00000000 06 0d889910070000000010 04820708 18830000 00", time.Second)
+	g.inHex("00000708 07 0d889910070000000010 0a820000 04820708", time.Second)
+	if len(h.pagePS) != 1 || h.pagePS[0] != "901700000000001" || h.pageCS != 1 {
+		t.Fatal(h.pagePS, h.pageCS)
+	}
+	expect(t, tx.take())
+}
+
+func TestULSend(t *testing.T) {
+	g, tx, _ := labGb(t)
+	if err := g.SendULUnitdata(0xc0000001, []byte{1, 2, 3}, 0); err != ErrBVCBlocked {
+		t.Fatal(err)
+	}
+	g, tx, _ = up(t)
+	if err := g.SendULUnitdata(0xc0000001, []byte{1, 2, 3}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.SendLLCDiscarded(0xc0000001, 300, 1<<25, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.SendSuspend(0xc0000001, labCell.RAI, 0); err != nil {
+		t.Fatal(err)
+	}
+	b, l := MSFlowParams(5000, 100*time.Millisecond)
+	if _, err := g.SendFlowControlMS(0xc0000001, b, l, 0); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, tx.take(),
+		"00000708 01 c0000001 000004 0888 09f1070001001b39 0080 0e0003 010203",
+		"00000000 2c 1f84c0000001 0f81ff 04820708 2583ffffff",
+		"00000000 0b 1f84c0000001 1b8609f107000100",
+		// bucket 500+1543 octets -> 21 units, 5000 octets/s -> 400 units
+		"00000708 28 1f84c0000001 1e8101 12820015 03820190")
+}
+
+// badPDUs: malformed or unexpected PDUs from the SGSN and the STATUS cause
+// they must get (TS 48.018 §8.7, osmo-pcu-facts §2.4). The link stays up.
+var badPDUs = []struct {
+	name     string
+	bvci     uint16
+	pdu      string
+	cause    Cause
+	withBVCI bool
+}{
+	{"DL-UNITDATA no LLC", 1800, "00 c0000002 000000 16820bb8", CauseMissingMandatoryIE, false},
+	{"DL-UNITDATA no lifetime", 1800, "00 c0000002 000000 0e0001ff", CauseMissingMandatoryIE, false},
+	{"DL-UNITDATA truncated header", 1800, "00 c00000", CauseInvalidMandatoryInfo, false},
+	{"DL-UNITDATA lifetime len 3", 1800, "00 c0000002 000000 16830bb800 0e0001ff", CauseInvalidMandatoryInfo, false},
+	{"DL-UNITDATA IE overruns PDU", 1800, "00 c0000002 000000 16820bb8 0e00ff41", CauseInvalidMandatoryInfo, false},
+	{"DL-UNITDATA IMSI is TMSI", 1800, "00 c0000002 000000 16820bb8 0d85f4deadbeef 0e0001ff", CauseConditionalIEError, false},
+	{"DL-UNITDATA LLC too long", 1800, "00 c0000002 000000 16820bb8 0e0608" + strings.Repeat("00", 1544), CauseConditionalIEError, false},
+	{"DL-UNITDATA unknown BVCI", 1801, "00 c0000002 000000 16820bb8 0e0001ff", CauseUnknownBVCI, true},
+	{"DL-UNITDATA on PTM BVCI", 1, "00 c0000002 000000 16820bb8 0e0001ff", CausePDUNotCompatibleFeat, true},
+	{"PAGING-PS no IMSI", 0, "06 04820708 18830000 00", CauseMissingMandatoryIE, false},
+	{"PAGING-PS IMSI garbage", 0, "06 0d83f0ffff 04820708 18830000 00", CauseInvalidMandatoryInfo, false},
+	{"PAGING-PS TMSI len 2", 1800, "06 0d889910070000000010 04820708 18830000 00 2082dead", CauseConditionalIEError, false},
+	{"PAGING-PS no area", 0, "06 0d889910070000000010 18830000 00", CauseMissingConditionalIE, false},
+	{"PAGING-CS no DRX", 0, "07 0d889910070000000010 04820708", CauseMissingMandatoryIE, false},
+	{"BVC-RESET unknown BVCI", 0, "22 04820709 078108", CauseUnknownBVCI, true},
+	{"BVC-RESET no cause", 0, "22 04820000", CauseMissingMandatoryIE, false},
+	{"BVC-RESET BVCI len 3", 0, "22 0483000000 078108", CauseInvalidMandatoryInfo, false},
+	{"BVC-UNBLOCK-ACK other BVCI", 0, "25 04820709", CauseUnknownBVCI, true},
+	{"BVC-RESET-ACK empty", 0, "23", CauseMissingMandatoryIE, false},
+	{"SUSPEND-ACK no SRN", 0, "0c 1f84c0000002 1b8609f107000100", CauseMissingMandatoryIE, false},
+	{"FLUSH-LL no BVCI", 0, "2a 1f84c0000002", CauseMissingMandatoryIE, false},
+	{"signalling PDU on PTP", 1800, "0c 1f84c0000002 1b8609f107000100 1d8103", CauseProtocolErrorUnspec, false},
+	{"unknown PDU type", 0, "3f 0000", CauseProtocolErrorUnspec, false},
+	{"BVC-BLOCK from SGSN", 0, "20 04820708 078108", CauseProtocolErrorUnspec, false},
+	{"UL-UNITDATA from SGSN", 1800, "01 c0000001 000004 0888 09f1070001001b39 0e0001aa", CauseProtocolErrorUnspec, false},
+	{"RA-CAPABILITY no MS RAC", 1800, "02 1f84c0000002", CauseMissingMandatoryIE, false},
+	{"FLOW-CONTROL-BVC-ACK tag len 0", 1800, "27 1e80", CauseInvalidMandatoryInfo, false},
+	{"empty BSSGP PDU", 1800, "", CauseProtocolErrorUnspec, false},
+}
+
+func TestMalformedGetStatus(t *testing.T) {
+	g, tx, h := up(t)
+	for _, c := range badPDUs {
+		t.Run(c.name, func(t *testing.T) {
+			pdu := hx(c.pdu)
+			nsu := append([]byte{0, 0, byte(c.bvci >> 8), byte(c.bvci)}, pdu...)
+			g.Input(0, sgsnAddr, nsu, time.Second)
+			out := tx.out
+			tx.out = nil
+			if len(out) != 1 {
+				t.Fatalf("sent %d PDUs", len(out))
+			}
+			var n ns.PDU
+			if err := n.Unmarshal(out[0]); err != nil || n.Type != ns.PDUUnitdata || n.BVCI != 0 {
+				t.Fatalf("not NS-UNITDATA on BVCI 0: %x", out[0])
+			}
+			var st Status
+			if err := Unmarshal(n.SDU, &st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Cause != c.cause {
+				t.Fatalf("cause %v want %v", st.Cause, c.cause)
+			}
+			if st.HasBVCI != c.withBVCI || (c.withBVCI && st.BVCI != c.bvci && c.cause != CauseUnknownBVCI) {
+				t.Fatalf("BVCI IE %v %d", st.HasBVCI, st.BVCI)
+			}
+			if !bytes.Equal(st.PDUInError, pdu) && len(pdu) <= MaxLLCPDU {
+				t.Fatalf("PDU in error %x want %x", st.PDUInError, pdu)
+			}
+		})
+	}
+	if !g.Unblocked() || !g.NSE().Available() || len(h.states) != 1 {
+		t.Fatal("link went down")
+	}
+	// A STATUS is never answered with a STATUS, even a malformed one.
+	g.inHex("00000000 41", 2*time.Second)
+	g.inHex("00000000 41 078127", 2*time.Second)
+	expect(t, tx.take())
+}
+
+func TestBlockedPTPGetsStatus(t *testing.T) {
+	g, tx, _ := labGb(t)
+	g.Start(0)
+	for _, s := range []string{"030182006504820065", "07", "0b", "000000002304820000"} {
+		g.inHex(s, 0)
+	}
+	tx.take()
+	g.inHex("00000708 00 c0000002 000000 16820bb8 0e0001ff", 0)
+	out := tx.take()
+	if len(out) != 1 || !strings.HasPrefix(out[0], "000000004107810904820708") {
+		t.Fatal(out)
+	}
+}
+
+func TestFlowControlCompute(t *testing.T) {
+	// 4 PDCH at CS-2 (30 octets x 50 = 1500 octets/s), 4 DL slots, lifetime unset.
+	p := ComputeFlowControl(FlowInput{NumPDCH: 4, PeakRatePerPDCH: 1500, MaxSlotsPerMS: 4})
+	if p.LeakOctetsPerS != 6000 || p.RMSOctetsPerS != 6000 || p.BucketOctets != 60000 || p.BmaxMSOctets != 60000 {
+		t.Fatalf("%+v", p)
+	}
+	// bucket-time 150 cs; forced MS leak; measured blend at 50 % usage.
+	p = ComputeFlowControl(FlowInput{NumPDCH: 2, PeakRatePerPDCH: 2500, MaxSlotsPerMS: 1, BucketTime: 150,
+		ForceMSLeak: 1000, MeasuredRate: 3000, UsagePermille: 500, AvgQueueDelay: 1234 * time.Millisecond})
+	if p.LeakOctetsPerS != 4000 || p.RMSOctetsPerS != 1000 || p.BucketOctets != 6000 || p.BmaxMSOctets != 1500 {
+		t.Fatalf("%+v", p)
+	}
+	fc := p.PDU(7)
+	// 6000 octets -> 60 units; 4000 octets/s -> 320 units of 100 bit/s; delay 123 cs.
+	if fc.BucketSize != 60 || fc.LeakRate != 320 || fc.BmaxMS != 15 || fc.RMS != 80 || fc.Measurement != 123 {
+		t.Fatalf("%+v", fc)
+	}
+	// Infinite bucket time and caps.
+	p = ComputeFlowControl(FlowInput{NumPDCH: 8, PeakRatePerPDCH: 200000, BucketTime: 0xffff})
+	if p.BucketOctets != MaxBucketOctets || p.LeakOctetsPerS != MaxLeakOctetsPerS {
+		t.Fatalf("%+v", p)
+	}
+	if fc := p.PDU(1); fc.BucketSize != 0xffff || fc.LeakRate != 0xffff {
+		t.Fatalf("%+v", fc)
+	}
+	// Nothing known: osmo's fallbacks (BVC 2000, MS = 2000/2 + 500).
+	p = ComputeFlowControl(FlowInput{})
+	if p.BucketOctets != 2000 || p.BmaxMSOctets != 1500 {
+		t.Fatalf("%+v", p)
+	}
+}
