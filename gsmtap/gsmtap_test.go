@@ -19,7 +19,7 @@ func TestHeaderGolden(t *testing.T) {
 	if n, err := h.MarshalTo(b[:]); n != 16 || err != nil {
 		t.Fatal(n, err)
 	}
-	if got := hex.EncodeToString(b[:]); got != "02040106436fba0c0102abcd0d000000" {
+	if got := hex.EncodeToString(b[:]); got != "020401064367ba0c0102abcd0d000000" {
 		t.Fatalf("header %s", got)
 	}
 	var h2 Header
