@@ -134,9 +134,7 @@ func (b *BTS) runBlock(ctx context.Context, fn uint32, timeout time.Duration) (B
 	if missing > 0 {
 		b.mu.Lock()
 		for _, w := range waits {
-			if _, ok := b.pending[w.k]; ok {
-				delete(b.pending, w.k)
-			}
+			delete(b.pending, w.k)
 		}
 		b.stats.Unanswered += missing
 		b.mu.Unlock()
