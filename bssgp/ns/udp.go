@@ -1,0 +1,98 @@
+package ns
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"sync"
+)
+
+// Datagram is one received NS datagram, handed to the owner goroutine.
+type Datagram struct {
+	Bind int
+	From netip.AddrPort
+	Data []byte
+}
+
+// UDP is the production Transport: one net.UDPConn per local bind and one
+// reader goroutine per socket that does nothing but forward raw datagrams to
+// deliver (which should post them to the engine loop, e.g. a channel send).
+type UDP struct {
+	conns []*net.UDPConn
+	wg    sync.WaitGroup
+}
+
+// ListenUDP binds one socket per address in binds (osmo-pcu binds the
+// wildcard address on INFO_IND local_port[i]: "0.0.0.0:23001" or "[::]:23001")
+// and starts the readers. deliver is called from the reader goroutines.
+func ListenUDP(binds []netip.AddrPort, deliver func(Datagram)) (*UDP, error) {
+	u := &UDP{}
+	for _, b := range binds {
+		c, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(b))
+		if err != nil {
+			u.Close()
+			return nil, fmt.Errorf("ns: bind %v: %w", b, err)
+		}
+		u.conns = append(u.conns, c)
+	}
+	for i, c := range u.conns {
+		u.wg.Add(1)
+		go u.read(i, c, deliver)
+	}
+	return u, nil
+}
+
+func (u *UDP) read(bind int, c *net.UDPConn, deliver func(Datagram)) {
+	defer u.wg.Done()
+	buf := make([]byte, 65536)
+	for {
+		n, from, err := c.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			continue // e.g. ICMP port unreachable surfaced as ECONNREFUSED
+		}
+		d := make([]byte, n)
+		copy(d, buf[:n])
+		deliver(Datagram{Bind: bind, From: netip.AddrPortFrom(from.Addr().Unmap(), from.Port()), Data: d})
+	}
+}
+
+// Send implements Transport.
+func (u *UDP) Send(bind int, to netip.AddrPort, b []byte) error {
+	if bind < 0 || bind >= len(u.conns) {
+		return fmt.Errorf("ns: no bind %d", bind)
+	}
+	_, err := u.conns[bind].WriteToUDPAddrPort(b, to)
+	return err
+}
+
+// LocalAddr returns the bound address of bind i.
+func (u *UDP) LocalAddr(i int) netip.AddrPort {
+	return u.conns[i].LocalAddr().(*net.UDPAddr).AddrPort()
+}
+
+// Close closes the sockets and waits for the readers to exit.
+func (u *UDP) Close() error {
+	var first error
+	for _, c := range u.conns {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	u.wg.Wait()
+	return first
+}
+
+// SourceAddrTowards returns the local IP the kernel would use to reach
+// remote (for the IP-SNS endpoint list when the bind is a wildcard).
+func SourceAddrTowards(remote netip.AddrPort) (netip.Addr, error) {
+	c, err := net.DialUDP("udp", nil, net.UDPAddrFromAddrPort(remote))
+	if err != nil {
+		return netip.Addr{}, err
+	}
+	defer c.Close()
+	return c.LocalAddr().(*net.UDPAddr).AddrPort().Addr().Unmap(), nil
+}

@@ -1,0 +1,36 @@
+package ns
+
+import (
+	"net/netip"
+	"testing"
+	"time"
+)
+
+// Two NSEs-worth of sockets on loopback, IPv4 and IPv6.
+func TestUDPLoopback(t *testing.T) {
+	for _, addr := range []string{"127.0.0.1:0", "[::1]:0"} {
+		ch := make(chan Datagram, 4)
+		u, err := ListenUDP([]netip.AddrPort{netip.MustParseAddrPort(addr), netip.MustParseAddrPort(addr)},
+			func(d Datagram) { ch <- d })
+		if err != nil {
+			t.Skip("no", addr, err)
+		}
+		if err := u.Send(0, u.LocalAddr(1), []byte{0x0a}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case d := <-ch:
+			if d.Bind != 1 || d.From != u.LocalAddr(0) || len(d.Data) != 1 || d.Data[0] != 0x0a {
+				t.Fatalf("%+v", d)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatal("nothing received")
+		}
+		if a, err := SourceAddrTowards(u.LocalAddr(0)); err != nil || !a.IsLoopback() {
+			t.Fatal(a, err)
+		}
+		if err := u.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
