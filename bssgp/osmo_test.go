@@ -112,7 +112,10 @@ func needRoot(t *testing.T) {
 }
 
 // netns is a network namespace created (and deleted) by the test.
-type netns struct{ name string }
+type netns struct {
+	name  string
+	procs []*exec.Cmd
+}
 
 func newNetns(t *testing.T) *netns {
 	t.Helper()
@@ -191,8 +194,9 @@ func (n *netns) start(t *testing.T, dir, logName string, args ...string) *exec.C
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	n.procs = append(n.procs, cmd)
 	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
+		if cmd.ProcessState == nil && cmd.Process.Signal(syscall.Signal(0)) == nil {
 			cmd.Process.Signal(syscall.SIGTERM)
 			done := make(chan struct{})
 			go func() { cmd.Wait(); close(done) }()

@@ -1,0 +1,217 @@
+package bssgp_test
+
+import (
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/bssgp/ns"
+)
+
+// sgsnConfig is the lab's osmo-sgsn.cfg (lab/configs) with the NS bind
+// switchable between classic ("accept-ipaccess") and IP-SNS.
+func sgsnConfig(dialect ns.Dialect) string {
+	accept := "  accept-ipaccess\n"
+	extra := ""
+	if dialect == ns.DialectIPSNS {
+		accept = "  accept-dynamic-ip-sns\n"
+		extra = " ip-sns-default bind local\n"
+	}
+	return `log stderr
+ logging filter all 1
+ logging color 0
+ logging print category 1
+ logging print level 1
+ logging timestamp 1
+ logging level set-all notice
+ logging level mm info
+ logging level gprs info
+ logging level lns info
+ logging level lbssgp info
+line vty
+ no login
+ bind 127.0.0.1
+sgsn
+ gtp local-ip 127.0.0.1
+ ggsn 0 remote-ip 127.0.0.2
+ ggsn 0 gtp-version 1
+ ggsn 0 echo-interval 60
+ authentication optional
+ auth-policy accept-all
+ns
+ timer tns-block 3
+ timer tns-block-retries 3
+ timer tns-reset 3
+ timer tns-reset-retries 3
+ timer tns-test 30
+ timer tns-alive 3
+ timer tns-alive-retries 10
+ bind udp local
+  listen 127.0.0.1 23000
+` + accept + extra + `bssgp
+`
+}
+
+func startSGSN(t *testing.T, n *netns, dir string, dialect ns.Dialect, tag string) {
+	t.Helper()
+	cfg := filepath.Join(dir, "osmo-sgsn.cfg")
+	if err := os.WriteFile(cfg, []byte(sgsnConfig(dialect)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n.start(t, dir, "osmo-sgsn"+tag+".log", "osmo-sgsn", "-c", cfg)
+	// Wait for the VTY.
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if out, err := n.vty(4245, "show ns"); err == nil && strings.Contains(out, "OsmoSGSN") {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "osmo-sgsn"+tag+".log"))
+	t.Fatalf("osmo-sgsn did not come up:\n%s", log)
+}
+
+func labConfig(dialect ns.Dialect) bssgp.Config {
+	return bssgp.Config{
+		NS: ns.Config{NSEI: 101, Dialect: dialect, Endpoints: []ns.Endpoint{{Bind: 0, NSVCI: 101,
+			Local:  netip.MustParseAddrPort("127.0.0.1:23001"),
+			Remote: netip.MustParseAddrPort("127.0.0.1:23000")}}},
+		BVCI:   1800,
+		CellID: labCell,
+	}
+}
+
+func startGopcu(t *testing.T, n *netns, cfg bssgp.Config) *engine {
+	t.Helper()
+	var udp *ns.UDP
+	e, err := newEngine(cfg, func(deliver func(ns.Datagram)) (ns.Transport, error) {
+		err := n.do(func() error {
+			var err error
+			udp, err = ns.ListenUDP([]netip.AddrPort{netip.MustParseAddrPort("0.0.0.0:23001")}, deliver)
+			return err
+		})
+		return udp, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.close(); udp.Close() })
+	return e
+}
+
+func dumpLogs(t *testing.T, dir string) {
+	if !t.Failed() {
+		return
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".log") {
+			b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+			if len(b) > 6000 {
+				b = b[len(b)-6000:]
+			}
+			t.Logf("---- %s ----\n%s", e.Name(), b)
+		}
+	}
+}
+
+func interopSetup(t *testing.T, dialect ns.Dialect) (*netns, string, *engine) {
+	needRoot(t)
+	need(t, "osmo-sgsn", "ip")
+	if testing.Short() {
+		t.Skip("interop test skipped in -short mode")
+	}
+	n := newNetns(t)
+	dir := t.TempDir()
+	t.Cleanup(func() { dumpLogs(t, dir) })
+	startSGSN(t, n, dir, dialect, "")
+	e := startGopcu(t, n, labConfig(dialect))
+	return n, dir, e
+}
+
+func checkVTY(t *testing.T, n *netns) {
+	t.Helper()
+	out, err := n.vty(4245, "show ns", "show bssgp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"NSEI 00101", "ALIVE", "UNBLOCKED", "BVCI  1800", "RA-ID: 901-70-1-0", "CID: 6969"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("osmo-sgsn VTY lacks %q:\n%s", w, out)
+		}
+	}
+	if testing.Verbose() {
+		t.Logf("osmo-sgsn VTY:\n%s", out)
+	}
+}
+
+// TestInteropClassic: NS (classic) and BVC come up against the real Debian
+// osmo-sgsn within 5 s; a GMM Attach Request in UL-UNITDATA is answered with
+// a DL-UNITDATA for the same TLLI; osmo-sgsn restarted -> recovery within
+// 2 x tns-reset.
+func TestInteropClassic(t *testing.T) {
+	n, dir, e := interopSetup(t, ns.DialectClassic)
+	e.waitEvent(t, "bvc-up=true", 5*time.Second)
+	time.Sleep(300 * time.Millisecond) // let the SGSN process FLOW-CONTROL-BVC
+	checkVTY(t, n)
+
+	// GMM Attach Request from a random TLLI -> DL-UNITDATA (Identity Request
+	// or Attach Accept) for that TLLI, with a PDU lifetime.
+	const tlli = 0x7a000001
+	var err error
+	e.call(func(now time.Duration) { err = e.gb.SendULUnitdata(tlli, attachRequestLLC(), now) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case dl := <-e.dl:
+		if dl.TLLI != tlli || len(dl.LLC) < 6 {
+			t.Fatalf("DL-UNITDATA %+v", dl)
+		}
+		t.Logf("DL-UNITDATA TLLI %08x lifetime %d cs, %d LLC octets", dl.TLLI, dl.PDULifetime, len(dl.LLC))
+	case <-time.After(5 * time.Second):
+		t.Fatal("no DL-UNITDATA after Attach Request")
+	}
+
+	// Restart osmo-sgsn: gopcu notices (NS-STATUS / missing ALIVE-ACK) and
+	// brings NS and BVC back within 2 x tns-reset (6 s) of the SGSN being up.
+	restartSGSN(t, n, dir)
+	restarted := time.Now()
+	e.waitEvent(t, "bvc-up=true", 6*time.Second+time.Second)
+	t.Logf("recovered %v after osmo-sgsn restart", time.Since(restarted).Round(time.Millisecond))
+	time.Sleep(300 * time.Millisecond)
+	checkVTY(t, n)
+}
+
+// restartSGSN kills the osmo-sgsn the test started (by PID) and starts a new one.
+func restartSGSN(t *testing.T, n *netns, dir string) {
+	t.Helper()
+	if len(n.procs) == 0 {
+		t.Fatal("no osmo-sgsn to restart")
+	}
+	p := n.procs[len(n.procs)-1]
+	p.Process.Kill()
+	p.Wait()
+	startSGSN(t, n, dir, ns.DialectClassic, fmt.Sprintf("-%d", len(n.procs)))
+}
+
+func TestInteropIPSNS(t *testing.T) {
+	n, _, e := interopSetup(t, ns.DialectIPSNS)
+	e.waitEvent(t, "bvc-up=true", 5*time.Second)
+	time.Sleep(300 * time.Millisecond)
+	out, err := n.vty(4245, "show ns", "show bssgp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"NSEI 00101", "UNBLOCKED", "BVCI  1800"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("osmo-sgsn VTY lacks %q:\n%s", w, out)
+		}
+	}
+	t.Logf("osmo-sgsn VTY:\n%s", out)
+}
