@@ -264,7 +264,7 @@ func (h evHandler) DLUnitdata(p *bssgp.DLUnitdata, now time.Duration) {
 }
 func (h evHandler) PagingPS(p *bssgp.PagingPS, now time.Duration) { h.e.event("paging-ps") }
 func (h evHandler) PagingCS(p *bssgp.PagingCS, now time.Duration) { h.e.event("paging-cs") }
-func (h evHandler) BVCState(up bool, now time.Duration)          { h.e.event(fmt.Sprintf("bvc-up=%v", up)) }
+func (h evHandler) BVCState(up bool, now time.Duration)           { h.e.event(fmt.Sprintf("bvc-up=%v", up)) }
 func (h evHandler) FlowControl(now time.Duration) (bssgp.FlowParams, bool) {
 	return bssgp.ComputeFlowControl(bssgp.FlowInput{NumPDCH: 4, PeakRatePerPDCH: 2500, MaxSlotsPerMS: 4}), true
 }
