@@ -128,9 +128,9 @@ func reassemble(t *testing.T, egprs bool, units [][]byte, es []bool) [][]byte {
 func TestSegmentationGPRSEdgeCases(t *testing.T) {
 	cs := CS1 // 20 octets
 	for _, tc := range []struct {
-		name   string
-		sizes  []int
-		units  []string
+		name  string
+		sizes []int
+		units []string
 	}{
 		// Final frame fills the unit exactly: no LI (E=1).
 		{"final-fills-exactly", []int{20}, []string{"E:" + hex.EncodeToString(frame(20, 1))}},

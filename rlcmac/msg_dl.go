@@ -583,7 +583,7 @@ type PacketPollingRequest struct {
 	dlMsg
 	PageMode  uint8
 	ID        MSID // Global TFI, TLLI or TQI
-	TypeOfAck bool // 1 = four access bursts... (§11.2.2: 0 = access bursts, 1 = normal block)
+	TypeOfAck bool // CONTROL_ACK_TYPE: 0 = four access bursts, 1 = RLC/MAC control block
 }
 
 func (*PacketPollingRequest) MsgType() uint8 { return MTPacketPollingRequest }

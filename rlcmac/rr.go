@@ -396,7 +396,7 @@ type ImmediateAssignmentReject struct {
 	PageMode         uint8
 	Ref              [4]RequestReference
 	Wait             [4]uint8 // Wait Indication (T3122/T3142 seconds)
-	HasExtRA         [4]bool  // IAR rest octets (§10.5.2.17)
+	HasExtRA         [4]bool  // IAR rest octets (§10.5.2.17), "0 | 1 <Extended RA>" as plain bits (as osmo-pcu and Wireshark)
 	ExtRA            [4]uint8
 }
 
@@ -420,7 +420,7 @@ func EncodeImmediateAssignmentReject(b []byte, m *ImmediateAssignmentReject) (in
 	m.csn(&c)
 	plen := c.Pos() / 8
 	for i := 0; i < 4; i++ {
-		if c.OptLH(&m.HasExtRA[i], "Extended RA") {
+		if c.Opt(&m.HasExtRA[i], "Extended RA") {
 			c.U8(&m.ExtRA[i], 5, "Extended RA")
 		}
 	}
@@ -440,7 +440,7 @@ func DecodeImmediateAssignmentReject(b []byte, m *ImmediateAssignmentReject) err
 	c := NewDecoder(b[1:])
 	m.csn(&c)
 	for i := 0; i < 4; i++ {
-		if c.ExtLH(&m.HasExtRA[i], "Extended RA") {
+		if c.Ext(&m.HasExtRA[i], "Extended RA") {
 			c.U8(&m.ExtRA[i], 5, "Extended RA")
 		}
 	}
