@@ -1,0 +1,93 @@
+package sgsnemu
+
+import (
+	"context"
+	"net/netip"
+	"time"
+
+	"github.com/gopcu/gopcu/bssgp/ns"
+)
+
+// Server runs an SGSN emulator on a UDP socket with its own goroutine.
+// Callbacks run on that goroutine; use Do to act on the emulator.
+type Server struct {
+	sgsn *SGSN
+	udp  *ns.UDP
+	in   chan ns.Datagram
+	cmd  chan func(*SGSN, time.Duration)
+	t0   time.Time
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// Listen starts an emulator on addr (e.g. 127.0.0.1:23000; port 0 picks one).
+func Listen(addr netip.AddrPort, cfg Config, cb Callbacks) (*Server, error) {
+	s := &Server{in: make(chan ns.Datagram, 256), cmd: make(chan func(*SGSN, time.Duration)),
+		t0: time.Now(), done: make(chan struct{})}
+	udp, err := ns.ListenUDP([]netip.AddrPort{addr}, func(d ns.Datagram) { s.in <- d })
+	if err != nil {
+		return nil, err
+	}
+	s.udp = udp
+	if !cfg.Listen.IsValid() {
+		cfg.Listen = udp.LocalAddr(0)
+	}
+	s.sgsn = New(cfg, udp, cb)
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stop = cancel
+	go s.run(ctx)
+	return s, nil
+}
+
+// Addr is the bound UDP address.
+func (s *Server) Addr() netip.AddrPort { return s.udp.LocalAddr(0) }
+
+func (s *Server) now() time.Duration { return time.Since(s.t0) }
+
+func (s *Server) run(ctx context.Context) {
+	defer close(s.done)
+	t := time.NewTimer(time.Hour)
+	for {
+		now := s.now()
+		s.sgsn.Tick(now)
+		wait := time.Hour
+		if d, ok := s.sgsn.NextDeadline(); ok {
+			wait = max(d-now, 0)
+		}
+		t.Reset(wait)
+		select {
+		case d := <-s.in:
+			s.sgsn.Input(d.From, d.Data, s.now())
+		case f := <-s.cmd:
+			f(s.sgsn, s.now())
+		case <-t.C:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Do runs f on the emulator goroutine and waits for it.
+func (s *Server) Do(f func(sg *SGSN, now time.Duration)) {
+	done := make(chan struct{})
+	select {
+	case s.cmd <- func(sg *SGSN, now time.Duration) { f(sg, now); close(done) }:
+		<-done
+	case <-s.done:
+	}
+}
+
+// SendDLUnitdata is SGSN.SendDLUnitdata from any goroutine.
+func (s *Server) SendDLUnitdata(bvci uint16, tlli uint32, imsi string, llc []byte) error {
+	var err error
+	s.Do(func(sg *SGSN, now time.Duration) { err = sg.SendDLUnitdata(bvci, tlli, imsi, llc, now) })
+	return err
+}
+
+// Close stops the goroutine and closes the socket.
+func (s *Server) Close() error {
+	s.stop()
+	<-s.done
+	return s.udp.Close()
+}
+

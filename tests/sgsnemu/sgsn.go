@@ -1,0 +1,435 @@
+// Package sgsnemu is a small SGSN emulator for system tests and the demo:
+// the SGSN side of NS (classic RESET/UNBLOCK/ALIVE and a basic IP-SNS) and
+// of the BVC procedures (answers BVC-RESET/UNBLOCK/FLOW-CONTROL/SUSPEND/
+// RESUME), delivers UL-UNITDATA to a callback and sends DL-UNITDATA and
+// PAGING on request. It needs no osmo-sgsn.
+//
+// SGSN is single-goroutine with injected time (Input/Tick/NextDeadline),
+// like the BSS side in package bssgp; Server wraps it with a UDP socket and
+// its own goroutine.
+package sgsnemu
+
+import (
+	"errors"
+	"net/netip"
+	"time"
+
+	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/bssgp/ns"
+)
+
+// Callbacks are invoked on the owner goroutine. PDU pointers and slices are
+// only valid during the call.
+type Callbacks struct {
+	// ULUnitdata gets every UL-UNITDATA from the BSS.
+	ULUnitdata func(bvci uint16, ul *bssgp.ULUnitdata, now time.Duration)
+	// PDU gets every other BSSGP PDU from the BSS (after the emulator's own
+	// answer, e.g. FLOW-CONTROL-BVC-ACK).
+	PDU func(bvci uint16, p bssgp.PDU, now time.Duration)
+	// BVCState reports a BVC becoming unblocked (or reset/blocked).
+	BVCState func(bvci uint16, unblocked bool, now time.Duration)
+}
+
+// Config of the emulator.
+type Config struct {
+	// Listen is the SGSN's NS endpoint, announced in SNS-CONFIG.
+	Listen netip.AddrPort
+	// Tns-test interval of the SGSN's own ALIVE procedure (0 = 30 s).
+	TnsTest time.Duration
+	// DLLifetime is the PDU lifetime (centiseconds) of DL-UNITDATA (0 = 1000).
+	DLLifetime uint16
+}
+
+// BVC is what the emulator knows of one BVC of the BSS.
+type BVC struct {
+	BVCI      uint16
+	NSEI      uint16
+	CellID    bssgp.CellID
+	HasCellID bool
+	Unblocked bool
+	LastFCBVC bssgp.FlowControlBVC
+}
+
+type vc struct {
+	remote    netip.AddrPort
+	nsvci     uint16
+	nsei      uint16
+	unblocked bool
+	sns       bool
+	aliveAt   time.Duration
+}
+
+// SGSN is the emulator core. Not safe for concurrent use.
+type SGSN struct {
+	cfg  Config
+	tx   ns.Transport
+	cb   Callbacks
+	vcs  []*vc
+	bvcs map[uint16]*BVC
+	srn  uint8
+	rx   ns.PDU
+	buf  [ns.HeaderLen + 2048]byte
+	// SNS state of the (single) BSS.
+	snsNSEI     uint16
+	snsRemote   netip.AddrPort
+	snsBSS      []ns.IPElement
+	snsSentConf bool
+}
+
+// New builds an emulator that sends through tx from bind 0.
+func New(cfg Config, tx ns.Transport, cb Callbacks) *SGSN {
+	if cfg.TnsTest == 0 {
+		cfg.TnsTest = 30 * time.Second
+	}
+	if cfg.DLLifetime == 0 {
+		cfg.DLLifetime = 1000
+	}
+	return &SGSN{cfg: cfg, tx: tx, cb: cb, bvcs: map[uint16]*BVC{}}
+}
+
+// ErrNoBVC is returned when the BVC is not (yet) unblocked or NS is down.
+var ErrNoBVC = errors.New("sgsnemu: BVC not unblocked / NS down")
+
+func (s *SGSN) find(from netip.AddrPort) *vc {
+	for _, v := range s.vcs {
+		if v.remote == from {
+			return v
+		}
+	}
+	return nil
+}
+
+func (s *SGSN) sendNS(to netip.AddrPort, p ns.PDU) {
+	b, err := p.Marshal()
+	if err == nil {
+		s.tx.Send(0, to, b)
+	}
+}
+
+// NSUp reports whether an NS-VC is unblocked.
+func (s *SGSN) NSUp() bool { return s.upVC(0) != nil }
+
+func (s *SGSN) upVC(nsei uint16) *vc {
+	for _, v := range s.vcs {
+		if v.unblocked && (nsei == 0 || v.nsei == nsei) {
+			return v
+		}
+	}
+	return nil
+}
+
+// BVC returns the state of a BVC (nil if never reset).
+func (s *SGSN) BVC(bvci uint16) *BVC { return s.bvcs[bvci] }
+
+// Input processes one datagram from the BSS.
+func (s *SGSN) Input(from netip.AddrPort, b []byte, now time.Duration) {
+	p := &s.rx
+	if err := p.Unmarshal(b); err != nil {
+		c, _ := ns.CauseOf(err)
+		if len(b) > 0 && ns.PDUType(b[0]) != ns.PDUStatus {
+			s.sendNS(from, ns.NewStatus(c, b))
+		}
+		return
+	}
+	if p.Type.IsSNS() {
+		s.inputSNS(from, p, now)
+		return
+	}
+	v := s.find(from)
+	switch p.Type {
+	case ns.PDUReset:
+		if v == nil {
+			v = &vc{remote: from}
+			s.vcs = append(s.vcs, v)
+		}
+		v.nsvci, v.nsei, v.unblocked = p.NSVCI, p.NSEI, false
+		s.sendNS(from, ns.NewResetAck(p.NSVCI, p.NSEI))
+		s.sendNS(from, ns.NewSimple(ns.PDUAlive))
+		v.aliveAt = now + s.cfg.TnsTest
+		s.nsDown(v.nsei, now)
+		return
+	}
+	if v == nil {
+		switch p.Type {
+		case ns.PDUStatus, ns.PDUAliveAck, ns.PDUResetAck:
+		default:
+			s.sendNS(from, ns.NewStatus(ns.CausePDUNotCompatible, b))
+		}
+		return
+	}
+	switch p.Type {
+	case ns.PDUAlive:
+		s.sendNS(from, ns.NewSimple(ns.PDUAliveAck))
+		if v.sns && !v.unblocked {
+			v.unblocked = true
+		}
+	case ns.PDUAliveAck:
+		if v.sns {
+			v.unblocked = true
+		}
+	case ns.PDUUnblock:
+		v.unblocked = true
+		s.sendNS(from, ns.NewSimple(ns.PDUUnblockAck))
+	case ns.PDUBlock:
+		v.unblocked = false
+		s.sendNS(from, ns.NewBlockAck(p.NSVCI))
+		s.nsDown(v.nsei, now)
+	case ns.PDUUnitdata:
+		if !v.unblocked {
+			st := ns.NewStatus(ns.CauseNSVCBlocked, nil)
+			st.NSVCI, st.HasNSVCI = v.nsvci, true
+			s.sendNS(from, st)
+			return
+		}
+		s.bssgpIn(v, p.BVCI, p.SDU, now)
+	}
+}
+
+func (s *SGSN) nsDown(nsei uint16, now time.Duration) {
+	if s.upVC(nsei) != nil {
+		return
+	}
+	for _, b := range s.bvcs {
+		if b.NSEI == nsei && b.Unblocked {
+			b.Unblocked = false
+			if s.cb.BVCState != nil {
+				s.cb.BVCState(b.BVCI, false, now)
+			}
+		}
+	}
+}
+
+// inputSNS is the SGSN side of IP-SNS (TS 48.016 §7.4b): answers SNS-SIZE
+// and SNS-CONFIG, then announces its own endpoint with SNS-CONFIG.
+func (s *SGSN) inputSNS(from netip.AddrPort, p *ns.PDU, now time.Duration) {
+	switch p.Type {
+	case ns.PDUSNSSize:
+		s.snsNSEI, s.snsRemote, s.snsBSS, s.snsSentConf = p.NSEI, from, nil, false
+		s.vcs = nil
+		s.sendNS(from, ns.PDU{Type: ns.PDUSNSSizeAck, NSEI: p.NSEI, HasNSEI: true})
+	case ns.PDUSNSConfig:
+		s.snsBSS = append(s.snsBSS, p.IP4...)
+		s.snsBSS = append(s.snsBSS, p.IP6...)
+		s.sendNS(from, ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: p.NSEI, HasNSEI: true})
+		if p.EndFlag {
+			el := ns.IPElement{Addr: s.cfg.Listen.Addr(), Port: s.cfg.Listen.Port(), SigWeight: 1, DataWeight: 1}
+			c := ns.PDU{Type: ns.PDUSNSConfig, EndFlag: true, NSEI: p.NSEI, HasNSEI: true}
+			if el.Addr.Is4() {
+				c.IP4, c.HasIP4 = []ns.IPElement{el}, true
+			} else {
+				c.IP6, c.HasIP6 = []ns.IPElement{el}, true
+			}
+			s.sendNS(from, c)
+			s.snsSentConf = true
+		}
+	case ns.PDUSNSConfigAck:
+		if !s.snsSentConf {
+			return
+		}
+		for _, e := range s.snsBSS {
+			r := e.AddrPort()
+			if s.find(r) == nil {
+				s.vcs = append(s.vcs, &vc{remote: r, nsei: s.snsNSEI, sns: true, aliveAt: now + s.cfg.TnsTest})
+				s.sendNS(r, ns.NewSimple(ns.PDUAlive))
+			}
+		}
+	}
+}
+
+func (s *SGSN) sendBSSGP(v *vc, bvci uint16, p bssgp.PDU) error {
+	n, err := bssgp.MarshalTo(p, s.buf[ns.HeaderLen:])
+	if err != nil {
+		return err
+	}
+	pkt := s.buf[:ns.HeaderLen+n]
+	pkt[0], pkt[1], pkt[2], pkt[3] = byte(ns.PDUUnitdata), 0, byte(bvci>>8), byte(bvci)
+	return s.tx.Send(0, v.remote, pkt)
+}
+
+func (s *SGSN) bssgpIn(v *vc, bvci uint16, sdu []byte, now time.Duration) {
+	p, err := bssgp.Parse(sdu)
+	if err != nil {
+		c, _ := bssgp.CauseOf(err)
+		if len(sdu) > 0 && bssgp.PDUType(sdu[0]) != bssgp.PDUStatus {
+			s.sendBSSGP(v, 0, &bssgp.Status{Cause: c, PDUInError: sdu})
+		}
+		return
+	}
+	switch m := p.(type) {
+	case *bssgp.BVCReset:
+		if m.BVCI != 0 {
+			b := s.bvcs[m.BVCI]
+			if b == nil {
+				b = &BVC{BVCI: m.BVCI}
+				s.bvcs[m.BVCI] = b
+			}
+			b.NSEI, b.CellID, b.HasCellID = v.nsei, m.CellID, m.HasCellID
+			s.setBVC(b, false, now)
+		} else {
+			for _, b := range s.bvcs {
+				if b.NSEI == v.nsei {
+					s.setBVC(b, false, now)
+				}
+			}
+		}
+		s.sendBSSGP(v, 0, &bssgp.BVCResetAck{BVCI: m.BVCI})
+	case *bssgp.BVCUnblock:
+		b := s.bvcs[m.BVCI]
+		if b == nil {
+			s.sendBSSGP(v, 0, &bssgp.Status{Cause: bssgp.CauseUnknownBVCI, BVCI: m.BVCI, HasBVCI: true, PDUInError: sdu})
+			return
+		}
+		s.sendBSSGP(v, 0, &bssgp.BVCUnblockAck{BVCI: m.BVCI})
+		s.setBVC(b, true, now)
+	case *bssgp.BVCBlock:
+		if b := s.bvcs[m.BVCI]; b != nil {
+			s.setBVC(b, false, now)
+		}
+		s.sendBSSGP(v, 0, &bssgp.BVCBlockAck{BVCI: m.BVCI})
+	case *bssgp.FlowControlBVC:
+		if b := s.bvcs[bvci]; b != nil {
+			b.LastFCBVC = *m
+		}
+		s.sendBSSGP(v, bvci, &bssgp.FlowControlBVCAck{Tag: m.Tag})
+	case *bssgp.FlowControlMS:
+		s.sendBSSGP(v, bvci, &bssgp.FlowControlMSAck{TLLI: m.TLLI, Tag: m.Tag})
+	case *bssgp.Suspend:
+		s.srn++
+		s.sendBSSGP(v, 0, &bssgp.SuspendAck{TLLI: m.TLLI, RAI: m.RAI, SRN: s.srn})
+	case *bssgp.Resume:
+		s.sendBSSGP(v, 0, &bssgp.ResumeAck{TLLI: m.TLLI, RAI: m.RAI})
+	case *bssgp.ULUnitdata:
+		if b := s.bvcs[bvci]; b == nil || !b.Unblocked {
+			s.sendBSSGP(v, 0, &bssgp.Status{Cause: bssgp.CauseBVCIBlocked, BVCI: bvci, HasBVCI: true, PDUInError: sdu})
+			return
+		}
+		if s.cb.ULUnitdata != nil {
+			s.cb.ULUnitdata(bvci, m, now)
+		}
+		return
+	}
+	if s.cb.PDU != nil {
+		s.cb.PDU(bvci, p, now)
+	}
+}
+
+func (s *SGSN) setBVC(b *BVC, up bool, now time.Duration) {
+	if b.Unblocked == up {
+		return
+	}
+	b.Unblocked = up
+	if s.cb.BVCState != nil {
+		s.cb.BVCState(b.BVCI, up, now)
+	}
+}
+
+func (s *SGSN) vcFor(bvci uint16) (*vc, error) {
+	b := s.bvcs[bvci]
+	if bvci != 0 && (b == nil || !b.Unblocked) {
+		return nil, ErrNoBVC
+	}
+	nsei := uint16(0)
+	if b != nil {
+		nsei = b.NSEI
+	}
+	v := s.upVC(nsei)
+	if v == nil {
+		return nil, ErrNoBVC
+	}
+	return v, nil
+}
+
+// SendDLUnitdata sends llc to tlli on a PTP BVC (TS 48.018 §10.2.1) with
+// the configured PDU lifetime; imsi may be "" (no IMSI IE).
+func (s *SGSN) SendDLUnitdata(bvci uint16, tlli uint32, imsi string, llc []byte, now time.Duration) error {
+	v, err := s.vcFor(bvci)
+	if err != nil {
+		return err
+	}
+	dl := &bssgp.DLUnitdata{TLLI: tlli, PDULifetime: s.cfg.DLLifetime, Alignment: -1, LLC: llc}
+	if imsi != "" {
+		if dl.IMSI, err = bssgp.EncodeIMSI(imsi); err != nil {
+			return err
+		}
+	}
+	return s.sendBSSGP(v, bvci, dl)
+}
+
+// SendPDU sends any BSSGP PDU on bvci.
+func (s *SGSN) SendPDU(bvci uint16, p bssgp.PDU) error {
+	v, err := s.vcFor(bvci)
+	if err != nil && bvci != 0 {
+		return err
+	}
+	if v == nil {
+		if v = s.upVC(0); v == nil {
+			return ErrNoBVC
+		}
+	}
+	return s.sendBSSGP(v, bvci, p)
+}
+
+// SendPagingPS pages imsi on the BVC (TS 48.018 §10.3.1), on the
+// signalling BVC as osmo-sgsn does.
+func (s *SGSN) SendPagingPS(bvci uint16, imsi string, ptmsi uint32, hasPTMSI bool) error {
+	id, err := bssgp.EncodeIMSI(imsi)
+	if err != nil {
+		return err
+	}
+	return s.SendPDU(0, &bssgp.PagingPS{IMSI: id, Area: bssgp.PagingArea{BVCI: bvci, HasBVCI: true},
+		PTMSI: ptmsi, HasTMSI: hasPTMSI})
+}
+
+// ResetBVC starts an SGSN-initiated BVC-RESET (VTY "bssgp bvc ... reset").
+func (s *SGSN) ResetBVC(bvci uint16, now time.Duration) error {
+	b := s.bvcs[bvci]
+	var nsei uint16
+	if b != nil {
+		nsei = b.NSEI
+		s.setBVC(b, false, now)
+	}
+	v := s.upVC(nsei)
+	if v == nil {
+		return ErrNoBVC
+	}
+	r := &bssgp.BVCReset{BVCI: bvci, Cause: bssgp.CauseOMIntervention}
+	if b != nil && b.HasCellID {
+		r.CellID, r.HasCellID = b.CellID, true
+	}
+	return s.sendBSSGP(v, 0, r)
+}
+
+// ResetNSVC sends NS-RESET on every NS-VC (VTY "nsvc N reset").
+func (s *SGSN) ResetNSVC(now time.Duration) {
+	for _, v := range s.vcs {
+		if !v.sns {
+			v.unblocked = false
+			s.sendNS(v.remote, ns.NewReset(ns.CauseOMIntervention, v.nsvci, v.nsei))
+		}
+	}
+	for _, v := range s.vcs {
+		s.nsDown(v.nsei, now)
+	}
+}
+
+// Tick runs the SGSN's ALIVE procedure.
+func (s *SGSN) Tick(now time.Duration) {
+	for _, v := range s.vcs {
+		if v.aliveAt != 0 && now >= v.aliveAt {
+			s.sendNS(v.remote, ns.NewSimple(ns.PDUAlive))
+			v.aliveAt = now + s.cfg.TnsTest
+		}
+	}
+}
+
+// NextDeadline returns the next ALIVE time.
+func (s *SGSN) NextDeadline() (time.Duration, bool) {
+	var d time.Duration
+	ok := false
+	for _, v := range s.vcs {
+		if v.aliveAt != 0 && (!ok || v.aliveAt < d) {
+			d, ok = v.aliveAt, true
+		}
+	}
+	return d, ok
+}

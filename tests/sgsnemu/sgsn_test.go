@@ -1,0 +1,278 @@
+package sgsnemu
+
+import (
+	"bytes"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/bssgp/ns"
+)
+
+var (
+	bssAddr  = netip.MustParseAddrPort("127.0.0.1:23001")
+	sgsnAddr = netip.MustParseAddrPort("127.0.0.1:23000")
+	cell     = bssgp.CellID{RAI: bssgp.RAI{MCC: 901, MNC: 70, LAC: 1}, CI: 6969}
+)
+
+type pkt struct {
+	toSGSN bool
+	b      []byte
+}
+
+// bench is an in-memory Gb: gopcu's bssgp.Gb <-> the emulator, virtual time.
+type bench struct {
+	q    []pkt
+	now  time.Duration
+	gb   *bssgp.Gb
+	sg   *SGSN
+	bssH *bssRec
+	ul   [][]byte
+	bvc  map[uint16]bool
+	pdus []bssgp.PDUType
+	drop bool // drop everything on the wire (link cut)
+}
+
+type txFn func(bind int, to netip.AddrPort, b []byte) error
+
+func (f txFn) Send(bind int, to netip.AddrPort, b []byte) error { return f(bind, to, b) }
+
+type bssRec struct {
+	dl    []bssgp.DLUnitdata
+	llc   [][]byte
+	up    []bool
+	pages []string
+}
+
+func (h *bssRec) DLUnitdata(p *bssgp.DLUnitdata, now time.Duration) {
+	h.dl = append(h.dl, *p)
+	h.llc = append(h.llc, append([]byte(nil), p.LLC...))
+}
+func (h *bssRec) PagingPS(p *bssgp.PagingPS, now time.Duration) {
+	s, _ := bssgp.DecodeIMSI(p.IMSI)
+	h.pages = append(h.pages, s)
+}
+func (h *bssRec) PagingCS(p *bssgp.PagingCS, now time.Duration) {}
+func (h *bssRec) BVCState(up bool, now time.Duration)          { h.up = append(h.up, up) }
+func (h *bssRec) FlowControl(now time.Duration) (bssgp.FlowParams, bool) {
+	return bssgp.ComputeFlowControl(bssgp.FlowInput{NumPDCH: 2, PeakRatePerPDCH: 1500, MaxSlotsPerMS: 2}), true
+}
+func (h *bssRec) Other(bvci uint16, p bssgp.PDU, now time.Duration) {}
+
+func newBench(t *testing.T, dialect ns.Dialect) *bench {
+	b := &bench{bssH: &bssRec{}, bvc: map[uint16]bool{}}
+	var err error
+	b.gb, err = bssgp.New(bssgp.Config{
+		NS: ns.Config{NSEI: 101, Dialect: dialect, Endpoints: []ns.Endpoint{
+			{NSVCI: 101, Local: bssAddr, Remote: sgsnAddr}}},
+		BVCI: 1800, CellID: cell,
+	}, txFn(func(_ int, to netip.AddrPort, p []byte) error {
+		b.q = append(b.q, pkt{true, append([]byte(nil), p...)})
+		return nil
+	}), b.bssH, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.sg = New(Config{Listen: sgsnAddr}, txFn(func(_ int, to netip.AddrPort, p []byte) error {
+		b.q = append(b.q, pkt{false, append([]byte(nil), p...)})
+		return nil
+	}), Callbacks{
+		ULUnitdata: func(bvci uint16, ul *bssgp.ULUnitdata, now time.Duration) {
+			b.ul = append(b.ul, append([]byte(nil), ul.LLC...))
+		},
+		PDU:      func(bvci uint16, p bssgp.PDU, now time.Duration) { b.pdus = append(b.pdus, p.Type()) },
+		BVCState: func(bvci uint16, up bool, now time.Duration) { b.bvc[bvci] = up },
+	})
+	return b
+}
+
+func (b *bench) pump() {
+	for len(b.q) > 0 {
+		p := b.q[0]
+		b.q = b.q[1:]
+		if b.drop {
+			continue
+		}
+		if p.toSGSN {
+			b.sg.Input(bssAddr, p.b, b.now)
+		} else {
+			b.gb.Input(0, sgsnAddr, p.b, b.now)
+		}
+	}
+}
+
+// advance runs both sides' timers up to time `to`.
+func (b *bench) advance(to time.Duration) {
+	for {
+		b.pump()
+		next, ok := b.gb.NextDeadline()
+		if d, ok2 := b.sg.NextDeadline(); ok2 && (!ok || d < next) {
+			next, ok = d, true
+		}
+		if !ok || next > to {
+			break
+		}
+		if next > b.now {
+			b.now = next
+		}
+		b.gb.Tick(b.now)
+		b.sg.Tick(b.now)
+	}
+	b.now = to
+	b.pump()
+}
+
+func TestClassicBringUpAndTraffic(t *testing.T) {
+	b := newBench(t, ns.DialectClassic)
+	b.gb.Start(0)
+	b.advance(10 * time.Millisecond)
+	if !b.gb.Unblocked() || !b.bvc[1800] || !b.sg.NSUp() {
+		t.Fatalf("not up: gb=%v sgsn=%v", b.gb.Unblocked(), b.bvc)
+	}
+	if bv := b.sg.BVC(1800); bv == nil || bv.CellID != cell || bv.LastFCBVC.Tag != 1 {
+		t.Fatalf("%+v", bv)
+	}
+	// UL-UNITDATA reaches the callback, DL-UNITDATA reaches gopcu's handler.
+	if err := b.gb.SendULUnitdata(0xc0000001, []byte("uplink"), b.now); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.sg.SendDLUnitdata(1800, 0xc0000001, "901700000000001", []byte("downlink"), b.now); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.sg.SendPagingPS(1800, "901700000000002", 0, false); err != nil {
+		t.Fatal(err)
+	}
+	b.pump()
+	if len(b.ul) != 1 || string(b.ul[0]) != "uplink" {
+		t.Fatal(b.ul)
+	}
+	if len(b.bssH.dl) != 1 || b.bssH.dl[0].PDULifetime != 1000 || !bytes.Equal(b.bssH.llc[0], []byte("downlink")) {
+		t.Fatal(b.bssH.dl)
+	}
+	if len(b.bssH.pages) != 1 || b.bssH.pages[0] != "901700000000002" {
+		t.Fatal(b.bssH.pages)
+	}
+	// Flow control every second, acknowledged.
+	b.advance(3*time.Second + 10*time.Millisecond)
+	if tag := b.sg.BVC(1800).LastFCBVC.Tag; tag != 4 {
+		t.Fatalf("FC tag %d", tag)
+	}
+	// SUSPEND is answered with SUSPEND-ACK.
+	b.gb.SendSuspend(0xc0000001, cell.RAI, b.now)
+	b.pump()
+	if b.pdus[len(b.pdus)-1] != bssgp.PDUSuspend {
+		t.Fatal(b.pdus)
+	}
+}
+
+func TestSGSNInitiatedResets(t *testing.T) {
+	b := newBench(t, ns.DialectClassic)
+	b.gb.Start(0)
+	b.advance(10 * time.Millisecond)
+	if err := b.sg.ResetBVC(1800, b.now); err != nil {
+		t.Fatal(err)
+	}
+	b.pump()
+	if !b.gb.Unblocked() || !b.bvc[1800] {
+		t.Fatal("BVC not back after SGSN BVC-RESET")
+	}
+	b.sg.ResetNSVC(b.now)
+	b.pump()
+	if !b.gb.Unblocked() || !b.bvc[1800] || !b.sg.NSUp() {
+		t.Fatal("not back after NS-RESET")
+	}
+	if n := len(b.bssH.up); n != 5 { // up, down, up, down, up
+		t.Fatal(b.bssH.up)
+	}
+}
+
+// Link cut longer than tns-alive x retries: gopcu resets NS, and comes back
+// when the link does.
+func TestLinkLossRecovery(t *testing.T) {
+	b := newBench(t, ns.DialectClassic)
+	b.gb.Start(0)
+	b.advance(10 * time.Millisecond)
+	b.drop = true
+	b.advance(2 * time.Minute)
+	if b.gb.Unblocked() || b.gb.NSE().Available() {
+		t.Fatal("still up after link loss")
+	}
+	b.drop = false
+	b.advance(2*time.Minute + 4*time.Second) // next NS-RESET retry within tns-reset
+	if !b.gb.Unblocked() {
+		t.Fatal("not recovered")
+	}
+}
+
+func TestIPSNSBringUp(t *testing.T) {
+	b := newBench(t, ns.DialectIPSNS)
+	b.gb.Start(0)
+	b.advance(10 * time.Millisecond)
+	if !b.gb.Unblocked() || !b.bvc[1800] {
+		t.Fatalf("IP-SNS not up: %v %v", b.gb.Unblocked(), b.bvc)
+	}
+	if err := b.sg.SendDLUnitdata(1800, 0xc0000001, "", []byte{1}, b.now); err != nil {
+		t.Fatal(err)
+	}
+	b.pump()
+	if len(b.bssH.dl) != 1 {
+		t.Fatal("no DL over IP-SNS")
+	}
+}
+
+// The emulator over real UDP on loopback, with gopcu's Gb in a real-time loop.
+func TestServerUDP(t *testing.T) {
+	got := make(chan []byte, 4)
+	srv, err := Listen(netip.MustParseAddrPort("127.0.0.1:0"), Config{}, Callbacks{
+		ULUnitdata: func(bvci uint16, ul *bssgp.ULUnitdata, now time.Duration) {
+			got <- append([]byte(nil), ul.LLC...)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	in := make(chan ns.Datagram, 16)
+	udp, err := ns.ListenUDP([]netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:0")}, func(d ns.Datagram) { in <- d })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+	h := &bssRec{}
+	gb, _ := bssgp.New(bssgp.Config{NS: ns.Config{NSEI: 7, Endpoints: []ns.Endpoint{{NSVCI: 7, Remote: srv.Addr()}}},
+		BVCI: 2, CellID: cell}, udp, h, nil)
+	t0 := time.Now()
+	gb.Start(0)
+	deadline := time.After(5 * time.Second)
+	sent := false
+	for {
+		select {
+		case d := <-in:
+			gb.Input(d.Bind, d.From, d.Data, time.Since(t0))
+		case llc := <-got:
+			if string(llc) != "hello" {
+				t.Fatal(string(llc))
+			}
+			if err := srv.SendDLUnitdata(2, 0xc0000002, "", []byte("world")); err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(20 * time.Millisecond):
+			gb.Tick(time.Since(t0))
+		case <-deadline:
+			t.Fatal("timeout")
+		}
+		if gb.Unblocked() && !sent {
+			sent = true
+			if err := gb.SendULUnitdata(0xc0000002, []byte("hello"), time.Since(t0)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(h.llc) == 1 {
+			if string(h.llc[0]) != "world" {
+				t.Fatal(string(h.llc[0]))
+			}
+			return
+		}
+	}
+}
