@@ -90,4 +90,3 @@ func (s *Server) Close() error {
 	<-s.done
 	return s.udp.Close()
 }
-

@@ -54,7 +54,7 @@ func (h *bssRec) PagingPS(p *bssgp.PagingPS, now time.Duration) {
 	h.pages = append(h.pages, s)
 }
 func (h *bssRec) PagingCS(p *bssgp.PagingCS, now time.Duration) {}
-func (h *bssRec) BVCState(up bool, now time.Duration)          { h.up = append(h.up, up) }
+func (h *bssRec) BVCState(up bool, now time.Duration)           { h.up = append(h.up, up) }
 func (h *bssRec) FlowControl(now time.Duration) (bssgp.FlowParams, bool) {
 	return bssgp.ComputeFlowControl(bssgp.FlowInput{NumPDCH: 2, PeakRatePerPDCH: 1500, MaxSlotsPerMS: 2}), true
 }
