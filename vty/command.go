@@ -311,16 +311,75 @@ func ipv6Kind(s string) matchType {
 			return noMatch
 		}
 	}
-	if _, err := netip.ParseAddr(s); err == nil && strings.Contains(s, ":") {
+	if a, err := netip.ParseAddr(s); err == nil && a.Is6() {
 		return exactMatch
 	}
-	if strings.Contains(s, ":::") || strings.Count(s, "::") > 1 || strings.Count(s, ":") > 7 {
-		return noMatch
+	// libosmocore's cmd_ipv6_match state machine for what inet_pton refuses
+	const (
+		stStart = iota
+		stColon
+		stDouble
+		stAddr
+		stDot
+	)
+	state, colons, nums, double, sp := stStart, 0, 0, 0, 0
+	next := func(i int) byte {
+		if i+1 < len(s) {
+			return s[i+1]
+		}
+		return 0
 	}
-	for _, g := range strings.Split(s, ":") {
-		if !strings.Contains(g, ".") && len(g) > 4 {
+	for i := 0; i < len(s); {
+		switch state {
+		case stStart:
+			if s[i] == ':' {
+				if n := next(i); n != ':' && n != 0 {
+					return noMatch
+				}
+				colons--
+				state = stColon
+			} else {
+				sp = i
+				state = stAddr
+			}
+			continue
+		case stColon:
+			colons++
+			if next(i) == ':' {
+				state = stDouble
+			} else {
+				sp = i + 1
+				state = stAddr
+			}
+		case stDouble:
+			if double > 0 || next(i) == ':' {
+				return noMatch
+			}
+			if next(i) != 0 {
+				colons++
+			}
+			sp = i + 1
+			state = stAddr
+			double++
+			nums++
+		case stAddr:
+			if n := next(i); n == ':' || n == 0 {
+				if i-sp > 3 {
+					return noMatch
+				}
+				nums++
+				state = stColon
+			}
+			if next(i) == '.' {
+				state = stDot
+			}
+		case stDot:
+			state = stAddr
+		}
+		if nums > 8 || colons > 7 {
 			return noMatch
 		}
+		i++
 	}
 	return exactMatch
 }

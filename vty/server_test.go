@@ -1,0 +1,315 @@
+package vty
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// loopExecutor is an engine stand-in: one goroutine runs posted closures.
+type loopExecutor struct {
+	ch   chan func()
+	done chan struct{}
+}
+
+func newLoop() *loopExecutor {
+	l := &loopExecutor{ch: make(chan func(), 1024), done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		for f := range l.ch {
+			f()
+		}
+	}()
+	return l
+}
+
+func (l *loopExecutor) Do(f func()) { l.ch <- f }
+
+func testTree() *VTY {
+	v := New(AppInfo{Name: "OsmoPCU", Version: "test"})
+	v.Finish()
+	big := strings.Repeat("0123456789abcdef", 64) + "\n"
+	v.View().Install("show big", "Show\nBig output\n", func(c *Context) error {
+		for i := 0; i < 256; i++ { // 256 KiB per command
+			c.Print(big)
+		}
+		return nil
+	})
+	return v
+}
+
+func readUntil(t *testing.T, r *bufio.Reader, c net.Conn, suffix string) string {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	var b bytes.Buffer
+	for !strings.HasSuffix(b.String(), suffix) {
+		x, err := r.ReadByte()
+		if err != nil {
+			t.Fatalf("read: %v (have %q)", err, b.String())
+		}
+		b.WriteByte(x)
+	}
+	return b.String()
+}
+
+// TestManySessionsAndStalledClient: 50 sessions work concurrently while one
+// client floods commands with large output and never reads; the engine loop
+// must keep answering (an "RTS" closure posted to it completes quickly).
+func TestManySessionsAndStalledClient(t *testing.T) {
+	v := testTree()
+	loop := newLoop()
+	srv := NewServer(v, loop)
+	srv.WriteTimeout = 2 * time.Second
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	defer func() {
+		srv.Close()
+		close(loop.ch)
+		<-loop.done
+	}()
+	addr := ln.Addr().String()
+
+	stalled, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stalled.Close()
+	go func() {
+		for i := 0; i < 200; i++ {
+			if _, err := stalled.Write([]byte("show big\r")); err != nil {
+				return
+			}
+		}
+	}()
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 50)
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer c.Close()
+			r := bufio.NewReader(c)
+			readUntil(t, r, c, "OsmoPCU> ")
+			for j := 0; j < 5; j++ {
+				fmt.Fprintf(c, "echo s%d-%d\r", i, j)
+				out := readUntil(t, r, c, "OsmoPCU> ")
+				if !strings.Contains(out, fmt.Sprintf("s%d-%d\r\n", i, j)) {
+					errs <- fmt.Errorf("session %d: %q", i, out)
+					return
+				}
+			}
+		}(i)
+	}
+	// The engine must stay responsive the whole time.
+	stop := make(chan struct{})
+	var worst time.Duration
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			t0 := time.Now()
+			done := make(chan struct{})
+			loop.Do(func() { close(done) })
+			<-done
+			if d := time.Since(t0); d > worst {
+				worst = d
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	wg.Wait()
+	close(stop)
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if worst > 100*time.Millisecond {
+		t.Errorf("engine loop stalled for %v", worst)
+	}
+}
+
+func TestTelnetBytes(t *testing.T) {
+	v := testTree()
+	s := v.NewSession(nil)
+	start := s.Start()
+	if !bytes.HasSuffix(start, []byte("\xff\xfb\x01\xff\xfb\x03\xff\xfe\x22\xff\xfd\x1fOsmoPCU> ")) {
+		t.Fatalf("start %q", start)
+	}
+	for _, c := range []struct{ in, out string }{
+		{"\xff\xfa\x1f\x00\x50\x00\x18\xff\xf0", ""},                 // NAWS 80x24
+		{"\xff\xfd\x01\xff\xfd\x03\xff\xfb\x1f", ""},                 // client's answers
+		{"en\x00able\r", "enable\r\nOsmoPCU# "},                      // NUL ignored
+		{"ab\x02\x02X", "ab\b\bXab\b\b"},                             // insert in the middle
+		{"\x01", "\b"},                                               // Ctrl-A
+		{"\x05", "Xab"},                                              // Ctrl-E
+		{"\x0b\x15", "\b\b\b   \b\b\b"},                              // Ctrl-K nothing, Ctrl-U
+		{"\r\n", "\r\nOsmoPCU# \r\nOsmoPCU# "},                       // CR LF = two lines
+		{"conf t\r\x1a", "conf t\r\nOsmoPCU(config)# \r\nOsmoPCU# "}, // Ctrl-Z = end
+		{"exit\r", ""},                                               // closes, output dropped
+	} {
+		got := string(s.Feed([]byte(c.in)))
+		if got != c.out {
+			t.Errorf("%q: got %q want %q", c.in, got, c.out)
+		}
+	}
+	if s.Width != 80 || s.Height != 24 {
+		t.Errorf("NAWS %dx%d", s.Width, s.Height)
+	}
+	if !s.Closed() {
+		t.Error("exit must close")
+	}
+}
+
+func TestLoginPassword(t *testing.T) {
+	v := testTree()
+	if err := v.ReadConfig(strings.NewReader("password secret\nline vty\n login\n"), "x"); err != nil {
+		t.Fatal(err)
+	}
+	s := v.NewSession(nil)
+	start := string(s.Start())
+	if !strings.HasSuffix(start, "\r\nUser Access Verification\r\n\r\n\xff\xfb\x01\xff\xfb\x03\xff\xfe\x22\xff\xfd\x1fPassword: ") {
+		t.Fatalf("%q", start)
+	}
+	if got := string(s.Feed([]byte("wrong\r"))); got != "\r\nPassword: " {
+		t.Errorf("no echo of password: %q", got)
+	}
+	if got := string(s.Feed([]byte("secret\r"))); got != "\r\nOsmoPCU> " {
+		t.Errorf("login: %q", got)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		line int
+		msg  string
+	}{
+		{"line vty\n no login\n bogus\n", 3, "There is no such command."},
+		{"line vty\n no login\n   login\n", 3, invalidIndentMsg},
+		{"hostname 1x\n", 1, "Please specify string starting with alphabet"},
+		{"line vt\n", 1, "There is no such command."},
+		{"line\n", 1, "Command incomplete."},
+	} {
+		v := testTree()
+		err := v.ReadConfig(strings.NewReader(c.text), "t.cfg")
+		var ce *ConfigError
+		if !errors.As(err, &ce) {
+			t.Errorf("%q: %v", c.text, err)
+			continue
+		}
+		if ce.File != "t.cfg" || ce.Line != c.line || ce.Msg != c.msg {
+			t.Errorf("%q: got %+v", c.text, ce)
+		}
+	}
+	// indentation leaves nodes; tabs are fine when consistent
+	v := testTree()
+	if err := v.ReadConfig(strings.NewReader("! c\nline vty\n\tno login\n\tbind 127.0.0.2\nstats interval 9\nhostname X\n"), "ok"); err != nil {
+		t.Fatal(err)
+	}
+	rc := v.RunningConfig()
+	for _, want := range []string{"hostname X\n", " bind 127.0.0.2\n", "stats interval 9\n"} {
+		if !strings.Contains(rc, want) {
+			t.Errorf("missing %q in\n%s", want, rc)
+		}
+	}
+}
+
+func TestWriteConfigFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "osmo-pcu.cfg")
+	v := testTree()
+	v.Info.ConfigFile = path
+	if err := os.WriteFile(path, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := v.NewSession(nil)
+	s.Start()
+	s.Feed([]byte("enable\r"))
+	out := string(s.Feed([]byte("write file\r")))
+	if !strings.Contains(out, "Configuration saved to "+path+"\r\n") {
+		t.Fatalf("%q", out)
+	}
+	got, _ := os.ReadFile(path)
+	if !bytes.Equal(got, v.ConfigFileText()) || !bytes.HasPrefix(got, []byte("!\n! OsmoPCU (test) configuration saved from vty\n!!\n")) {
+		t.Errorf("file %q", got)
+	}
+	bak, _ := os.ReadFile(path + BackupSuffix)
+	if string(bak) != "old\n" {
+		t.Errorf("backup %q", bak)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 {
+		t.Errorf("leftover temp files: %v", ents)
+	}
+	// the written file loads again
+	v2 := testTree()
+	if err := v2.ReadConfigFile(path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWriteKill9 kills a writer process at random points: the file is
+// always one complete version, never torn.
+func TestWriteKill9(t *testing.T) {
+	if p := os.Getenv("GOPCU_VTY_WRITER"); p != "" {
+		a := bytes.Repeat([]byte("! version A\n"), 20000)
+		b := bytes.Repeat([]byte("! version B\n"), 30000)
+		for i := 0; ; i++ {
+			d := a
+			if i%2 == 1 {
+				d = b
+			}
+			if err := writeFileAtomic(p, d); err != nil {
+				os.Exit(3)
+			}
+		}
+	}
+	if testing.Short() {
+		t.Skip("short")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.cfg")
+	a := bytes.Repeat([]byte("! version A\n"), 20000)
+	b := bytes.Repeat([]byte("! version B\n"), 30000)
+	if err := os.WriteFile(path, a, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; round < 10; round++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestWriteKill9$")
+		cmd.Env = append(os.Environ(), "GOPCU_VTY_WRITER="+path)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(20+round*7) * time.Millisecond)
+		cmd.Process.Kill() // SIGKILL
+		cmd.Wait()
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, a) && !bytes.Equal(got, b) {
+			t.Fatalf("round %d: torn file of %d bytes", round, len(got))
+		}
+	}
+}
