@@ -58,10 +58,12 @@ type Stats struct {
 // It is not safe for concurrent use: the engine goroutine owns it and passes
 // the monotonic time to every method.
 type Gb struct {
-	cfg Config
-	ns  *ns.NSE
-	h   Handler
-	log *slog.Logger
+	cfg     Config
+	ns      *ns.NSE
+	tx      ns.Transport
+	h       Handler
+	log     *slog.Logger
+	rootLog *slog.Logger
 
 	// BVC bring-up flags (osmo-pcu-facts §2.2).
 	sigReset, ptpReset, unblocked bool
@@ -92,13 +94,57 @@ func New(cfg Config, tx ns.Transport, h Handler, log *slog.Logger) (*Gb, error) 
 	if log == nil {
 		log = logx.Discard().Logger(logx.CatBSSGP)
 	}
-	g := &Gb{cfg: cfg, h: h, log: log.With("bvci", cfg.BVCI)}
+	g := &Gb{cfg: cfg, tx: tx, h: h, log: log.With("bvci", cfg.BVCI), rootLog: log}
 	n, err := ns.NewNSE(cfg.NS, tx, g, log)
 	if err != nil {
 		return nil, err
 	}
 	g.ns = n
 	return g, nil
+}
+
+func fillDefaults(cfg *Config, old Config) {
+	if cfg.FlowControlInterval == 0 {
+		cfg.FlowControlInterval = old.FlowControlInterval
+	}
+	if cfg.T1 == 0 {
+		cfg.T1 = old.T1
+	}
+	if cfg.T2 == 0 {
+		cfg.T2 = old.T2
+	}
+	if cfg.QoS == ([3]byte{}) {
+		cfg.QoS = old.QoS
+	}
+}
+
+// Reconfigure applies the configuration of a later INFO_IND (osmo-pcu-facts
+// §2.1): a changed NSEI or dialect rebuilds NS (and so resets the BVCs);
+// otherwise NS keeps the matching NS-VCs. A changed BVCI or Cell
+// Identifier resets the PTP BVC.
+func (g *Gb) Reconfigure(cfg Config, now time.Duration) error {
+	fillDefaults(&cfg, g.cfg)
+	old := g.cfg
+	if !g.ns.Reconfigure(cfg.NS, now) {
+		n, err := ns.NewNSE(cfg.NS, g.tx, g, g.rootLog)
+		if err != nil {
+			return err
+		}
+		g.ns.Stop(now)
+		g.cfg = cfg
+		g.log = g.rootLog.With("bvci", cfg.BVCI)
+		g.ns = n
+		n.Start(now)
+		return nil
+	}
+	g.cfg = cfg
+	g.log = g.rootLog.With("bvci", cfg.BVCI)
+	if (cfg.BVCI != old.BVCI || cfg.CellID != old.CellID) && g.sigReset {
+		g.ptpReset = false
+		g.setUnblocked(false, now)
+		g.retry(now)
+	}
+	return nil
 }
 
 // NSE gives access to the NS layer (VTY "show ns", stats).

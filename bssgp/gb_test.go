@@ -365,3 +365,28 @@ func TestFlowControlCompute(t *testing.T) {
 		t.Fatalf("%+v", p)
 	}
 }
+
+func TestReconfigure(t *testing.T) {
+	g, tx, h := up(t)
+	cfg := g.Config()
+	cfg.CellID.CI = 7000
+	if err := g.Reconfigure(cfg, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, tx.take(), "000000002204820708078108088809f1070001001b58")
+	g.inHex("000000002304820708", time.Second)
+	g.inHex("000000002504820708", time.Second)
+	tx.take()
+	if !g.Unblocked() {
+		t.Fatal("not up again")
+	}
+	// NSEI change: NS rebuilt from scratch.
+	cfg.NS.NSEI = 102
+	if err := g.Reconfigure(cfg, 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, tx.take(), "020081010182006504820066")
+	if g.Unblocked() || h.states[len(h.states)-1] {
+		t.Fatal("BVC still up")
+	}
+}

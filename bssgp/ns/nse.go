@@ -293,9 +293,6 @@ func (n *NSE) updateAvailability(now time.Duration) {
 			n.h.NSAvailable(up, now)
 		}
 	}
-	if !up && n.sns != nil {
-		n.sns.allVCsDown(now)
-	}
 }
 
 // pickVC selects an unblocked NS-VC for the link selection parameter lsp
@@ -353,4 +350,67 @@ func (n *NSE) SendUnitdataInPlace(bvci uint16, lsp uint32, pkt []byte) error {
 	return n.tx.Send(vc.Bind, vc.Remote, pkt)
 }
 
-func (n *NSE) updateAvailabilityQuiet(now time.Duration) { n.updateAvailability(now) }
+// Reconfigure applies a new configuration from a later INFO_IND while
+// keeping what still matches (osmo-pcu-facts §2.1): classic keeps the
+// NS-VCs whose bind, remote and NSVCI are unchanged, drops the others and
+// starts new ones; IP-SNS keeps everything when one of the new remotes is
+// the current initial SNS endpoint, else it starts over. NSEI or dialect
+// changes cannot be applied in place: Reconfigure returns false and the
+// caller builds a new NSE.
+func (n *NSE) Reconfigure(cfg Config, now time.Duration) bool {
+	if cfg.NSEI != n.cfg.NSEI || cfg.Dialect != n.cfg.Dialect || len(cfg.Endpoints) == 0 || len(cfg.Endpoints) > 2 {
+		return false
+	}
+	if cfg.Timers == (Timers{}) {
+		cfg.Timers = n.cfg.Timers
+	}
+	if cfg.MaxNSVCs == 0 {
+		cfg.MaxNSVCs = n.cfg.MaxNSVCs
+	}
+	if n.sns != nil {
+		cur := n.sns.ep().Remote
+		n.cfg = cfg
+		for i, ep := range cfg.Endpoints {
+			if ep.Remote == cur {
+				n.sns.initial = i
+				return true
+			}
+		}
+		n.sns.initial = 0
+		n.sns.restart(now)
+		return true
+	}
+	n.cfg = cfg
+	var keep []*VC
+	var fresh []*VC
+	for _, ep := range cfg.Endpoints {
+		var found *VC
+		for _, vc := range n.vcs {
+			if vc.Bind == ep.Bind && vc.Remote == ep.Remote && vc.NSVCI == ep.NSVCI {
+				found = vc
+			}
+		}
+		if found == nil {
+			found = newVC(n, ep.Bind, ep.Remote, ep.NSVCI, true, 1, 1)
+			fresh = append(fresh, found)
+		}
+		keep = append(keep, found)
+	}
+	for _, vc := range n.vcs {
+		gone := true
+		for _, k := range keep {
+			if k == vc {
+				gone = false
+			}
+		}
+		if gone {
+			vc.state, vc.timer, vc.aliveTimer = VCDisabled, 0, 0
+		}
+	}
+	n.vcs = keep
+	n.updateAvailability(now)
+	for _, vc := range fresh {
+		vc.startReset(now)
+	}
+	return true
+}

@@ -270,3 +270,27 @@ func TestLoadSharing(t *testing.T) {
 		}
 	}
 }
+
+func TestReconfigureClassic(t *testing.T) {
+	n, tx, _ := bringUp(t)
+	s2 := netip.MustParseAddrPort("127.0.0.1:23002")
+	cfg := n.Config()
+	cfg.Endpoints = append(cfg.Endpoints, Endpoint{Bind: 1, NSVCI: 102, Remote: s2})
+	if !n.Reconfigure(cfg, time.Second) {
+		t.Fatal("not applied")
+	}
+	// The existing NS-VC is kept, the new one is reset.
+	if len(n.VCs()) != 2 || !n.Available() {
+		t.Fatal("lost the existing NS-VC")
+	}
+	want(t, tx.take(), "020081010182006604820065")
+	cfg.Endpoints = cfg.Endpoints[1:]
+	n.Reconfigure(cfg, time.Second)
+	if len(n.VCs()) != 1 || n.Available() {
+		t.Fatal("old NS-VC not dropped")
+	}
+	cfg.NSEI = 5
+	if n.Reconfigure(cfg, time.Second) {
+		t.Fatal("NSEI change applied in place")
+	}
+}

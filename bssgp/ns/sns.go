@@ -69,10 +69,29 @@ func (s *snsFSM) start(now time.Duration) {
 	s.sendSize(now)
 }
 
+// restart drops every NS-VC and runs SNS-SIZE again (libosmogb does the
+// same when the NSE fails or the SGSN lost our configuration).
 func (s *snsFSM) restart(now time.Duration) {
+	for _, vc := range s.n.vcs {
+		vc.state, vc.timer, vc.aliveTimer = VCDisabled, 0, 0
+	}
 	s.n.vcs = nil
-	s.n.updateAvailabilityQuiet(now)
+	s.n.updateAvailability(now)
 	s.start(now)
+}
+
+// vcDead is called when an IP-SNS NS-VC failed its ALIVE procedure: when
+// none is left alive, the whole SNS configuration is redone.
+func (s *snsFSM) vcDead(now time.Duration) {
+	if s.state != snsConfigured {
+		return
+	}
+	for _, vc := range s.n.vcs {
+		if vc.state == VCUnblocked {
+			return
+		}
+	}
+	s.restart(now)
 }
 
 func (s *snsFSM) sendSize(now time.Duration) {
@@ -329,17 +348,5 @@ func (s *snsFSM) configured(now time.Duration) {
 	}
 	for _, e := range s.remote6 {
 		s.addVCs(e, now)
-	}
-}
-
-// allVCsDown restarts IP-SNS when the last NS-VC of a configured NSE died.
-func (s *snsFSM) allVCsDown(now time.Duration) {
-	if s.state != snsConfigured {
-		return
-	}
-	for _, vc := range s.n.vcs {
-		if vc.state == VCUnblocked || (vc.state == VCRecovering && vc.aliveRetries < s.n.cfg.Timers.TnsAliveRetries) {
-			return
-		}
 	}
 }

@@ -83,3 +83,34 @@ func TestSNSSizeRetries(t *testing.T) {
 		}
 	}
 }
+
+// When the last IP-SNS NS-VC fails its ALIVE procedure, SNS starts over with
+// SNS-SIZE (TS 48.016 §7.4b; libosmogb behaviour).
+func TestSNSRestartWhenAllVCsDead(t *testing.T) {
+	tx, h := &recTx{}, &recH{}
+	n, _ := NewNSE(Config{NSEI: 1234, Dialect: DialectIPSNS, Endpoints: []Endpoint{
+		{Bind: 0, Local: netip.MustParseAddrPort("127.0.0.1:23001"), Remote: sgsn}}}, tx, h, nil)
+	n.Start(0)
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSSizeAck, NSEI: 1234, HasNSEI: true}), 0)
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSConfigAck, NSEI: 1234, HasNSEI: true}), 0)
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSConfig, EndFlag: true, NSEI: 1234, HasNSEI: true,
+		IP4: []IPElement{{Addr: sgsn.Addr(), Port: sgsn.Port(), SigWeight: 1, DataWeight: 1}}, HasIP4: true}), 0)
+	n.Input(0, sgsn, []byte{0x0b}, 0)
+	if !n.Available() {
+		t.Fatal("not up")
+	}
+	tx.take()
+	n.Tick(30 * time.Second) // tns-test: ALIVE
+	for i := 1; i < 10; i++ {
+		n.Tick(30*time.Second + time.Duration(i)*3*time.Second)
+	}
+	want(t, tx.take(), "0a", "0a", "0a", "0a", "0a", "0a", "0a", "0a", "0a", "0a")
+	n.Tick(60 * time.Second)
+	out := tx.take()
+	if n.Available() || len(out) != 2 || out[1] != "12048204d20a0107000808"+"0001" {
+		t.Fatalf("no SNS restart: %v avail=%v", out, n.Available())
+	}
+	if h.avail[len(h.avail)-1] {
+		t.Fatal("handler not told")
+	}
+}

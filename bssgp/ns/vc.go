@@ -122,6 +122,9 @@ func (vc *VC) dead(now time.Duration) {
 	vc.aliveRetries = 0
 	vc.setState(VCRecovering, now)
 	vc.sendAlive(now)
+	if vc.nse.sns != nil {
+		vc.nse.sns.vcDead(now)
+	}
 }
 
 func (vc *VC) tick(now time.Duration) {
