@@ -1,0 +1,34 @@
+package ns
+
+import (
+	"testing"
+	"time"
+)
+
+// FuzzNSEInput: arbitrary datagrams into a classic and an IP-SNS NSE never
+// panic.
+func FuzzNSEInput(f *testing.F) {
+	for _, g := range goldens {
+		f.Add(unhexNoT(stripSpaces(g.hex)))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n, _, _ := bringUp(t)
+		n.Input(0, sgsn, b, time.Second)
+		n.Tick(100 * time.Second)
+		_ = n.SendUnitdata(1, 2, []byte{3})
+		s, _ := NewNSE(Config{NSEI: 1234, Dialect: DialectIPSNS, Endpoints: []Endpoint{{Remote: sgsn}}}, &recTx{}, &recH{}, nil)
+		s.Start(0)
+		s.Input(0, sgsn, b, time.Second)
+		s.Tick(100 * time.Second)
+	})
+}
+
+func stripSpaces(s string) string {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != ' ' {
+			out = append(out, s[i])
+		}
+	}
+	return string(out)
+}
