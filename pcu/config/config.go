@@ -318,6 +318,13 @@ func Install(v *vty.VTY, cfg *Config) *vty.Node {
 	id := n.ID
 	v.Config().Install("pcu", help["pcu"], func(c *vty.Context) error { c.Enter(id, cfg); return nil }, vty.Immediate())
 	installPCU(n, cfg)
+	// osmo-pcu's old category name, accepted with a note (libosmocore
+	// logging_vty_add_deprecated_subsys)
+	v.Node(vty.LogNode).Install("logging level bssgp (debug|info|notice|error|fatal)",
+		"Set the log level for a specified category\nDeprecated Category\n", func(c *vty.Context) error {
+			c.Printf("%% Ignoring deprecated '%s'\n", c.Cmd.String)
+			return nil
+		}, vty.Deprecated())
 	v.Finish()
 	return n
 }
