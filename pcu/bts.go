@@ -7,6 +7,7 @@ import (
 
 // PDCH is one timeslot of a TRX used for packet data.
 type PDCH struct {
+	TRX       uint8
 	TS        uint8
 	Enabled   bool
 	TSC       uint8
@@ -15,6 +16,56 @@ type PDCH struct {
 	MABitLen  uint8
 	MA        [8]byte
 	LastRTSFN uint32
+
+	ul, dl    []*TBF  // TBFs using this PDCH
+	usfOwner  [8]*TBF // UL TBF per USF (0..6)
+	resv      []resv  // UL block reservations: USF grants and polls
+	nextUL    int     // round-robin cursors
+	nextDL    int
+	blocksOut uint64 // DL data blocks sent (statistics)
+}
+
+type resvKind uint8
+
+const (
+	resvUSF resvKind = iota
+	resvPoll
+)
+
+type pollReason uint8
+
+const (
+	pollULAck pollReason = iota // final Packet Uplink Ack/Nack
+	pollDLAck                   // Packet Downlink Ack/Nack
+	pollDLAss                   // Packet Downlink Assignment
+	pollULAss                   // Packet Uplink Assignment
+)
+
+// resv is an expected uplink block at FN on a PDCH.
+type resv struct {
+	fn     uint32
+	kind   resvKind
+	tbf    *TBF
+	reason pollReason
+}
+
+func (p *PDCH) reserved(fn uint32) int {
+	for i := range p.resv {
+		if p.resv[i].fn == fn {
+			return i
+		}
+	}
+	return -1
+}
+
+func (p *PDCH) dropReservations(t *TBF) {
+	out := p.resv[:0]
+	for _, r := range p.resv {
+		if r.tbf != t {
+			out = append(out, r)
+		}
+	}
+	p.resv = out
 }
 
 // TRX is one transceiver of a BTS.
@@ -22,6 +73,18 @@ type TRX struct {
 	Nr    uint8
 	ARFCN uint16
 	PDCH  [pcuif.NumTS]PDCH
+	ulTFI uint32 // TFIs in use per direction (unique per TRX)
+	dlTFI uint32
+}
+
+func (t *TRX) enabledMask() uint8 {
+	var m uint8
+	for i := range t.PDCH {
+		if t.PDCH[i].Enabled {
+			m |= 1 << i
+		}
+	}
+	return m
 }
 
 // BTS is the engine's model of one BTS, built from INFO_IND.
@@ -36,14 +99,20 @@ type BTS struct {
 	CSMask  uint8  // bit n-1 = CS-n allowed (CS-1 always)
 	MCSMask uint16 // bit n-1 = MCS-n allowed
 	SI      [4][]byte
+
+	ms        *msStore
+	tbfs      []*TBF
+	msPresent ratectr.StatItem
 }
 
 func newBTS(nr uint8, reg *ratectr.Registry) *BTS {
-	b := &BTS{Nr: nr, Ctr: ratectr.NewGroup("bts", "BTS Statistics", uint32(nr), BTSCounterDescs)}
+	b := &BTS{Nr: nr, Ctr: ratectr.NewGroup("bts", "BTS Statistics", uint32(nr), BTSCounterDescs), ms: newMSStore()}
+	b.msPresent.Name, b.msPresent.Description = "ms.present", "MS Present"
 	for t := range b.TRX {
 		b.TRX[t].Nr = uint8(t)
 		for s := range b.TRX[t].PDCH {
 			b.TRX[t].PDCH[s].TS = uint8(s)
+			b.TRX[t].PDCH[s].TRX = uint8(t)
 		}
 	}
 	reg.Register(b.Ctr)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -45,6 +46,7 @@ type Config struct {
 	Logs       *logx.Registry
 	Counters   *ratectr.Registry
 	Clock      Clock
+	Params     *Params // nil: DefaultParams
 }
 
 // Engine is the PCU core.
@@ -65,11 +67,24 @@ type Engine struct {
 	l1ctr   *ratectr.Group
 
 	// reused decode targets and encode sources (no allocation per block)
-	rxRTS  pcuif.RTSReq
-	rxData pcuif.Data
-	txData pcuif.Data
+	rxRTS    pcuif.RTSReq
+	rxData   pcuif.Data
+	txData   pcuif.Data
+	txBlock  [pcuif.DataMaxLen]byte
+	dummyBuf [80]byte
 
 	hooks []func(Event)
+
+	// radio time: follows the BTS frame number
+	now     time.Duration
+	lastFN  uint32
+	fnValid bool
+
+	params    Params
+	llcShared *llc.Shared
+	gb        Gb
+	tbfLog    *slog.Logger
+	llcLog    *slog.Logger
 }
 
 // New makes an engine; Run starts it.
@@ -99,6 +114,19 @@ func New(cfg Config) *Engine {
 		bts:    map[uint8]*BTS{},
 		l1ctr:  ratectr.NewGroup("pcu:l1if", "PCU socket", 0, L1CounterDescs),
 	}
+	e.params = DefaultParams()
+	if cfg.Params != nil {
+		e.params = *cfg.Params
+	}
+	sh, err := llc.NewShared(e.params.LLC)
+	if err != nil {
+		// an invalid LLC configuration falls back to the defaults
+		e.log.Error("invalid LLC queue configuration, using defaults", "err", err)
+		sh, _ = llc.NewShared(llc.DefaultConfig())
+	}
+	e.llcShared = sh
+	e.tbfLog = cfg.Logs.Logger(logx.CatTBF)
+	e.llcLog = cfg.Logs.Logger(logx.CatLLC)
 	e.link = &pcuif.Link{Path: cfg.SocketPath, MinBackoff: cfg.MinBackoff, MaxBackoff: cfg.MaxBackoff, Log: e.l1log}
 	cfg.Counters.Register(e.l1ctr)
 	return e

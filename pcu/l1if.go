@@ -5,6 +5,7 @@ import (
 
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/rlcmac"
 )
 
 // Packet Downlink Dummy Control Block (TS 44.060 §11.2.6) with USF 0 and
@@ -265,11 +266,18 @@ func (e *Engine) deactivateAll(bts *BTS) {
 // dropRadio forgets all radio state of a BTS (PDCHs, later TBFs); its
 // configuration and Gb state stay.
 func (e *Engine) dropRadio(bts *BTS) {
+	for len(bts.tbfs) > 0 {
+		e.freeTBF(bts.tbfs[0], true)
+	}
 	for t := range bts.TRX {
 		for s := range bts.TRX[t].PDCH {
-			bts.TRX[t].PDCH[s].Enabled = false
+			p := &bts.TRX[t].PDCH[s]
+			p.Enabled = false
+			p.resv = nil
+			p.usfOwner = [8]*TBF{}
 		}
 	}
+	e.fnValid = false
 	if bts.Active {
 		bts.Active = false
 		e.emit(Event{Kind: EvBTSInactive, BTS: bts})
@@ -308,12 +316,6 @@ func (e *Engine) handleRTS(bts *BTS, r *pcuif.RTSReq) {
 		return
 	}
 	e.send(d, e.ver)
-}
-
-// schedule picks the downlink block for an RTS on a PDTCH: control before
-// data before idle. The TBF engine fills it in; until then every PDCH is idle.
-func (e *Engine) schedule(bts *BTS, p *PDCH, r *pcuif.RTSReq) []byte {
-	return nil
 }
 
 func (e *Engine) handleDataInd(bts *BTS, d *pcuif.Data) {
@@ -361,10 +363,9 @@ func (e *Engine) onSI(bts *BTS, d *pcuif.Data) {
 // The hooks below receive what later parts of the engine act on (TBF
 // engine, paging, suspend, NACC). For now they validate and log.
 
-func (e *Engine) onULBlock(bts *BTS, d *pcuif.Data) {}
-
 func (e *Engine) onTimeInd(bts *BTS, m *pcuif.TimeInd) {
 	bts.CurFN = m.FN
+	e.advance(bts, m.FN)
 	if fn13 := m.FN % 13; fn13 != 0 && fn13 != 4 && fn13 != 8 {
 		e.l1log.Debug("TIME_IND FN is not a block start", "fn", m.FN)
 	}
@@ -373,18 +374,33 @@ func (e *Engine) onTimeInd(bts *BTS, m *pcuif.TimeInd) {
 func (e *Engine) onRACHInd(bts *BTS, m *pcuif.RACHInd) {
 	switch m.SAPI {
 	case pcuif.SAPIRACH:
-		bts.Ctr.Inc(CtrRACHRequests)
-		if m.Is11Bit {
-			bts.Ctr.Inc(CtrRACHRequests11Bit)
-		}
+		e.onRACH(bts, m)
 	case pcuif.SAPIPTCCH:
 	default:
 		e.l1log.Error("RACH_IND with unsupported SAPI", "sapi", m.SAPI)
 	}
 }
 
-func (e *Engine) onDataCnf(bts *BTS, m *pcuif.Data)          {}
-func (e *Engine) onDataCnf2(bts *BTS, m *pcuif.DataCnf2)     {}
+// onDataCnf: v10/v11 DATA_CNF on SAPI PCH echoes the MAC block of a DL
+// IMM ASS; the TLLI comes from its rest octets (osmo-pcu-facts §1.7).
+func (e *Engine) onDataCnf(bts *BTS, m *pcuif.Data) {
+	mac := m.Payload
+	if m.SAPI == pcuif.SAPIPCH && len(mac) == pcuif.PCHLegacyLen {
+		mac = mac[3:]
+	}
+	var ia rlcmac.ImmediateAssignment
+	if err := rlcmac.DecodeImmediateAssignment(mac, &ia); err != nil || ia.Rest.Kind != rlcmac.IARPacketDownlink {
+		return
+	}
+	e.dlImmAssConfirmed(bts, ia.Rest.TLLI)
+}
+
+// onDataCnf2: v11+ confirmation by msg_id (the TLLI of a DL IMM ASS).
+func (e *Engine) onDataCnf2(bts *BTS, m *pcuif.DataCnf2) {
+	if m.MsgID != msgIDNone {
+		e.dlImmAssConfirmed(bts, m.MsgID)
+	}
+}
 func (e *Engine) onPagReq(bts *BTS, m *pcuif.PagReq)         {}
 func (e *Engine) onSuspReq(bts *BTS, m *pcuif.SuspReq)       {}
 func (e *Engine) onAppInfoReq(bts *BTS, m *pcuif.AppInfoReq) {}

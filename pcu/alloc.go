@@ -1,0 +1,262 @@
+package pcu
+
+import "github.com/gopcu/gopcu/rlcmac"
+
+// Multislot classes (3GPP TS 45.002 Annex B, Table B.1): Rx, Tx, Sum, type.
+// Sum 0 means "not applicable" (type 2 and classes 19-29: Rx+Tx unlimited).
+var msClasses = [46]struct{ rx, tx, sum, typ uint8 }{
+	{0, 0, 0, 0},
+	{1, 1, 2, 1}, {2, 1, 3, 1}, {2, 2, 3, 1}, {3, 1, 4, 1}, {2, 2, 4, 1}, {3, 2, 4, 1}, {3, 3, 4, 1},
+	{4, 1, 5, 1}, {3, 2, 5, 1}, {4, 2, 5, 1}, {4, 3, 5, 1}, {4, 4, 5, 1},
+	{3, 3, 0, 2}, {4, 4, 0, 2}, {5, 5, 0, 2}, {6, 6, 0, 2}, {7, 7, 0, 2}, {8, 8, 0, 2},
+	{6, 2, 0, 1}, {6, 3, 0, 1}, {6, 4, 0, 1}, {6, 4, 0, 1}, {6, 6, 0, 1},
+	{8, 2, 0, 1}, {8, 3, 0, 1}, {8, 4, 0, 1}, {8, 4, 0, 1}, {8, 6, 0, 1}, {8, 8, 0, 1},
+	{5, 1, 6, 1}, {5, 2, 6, 1}, {5, 3, 6, 1}, {5, 4, 6, 1}, {5, 5, 6, 1},
+	{5, 1, 6, 1}, {5, 2, 6, 1}, {5, 3, 6, 1}, {5, 4, 6, 1}, {5, 5, 6, 1},
+	{6, 1, 7, 1}, {6, 2, 7, 1}, {6, 3, 7, 1}, {6, 4, 7, 1}, {6, 5, 7, 1}, {6, 6, 7, 1},
+}
+
+// maxDLSlots is the number of downlink slots a class can use while it also
+// transmits on txSlots uplink slots.
+func maxDLSlots(class, txSlots int) int {
+	if class < 1 || class > 45 {
+		class = 12
+	}
+	c := msClasses[class]
+	rx := int(c.rx)
+	if c.sum > 0 && txSlots > 0 && rx+txSlots > int(c.sum) {
+		rx = int(c.sum) - txSlots
+	}
+	if rx < 1 {
+		rx = 1
+	}
+	return rx
+}
+
+// allocTFI takes the lowest free TFI of a direction on a TRX.
+func allocTFI(trx *TRX, dir Dir) (uint8, bool) {
+	used := trx.dlTFI
+	if dir == DirUL {
+		used = trx.ulTFI
+	}
+	for i := uint8(0); i < 32; i++ {
+		if used&(1<<i) == 0 {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// freeUSF finds the lowest free USF (0..6) on a PDCH.
+func freeUSF(p *PDCH) (uint8, bool) {
+	for u := uint8(0); u < 7; u++ {
+		if p.usfOwner[u] == nil {
+			return u, true
+		}
+	}
+	return 0, false
+}
+
+// pickTRX chooses the TRX for a new TBF: the one the MS already uses, else
+// the one with the most free TFIs in that direction and an enabled PDCH.
+func pickTRX(bts *BTS, ms *MS, dir Dir) int {
+	if o := ms.UL; o != nil && o.slots != 0 {
+		return int(o.trx)
+	}
+	if o := ms.DL; o != nil && o.slots != 0 {
+		return int(o.trx)
+	}
+	best, bestFree := -1, -1
+	for i := range bts.TRX {
+		trx := &bts.TRX[i]
+		if trx.enabledMask() == 0 {
+			continue
+		}
+		used := trx.dlTFI
+		if dir == DirUL {
+			used = trx.ulTFI
+		}
+		free := 32 - popcount32(used)
+		if free > bestFree {
+			best, bestFree = i, free
+		}
+	}
+	return best
+}
+
+func popcount32(x uint32) int {
+	n := 0
+	for ; x != 0; x &= x - 1 {
+		n++
+	}
+	return n
+}
+
+// load is how busy a PDCH is for a direction (TBFs attached).
+func (p *PDCH) load(dir Dir) int {
+	if dir == DirUL {
+		return len(p.ul)
+	}
+	return len(p.dl)
+}
+
+// allocUL allocates an uplink TBF on one timeslot: the MS's DL control TS
+// if it has a DL TBF (common slot), else the least busy PDCH with a free USF.
+func (e *Engine) allocUL(bts *BTS, ms *MS) (*TBF, error) {
+	ti := pickTRX(bts, ms, DirUL)
+	if ti < 0 {
+		bts.Ctr.Inc(CtrTBFAllocFailed)
+		bts.Ctr.Inc(CtrTBFAllocFailedNoSlotAvail)
+		return nil, errNoResource
+	}
+	trx := &bts.TRX[ti]
+	tfi, ok := allocTFI(trx, DirUL)
+	if !ok {
+		bts.Ctr.Inc(CtrTBFAllocFailed)
+		bts.Ctr.Inc(CtrTBFAllocFailedNoTFI)
+		return nil, errNoResource
+	}
+	best, bestLoad := -1, 1<<30
+	for ts := 0; ts < 8; ts++ {
+		p := &trx.PDCH[ts]
+		if !p.Enabled {
+			continue
+		}
+		if _, ok := freeUSF(p); !ok {
+			continue
+		}
+		if ms.DL != nil && ms.DL.slots != 0 {
+			if uint8(ts) != ms.DL.ctrlTS {
+				continue
+			}
+		}
+		if l := p.load(DirUL)*4 + p.load(DirDL); l < bestLoad {
+			best, bestLoad = ts, l
+		}
+	}
+	if best < 0 {
+		bts.Ctr.Inc(CtrTBFAllocFailed)
+		bts.Ctr.Inc(CtrTBFAllocFailedNoUSF)
+		return nil, errNoResource
+	}
+	usf, _ := freeUSF(&trx.PDCH[best])
+	t := &TBF{dir: DirUL, ms: ms, bts: bts, trx: uint8(ti), tfi: tfi, slots: 1 << best, ctrlTS: uint8(best), created: e.now, cs: ms.CSUL}
+	t.usf[best] = usf
+	t.rw.Reset(false, rlcmac.GPRSWS)
+	e.attach(t)
+	ms.UL = t
+	ms.idleSince = -1
+	bts.Ctr.Inc(CtrTBFULAlloc)
+	bts.Ctr.Inc(CtrTBFAllocAlgoA)
+	return t, nil
+}
+
+// allocDL allocates a downlink TBF. single restricts it to one slot (CCCH
+// assignment); otherwise it takes up to the MS class's Rx slots around the
+// least loaded window, always containing the MS's uplink slot if any.
+func (e *Engine) allocDL(bts *BTS, ms *MS, single bool) (*TBF, error) {
+	ti := pickTRX(bts, ms, DirDL)
+	if ti < 0 {
+		bts.Ctr.Inc(CtrTBFAllocFailed)
+		bts.Ctr.Inc(CtrTBFAllocFailedNoSlotAvail)
+		return nil, errNoResource
+	}
+	trx := &bts.TRX[ti]
+	tfi, ok := allocTFI(trx, DirDL)
+	if !ok {
+		bts.Ctr.Inc(CtrTBFAllocFailed)
+		bts.Ctr.Inc(CtrTBFAllocFailedNoTFI)
+		return nil, errNoResource
+	}
+	slots, ctrl, ok := e.chooseDLSlots(trx, ms, single)
+	if !ok {
+		bts.Ctr.Inc(CtrTBFAllocFailed)
+		bts.Ctr.Inc(CtrTBFAllocFailedNoSlotCombi)
+		return nil, errNoResource
+	}
+	t := &TBF{dir: DirDL, ms: ms, bts: bts, trx: uint8(ti), tfi: tfi, slots: slots, ctrlTS: ctrl, created: e.now,
+		cs: ms.CSDL, drained: -1}
+	t.sw.Reset(false, rlcmac.GPRSWS)
+	e.attach(t)
+	ms.DL = t
+	ms.idleSince = -1
+	bts.Ctr.Inc(CtrTBFDLAlloc)
+	if single || popcount8(slots) == 1 {
+		bts.Ctr.Inc(CtrTBFAllocAlgoA)
+	} else {
+		bts.Ctr.Inc(CtrTBFAllocAlgoB)
+	}
+	return t, nil
+}
+
+func popcount8(x uint8) int { return popcount32(uint32(x)) }
+
+// chooseDLSlots picks the DL timeslot mask and control TS.
+func (e *Engine) chooseDLSlots(trx *TRX, ms *MS, single bool) (uint8, uint8, bool) {
+	enabled := trx.enabledMask()
+	if enabled == 0 {
+		return 0, 0, false
+	}
+	var ulTS = -1
+	if ms.UL != nil && ms.UL.slots != 0 {
+		ulTS = int(ms.UL.ctrlTS)
+	}
+	algo := e.params.AllocAlgo
+	if algo == "a" {
+		single = true
+	}
+	cost := func(ts int) int { return trx.PDCH[ts].load(DirDL) }
+	if single {
+		if ulTS >= 0 {
+			return 1 << ulTS, uint8(ulTS), true
+		}
+		best, bc := -1, 1<<30
+		for ts := 0; ts < 8; ts++ {
+			if enabled&(1<<ts) != 0 && cost(ts) < bc {
+				best, bc = ts, cost(ts)
+			}
+		}
+		return 1 << best, uint8(best), true
+	}
+	tx := 0
+	if ulTS >= 0 {
+		tx = 1
+	}
+	n := maxDLSlots(ms.multislotClass(e.params.MultislotDefault), tx)
+	// Best window of up to n consecutive enabled slots (TS 45.002 Annex B:
+	// the Rx slots of a type-1 MS are consecutive) by total free capacity.
+	bestMask, bestCap := uint8(0), -1
+	for start := 0; start < 8; start++ {
+		var mask uint8
+		capa := 0
+		for ts := start; ts < 8 && ts < start+n; ts++ {
+			if enabled&(1<<ts) == 0 {
+				break
+			}
+			mask |= 1 << ts
+			capa += 64 / (1 + cost(ts))
+		}
+		if mask == 0 || ulTS >= 0 && mask&(1<<ulTS) == 0 {
+			continue
+		}
+		if capa > bestCap {
+			bestMask, bestCap = mask, capa
+		}
+	}
+	if bestMask == 0 {
+		return 0, 0, false
+	}
+	ctrl := uint8(0)
+	if ulTS >= 0 {
+		ctrl = uint8(ulTS)
+	} else {
+		// control TS: the least loaded slot of the window
+		bc := 1 << 30
+		for ts := 0; ts < 8; ts++ {
+			if bestMask&(1<<ts) != 0 && cost(ts) < bc {
+				ctrl, bc = uint8(ts), cost(ts)
+			}
+		}
+	}
+	return bestMask, ctrl, true
+}

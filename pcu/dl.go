@@ -1,0 +1,454 @@
+package pcu
+
+import (
+	"time"
+
+	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/llc"
+	"github.com/gopcu/gopcu/rlcmac"
+)
+
+// DLUnitdata is a BSSGP DL-UNITDATA for this BTS (osmo-pcu-facts §2.6): the
+// frame enters the MS's LLC queue and a DL TBF is established if needed.
+// Engine goroutine only.
+type DLUnitdata struct {
+	TLLI     uint32
+	OldTLLI  uint32 // 0 if absent
+	IMSI     string
+	Lifetime uint16 // PDU lifetime, centiseconds; 0xffff infinite
+	MSClass  int    // from MS Radio Access Capability, 0 unknown
+	EGPRS    int
+	LLC      []byte // owned by the engine afterwards
+}
+
+// HandleDLUnitdata processes a DL-UNITDATA. Engine goroutine only.
+func (e *Engine) HandleDLUnitdata(btsNr uint8, d *DLUnitdata) {
+	bts := e.bts[btsNr]
+	if bts == nil || !bts.Active {
+		logx.Notice(e.log, "DL-UNITDATA for an inactive BTS dropped", "tlli", d.TLLI)
+		return
+	}
+	m := bts.ms.byTLLI[d.TLLI]
+	if m == nil && d.OldTLLI != 0 {
+		if m = bts.ms.byTLLI[d.OldTLLI]; m != nil {
+			bts.ms.setTLLI(m, d.TLLI)
+		}
+	}
+	if d.IMSI != "" {
+		if o := bts.ms.byIMSI[d.IMSI]; o != nil && o != m {
+			if m == nil {
+				m = o
+				bts.ms.setTLLI(m, d.TLLI)
+			} else {
+				e.mergeMS(m, o)
+			}
+		}
+	}
+	if m == nil {
+		m = e.newMS(bts, d.TLLI)
+	}
+	bts.ms.setIMSI(m, d.IMSI)
+	if m.MSClass == 0 && d.MSClass > 0 {
+		m.MSClass = d.MSClass
+	}
+	if m.EGPRSClass == 0 && d.EGPRS > 0 {
+		m.EGPRSClass = d.EGPRS
+	}
+	if err := m.Queue.Enqueue(e.now, d.LLC, d.Lifetime); err != nil {
+		e.llcLog.Error("cannot enqueue LLC frame", "ms", m.String(), "err", err)
+		return
+	}
+	m.lastEnq = e.now
+	e.llcShared.TakeOverflowed(func(q *llc.Queue, dd llc.Discard) {
+		if om, ok := q.Owner.(*MS); ok {
+			e.reportDiscard(om, dd)
+		}
+	})
+	e.establishDL(bts, m)
+}
+
+// establishDL starts a DL TBF for an MS with queued data, unless one is
+// running or can take the data (osmo-pcu-facts §4.3).
+func (e *Engine) establishDL(bts *BTS, m *MS) {
+	if t := m.DL; t != nil {
+		switch t.state {
+		case TBFWaitRelease:
+			// The MS still listens to the old TBF's PACCH: assign there.
+			old := t
+			m.DL = nil
+			nt, err := e.allocDL(bts, m, false)
+			if err != nil {
+				m.DL = old
+				return
+			}
+			e.freeTBFKeep(old)
+			nt.assignOn = old
+			e.assignPACCH(nt, old)
+		case TBFFlow:
+			t.drained = -1
+		}
+		return
+	}
+	if m.UL != nil {
+		u := m.UL
+		if u.state != TBFFlow || !u.contention {
+			return // after contention resolution (or after the UL TBF ends)
+		}
+		nt, err := e.allocDL(bts, m, false)
+		if err != nil {
+			return
+		}
+		e.assignPACCH(nt, u)
+		return
+	}
+	nt, err := e.allocDL(bts, m, true)
+	if err != nil {
+		return
+	}
+	nt.ccch = true
+	e.setState(nt, TBFAssign)
+	e.sendDLImmAss(nt)
+}
+
+// freeTBFKeep releases the resources of a DL TBF in WAIT_RELEASE but keeps
+// it as the carrier of the new assignment (the MS listens on its PACCH
+// until T3192 ends); T3193 frees it for good.
+func (e *Engine) freeTBFKeep(t *TBF) {
+	if t.attached {
+		e.detach(t)
+	}
+	if t.ms.DL == t {
+		t.ms.DL = nil
+	}
+	t.state = TBFReleasing
+	e.setTimer(t, tmT3193, e.params.T3193)
+}
+
+// assignPACCH schedules a Packet Downlink Assignment for nt on the control
+// TS of carrier (an UL TBF, or the old DL TBF).
+func (e *Engine) assignPACCH(nt, carrier *TBF) {
+	nt.ccch = false
+	nt.assignOn = carrier
+	nt.sendPDA = true
+	e.setState(nt, TBFAssign)
+	e.setTimer(nt, tmX2001, e.params.X2001)
+}
+
+// sendDLImmAss sends the Immediate Assignment (Packet Downlink Assignment
+// rest octets, TS 44.018 §10.5.2.16) on PCH, confirm requested.
+func (e *Engine) sendDLImmAss(t *TBF) {
+	bts := t.bts
+	trx := &bts.TRX[t.trx]
+	ia := rlcmac.ImmediateAssignment{TBF: true, Downlink: true}
+	packetChannel(&ia, trx, t.ctrlTS)
+	ia.ReqRef.RA = 125
+	ia.ReqRef.SetFN(fnAdd(e.lastFN, 21216)) // clear of real RACH FNs, as osmo-pcu
+	ia.TA = t.ms.TA
+	ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IARPacketDownlink, TLLI: t.ms.TLLI, HasTFI: true, TFI: t.tfi, TAValid: true}
+	var mac [rlcmac.MACBlockLen]byte
+	if _, err := rlcmac.EncodeImmediateAssignment(mac[:], &ia); err != nil {
+		e.tbfLog.Error("cannot encode DL IMM ASS", "err", err)
+		return
+	}
+	e.sendPCH(bts, t.ms.IMSI, mac[:], t.ms.TLLI, true)
+	bts.Ctr.Inc(CtrImmAssDL)
+	e.setTimer(t, tmCCCHCnf, 2*time.Second)
+}
+
+// dlImmAssConfirmed: the BTS sent the IMM ASS on PCH (DATA_CNF).
+func (e *Engine) dlImmAssConfirmed(bts *BTS, tlli uint32) {
+	m := bts.ms.byTLLI[tlli]
+	if m == nil || m.DL == nil || m.DL.state != TBFAssign || !m.DL.ccch {
+		return
+	}
+	e.setTimer(m.DL, tmX2002, e.params.X2002)
+}
+
+// dlAssignSettled: X2002 after the CCCH assignment. Upgrade to multislot
+// on PACCH when the MS class and free slots allow it, else start.
+func (e *Engine) dlAssignSettled(t *TBF) {
+	if t.state != TBFAssign {
+		return
+	}
+	e.setState(t, TBFFlow)
+	t.lastPoll = e.now
+}
+
+// encodePDA builds the Packet Downlink Assignment for nt on p.
+func (e *Engine) encodePDA(nt *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) int {
+	carrier := nt.assignOn
+	m := rlcmac.PacketDownlinkAssignment{TimeslotAlloc: reverseBits(nt.slots), HasDownlinkTFI: true, DownlinkTFI: nt.tfi}
+	if carrier.dir == DirUL {
+		m.ID = rlcmac.MSID{Kind: rlcmac.IDGlobalTFI, GlobalTFI: rlcmac.GlobalTFI{Downlink: false, TFI: carrier.tfi}}
+	} else {
+		m.ID = rlcmac.MSID{Kind: rlcmac.IDGlobalTFI, GlobalTFI: rlcmac.GlobalTFI{Downlink: true, TFI: carrier.tfi}}
+		m.ControlAck = true
+	}
+	m.TA = rlcmac.PacketTimingAdvance{HasValue: true, Value: nt.ms.TA}
+	trx := &nt.bts.TRX[nt.trx]
+	pd := &trx.PDCH[nt.ctrlTS]
+	m.HasFreq = true
+	m.Freq = rlcmac.FrequencyParameters{TSC: pd.TSC, Kind: 0, ARFCN: trx.ARFCN}
+	rrbp, ok := p.pollRRBP(fn, nt, pollDLAss)
+	if !ok {
+		return 0
+	}
+	h := rlcmac.DLCtrlHeader{RRBP: rrbp, SP: true, USF: usf}
+	n := e.encodeCtrl(blk, &h, &m)
+	if n == 0 {
+		p.dropReservations(nt)
+		return 0
+	}
+	nt.sendPDA = false
+	nt.pdaPolled = true
+	nt.bts.Ctr.Inc(CtrPktDLAssignment)
+	return n
+}
+
+func reverseBits(x uint8) uint8 {
+	var r uint8
+	for i := 0; i < 8; i++ {
+		if x&(1<<i) != 0 {
+			r |= 0x80 >> i
+		}
+	}
+	return r
+}
+
+// pdaAcked: Packet Control Ack for a Packet Downlink Assignment.
+func (e *Engine) pdaAcked(t *TBF) {
+	if t.state != TBFAssign {
+		return
+	}
+	if c := t.assignOn; c != nil && c.dir == DirDL && c.state == TBFReleasing {
+		e.freeTBF(c, false)
+	}
+	t.assignOn = nil
+	t.timer = tmNone
+	t.n3105 = 0
+	e.setState(t, TBFFlow)
+	t.lastPoll = e.now
+}
+
+// dlPrio is the scheduling priority of a DL TBF on a PDCH (higher first).
+func (e *Engine) dlPrio(t *TBF, ts uint8) int {
+	if t.state != TBFFlow && t.state != TBFFinished {
+		return 0
+	}
+	if t.sw.ResendNeeded() >= 0 {
+		return 5
+	}
+	if t.state == TBFFlow && !t.sw.Stalled() && (t.haveCur || t.ms.Queue.Len() > 0) {
+		return 4
+	}
+	if t.sw.Stalled() {
+		return 3
+	}
+	if t.state == TBFFlow && !t.sw.Stalled() && ts == t.ctrlTS && !t.pollOut {
+		// keep-open: a dummy LLC block (with poll) every 200 ms, or the
+		// final block once X2031 has passed since the queue drained
+		if t.drained >= 0 && (e.now-t.drained >= e.params.X2031 || e.now-t.lastPoll >= 200*time.Millisecond) {
+			return 2
+		}
+	}
+	if e.params.PreemptiveRetx && t.sw.CountUnacked() > 0 && !t.pollOut {
+		return 1
+	}
+	return 0
+}
+
+// buildDLData picks a DL TBF on p and writes its next data block.
+func (e *Engine) buildDLData(bts *BTS, p *PDCH, fn uint32, usf uint8, blk []byte) int {
+	var best *TBF
+	bestPrio := 0
+	n := len(p.dl)
+	for i := 0; i < n; i++ {
+		t := p.dl[(p.nextDL+i)%n]
+		pr := e.dlPrio(t, p.TS)
+		if pr == 0 {
+			continue
+		}
+		if pr > bestPrio || pr == bestPrio && t.sentBytes < best.sentBytes {
+			best, bestPrio = t, pr
+		}
+	}
+	if best == nil {
+		return 0
+	}
+	p.nextDL = (p.nextDL + 1) % max(n, 1)
+	return e.dlDataBlock(best, p, fn, usf, bestPrio, blk)
+}
+
+// dlDataBlock writes one GPRS DL data block of t (TS 44.060 §10.2.1).
+func (e *Engine) dlDataBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, blk []byte) int {
+	bts := t.bts
+	bsn := t.sw.ResendNeeded()
+	resend := bsn >= 0
+	if !resend && (prio == 3 || prio == 1) {
+		if t.sw.MarkForResend() > 0 {
+			if prio == 3 {
+				bts.Ctr.Inc(CtrRLCStalled)
+			} else {
+				bts.Ctr.Inc(CtrRLCRestarted)
+			}
+		}
+		bsn = t.sw.ResendNeeded()
+		resend = bsn >= 0
+	}
+	if !resend {
+		var ok bool
+		bsn, ok = t.sw.SendNew()
+		if !ok {
+			return 0
+		}
+		e.fillDLBlock(t, &t.blk[bsn])
+	} else {
+		t.sw.MarkSent(bsn)
+		bts.Ctr.Inc(CtrRLCResent)
+	}
+	b := &t.blk[bsn]
+	h := rlcmac.GPRSDLHeader{USF: usf, TFI: t.tfi, FBI: b.fbi, BSN: uint8(bsn), E: b.e}
+	// Poll for a Packet Downlink Ack/Nack on the control TS (§9.1.8.1).
+	t.sincePoll++
+	if p.TS == t.ctrlTS && !t.pollOut && (t.sincePoll >= 20 || b.fbi || t.drained >= 0 && !resend) {
+		if rrbp, ok := p.pollRRBP(fn, t, pollDLAck); ok {
+			h.SP, h.RRBP = true, rrbp
+			t.pollOut = true
+			t.sincePoll = 0
+			t.lastPoll = e.now
+			if b.fbi {
+				e.setState(t, TBFFinished)
+				e.setTimer(t, tmT3191, e.params.T3191)
+			}
+		}
+	}
+	n, err := rlcmac.EncodeGPRSDL(blk, b.cs, &h, b.unit[:b.cs.DataLen()])
+	if err != nil {
+		e.tbfLog.Error("cannot encode DL data block", "tbf", t.String(), "err", err)
+		return 0
+	}
+	bts.Ctr.Inc(CtrRLCSent)
+	bts.Ctr.Inc(CtrGPRSDLCS1 + int(b.cs-rlcmac.CS1))
+	p.blocksOut++
+	if !resend {
+		t.sentBytes += uint64(b.bytes)
+		bts.Ctr.Add(CtrRLCDLPayloadBytes, uint64(b.bytes))
+	}
+	return n
+}
+
+// fillDLBlock fills a new RLC data unit from the LLC queue: shallow
+// buffering, a frame is taken from the queue only when the previous one
+// is fully segmented, so the standing queue stays where CoDel sees it.
+func (e *Engine) fillDLBlock(t *TBF, b *dlBlock) {
+	cs := t.cs
+	b.cs, b.fbi, b.bytes = cs, false, 0
+	unit := b.unit[:cs.DataLen()]
+	var u rlcmac.DLUnit
+	u.Reset(unit, false)
+	for {
+		if !t.haveCur && !e.nextFrame(t) {
+			break
+		}
+		// The last frame of a TBF without delayed release ends it (FBI).
+		last := t.ms.Queue.Len() == 0 && e.params.X2031 == 0
+		n, res := u.Append(t.cur, last)
+		t.cur = t.cur[n:]
+		b.bytes += n
+		if res == rlcmac.NeedMoreBlocks {
+			break
+		}
+		t.haveCur = false
+		t.curFrame = nil
+		if last {
+			b.fbi = true
+			break
+		}
+		if res == rlcmac.CompletedBlockFilled {
+			break
+		}
+	}
+	switch {
+	case u.Len() == 0:
+		// Nothing to send: an LLC UI dummy keeps the TBF open (TS 44.060
+		// §9.3.1a), or closes it as the final block once X2031 is over.
+		b.fbi = e.keepOpenOver(t)
+		d := llc.AppendDummy(e.dummyBuf[:0], cs.DataLen()-1)
+		u.Append(d, true)
+		u.Pad()
+	case u.Space() > 0:
+		u.Pad()
+	}
+	b.e = u.E()
+	b.n = u.Len()
+	if t.ms.Queue.Len() == 0 && !t.haveCur && t.drained < 0 {
+		t.drained = e.now
+	}
+}
+
+// keepOpenOver reports that the delayed release (X2031) has passed since
+// the queue drained, so the next empty point ends the TBF.
+func (e *Engine) keepOpenOver(t *TBF) bool {
+	return t.drained >= 0 && e.now-t.drained >= e.params.X2031
+}
+
+// nextFrame takes the next LLC frame from the MS queue into t.cur.
+func (e *Engine) nextFrame(t *TBF) bool {
+	m := t.ms
+	if m.Queue.Len() == 0 {
+		return false
+	}
+	m.Queue.SetTransmitStart(e.now)
+	fr, ok, d := m.Queue.Dequeue(e.now)
+	if d.Frames > 0 {
+		e.reportDiscard(m, d)
+	}
+	if !ok {
+		return false
+	}
+	t.bts.Ctr.Inc(CtrLLCFrameSched)
+	t.bts.Ctr.Add(CtrLLCDLBytes, uint64(len(fr.Data)))
+	t.curFrame = fr.Data
+	t.cur = fr.Data
+	t.haveCur = true
+	t.drained = -1
+	return true
+}
+
+func curToFrame(t *TBF) llc.Frame {
+	return llc.Frame{Data: t.curFrame, SAPI: llc.SAPI(t.curFrame)}
+}
+
+// reportDiscard counts and reports dropped LLC frames (LLC-DISCARDED).
+func (e *Engine) reportDiscard(m *MS, d llc.Discard) {
+	bts := m.bts
+	bts.Ctr.Add(CtrLLCFrameDropped, uint64(d.Frames))
+	bts.Ctr.Add(CtrLLCFrameTimedout, uint64(d.Lifetime))
+	if e.gb != nil && m.TLLI != TLLIUnset {
+		f, o := d.LLCDiscarded()
+		e.gb.LLCDiscarded(bts.Nr, m.TLLI, f, o)
+	}
+}
+
+// dlAckNack applies a Packet Downlink Ack/Nack (TS 44.060 §11.2.6).
+func (e *Engine) dlAckNack(t *TBF, a *rlcmac.AckNackDescription) {
+	t.pollOut = false
+	t.n3105 = 0
+	t.everAcked = true
+	acked, nacked, _ := t.sw.ApplyGPRSAckNack(a)
+	_ = acked
+	if nacked > 0 {
+		t.bts.Ctr.Add(CtrRLCNacked, uint64(nacked))
+	}
+	if t.state == TBFAssign {
+		e.setState(t, TBFFlow)
+	}
+	if a.FinalAck && t.state == TBFFinished {
+		// TS 44.060 §9.3.2.4: the MS waits T3192 on the old PACCH.
+		e.setState(t, TBFWaitRelease)
+		e.setTimer(t, tmT3193, e.params.T3193)
+		if t.ms.Queue.Len() > 0 {
+			e.establishDL(t.bts, t.ms)
+		}
+	}
+}

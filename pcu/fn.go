@@ -1,0 +1,104 @@
+package pcu
+
+import "time"
+
+// TDMA frame arithmetic (TS 45.002). A radio block on a PDCH occupies four
+// frames; the 52-multiframe holds blocks B0..B11 starting at these frames
+// and idle/PTCCH frames 12, 25, 38, 51.
+
+// MaxFN is the hyperframe length in TDMA frames.
+const MaxFN = 2715648
+
+// FramePeriod is one TDMA frame (120/26 ms).
+const FramePeriod = 120 * time.Millisecond / 26
+
+var blockStarts = [12]uint32{0, 4, 8, 13, 17, 21, 26, 30, 34, 39, 43, 47}
+
+// blockNr returns the block number (0..11) of a block-start FN, or -1.
+func blockNr(fn uint32) int {
+	m := fn % 52
+	for i, s := range blockStarts {
+		if s == m {
+			return i
+		}
+	}
+	return -1
+}
+
+// nextBlockFN is the first FN of the block after the one starting at fn.
+func nextBlockFN(fn uint32) uint32 {
+	n := blockNr(fn)
+	if n < 0 {
+		for f := fn + 1; ; f++ {
+			if blockNr(f%MaxFN) >= 0 {
+				return f % MaxFN
+			}
+		}
+	}
+	if n == 11 {
+		return (fn + 5) % MaxFN
+	}
+	return (fn - blockStarts[n] + blockStarts[n+1]) % MaxFN
+}
+
+// fnAdd adds frames modulo the hyperframe.
+func fnAdd(fn uint32, d int) uint32 { return uint32((int64(fn) + int64(d) + MaxFN) % MaxFN) }
+
+// fnDelta is a - b as a signed frame distance in (-MaxFN/2, MaxFN/2].
+func fnDelta(a, b uint32) int {
+	d := (int64(a) - int64(b)) % MaxFN
+	if d > MaxFN/2 {
+		d -= MaxFN
+	} else if d <= -MaxFN/2 {
+		d += MaxFN
+	}
+	return int(d)
+}
+
+// ulBlockFN is the FN of the uplink block that a USF in the downlink block
+// sent at fn grants: the next block period (osmo-pcu-facts §3.5).
+func ulBlockFN(fn uint32) uint32 { return nextBlockFN(fn) }
+
+// rrbpOffsets are the RRBP answer offsets in frames for codes 0..3 (TS
+// 44.060 Table 10.4.5.1): N+13, N+17 or N+18, N+21 or N+22, N+26, the
+// alternative taken when the first is not a block start.
+func rrbpFN(fn uint32, rrbp uint8) uint32 {
+	switch rrbp {
+	case 0:
+		return fnAdd(fn, 13)
+	case 1:
+		if f := fnAdd(fn, 17); blockNr(f) >= 0 {
+			return f
+		}
+		return fnAdd(fn, 18)
+	case 2:
+		if f := fnAdd(fn, 21); blockNr(f) >= 0 {
+			return f
+		}
+		return fnAdd(fn, 22)
+	}
+	return fnAdd(fn, 26)
+}
+
+// framesOf converts a duration to frames (rounded up, at least 1 for d > 0).
+func framesOf(d time.Duration) int {
+	if d <= 0 {
+		return 0
+	}
+	return int((d + FramePeriod - 1) / FramePeriod)
+}
+
+// rfnToFN reconstructs a full FN from an RFN (FN mod 42432) as seen on
+// RACH, relative to the current FN (osmo-pcu-facts §1.8).
+func rfnToFN(rfn, cur uint32) uint32 {
+	const rfnMod = 42432
+	rfn %= rfnMod
+	base := cur - cur%rfnMod
+	fn := base + rfn
+	if int64(fn)-int64(cur) > rfnMod/2 {
+		fn -= rfnMod
+	} else if int64(cur)-int64(fn) > rfnMod/2 {
+		fn += rfnMod
+	}
+	return fn % MaxFN
+}

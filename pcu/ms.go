@@ -1,0 +1,193 @@
+package pcu
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gopcu/gopcu/llc"
+	"github.com/gopcu/gopcu/rlcmac"
+)
+
+// TLLIUnset marks an MS whose TLLI is not known yet (one-phase access
+// before contention resolution).
+const TLLIUnset = 0xffffffff
+
+// MS is one mobile station as the PCU knows it (osmo-pcu GprsMs).
+type MS struct {
+	bts        *BTS
+	id         int
+	TLLI       uint32
+	IMSI       string
+	TA         uint8
+	MSClass    int // GPRS multislot class, 0 = unknown
+	EGPRSClass int
+	Queue      *llc.Queue
+	UL, DL     *TBF
+	CSDL, CSUL rlcmac.CodingScheme
+	created    time.Duration
+	idleSince  time.Duration // when the last TBF went away; -1 while active
+	lastEnq    time.Duration // last DL-UNITDATA (idle-ack timer)
+
+	// L1 measurements of the last uplink block.
+	RSSI    int8
+	LinkQ   int16 // C/I in cB
+	BTO     int16 // burst timing offset, quarter bits
+	nackPct int
+}
+
+func (m *MS) String() string {
+	if m.TLLI == TLLIUnset {
+		return fmt.Sprintf("MS(#%d TLLI=unknown)", m.id)
+	}
+	return fmt.Sprintf("MS(TLLI=0x%08x)", m.TLLI)
+}
+
+// Active reports whether the MS has a TBF.
+func (m *MS) Active() bool { return m.UL != nil || m.DL != nil }
+
+// multislotClass is the class used for allocation.
+func (m *MS) multislotClass(def int) int {
+	if m.MSClass > 0 && m.MSClass <= 45 {
+		return m.MSClass
+	}
+	return def
+}
+
+// msStore indexes the MSs of a BTS by TLLI and IMSI.
+type msStore struct {
+	all    []*MS
+	byTLLI map[uint32]*MS
+	byIMSI map[string]*MS
+	nextID int
+}
+
+func newMSStore() *msStore {
+	return &msStore{byTLLI: map[uint32]*MS{}, byIMSI: map[string]*MS{}}
+}
+
+func (s *msStore) add(m *MS) {
+	s.nextID++
+	m.id = s.nextID
+	s.all = append(s.all, m)
+	if m.TLLI != TLLIUnset {
+		s.byTLLI[m.TLLI] = m
+	}
+	if m.IMSI != "" {
+		s.byIMSI[m.IMSI] = m
+	}
+}
+
+func (s *msStore) remove(m *MS) {
+	for i, x := range s.all {
+		if x == m {
+			s.all = append(s.all[:i], s.all[i+1:]...)
+			break
+		}
+	}
+	if s.byTLLI[m.TLLI] == m {
+		delete(s.byTLLI, m.TLLI)
+	}
+	if m.IMSI != "" && s.byIMSI[m.IMSI] == m {
+		delete(s.byIMSI, m.IMSI)
+	}
+}
+
+func (s *msStore) setTLLI(m *MS, tlli uint32) {
+	if s.byTLLI[m.TLLI] == m {
+		delete(s.byTLLI, m.TLLI)
+	}
+	m.TLLI = tlli
+	if tlli != TLLIUnset {
+		s.byTLLI[tlli] = m
+	}
+}
+
+func (s *msStore) setIMSI(m *MS, imsi string) {
+	if imsi == "" || m.IMSI == imsi {
+		return
+	}
+	if m.IMSI != "" && s.byIMSI[m.IMSI] == m {
+		delete(s.byIMSI, m.IMSI)
+	}
+	m.IMSI = imsi
+	s.byIMSI[imsi] = m
+}
+
+// newMS creates and registers an MS.
+func (e *Engine) newMS(bts *BTS, tlli uint32) *MS {
+	m := &MS{bts: bts, TLLI: tlli, created: e.now, idleSince: e.now, lastEnq: -1}
+	m.Queue = e.llcShared.NewQueue(m)
+	m.CSDL, m.CSUL = e.initialCS(bts)
+	bts.ms.add(m)
+	bts.msPresent.Set(int64(len(bts.ms.all)))
+	e.log.Debug("MS created", "ms", m.String())
+	return m
+}
+
+// freeMS drops an MS, counting what is left in its queue as dropped.
+func (e *Engine) freeMS(m *MS) {
+	frames, _ := m.Queue.Close()
+	if frames > 0 {
+		m.bts.Ctr.Add(CtrLLCFrameDropped, uint64(frames))
+	}
+	m.bts.ms.remove(m)
+	m.bts.msPresent.Set(int64(len(m.bts.ms.all)))
+	e.log.Debug("MS freed", "ms", m.String())
+}
+
+// mergeMS moves everything of old into m (same subscriber seen twice:
+// e.g. a RACH-created MS whose TLLI turns out to be known).
+func (e *Engine) mergeMS(m, old *MS) {
+	if m == old {
+		return
+	}
+	m.Queue.Merge(old.Queue)
+	if m.IMSI == "" && old.IMSI != "" {
+		imsi := old.IMSI
+		old.bts.ms.remove(old)
+		m.bts.ms.setIMSI(m, imsi)
+	} else {
+		old.bts.ms.remove(old)
+	}
+	if m.MSClass == 0 {
+		m.MSClass = old.MSClass
+	}
+	if m.EGPRSClass == 0 {
+		m.EGPRSClass = old.EGPRSClass
+	}
+	if old.DL != nil && m.DL == nil {
+		m.DL = old.DL
+		m.DL.ms = m
+	} else if old.DL != nil {
+		e.freeTBF(old.DL, false)
+	}
+	if old.UL != nil && m.UL == nil {
+		m.UL = old.UL
+		m.UL.ms = m
+	} else if old.UL != nil {
+		e.freeTBF(old.UL, false)
+	}
+	old.Queue.Close()
+	m.bts.msPresent.Set(int64(len(m.bts.ms.all)))
+}
+
+func (e *Engine) initialCS(bts *BTS) (dl, ul rlcmac.CodingScheme) {
+	p := &e.params
+	clamp := func(force, initial, max int) rlcmac.CodingScheme {
+		cs := initial
+		if force > 0 {
+			cs = force
+		}
+		if cs < 1 {
+			cs = 1
+		}
+		if max > 0 && cs > max {
+			cs = max
+		}
+		for cs > 1 && bts.CSMask&(1<<(cs-1)) == 0 {
+			cs--
+		}
+		return rlcmac.CS1 + rlcmac.CodingScheme(cs-1)
+	}
+	return clamp(p.ForceCSDL, int(bts.Info.InitialCS), p.CSMaxDL), clamp(p.ForceCSUL, int(bts.Info.InitialCS), p.CSMaxUL)
+}

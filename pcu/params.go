@@ -1,0 +1,39 @@
+package pcu
+
+import (
+	"time"
+
+	"github.com/gopcu/gopcu/llc"
+)
+
+// Params are the engine's tunables: the `pcu` node of the VTY maps onto
+// them (pcu/config), timers default to osmo-pcu's (osmo-pcu-facts §4.10).
+// Values from INFO_IND (T3169, T3191, T3193, T3195, N310x, initial CS)
+// override the defaults when the BTS sends them.
+type Params struct {
+	ForceCSDL, ForceCSUL int    // `cs DL [UL]`; 0 = from INFO_IND
+	CSMaxDL, CSMaxUL     int    // `cs max`, default 4
+	AllocAlgo            string // "a", "b", "dynamic"
+	TwoPhaseAccess       bool
+	MultislotDefault     int // `multislot-class default`, 12
+	PreemptiveRetx       bool
+
+	T3141, T3169, T3191, T3193, T3195 time.Duration
+	T3192                             time.Duration // from SI13; 1500 ms
+	X2001, X2002, X2030, X2031        time.Duration
+	N3101, N3103, N3105               int
+
+	LLC llc.Config
+}
+
+// DefaultParams are osmo-pcu's defaults.
+func DefaultParams() Params {
+	return Params{
+		CSMaxDL: 4, CSMaxUL: 4, AllocAlgo: "dynamic", MultislotDefault: 12, PreemptiveRetx: true,
+		T3141: 10 * time.Second, T3169: 5 * time.Second, T3191: 5 * time.Second, T3193: 1600 * time.Millisecond,
+		T3195: 5 * time.Second, T3192: 1500 * time.Millisecond,
+		X2001: 2 * time.Second, X2002: 200 * time.Millisecond, X2030: 60 * time.Second, X2031: 2 * time.Second,
+		N3101: 10, N3103: 4, N3105: 8,
+		LLC: llc.DefaultConfig(),
+	}
+}

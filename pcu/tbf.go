@@ -1,0 +1,273 @@
+package pcu
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/gopcu/gopcu/rlcmac"
+)
+
+// Dir is a TBF direction.
+type Dir uint8
+
+// Directions.
+const (
+	DirUL Dir = iota
+	DirDL
+)
+
+func (d Dir) String() string {
+	if d == DirUL {
+		return "UL"
+	}
+	return "DL"
+}
+
+// TBFState is the state of a TBF (osmo-pcu-facts §4.4).
+type TBFState uint8
+
+// TBF states.
+const (
+	TBFNew TBFState = iota
+	TBFAssign
+	TBFFlow
+	TBFFinished
+	TBFWaitRelease
+	TBFReleasing
+)
+
+var tbfStateNames = [...]string{"NEW", "ASSIGN", "FLOW", "FINISHED", "WAIT_RELEASE", "RELEASING"}
+
+func (s TBFState) String() string { return tbfStateNames[s] }
+
+type timerKind uint8
+
+const (
+	tmNone    timerKind = iota
+	tmX2002             // assignment settle (CCCH) -> FLOW
+	tmX2001             // PACCH DL assignment guard -> free
+	tmT3141             // UL contention resolution -> free
+	tmT3169             // UL RELEASING -> free
+	tmT3191             // DL final block polled without ack -> free
+	tmT3193             // DL WAIT_RELEASE -> free
+	tmT3195             // DL RELEASING -> free
+	tmCCCHCnf           // waiting for the BTS's confirmation of a DL IMM ASS
+)
+
+var timerNames = [...]string{"", "X2002", "X2001", "T3141", "T3169", "T3191", "T3193", "T3195", "CCCH-CNF"}
+
+// dlBlock keeps a sent DL RLC data unit for retransmission.
+type dlBlock struct {
+	unit  [50]byte
+	n     int
+	e     bool
+	fbi   bool
+	cs    rlcmac.CodingScheme
+	bytes int // LLC payload octets in it (goodput accounting)
+}
+
+// ulBlock keeps a received UL data unit until V(Q) passes it.
+type ulBlock struct {
+	hdr  rlcmac.GPRSULHeader
+	data [50]byte
+	n    int
+}
+
+// TBF is a Temporary Block Flow.
+type TBF struct {
+	dir     Dir
+	ms      *MS
+	bts     *BTS
+	trx     uint8
+	tfi     uint8
+	slots   uint8 // timeslot mask
+	ctrlTS  uint8
+	usf     [8]uint8 // UL: USF per timeslot
+	state   TBFState
+	ccch    bool // assigned on CCCH (else PACCH)
+	created time.Duration
+	cs      rlcmac.CodingScheme
+
+	timer    timerKind
+	deadline time.Duration
+
+	// control messages this TBF has to send on its control TS
+	attached bool // owns its TFI, USFs and slots
+	freed    bool
+
+	pendPUAN  bool // Packet Uplink Ack/Nack (UL)
+	assignOn  *TBF // TBF assigned on PACCH: the TBF whose control TS carries the assignment
+	sendPDA   bool // Packet Downlink Assignment still has to be (re)sent
+	sendPUA   bool // Packet Uplink Assignment still has to be (re)sent
+	pdaPolled bool
+
+	// downlink
+	sw        rlcmac.SendWindow
+	blk       [rlcmac.GPRSSNS]dlBlock
+	cur       []byte // rest of the LLC frame being sent
+	curFrame  []byte
+	haveCur   bool
+	sincePoll int
+	pollOut   bool // a DL Ack/Nack poll is outstanding
+	lastPoll  time.Duration
+	everAcked bool
+	n3105     int
+	drained   time.Duration // when the LLC queue drained (keep-open start), -1 if data
+	sentBytes uint64        // LLC octets sent (fairness)
+
+	// uplink
+	rw          rlcmac.ReceiveWindow
+	ub          [rlcmac.GPRSSNS]ulBlock
+	llcBuf      []byte
+	n3101       int
+	n3103       int
+	tlliKnown   bool
+	contention  bool // contention resolution done (TLLI echoed in a PUAN)
+	sinceAck    int
+	lastSeen    bool // CV=0 received
+	finalAckOut bool // final PUAN sent, waiting for Packet Control Ack
+}
+
+func (t *TBF) String() string {
+	return fmt.Sprintf("TBF(%s TFI=%d TRX=%d TS=%08b %s %s)", t.dir, t.tfi, t.trx, t.slots, t.state, t.ms)
+}
+
+// State is the TBF's state.
+func (t *TBF) State() TBFState { return t.state }
+
+// TFI is the TBF's TFI.
+func (t *TBF) TFI() uint8 { return t.tfi }
+
+// Slots is the timeslot mask of the TBF.
+func (t *TBF) Slots() uint8 { return t.slots }
+
+func (e *Engine) setTimer(t *TBF, k timerKind, d time.Duration) {
+	t.timer, t.deadline = k, e.now+d
+}
+
+func (e *Engine) setState(t *TBF, s TBFState) {
+	if t.state == s {
+		return
+	}
+	e.tbfLog.Debug("TBF state change", "tbf", t.String(), "to", s.String())
+	t.state = s
+}
+
+// attach registers the TBF on its PDCHs and the TRX's TFI table, and (the
+// first time) in the BTS's TBF list.
+func (e *Engine) attach(t *TBF) {
+	trx := &t.bts.TRX[t.trx]
+	if t.dir == DirUL {
+		trx.ulTFI |= 1 << t.tfi
+	} else {
+		trx.dlTFI |= 1 << t.tfi
+	}
+	for ts := uint8(0); ts < 8; ts++ {
+		if t.slots&(1<<ts) == 0 {
+			continue
+		}
+		p := &trx.PDCH[ts]
+		if t.dir == DirUL {
+			p.ul = append(p.ul, t)
+			p.usfOwner[t.usf[ts]] = t
+		} else {
+			// fairness: a newcomer starts level with the least served
+			for _, o := range p.dl {
+				if o.sentBytes < t.sentBytes || t.sentBytes == 0 {
+					t.sentBytes = o.sentBytes
+				}
+			}
+			p.dl = append(p.dl, t)
+		}
+	}
+	if !t.attached {
+		t.bts.tbfs = append(t.bts.tbfs, t)
+	}
+	t.attached = true
+}
+
+// detach gives back the TBF's TFI, USFs and slots.
+func (e *Engine) detach(t *TBF) {
+	trx := &t.bts.TRX[t.trx]
+	if t.dir == DirUL {
+		trx.ulTFI &^= 1 << t.tfi
+	} else {
+		trx.dlTFI &^= 1 << t.tfi
+	}
+	for ts := uint8(0); ts < 8; ts++ {
+		if t.slots&(1<<ts) == 0 {
+			continue
+		}
+		p := &trx.PDCH[ts]
+		if t.dir == DirUL {
+			p.ul = removeTBF(p.ul, t)
+			if p.usfOwner[t.usf[ts]] == t {
+				p.usfOwner[t.usf[ts]] = nil
+			}
+		} else {
+			p.dl = removeTBF(p.dl, t)
+		}
+		p.dropReservations(t)
+	}
+	t.attached = false
+}
+
+func removeTBF(l []*TBF, t *TBF) []*TBF {
+	for i, x := range l {
+		if x == t {
+			return append(l[:i], l[i+1:]...)
+		}
+	}
+	return l
+}
+
+// freeTBF ends a TBF. aborted counts it as aborted (freed while in FLOW).
+func (e *Engine) freeTBF(t *TBF, aborted bool) {
+	if t.freed {
+		return
+	}
+	t.freed = true
+	if t.attached {
+		e.detach(t)
+	}
+	// its control TS may still carry reservations (carrier of an assignment)
+	if trx := &t.bts.TRX[t.trx]; int(t.ctrlTS) < len(trx.PDCH) {
+		trx.PDCH[t.ctrlTS].dropReservations(t)
+	}
+	bts := t.bts
+	bts.tbfs = removeTBF(bts.tbfs, t)
+	if t.dir == DirUL {
+		bts.Ctr.Inc(CtrTBFULFreed)
+		if aborted {
+			bts.Ctr.Inc(CtrTBFULAborted)
+		}
+		if t.ms.UL == t {
+			t.ms.UL = nil
+		}
+	} else {
+		bts.Ctr.Inc(CtrTBFDLFreed)
+		if aborted {
+			bts.Ctr.Inc(CtrTBFDLAborted)
+		}
+		if t.ms.DL == t {
+			t.ms.DL = nil
+		}
+		// a frame not yet started goes back to the queue head
+		if t.haveCur && len(t.cur) > 0 && len(t.cur) == len(t.curFrame) {
+			t.ms.Queue.PutBack(e.now, curToFrame(t))
+		}
+		t.haveCur = false
+	}
+	// TBFs assigned through this one lose their carrier
+	for _, o := range bts.tbfs {
+		if o.assignOn == t {
+			o.assignOn = nil
+		}
+	}
+	t.state = TBFReleasing
+	t.timer = tmNone
+	if !t.ms.Active() {
+		t.ms.idleSince = e.now
+	}
+	e.tbfLog.Debug("TBF freed", "tbf", t.String())
+}

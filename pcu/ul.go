@@ -1,0 +1,376 @@
+package pcu
+
+import (
+	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/rlcmac"
+)
+
+// Gb is what the engine sends towards the SGSN (BSSGP). Its methods are
+// called inside the engine goroutine and must not block.
+type Gb interface {
+	ULUnitdata(bts uint8, tlli uint32, llc []byte)
+	LLCDiscarded(bts uint8, tlli uint32, frames uint8, octets uint32)
+}
+
+// SetGb connects the engine to the Gb side. Call before Run or inside the engine.
+func (e *Engine) SetGb(g Gb) { e.gb = g }
+
+// onRACH handles a channel request on CCCH (osmo-pcu-facts §4.2).
+func (e *Engine) onRACH(bts *BTS, m *pcuif.RACHInd) {
+	bts.Ctr.Inc(CtrRACHRequests)
+	fn := m.FN
+	if e.fnValid {
+		fn = rfnToFN(m.FN, e.lastFN)
+	}
+	ta := int(m.QTA)
+	if ta < 0 {
+		ta = 0
+	}
+	if ta > 252 {
+		ta = 252
+	}
+	ta /= 4
+	if m.Is11Bit {
+		bts.Ctr.Inc(CtrRACHRequests11Bit)
+		bts.Ctr.Inc(CtrRACHRequestsUnexpected)
+		e.sendImmAssReject(bts, uint8(m.RA>>3), fn, true)
+		return
+	}
+	ra := uint8(m.RA)
+	if ra&0xf8 == 0x70 {
+		// single block (two-phase) request: served as one-phase for now
+		bts.Ctr.Inc(CtrRACHRequestsTwoPhase)
+		logx.Notice(e.tbfLog, "two-phase access requested, assigning one-phase", "ra", ra)
+	} else {
+		bts.Ctr.Inc(CtrRACHRequestsOnePhase)
+	}
+	ms := e.newMS(bts, TLLIUnset)
+	ms.TA = uint8(ta)
+	t, err := e.allocUL(bts, ms)
+	if err != nil {
+		e.freeMS(ms)
+		e.sendImmAssReject(bts, ra, fn, false)
+		return
+	}
+	t.ccch = true
+	e.setState(t, TBFAssign)
+	e.setTimer(t, tmX2002, e.params.X2002)
+	trx := &bts.TRX[t.trx]
+	ia := rlcmac.ImmediateAssignment{TBF: true}
+	packetChannel(&ia, trx, t.ctrlTS)
+	ia.ReqRef.RA = ra
+	ia.ReqRef.SetFN(fn)
+	ia.TA = ms.TA
+	ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IARPacketUplink, Dynamic: true, TFI: t.tfi, USF: t.usf[t.ctrlTS],
+		ChannelCoding: uint8(t.cs - rlcmac.CS1), TLLIBlockCC: true}
+	var mac [rlcmac.MACBlockLen]byte
+	if _, err := rlcmac.EncodeImmediateAssignment(mac[:], &ia); err != nil {
+		e.tbfLog.Error("cannot encode UL IMM ASS", "err", err)
+		return
+	}
+	e.sendAGCH(bts, mac[:], msgIDNone, false)
+	bts.Ctr.Inc(CtrImmAssUL)
+	bts.Ctr.Inc(CtrImmAssULOnePhase)
+	e.tbfLog.Info("UL TBF assigned on CCCH", "tbf", t.String(), "ra", ra, "fn", fn)
+}
+
+func (e *Engine) sendImmAssReject(bts *BTS, ra uint8, fn uint32, ext bool) {
+	rej := rlcmac.ImmediateAssignmentReject{FeatureIndicator: 1}
+	for i := range rej.Ref {
+		rej.Ref[i].RA = ra
+		rej.Ref[i].SetFN(fn)
+		rej.Wait[i] = bts.Info.T3142
+		if rej.Wait[i] == 0 {
+			rej.Wait[i] = 20
+		}
+	}
+	var mac [rlcmac.MACBlockLen]byte
+	if _, err := rlcmac.EncodeImmediateAssignmentReject(mac[:], &rej); err != nil {
+		e.tbfLog.Error("cannot encode IMM ASS REJ", "err", err)
+		return
+	}
+	e.sendAGCH(bts, mac[:], msgIDNone, false)
+	bts.Ctr.Inc(CtrImmAssRej)
+}
+
+// onULBlock handles an uplink radio block (DATA_IND on PDTCH).
+func (e *Engine) onULBlock(bts *BTS, d *pcuif.Data) {
+	if len(d.Payload) == 0 {
+		return
+	}
+	if fnDelta(e.lastFN, d.FN) >= 13 && e.fnValid {
+		bts.Ctr.Inc(CtrRLCLateBlock)
+	}
+	p := &bts.TRX[d.TRX].PDCH[d.TS]
+	bts.Ctr.Add(CtrRLCULBytes, uint64(len(d.Payload)))
+	switch d.Payload[0] >> 6 {
+	case rlcmac.PTData:
+		e.ulData(bts, p, d)
+	case rlcmac.PTControl:
+		bts.Ctr.Inc(CtrULControl)
+		e.ulControl(bts, p, d)
+	default:
+		bts.Ctr.Inc(CtrDecodeErrors)
+	}
+}
+
+// ulData receives an uplink RLC data block (TS 44.060 §9.1.5, §10.2.2).
+func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
+	var blk rlcmac.GPRSULBlock
+	if err := blk.Parse(d.Payload); err != nil {
+		bts.Ctr.Inc(CtrDecodeErrors)
+		logx.Notice(e.tbfLog, "undecodable UL data block", "err", err, "len", len(d.Payload))
+		return
+	}
+	var t *TBF
+	for _, x := range p.ul {
+		if x.tfi == blk.Header.TFI {
+			t = x
+			break
+		}
+	}
+	if t == nil || t.state != TBFFlow && t.state != TBFFinished && t.state != TBFAssign {
+		e.tbfLog.Debug("UL data block for no TBF", "tfi", blk.Header.TFI, "ts", p.TS)
+		return
+	}
+	// the granted block is used
+	if i := p.reserved(d.FN); i >= 0 && p.resv[i].kind == resvUSF {
+		p.resv = append(p.resv[:i], p.resv[i+1:]...)
+	}
+	t.n3101 = 0
+	if t.state == TBFAssign {
+		e.setState(t, TBFFlow)
+	}
+	t.ms.RSSI, t.ms.LinkQ, t.ms.BTO = d.RSSI, d.LqualCb, d.TAOffsQbits
+	bts.Ctr.Inc(CtrGPRSULCS1 + int(blk.CS-rlcmac.CS1))
+	h := &blk.Header
+	if blk.Unit.HasTLLI && !t.tlliKnown {
+		e.ulTLLI(t, blk.Unit.TLLI)
+		t = t.ms.UL // the TBF may now belong to the merged MS object
+		t.pendPUAN = true
+	}
+	bsn := int(h.BSN)
+	ok, dup := t.rw.Receive(bsn)
+	if !ok || dup {
+		return
+	}
+	ub := &t.ub[bsn]
+	ub.hdr = *h
+	ub.n = copy(ub.data[:], blk.Data)
+	bts.Ctr.Add(CtrRLCULPayloadBytes, uint64(len(blk.Data)))
+	from := t.rw.VQ()
+	for n := t.rw.RaiseVQ(); n > 0; n-- {
+		e.reassemble(t, &t.ub[from])
+		from = (from + 1) % rlcmac.GPRSSNS
+	}
+	if h.CV == 0 {
+		t.lastSeen = true
+	}
+	t.sinceAck++
+	if t.sinceAck >= 20 || h.SI || t.lastSeen {
+		t.pendPUAN = true
+	}
+}
+
+// reassemble appends a data unit's chunks to the TBF's LLC frame and sends
+// every completed frame to the SGSN (osmo-pcu-facts §5.7).
+func (e *Engine) reassemble(t *TBF, ub *ulBlock) {
+	var u rlcmac.ULUnit
+	h := &ub.hdr
+	data := ub.data[:ub.n]
+	if err := rlcmac.ParseULUnit(data, false, h.E, h.TI, h.PI, h.CV == 0, &u); err != nil {
+		t.bts.Ctr.Inc(CtrDecodeErrors)
+		return
+	}
+	for i := 0; i < u.N; i++ {
+		c := &u.Chunks[i]
+		t.llcBuf = append(t.llcBuf, data[c.Off:c.Off+c.Len]...)
+		if !c.Complete {
+			continue
+		}
+		if len(t.llcBuf) > 0 {
+			frame := append([]byte(nil), t.llcBuf...)
+			t.bts.Ctr.Add(CtrLLCULBytes, uint64(len(frame)))
+			if e.gb != nil && t.ms.TLLI != TLLIUnset {
+				e.gb.ULUnitdata(t.bts.Nr, t.ms.TLLI, frame)
+			}
+		}
+		t.llcBuf = t.llcBuf[:0]
+	}
+}
+
+// ulTLLI: the MS identified itself in an UL block (contention resolution,
+// TS 44.060 §7.1.2.3). An MS object already known by that TLLI absorbs the
+// one created by the RACH.
+func (e *Engine) ulTLLI(t *TBF, tlli uint32) {
+	t.tlliKnown = true
+	ms := t.ms
+	if ms.TLLI == tlli {
+		return
+	}
+	bts := t.bts
+	if old := bts.ms.byTLLI[tlli]; old != nil && old != ms {
+		if old.UL != nil && old.UL != t {
+			e.freeTBF(old.UL, true)
+		}
+		// move the TBF to the known MS and drop the RACH one
+		ms.UL = nil
+		old.UL = t
+		t.ms = old
+		old.TA = ms.TA
+		old.idleSince = -1
+		e.freeMS(ms)
+		return
+	}
+	bts.ms.setTLLI(ms, tlli)
+}
+
+// encodePUAN builds the Packet Uplink Ack/Nack (TS 44.060 §11.2.28).
+func (e *Engine) encodePUAN(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) int {
+	final := t.lastSeen && t.rw.Complete()
+	m := rlcmac.PacketUplinkAckNack{UplinkTFI: t.tfi, ChannelCoding: uint8(t.cs - rlcmac.CS1), AckNack: t.rw.GPRSAckNack(final)}
+	if t.tlliKnown {
+		m.HasContentionTLLI, m.ContentionTLLI = true, t.ms.TLLI
+	}
+	m.HasTA = true
+	m.TA = rlcmac.PacketTimingAdvance{HasValue: true, Value: t.ms.TA}
+	h := rlcmac.DLCtrlHeader{USF: usf}
+	if final {
+		rrbp, ok := p.pollRRBP(fn, t, pollULAck)
+		if !ok {
+			return 0
+		}
+		h.SP, h.RRBP = true, rrbp
+	}
+	n := e.encodeCtrl(blk, &h, &m)
+	if n == 0 {
+		return 0
+	}
+	t.pendPUAN = false
+	t.sinceAck = 0
+	if final {
+		t.finalAckOut = true
+		t.n3103 = 0
+		e.setState(t, TBFFinished)
+	}
+	if t.tlliKnown && !t.contention {
+		t.contention = true
+		t.bts.Ctr.Inc(CtrImmAssULContentionResolutionSuccess)
+		if t.timer == tmT3141 {
+			t.timer = tmNone
+		}
+		if t.ms.Queue.Len() > 0 && t.ms.DL == nil {
+			e.establishDL(t.bts, t.ms)
+		}
+	}
+	return n
+}
+
+// encodePUA builds a Packet Uplink Assignment (TS 44.060 §11.2.29) for an
+// UL TBF requested on PACCH, sent on the carrier's control TS.
+func (e *Engine) encodePUA(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) int {
+	carrier := t.assignOn
+	trx := &t.bts.TRX[t.trx]
+	pd := &trx.PDCH[t.ctrlTS]
+	m := rlcmac.PacketUplinkAssignment{ChannelCoding: uint8(t.cs - rlcmac.CS1), TLLIBlockChannelCoding: true,
+		Alloc: rlcmac.AllocDynamic}
+	m.ID = rlcmac.MSID{Kind: rlcmac.IDGlobalTFI, GlobalTFI: rlcmac.GlobalTFI{Downlink: carrier.dir == DirDL, TFI: carrier.tfi}}
+	m.TA = rlcmac.PacketTimingAdvance{HasValue: true, Value: t.ms.TA}
+	m.HasFreq = true
+	m.Freq = rlcmac.FrequencyParameters{TSC: pd.TSC, Kind: 0, ARFCN: trx.ARFCN}
+	m.Dynamic.HasUplinkTFI, m.Dynamic.UplinkTFI = true, t.tfi
+	for ts := 0; ts < 8; ts++ {
+		if t.slots&(1<<ts) != 0 {
+			m.Dynamic.HasUSF[ts] = true
+			m.Dynamic.USF[ts] = t.usf[ts]
+		}
+	}
+	rrbp, ok := p.pollRRBP(fn, t, pollULAss)
+	if !ok {
+		return 0
+	}
+	h := rlcmac.DLCtrlHeader{RRBP: rrbp, SP: true, USF: usf}
+	n := e.encodeCtrl(blk, &h, &m)
+	if n == 0 {
+		p.dropReservations(t)
+		return 0
+	}
+	t.sendPUA = false
+	t.bts.Ctr.Inc(CtrPktULAssignment)
+	return n
+}
+
+// ulControl handles an uplink control block: the answer to a poll.
+func (e *Engine) ulControl(bts *BTS, p *PDCH, d *pcuif.Data) {
+	_, msg, err := rlcmac.DecodeUL(d.Payload)
+	if err != nil {
+		bts.Ctr.Inc(CtrDecodeErrors)
+		logx.Notice(e.tbfLog, "undecodable UL control block", "err", err)
+		return
+	}
+	var r resv
+	if i := p.reserved(d.FN); i >= 0 {
+		r = p.resv[i]
+		p.resv = append(p.resv[:i], p.resv[i+1:]...)
+	}
+	switch m := msg.(type) {
+	case *rlcmac.PacketControlAck:
+		if r.kind != resvPoll || r.tbf == nil {
+			e.tbfLog.Debug("Packet Control Ack without poll", "fn", d.FN)
+			return
+		}
+		switch r.reason {
+		case pollULAck:
+			t := r.tbf
+			e.freeTBF(t, false)
+			if t.ms.Queue.Len() > 0 {
+				e.establishDL(bts, t.ms)
+			}
+		case pollDLAss:
+			e.pdaAcked(r.tbf)
+		case pollULAss:
+			t := r.tbf
+			t.assignOn = nil
+			t.timer = tmNone
+			e.setState(t, TBFFlow)
+		}
+	case *rlcmac.PacketDownlinkAckNack:
+		var t *TBF
+		for _, x := range bts.tbfs {
+			if x.dir == DirDL && x.attached && x.trx == p.TRX && x.tfi == m.DownlinkTFI {
+				t = x
+				break
+			}
+		}
+		if t == nil {
+			e.tbfLog.Debug("DL Ack/Nack for no TBF", "tfi", m.DownlinkTFI)
+			return
+		}
+		e.dlAckNack(t, &m.AckNack)
+		if m.HasChanReq {
+			bts.Ctr.Inc(CtrChannelRequestDescription)
+			e.ulOnPACCH(bts, t)
+		}
+	case *rlcmac.PacketResourceRequest:
+		e.tbfLog.Debug("Packet Resource Request (two-phase access) not supported yet")
+	default:
+		e.tbfLog.Debug("UL control message ignored", "msg", msg.Name())
+	}
+}
+
+// ulOnPACCH assigns an UL TBF requested in a DL Ack/Nack, on the DL TBF's PACCH.
+func (e *Engine) ulOnPACCH(bts *BTS, dl *TBF) {
+	ms := dl.ms
+	if ms.UL != nil {
+		return
+	}
+	t, err := e.allocUL(bts, ms)
+	if err != nil {
+		return
+	}
+	t.tlliKnown, t.contention = true, true
+	t.assignOn = dl
+	t.sendPUA = true
+	e.setState(t, TBFAssign)
+}
