@@ -7,6 +7,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/internal/ratectr"
 )
 
 // Config is the Gb configuration of one cell/NSE, filled from INFO_IND
@@ -49,9 +50,26 @@ type Handler interface {
 	Other(bvci uint16, p PDU, now time.Duration)
 }
 
-// Stats are per-Gb counters.
-type Stats struct {
-	RxPDUs, TxPDUs, RxErrors, TxStatus, RxDLUnitdata, TxULUnitdata uint64
+// Counters of the "bssgp:bss_ctx" group (libosmogb names), index BVCI.
+const (
+	CtrPktsIn = iota
+	CtrPktsOut
+	CtrBytesIn
+	CtrBytesOut
+	CtrBlocked
+	CtrDiscarded
+	CtrStatus
+)
+
+// CounterDescs are libosmogb's bssgp_ctr_description.
+var CounterDescs = []ratectr.Desc{
+	{Name: "packets:in", Description: "Packets at BSSGP Level ( In)"},
+	{Name: "packets:out", Description: "Packets at BSSGP Level (Out)"},
+	{Name: "bytes:in", Description: "Bytes at BSSGP Level   ( In)"},
+	{Name: "bytes:out", Description: "Bytes at BSSGP Level   (Out)"},
+	{Name: "blocked", Description: "BVC Blocking count"},
+	{Name: "discarded", Description: "BVC LLC Discarded count"},
+	{Name: "status", Description: "BVC Status count"},
 }
 
 // Gb is the BSS side of one NSE with its signalling BVC and one PTP BVC.
@@ -71,9 +89,10 @@ type Gb struct {
 	fcTimer                       time.Duration
 	fcTag, msTag                  uint8
 
-	buf   [ns.HeaderLen + 2048]byte
-	dl    DLUnitdata
-	Stats Stats
+	buf [ns.HeaderLen + 2048]byte
+	dl  DLUnitdata
+	// Ctrs is the "bssgp:bss_ctx" counter group of the PTP BVC.
+	Ctrs *ratectr.Group
 }
 
 // New builds the Gb stack. tx sends NS datagrams (UDP in production,
@@ -94,7 +113,8 @@ func New(cfg Config, tx ns.Transport, h Handler, log *slog.Logger) (*Gb, error) 
 	if log == nil {
 		log = logx.Discard().Logger(logx.CatBSSGP)
 	}
-	g := &Gb{cfg: cfg, tx: tx, h: h, log: log.With("bvci", cfg.BVCI), rootLog: log}
+	g := &Gb{cfg: cfg, tx: tx, h: h, log: log.With("bvci", cfg.BVCI), rootLog: log,
+		Ctrs: ratectr.NewGroup("bssgp:bss_ctx", "BSSGP Peer Statistics", uint32(cfg.BVCI), CounterDescs)}
 	n, err := ns.NewNSE(cfg.NS, tx, g, log)
 	if err != nil {
 		return nil, err
@@ -206,7 +226,8 @@ func (g *Gb) NSAvailable(up bool, now time.Duration) {
 
 // NSUnitdata implements ns.Handler.
 func (g *Gb) NSUnitdata(bvci uint16, sdu []byte, now time.Duration) {
-	g.Stats.RxPDUs++
+	g.Ctrs.Inc(CtrPktsIn)
+	g.Ctrs.Add(CtrBytesIn, uint64(len(sdu)))
 	if len(sdu) == 0 {
 		g.sendStatus(CauseProtocolErrorUnspec, 0, false, sdu)
 		return
@@ -234,6 +255,9 @@ func (g *Gb) setUnblocked(up bool, now time.Duration) {
 	}
 	g.unblocked = up
 	g.log.Log(nil, logx.LevelNotice, "PTP BVC state change", "unblocked", up)
+	if !up {
+		g.Ctrs.Inc(CtrBlocked)
+	}
 	if !up {
 		g.fcTimer = 0
 	}
@@ -279,7 +303,13 @@ func (g *Gb) send(bvci uint16, lsp uint32, p PDU) error {
 	if err != nil {
 		return err
 	}
-	g.Stats.TxPDUs++
+	return g.out(bvci, lsp, n)
+}
+
+// out hands the n-octet PDU in g.buf (after the NS header room) to NS.
+func (g *Gb) out(bvci uint16, lsp uint32, n int) error {
+	g.Ctrs.Inc(CtrPktsOut)
+	g.Ctrs.Add(CtrBytesOut, uint64(n))
 	return g.ns.SendUnitdataInPlace(bvci, lsp, g.buf[:ns.HeaderLen+n])
 }
 
@@ -293,7 +323,6 @@ func (g *Gb) sendStatus(c Cause, bvci uint16, withBVCI bool, bad []byte) {
 	if len(bad) > MaxLLCPDU {
 		bad = bad[:MaxLLCPDU]
 	}
-	g.Stats.TxStatus++
 	g.log.Log(nil, logx.LevelNotice, "sending STATUS", "cause", c.String(), "bvci", bvci)
 	st := Status{Cause: c, BVCI: bvci, HasBVCI: withBVCI, PDUInError: bad}
 	if st.PDUInError == nil {
@@ -303,7 +332,6 @@ func (g *Gb) sendStatus(c Cause, bvci uint16, withBVCI bool, bad []byte) {
 }
 
 func (g *Gb) decodeErr(err error, sdu []byte) {
-	g.Stats.RxErrors++
 	c, ok := CauseOf(err)
 	if !ok {
 		c = CauseProtocolErrorUnspec
@@ -315,9 +343,9 @@ func (g *Gb) decodeErr(err error, sdu []byte) {
 func (g *Gb) rxStatus(bvci uint16, sdu []byte, now time.Duration) {
 	var st Status
 	if err := Unmarshal(sdu, &st); err != nil {
-		g.Stats.RxErrors++
 		return // never answer a STATUS
 	}
+	g.Ctrs.Inc(CtrStatus)
 	g.log.Log(nil, logx.LevelNotice, "STATUS received", "cause", st.Cause.String(), "bvci", st.BVCI)
 	if st.HasBVCI && st.BVCI == g.cfg.BVCI && g.sigReset {
 		switch st.Cause {
@@ -459,11 +487,9 @@ func (g *Gb) rxPTP(t PDUType, sdu []byte, now time.Duration) {
 			return
 		}
 		if len(g.dl.LLC) > MaxLLCPDU {
-			g.Stats.RxErrors++
 			g.sendStatus(CauseConditionalIEError, 0, false, sdu)
 			return
 		}
-		g.Stats.RxDLUnitdata++
 		if g.h != nil {
 			g.h.DLUnitdata(&g.dl, now)
 		}
@@ -506,9 +532,7 @@ func (g *Gb) SendULUnitdataPFI(tlli uint32, llc []byte, pfi uint8, hasPFI bool, 
 	if err != nil {
 		return err
 	}
-	g.Stats.TxULUnitdata++
-	g.Stats.TxPDUs++
-	return g.ns.SendUnitdataInPlace(g.cfg.BVCI, tlli, g.buf[:ns.HeaderLen+n])
+	return g.out(g.cfg.BVCI, tlli, n)
 }
 
 // SendLLCDiscarded reports frames dropped from tlli's DL queue (TS 48.018
@@ -517,6 +541,7 @@ func (g *Gb) SendLLCDiscarded(tlli uint32, frames, octets int, now time.Duration
 	if !g.sigReset {
 		return ErrBVCBlocked
 	}
+	g.Ctrs.Inc(CtrDiscarded)
 	return g.send(BVCISignalling, 0, &LLCDiscarded{TLLI: tlli, Frames: uint8(clamp(frames, 255)),
 		BVCI: g.cfg.BVCI, NumOctets: uint32(clamp(octets, 0xffffff))})
 }

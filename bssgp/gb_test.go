@@ -390,3 +390,24 @@ func TestReconfigure(t *testing.T) {
 		t.Fatal("BVC still up")
 	}
 }
+
+func TestCounters(t *testing.T) {
+	g, _, _ := up(t)
+	if g.Ctrs.Name != "bssgp:bss_ctx" || g.Ctrs.Index != 1800 {
+		t.Fatal(g.Ctrs.Name, g.Ctrs.Index)
+	}
+	in, out := g.Ctrs.Value(CtrPktsIn), g.Ctrs.Value(CtrPktsOut)
+	// sig reset ack, ptp reset ack, unblock ack in; sig reset, ptp reset, unblock, FC out.
+	if in != 3 || out != 4 {
+		t.Fatalf("packets in %d out %d", in, out)
+	}
+	g.SendLLCDiscarded(1, 1, 1, 0)
+	g.inHex("00000000 41 078127", 0)
+	if g.Ctrs.Value(CtrDiscarded) != 1 || g.Ctrs.Value(CtrStatus) != 1 {
+		t.Fatal("discarded/status")
+	}
+	n := g.NSE().Ctrs
+	if n.Name != "ns:nse" || n.Index != 101 || n.Value(ns.CtrUnblocked) != 1 || n.Value(ns.CtrPktsOut) < 7 {
+		t.Fatalf("%s %d unblocked %d out %d", n.Name, n.Index, n.Value(ns.CtrUnblocked), n.Value(ns.CtrPktsOut))
+	}
+}

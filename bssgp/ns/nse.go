@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/internal/ratectr"
 )
 
 // Dialect selects the NS flavour (osmo-pcu VTY "gb-dialect").
@@ -99,21 +100,55 @@ const maxPDU = 1600 + 4
 // concurrent use: one owner goroutine calls every method, passing the
 // monotonic time `now`.
 type NSE struct {
-	cfg   Config
-	tx    Transport
-	h     Handler
-	log   *slog.Logger
-	vcs   []*VC
-	up    bool
-	sns   *snsFSM
-	buf   [maxPDU]byte
-	rx    PDU
-	Stats Stats
+	cfg Config
+	tx  Transport
+	h   Handler
+	log *slog.Logger
+	vcs []*VC
+	up  bool
+	sns *snsFSM
+	buf [maxPDU]byte
+	rx  PDU
+	// Ctrs is the "ns:nse" counter group (libosmogb names), index NSEI.
+	Ctrs *ratectr.Group
 }
 
-// Stats are simple per-NSE counters.
-type Stats struct {
-	TxPDUs, RxPDUs, RxErrors, TxStatus, Resets uint64
+// Counters of the "ns:nse" group, in libosmogb's order.
+const (
+	CtrPktsIn = iota
+	CtrPktsOut
+	CtrPktsOutDrop
+	CtrBytesIn
+	CtrBytesOut
+	CtrBytesOutDrop
+	CtrBlocked
+	CtrUnblocked
+	CtrDead
+	CtrReplaced
+	CtrNSEIChg
+	CtrInvNSVCI
+	CtrInvNSEI
+	CtrLostAlive
+	CtrLostReset
+)
+
+// CounterDescs are the NS counters (libosmogb ns_ctr_description).
+var CounterDescs = []ratectr.Desc{
+	{Name: "packets:in", Description: "Packets at NS Level  ( In)"},
+	{Name: "packets:out", Description: "Packets at NS Level  (Out)"},
+	{Name: "packets:out:drop", Description: "Dropped Packets      (Out)"},
+	{Name: "bytes:in", Description: "Bytes at NS Level    ( In)"},
+	{Name: "bytes:out", Description: "Bytes at NS Level    (Out)"},
+	{Name: "bytes:out:drop", Description: "Dropped Bytes        (Out)"},
+	{Name: "blocked", Description: "NS-VC Block count         "},
+	{Name: "unblocked", Description: "NS-VC Unblock count       "},
+	{Name: "dead", Description: "NS-VC gone dead count     "},
+	{Name: "replaced", Description: "NS-VC replaced other count"},
+	{Name: "nsei-chg", Description: "NS-VC changed NSEI count  "},
+	{Name: "inv-nsvci", Description: "NS-VCI was invalid count  "},
+	{Name: "inv-nsei", Description: "NSEI was invalid count    "},
+	{Name: "lost:alive", Description: "ALIVE ACK missing count   "},
+	{Name: "lost:reset", Description: "RESET ACK missing count   "},
 }
 
 // NewNSE builds an NSE. log may be nil.
@@ -130,7 +165,8 @@ func NewNSE(cfg Config, tx Transport, h Handler, log *slog.Logger) (*NSE, error)
 	if log == nil {
 		log = logx.Discard().Logger(logx.CatNS)
 	}
-	n := &NSE{cfg: cfg, tx: tx, h: h, log: log.With("nsei", cfg.NSEI)}
+	n := &NSE{cfg: cfg, tx: tx, h: h, log: log.With("nsei", cfg.NSEI),
+		Ctrs: ratectr.NewGroup("ns:nse", "NSE Peer Statistics", uint32(cfg.NSEI), CounterDescs)}
 	if cfg.Dialect == DialectClassic {
 		for _, ep := range cfg.Endpoints {
 			n.vcs = append(n.vcs, newVC(n, ep.Bind, ep.Remote, ep.NSVCI, true, 1, 1))
@@ -181,8 +217,7 @@ func (n *NSE) send(bind int, to netip.AddrPort, p *PDU) {
 		n.log.Error("encode failed", "pdu", p.Type, "err", err)
 		return
 	}
-	n.Stats.TxPDUs++
-	if err := n.tx.Send(bind, to, n.buf[:l]); err != nil {
+	if err := n.txCount(bind, to, n.buf[:l]); err != nil {
 		n.log.Log(nil, logx.LevelNotice, "send failed", "pdu", p.Type, "to", to, "err", err)
 	}
 }
@@ -205,7 +240,6 @@ func (n *NSE) sendStatus(bind int, to netip.AddrPort, cause Cause, bad []byte, v
 		}
 		st.ErrPDU, st.HasErrPDU = bad, true
 	}
-	n.Stats.TxStatus++
 	n.send(bind, to, &st)
 }
 
@@ -221,10 +255,10 @@ func (n *NSE) findVC(bind int, from netip.AddrPort) *VC {
 // Input processes one datagram received on local bind `bind` from `from`.
 // b is not retained after the call.
 func (n *NSE) Input(bind int, from netip.AddrPort, b []byte, now time.Duration) {
-	n.Stats.RxPDUs++
+	n.Ctrs.Inc(CtrPktsIn)
+	n.Ctrs.Add(CtrBytesIn, uint64(len(b)))
 	p := &n.rx
 	if err := p.Unmarshal(b); err != nil {
-		n.Stats.RxErrors++
 		n.log.Log(nil, logx.LevelNotice, "bad NS PDU", "from", from, "err", err)
 		c, _ := CauseOf(err)
 		n.sendStatus(bind, from, c, b, n.findVC(bind, from))
@@ -343,11 +377,23 @@ func (n *NSE) SendUnitdata(bvci uint16, lsp uint32, sdu []byte) error {
 func (n *NSE) SendUnitdataInPlace(bvci uint16, lsp uint32, pkt []byte) error {
 	vc := n.pickVC(lsp, bvci == 0)
 	if vc == nil {
+		n.Ctrs.Inc(CtrPktsOutDrop)
+		n.Ctrs.Add(CtrBytesOutDrop, uint64(len(pkt)))
 		return ErrNotAvailable
 	}
 	pkt[0], pkt[1], pkt[2], pkt[3] = byte(PDUUnitdata), 0, byte(bvci>>8), byte(bvci)
-	n.Stats.TxPDUs++
-	return n.tx.Send(vc.Bind, vc.Remote, pkt)
+	return n.txCount(vc.Bind, vc.Remote, pkt)
+}
+
+func (n *NSE) txCount(bind int, to netip.AddrPort, b []byte) error {
+	if err := n.tx.Send(bind, to, b); err != nil {
+		n.Ctrs.Inc(CtrPktsOutDrop)
+		n.Ctrs.Add(CtrBytesOutDrop, uint64(len(b)))
+		return err
+	}
+	n.Ctrs.Inc(CtrPktsOut)
+	n.Ctrs.Add(CtrBytesOut, uint64(len(b)))
+	return nil
 }
 
 // Reconfigure applies a new configuration from a later INFO_IND while

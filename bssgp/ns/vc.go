@@ -67,6 +67,12 @@ func (vc *VC) setState(s VCState, now time.Duration) {
 	}
 	vc.nse.log.Log(nil, logx.LevelInfo, "NS-VC state change", "nsvci", vc.NSVCI, "remote", vc.Remote,
 		"from", vc.state.String(), "to", s.String())
+	switch {
+	case s == VCUnblocked:
+		vc.nse.Ctrs.Inc(CtrUnblocked)
+	case vc.state == VCUnblocked && s == VCBlocked:
+		vc.nse.Ctrs.Inc(CtrBlocked)
+	}
 	vc.state = s
 	vc.since = now
 	vc.nse.updateAvailability(now)
@@ -80,7 +86,6 @@ func (vc *VC) startReset(now time.Duration) {
 		vc.startAliveOnly(now)
 		return
 	}
-	vc.nse.Stats.Resets++
 	vc.aliveTimer, vc.aliveOut, vc.peerBlocked = 0, false, false
 	vc.retries = 0
 	vc.setState(VCResetting, now)
@@ -115,6 +120,7 @@ func (vc *VC) sendUnblock(now time.Duration) {
 
 func (vc *VC) dead(now time.Duration) {
 	vc.nse.log.Log(nil, logx.LevelNotice, "NS-VC dead: no NS-ALIVE-ACK", "nsvci", vc.NSVCI)
+	vc.nse.Ctrs.Inc(CtrDead)
 	if vc.classic {
 		vc.startReset(now)
 		return
@@ -136,6 +142,7 @@ func (vc *VC) tick(now time.Duration) {
 			// Tns-reset expiry: repeat NS-RESET (§7.3); after the configured
 			// retries keep trying, one NS-RESET per Tns-reset.
 			vc.retries++
+			vc.nse.Ctrs.Inc(CtrLostReset)
 			if vc.retries > t.TnsResetRetries {
 				vc.nse.log.Log(nil, logx.LevelNotice, "NS-RESET unanswered", "nsvci", vc.NSVCI, "tries", vc.retries)
 			}
@@ -159,6 +166,7 @@ func (vc *VC) tick(now time.Duration) {
 			vc.sendAlive(now) // Tns-test expired: test the NS-VC
 		} else {
 			vc.aliveRetries++
+			vc.nse.Ctrs.Inc(CtrLostAlive)
 			if vc.aliveRetries >= t.TnsAliveRetries {
 				vc.dead(now)
 				return
@@ -213,6 +221,12 @@ func (vc *VC) inputClassic(p *PDU, raw []byte, now time.Duration) {
 	switch p.Type {
 	case PDUReset:
 		// SGSN-initiated reset (§7.3): acknowledge, then unblock.
+		if p.NSVCI != vc.NSVCI {
+			n.Ctrs.Inc(CtrInvNSVCI)
+		}
+		if p.NSEI != n.cfg.NSEI {
+			n.Ctrs.Inc(CtrInvNSEI)
+		}
 		if p.NSVCI != vc.NSVCI || p.NSEI != n.cfg.NSEI {
 			n.sendStatus(vc.Bind, vc.Remote, CauseNSVCUnknown, raw, vc)
 			return
