@@ -743,7 +743,7 @@ var descCR = &desc{cmd: "<cr>", help: "", hasHelp: true}
 // means the cursor is after a space (a new word starts).
 func describe(cmds []*Cmd, words []string, absentLast bool, expert bool) ([]*desc, result) {
 	if absentLast {
-		words = append(words, "")
+		words = append(words[:len(words):len(words)], "")
 	}
 	if len(words) == 0 {
 		return nil, resNoMatch
@@ -828,7 +828,7 @@ func describe(cmds []*Cmd, words []string, absentLast bool, expert bool) ([]*des
 // complete computes TAB completion candidates.
 func complete(cmds []*Cmd, words []string, absentLast bool) ([]string, result) {
 	if absentLast {
-		words = append(words, "")
+		words = append(words[:len(words):len(words)], "")
 	}
 	if len(words) == 0 {
 		return nil, resNoMatch

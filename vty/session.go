@@ -867,3 +867,83 @@ func (s *Session) auth() {
 		}
 	}
 }
+
+// Line-level API for front ends that do their own line editing (the local
+// console): the same parser, nodes and outputs, without telnet echo.
+
+// Prompt returns the current prompt ("OsmoPCU(config-pcu)# ").
+func (s *Session) Prompt() string {
+	s.out.Reset()
+	s.prompt()
+	return string(s.take())
+}
+
+// Exec runs one command line as Enter does and returns its output with
+// "\n" line ends; history is kept. After `exit` from VIEW/ENABLE, Closed()
+// is true.
+func (s *Session) Exec(line string) string {
+	s.out.Reset()
+	s.buf = append(s.buf[:0], line...)
+	s.cp = len(s.buf)
+	switch s.st.node {
+	case AuthNode, AuthEnableNode:
+		s.auth()
+	default:
+		s.command()
+		s.histAdd()
+	}
+	s.buf = s.buf[:0]
+	s.cp = 0
+	return strings.ReplaceAll(string(s.take()), "\r\n", "\n")
+}
+
+// Candidates returns TAB completions for the last word of line: full
+// words for the last word (a trailing space means a new, empty word).
+func (s *Session) Candidates(line string) []string {
+	words := splitWords(line)
+	absent := len(line) == 0 || isSpace(line[len(line)-1])
+	cmds, words, _ := s.cmds(words)
+	if len(words) == 0 && !absent {
+		return nil
+	}
+	if absent && len(words) == 0 {
+		words = nil
+	}
+	if !absent && len(words) > 0 {
+		// offer every matching keyword, not just the common prefix
+		all, ret := complete(cmds, words[:len(words)-1], true)
+		if ret != resCompleteFull && ret != resCompleteList {
+			return nil
+		}
+		var out []string
+		for _, c := range all {
+			if strings.HasPrefix(c, words[len(words)-1]) {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	all, ret := complete(cmds, words, true)
+	if ret != resCompleteFull && ret != resCompleteList {
+		return nil
+	}
+	return all
+}
+
+// Help returns the '?' listing for line ("\n" line ends), as the telnet
+// session prints it between the line and the redrawn prompt.
+func (s *Session) Help(line string) string {
+	s.out.Reset()
+	s.buf = append(s.buf[:0], line...)
+	s.cp = len(s.buf)
+	s.describeCommand()
+	out := strings.ReplaceAll(string(s.take()), "\r\n", "\n")
+	s.buf = s.buf[:0]
+	s.cp = 0
+	// drop the leading newline and the trailing prompt+line
+	out = strings.TrimPrefix(out, "\n")
+	if i := strings.LastIndexByte(out, '\n'); i >= 0 {
+		out = out[:i+1]
+	}
+	return out
+}

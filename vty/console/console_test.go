@@ -1,0 +1,65 @@
+package console
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gopcu/gopcu/vty"
+)
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+func TestConsole(t *testing.T) {
+	v := vty.New(vty.AppInfo{Name: "OsmoPCU", Version: "test", Copyright: "c\n"})
+	v.Finish()
+	pr, pw := io.Pipe()
+	out := &syncBuf{}
+	done := make(chan error, 1)
+	go func() { done <- Run(v, &vty.LockedExecutor{}, Config{In: pr, Out: out, NotTerminal: true}) }()
+	for _, l := range []string{"enable\r", "show version\r", "conf\tt\r", "end\r", "exit\r"} {
+		pw.Write([]byte(l))
+		time.Sleep(20 * time.Millisecond)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("console did not exit")
+	}
+	pw.Close()
+	o := out.String()
+	for _, want := range []string{"OsmoPCU test (OsmoPCU).", "OsmoPCU(config)# "} {
+		if !strings.Contains(o, want) {
+			t.Errorf("missing %q in %q", want, o)
+		}
+	}
+}
+
+func TestCandidates(t *testing.T) {
+	v := vty.New(vty.AppInfo{Name: "OsmoPCU"})
+	v.Finish()
+	s := v.NewSession(nil)
+	s.Exec("enable")
+	got := s.Candidates("sh")
+	if strings.Join(got, ",") != "show,shutdown" {
+		t.Errorf("%q", got)
+	}
+	if got := s.Candidates("show ru"); strings.Join(got, ",") != "running-config" {
+		t.Errorf("%q", got)
+	}
+	if h := s.Help("show r"); h != "  running-config  running configuration\n  rate-counters   Show all rate counters\n" {
+		t.Errorf("%q", h)
+	}
+}
