@@ -159,7 +159,7 @@ func encodeBlock(b []byte, dh *DLCtrlHeader, uh *ULCtrlHeader, m Message) (int, 
 		uh.csn(&c)
 	}
 	c.Fixed(uint64(m.MsgType()), 6, "MESSAGE_TYPE")
-	m.csn(&c)
+	codeMessage(&c, m)
 	c.PadSpare()
 	if c.err != nil {
 		return 0, c.err
@@ -192,7 +192,7 @@ func decodeBody(c *Coder, m Message) error {
 	if c.err == nil && mt != m.MsgType() {
 		return &BitError{Off: c.Pos() - 6, Field: "MESSAGE_TYPE", Err: ErrMsgType}
 	}
-	m.csn(c)
+	codeMessage(c, m)
 	return c.err
 }
 
@@ -640,16 +640,29 @@ func (p *PersistenceLevel) csn(c *Coder) {
 func MessageBits(m Message) (int, error) {
 	var b [ControlBlockLen]byte
 	c := NewEncoder(b[:])
+	messageBits(&c, m)
+	return c.Pos(), c.err
+}
+
+func messageBits(c *Coder, m Message) {
 	if m.Uplink() {
 		var h ULCtrlHeader
-		h.csn(&c)
+		h.csn(c)
 	} else {
 		var h DLCtrlHeader
-		h.csn(&c)
+		h.csn(c)
 	}
 	c.Fixed(uint64(m.MsgType()), 6, "MESSAGE_TYPE")
-	m.csn(&c)
-	return c.Pos(), c.err
+	codeMessage(c, m)
+}
+
+// bitsLeft returns the bits left in a control block after m (ok false on an
+// encoding error). It does not return the error so that nothing escapes.
+func bitsLeft(m Message) (int, bool) {
+	var b [ControlBlockLen]byte
+	c := NewEncoder(b[:])
+	messageBits(&c, m)
+	return ControlBlockLen*8 - c.Pos(), c.err == nil
 }
 
 // FillEGPRSAckNack sets the EGPRS Ack/Nack Description of an EGPRS Packet
@@ -657,21 +670,76 @@ func MessageBits(m Message) (int, error) {
 func (m *PacketUplinkAckNack) FillEGPRSAckNack(w *ReceiveWindow, final bool) error {
 	m.EGPRS = true
 	m.EGPRSAckNack = EGPRSAckNack{HasLength: true}
-	n, err := MessageBits(m)
-	if err != nil {
+	left, ok := bitsLeft(m)
+	if !ok {
+		_, err := MessageBits(m)
 		return err
 	}
-	m.EGPRSAckNack = w.EGPRSAckNack(final, ControlBlockLen*8-n)
+	m.EGPRSAckNack = w.EGPRSAckNack(final, left)
 	return nil
 }
 
 // FillEGPRSAckNack sets the bitmap of an EGPRS Packet Downlink Ack/Nack (MS side).
 func (m *EGPRSPacketDownlinkAckNack) FillEGPRSAckNack(w *ReceiveWindow, final bool) error {
 	m.AckNack = EGPRSAckNack{HasLength: true}
-	n, err := MessageBits(m)
-	if err != nil {
+	left, ok := bitsLeft(m)
+	if !ok {
+		_, err := MessageBits(m)
 		return err
 	}
-	m.AckNack = w.EGPRSAckNack(final, ControlBlockLen*8-n)
+	m.AckNack = w.EGPRSAckNack(final, left)
 	return nil
+}
+
+// codeMessage runs m's description. The type switch devirtualises the call
+// so that the Coder stays on the caller's stack (no allocation per block).
+func codeMessage(c *Coder, m Message) {
+	switch v := m.(type) {
+	case *AdditionalMSRAC:
+		v.csn(c)
+	case *EGPRSPacketDownlinkAckNack:
+		v.csn(c)
+	case *PacketAccessReject:
+		v.csn(c)
+	case *PacketCellChangeContinue:
+		v.csn(c)
+	case *PacketCellChangeNotification:
+		v.csn(c)
+	case *PacketControlAck:
+		v.csn(c)
+	case *PacketDownlinkAckNack:
+		v.csn(c)
+	case *PacketDownlinkAssignment:
+		v.csn(c)
+	case *PacketDownlinkDummyControlBlock:
+		v.csn(c)
+	case *PacketMeasurementReport:
+		v.csn(c)
+	case *PacketMobileTBFStatus:
+		v.csn(c)
+	case *PacketNeighbourCellData:
+		v.csn(c)
+	case *PacketPagingRequest:
+		v.csn(c)
+	case *PacketPollingRequest:
+		v.csn(c)
+	case *PacketPowerControlTA:
+		v.csn(c)
+	case *PacketResourceRequest:
+		v.csn(c)
+	case *PacketServingCellData:
+		v.csn(c)
+	case *PacketTBFRelease:
+		v.csn(c)
+	case *PacketTimeslotReconfigure:
+		v.csn(c)
+	case *PacketUplinkAckNack:
+		v.csn(c)
+	case *PacketUplinkAssignment:
+		v.csn(c)
+	case *PacketUplinkDummyControlBlock:
+		v.csn(c)
+	default:
+		c.Fail(ErrUnknown, "message")
+	}
 }
