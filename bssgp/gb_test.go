@@ -76,7 +76,7 @@ func expect(t *testing.T, got []string, want ...string) {
 
 // Capture values: NSEI/NSVCI 101, BVCI 1800, RAI 901-70-1-0, CI 6969;
 // osmo-pcu's FLOW-CONTROL-BVC: Bmax 1000x100 octets, R 800x100 bit/s.
-func labGb(t *testing.T) (*Gb, *memTx, *recHandler) {
+func labGb(t testing.TB) (*Gb, *memTx, *recHandler) {
 	tx, h := &memTx{}, &recHandler{}
 	h.fc = FlowParams{BucketOctets: 100000, LeakOctetsPerS: 10000, BmaxMSOctets: 100000, RMSOctetsPerS: 10000}
 	g, err := New(Config{
@@ -126,7 +126,7 @@ func TestBringUpCapture(t *testing.T) {
 	expect(t, tx.take(), "00000708261e8102058203e803820320018203e81c82032006820000")
 }
 
-func up(t *testing.T) (*Gb, *memTx, *recHandler) {
+func up(t testing.TB) (*Gb, *memTx, *recHandler) {
 	g, tx, h := labGb(t)
 	g.Start(0)
 	for _, s := range []string{"030182006504820065", "07", "0b", "000000002304820000", "000000002304820708", "000000002504820708"} {
@@ -411,3 +411,50 @@ func TestCounters(t *testing.T) {
 		t.Fatalf("%s %d unblocked %d out %d", n.Name, n.Index, n.Value(ns.CtrUnblocked), n.Value(ns.CtrPktsOut))
 	}
 }
+
+type discardTx struct{}
+
+func (discardTx) Send(int, netip.AddrPort, []byte) error { return nil }
+
+// BenchmarkGbSendULUnitdata1500: the whole send path (UL-UNITDATA encode,
+// NS header, load sharing) up to the transport.
+func BenchmarkGbSendULUnitdata1500(b *testing.B) {
+	g, _, _ := up(b)
+	g2, _ := New(g.cfg, discardTx{}, &recHandler{}, nil)
+	g2.Start(0)
+	for _, s := range []string{"030182006504820065", "07", "0b", "000000002304820000", "000000002304820708", "000000002504820708"} {
+		g2.inHex(s, 0)
+	}
+	llc := make([]byte, 1500)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := g2.SendULUnitdata(0xc0000001, llc, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGbReceiveDLUnitdata1500: NS-UNITDATA parse + DL-UNITDATA decode
+// + handler call for a 1500-octet LLC PDU.
+func BenchmarkGbReceiveDLUnitdata1500(b *testing.B) {
+	g, _, _ := up(b)
+	h := &countHandler{}
+	g.h = h
+	dl := DLUnitdata{TLLI: 0xc0000002, PDULifetime: 500, IMSI: imsi1, Alignment: -1, LLC: make([]byte, 1500)}
+	sdu, _ := Marshal(&dl)
+	pkt := append([]byte{0, 0, 0x07, 0x08}, sdu...)
+	b.ReportAllocs()
+	for b.Loop() {
+		g.Input(0, sgsnAddr, pkt, 0)
+	}
+	if h.n == 0 {
+		b.Fatal("nothing delivered")
+	}
+}
+
+type countHandler struct {
+	recHandler
+	n int
+}
+
+func (h *countHandler) DLUnitdata(p *DLUnitdata, now time.Duration) { h.n++ }
