@@ -415,10 +415,15 @@ func cmdWriteFile(c *Context) error {
 	if v.Info.ConfigFile == "" {
 		return c.Warnf("Can't save to configuration file, using vtysh.\n")
 	}
-	if err := v.WriteConfigFile(v.Info.ConfigFile); err != nil {
-		return c.Warnf("Can't save configuration file %s.\n", v.Info.ConfigFile)
-	}
-	c.Printf("Configuration saved to %s\n", v.Info.ConfigFile)
+	// render in the executor, write to disk (fsync) outside it
+	path, text := v.Info.ConfigFile, v.ConfigFileText()
+	c.After(func(c *Context) {
+		if err := writeFileAtomic(path, text); err != nil {
+			c.Printf("Can't save configuration file %s.\n", path)
+			return
+		}
+		c.Printf("Configuration saved to %s\n", path)
+	})
 	return nil
 }
 

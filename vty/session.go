@@ -820,15 +820,17 @@ func (s *Session) command() {
 		return
 	}
 	var out bytes.Buffer
+	var c *Context
 	s.exec(func() {
 		if doShortcut {
 			s.st.node = EnableNode
 		}
-		s.v.execute(&s.st, cmd, argv, &out, false)
+		c, _ = s.v.executeCtx(&s.st, cmd, argv, &out, false)
 		if doShortcut {
 			s.st.node = onode
 		}
 	})
+	c.runAfter()
 	s.vout(string(crlf(out.Bytes())))
 }
 

@@ -291,10 +291,11 @@ type Context struct {
 	Args []string
 	Cmd  *Cmd
 
-	v    *VTY
-	st   *state
-	out  *bytes.Buffer
-	file bool
+	v     *VTY
+	st    *state
+	out   *bytes.Buffer
+	file  bool
+	after []func(c *Context)
 }
 
 // state is the per-session (or per-file) node position.
@@ -405,6 +406,16 @@ func (v *VTY) goParent(c *Context) NodeID {
 // execute runs a resolved command for state st, with libosmocore's parent
 // frame push when the handler entered a child node.
 func (v *VTY) execute(st *state, cmd *Cmd, argv []string, out *bytes.Buffer, file bool) result {
+	c, r := v.executeCtx(st, cmd, argv, out, file)
+	if file {
+		c.runAfter()
+	}
+	return r
+}
+
+// executeCtx runs the handler and returns its context, whose After work
+// the caller runs outside the executor.
+func (v *VTY) executeCtx(st *state, cmd *Cmd, argv []string, out *bytes.Buffer, file bool) (*Context, result) {
 	c := &Context{Args: argv, Cmd: cmd, v: v, st: st, out: out, file: file}
 	before := frame{node: st.node, index: st.index, indent: st.indent}
 	depth := len(st.stack)
@@ -422,9 +433,22 @@ func (v *VTY) execute(st *state, cmd *Cmd, argv []string, out *bytes.Buffer, fil
 		if !errors.Is(err, ErrWarning) {
 			fmt.Fprintf(out, "%% %v\n", err)
 		}
-		return resWarning
+		return c, resWarning
 	}
-	return resSuccess
+	return c, resSuccess
+}
+
+// After schedules f to run once the handler returned, outside the
+// executor (in the session goroutine), still writing to the command's
+// output. Use it for slow work that needs no engine state, like disk I/O
+// of `write file`: render inside the handler, write in After.
+func (c *Context) After(f func(c *Context)) { c.after = append(c.after, f) }
+
+func (c *Context) runAfter() {
+	for _, f := range c.after {
+		f(c)
+	}
+	c.after = nil
 }
 
 func (v *VTY) uptime() time.Duration { return time.Since(v.start) }
