@@ -520,3 +520,77 @@ func EncodeGPRSUL(b []byte, cs CodingScheme, h *GPRSULHeader, unit []byte) (int,
 	}
 	return n, nil
 }
+
+// PutTLLI stores the TLLI of an uplink data unit (TI = 1) at the start of a
+// fresh unit: big-endian for GPRS, little-endian for EGPRS (TS 44.060
+// §10.2.2 note, §10.3a.2.1 note 2). LI octets inserted later go before it,
+// as §10.4.13 requires. It returns false if the unit is not empty.
+func (u *DLUnit) PutTLLI(tlli uint32) bool {
+	if u.off != 0 || len(u.buf) < 4 {
+		return false
+	}
+	if u.egprs {
+		binary.LittleEndian.PutUint32(u.buf, tlli)
+	} else {
+		binary.BigEndian.PutUint32(u.buf, tlli)
+	}
+	u.off = 4
+	return true
+}
+
+// LLCSource supplies LLC frames to FillUnit (a per-TBF DL queue on the
+// network side, the MS emulator's UL queue on the MS side).
+type LLCSource interface {
+	// Frame returns the unsent rest of the frame being sent (possibly empty
+	// for the EGPRS closing chunk); ok is false when no frame is available.
+	Frame() (rest []byte, ok bool)
+	// Last reports whether that frame is the last one to send (drives the
+	// final-block LI rules and FBI / CV = 0).
+	Last() bool
+	// Sent records n octets of the frame as placed in the unit; done reports
+	// that the frame is complete and the source should move to the next one.
+	Sent(n int, done bool)
+}
+
+// FillUnit fills u from src following TS 44.060 §10.4.14/§10.4.14a and
+// osmo-pcu facts §3.2. It returns true when the unit ends the last frame
+// (set FBI, or CV = 0 uplink). When the source runs dry with data in the unit
+// the rest is padded (EGPRS LI = 127).
+func FillUnit(u *DLUnit, src LLCSource) (final bool) {
+	for {
+		rest, ok := src.Frame()
+		if !ok {
+			u.Pad()
+			return false
+		}
+		last := src.Last()
+		n, r := u.Append(rest, last)
+		done := r != NeedMoreBlocks
+		src.Sent(n, done)
+		switch {
+		case !done:
+			return false
+		case last:
+			return true
+		case r == CompletedBlockFilled:
+			return false
+		}
+	}
+}
+
+// CountdownValue computes the uplink CV (TS 44.060 §9.3.1): remaining is the
+// number of blocks still to send including this one (TBC - BSN'), nts the
+// number of allocated timeslots, bsCVMax the broadcast BS_CV_MAX.
+func CountdownValue(remaining, nts, bsCVMax int) uint8 {
+	if nts < 1 {
+		nts = 1
+	}
+	if remaining < 1 {
+		return 0
+	}
+	x := (remaining - 1 + nts - 1) / nts
+	if x > bsCVMax || x > 14 {
+		return 15
+	}
+	return uint8(x)
+}

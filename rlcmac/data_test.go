@@ -233,3 +233,83 @@ func TestParseGPRSULBlockWithTLLI(t *testing.T) {
 		t.Fatal("PFI accepted")
 	}
 }
+
+type sliceSource struct {
+	frames [][]byte
+	i, off int
+}
+
+func (s *sliceSource) Frame() ([]byte, bool) {
+	if s.i >= len(s.frames) {
+		return nil, false
+	}
+	return s.frames[s.i][s.off:], true
+}
+func (s *sliceSource) Last() bool { return s.i == len(s.frames)-1 }
+func (s *sliceSource) Sent(n int, done bool) {
+	s.off += n
+	if done {
+		s.i, s.off = s.i+1, 0
+	}
+}
+
+func TestFillUnitAndTLLI(t *testing.T) {
+	for _, cs := range []CodingScheme{CS1, CS4, MCS1, MCS6, MCS9} {
+		frames := [][]byte{frame(30, 1), frame(cs.DataLen(), 2), frame(3, 3)}
+		src := &sliceSource{frames: frames}
+		var units [][]byte
+		var es []bool
+		var u DLUnit
+		first := true
+		for {
+			buf := make([]byte, cs.DataLen())
+			u.Reset(buf, cs.IsEGPRS())
+			if first {
+				if !u.PutTLLI(0xC0FFEE01) {
+					t.Fatal("PutTLLI")
+				}
+			}
+			final := FillUnit(&u, src)
+			units, es = append(units, buf), append(es, u.E())
+			if final {
+				break
+			}
+			if len(units) > 10 {
+				t.Fatalf("%v: no final block", cs)
+			}
+			first = false
+		}
+		// Reassemble with the TLLI flag on the first unit.
+		var got [][]byte
+		var cur []byte
+		for i, unit := range units {
+			var p ULUnit
+			if err := ParseULUnit(unit, cs.IsEGPRS(), es[i], i == 0, false, i == len(units)-1, &p); err != nil {
+				t.Fatalf("%v unit %d: %v", cs, i, err)
+			}
+			if i == 0 && (!p.HasTLLI || p.TLLI != 0xC0FFEE01) {
+				t.Fatalf("%v TLLI %x", cs, p.TLLI)
+			}
+			for _, c := range p.Chunks[:p.N] {
+				cur = append(cur, unit[c.Off:c.Off+c.Len]...)
+				if c.Complete {
+					got, cur = append(got, cur), nil
+				}
+			}
+		}
+		if len(got) != 3 || !bytes.Equal(got[0], frames[0]) || !bytes.Equal(got[1], frames[1]) || !bytes.Equal(got[2], frames[2]) {
+			t.Fatalf("%v: reassembled %d frames", cs, len(got))
+		}
+	}
+}
+
+func TestCountdownValue(t *testing.T) {
+	// TS 44.060 §9.3.1: CV = ceil((TBC - BSN' - 1) / NTS), 15 above BS_CV_MAX.
+	for _, tc := range []struct{ rem, nts, max, cv int }{
+		{1, 1, 15, 0}, {2, 1, 15, 1}, {16, 1, 15, 15}, {15, 1, 15, 14}, {5, 2, 15, 2}, {9, 4, 15, 2}, {6, 1, 4, 15},
+	} {
+		if got := CountdownValue(tc.rem, tc.nts, tc.max); int(got) != tc.cv {
+			t.Errorf("%+v: %d", tc, got)
+		}
+	}
+}
