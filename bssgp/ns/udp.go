@@ -29,7 +29,12 @@ type UDP struct {
 func ListenUDP(binds []netip.AddrPort, deliver func(Datagram)) (*UDP, error) {
 	u := &UDP{}
 	for _, b := range binds {
-		c, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(b))
+		// udp4/udp6 so that "[::]:p" (IPV6_V6ONLY) and "0.0.0.0:p" coexist.
+		network := "udp4"
+		if b.Addr().Is6() && !b.Addr().Is4In6() {
+			network = "udp6"
+		}
+		c, err := net.ListenUDP(network, net.UDPAddrFromAddrPort(b))
 		if err != nil {
 			u.Close()
 			return nil, fmt.Errorf("ns: bind %v: %w", b, err)

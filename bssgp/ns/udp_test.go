@@ -34,3 +34,17 @@ func TestUDPLoopback(t *testing.T) {
 		}
 	}
 }
+
+func TestUDPDualWildcard(t *testing.T) {
+	u, err := ListenUDP([]netip.AddrPort{netip.MustParseAddrPort("0.0.0.0:0")}, func(Datagram) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	port := u.LocalAddr(0).Port()
+	u2, err := ListenUDP([]netip.AddrPort{netip.AddrPortFrom(netip.IPv6Unspecified(), port)}, func(Datagram) {})
+	if err != nil {
+		t.Skip("no IPv6:", err)
+	}
+	u2.Close()
+}
