@@ -23,6 +23,8 @@ type pkt struct {
 
 // bench is an in-memory Gb: gopcu's bssgp.Gb <-> the emulator, virtual time.
 type bench struct {
+	bss  netip.AddrPort
+	sgsn netip.AddrPort
 	q    []pkt
 	now  time.Duration
 	gb   *bssgp.Gb
@@ -61,7 +63,11 @@ func (h *bssRec) FlowControl(now time.Duration) (bssgp.FlowParams, bool) {
 func (h *bssRec) Other(bvci uint16, p bssgp.PDU, now time.Duration) {}
 
 func newBench(t *testing.T, dialect ns.Dialect) *bench {
-	b := &bench{bssH: &bssRec{}, bvc: map[uint16]bool{}}
+	return newBenchAt(t, dialect, bssAddr, sgsnAddr)
+}
+
+func newBenchAt(t *testing.T, dialect ns.Dialect, bssAddr, sgsnAddr netip.AddrPort) *bench {
+	b := &bench{bss: bssAddr, sgsn: sgsnAddr, bssH: &bssRec{}, bvc: map[uint16]bool{}}
 	var err error
 	b.gb, err = bssgp.New(bssgp.Config{
 		NS: ns.Config{NSEI: 101, Dialect: dialect, Endpoints: []ns.Endpoint{
@@ -95,9 +101,9 @@ func (b *bench) pump() {
 			continue
 		}
 		if p.toSGSN {
-			b.sg.Input(bssAddr, p.b, b.now)
+			b.sg.Input(b.bss, p.b, b.now)
 		} else {
-			b.gb.Input(0, sgsnAddr, p.b, b.now)
+			b.gb.Input(0, b.sgsn, p.b, b.now)
 		}
 	}
 }
@@ -206,7 +212,28 @@ func TestLinkLossRecovery(t *testing.T) {
 }
 
 func TestIPSNSBringUp(t *testing.T) {
-	b := newBench(t, ns.DialectIPSNS)
+	for _, v6 := range []bool{false, true} {
+		b := newBench(t, ns.DialectIPSNS)
+		if v6 {
+			b = newBenchAt(t, ns.DialectIPSNS, netip.MustParseAddrPort("[fd00::2]:23001"),
+				netip.MustParseAddrPort("[fd00::1]:23000"))
+		}
+		testIPSNS(t, b)
+	}
+}
+
+func TestClassicIPv6(t *testing.T) {
+	b := newBenchAt(t, ns.DialectClassic, netip.MustParseAddrPort("[fd00::2]:23001"),
+		netip.MustParseAddrPort("[fd00::1]:23000"))
+	b.gb.Start(0)
+	b.advance(10 * time.Millisecond)
+	if !b.gb.Unblocked() || !b.bvc[1800] {
+		t.Fatal("not up over IPv6")
+	}
+}
+
+func testIPSNS(t *testing.T, b *bench) {
+	t.Helper()
 	b.gb.Start(0)
 	b.advance(10 * time.Millisecond)
 	if !b.gb.Unblocked() || !b.bvc[1800] {
