@@ -65,36 +65,44 @@ func (v *VTY) installBuiltins() {
 	enable.Install("echo .MESSAGE", "Echo a message back to the vty\nThe message to echo\n", cmdEcho, Hidden(), libCmd())
 
 	config.lib("hostname WORD", cmdHostname)
-	config.lib("no hostname [HOSTNAME]", func(c *Context) error { c.v.hostName = ""; return nil })
+	config.lib("no hostname [HOSTNAME]", func(c *Context) error { c.v.locked(func() { c.v.hostName = "" }); return nil })
 	config.lib("password (8|) WORD", cmdPassword)
 	config.lib("password LINE", cmdPassword)
 	config.lib("enable password (8|) WORD", cmdEnablePassword)
 	config.lib("enable password LINE", cmdEnablePassword)
-	config.lib("no enable password", func(c *Context) error { c.v.enablePass = ""; c.v.enablePassEnc = false; return nil })
-	config.lib("banner motd default", func(c *Context) error { c.v.motdDefault = true; c.v.motdFile = ""; return nil })
-	config.lib("banner motd file [FILE]", func(c *Context) error {
-		c.v.motdFile = ""
-		if len(c.Args) > 0 {
-			c.v.motdFile = c.Args[0]
-		}
+	config.lib("no enable password", func(c *Context) error {
+		c.v.locked(func() { c.v.enablePass, c.v.enablePassEnc = "", false })
 		return nil
 	})
-	config.lib("no banner motd", func(c *Context) error { c.v.motdDefault = false; c.v.motdFile = ""; return nil })
-	config.lib("service terminal-length <0-512>", func(c *Context) error { c.v.lines, _ = strconv.Atoi(c.Args[0]); return nil })
-	config.lib("no service terminal-length [<0-512>]", func(c *Context) error { c.v.lines = -1; return nil })
+	config.lib("banner motd default", func(c *Context) error { c.v.locked(func() { c.v.motdDefault, c.v.motdFile = true, "" }); return nil })
+	config.lib("banner motd file [FILE]", func(c *Context) error {
+		f := ""
+		if len(c.Args) > 0 {
+			f = c.Args[0]
+		}
+		c.v.locked(func() { c.v.motdFile = f })
+		return nil
+	})
+	config.lib("no banner motd", func(c *Context) error { c.v.locked(func() { c.v.motdDefault, c.v.motdFile = false, "" }); return nil })
+	config.lib("service terminal-length <0-512>", func(c *Context) error {
+		n, _ := strconv.Atoi(c.Args[0])
+		c.v.locked(func() { c.v.lines = n })
+		return nil
+	})
+	config.lib("no service terminal-length [<0-512>]", func(c *Context) error { c.v.locked(func() { c.v.lines = -1 }); return nil })
 
 	// vty_init: line vty node and its commands
 	line := v.addNode(lineNode, "config-line", "%s(config-line)# ", v.writeLine)
 	v.InstallVE("who", libHelp["who"], cmdWho, libCmd())
 	v.InstallVE("show history", libHelp["show history"], cmdShowHistory, libCmd())
 	config.lib("line vty", func(c *Context) error { c.Enter(lineNode, nil); return nil })
-	config.lib("service advanced-vty", func(c *Context) error { c.v.advanced = true; return nil })
-	config.lib("no service advanced-vty", func(c *Context) error { c.v.advanced = false; return nil })
+	config.lib("service advanced-vty", func(c *Context) error { c.v.locked(func() { c.v.advanced = true }); return nil })
+	config.lib("no service advanced-vty", func(c *Context) error { c.v.locked(func() { c.v.advanced = false }); return nil })
 	config.lib("show history", cmdShowHistory)
 	enable.lib("terminal monitor", Pending)
 	enable.lib("terminal no monitor", Pending)
-	line.lib("login", func(c *Context) error { c.v.passwordCheck = true; return nil })
-	line.lib("no login", func(c *Context) error { c.v.passwordCheck = false; return nil })
+	line.lib("login", func(c *Context) error { c.v.locked(func() { c.v.passwordCheck = true }); return nil })
+	line.lib("no login", func(c *Context) error { c.v.locked(func() { c.v.passwordCheck = false }); return nil })
 	line.lib("bind A.B.C.D [<0-65535>]", func(c *Context) error {
 		c.v.bindAddr = c.Args[0]
 		c.v.bindPort = -1
@@ -179,7 +187,10 @@ func cmdEnd(c *Context) error {
 
 func cmdEnable(c *Context) error {
 	st := c.st
-	if c.v.enablePass == "" || st.sess == nil {
+	c.v.mu.Lock()
+	noPass := c.v.enablePass == ""
+	c.v.mu.Unlock()
+	if noPass || st.sess == nil {
 		st.node = EnableNode
 	} else {
 		st.node = AuthEnableNode
@@ -278,7 +289,7 @@ func cmdHostname(c *Context) error {
 	if r := rune(a[0]); !unicode.IsLetter(r) || r > unicode.MaxASCII {
 		return c.Warnf("Please specify string starting with alphabet\n")
 	}
-	c.v.hostName = a
+	c.v.locked(func() { c.v.hostName = a })
 	return nil
 }
 
@@ -289,7 +300,7 @@ func setPassword(c *Context, pw *string, enc *bool) error {
 	}
 	if len(a) == 2 {
 		if a[0][0] == '8' {
-			*pw, *enc = a[1], true
+			c.v.locked(func() { *pw, *enc = a[1], true })
 			return nil
 		}
 		return c.Warnf("Unknown encryption type.\n")
@@ -298,7 +309,7 @@ func setPassword(c *Context, pw *string, enc *bool) error {
 	if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
 		return c.Warnf("Please specify string starting with alphanumeric\n")
 	}
-	*pw, *enc = a[0], false
+	c.v.locked(func() { *pw, *enc = a[0], false })
 	return nil
 }
 

@@ -3,8 +3,10 @@ package vty
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // Telnet bytes (RFC 854) and options.
@@ -71,6 +73,7 @@ type Session struct {
 func (v *VTY) NewSession(run func(func())) *Session {
 	s := &Session{v: v, run: run}
 	s.st.sess = s
+	v.mu.Lock()
 	s.st.lines = v.lines
 	if v.passwordCheck {
 		s.st.node = AuthNode
@@ -79,7 +82,6 @@ func (v *VTY) NewSession(run func(func())) *Session {
 	} else {
 		s.st.node = ViewNode
 	}
-	v.mu.Lock()
 	s.id = len(v.sessions)
 	for {
 		used := false
@@ -149,17 +151,26 @@ func crlf(b []byte) []byte {
 func (s *Session) Start() []byte {
 	s.out.Reset()
 	v := s.v
-	if v.passwordCheck && v.password == "" {
+	v.mu.Lock()
+	check, pass, motd := v.passwordCheck, v.password, v.motdFile
+	v.mu.Unlock()
+	if check && pass == "" {
 		s.vout("Vty password is not set.\r\n")
 		s.st.closed = true
 		return s.take()
 	}
 	s.vout(fmt.Sprintf("Welcome to the %s VTY interface\r\n\r\n", v.Info.Name))
 	s.vout(string(crlf([]byte(v.Info.Copyright))))
-	if v.motdFile != "" {
-		s.vout("MOTD file not found\r\n")
+	if motd != "" {
+		if b, err := os.ReadFile(motd); err == nil {
+			for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+				s.vout(strings.TrimRightFunc(l, unicode.IsSpace) + "\r\n")
+			}
+		} else {
+			s.vout("MOTD file not found\r\n")
+		}
 	}
-	if v.passwordCheck {
+	if check {
 		s.vout("\r\nUser Access Verification\r\n\r\n")
 	}
 	s.vout(string([]byte{tnIAC, tnWILL, optEcho, tnIAC, tnWILL, optSGA, tnIAC, tnDONT, optLinemode, tnIAC, tnDO, optNAWS}))
@@ -836,6 +847,8 @@ func (s *Session) command() {
 
 func (s *Session) auth() {
 	v := s.v
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	var pass string
 	var next NodeID
 	switch s.st.node {

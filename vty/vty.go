@@ -229,8 +229,18 @@ func (v *VTY) InstallVE(str, help string, h Handler, opts ...Opt) {
 // command is accepted and does nothing.
 func Pending(c *Context) error { return nil }
 
+// locked runs f under the host-settings lock: host settings are written
+// by handlers (executor) and read by session goroutines (prompt, login).
+func (v *VTY) locked(f func()) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	f()
+}
+
 // HostName is the prompt host name: `hostname` or the application name.
 func (v *VTY) HostName() string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	if v.hostName != "" {
 		return v.hostName
 	}
@@ -260,7 +270,11 @@ func bracketV6(a string) string {
 }
 
 // PasswordRequired reports whether `login` is configured.
-func (v *VTY) PasswordRequired() bool { return v.passwordCheck }
+func (v *VTY) PasswordRequired() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.passwordCheck
+}
 
 // RunningConfig renders `show running-config` (without the leading
 // "Current configuration" header) with "\n" line ends.
