@@ -1,0 +1,115 @@
+package rlcmac
+
+import (
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// Property: whatever the loss pattern and bitmap budget, an EGPRS Ack/Nack
+// produced by the receive window, carried through the Packet Uplink Ack/Nack
+// codec and applied to the send window never marks a block acked that the
+// receiver has not received, and acks every received block it covers.
+func TestEGPRSAckNackProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		ws := 64 + 32*rapid.IntRange(0, 30).Draw(t, "wsCode")
+		start := rapid.IntRange(0, EGPRSSNS-1).Draw(t, "start")
+		n := rapid.IntRange(1, ws).Draw(t, "n")
+		lossPct := rapid.IntRange(0, 100).Draw(t, "loss")
+		var tx SendWindow
+		var rx ReceiveWindow
+		tx.Reset(true, ws)
+		rx.Reset(true, ws)
+		// Move both windows to start.
+		tx.vs, tx.va, rx.vr, rx.vq = start, start, start, start
+		for i := 0; i < n; i++ {
+			tx.SendNew()
+		}
+		got := make([]bool, n)
+		for i := 0; i < n; i++ {
+			if rapid.IntRange(0, 99).Draw(t, "p") >= lossPct {
+				got[i] = true
+				rx.Receive(start + i)
+			}
+		}
+		rx.RaiseVQ()
+		m := PacketUplinkAckNack{UplinkTFI: 1, ChannelCoding: 2, HasContentionTLLI: rapid.Bool().Draw(t, "tlli"), ContentionTLLI: 1}
+		if err := m.FillEGPRSAckNack(&rx, false); err != nil {
+			t.Fatal(err)
+		}
+		var blk [ControlBlockLen]byte
+		if _, err := EncodeDL(blk[:], &DLCtrlHeader{}, &m); err != nil {
+			t.Fatal(err)
+		}
+		var d PacketUplinkAckNack
+		var h DLCtrlHeader
+		if err := DecodeDLInto(blk[:], &h, &d); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, _, err := tx.ApplyEGPRSAckNack(&d.EGPRSAckNack); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			bsn := (start + i) % EGPRSSNS
+			st := tx.State(bsn)
+			if tx.InWindow(bsn) && st == BlockAcked && !got[i] {
+				t.Fatalf("bsn %d acked but lost", bsn)
+			}
+			if !got[i] && st != BlockNacked && st != BlockUnacked {
+				t.Fatalf("bsn %d lost, state %v", bsn, st)
+			}
+			if got[i] && tx.InWindow(bsn) && st == BlockNacked {
+				t.Fatalf("bsn %d received but nacked", bsn)
+			}
+		}
+		// Blocks below the receiver's V(Q) are acknowledged (BOW) and V(A) reaches V(Q).
+		if tx.VA() != rx.VQ() {
+			t.Fatalf("V(A) %d, V(Q) %d", tx.VA(), rx.VQ())
+		}
+	})
+}
+
+// Same for GPRS (64-bit RBB, SSN = V(R)).
+func TestGPRSAckNackProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		start := rapid.IntRange(0, GPRSSNS-1).Draw(t, "start")
+		n := rapid.IntRange(1, GPRSWS).Draw(t, "n")
+		var tx SendWindow
+		var rx ReceiveWindow
+		tx.Reset(false, 0)
+		rx.Reset(false, 0)
+		tx.vs, tx.va, rx.vr, rx.vq = start, start, start, start
+		got := make([]bool, n)
+		for i := 0; i < n; i++ {
+			tx.SendNew()
+			if rapid.Bool().Draw(t, "rx") {
+				got[i] = true
+				rx.Receive(start + i)
+			}
+		}
+		rx.RaiseVQ()
+		m := PacketDownlinkAckNack{DownlinkTFI: 2, AckNack: rx.GPRSAckNack(false)}
+		var blk [ControlBlockLen]byte
+		if _, err := EncodeUL(blk[:], &ULCtrlHeader{}, &m); err != nil {
+			t.Fatal(err)
+		}
+		var d PacketDownlinkAckNack
+		var h ULCtrlHeader
+		if err := DecodeULInto(blk[:], &h, &d); err != nil {
+			t.Fatal(err)
+		}
+		tx.ApplyGPRSAckNack(&d.AckNack)
+		for i := 0; i < n; i++ {
+			bsn := (start + i) % GPRSSNS
+			if !tx.InWindow(bsn) {
+				if !got[i] {
+					t.Fatalf("bsn %d left the window without being received", bsn)
+				}
+				continue
+			}
+			if st := tx.State(bsn); got[i] != (st == BlockAcked) {
+				t.Fatalf("bsn %d received=%v state %v", bsn, got[i], st)
+			}
+		}
+	})
+}
