@@ -15,7 +15,9 @@ import (
 
 // sgsnConfig is the lab's osmo-sgsn.cfg (lab/configs) with the NS bind
 // switchable between classic ("accept-ipaccess") and IP-SNS.
-func sgsnConfig(dialect ns.Dialect) string {
+func sgsnConfig(dialect ns.Dialect) string { return sgsnConfigAt(dialect, "127.0.0.1") }
+
+func sgsnConfigAt(dialect ns.Dialect, listen string) string {
 	accept := "  accept-ipaccess\n"
 	extra := ""
 	if dialect == ns.DialectIPSNS {
@@ -52,15 +54,19 @@ ns
  timer tns-alive 3
  timer tns-alive-retries 10
  bind udp local
-  listen 127.0.0.1 23000
+  listen ` + listen + ` 23000
 ` + accept + extra + `bssgp
 `
 }
 
 func startSGSN(t *testing.T, n *netns, dir string, dialect ns.Dialect, tag string) {
+	startSGSNAt(t, n, dir, sgsnConfig(dialect), tag)
+}
+
+func startSGSNAt(t *testing.T, n *netns, dir, config, tag string) {
 	t.Helper()
 	cfg := filepath.Join(dir, "osmo-sgsn.cfg")
-	if err := os.WriteFile(cfg, []byte(sgsnConfig(dialect)), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	n.start(t, dir, "osmo-sgsn"+tag+".log", "osmo-sgsn", "-c", cfg)
@@ -214,4 +220,44 @@ func TestInteropIPSNS(t *testing.T) {
 		}
 	}
 	t.Logf("osmo-sgsn VTY:\n%s", out)
+}
+
+// TestInteropClassicIPv6: NS over UDP/IPv6 (::1) against osmo-sgsn.
+func TestInteropClassicIPv6(t *testing.T) {
+	needRoot(t)
+	need(t, "osmo-sgsn", "ip")
+	if testing.Short() {
+		t.Skip("interop test skipped in -short mode")
+	}
+	n := newNetns(t)
+	dir := t.TempDir()
+	t.Cleanup(func() { dumpLogs(t, dir) })
+	startSGSNAt(t, n, dir, sgsnConfigAt(ns.DialectClassic, "::1"), "")
+	cfg := labConfig(ns.DialectClassic)
+	cfg.NS.Endpoints[0].Local = netip.MustParseAddrPort("[::1]:23001")
+	cfg.NS.Endpoints[0].Remote = netip.MustParseAddrPort("[::1]:23000")
+	var udp *ns.UDP
+	e, err := newEngine(cfg, func(deliver func(ns.Datagram)) (ns.Transport, error) {
+		err := n.do(func() error {
+			var err error
+			udp, err = ns.ListenUDP([]netip.AddrPort{netip.MustParseAddrPort("[::]:23001")}, deliver)
+			return err
+		})
+		return udp, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.close(); udp.Close() })
+	e.waitEvent(t, "bvc-up=true", 5*time.Second)
+	time.Sleep(300 * time.Millisecond)
+	out, err := n.vty(4245, "show ns", "show bssgp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"NSEI 00101", "UNBLOCKED", "[::1]:23001", "BVCI  1800"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("osmo-sgsn VTY lacks %q:\n%s", w, out)
+		}
+	}
 }
