@@ -16,7 +16,7 @@ func (e *myEngine) DLUnitdata(p *bssgp.DLUnitdata, now time.Duration) {
 }
 func (e *myEngine) PagingPS(p *bssgp.PagingPS, now time.Duration) {}
 func (e *myEngine) PagingCS(p *bssgp.PagingCS, now time.Duration) {}
-func (e *myEngine) BVCState(up bool, now time.Duration)          {}
+func (e *myEngine) BVCState(up bool, now time.Duration)           {}
 func (e *myEngine) FlowControl(now time.Duration) (bssgp.FlowParams, bool) {
 	return bssgp.ComputeFlowControl(bssgp.FlowInput{NumPDCH: 4, PeakRatePerPDCH: 1500, MaxSlotsPerMS: 4}), true
 }
