@@ -193,33 +193,54 @@ func popcount8(x uint8) int { return popcount32(uint32(x)) }
 
 // chooseDLSlots picks the DL timeslot mask and control TS.
 func (e *Engine) chooseDLSlots(trx *TRX, ms *MS, single bool) (uint8, uint8, bool) {
+	need := -1
+	if ms.UL != nil && ms.UL.attached {
+		need = int(ms.UL.ctrlTS)
+	}
+	if single {
+		return e.chooseDLSlotsSingle(trx, need)
+	}
+	return e.chooseDLSlotsWith(trx, ms, need, nil)
+}
+
+func (e *Engine) chooseDLSlotsSingle(trx *TRX, need int) (uint8, uint8, bool) {
+	if need >= 0 {
+		return 1 << need, uint8(need), true
+	}
+	enabled := trx.enabledMask()
+	best, bc := -1, 1<<30
+	for ts := 0; ts < 8; ts++ {
+		if enabled&(1<<ts) != 0 && trx.PDCH[ts].load(DirDL) < bc {
+			best, bc = ts, trx.PDCH[ts].load(DirDL)
+		}
+	}
+	if best < 0 {
+		return 0, 0, false
+	}
+	return 1 << best, uint8(best), true
+}
+
+// chooseDLSlotsWith picks a multislot DL mask that contains timeslot need
+// (if >= 0); self (a TBF being re-allocated) does not count as load.
+func (e *Engine) chooseDLSlotsWith(trx *TRX, ms *MS, need int, self *TBF) (uint8, uint8, bool) {
 	enabled := trx.enabledMask()
 	if enabled == 0 {
 		return 0, 0, false
 	}
-	var ulTS = -1
-	if ms.UL != nil && ms.UL.slots != 0 {
-		ulTS = int(ms.UL.ctrlTS)
+	ulTS := need
+	single := e.params.AllocAlgo == "a"
+	cost := func(ts int) int {
+		n := trx.PDCH[ts].load(DirDL)
+		if self != nil && self.slots&(1<<ts) != 0 {
+			n--
+		}
+		return n
 	}
-	algo := e.params.AllocAlgo
-	if algo == "a" {
-		single = true
-	}
-	cost := func(ts int) int { return trx.PDCH[ts].load(DirDL) }
 	if single {
-		if ulTS >= 0 {
-			return 1 << ulTS, uint8(ulTS), true
-		}
-		best, bc := -1, 1<<30
-		for ts := 0; ts < 8; ts++ {
-			if enabled&(1<<ts) != 0 && cost(ts) < bc {
-				best, bc = ts, cost(ts)
-			}
-		}
-		return 1 << best, uint8(best), true
+		return e.chooseDLSlotsSingle(trx, ulTS)
 	}
 	tx := 0
-	if ulTS >= 0 {
+	if ms.UL != nil && ms.UL.attached {
 		tx = 1
 	}
 	n := maxDLSlots(ms.multislotClass(e.params.MultislotDefault), tx)

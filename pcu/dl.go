@@ -170,6 +170,17 @@ func (e *Engine) dlAssignSettled(t *TBF) {
 	if t.state != TBFAssign {
 		return
 	}
+	if e.params.AllocAlgo != "a" {
+		trx := &t.bts.TRX[t.trx]
+		if mask, ctrl, ok := e.chooseDLSlotsWith(trx, t.ms, int(t.ctrlTS), t); ok && popcount8(mask) > popcount8(t.slots) {
+			e.detach(t)
+			t.slots, t.ctrlTS = mask, ctrl
+			e.attach(t)
+			t.bts.Ctr.Inc(CtrTBFAllocAlgoB)
+			e.assignPACCH(t, t)
+			return
+		}
+	}
 	e.setState(t, TBFFlow)
 	t.lastPoll = e.now
 }
@@ -182,7 +193,8 @@ func (e *Engine) encodePDA(nt *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 		m.ID = rlcmac.MSID{Kind: rlcmac.IDGlobalTFI, GlobalTFI: rlcmac.GlobalTFI{Downlink: false, TFI: carrier.tfi}}
 	} else {
 		m.ID = rlcmac.MSID{Kind: rlcmac.IDGlobalTFI, GlobalTFI: rlcmac.GlobalTFI{Downlink: true, TFI: carrier.tfi}}
-		m.ControlAck = true
+		// CONTROL_ACK: the MS's T3192 runs on the old TBF (§11.2.7)
+		m.ControlAck = carrier != nt
 	}
 	m.TA = rlcmac.PacketTimingAdvance{HasValue: true, Value: nt.ms.TA}
 	trx := &nt.bts.TRX[nt.trx]

@@ -171,7 +171,9 @@ func (b *BTS) readLoop(c *net.UnixConn) {
 		if err != nil || n == 0 {
 			break
 		}
-		b.handle(buf[:n])
+		if cnf := b.handle(buf[:n]); cnf != nil {
+			b.Send(cnf)
+		}
 	}
 	c.Close()
 	b.mu.Lock()
@@ -190,14 +192,18 @@ func (b *BTS) readLoop(c *net.UnixConn) {
 	b.mu.Unlock()
 }
 
-func (b *BTS) handle(msg []byte) {
+// handle records a message from the PCU. It returns the confirmation to
+// send for CCCH messages that ask for one (OsmoBTS confirms a PCH message
+// once it was transmitted: DATA_CNF in v10/v11, DATA_CNF_2 by msg_id in
+// v11+).
+func (b *BTS) handle(msg []byte) pcuif.Message {
 	m, err := pcuif.Parse(msg, b.cfg.Version)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err != nil {
 		b.stats.BadMessages++
 		b.log.Error("bad message from PCU", "err", err)
-		return
+		return nil
 	}
 	if len(msg) != b.cfg.Version.FullSize() && m.Type() != pcuif.TypeContainer && m.Type() != pcuif.TypeTxtInd {
 		b.stats.BadMessages++
@@ -227,13 +233,33 @@ func (b *BTS) handle(msg []byte) {
 			if ch != nil {
 				ch <- d
 			}
-			return
+			return nil
 		}
 		if d.SAPI == pcuif.SAPIPDTCH || d.SAPI == pcuif.SAPIPTCCH {
 			b.stats.Mismatched++
+			return nil
 		}
 		b.dataReqs = append(b.dataReqs, d)
+		switch d.SAPI {
+		case pcuif.SAPIPCH:
+			if b.cfg.Version < pcuif.V12 {
+				c := &pcuif.Data{Kind: pcuif.TypeDataCnf, SAPI: pcuif.SAPIPCH, Payload: d.Payload}
+				c.BTSNr = d.BTSNr
+				return c
+			}
+		case pcuif.SAPIPCH2:
+			var p pcuif.PCH2
+			if p.Unmarshal(d.Payload) == nil && p.Confirm {
+				return &pcuif.DataCnf2{SAPI: pcuif.SAPIPCH2, MsgID: p.MsgID}
+			}
+		case pcuif.SAPIAGCH2:
+			var a pcuif.AGCH2
+			if a.Unmarshal(d.Payload) == nil && a.Confirm {
+				return &pcuif.DataCnf2{SAPI: pcuif.SAPIAGCH2, MsgID: a.MsgID}
+			}
+		}
 	}
+	return nil
 }
 
 // Send sends any message to the PCU in the emulator's version.

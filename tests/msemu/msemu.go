@@ -1,0 +1,582 @@
+// Package msemu emulates GPRS mobile stations on top of the BTS emulator:
+// RACH and one-phase access, decoding Immediate Assignments and Packet
+// Assignments, sending uplink RLC data on its USF, receiving downlink data,
+// answering polls with Packet Downlink Ack/Nack and Packet Control Ack,
+// and reassembling LLC frames. It runs in virtual time: Cell.Step moves the
+// BTS emulator one radio block ahead and feeds the MSs.
+//
+// It plays the MS side of TS 44.060 for gopcu's system tests and the demo;
+// it is no conformance reference. Loss of radio blocks can be simulated per
+// direction.
+package msemu
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"time"
+
+	"github.com/gopcu/gopcu/llc"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/rlcmac"
+	"github.com/gopcu/gopcu/tests/btsemu"
+)
+
+// Cell is a set of MSs camping on one emulated BTS.
+type Cell struct {
+	BTS    *btsemu.BTS
+	MSs    []*MS
+	DLLoss float64 // probability that a DL radio block is not received
+	ULLoss float64 // probability that an UL radio block is lost
+	rnd    *rand.Rand
+	ul     map[uint32][]pcuif.Data
+	arfcn  uint16
+	// Blocks counts DL blocks seen per kind.
+	Blocks struct{ Data, Control, Dummy, Idle int }
+}
+
+// NewCell makes a cell over a running BTS emulator (seed makes loss and
+// access randomness repeatable).
+func NewCell(bts *btsemu.BTS, seed int64) *Cell {
+	return &Cell{BTS: bts, rnd: rand.New(rand.NewSource(seed)), ul: map[uint32][]pcuif.Data{}, arfcn: 871}
+}
+
+// AddMS adds an idle MS.
+func (c *Cell) AddMS(tlli uint32, imsi string, class int) *MS {
+	m := &MS{cell: c, TLLI: tlli, IMSI: imsi, Class: class, cs: rlcmac.CS1}
+	c.MSs = append(c.MSs, m)
+	return m
+}
+
+func (c *Cell) queueUL(fn uint32, trx, ts uint8, payload []byte) {
+	if c.ULLoss > 0 && c.rnd.Float64() < c.ULLoss {
+		return
+	}
+	d := pcuif.Data{Kind: pcuif.TypeDataInd, SAPI: pcuif.SAPIPDTCH, Payload: payload, FN: fn, ARFCN: c.arfcn, TRX: trx, TS: ts,
+		BlockNr: uint8(btsemu.BlockNr(fn)), RSSI: -60, LqualCb: 150}
+	c.ul[fn] = append(c.ul[fn], d)
+}
+
+// Step runs one radio block: uplink blocks due by now are delivered, the
+// BTS emulator requests and collects the downlink blocks, and every MS
+// processes them (and the CCCH messages of the block).
+func (c *Cell) Step(ctx context.Context) error {
+	fn := c.BTS.FN()
+	for f, list := range c.ul {
+		if fnDelta(fn, f) >= 0 {
+			for i := range list {
+				if err := c.BTS.Send(&list[i]); err != nil {
+					return err
+				}
+			}
+			delete(c.ul, f)
+		}
+	}
+	for _, m := range c.MSs {
+		m.beforeBlock(fn)
+	}
+	blk, err := c.BTS.Step(ctx, 2*time.Second)
+	if err != nil {
+		return err
+	}
+	for _, d := range c.BTS.CCCH() {
+		c.ccch(blk.FN, d)
+	}
+	for _, d := range blk.Answers {
+		if d.SAPI != pcuif.SAPIPDTCH {
+			continue
+		}
+		if len(d.Payload) == 0 {
+			c.Blocks.Idle++
+			continue
+		}
+		lost := c.DLLoss > 0 && c.rnd.Float64() < c.DLLoss
+		for _, m := range c.MSs {
+			m.dlBlock(d, lost)
+		}
+	}
+	return nil
+}
+
+// Run steps n blocks.
+func (c *Cell) Run(ctx context.Context, n int) error {
+	for i := 0; i < n; i++ {
+		if err := c.Step(ctx); err != nil {
+			return fmt.Errorf("block %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func (c *Cell) ccch(fn uint32, d pcuif.Data) {
+	var mac []byte
+	switch d.SAPI {
+	case pcuif.SAPIAGCH:
+		mac = d.Payload
+	case pcuif.SAPIPCH:
+		if len(d.Payload) == pcuif.PCHLegacyLen {
+			mac = d.Payload[3:]
+		}
+	case pcuif.SAPIAGCH2:
+		var a pcuif.AGCH2
+		if a.Unmarshal(d.Payload) == nil {
+			mac = a.MAC[:]
+		}
+	case pcuif.SAPIPCH2:
+		var p pcuif.PCH2
+		if p.Unmarshal(d.Payload) == nil {
+			mac = p.MAC[:]
+		}
+	}
+	if len(mac) < 3 || mac[2] != rlcmac.RRImmediateAssignment {
+		return
+	}
+	var ia rlcmac.ImmediateAssignment
+	if err := rlcmac.DecodeImmediateAssignment(mac, &ia); err != nil {
+		return
+	}
+	for _, m := range c.MSs {
+		if m.immAss(fn, &ia) {
+			return
+		}
+	}
+}
+
+// MS is one emulated mobile station.
+type MS struct {
+	cell  *Cell
+	TLLI  uint32
+	IMSI  string
+	Class int
+	cs    rlcmac.CodingScheme
+
+	// OnLLC receives every downlink LLC frame (LLC UI dummies removed).
+	OnLLC func(frame []byte)
+
+	ulQueue [][]byte // LLC frames waiting for an UL TBF
+
+	rachRA   uint8
+	rachFN   uint32
+	rachWait bool
+
+	dl dlState
+	ul ulState
+
+	// Statistics.
+	DLFrames, DLOctets, ULFrames, ULOctets int
+	Polls, Acks                            int
+}
+
+type dlState struct {
+	active      bool
+	trx         uint8
+	tfi         uint8
+	slots       uint8
+	rw          rlcmac.ReceiveWindow
+	units       [rlcmac.GPRSSNS][]byte
+	hdr         [rlcmac.GPRSSNS]rlcmac.GPRSDLHeader
+	llcBuf      []byte
+	finalRx     bool
+	waitRelease bool
+}
+
+type ulState struct {
+	active     bool
+	assigned   bool // may send (after IA or PUA ack)
+	trx        uint8
+	tfi        uint8
+	slots      uint8
+	usf        [8]uint8
+	sw         rlcmac.SendWindow
+	blocks     [][]byte // pre-segmented RLC data units
+	hdrs       []rlcmac.GPRSULHeader
+	next       int // next new block index
+	contention bool
+	done       bool
+}
+
+// SendLLC queues an uplink LLC frame; the MS requests an UL TBF for it.
+func (m *MS) SendLLC(frame []byte) {
+	m.ulQueue = append(m.ulQueue, append([]byte(nil), frame...))
+}
+
+// Busy reports whether the MS has a TBF or pending access.
+func (m *MS) Busy() bool { return m.dl.active || m.ul.active || m.rachWait }
+
+// ULPending is the number of LLC frames not yet handed to an UL TBF.
+func (m *MS) ULPending() int { return len(m.ulQueue) }
+
+func (m *MS) beforeBlock(fn uint32) {
+	// Access: RACH when data waits, no UL TBF exists and the MS is not in
+	// downlink transfer (then it asks in the DL Ack/Nack instead).
+	if len(m.ulQueue) > 0 && !m.ul.active && !m.rachWait && !m.dl.active {
+		m.rachRA = 0x78 | uint8(m.cell.rnd.Intn(8))
+		m.rachFN = fn
+		m.rachWait = true
+		m.cell.BTS.Send(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: uint16(m.rachRA), FN: fn % 42432, ARFCN: m.cell.arfcn, BurstType: 1})
+	}
+}
+
+// immAss handles an Immediate Assignment; it reports whether it was ours.
+func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
+	switch ia.Rest.Kind {
+	case rlcmac.IARPacketUplink:
+		if !m.rachWait || ia.ReqRef.RA != m.rachRA {
+			return false
+		}
+		var rr rlcmac.RequestReference
+		rr.SetFN(m.rachFN)
+		if rr.T1 != ia.ReqRef.T1 || rr.T2 != ia.ReqRef.T2 || rr.T3 != ia.ReqRef.T3 {
+			return false
+		}
+		m.rachWait = false
+		var usf [8]uint8
+		usf[ia.TN] = ia.Rest.USF
+		m.startUL(0, ia.Rest.TFI, 1<<ia.TN, usf, false)
+		return true
+	case rlcmac.IARPacketDownlink:
+		if ia.Rest.TLLI != m.TLLI {
+			return false
+		}
+		m.startDL(0, ia.Rest.TFI, 1<<ia.TN)
+		return true
+	}
+	return false
+}
+
+func (m *MS) startDL(trx, tfi, slots uint8) {
+	m.dl = dlState{active: true, trx: trx, tfi: tfi, slots: slots}
+	m.dl.rw.Reset(false, rlcmac.GPRSWS)
+}
+
+// startUL begins an UL TBF and segments the queued frames into blocks.
+func (m *MS) startUL(trx, tfi, slots uint8, usf [8]uint8, contentionDone bool) {
+	m.ul = ulState{active: true, assigned: true, trx: trx, tfi: tfi, slots: slots, usf: usf, contention: contentionDone}
+	m.ul.sw.Reset(false, rlcmac.GPRSWS)
+	m.segmentUL()
+}
+
+// segmentUL turns the queued frames into RLC data units (TS 44.060
+// §10.4.14). The first blocks carry the TLLI (TI=1) until contention
+// resolution; we put it in every block before the first PUAN arrives, which
+// the segmentation cannot know, so all blocks get TI when contention is not
+// done yet (allowed: §7.1.2.3).
+func (m *MS) segmentUL() {
+	frames := m.ulQueue
+	m.ulQueue = nil
+	dl := m.cs.DataLen()
+	ti := !m.ul.contention
+	var cur []byte
+	fi := 0
+	for fi < len(frames) || len(cur) > 0 {
+		space := dl
+		if ti {
+			space -= 4
+		}
+		buf := make([]byte, space)
+		var u rlcmac.DLUnit
+		u.Reset(buf, false)
+		for {
+			if len(cur) == 0 {
+				if fi == len(frames) {
+					break
+				}
+				cur = frames[fi]
+				fi++
+				m.ULFrames++
+				m.ULOctets += len(cur)
+			}
+			last := fi == len(frames)
+			n, res := u.Append(cur, last)
+			cur = cur[n:]
+			if res == rlcmac.NeedMoreBlocks {
+				break
+			}
+			if res == rlcmac.CompletedBlockFilled {
+				break
+			}
+		}
+		if u.Space() > 0 {
+			u.Pad()
+		}
+		unit := make([]byte, 0, dl)
+		unit = append(unit, buf[:u.NumLI()]...)
+		if ti {
+			unit = append(unit, byte(m.TLLI>>24), byte(m.TLLI>>16), byte(m.TLLI>>8), byte(m.TLLI))
+		}
+		unit = append(unit, buf[u.NumLI():]...)
+		m.ul.blocks = append(m.ul.blocks, unit)
+		m.ul.hdrs = append(m.ul.hdrs, rlcmac.GPRSULHeader{TFI: m.ul.tfi, TI: ti, E: u.E()})
+	}
+	n := len(m.ul.blocks)
+	for i := range m.ul.hdrs {
+		cv := n - i - 1
+		if cv > 15 {
+			cv = 15
+		}
+		m.ul.hdrs[i].CV = uint8(cv)
+		m.ul.hdrs[i].BSN = uint8(i % rlcmac.GPRSSNS)
+	}
+}
+
+// ulTransmit sends one UL data block at fn on ts (our USF was seen).
+func (m *MS) ulTransmit(fn uint32, ts uint8) {
+	u := &m.ul
+	idx := -1
+	if b := u.sw.ResendNeeded(); b >= 0 {
+		idx = u.blockIndex(b)
+		u.sw.MarkSent(b)
+	} else if u.next < len(u.blocks) {
+		if bsn, ok := u.sw.SendNew(); ok {
+			idx = u.next
+			_ = bsn
+			u.next++
+		}
+	}
+	if idx < 0 {
+		// everything sent: resend the oldest unacked (stall / waiting for final ack)
+		if u.sw.MarkForResend() > 0 {
+			b := u.sw.ResendNeeded()
+			idx = u.blockIndex(b)
+			u.sw.MarkSent(b)
+		}
+	}
+	if idx < 0 {
+		return
+	}
+	out := make([]byte, m.cs.BlockLen(true))
+	h := u.hdrs[idx]
+	if _, err := rlcmac.EncodeGPRSUL(out, m.cs, &h, u.blocks[idx]); err != nil {
+		panic(err)
+	}
+	m.cell.queueUL(fn, u.trx, ts, out)
+}
+
+// blockIndex maps a BSN back to the block index (the TBF sends at most a
+// window beyond V(A), so the index near next with that BSN is it).
+func (u *ulState) blockIndex(bsn int) int {
+	for i := u.next - 1; i >= 0 && i >= u.next-rlcmac.GPRSSNS; i-- {
+		if i%rlcmac.GPRSSNS == bsn {
+			return i
+		}
+	}
+	return -1
+}
+
+// dlBlock processes one downlink block on the MS's timeslots.
+func (m *MS) dlBlock(d pcuif.Data, lost bool) {
+	ts := d.TS
+	listening := m.dl.active && m.dl.slots&(1<<ts) != 0 || m.ul.active && m.ul.slots&(1<<ts) != 0
+	if !listening {
+		return
+	}
+	if lost {
+		return
+	}
+	b := d.Payload
+	// USF: every block carries it in octet 0.
+	if m.ul.active && m.ul.assigned && !m.ul.done && m.ul.slots&(1<<ts) != 0 && b[0]&7 == m.ul.usf[ts] {
+		m.ulTransmit(ulBlockFN(d.FN), ts)
+	}
+	switch b[0] >> 6 {
+	case rlcmac.PTData:
+		m.cell.Blocks.Data++
+		m.dlData(d)
+	case rlcmac.PTControl, rlcmac.PTControlOpt:
+		m.dlControl(d)
+	}
+}
+
+func (m *MS) dlData(d pcuif.Data) {
+	if !m.dl.active || m.dl.slots&(1<<d.TS) == 0 {
+		return
+	}
+	var h rlcmac.GPRSDLHeader
+	if err := h.Unmarshal(d.Payload); err != nil || h.TFI != m.dl.tfi {
+		return
+	}
+	cs := rlcmac.CSFromDLLen(len(d.Payload))
+	if !cs.IsGPRS() {
+		return
+	}
+	bsn := int(h.BSN)
+	if ok, dup := m.dl.rw.Receive(bsn); ok && !dup {
+		m.dl.units[bsn] = append([]byte(nil), d.Payload[3:3+cs.DataLen()]...)
+		m.dl.hdr[bsn] = h
+		from := m.dl.rw.VQ()
+		for n := m.dl.rw.RaiseVQ(); n > 0; n-- {
+			m.reassembleDL(from)
+			from = (from + 1) % rlcmac.GPRSSNS
+		}
+	}
+	if h.FBI {
+		m.dl.finalRx = true
+	}
+	if h.SP {
+		final := m.dl.finalRx && m.dl.rw.Complete()
+		a := rlcmac.PacketDownlinkAckNack{DownlinkTFI: m.dl.tfi, AckNack: m.dl.rw.GPRSAckNack(final)}
+		if len(m.ulQueue) > 0 && !m.ul.active {
+			a.HasChanReq = true
+			a.ChanReq = rlcmac.ChannelRequestDescription{RLCOctetCount: uint16(min(len(m.ulQueue[0]), 0xffff))}
+		}
+		m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TS, &a)
+		m.Polls++
+		if final {
+			// T3192: keep listening on the PACCH for a new assignment
+			m.dl.active = false
+			m.dl.waitRelease = true
+		}
+	}
+}
+
+func (m *MS) reassembleDL(bsn int) {
+	h := m.dl.hdr[bsn]
+	data := m.dl.units[bsn]
+	var u rlcmac.ULUnit
+	if err := rlcmac.ParseULUnit(data, false, h.E, false, false, h.FBI, &u); err != nil {
+		return
+	}
+	for i := 0; i < u.N; i++ {
+		c := u.Chunks[i]
+		m.dl.llcBuf = append(m.dl.llcBuf, data[c.Off:c.Off+c.Len]...)
+		if !c.Complete {
+			continue
+		}
+		f := m.dl.llcBuf
+		m.dl.llcBuf = nil
+		if len(f) == 0 || llc.IsDummy(f) {
+			continue
+		}
+		m.DLFrames++
+		m.DLOctets += len(f)
+		if m.OnLLC != nil {
+			m.OnLLC(f)
+		}
+	}
+}
+
+func (m *MS) sendCtrl(fn uint32, ts uint8, msg rlcmac.Message) {
+	out := make([]byte, rlcmac.ControlBlockLen)
+	if _, err := rlcmac.EncodeUL(out, &rlcmac.ULCtrlHeader{}, msg); err != nil {
+		panic(err)
+	}
+	trx := m.dl.trx
+	if m.ul.active {
+		trx = m.ul.trx
+	}
+	m.cell.queueUL(fn, trx, ts, out)
+}
+
+func (m *MS) dlControl(d pcuif.Data) {
+	h, msg, err := rlcmac.DecodeDL(d.Payload)
+	if err != nil {
+		return
+	}
+	switch x := msg.(type) {
+	case *rlcmac.PacketDownlinkDummyControlBlock:
+		m.cell.Blocks.Dummy++
+		return
+	case *rlcmac.PacketUplinkAckNack:
+		m.cell.Blocks.Control++
+		if !m.ul.active || x.UplinkTFI != m.ul.tfi {
+			return
+		}
+		if x.HasContentionTLLI && x.ContentionTLLI == m.TLLI {
+			m.ul.contention = true
+		}
+		m.ul.sw.ApplyGPRSAckNack(&x.AckNack)
+		if x.AckNack.FinalAck {
+			m.ul.done = true
+			if h.SP {
+				m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
+			}
+			m.ul = ulState{}
+		}
+	case *rlcmac.PacketDownlinkAssignment:
+		m.cell.Blocks.Control++
+		if !m.addressed(&x.ID) {
+			return
+		}
+		slots := reverse(x.TimeslotAlloc)
+		m.startDL(m.dl.trx, x.DownlinkTFI, slots)
+		if h.SP {
+			m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
+		}
+	case *rlcmac.PacketUplinkAssignment:
+		m.cell.Blocks.Control++
+		if !m.addressed(&x.ID) || m.ul.active {
+			return
+		}
+		var slots uint8
+		var usf [8]uint8
+		for ts := 0; ts < 8; ts++ {
+			if x.Dynamic.HasUSF[ts] {
+				slots |= 1 << ts
+				usf[ts] = x.Dynamic.USF[ts]
+			}
+		}
+		m.startUL(m.dl.trx, x.Dynamic.UplinkTFI, slots, usf, true)
+		if h.SP {
+			m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
+		}
+	default:
+		m.cell.Blocks.Control++
+	}
+}
+
+// addressed reports whether a Global TFI / TLLI identifies this MS.
+func (m *MS) addressed(id *rlcmac.MSID) bool {
+	switch id.Kind {
+	case rlcmac.IDTLLI:
+		return id.TLLI == m.TLLI
+	case rlcmac.IDGlobalTFI:
+		if id.GlobalTFI.Downlink {
+			return (m.dl.active || m.dl.waitRelease) && id.GlobalTFI.TFI == m.dl.tfi
+		}
+		return m.ul.active && id.GlobalTFI.TFI == m.ul.tfi
+	}
+	return false
+}
+
+func reverse(x uint8) uint8 {
+	var r uint8
+	for i := 0; i < 8; i++ {
+		if x&(0x80>>i) != 0 {
+			r |= 1 << i
+		}
+	}
+	return r
+}
+
+// Frame arithmetic (TS 45.002), mirrored from the BTS emulator.
+
+func ulBlockFN(fn uint32) uint32 { return btsemu.NextBlockFN(fn) }
+
+func rrbpFN(fn uint32, rrbp uint8) uint32 {
+	add := func(d uint32) uint32 { return (fn + d) % pcuif.MaxFN }
+	switch rrbp {
+	case 0:
+		return add(13)
+	case 1:
+		if f := add(17); btsemu.BlockNr(f) >= 0 {
+			return f
+		}
+		return add(18)
+	case 2:
+		if f := add(21); btsemu.BlockNr(f) >= 0 {
+			return f
+		}
+		return add(22)
+	}
+	return add(26)
+}
+
+func fnDelta(a, b uint32) int {
+	d := (int64(a) - int64(b)) % pcuif.MaxFN
+	if d > pcuif.MaxFN/2 {
+		d -= pcuif.MaxFN
+	} else if d <= -pcuif.MaxFN/2 {
+		d += pcuif.MaxFN
+	}
+	return int(d)
+}

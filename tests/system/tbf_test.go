@@ -1,0 +1,144 @@
+package system
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/tests/btsemu"
+	"github.com/gopcu/gopcu/tests/msemu"
+)
+
+// fakeGb records what the engine sends towards the SGSN.
+type fakeGb struct {
+	mu        sync.Mutex
+	ul        map[uint32][][]byte
+	discarded int
+}
+
+func (g *fakeGb) ULUnitdata(bts uint8, tlli uint32, llc []byte) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ul == nil {
+		g.ul = map[uint32][][]byte{}
+	}
+	g.ul[tlli] = append(g.ul[tlli], llc)
+}
+
+func (g *fakeGb) LLCDiscarded(bts uint8, tlli uint32, frames uint8, octets uint32) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.discarded += int(frames)
+}
+
+func (g *fakeGb) frames(tlli uint32) [][]byte {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([][]byte(nil), g.ul[tlli]...)
+}
+
+type radioRig struct {
+	*rig
+	gb   *fakeGb
+	cell *msemu.Cell
+}
+
+func startRadio(t *testing.T, v pcuif.Version, params *pcu.Params, seed int64) *radioRig {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "pcu_bts")
+	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb := &fakeGb{}
+	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Params: params})
+	eng.SetGb(gb)
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &rig{t: t, path: path, bts: bts, eng: eng, cancel: cancel, done: make(chan struct{})}
+	go func() { eng.Run(ctx); close(r.done) }()
+	t.Cleanup(r.stop)
+	r.waitActive(4)
+	return &radioRig{rig: r, gb: gb, cell: msemu.NewCell(bts, seed)}
+}
+
+// llcFrame makes a recognisable LLC UI frame on SAPI 3 of n octets.
+func llcFrame(seq, n int) []byte {
+	b := make([]byte, n)
+	b[0], b[1] = 0x03, 0xc0 // SAPI 3, UI
+	for i := 2; i < n; i++ {
+		b[i] = byte(seq + i)
+	}
+	if n >= 4 {
+		b[2], b[3] = byte(seq>>8), byte(seq)
+	}
+	return b
+}
+
+func (r *radioRig) dl(tlli uint32, imsi string, frame []byte) {
+	f := append([]byte(nil), frame...)
+	r.eng.Call(func() {
+		r.eng.HandleDLUnitdata(0, &pcu.DLUnitdata{TLLI: tlli, IMSI: imsi, Lifetime: 0xffff, LLC: f})
+	})
+}
+
+func TestDownlinkTransfer(t *testing.T) {
+	for _, v := range []pcuif.Version{pcuif.V10, pcuif.V12} {
+		t.Run(v.String(), func(t *testing.T) {
+			r := startRadio(t, v, nil, 1)
+			ms := r.cell.AddMS(0xc0000001, "901700000000001", 10)
+			var got [][]byte
+			ms.OnLLC = func(f []byte) { got = append(got, f) }
+			var want [][]byte
+			for i := 0; i < 20; i++ {
+				f := llcFrame(i, 200+i*37%900)
+				want = append(want, f)
+				r.dl(ms.TLLI, ms.IMSI, f)
+			}
+			ctx := context.Background()
+			for i := 0; i < 3000 && len(got) < len(want); i++ {
+				if err := r.cell.Step(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("received %d of %d frames", len(got), len(want))
+			}
+			for i := range want {
+				if !bytes.Equal(got[i], want[i]) {
+					t.Fatalf("frame %d differs", i)
+				}
+			}
+		})
+	}
+}
+
+func TestUplinkTransfer(t *testing.T) {
+	r := startRadio(t, pcuif.V12, nil, 2)
+	ms := r.cell.AddMS(0xc0000002, "901700000000002", 10)
+	var want [][]byte
+	for i := 0; i < 10; i++ {
+		f := llcFrame(i, 100+i*53)
+		want = append(want, f)
+		ms.SendLLC(f)
+	}
+	ctx := context.Background()
+	for i := 0; i < 2000 && len(r.gb.frames(ms.TLLI)) < len(want); i++ {
+		if err := r.cell.Step(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := r.gb.frames(ms.TLLI)
+	if len(got) != len(want) {
+		t.Fatalf("SGSN got %d of %d frames", len(got), len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("frame %d differs:\n%x\n%x", i, got[i], want[i])
+		}
+	}
+}
