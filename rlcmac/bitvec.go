@@ -1,9 +1,3 @@
-// Package rlcmac implements the 3GPP TS 44.060 RLC/MAC layer codecs of a GPRS/EGPRS PCU:
-// a bit vector with CSN.1 L/H semantics, coding schemes, GPRS/EGPRS data block headers,
-// LLC segmentation and reassembly, CSN.1 control messages (both directions), the
-// TS 44.018 RR messages a PCU sends on CCCH, and the RLC ARQ windows.
-//
-// The package is pure: no I/O, no engine knowledge, no allocations on the data path.
 package rlcmac
 
 import (

@@ -594,3 +594,33 @@ func CountdownValue(remaining, nts, bsCVMax int) uint8 {
 	}
 	return uint8(x)
 }
+
+// ParseUnit parses the LI octets / TLLI of a data unit of either direction
+// (the LI rules of §10.4.13/§10.4.14 are the same): last is FBI (DL) or
+// CV == 0 (UL). It is ParseULUnit under a direction-neutral name.
+func ParseUnit(data []byte, egprs, e, ti, pi, last bool, out *ULUnit) error {
+	return ParseULUnit(data, egprs, e, ti, pi, last, out)
+}
+
+// GPRSDLBlock is a parsed GPRS downlink data block (the MS side).
+type GPRSDLBlock struct {
+	CS     CodingScheme
+	Header GPRSDLHeader
+	Unit   ULUnit
+	Data   []byte // the data unit (aliases the input)
+}
+
+// Parse decodes a GPRS downlink data block of CS-1..4 (length selects the CS).
+func (blk *GPRSDLBlock) Parse(b []byte) error {
+	cs := CSFromDLLen(len(b))
+	if !cs.IsGPRS() {
+		return &BitError{Off: 0, Field: "length", Err: ErrBadLength}
+	}
+	if err := blk.Header.Unmarshal(b); err != nil {
+		return err
+	}
+	blk.CS = cs
+	blk.Data = b[GPRSHeaderLen : GPRSHeaderLen+cs.DataLen()]
+	h := &blk.Header
+	return ParseULUnit(blk.Data, false, h.E, false, false, h.FBI, &blk.Unit)
+}

@@ -313,3 +313,60 @@ func TestCountdownValue(t *testing.T) {
 		}
 	}
 }
+
+// The MS side parses what the network encodes (all coding schemes).
+func TestDLBlocksParse(t *testing.T) {
+	for cs := CS1; cs <= MCS9; cs++ {
+		src := &sliceSource{frames: [][]byte{frame(7, 1), frame(9, 2)}}
+		var units [2][]byte
+		var e [2]bool
+		var fbi [2]bool
+		for i := 0; i < cs.DataUnits(); i++ {
+			units[i] = make([]byte, cs.DataLen())
+			var u DLUnit
+			u.Reset(units[i], cs.IsEGPRS())
+			if i == 0 {
+				u.Append(frame(7, 1), false)
+				fbi[i] = FillUnit(&u, &sliceSource{frames: [][]byte{frame(9, 2)}})
+			} else {
+				fbi[i] = FillUnit(&u, src)
+			}
+			e[i] = u.E()
+		}
+		b := make([]byte, cs.BlockLen(false))
+		var chunks [][]byte
+		if cs.IsGPRS() {
+			h := GPRSDLHeader{TFI: 3, BSN: 9, E: e[0], FBI: fbi[0]}
+			copy(b[GPRSHeaderLen:], units[0])
+			EncodeGPRSDL(b, cs, &h, nil)
+			var blk GPRSDLBlock
+			if err := blk.Parse(b); err != nil {
+				t.Fatalf("%v: %v", cs, err)
+			}
+			for _, c := range blk.Unit.Chunks[:blk.Unit.N] {
+				chunks = append(chunks, blk.Data[c.Off:c.Off+c.Len])
+			}
+		} else {
+			cps, _ := EncodeCPS(cs, PS1, PS1, false)
+			h := EGPRSDLHeader{TFI: 3, BSN1: 9, BSN2: 10, CPS: cps, E: e, FBI: fbi}
+			if _, err := EncodeEGPRSDL(b, cs, &h, units[0], units[1]); err != nil {
+				t.Fatal(err)
+			}
+			var blk EGPRSDLBlock
+			if err := blk.Parse(b); err != nil {
+				t.Fatalf("%v: %v", cs, err)
+			}
+			if blk.Header.BSN1 != 9 || (cs.DataUnits() == 2 && blk.Header.BSN2 != 10) || blk.Header.FBI != fbi {
+				t.Fatalf("%v: %+v", cs, blk.Header)
+			}
+			for i := 0; i < blk.NUnits; i++ {
+				for _, c := range blk.Unit[i].Chunks[:blk.Unit[i].N] {
+					chunks = append(chunks, blk.Data[i][c.Off:c.Off+c.Len])
+				}
+			}
+		}
+		if len(chunks) < 2 || !bytes.Equal(chunks[0], frame(7, 1)) || !bytes.Equal(chunks[1], frame(9, 2)) {
+			t.Fatalf("%v: chunks %x", cs, chunks)
+		}
+	}
+}

@@ -364,6 +364,7 @@ type EGPRSDLBlock struct {
 	Header EGPRSDLHeader
 	NUnits int
 	Data   [2][74]byte
+	Unit   [2]ULUnit
 }
 
 // Parse decodes an EGPRS downlink block (the length selects MCS-1..9).
@@ -401,6 +402,9 @@ func (blk *EGPRSDLBlock) Parse(b []byte) error {
 		h.E[i] = s.get(1) == 1
 		h.FBI[i] = s.get(1) == 1
 		s.getBytes(blk.Data[i][:dl])
+		if err := ParseULUnit(blk.Data[i][:dl], true, h.E[i], false, false, h.FBI[i], &blk.Unit[i]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
