@@ -139,7 +139,9 @@ func (v *VTY) installLogging() {
 			return t
 		}
 		if s := c.Session(); s != nil {
-			return s.logTarget
+			if t := s.LogTarget(); t != nil {
+				return t
+			}
 		}
 		return nil
 	}
@@ -148,6 +150,10 @@ func (v *VTY) installLogging() {
 			t := target(c)
 			if t == nil {
 				return c.Warnf("%% Logging was not enabled.\n")
+			}
+			if s := c.Session(); s != nil && t.Kind == "vty" {
+				s.logMu.Lock()
+				defer s.logMu.Unlock()
 			}
 			return h(c, t)
 		}
@@ -192,7 +198,7 @@ func (v *VTY) installLogging() {
 			return c.Warnf("%% Invalid category '%s'\n", c.Args[0])
 		}
 		t.Levels[c.Args[0]] = l
-		if lg.Registry != nil {
+		if lg.Registry != nil && t.Kind != "vty" {
 			_ = lg.Registry.SetLevel(c.Args[0], l)
 		}
 		return nil
@@ -205,7 +211,7 @@ func (v *VTY) installLogging() {
 				for k := range t.Levels {
 					t.Levels[k] = l
 				}
-				if lg.Registry != nil {
+				if lg.Registry != nil && t.Kind != "vty" {
 					lg.Registry.SetAll(l)
 				}
 				return nil
@@ -226,21 +232,22 @@ func (v *VTY) installLogging() {
 		if s == nil {
 			return nil
 		}
-		if s.logTarget != nil {
+		if s.LogTarget() != nil {
 			return c.Warnf("%% Logging already enabled.\n")
 		}
-		s.logTarget = &LogTarget{Kind: "vty", Levels: map[string]slog.Level{}, PrintFile: "1"}
+		t := &LogTarget{Kind: "vty", Levels: map[string]slog.Level{}, PrintFile: "1"}
 		for _, cat := range lg.Categories {
-			s.logTarget.Levels[cat.Name] = cat.Level
+			t.Levels[cat.Name] = cat.Level
 		}
+		s.setLogTarget(t)
 		return nil
 	}, libCmd())
 	v.InstallVE("logging disable", hp("logging disable", ""), func(c *Context) error {
 		s := c.Session()
-		if s == nil || s.logTarget == nil {
+		if s == nil || s.LogTarget() == nil {
 			return c.Warnf("%% Logging was not enabled.\n")
 		}
-		s.logTarget = nil
+		s.setLogTarget(nil)
 		return nil
 	}, libCmd())
 	for _, x := range common {
@@ -261,6 +268,10 @@ func (v *VTY) installLogging() {
 		t := target(c)
 		if t == nil {
 			return c.Warnf("%% Logging was not enabled.\n")
+		}
+		if s := c.Session(); s != nil && t.Kind == "vty" {
+			s.logMu.Lock()
+			defer s.logMu.Unlock()
 		}
 		showTarget(c, lg, t)
 		return nil

@@ -1,8 +1,12 @@
 package vty
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"time"
 )
@@ -127,19 +131,56 @@ func (s *Server) handle(c net.Conn) {
 	if s.Ex != nil {
 		run = s.Ex.Do
 	}
+	// One writer goroutine per connection sends queued output: command
+	// output blocks only this session when the client is slow; log lines
+	// (from any goroutine) are dropped when the queue is full.
+	q := make(chan []byte, 64)
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		failed := false
+		for b := range q {
+			if failed {
+				continue
+			}
+			if s.WriteTimeout > 0 {
+				c.SetWriteDeadline(time.Now().Add(s.WriteTimeout))
+			}
+			if _, err := c.Write(b); err != nil {
+				failed = true
+				c.Close() // unblocks the reader
+			}
+		}
+	}()
 	sess := s.V.NewSession(run)
-	defer sess.Release()
-	send := func(b []byte) bool {
-		if len(b) == 0 {
-			return true
+	var qmu sync.Mutex
+	qclosed := false
+	sess.setNotify(func(b []byte) {
+		qmu.Lock()
+		defer qmu.Unlock()
+		if qclosed {
+			return
 		}
-		if s.WriteTimeout > 0 {
-			c.SetWriteDeadline(time.Now().Add(s.WriteTimeout))
+		select {
+		case q <- b:
+		default:
 		}
-		_, err := c.Write(b)
-		return err == nil
+	})
+	defer func() {
+		sess.Release()
+		qmu.Lock()
+		qclosed = true
+		close(q)
+		qmu.Unlock()
+		<-writerDone
+	}()
+	send := func(b []byte) {
+		if len(b) > 0 {
+			q <- b
+		}
 	}
-	if !send(sess.Start()) || sess.Closed() {
+	send(sess.Start())
+	if sess.Closed() {
 		return
 	}
 	buf := make([]byte, 4096)
@@ -150,12 +191,75 @@ func (s *Server) handle(c net.Conn) {
 			if sess.Closed() {
 				return
 			}
-			if !send(out) {
-				return
-			}
+			send(out)
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// LogHandler returns a slog handler that passes records to next and copies
+// them to every session that ran `logging enable`, filtered by that
+// session's `logging level` settings (records carry logx's "cat" attribute).
+// Install it with logx.Registry.SetHandler.
+func (s *Server) LogHandler(next slog.Handler) slog.Handler {
+	return &sessionLog{v: s.V, next: next}
+}
+
+type sessionLog struct {
+	v     *VTY
+	next  slog.Handler
+	attrs []slog.Attr
+}
+
+func (h *sessionLog) Enabled(ctx context.Context, l slog.Level) bool { return true }
+
+func (h *sessionLog) Handle(ctx context.Context, r slog.Record) error {
+	var err error
+	if h.next != nil && h.next.Enabled(ctx, r.Level) {
+		err = h.next.Handle(ctx, r)
+	}
+	cat := ""
+	var b strings.Builder
+	b.WriteString(r.Message)
+	emit := func(a slog.Attr) bool {
+		if a.Key == "cat" {
+			cat = a.Value.String()
+			return true
+		}
+		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+		return true
+	}
+	for _, a := range h.attrs {
+		emit(a)
+	}
+	r.Attrs(emit)
+	h.v.mu.Lock()
+	list := make([]*Session, 0, len(h.v.sessions))
+	for ss := range h.v.sessions {
+		list = append(list, ss)
+	}
+	h.v.mu.Unlock()
+	for _, ss := range list {
+		ss.logLine(cat, r.Level, b.String())
+	}
+	return err
+}
+
+func (h *sessionLog) WithAttrs(as []slog.Attr) slog.Handler {
+	n := *h
+	n.attrs = append(append([]slog.Attr(nil), h.attrs...), as...)
+	if h.next != nil {
+		n.next = h.next.WithAttrs(as)
+	}
+	return &n
+}
+
+func (h *sessionLog) WithGroup(g string) slog.Handler {
+	n := *h
+	if h.next != nil {
+		n.next = h.next.WithGroup(g)
+	}
+	return &n
 }

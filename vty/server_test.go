@@ -3,6 +3,7 @@ package vty
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -13,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gopcu/gopcu/internal/logx"
 )
 
 // loopExecutor is an engine stand-in: one goroutine runs posted closures.
@@ -311,5 +314,41 @@ func TestWriteKill9(t *testing.T) {
 		if !bytes.Equal(got, a) && !bytes.Equal(got, b) {
 			t.Fatalf("round %d: torn file of %d bytes", round, len(got))
 		}
+	}
+}
+
+func TestSessionLogging(t *testing.T) {
+	v := testTree()
+	loop := newLoop()
+	srv := NewServer(v, loop)
+	reg := logx.New(srv.LogHandler(nil))
+	v.Logging.Registry = reg
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	defer func() {
+		srv.Close()
+		close(loop.ch)
+		<-loop.done
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := bufio.NewReader(c)
+	readUntil(t, r, c, "OsmoPCU> ")
+	c.Write([]byte("logging enable\r"))
+	readUntil(t, r, c, "OsmoPCU> ")
+	c.Write([]byte("logging level rlcmac error\r"))
+	readUntil(t, r, c, "OsmoPCU> ")
+	reg.Logger(logx.CatRLCMAC).Log(context.Background(), logx.LevelNotice, "filtered")
+	reg.Logger(logx.CatRLCMAC).Log(context.Background(), logx.LevelError, "boom", "tfi", 3)
+	reg.Logger(logx.CatPCU).Log(context.Background(), logx.LevelNotice, "pcu note")
+	got := readUntil(t, r, c, "pcu note\n\r")
+	if strings.Contains(got, "filtered") || !strings.Contains(got, "boom tfi=3\n\r") {
+		t.Errorf("%q", got)
 	}
 }

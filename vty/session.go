@@ -3,9 +3,11 @@ package vty
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -64,8 +66,58 @@ type Session struct {
 
 	out bytes.Buffer // pending output of the current Feed
 
-	run       func(func()) // executes handlers (the owner's executor)
-	logTarget *LogTarget
+	run func(func()) // executes handlers (the owner's executor)
+
+	logMu     sync.Mutex
+	logTarget *LogTarget   // `logging enable` of this session
+	notify    func([]byte) // asynchronous output (log lines), never blocks
+}
+
+func (s *Session) setNotify(f func([]byte)) {
+	s.logMu.Lock()
+	s.notify = f
+	s.logMu.Unlock()
+}
+
+// LogTarget returns the session's `logging enable` target (nil if off).
+func (s *Session) LogTarget() *LogTarget {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	return s.logTarget
+}
+
+func (s *Session) setLogTarget(t *LogTarget) {
+	s.logMu.Lock()
+	s.logTarget = t
+	s.logMu.Unlock()
+}
+
+// logLine sends one log record to the session if its target wants it
+// (libosmocore _vty_output: the line, then "\r" after its "\n").
+func (s *Session) logLine(cat string, l slog.Level, msg string) {
+	s.logMu.Lock()
+	t, n := s.logTarget, s.notify
+	if t == nil || n == nil {
+		s.logMu.Unlock()
+		return
+	}
+	if lv, ok := t.Levels[cat]; ok && l < lv {
+		s.logMu.Unlock()
+		return
+	}
+	if t.forceSet && l < t.ForceAll {
+		s.logMu.Unlock()
+		return
+	}
+	line := msg + "\n\r"
+	if t.Category && cat != "" {
+		line = "D" + strings.ToUpper(cat) + " " + line
+	}
+	if t.PrintLevel {
+		line = strings.ToUpper(levelName(l)) + " " + line
+	}
+	s.logMu.Unlock()
+	n([]byte(line))
 }
 
 // NewSession makes a session on the tree. run executes command handlers
