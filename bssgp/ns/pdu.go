@@ -439,18 +439,30 @@ func (p *PDU) Unmarshal(b []byte) error {
 		off = 2
 	case PDUSNSAck, PDUSNSAdd, PDUSNSChangeWeight, PDUSNSDelete:
 		// NSEI (TLV) then the value-only Transaction ID (§10.3.x).
-		if len(b) < 5 {
+		if len(b) < 3 {
 			return p.failIE(CauseMissingEssentialIE, IENSEI, len(b), "NSEI missing")
 		}
-		if b[1] != byte(IENSEI) || b[2] != 0x82 {
+		if IEI(b[1]) != IENSEI {
 			return p.failIE(CauseInvalidEssentialIE, IENSEI, 1, "NSEI expected first")
 		}
-		p.NSEI, p.HasNSEI = binary.BigEndian.Uint16(b[3:]), true
-		if len(b) < 6 {
+		end := 3 + int(b[2]&0x7f)
+		if b[2]&0x80 == 0 {
+			if len(b) < 4 {
+				return p.failIE(CauseInvalidEssentialIE, IENSEI, 1, "length truncated")
+			}
+			end = 4 + (int(b[2]&0x7f)<<8 | int(b[3]))
+		}
+		if end > len(b) {
+			return p.failIE(CauseInvalidEssentialIE, IENSEI, 1, "value truncated")
+		}
+		if err := p.parseIEs(b[:end], 1); err != nil {
+			return err
+		}
+		if end >= len(b) {
 			return p.fail(CauseMissingEssentialIE, len(b), "Transaction ID missing")
 		}
-		p.TransactionID = b[5]
-		off = 6
+		p.TransactionID = b[end]
+		off = end + 1
 	}
 	if err := p.parseIEs(b, off); err != nil {
 		return err

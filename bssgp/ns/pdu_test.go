@@ -208,3 +208,10 @@ func BenchmarkUnitdataParse(b *testing.B) {
 		}
 	}
 }
+
+func TestSNSLongNSEILength(t *testing.T) {
+	p, err := Parse(unhex(t, "0c 04000204d2 07"))
+	if err != nil || p.NSEI != 1234 || p.TransactionID != 7 {
+		t.Fatal(p, err)
+	}
+}
