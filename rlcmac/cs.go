@@ -222,3 +222,59 @@ func CSFromDLLen(n int) CodingScheme {
 
 // MaxBlockLen is the longest RLC/MAC block (MCS-9 uplink).
 const MaxBlockLen = 155
+
+// retxTable[resegment][initial][commanded] is TS 44.060 Table 8.1.1.1
+// (resegment = 1) and Table 8.1.1.2 (resegment = 0), indexed by MCS-1..9.
+var retxTable = [2][9][9]CodingScheme{
+	{ // no resegmentation (Table 8.1.1.2)
+		{MCS1, MCS1, MCS1, MCS1, MCS1, MCS1, MCS1, MCS1, MCS1},
+		{MCS2, MCS2, MCS2, MCS2, MCS2, MCS2, MCS2, MCS2, MCS2},
+		{MCS3, MCS3, MCS3, MCS3, MCS3, MCS3, MCS3, MCS3, MCS3},
+		{MCS4, MCS4, MCS4, MCS4, MCS4, MCS4, MCS4, MCS4, MCS4},
+		{MCS5, MCS5, MCS5, MCS5, MCS5, MCS5, MCS7, MCS7, MCS7},
+		{MCS6, MCS6, MCS6, MCS6, MCS6, MCS6, MCS6, MCS6, MCS9},
+		{MCS5, MCS5, MCS5, MCS5, MCS5, MCS5, MCS7, MCS7, MCS7},
+		{MCS6, MCS6, MCS6, MCS6, MCS6, MCS6, MCS6, MCS8, MCS8},
+		{MCS6, MCS6, MCS6, MCS6, MCS6, MCS6, MCS6, MCS6, MCS9},
+	},
+	{ // resegmentation (Table 8.1.1.1)
+		{MCS1, MCS1, MCS1, MCS1, MCS1, MCS1, MCS1, MCS1, MCS1},
+		{MCS2, MCS2, MCS2, MCS2, MCS2, MCS2, MCS2, MCS2, MCS2},
+		{MCS3, MCS3, MCS3, MCS3, MCS3, MCS3, MCS3, MCS3, MCS3},
+		{MCS1, MCS1, MCS1, MCS4, MCS4, MCS4, MCS4, MCS4, MCS4},
+		{MCS2, MCS2, MCS2, MCS2, MCS5, MCS5, MCS7, MCS7, MCS7},
+		{MCS3, MCS3, MCS3, MCS3, MCS3, MCS6, MCS6, MCS6, MCS9},
+		{MCS2, MCS2, MCS2, MCS2, MCS5, MCS5, MCS7, MCS7, MCS7},
+		{MCS3, MCS3, MCS3, MCS3, MCS3, MCS6, MCS6, MCS8, MCS8},
+		{MCS3, MCS3, MCS3, MCS3, MCS3, MCS6, MCS6, MCS6, MCS9},
+	},
+}
+
+// RetxMCS returns the MCS used to retransmit a block first sent with initial
+// when the link adaptation commands commanded (TS 44.060 §8.1.1, Tables
+// 8.1.1.1 / 8.1.1.2). Non-EGPRS arguments return initial.
+func RetxMCS(initial, commanded CodingScheme, resegment bool) CodingScheme {
+	if !initial.IsEGPRS() || !commanded.IsEGPRS() {
+		return initial
+	}
+	r := 0
+	if resegment {
+		r = 1
+	}
+	return retxTable[r][initial-MCS1][commanded-MCS1]
+}
+
+// SingleUnitMCS is the scheme a two-unit MCS-7..9 block falls back to when
+// only one unit is to be sent (MCS-7 -> MCS-5, MCS-8 -> MCS-6 padded,
+// MCS-9 -> MCS-6); padded reports the MCS-6 padding variant.
+func SingleUnitMCS(cs CodingScheme) (out CodingScheme, padded bool) {
+	switch cs {
+	case MCS7:
+		return MCS5, false
+	case MCS8:
+		return MCS6, true
+	case MCS9:
+		return MCS6, false
+	}
+	return cs, false
+}
