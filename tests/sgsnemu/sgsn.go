@@ -38,6 +38,9 @@ type Config struct {
 	TnsTest time.Duration
 	// DLLifetime is the PDU lifetime (centiseconds) of DL-UNITDATA (0 = 1000).
 	DLLifetime uint16
+	// Echo sends every UL-UNITDATA LLC PDU back to the same TLLI as
+	// DL-UNITDATA (a traffic source for demos).
+	Echo bool
 }
 
 // BVC is what the emulator knows of one BVC of the BSS.
@@ -305,6 +308,10 @@ func (s *SGSN) bssgpIn(v *vc, bvci uint16, sdu []byte, now time.Duration) {
 		}
 		if s.cb.ULUnitdata != nil {
 			s.cb.ULUnitdata(bvci, m, now)
+		}
+		if s.cfg.Echo {
+			// m.LLC aliases the receive buffer, s.buf is separate: no overlap.
+			s.SendDLUnitdata(bvci, m.TLLI, "", m.LLC, now)
 		}
 		return
 	}

@@ -303,3 +303,15 @@ func TestServerUDP(t *testing.T) {
 		}
 	}
 }
+
+func TestEcho(t *testing.T) {
+	b := newBench(t, ns.DialectClassic)
+	b.sg.cfg.Echo = true
+	b.gb.Start(0)
+	b.advance(10 * time.Millisecond)
+	b.gb.SendULUnitdata(0xc0000005, []byte("ping"), b.now)
+	b.pump()
+	if len(b.bssH.dl) != 1 || b.bssH.dl[0].TLLI != 0xc0000005 || string(b.bssH.llc[0]) != "ping" {
+		t.Fatal(b.bssH.dl)
+	}
+}
