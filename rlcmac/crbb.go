@@ -126,23 +126,30 @@ func CompressRBB(src []byte, n int, dst []byte, maxBits int) (cbits, ubits int, 
 	if n == 0 || n > len(src)*8 {
 		return 0, 0, false, false
 	}
-	in := BitVec{buf: src, end: n}
 	if maxBits > len(dst)*8 {
 		maxBits = len(dst) * 8
 	}
 	out := BitVec{buf: dst, end: maxBits}
-	first, _ := in.Peek(1)
-	startOnes = first == 1
+	startOnes = src[0]&0x80 != 0
 	ones := startOnes
-	for !in.AtEnd() {
-		// Measure the run.
+	pos := 0
+	for pos < n {
+		// Measure the run (whole octets at a time where possible).
 		run := 0
-		for !in.AtEnd() {
-			b, _ := in.Peek(1)
-			if (b == 1) != ones {
+		full := byte(0)
+		if ones {
+			full = 0xFF
+		}
+		for pos < n {
+			if pos&7 == 0 && pos+8 <= n && src[pos>>3] == full {
+				pos += 8
+				run += 8
+				continue
+			}
+			if (src[pos>>3]>>(7-uint(pos&7))&1 == 1) != ones {
 				break
 			}
-			in.pos++
+			pos++
 			run++
 		}
 		t := &t4Zeros
