@@ -458,3 +458,13 @@ type countHandler struct {
 }
 
 func (h *countHandler) DLUnitdata(p *DLUnitdata, now time.Duration) { h.n++ }
+
+func TestEngineAdapter(t *testing.T) {
+	g, tx, _ := up(t)
+	a := EngineAdapter{Gb: g, Now: func() time.Duration { return time.Second }}
+	a.ULUnitdata(0, 0xc0000001, []byte{1, 2, 3})
+	a.LLCDiscarded(0, 0xc0000001, 2, 1500)
+	expect(t, tx.take(),
+		"00000708 01 c0000001 000004 0888 09f1070001001b39 0080 0e0003 010203",
+		"00000000 2c 1f84c0000001 0f8102 04820708 25830005dc")
+}
