@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/internal/ratectr"
 )
 
 // loopExecutor is an engine stand-in: one goroutine runs posted closures.
@@ -350,5 +351,21 @@ func TestSessionLogging(t *testing.T) {
 	got := readUntil(t, r, c, "pcu note\n\r")
 	if strings.Contains(got, "filtered") || !strings.Contains(got, "boom tfi=3\n\r") {
 		t.Errorf("%q", got)
+	}
+}
+
+func TestShowRateCounters(t *testing.T) {
+	v := testTree()
+	reg := &ratectr.Registry{}
+	g := ratectr.NewGroup("bts", "BTS Statistics", 0, []ratectr.Desc{{Name: "tbf:dl:alloc", Description: "TBF DL Allocated"}, {Name: "tbf:ul:alloc", Description: "TBF UL Allocated"}})
+	g.Add(0, 5)
+	reg.Register(g)
+	v.Stats.Counters = reg
+	s := v.NewSession(nil)
+	s.Start()
+	got := s.Exec("show rate-counters skip-zero")
+	want := "BTS Statistics 0:\n             tbf:dl:alloc:          5 (0/s 0/m 0/h 0/d) TBF DL Allocated\n"
+	if got != want {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }

@@ -2,7 +2,27 @@ package vty
 
 import (
 	"strconv"
+
+	"github.com/gopcu/gopcu/internal/ratectr"
 )
+
+// WriteRateCounters prints every group as libosmocore's `show
+// rate-counters` does: "<description> <index>:" then
+// "%25s: %10d (%d/s %d/m %d/h %d/d) <counter description>" per counter.
+func WriteRateCounters(c *Context, r *ratectr.Registry, skipZero bool) {
+	for _, g := range r.Groups() {
+		c.Printf("%s %d:\n", g.Description, g.Index)
+		for i, d := range g.Descs {
+			ctr := g.Ctr(i)
+			if skipZero && ctr.Value() == 0 {
+				continue
+			}
+			c.Printf("%25s: %10d (%d/s %d/m %d/h %d/d) %s\n", d.Name, ctr.Value(),
+				ctr.Rate(ratectr.PerSecond), ctr.Rate(ratectr.PerMinute), ctr.Rate(ratectr.PerHour),
+				ctr.Rate(ratectr.PerDay), d.Description)
+		}
+	}
+}
 
 // StatsReporter is one `stats reporter (statsd|log) [NAME]` (libosmocore
 // struct osmo_stats_reporter). Sending statistics is pending; the settings
@@ -26,7 +46,9 @@ type StatsConfig struct {
 	TCPInterval  int // `stats-tcp interval`, default 0
 	TCPBatchSize int // `stats-tcp batch-size`, default 5
 	Reporters    []*StatsReporter
-	// ShowRateCounters, when set, implements `show rate-counters [skip-zero]`.
+	// Counters, when set, is listed by `show rate-counters [skip-zero]`
+	// in libosmocore's format. ShowRateCounters, when set, replaces that.
+	Counters         *ratectr.Registry
 	ShowRateCounters func(c *Context, skipZero bool)
 	// Report and Reset implement `stats report` / `stats reset`.
 	Report, Reset func()
@@ -112,8 +134,12 @@ func (v *VTY) installStats() {
 	node.lib("flush-period <0-65535>", rep(func(c *Context, r *StatsReporter) { r.FlushPeriod, _ = strconv.Atoi(c.Args[0]) }))
 
 	showRC := func(c *Context) error {
-		if sc.ShowRateCounters != nil {
-			sc.ShowRateCounters(c, len(c.Args) > 0)
+		skip := len(c.Args) > 0
+		switch {
+		case sc.ShowRateCounters != nil:
+			sc.ShowRateCounters(c, skip)
+		case sc.Counters != nil:
+			WriteRateCounters(c, sc.Counters, skip)
 		}
 		return nil
 	}
