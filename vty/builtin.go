@@ -272,15 +272,20 @@ func cmdShutdown(c *Context) error {
 }
 
 func cmdShowStartup(c *Context) error {
-	f, err := os.Open(c.v.Info.ConfigFile)
-	if err != nil {
-		return c.Warnf("Can't open configuration file [%s]\n", c.v.Info.ConfigFile)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		c.Println(strings.TrimRight(sc.Text(), "\r"))
-	}
+	path := c.v.Info.ConfigFile
+	// file I/O outside the executor
+	c.After(func(c *Context) {
+		f, err := os.Open(path)
+		if err != nil {
+			c.Printf("Can't open configuration file [%s]\n", path)
+			return
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			c.Println(strings.TrimRight(sc.Text(), "\r"))
+		}
+	})
 	return nil
 }
 

@@ -5,6 +5,23 @@
 // reader/writer in the same syntax. It knows nothing about the PCU engine:
 // applications install their nodes and commands through Node.Install and
 // run command handlers inside their own goroutine through an Executor.
+//
+// Typical wiring (see pcu/config for the osmo-pcu command set):
+//
+//	v := vty.New(config.AppInfo(version))      // standard nodes + library commands
+//	cfg := config.Default()
+//	config.Install(v, cfg)                     // pcu node, show placeholders, v.Finish()
+//	v.SetHandlerVE("show bts pdch", engine.showPDCH)
+//	v.InstallVE("show foo", "Show running system information\nFoo\n", h)
+//	err := v.ReadConfigFile("osmo-pcu.cfg")    // before the engine loop runs
+//	srv := vty.NewServer(v, engineExecutor)   // Executor.Do posts into the loop
+//	go srv.ListenAndServe(v.BindAddr(4240))
+//
+// Handlers run only inside the executor, so they may read and change
+// engine state. A handler must not block: slow work that needs no engine
+// state (disk I/O) goes into Context.After, which runs in the session's
+// goroutine. The Executor must run every posted function until
+// Server.Close has returned.
 package vty
 
 import (
