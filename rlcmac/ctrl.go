@@ -691,53 +691,120 @@ func (m *EGPRSPacketDownlinkAckNack) FillEGPRSAckNack(w *ReceiveWindow, final bo
 	return nil
 }
 
-// codeMessage runs m's description. The type switch devirtualises the call
-// so that the Coder stays on the caller's stack (no allocation per block).
+// codeMessage runs m's description (clearing m first when decoding). The type
+// switch devirtualises the call so that the Coder stays on the caller's stack
+// (no allocation per block).
 func codeMessage(c *Coder, m Message) {
 	switch v := m.(type) {
 	case *AdditionalMSRAC:
+		if c.dec {
+			*v = AdditionalMSRAC{}
+		}
 		v.csn(c)
 	case *EGPRSPacketDownlinkAckNack:
+		if c.dec {
+			*v = EGPRSPacketDownlinkAckNack{}
+		}
 		v.csn(c)
 	case *PacketAccessReject:
+		if c.dec {
+			*v = PacketAccessReject{}
+		}
 		v.csn(c)
 	case *PacketCellChangeContinue:
+		if c.dec {
+			*v = PacketCellChangeContinue{}
+		}
 		v.csn(c)
 	case *PacketCellChangeNotification:
+		if c.dec {
+			*v = PacketCellChangeNotification{}
+		}
 		v.csn(c)
 	case *PacketControlAck:
+		if c.dec {
+			*v = PacketControlAck{}
+		}
 		v.csn(c)
 	case *PacketDownlinkAckNack:
+		if c.dec {
+			*v = PacketDownlinkAckNack{}
+		}
 		v.csn(c)
 	case *PacketDownlinkAssignment:
+		if c.dec {
+			*v = PacketDownlinkAssignment{}
+		}
 		v.csn(c)
 	case *PacketDownlinkDummyControlBlock:
+		if c.dec {
+			*v = PacketDownlinkDummyControlBlock{}
+		}
 		v.csn(c)
 	case *PacketMeasurementReport:
+		if c.dec {
+			*v = PacketMeasurementReport{}
+		}
 		v.csn(c)
 	case *PacketMobileTBFStatus:
+		if c.dec {
+			*v = PacketMobileTBFStatus{}
+		}
 		v.csn(c)
 	case *PacketNeighbourCellData:
+		if c.dec {
+			*v = PacketNeighbourCellData{}
+		}
 		v.csn(c)
 	case *PacketPagingRequest:
+		if c.dec {
+			*v = PacketPagingRequest{}
+		}
 		v.csn(c)
 	case *PacketPollingRequest:
+		if c.dec {
+			*v = PacketPollingRequest{}
+		}
 		v.csn(c)
 	case *PacketPowerControlTA:
+		if c.dec {
+			*v = PacketPowerControlTA{}
+		}
 		v.csn(c)
 	case *PacketResourceRequest:
+		if c.dec {
+			*v = PacketResourceRequest{}
+		}
 		v.csn(c)
 	case *PacketServingCellData:
+		if c.dec {
+			*v = PacketServingCellData{}
+		}
 		v.csn(c)
 	case *PacketTBFRelease:
+		if c.dec {
+			*v = PacketTBFRelease{}
+		}
 		v.csn(c)
 	case *PacketTimeslotReconfigure:
+		if c.dec {
+			*v = PacketTimeslotReconfigure{}
+		}
 		v.csn(c)
 	case *PacketUplinkAckNack:
+		if c.dec {
+			*v = PacketUplinkAckNack{}
+		}
 		v.csn(c)
 	case *PacketUplinkAssignment:
+		if c.dec {
+			*v = PacketUplinkAssignment{}
+		}
 		v.csn(c)
 	case *PacketUplinkDummyControlBlock:
+		if c.dec {
+			*v = PacketUplinkDummyControlBlock{}
+		}
 		v.csn(c)
 	default:
 		c.Fail(ErrUnknown, "message")
