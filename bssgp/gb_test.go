@@ -468,3 +468,25 @@ func TestEngineAdapter(t *testing.T) {
 		"00000708 01 c0000001 000004 0888 09f1070001001b39 0080 0e0003 010203",
 		"00000000 2c 1f84c0000001 0f8102 04820708 25830005dc")
 }
+
+// The lab README's osmo-pcu / osmo-sgsn "show ns" and "show bssgp" lines.
+func TestWriteVTY(t *testing.T) {
+	g, _, _ := up(t)
+	var b strings.Builder
+	g.WriteVTY(&b)
+	want := "NSEI   101, BVCI  1800, RA-ID: 901-70-1-0, CID: 6969, STATE: UNBLOCKED\r\n" +
+		"NSEI   101, BVCI     0, RA-ID: 000-00-0-0, CID: 0, STATE: UNBLOCKED\r\n"
+	if b.String() != want {
+		t.Fatalf("%q", b.String())
+	}
+	b.Reset()
+	cfg := g.Config()
+	cfg.NS.Endpoints[0].Local = netip.MustParseAddrPort("0.0.0.0:23001")
+	g.ns.Reconfigure(cfg.NS, 0)
+	g.NSE().WriteVTY(&b, 8*time.Second)
+	want = "NSEI 00101: UDP, ALIVE since 0d 0h 0m 8s\r\n  1 NS-VC:\r\n" +
+		"   NSVCI 00101: UNBLOCKED DYNAMIC udp)[0.0.0.0]:23001<101>[127.0.0.1]:23000 ALIVE since 0d 0h 0m 8s\r\n"
+	if b.String() != want {
+		t.Fatalf("%q", b.String())
+	}
+}

@@ -100,15 +100,16 @@ const maxPDU = 1600 + 4
 // concurrent use: one owner goroutine calls every method, passing the
 // monotonic time `now`.
 type NSE struct {
-	cfg Config
-	tx  Transport
-	h   Handler
-	log *slog.Logger
-	vcs []*VC
-	up  bool
-	sns *snsFSM
-	buf [maxPDU]byte
-	rx  PDU
+	cfg   Config
+	tx    Transport
+	h     Handler
+	log   *slog.Logger
+	vcs   []*VC
+	up    bool
+	since time.Duration // last availability change
+	sns   *snsFSM
+	buf   [maxPDU]byte
+	rx    PDU
 	// Ctrs is the "ns:nse" counter group (libosmogb names), index NSEI.
 	Ctrs *ratectr.Group
 }
@@ -322,6 +323,7 @@ func (n *NSE) updateAvailability(now time.Duration) {
 	}
 	if up != n.up {
 		n.up = up
+		n.since = now
 		n.log.Log(nil, logx.LevelNotice, "NSE availability changed", "available", up)
 		if n.h != nil {
 			n.h.NSAvailable(up, now)

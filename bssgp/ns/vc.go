@@ -21,7 +21,8 @@ const (
 )
 
 func (s VCState) String() string {
-	return [...]string{"DISABLED", "RESETTING", "BLOCKED", "UNBLOCKED", "RECOVERING"}[s]
+	// libosmogb's NS-VC FSM state names, as "show ns" prints them.
+	return [...]string{"UNCONFIGURED", "RESET", "BLOCKED", "UNBLOCKED", "RECOVERING"}[s]
 }
 
 // VC is one NS-VC, identified by local bind and remote endpoint.
