@@ -369,3 +369,26 @@ func TestShowRateCounters(t *testing.T) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
+
+func TestLibraryFamiliesWriteBack(t *testing.T) {
+	v := testTree()
+	in := "log file /tmp/x.log\n logging level ns debug\nstats reporter log\n  level peer\n  enable\nstats-tcp batch-size 7\nline vty\n login\ncpu-sched\n policy rr 3\n cpu-affinity self 0x3 delay\nns\n timer tns-test 20\n"
+	if err := v.ReadConfig(strings.NewReader(in), "lib.cfg"); err != nil {
+		t.Fatal(err)
+	}
+	rc := v.RunningConfig()
+	for _, want := range []string{"log file /tmp/x.log\n logging filter all 0\n logging color 0\n", " logging level ns debug\n",
+		"stats interval 5\nstats-tcp batch-size 7\nstats reporter log\n  level peer\n  no prefix\n  enable\n!\n",
+		"line vty\n login\n!\n", "cpu-sched\n policy rr 3\n cpu-affinity self 0x3 delay\n", " timer tns-test 20\n"} {
+		if !strings.Contains(rc, want) {
+			t.Errorf("missing %q in\n%s", want, rc)
+		}
+	}
+	v2 := testTree()
+	if err := v2.ReadConfig(strings.NewReader(rc), "rc"); err != nil {
+		t.Fatal(err)
+	}
+	if v2.RunningConfig() != rc {
+		t.Error("library families do not round-trip")
+	}
+}

@@ -118,9 +118,10 @@ type VTY struct {
 	sessions   map[*Session]struct{}
 
 	// nodes installed by New
-	Logging *Logging
-	Stats   *StatsConfig
-	NS      *NSConfig
+	Logging  *Logging
+	Stats    *StatsConfig
+	NS       *NSConfig
+	CPUSched *CPUSched
 }
 
 // Errors returned by handlers.
