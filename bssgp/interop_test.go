@@ -196,6 +196,10 @@ func TestInteropClassic(t *testing.T) {
 
 // restartSGSN kills the osmo-sgsn the test started (by PID) and starts a new one.
 func restartSGSN(t *testing.T, n *netns, dir string) {
+	restartSGSNDialect(t, n, dir, ns.DialectClassic)
+}
+
+func restartSGSNDialect(t *testing.T, n *netns, dir string, dialect ns.Dialect) {
 	t.Helper()
 	if len(n.procs) == 0 {
 		t.Fatal("no osmo-sgsn to restart")
@@ -203,11 +207,11 @@ func restartSGSN(t *testing.T, n *netns, dir string) {
 	p := n.procs[len(n.procs)-1]
 	p.Process.Kill()
 	p.Wait()
-	startSGSN(t, n, dir, ns.DialectClassic, fmt.Sprintf("-%d", len(n.procs)))
+	startSGSN(t, n, dir, dialect, fmt.Sprintf("-%d", len(n.procs)))
 }
 
 func TestInteropIPSNS(t *testing.T) {
-	n, _, e := interopSetup(t, ns.DialectIPSNS)
+	n, dir, e := interopSetup(t, ns.DialectIPSNS)
 	e.waitEvent(t, "bvc-up=true", 5*time.Second)
 	time.Sleep(300 * time.Millisecond)
 	out, err := n.vty(4245, "show ns", "show bssgp")
@@ -220,6 +224,40 @@ func TestInteropIPSNS(t *testing.T) {
 		}
 	}
 	t.Logf("osmo-sgsn VTY:\n%s", out)
+
+	// osmo-sgsn restart: the new SGSN does not know us; IP-SNS starts over.
+	restartSGSNDialect(t, n, dir, ns.DialectIPSNS)
+	restarted := time.Now()
+	e.waitEvent(t, "bvc-up=true", 7*time.Second)
+	t.Logf("IP-SNS recovered %v after osmo-sgsn restart", time.Since(restarted).Round(time.Millisecond))
+}
+
+// TestInteropSGSNCommands replays the capture's SGSN-side events through
+// osmo-sgsn's VTY: BVC reset, NS-VC block/unblock, NS-VC reset; gopcu must
+// come back to UNBLOCKED after each.
+func TestInteropSGSNCommands(t *testing.T) {
+	n, _, e := interopSetup(t, ns.DialectClassic)
+	e.waitEvent(t, "bvc-up=true", 5*time.Second)
+	for _, c := range []struct{ cmd, first string }{
+		{"bssgp bvc nsei 101 bvci 1800 reset", "bvc-up=false"},
+		{"nsvc 101 block", "bvc-up=false"},
+		{"nsvc 101 unblock", "bvc-up=true"},
+		{"nsvc 101 reset", "bvc-up=false"},
+	} {
+		out, err := n.vty(4245, c.cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out, "% ") {
+			t.Fatalf("%s: %s", c.cmd, out)
+		}
+		e.waitEvent(t, c.first, 5*time.Second)
+		if c.first == "bvc-up=false" && c.cmd != "nsvc 101 block" {
+			e.waitEvent(t, "bvc-up=true", 5*time.Second)
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	checkVTY(t, n)
 }
 
 // TestInteropClassicIPv6: NS over UDP/IPv6 (::1) against osmo-sgsn.
