@@ -42,7 +42,7 @@ func (v *VTY) installBuiltins() {
 	view.lib("show pid", func(c *Context) error { c.Printf("%d\n", pid()); return nil })
 	view.lib("show uptime", cmdShowUptime)
 	view.lib("show version", cmdShowVersion)
-	view.lib("show online-help", Pending)
+	view.lib("show online-help", cmdOnlineHelp)
 	view.lib("list [with-flags]", cmdList)
 	view.lib("exit", cmdExit)
 	view.lib("help", cmdHelp)
@@ -59,7 +59,7 @@ func (v *VTY) installBuiltins() {
 	enable.lib("shutdown", cmdShutdown)
 	enable.lib("show startup-config", cmdShowStartup)
 	enable.lib("show version", cmdShowVersion)
-	enable.lib("show online-help", Pending)
+	enable.lib("show online-help", cmdOnlineHelp)
 	enable.lib("terminal length <0-512>", cmdTermLength)
 	enable.lib("terminal no length", cmdTermNoLength)
 	enable.Install("echo .MESSAGE", "Echo a message back to the vty\nThe message to echo\n", cmdEcho, Hidden(), libCmd())
@@ -619,4 +619,13 @@ func (v *VTY) SetHandlerVE(str string, h Handler) error {
 		return err
 	}
 	return v.Enable().SetHandler(str, h)
+}
+
+func cmdOnlineHelp(c *Context) error {
+	mode := XMLDefault
+	if c.Expert() {
+		mode = XMLExpert
+	}
+	c.v.writeXML(c, mode, "\n")
+	return nil
 }

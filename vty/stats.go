@@ -271,7 +271,7 @@ func (v *VTY) Finish() {
 		return false
 	})
 	cfg.lib("cpu-sched", func(c *Context) error { c.Enter(CPUSchedNode, nil); return nil })
-	cs.lib("policy rr <1-32>", func(c *Context) error { sched.RRPrio, _ = strconv.Atoi(c.Args[0]); return nil })
+	cs.lib("policy rr <1-32>", func(c *Context) error { sched.RRPrio, _ = strconv.Atoi(c.Args[0]); return nil }, Immediate())
 	cs.lib("cpu-affinity (self|all|<0-4294967295>|THREADNAME) CPUHEXMASK [delay]", func(c *Context) error {
 		line := c.Args[0] + " " + c.Args[1]
 		if len(c.Args) > 2 {
@@ -279,7 +279,7 @@ func (v *VTY) Finish() {
 		}
 		sched.Affinity = append(sched.Affinity, line)
 		return nil
-	})
+	}, Immediate())
 	v.InstallVE("show cpu-sched threads", libHelp["show cpu-sched threads"], Pending, libCmd())
 
 	ns := &NSConfig{Timers: map[string]int{}}
