@@ -1,6 +1,7 @@
 package rlcmac
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 )
@@ -85,6 +86,11 @@ func (v *BitVec) Peek(n int) (uint64, error) {
 	if v.pos+n > v.end {
 		return 0, ErrShort
 	}
+	if i := v.pos >> 3; n <= 56 && i+8 <= len(v.buf) && n > 0 {
+		// Fast path: one 64-bit big-endian load.
+		w := binary.BigEndian.Uint64(v.buf[i:])
+		return w << uint(v.pos&7) >> uint(64-n), nil
+	}
 	var x uint64
 	p := v.pos
 	for n > 0 {
@@ -134,6 +140,16 @@ func (v *BitVec) Write(x uint64, n int) error {
 	}
 	if v.pos+n > v.end {
 		return ErrOverflow
+	}
+	if i := v.pos >> 3; n <= 56 && i+8 <= len(v.buf) && n > 0 {
+		// Fast path: one 64-bit read-modify-write.
+		w := binary.BigEndian.Uint64(v.buf[i:])
+		sh := uint(64 - n - v.pos&7)
+		mask := (uint64(1)<<uint(n) - 1) << sh
+		w = w&^mask | x<<sh&mask
+		binary.BigEndian.PutUint64(v.buf[i:], w)
+		v.pos += n
+		return nil
 	}
 	for n > 0 {
 		bi := v.pos & 7
