@@ -271,3 +271,11 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 	}
 	e.tbfLog.Debug("TBF freed", "tbf", t.String())
 }
+
+// TBFs lists the TBFs of a BTS. Engine goroutine only.
+func (e *Engine) TBFs(btsNr uint8) []*TBF {
+	if b := e.bts[btsNr]; b != nil {
+		return b.tbfs
+	}
+	return nil
+}

@@ -152,6 +152,11 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 	}
 	bsn := int(h.BSN)
 	ok, dup := t.rw.Receive(bsn)
+	t.sinceAck++
+	if h.SI || t.sinceAck >= 20 {
+		// the MS's window is stalled (SI), or it is time (TS 44.060 §9.1.8)
+		t.pendPUAN = true
+	}
 	if !ok || dup {
 		return
 	}
@@ -167,8 +172,7 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 	if h.CV == 0 {
 		t.lastSeen = true
 	}
-	t.sinceAck++
-	if t.sinceAck >= 20 || h.SI || t.lastSeen {
+	if t.lastSeen {
 		t.pendPUAN = true
 	}
 }

@@ -230,6 +230,7 @@ func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
 			return false
 		}
 		m.rachWait = false
+		m.cs = rlcmac.CSFromCommand(ia.Rest.ChannelCoding, false)
 		var usf [8]uint8
 		usf[ia.TN] = ia.Rest.USF
 		m.startUL(0, ia.Rest.TFI, 1<<ia.TN, usf, false)
@@ -265,10 +266,12 @@ func (m *MS) segmentUL() {
 	frames := m.ulQueue
 	m.ulQueue = nil
 	dl := m.cs.DataLen()
-	ti := !m.ul.contention
 	var cur []byte
 	fi := 0
 	for fi < len(frames) || len(cur) > 0 {
+		// The TLLI rides in the first blocks until contention resolution
+		// (TS 44.060 §7.1.2.3); eight copies survive any realistic loss.
+		ti := !m.ul.contention && len(m.ul.blocks) < 8
 		space := dl
 		if ti {
 			space -= 4
@@ -346,6 +349,7 @@ func (m *MS) ulTransmit(fn uint32, ts uint8) {
 	}
 	out := make([]byte, m.cs.BlockLen(true))
 	h := u.hdrs[idx]
+	h.SI = u.sw.Stalled() // stall indicator (TS 44.060 §9.1.3.3)
 	if _, err := rlcmac.EncodeGPRSUL(out, m.cs, &h, u.blocks[idx]); err != nil {
 		panic(err)
 	}
@@ -515,6 +519,7 @@ func (m *MS) dlControl(d pcuif.Data) {
 				usf[ts] = x.Dynamic.USF[ts]
 			}
 		}
+		m.cs = rlcmac.CSFromCommand(x.ChannelCoding, false)
 		m.startUL(m.dl.trx, x.Dynamic.UplinkTFI, slots, usf, true)
 		if h.SP {
 			m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
@@ -579,4 +584,10 @@ func fnDelta(a, b uint32) int {
 		d += pcuif.MaxFN
 	}
 	return int(d)
+}
+
+// Debug summarises the MS's state (for test failure messages).
+func (m *MS) Debug() string {
+	return fmt.Sprintf("ul{active=%v tfi=%d next=%d/%d vs=%d va=%d contention=%v} dl{active=%v} rach=%v queue=%d",
+		m.ul.active, m.ul.tfi, m.ul.next, len(m.ul.blocks), m.ul.sw.VS(), m.ul.sw.VA(), m.ul.contention, m.dl.active, m.rachWait, len(m.ulQueue))
 }
