@@ -207,6 +207,12 @@ func (vc *VC) input(p *PDU, raw []byte, now time.Duration) {
 			} else if n.sns != nil {
 				n.sns.restart(now)
 			}
+		case CauseNSVCBlocked:
+			// The peer holds the NS-VC blocked while we think it is unblocked
+			// (a lost NS-RESET/BLOCK): resynchronise with NS-RESET (§7.3).
+			if vc.classic && vc.state == VCUnblocked {
+				vc.startReset(now)
+			}
 		}
 	default:
 		if !vc.classic {

@@ -258,6 +258,16 @@ func (s *SGSN) bssgpIn(v *vc, bvci uint16, sdu []byte, now time.Duration) {
 		}
 		return
 	}
+	if bvci != 0 {
+		// PTP PDUs on an unknown or blocked BVC (TS 48.018 §8.7, as libosmogb).
+		if b := s.bvcs[bvci]; b == nil {
+			s.sendBSSGP(v, 0, &bssgp.Status{Cause: bssgp.CauseUnknownBVCI, BVCI: bvci, HasBVCI: true, PDUInError: sdu})
+			return
+		} else if !b.Unblocked {
+			s.sendBSSGP(v, 0, &bssgp.Status{Cause: bssgp.CauseBVCIBlocked, BVCI: bvci, HasBVCI: true, PDUInError: sdu})
+			return
+		}
+	}
 	switch m := p.(type) {
 	case *bssgp.BVCReset:
 		if m.BVCI != 0 {
@@ -302,10 +312,6 @@ func (s *SGSN) bssgpIn(v *vc, bvci uint16, sdu []byte, now time.Duration) {
 	case *bssgp.Resume:
 		s.sendBSSGP(v, 0, &bssgp.ResumeAck{TLLI: m.TLLI, RAI: m.RAI})
 	case *bssgp.ULUnitdata:
-		if b := s.bvcs[bvci]; b == nil || !b.Unblocked {
-			s.sendBSSGP(v, 0, &bssgp.Status{Cause: bssgp.CauseBVCIBlocked, BVCI: bvci, HasBVCI: true, PDUInError: sdu})
-			return
-		}
 		if s.cb.ULUnitdata != nil {
 			s.cb.ULUnitdata(bvci, m, now)
 		}
