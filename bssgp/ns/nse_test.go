@@ -294,3 +294,11 @@ func TestReconfigureClassic(t *testing.T) {
 		t.Fatal("NSEI change applied in place")
 	}
 }
+
+// NS-STATUS "NS-VC blocked" while we think the NS-VC is unblocked (the peer
+// missed our unblock or we missed its block): resynchronise with NS-RESET.
+func TestStatusNSVCBlockedResets(t *testing.T) {
+	n, tx, _ := bringUp(t)
+	in(n, "08 008103 01820065", time.Second)
+	want(t, tx.take(), hReset)
+}
