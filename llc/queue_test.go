@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 func TestClassOf(t *testing.T) {
@@ -382,4 +383,14 @@ func TestCounterSemantics(t *testing.T) {
 	if f, o := d.LLCDiscarded(); f != 255 || o != 0xffffff {
 		t.Fatal(f, o)
 	}
+}
+
+func TestSizes(t *testing.T) {
+	if n := unsafe.Sizeof(Queue{}); n > 256 {
+		t.Errorf("Queue header %d bytes", n)
+	}
+	if n := unsafe.Sizeof(entry{}); n > FrameOverhead {
+		t.Errorf("entry %d bytes > FrameOverhead", n)
+	}
+	t.Logf("Queue %d B, active %d B, entry %d B", unsafe.Sizeof(Queue{}), unsafe.Sizeof(active{}), unsafe.Sizeof(entry{}))
 }
