@@ -418,7 +418,7 @@ func (g *Gb) rxSignalling(t PDUType, sdu []byte, now time.Duration) {
 		if g.h != nil {
 			g.h.Other(BVCISignalling, p, now)
 		}
-	case PDUSGSNInvokeTrace, PDURANInformation, PDURANInformationReq, PDURANInformationAck,
+	case PDUSGSNInvokeTrace, PDUOverload, PDURANInformation, PDURANInformationReq, PDURANInformationAck,
 		PDURANInformationError, PDURANInfoAppError:
 		if g.h != nil {
 			g.h.Other(BVCISignalling, &Raw{PDUType: t, Body: sdu[1:]}, now)
