@@ -28,6 +28,15 @@
 // GPRSULBlock.Parse, EGPRSULBlock.Parse (network) and GPRSDLBlock.Parse,
 // EGPRSDLBlock.Parse (MS); ParseUnit returns the LLC chunks of a data unit.
 //
+// # CCCH
+//
+// IAUplinkDynamic, IAUplinkSingleBlock, IAEGPRSUplinkDynamic,
+// IAEGPRSUplinkMultiBlock, IADownlink and IAReject build the RR messages the
+// way osmo-pcu does; EncodeImmediateAssignment / EncodeImmediateAssignmentReject
+// / EncodePagingRequestType1 write the 23-octet AGCH/PCH block (L2 pseudo
+// length first) and the Decode* functions parse them (MS side).
+// DecodeChannelRequest8 / DecodeEGPRSChannelRequest classify RACH bursts.
+//
 // # Windows
 //
 // SendWindow (V(S), V(A), V(B)) consumes Ack/Nack descriptions

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"testing"
+	"time"
 )
 
 // goldenCtrl is one published control block.
@@ -373,5 +374,59 @@ func TestMSRACRoundTrip(t *testing.T) {
 	}
 	if g, e, ok := d.MultislotClasses(); g != 10 || e != 10 || !ok {
 		t.Fatalf("%+v", d)
+	}
+}
+
+// The builders reproduce osmo-pcu's TypesTest.cpp vectors with the same
+// inputs (alpha 7, gamma 8, TA 35, USF 1, RA 13, ref RFN 24, RFN 11, TAI 0,
+// TS 5, TSC 1, ARFCN 877).
+func TestIABuilders(t *testing.T) {
+	p := IAParams{TN: 5, TSC: 1, ARFCN: 877, TA: 35, RA: 13, RefFN: 24, Alpha: 7, Gamma: 8, HasTAI: true}
+	for _, tc := range []struct {
+		name string
+		m    ImmediateAssignment
+		hex  string
+	}{
+		{"ul0m", IAUplinkDynamic(p, 0, 1, CS1), "2d063f100d236d0d03182300c8021ba20b2b2b2b2b2b2b"},
+		{"ul0s", IAUplinkSingleBlock(p, 11), "2d063f100d236d0d03182300c5d080b5ab2b2b2b2b2b2b"},
+		{"ul1s", IAEGPRSUplinkDynamic(p, 0, 1, MCS1, 64), "2d063f100d236d7f0318230046a0080017440b2b2b2b2b"},
+		{"ul1m", IAEGPRSUplinkMultiBlock(p, 11), "2d063f100d236d7f031823004697400b582b2b2b2b2b2b"},
+		{"dl", IADownlink(IAParams{TN: 5, TSC: 1, ARFCN: 877, TA: 35, RA: 0x7f, RefFN: 24, Alpha: 7, Gamma: 8, HasTAI: true},
+			0xffffffff, 0, true, 0, true, 11), "2d063f300d236d7f03182300dffffffff81747080b5b2b"},
+	} {
+		b := make([]byte, MACBlockLen)
+		if _, err := EncodeImmediateAssignment(b, &tc.m); err != nil {
+			t.Fatal(err)
+		}
+		if hex.EncodeToString(b) != tc.hex {
+			t.Errorf("%s: %x\n     want %s", tc.name, b, tc.hex)
+		}
+	}
+	rej := IAReject(112, true, 100, 20)
+	b := make([]byte, MACBlockLen)
+	if _, err := EncodeImmediateAssignmentReject(b, &rej); err != nil || b[4] != 0x7f || b[20]&0xfe != 0xc0 {
+		t.Fatalf("reject % x %v", b, err)
+	}
+}
+
+func TestWaitIndicationAndPaging(t *testing.T) {
+	if w, u := WaitIndication(5 * time.Second); w != 250 || !u {
+		t.Fatalf("5 s: %d %v", w, u)
+	}
+	if w, u := WaitIndication(10 * time.Second); w != 10 || u {
+		t.Fatalf("10 s: %d %v", w, u)
+	}
+	var m PacketPagingRequest
+	n := 0
+	for m.AddPage(PageEntry{ForRR: true, TMSI: uint32(n)}) {
+		n++
+	}
+	// Each RR page by TMSI: 1 + 2 + 32 + 2 + 1 = 38 bits; 184 - 8 - 6 - 2 - 1 - 1 = 166 bits -> 4 pages.
+	if n != 4 {
+		t.Fatalf("%d pages fit", n)
+	}
+	b := make([]byte, ControlBlockLen)
+	if _, err := EncodeDL(b, &DLCtrlHeader{}, &m); err != nil {
+		t.Fatal(err)
 	}
 }
