@@ -299,3 +299,64 @@ func TestInteropClassicIPv6(t *testing.T) {
 		}
 	}
 }
+
+// TestInteropTwoNSVCs: two classic NS-VCs (two local ports) in one NSE;
+// blocking one from osmo-sgsn's VTY keeps the NSE and the BVC up on the other.
+func TestInteropTwoNSVCs(t *testing.T) {
+	needRoot(t)
+	need(t, "osmo-sgsn", "ip")
+	if testing.Short() {
+		t.Skip("interop test skipped in -short mode")
+	}
+	n := newNetns(t)
+	dir := t.TempDir()
+	t.Cleanup(func() { dumpLogs(t, dir) })
+	startSGSN(t, n, dir, ns.DialectClassic, "")
+	cfg := labConfig(ns.DialectClassic)
+	cfg.NS.Endpoints = append(cfg.NS.Endpoints, ns.Endpoint{Bind: 1, NSVCI: 102,
+		Local: netip.MustParseAddrPort("127.0.0.1:23002"), Remote: netip.MustParseAddrPort("127.0.0.1:23000")})
+	var udp *ns.UDP
+	e, err := newEngine(cfg, func(deliver func(ns.Datagram)) (ns.Transport, error) {
+		err := n.do(func() error {
+			var err error
+			udp, err = ns.ListenUDP([]netip.AddrPort{netip.MustParseAddrPort("0.0.0.0:23001"),
+				netip.MustParseAddrPort("0.0.0.0:23002")}, deliver)
+			return err
+		})
+		return udp, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.close(); udp.Close() })
+	e.waitEvent(t, "bvc-up=true", 5*time.Second)
+	time.Sleep(500 * time.Millisecond)
+	out, _ := n.vty(4245, "show ns")
+	for _, w := range []string{"NSVCI 00101: UNBLOCKED", "NSVCI 00102: UNBLOCKED"} {
+		if !strings.Contains(out, w) {
+			t.Fatalf("osmo-sgsn VTY lacks %q:\n%s", w, out)
+		}
+	}
+	if _, err := n.vty(4245, "nsvc 101 block"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	up := false
+	e.call(func(now time.Duration) { up = e.gb.Unblocked() && e.gb.NSE().Available() })
+	if !up {
+		t.Fatal("BVC went down although NS-VC 102 is still unblocked")
+	}
+	// Traffic still flows: an Attach Request is answered.
+	e.call(func(now time.Duration) { err = e.gb.SendULUnitdata(0x7a000002, attachRequestLLC(), now) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case dl := <-e.dl:
+		if dl.TLLI != 0x7a000002 {
+			t.Fatalf("DL for %08x", dl.TLLI)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no DL-UNITDATA over the remaining NS-VC")
+	}
+}
