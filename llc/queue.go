@@ -1,6 +1,7 @@
 package llc
 
 import (
+	"errors"
 	"math"
 	"sort"
 	"time"
@@ -208,6 +209,9 @@ type Queue struct {
 
 const noTime = time.Duration(math.MinInt64)
 
+// ErrClosed is returned by Enqueue on a closed queue.
+var ErrClosed = errors.New("llc: queue closed")
+
 // NewQueue makes an empty queue. An idle queue takes no other memory.
 func (s *Shared) NewQueue(owner any) *Queue {
 	return &Queue{s: s, Owner: owner, txStart: noTime, lastEnq: noTime, heapIdx: -1}
@@ -297,6 +301,9 @@ func (q *Queue) sojourn(e *entry, now time.Duration) time.Duration {
 // (per-MS limit) or of the fattest MS (global limit); such drops are
 // reported by the victim's next Dequeue or by Shared.TakeOverflowed.
 func (q *Queue) Enqueue(now time.Duration, frame []byte, pduLifetime uint16) error {
+	if q.closed {
+		return ErrClosed
+	}
 	if len(frame) == 0 {
 		return ErrEmpty
 	}

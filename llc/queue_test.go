@@ -394,3 +394,23 @@ func TestSizes(t *testing.T) {
 	}
 	t.Logf("Queue %d B, active %d B, entry %d B", unsafe.Sizeof(Queue{}), unsafe.Sizeof(active{}), unsafe.Sizeof(entry{}))
 }
+
+// TestClose: a closed queue refuses frames, gives its storage back and is
+// not reported as an overflow victim.
+func TestClose(t *testing.T) {
+	s := mustShared(t, Config{MSLimit: 2 * (1000 + FrameOverhead)})
+	q := s.NewQueue(nil)
+	for i := 0; i < 3; i++ {
+		q.Enqueue(0, uiFrame(3, 1000, ""), LifetimeInfinite)
+	}
+	if f, o := q.Close(); f != 2 || o != 2000 {
+		t.Fatalf("close %d %d", f, o)
+	}
+	if q.Enqueue(0, uiFrame(3, 10, ""), 0) != ErrClosed {
+		t.Fatal("enqueue after close")
+	}
+	s.TakeOverflowed(func(*Queue, Discard) { t.Fatal("closed queue reported") })
+	if m, f, _ := s.Usage(); m != 0 || f != 0 || s.Counters().Cleared != 2 || s.Counters().Overflow != 1 {
+		t.Fatalf("usage %d %d %+v", m, f, s.Counters())
+	}
+}
