@@ -175,3 +175,70 @@ func RACHPayload(ra uint16, is11 bool) []byte {
 	}
 	return []byte{byte(ra >> 3), byte(ra&7) << 5}
 }
+
+// Category is an osmo-pcu GSMTAP category (src/gprs_pcu.h enum
+// pcu_gsmtap_category); the VTY enables them by name with
+// "gsmtap-category NAME" and they form a bit mask.
+type Category uint8
+
+// osmo-pcu GSMTAP categories.
+const (
+	CatDLUnknown   Category = 0
+	CatDLDummy     Category = 1
+	CatDLCtrl      Category = 2
+	CatDLDataGPRS  Category = 3
+	CatDLDataEGPRS Category = 4
+	CatDLPTCCH     Category = 5
+	CatDLAGCH      Category = 6
+	CatDLPCH       Category = 7
+	CatULUnknown   Category = 15
+	CatULDummy     Category = 16
+	CatULCtrl      Category = 17
+	CatULDataGPRS  Category = 18
+	CatULDataEGPRS Category = 19
+	CatULRACH      Category = 20
+	CatULPTCCH     Category = 21
+)
+
+var categoryNames = map[Category]string{
+	CatDLUnknown: "dl-unknown", CatDLDummy: "dl-dummy", CatDLCtrl: "dl-ctrl", CatDLDataGPRS: "dl-data-gprs",
+	CatDLDataEGPRS: "dl-data-egprs", CatDLPTCCH: "dl-ptcch", CatDLAGCH: "dl-agch", CatDLPCH: "dl-pch",
+	CatULUnknown: "ul-unknown", CatULDummy: "ul-dummy", CatULCtrl: "ul-ctrl", CatULDataGPRS: "ul-data-gprs",
+	CatULDataEGPRS: "ul-data-egprs", CatULRACH: "ul-rach", CatULPTCCH: "ul-ptcch",
+}
+
+// String returns the VTY name ("dl-ctrl", ...).
+func (c Category) String() string {
+	if s, ok := categoryNames[c]; ok {
+		return s
+	}
+	return fmt.Sprintf("category-%d", uint8(c))
+}
+
+// CategoryByName resolves a VTY category name.
+func CategoryByName(name string) (Category, bool) {
+	for c, s := range categoryNames {
+		if s == name {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// Categories returns all categories in numeric order.
+func Categories() []Category {
+	return []Category{CatDLUnknown, CatDLDummy, CatDLCtrl, CatDLDataGPRS, CatDLDataEGPRS, CatDLPTCCH, CatDLAGCH, CatDLPCH,
+		CatULUnknown, CatULDummy, CatULCtrl, CatULDataGPRS, CatULDataEGPRS, CatULRACH, CatULPTCCH}
+}
+
+// Mask is a set of categories (bit n = category n).
+type Mask uint32
+
+// Has reports whether c is enabled.
+func (m Mask) Has(c Category) bool { return m&(1<<c) != 0 }
+
+// With returns m with c enabled.
+func (m Mask) With(c Category) Mask { return m | 1<<c }
+
+// Without returns m with c disabled.
+func (m Mask) Without(c Category) Mask { return m &^ (1 << c) }

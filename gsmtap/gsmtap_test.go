@@ -81,3 +81,20 @@ func TestPcapTshark(t *testing.T) {
 		t.Fatalf("tshark reports errors:\n%s", s)
 	}
 }
+
+func TestCategories(t *testing.T) {
+	for _, c := range Categories() {
+		got, ok := CategoryByName(c.String())
+		if !ok || got != c {
+			t.Fatalf("%v", c)
+		}
+	}
+	if c, ok := CategoryByName("ul-rach"); !ok || c != 20 {
+		t.Fatal("ul-rach")
+	}
+	var m Mask
+	m = m.With(CatDLCtrl).With(CatULRACH)
+	if !m.Has(CatDLCtrl) || m.Has(CatDLDummy) || m.Without(CatDLCtrl).Has(CatDLCtrl) || m != 1<<2|1<<20 {
+		t.Fatalf("%b", m)
+	}
+}
