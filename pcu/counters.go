@@ -279,3 +279,15 @@ var L1CounterDescs = []ratectr.Desc{
 	{Name: "tx:dropped", Description: "Messages dropped (transmit queue full or not connected)"},
 	{Name: "version:mismatch", Description: "INFO_IND with a version other than the pinned one"},
 }
+
+// "pcu:sgsn" group (osmo-pcu's SGSN Statistics).
+const (
+	SGSNCtrRxPagingCS = iota
+	SGSNCtrRxPagingPS
+)
+
+// SGSNCounterDescs describe the "pcu:sgsn" group.
+var SGSNCounterDescs = []ratectr.Desc{
+	{Name: "rx_paging_cs", Description: "Amount of paging CS requests received"},
+	{Name: "rx_paging_ps", Description: "Amount of paging PS requests received"},
+}

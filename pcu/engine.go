@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/llc"
@@ -47,6 +48,7 @@ type Config struct {
 	Counters   *ratectr.Registry
 	Clock      Clock
 	Params     *Params // nil: DefaultParams
+	Gb         bool    // run the Gb stack (NS/BSSGP over UDP) from INFO_IND
 }
 
 // Engine is the PCU core.
@@ -83,8 +85,12 @@ type Engine struct {
 	params    Params
 	llcShared *llc.Shared
 	gb        Gb
+	gbl       *gbLink
+	gbRx      chan ns.Datagram
+	sgsnCtr   *ratectr.Group
 	tbfLog    *slog.Logger
 	llcLog    *slog.Logger
+	gbLog     *slog.Logger
 }
 
 // New makes an engine; Run starts it.
@@ -127,6 +133,10 @@ func New(cfg Config) *Engine {
 	e.llcShared = sh
 	e.tbfLog = cfg.Logs.Logger(logx.CatTBF)
 	e.llcLog = cfg.Logs.Logger(logx.CatLLC)
+	e.gbLog = cfg.Logs.Logger(logx.CatBSSGP)
+	e.gbRx = make(chan ns.Datagram, 1024)
+	e.sgsnCtr = ratectr.NewGroup("pcu:sgsn", "SGSN Statistics", 0, SGSNCounterDescs)
+	cfg.Counters.Register(e.sgsnCtr)
 	e.link = &pcuif.Link{Path: cfg.SocketPath, MinBackoff: cfg.MinBackoff, MaxBackoff: cfg.MaxBackoff, Log: e.l1log}
 	cfg.Counters.Register(e.l1ctr)
 	return e
@@ -146,10 +156,25 @@ func (e *Engine) Run(ctx context.Context) error {
 	}()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	gbTimer := time.NewTimer(time.Hour)
+	defer gbTimer.Stop()
+	defer e.gbClose()
 	for {
+		if e.gbl != nil {
+			now := e.gbNow()
+			e.gbl.gb.Tick(now)
+			if d, ok := e.gbDeadline(); ok {
+				gbTimer.Reset(max(d-now, 0))
+			}
+		}
 		select {
 		case ev := <-e.linkEv:
 			e.handleLink(ev)
+		case d := <-e.gbRx:
+			if e.gbl != nil {
+				e.gbl.gb.Input(d.Bind, d.From, d.Data, e.gbNow())
+			}
+		case <-gbTimer.C:
 		case f := <-e.calls:
 			f()
 		case <-tick.C:

@@ -248,6 +248,7 @@ func (e *Engine) handleInfoInd(b []byte) {
 		}
 	}
 	bts.Active = true
+	e.gbConfigure(bts)
 	e.l1log.Info("BTS configured", "bts", bts.Nr, "version", ii.Version, "pdchs", bts.EnabledPDCHs(),
 		"nsei", ii.NSEI, "bvci", ii.BVCI, "cell_id", ii.CellID)
 	e.emit(Event{Kind: EvBTSActive, BTS: bts})

@@ -3,6 +3,7 @@ package pcu
 import (
 	"time"
 
+	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/llc"
 )
 
@@ -24,6 +25,18 @@ type Params struct {
 	N3101, N3103, N3105               int
 
 	LLC llc.Config
+
+	// Gb
+	GbDialect           string // "classic" or "ip-sns"
+	NSTimers            ns.Timers
+	FlowControlInterval time.Duration
+	FCForceBVCBucket    int
+	FCForceBVCLeak      int
+	FCForceMSBucket     int
+	FCForceMSLeak       int
+	FCBucketTime        int
+	OverrideMCC         int // -m/-n: override MCC/MNC in the BSSGP RAI
+	OverrideMNC         int
 }
 
 // DefaultParams are osmo-pcu's defaults.
@@ -34,6 +47,7 @@ func DefaultParams() Params {
 		T3195: 5 * time.Second, T3192: 1500 * time.Millisecond,
 		X2001: 2 * time.Second, X2002: 200 * time.Millisecond, X2030: 60 * time.Second, X2031: 2 * time.Second,
 		N3101: 10, N3103: 4, N3105: 8,
-		LLC: llc.DefaultConfig(),
+		LLC:       llc.DefaultConfig(),
+		GbDialect: "classic", FlowControlInterval: time.Second,
 	}
 }

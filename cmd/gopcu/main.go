@@ -73,7 +73,12 @@ func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout,
 	if s.SocketGiven {
 		sock = s.PCUSocket
 	}
-	eng := pcu.New(pcu.Config{SocketPath: sock, PinVersion: pcuif.Version(s.PinVersion), Logs: logs, Counters: ctrs})
+	params := pcu.DefaultParams()
+	if s.MCC > 0 || s.MNC > 0 {
+		params.OverrideMCC, params.OverrideMNC = s.MCC, s.MNC
+	}
+	eng := pcu.New(pcu.Config{SocketPath: sock, PinVersion: pcuif.Version(s.PinVersion), Logs: logs, Counters: ctrs,
+		Params: &params, Gb: true})
 	return &daemon{s: s, logs: logs, ctrs: ctrs, eng: eng, stdout: stdout, stderr: stderr}, nil
 }
 

@@ -1,0 +1,198 @@
+package pcu
+
+import (
+	"time"
+
+	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/rlcmac"
+)
+
+// gbLink is the engine's Gb stack: the bssgp.Gb (NS + BSSGP state
+// machines, owned by the engine goroutine) and the UDP sockets whose reader
+// goroutines post datagrams into the engine loop. It is built from the
+// first BTS's INFO_IND (as osmo-pcu, Gb serves BTS 0) and survives the loss
+// of the BTS.
+type gbLink struct {
+	gb  *bssgp.Gb
+	udp *ns.UDP
+	cfg bssgp.Config
+}
+
+// gbNow is the Gb's monotonic time.
+func (e *Engine) gbNow() time.Duration { return e.cfg.Clock.Now() }
+
+// gbConfigure builds or updates the Gb stack from an INFO_IND
+// (osmo-pcu-facts §1.8 step 6-7, §2.1).
+func (e *Engine) gbConfigure(bts *BTS) {
+	if !e.cfg.Gb || bts.Nr != 0 {
+		return
+	}
+	ii := &bts.Info
+	var nsvcs []ns.InfoIndNSVC
+	for i := 0; i < pcuif.NumNSVC; i++ {
+		if ii.AddrType[i] == pcuif.AddrUnspec {
+			continue
+		}
+		nsvcs = append(nsvcs, ns.InfoIndNSVC{NSVCI: ii.NSVCI[i], LocalPort: ii.LocalPort[i], RemotePort: ii.RemotePort[i],
+			AddrType: ii.AddrType[i], RemoteIP: ii.RemoteIP[i]})
+	}
+	eps := ns.EndpointsFromInfoInd(nsvcs)
+	if len(eps) == 0 {
+		e.gbLog.Error("INFO_IND has no usable NS-VC, Gb not started")
+		return
+	}
+	mcc, mnc := ii.MCC, ii.MNC
+	if e.params.OverrideMCC > 0 {
+		mcc, mnc = uint16(e.params.OverrideMCC), uint16(e.params.OverrideMNC)
+	}
+	dialect := ns.DialectClassic
+	if e.params.GbDialect == "ip-sns" {
+		dialect = ns.DialectIPSNS
+	}
+	cfg := bssgp.Config{
+		NS:                  ns.Config{NSEI: ii.NSEI, Dialect: dialect, Endpoints: eps, Timers: e.params.NSTimers},
+		BVCI:                ii.BVCI,
+		CellID:              bssgp.CellID{RAI: bssgp.RAI{MCC: mcc, MNC: mnc, MNC3Digits: ii.MNC3Digits, LAC: ii.LAC, RAC: uint8(ii.RAC)}, CI: ii.CellID},
+		FlowControlInterval: e.params.FlowControlInterval,
+	}
+	now := e.gbNow()
+	if e.gbl != nil {
+		if err := e.gbl.gb.Reconfigure(cfg, now); err != nil {
+			e.gbLog.Error("cannot reconfigure Gb", "err", err)
+		}
+		e.gbl.cfg = cfg
+		return
+	}
+	udp, err := ns.ListenUDP(ns.BindAddrs(eps), func(d ns.Datagram) {
+		select {
+		case e.gbRx <- d:
+		case <-e.done:
+		}
+	})
+	if err != nil {
+		e.gbLog.Error("cannot open the NS UDP sockets", "err", err)
+		return
+	}
+	gb, err := bssgp.New(cfg, udp, gbHandler{e}, e.cfg.Logs.Logger(logx.CatBSSGP))
+	if err != nil {
+		udp.Close()
+		e.gbLog.Error("cannot start Gb", "err", err)
+		return
+	}
+	e.gbl = &gbLink{gb: gb, udp: udp, cfg: cfg}
+	e.gb = bssgp.EngineAdapter{Gb: gb, Now: e.gbNow}
+	e.cfg.Counters.Register(gb.Ctrs)
+	gb.Start(now)
+	logx.Notice(e.gbLog, "Gb started", "nsei", cfg.NS.NSEI, "bvci", cfg.BVCI, "dialect", e.params.GbDialect)
+}
+
+// gbDeadline is when the Gb wants its next Tick (ok=false: never).
+func (e *Engine) gbDeadline() (time.Duration, bool) {
+	if e.gbl == nil {
+		return 0, false
+	}
+	return e.gbl.gb.NextDeadline()
+}
+
+func (e *Engine) gbClose() {
+	if e.gbl != nil {
+		e.gbl.gb.Stop(e.gbNow())
+		e.gbl.udp.Close()
+		e.gbl = nil
+	}
+}
+
+// GbUp reports whether the PTP BVC is unblocked. Engine goroutine only.
+func (e *Engine) GbUp() bool { return e.gbl != nil && e.gbl.gb.Unblocked() }
+
+// gbHandler receives the SGSN's PDUs inside the engine goroutine.
+type gbHandler struct{ e *Engine }
+
+func (h gbHandler) DLUnitdata(p *bssgp.DLUnitdata, now time.Duration) {
+	e := h.e
+	d := &DLUnitdata{TLLI: p.TLLI, Lifetime: p.PDULifetime, LLC: append([]byte(nil), p.LLC...)}
+	if p.HasOldTLLI {
+		d.OldTLLI = p.OldTLLI
+	}
+	if len(p.IMSI) > 0 {
+		if imsi, err := bssgp.DecodeIMSI(p.IMSI); err == nil {
+			d.IMSI = imsi
+		}
+	}
+	if len(p.MSRAC) > 0 {
+		var rac rlcmac.MSRadioAccessCapability
+		if rlcmac.DecodeMSRadioAccessCapability(p.MSRAC, &rac) == nil {
+			g, eg, _ := rac.MultislotClasses()
+			d.MSClass, d.EGPRS = int(g), int(eg)
+		}
+	}
+	e.HandleDLUnitdata(0, d)
+}
+
+func (h gbHandler) PagingPS(p *bssgp.PagingPS, now time.Duration) {
+	h.e.sgsnCtr.Inc(SGSNCtrRxPagingPS)
+	h.e.pagingPS(p)
+}
+
+func (h gbHandler) PagingCS(p *bssgp.PagingCS, now time.Duration) {
+	h.e.sgsnCtr.Inc(SGSNCtrRxPagingCS)
+}
+
+func (h gbHandler) BVCState(up bool, now time.Duration) {
+	logx.Notice(h.e.gbLog, "PTP BVC state", "unblocked", up)
+}
+
+// FlowControl gives FLOW-CONTROL-BVC the cell's drain capacity
+// (osmo-pcu-facts §2.5): PDCHs x current coding scheme rate.
+func (h gbHandler) FlowControl(now time.Duration) (bssgp.FlowParams, bool) {
+	e := h.e
+	bts := e.bts[0]
+	if bts == nil {
+		return bssgp.FlowParams{}, false
+	}
+	cs, _ := e.initialCS(bts)
+	peak := cs.DataLen() * 50
+	in := bssgp.FlowInput{NumPDCH: max(bts.EnabledPDCHs(), 1), PeakRatePerPDCH: peak, MaxSlotsPerMS: min(maxDLSlots(e.params.MultislotDefault, 0), 4),
+		ForceBVCBucket: e.params.FCForceBVCBucket, ForceBVCLeak: e.params.FCForceBVCLeak,
+		ForceMSBucket: e.params.FCForceMSBucket, ForceMSLeak: e.params.FCForceMSLeak, BucketTime: e.params.FCBucketTime,
+		LLCLifetime: int(e.params.LLC.Lifetime)}
+	return bssgp.ComputeFlowControl(in), true
+}
+
+func (h gbHandler) Other(bvci uint16, p bssgp.PDU, now time.Duration) {
+	h.e.gbLog.Debug("BSSGP PDU not handled by the engine", "bvci", bvci, "pdu", p.Type())
+}
+
+// pagingPS pages an MS on CCCH (PAGING REQUEST TYPE 1 on PCH,
+// osmo-pcu-facts §4.8).
+func (e *Engine) pagingPS(p *bssgp.PagingPS) {
+	bts := e.bts[0]
+	if bts == nil || !bts.Active {
+		return
+	}
+	imsi, err := bssgp.DecodeIMSI(p.IMSI)
+	if err != nil {
+		return
+	}
+	var pr rlcmac.PagingRequestType1
+	if p.HasTMSI {
+		// TS 24.008 §10.5.1.4: odd/even 0, type TMSI (4), filler 0xF
+		pr.MILen = 5
+		pr.MI = [8]byte{0xf4, byte(p.PTMSI >> 24), byte(p.PTMSI >> 16), byte(p.PTMSI >> 8), byte(p.PTMSI)}
+	} else if len(p.IMSI) <= 8 {
+		pr.MILen = uint8(copy(pr.MI[:], p.IMSI)) // the BSSGP IMSI IE is a Mobile Identity value
+	} else {
+		return
+	}
+	pr.PacketPage1 = true
+	var mac [rlcmac.MACBlockLen]byte
+	if _, err := rlcmac.EncodePagingRequestType1(mac[:], &pr); err != nil {
+		e.gbLog.Error("cannot encode paging", "err", err)
+		return
+	}
+	e.sendPCH(bts, imsi, mac[:], msgIDNone, false)
+	bts.Ctr.Inc(CtrPCHRequests)
+}
