@@ -22,6 +22,12 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("%s:%d: %s: %q", e.File, e.Line, e.Msg, e.Text)
 }
 
+// OsmoMessage is what libosmocore prints to stderr for this error before
+// the program exits (vty_read_config_filep).
+func (e *ConfigError) OsmoMessage() string {
+	return fmt.Sprintf("%s\nError occurred during reading the below line:\n%s\n", e.Msg, e.Text)
+}
+
 const invalidIndentMsg = "Inconsistent indentation -- leading whitespace must match adjacent lines, and " +
 	"indentation must reflect child node levels. A mix of tabs and spaces is allowed, but their sequence must " +
 	"not change within a child block."

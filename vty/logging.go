@@ -3,7 +3,6 @@ package vty
 import (
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 
 	"github.com/gopcu/gopcu/internal/logx"
@@ -446,14 +445,6 @@ func (v *VTY) writeLog(c *Context) bool {
 		}
 	}
 	return true
-}
-
-func atoiDefault(s string, d int) int {
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return d
-	}
-	return n
 }
 
 // hp returns the recorded libosmocore help of a command, or fallback.

@@ -129,9 +129,6 @@ var (
 	// ErrWarning makes the command fail without further output (the handler
 	// printed its message itself). Config file reading stops on it.
 	ErrWarning = errors.New("vty: command failed")
-	// ErrPending is returned by commands whose feature is not built yet when
-	// a strict caller asks; the default pending handler accepts silently.
-	ErrPending = errors.New("vty: feature pending")
 )
 
 // DefaultBindAddr is the VTY telnet bind address unless `line vty` / `bind`

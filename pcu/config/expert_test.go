@@ -3,6 +3,8 @@ package config
 import (
 	"strings"
 	"testing"
+
+	"github.com/gopcu/gopcu/vty"
 )
 
 func TestExpertModeShowsHidden(t *testing.T) {
@@ -29,5 +31,24 @@ func TestExpertModeShowsHidden(t *testing.T) {
 	}
 	if !strings.Contains(s.Exec("show running-config"), " multislot-class default 8\n") {
 		t.Error("not written back")
+	}
+}
+
+func TestShowBTSTimers(t *testing.T) {
+	v, _ := newTree(t)
+	bts := BTSTimers()
+	bts.Get(3192).Val = 500
+	if err := v.SetHandlerVE("show bts-timer [TNNNN]", func(c *vty.Context) error { return ShowBTSTimers(c, 0, bts) }); err != nil {
+		t.Fatal(err)
+	}
+	s := v.NewSession(nil)
+	s.Start()
+	got := s.Exec("show bts-timer T3192")
+	want := "BTS0:\n T3192 = 500 ms\tTime MS stays monitoring the PDCH after transmitting DL ACK/NACK for last DL block (FBI=1). Configured at the BSC (SI13). (default: 1500 ms)\n"
+	if got != want {
+		t.Errorf("%q", got)
+	}
+	if got := s.Exec("show bts-timer T3142"); !strings.HasSuffix(got, "(default: 20 s, range: [0 .. 255])\n") {
+		t.Errorf("%q", got)
 	}
 }
