@@ -77,6 +77,17 @@ type SGSN struct {
 	snsRemote   netip.AddrPort
 	snsBSS      []ns.IPElement
 	snsSentConf bool
+	snsTID      uint8
+	// SNSAcks collects the SNS-ACKs the BSS sent for SNSAdd/SNSDelete/
+	// SNSChangeWeight (transaction ID, cause).
+	SNSAcks []SNSAck
+}
+
+// SNSAck is one received SNS-ACK.
+type SNSAck struct {
+	TransactionID uint8
+	Cause         ns.Cause
+	HasCause      bool
 }
 
 // New builds an emulator that sends through tx from bind 0.
@@ -225,6 +236,8 @@ func (s *SGSN) inputSNS(from netip.AddrPort, p *ns.PDU, now time.Duration) {
 			s.sendNS(from, c)
 			s.snsSentConf = true
 		}
+	case ns.PDUSNSAck:
+		s.SNSAcks = append(s.SNSAcks, SNSAck{p.TransactionID, p.Cause, p.HasCause})
 	case ns.PDUSNSConfigAck:
 		if !s.snsSentConf {
 			return
@@ -445,4 +458,37 @@ func (s *SGSN) NextDeadline() (time.Duration, bool) {
 		}
 	}
 	return d, ok
+}
+
+func (s *SGSN) snsProcedure(t ns.PDUType, el []ns.IPElement, addr netip.Addr) (uint8, error) {
+	if !s.snsRemote.IsValid() {
+		return 0, ErrNoBVC
+	}
+	s.snsTID++
+	p := ns.PDU{Type: t, NSEI: s.snsNSEI, HasNSEI: true, TransactionID: s.snsTID, IPAddr: addr}
+	for _, e := range el {
+		if e.Addr.Is4() {
+			p.IP4, p.HasIP4 = append(p.IP4, e), true
+		} else {
+			p.IP6, p.HasIP6 = append(p.IP6, e), true
+		}
+	}
+	s.sendNS(s.snsRemote, p)
+	return s.snsTID, nil
+}
+
+// SNSAdd announces additional SGSN endpoints (TS 48.016 §7.4b.3 SNS-ADD);
+// returns the transaction ID to look for in SNSAcks.
+func (s *SGSN) SNSAdd(el ...ns.IPElement) (uint8, error) {
+	return s.snsProcedure(ns.PDUSNSAdd, el, netip.Addr{})
+}
+
+// SNSDelete removes SGSN endpoints (SNS-DELETE with an IP list).
+func (s *SGSN) SNSDelete(el ...ns.IPElement) (uint8, error) {
+	return s.snsProcedure(ns.PDUSNSDelete, el, netip.Addr{})
+}
+
+// SNSChangeWeight changes the weights of SGSN endpoints (SNS-CHANGEWEIGHT).
+func (s *SGSN) SNSChangeWeight(el ...ns.IPElement) (uint8, error) {
+	return s.snsProcedure(ns.PDUSNSChangeWeight, el, netip.Addr{})
 }

@@ -315,3 +315,40 @@ func TestEcho(t *testing.T) {
 		t.Fatal(b.bssH.dl)
 	}
 }
+
+func TestSNSRuntimeProcedures(t *testing.T) {
+	b := newBench(t, ns.DialectIPSNS)
+	b.gb.Start(0)
+	b.advance(10 * time.Millisecond)
+	if !b.gb.Unblocked() {
+		t.Fatal("not up")
+	}
+	me := ns.IPElement{Addr: sgsnAddr.Addr(), Port: sgsnAddr.Port(), SigWeight: 2, DataWeight: 7}
+	tid, err := b.sg.SNSChangeWeight(me)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.pump()
+	if len(b.sg.SNSAcks) != 1 || b.sg.SNSAcks[0] != (SNSAck{TransactionID: tid}) {
+		t.Fatal(b.sg.SNSAcks)
+	}
+	if vc := b.gb.NSE().VCs()[0]; vc.DataWeight != 7 || vc.SigWeight != 2 {
+		t.Fatalf("weights %d/%d", vc.SigWeight, vc.DataWeight)
+	}
+	other := ns.IPElement{Addr: netip.MustParseAddr("127.0.0.9"), Port: 23000, SigWeight: 1, DataWeight: 1}
+	tid, _ = b.sg.SNSDelete(other)
+	b.pump()
+	if a := b.sg.SNSAcks[1]; a.TransactionID != tid || !a.HasCause || a.Cause != ns.CauseUnknownIPEndpoint {
+		t.Fatal(a)
+	}
+	tid, _ = b.sg.SNSAdd(other)
+	b.pump()
+	if a := b.sg.SNSAcks[2]; a != (SNSAck{TransactionID: tid}) || len(b.gb.NSE().VCs()) != 2 {
+		t.Fatal(a, len(b.gb.NSE().VCs()))
+	}
+	tid, _ = b.sg.SNSDelete(other)
+	b.pump()
+	if a := b.sg.SNSAcks[3]; a != (SNSAck{TransactionID: tid}) || len(b.gb.NSE().VCs()) != 1 || !b.gb.Unblocked() {
+		t.Fatal(a, len(b.gb.NSE().VCs()), b.gb.Unblocked())
+	}
+}
