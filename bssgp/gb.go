@@ -21,8 +21,8 @@ type Config struct {
 	// T1 retries BVC-BLOCK/UNBLOCK, T2 retries BVC-RESET (TS 48.018 §8.3,
 	// §8.4; osmo-pcu X101/X102 = 30 s).
 	T1, T2 time.Duration
-	// QoS is the QoS Profile of UL-UNITDATA (default 00 00 04 as osmo-pcu:
-	// best effort, 1 s... "no peak throughput" profile, TS 48.018 §11.3.28).
+	// QoS is the QoS Profile of UL-UNITDATA (TS 48.018 §11.3.28); default
+	// 00 00 04, the value osmo-pcu sends (osmo-pcu-facts §2.3).
 	QoS [3]byte
 	// NoAlignment omits the zero-length Alignment Octets IE osmo-pcu puts
 	// into UL-UNITDATA.
