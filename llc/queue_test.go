@@ -414,3 +414,32 @@ func TestClose(t *testing.T) {
 		t.Fatalf("usage %d %d %+v", m, f, s.Counters())
 	}
 }
+
+func TestIdleAckAndLines(t *testing.T) {
+	s := mustShared(t, Config{CoDel: true, IdleAckDelay: 10, Interval: 100 * ms})
+	q := s.NewQueue(nil)
+	if _, ok := q.IdleAckDue(); ok {
+		t.Fatal("due without enqueue")
+	}
+	now := time.Duration(0)
+	for i := 0; i < 100; i++ {
+		q.Enqueue(now, uiFrame(3, 500, ""), LifetimeInfinite)
+		q.Enqueue(now, uiFrame(3, 500, ""), LifetimeInfinite)
+		now += 10 * ms
+		q.Dequeue(now)
+	}
+	if at, ok := q.IdleAckDue(); !ok || at != now-10*ms+100*ms {
+		t.Fatalf("idle ack at %v", at)
+	}
+	st := q.Stats(now)
+	lines := st.Lines(now)
+	if len(lines) != 6 || lines[1] != " CoDel rfc: interval 100ms, target 50ms, maxpacket 1543, drain rate 0 octets/s" {
+		t.Fatalf("%q", lines)
+	}
+	if c := st.Classes[ClassData]; c.Delivered != 100 || c.SojournMax < c.SojournAvg || c.SojournAvg < c.SojournMin || c.Drops[ReasonCoDel] == 0 {
+		t.Fatalf("class stats %+v", c)
+	}
+	for _, l := range lines {
+		t.Log(l)
+	}
+}

@@ -1,6 +1,9 @@
 package llc
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // ClassStats is the visible state of one priority class of a queue.
 type ClassStats struct {
@@ -74,4 +77,61 @@ func (q *Queue) Stats(now time.Duration) QueueStats {
 		}
 	}
 	return st
+}
+
+// IdleAckDue is when the engine's idle-ack timer fires for this queue:
+// `queue idle-ack-delay` after the last enqueue (osmo-pcu restarts the timer
+// on every enqueued PDU). ok is false if the delay is 0 (`no queue
+// idle-ack-delay`) or nothing was ever enqueued.
+func (q *Queue) IdleAckDue() (at time.Duration, ok bool) {
+	d := q.s.cfg.IdleAckDelay
+	if d == 0 || q.lastEnq == noTime {
+		return 0, false
+	}
+	return q.lastEnq + time.Duration(d)*10*time.Millisecond, true
+}
+
+// Lines renders the snapshot for `show ms` / `show llc-queue` (one string
+// per line, without line endings; the VTY adds "\r\n"). Times relative to
+// now are shown as "in …" / "… ago".
+func (st QueueStats) Lines(now time.Duration) []string {
+	l := []string{fmt.Sprintf("LLC queue: %d frames, %d octets (%d charged), head sojourn %v",
+		st.Frames, st.Octets, st.Memory, st.HeadSojourn)}
+	if st.CoDel {
+		l = append(l, fmt.Sprintf(" CoDel %v: interval %v, target %v, maxpacket %d, drain rate %d octets/s",
+			st.Variant, st.Params.Interval, st.Params.Target, st.Params.MaxPacket, st.DrainRate))
+	} else {
+		l = append(l, " CoDel off")
+	}
+	for i, c := range st.Classes {
+		l = append(l, fmt.Sprintf(" %s: %d frames, %d octets, delivered %d, sojourn last/min/avg/max %v/%v/%v/%v, dropped lifetime %d codel %d overflow %d cleared %d",
+			Class(i), c.Frames, c.Octets, c.Delivered, c.SojournLast, c.SojournMin, c.SojournAvg, c.SojournMax,
+			c.Drops[ReasonLifetime], c.Drops[ReasonCoDel], c.Drops[ReasonOverflow], c.Drops[ReasonCleared]))
+	}
+	for f := firstUser; f < NumFlows; f++ {
+		fs := st.Flows[f]
+		if fs.Frames == 0 && fs.CoDel == (CoDelState{}) {
+			continue
+		}
+		s := fmt.Sprintf("  %s: %d frames, %d octets, deficit %d, codel count %d lastcount %d", FlowName(f),
+			fs.Frames, fs.Octets, fs.Deficit, fs.CoDel.Count, fs.CoDel.LastCount)
+		if fs.CoDel.Dropping {
+			s += ", dropping"
+		}
+		if fs.CoDel.DropNextSet {
+			s += ", drop_next " + rel(fs.CoDel.DropNext, now)
+		}
+		l = append(l, s)
+	}
+	if st.Pending.Frames > 0 {
+		l = append(l, fmt.Sprintf(" overflow drops not yet reported: %d frames, %d octets", st.Pending.Frames, st.Pending.Octets))
+	}
+	return l
+}
+
+func rel(t, now time.Duration) string {
+	if t >= now {
+		return "in " + (t - now).String()
+	}
+	return (now - t).String() + " ago"
 }
