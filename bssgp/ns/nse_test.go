@@ -302,3 +302,26 @@ func TestStatusNSVCBlockedResets(t *testing.T) {
 	in(n, "08 008103 01820065", time.Second)
 	want(t, tx.take(), hReset)
 }
+
+// After the NS-VC was declared dead and reset, the ALIVE retry count starts
+// from zero again.
+func TestAliveRetriesResetAfterReset(t *testing.T) {
+	n, tx, _ := bringUp(t)
+	base := 2 * time.Millisecond
+	for i := 0; i <= 10; i++ {
+		n.Tick(base + 30*time.Second + time.Duration(i)*3*time.Second)
+	}
+	out := tx.take()
+	if out[len(out)-1] != hReset {
+		t.Fatal(out)
+	}
+	now := base + 60*time.Second
+	in(n, hResetAck, now)
+	want(t, tx.take(), hUnblock, hAlive)
+	in(n, hUnblkAck, now)
+	n.Tick(now + 3*time.Second)
+	want(t, tx.take(), hAlive)
+	if !n.Available() {
+		t.Fatal("declared dead on the first unanswered ALIVE")
+	}
+}

@@ -98,6 +98,12 @@ func (vc *VC) startReset(now time.Duration) {
 func (vc *VC) startAliveOnly(now time.Duration) {
 	vc.setState(VCRecovering, now)
 	vc.timer = 0
+	vc.startAlive(now)
+}
+
+// startAlive starts the test procedure with a fresh retry count (§7.4).
+func (vc *VC) startAlive(now time.Duration) {
+	vc.aliveRetries = 0
 	vc.sendAlive(now)
 }
 
@@ -243,7 +249,7 @@ func (vc *VC) inputClassic(p *PDU, raw []byte, now time.Duration) {
 		vc.retries = 0
 		vc.setState(VCBlocked, now)
 		vc.sendUnblock(now)
-		vc.sendAlive(now)
+		vc.startAlive(now)
 	case PDUResetAck:
 		if vc.state != VCResetting {
 			return // §7.3.1: unexpected RESET-ACK is ignored
@@ -255,7 +261,7 @@ func (vc *VC) inputClassic(p *PDU, raw []byte, now time.Duration) {
 		vc.retries = 0
 		vc.setState(VCBlocked, now)
 		vc.sendUnblock(now)
-		vc.sendAlive(now)
+		vc.startAlive(now)
 	case PDUBlock:
 		if p.NSVCI != vc.NSVCI {
 			n.sendStatus(vc.Bind, vc.Remote, CauseNSVCUnknown, raw, vc)
