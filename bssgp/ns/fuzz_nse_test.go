@@ -1,6 +1,7 @@
 package ns
 
 import (
+	"net/netip"
 	"testing"
 	"time"
 )
@@ -16,7 +17,8 @@ func FuzzNSEInput(f *testing.F) {
 		n.Input(0, sgsn, b, time.Second)
 		n.Tick(100 * time.Second)
 		_ = n.SendUnitdata(1, 2, []byte{3})
-		s, _ := NewNSE(Config{NSEI: 1234, Dialect: DialectIPSNS, Endpoints: []Endpoint{{Remote: sgsn}}}, &recTx{}, &recH{}, nil)
+		s, _ := NewNSE(Config{NSEI: 1234, Dialect: DialectIPSNS, Endpoints: []Endpoint{{Remote: sgsn,
+			Local: netip.MustParseAddrPort("127.0.0.1:23001")}}}, &recTx{}, &recH{}, nil)
 		s.Start(0)
 		s.Input(0, sgsn, b, time.Second)
 		s.Tick(100 * time.Second)

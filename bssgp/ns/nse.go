@@ -160,6 +160,13 @@ func NewNSE(cfg Config, tx Transport, h Handler, log *slog.Logger) (*NSE, error)
 	if cfg.Timers == (Timers{}) {
 		cfg.Timers = DefaultTimers()
 	}
+	if cfg.Dialect == DialectIPSNS {
+		for _, ep := range cfg.Endpoints {
+			if !ep.Local.IsValid() || ep.Local.Addr().IsUnspecified() {
+				return nil, fmt.Errorf("ns: IP-SNS needs a concrete local address per endpoint (see ResolveLocal), have %v", ep.Local)
+			}
+		}
+	}
 	if cfg.MaxNSVCs == 0 {
 		cfg.MaxNSVCs = 8
 	}

@@ -17,6 +17,10 @@ const (
 	snsConfigured
 )
 
+func (s snsState) String() string {
+	return [...]string{"IDLE", "SIZE", "CONFIG_BSS", "CONFIG_SGSN", "CONFIGURED"}[s]
+}
+
 // snsFSM is the BSS side of the IP-SNS procedures (TS 48.016 §7.4b):
 // SNS-SIZE, SNS-CONFIG in both directions, then SNS-ADD / SNS-DELETE /
 // SNS-CHANGEWEIGHT from the SGSN at run time.
@@ -42,7 +46,7 @@ func (s *snsFSM) tx(p PDU) {
 }
 
 func (s *snsFSM) setState(st snsState, now time.Duration) {
-	s.n.log.Log(nil, logx.LevelInfo, "SNS state change", "from", int(s.state), "to", int(st))
+	s.n.log.Log(nil, logx.LevelInfo, "SNS state change", "from", s.state.String(), "to", st.String())
 	s.state = st
 	s.retries = 0
 }
