@@ -197,6 +197,9 @@ func (m *propModel) misc(t *rapid.T) {
 	qi := rapid.IntRange(0, 1).Draw(t, "q")
 	switch rapid.IntRange(0, 3).Draw(t, "what") {
 	case 0:
+		if rapid.Bool().Draw(t, "stop") {
+			m.qs[qi].StopTransmit()
+		}
 		m.qs[qi].SetTransmitStart(m.now)
 	case 1:
 		m.qs[qi].SetDrainRate(rapid.SampledFrom([]int{0, 1000, 10000, 59200}).Draw(t, "rate"))

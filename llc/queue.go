@@ -201,8 +201,9 @@ type Queue struct {
 	pendFrames uint32
 	pendOctets uint32
 
-	victim bool
-	closed bool
+	victim  bool
+	closed  bool
+	txArmed bool
 
 	cls [NumClasses]classStats
 }
@@ -260,8 +261,19 @@ func (q *Queue) LastEnqueue() (time.Duration, bool) { return q.lastEnq, q.lastEn
 // now on (assignment done, first block possible). Sojourn (CoDel, stats) is
 // measured from max(enqueue, transmit start), so paging and TBF
 // establishment are not taken for a standing queue; PDU lifetime still runs
-// from enqueue. Call it whenever a new DL TBF becomes able to send.
-func (q *Queue) SetTransmitStart(now time.Duration) { q.txStart = now }
+// from enqueue. Only the first call after NewQueue or StopTransmit counts;
+// later calls while the TBF runs are ignored, so calling it before every
+// Dequeue is harmless. Call StopTransmit when the DL TBF ends.
+func (q *Queue) SetTransmitStart(now time.Duration) {
+	if !q.txArmed {
+		q.txStart = now
+		q.txArmed = true
+	}
+}
+
+// StopTransmit tells the queue that the MS has no DL TBF any more; the next
+// SetTransmitStart starts a new sojourn origin.
+func (q *Queue) StopTransmit() { q.txArmed = false }
 
 // SetDrainRate tells the queue the MS's current DL drain rate in LLC octets
 // per second (see DrainRate); with plain `queue codel` the rfc variant

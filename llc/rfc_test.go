@@ -334,6 +334,7 @@ func TestTransmitStart(t *testing.T) {
 		q.Enqueue(time.Duration(i)*ms, uiFrame(3, 500, ""), 300) // 3 s lifetime
 	}
 	q.SetTransmitStart(2 * time.Second)
+	q.SetTransmitStart(2*time.Second + 5*ms) // ignored: the TBF is running
 	fr, ok, d := q.Dequeue(2*time.Second + 10*ms)
 	if !ok || d.Lifetime != 1 || d.CoDel != 0 {
 		t.Fatalf("ok %v discard %+v", ok, d)
@@ -357,5 +358,12 @@ func TestTransmitStart(t *testing.T) {
 	}
 	if st := q.Stats(now); st.Classes[ClassData].SojournMax > time.Second {
 		t.Fatalf("max sojourn %v counts the paging time", st.Classes[ClassData].SojournMax)
+	}
+	// A new TBF after StopTransmit restarts the origin.
+	q.StopTransmit()
+	q.Enqueue(now, uiFrame(3, 100, ""), LifetimeInfinite)
+	q.SetTransmitStart(now + time.Second)
+	if fr, _, _ := q.Dequeue(now + time.Second + ms); fr.Sojourn != ms {
+		t.Fatalf("sojourn %v after a new TBF", fr.Sojourn)
 	}
 }

@@ -35,9 +35,12 @@ type QueueStats struct {
 	Params  Params // CoDel parameters in force (meaningful if CoDel)
 	// DrainRate as last set by SetDrainRate (octets/s, 0 unknown).
 	DrainRate int
-	// TransmitStart as last set by SetTransmitStart (ok false if never).
+	// TransmitStart as last set by SetTransmitStart (TransmitStartSet false
+	// if never); Transmitting is true between SetTransmitStart and
+	// StopTransmit.
 	TransmitStart    time.Duration
 	TransmitStartSet bool
+	Transmitting     bool
 	HeadSojourn      time.Duration
 	Pending          Discard // overflow drops not reported yet
 	Classes          [NumClasses]ClassStats
@@ -49,7 +52,7 @@ func (q *Queue) Stats(now time.Duration) QueueStats {
 	cfg := &q.s.cfg
 	st := QueueStats{Frames: int(q.frames), Octets: int(q.octets), Memory: q.charge,
 		Variant: cfg.Variant, CoDel: cfg.CoDel, Params: cfg.ParamsFor(int(q.rate)), DrainRate: int(q.rate),
-		TransmitStart: q.txStart, TransmitStartSet: q.txStart != noTime, HeadSojourn: q.HeadSojourn(now),
+		TransmitStart: q.txStart, TransmitStartSet: q.txStart != noTime, Transmitting: q.txArmed, HeadSojourn: q.HeadSojourn(now),
 		Pending: Discard{Frames: int(q.pendFrames), Octets: int(q.pendOctets), Overflow: int(q.pendFrames)}}
 	if !st.TransmitStartSet {
 		st.TransmitStart = 0
