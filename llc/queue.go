@@ -227,6 +227,7 @@ type Frame struct {
 	Sojourn  time.Duration // now − max(enqueue, transmit start)
 	Lifetime uint16        // BSSGP PDU lifetime given at enqueue (centiseconds)
 	seq      uint32
+	queued   bool // made by Dequeue (PutBack trusts Enqueued/Lifetime)
 }
 
 // Discard is what a Dequeue call (or TakeDiscarded) dropped and must report
@@ -341,8 +342,14 @@ func (q *Queue) Enqueue(now time.Duration, frame []byte, pduLifetime uint16) err
 // were acknowledged). The PDU lifetime keeps counting from the original
 // enqueue; the sojourn starts again at now, so data that was already on air
 // is not mistaken for a standing queue (aqm.md D8). Put frames back in
-// reverse order of their dequeue.
+// reverse order of their dequeue. Pass the Frame returned by Dequeue
+// unchanged: a Frame built by hand has no queue metadata and is taken as
+// enqueued now with an infinite lifetime.
 func (q *Queue) PutBack(now time.Duration, f Frame) {
+	if !f.queued {
+		f.Enqueued, f.Lifetime = now, LifetimeInfinite
+		f.seq = q.headSeq(f.Data)
+	}
 	var fl uint8
 	if Protected(f.Data) {
 		fl |= fProtected
@@ -352,6 +359,19 @@ func (q *Queue) PutBack(now time.Duration, f Frame) {
 	}
 	q.insert(entry{data: f.Data, enq: f.Enqueued, origin: now, seq: f.seq, life: f.Lifetime, flags: fl}, true)
 	q.enforce()
+}
+
+// headSeq is a sequence number that sorts before every queued frame of the
+// flow of frame b (for frames put back without their metadata).
+func (q *Queue) headSeq(b []byte) uint32 {
+	if q.a == nil {
+		return q.seq
+	}
+	q.sync()
+	if h := q.a.flows[flowFor(SAPI(b), q.a.variant)].head; h >= 0 {
+		return q.a.ents[h].seq - 1
+	}
+	return q.seq
 }
 
 func (q *Queue) insert(e entry, front bool) {
@@ -607,7 +627,7 @@ func (q *Queue) Dequeue(now time.Duration) (fr Frame, ok bool, d Discard) {
 	}
 	e := &q.a.ents[i]
 	fr = Frame{Data: e.data, SAPI: SAPI(e.data), Enqueued: e.enq, Sojourn: q.sojourn(e, now),
-		Lifetime: e.life, seq: e.seq}
+		Lifetime: e.life, seq: e.seq, queued: true}
 	fr.Class = ClassOf(fr.SAPI)
 	q.cls[fr.Class].sample(fr.Sojourn)
 	q.s.ctr.Scheduled++

@@ -443,3 +443,18 @@ func TestIdleAckAndLines(t *testing.T) {
 		t.Log(l)
 	}
 }
+
+// TestPutBackHandMade: a Frame without queue metadata is not dropped as
+// expired when put back.
+func TestPutBackHandMade(t *testing.T) {
+	s := mustShared(t, Config{})
+	q := s.NewQueue(nil)
+	q.Enqueue(0, uiFrame(3, 100, "2"), 500)
+	q.PutBack(time.Second, Frame{Data: uiFrame(3, 100, "1")})
+	for _, want := range "12" {
+		fr, ok, d := q.Dequeue(2 * time.Second)
+		if !ok || d.Frames != 0 || rune(fr.Data[99]) != want {
+			t.Fatalf("got %q %+v", fr.Data, d)
+		}
+	}
+}
