@@ -41,11 +41,9 @@ func (l *loopExecutor) Do(f func()) { l.ch <- f }
 func testTree() *VTY {
 	v := New(AppInfo{Name: "OsmoPCU", Version: "test"})
 	v.Finish()
-	big := strings.Repeat("0123456789abcdef", 64) + "\n"
+	big := strings.Repeat(strings.Repeat("0123456789abcdef", 64)+"\n", 256) // 256 KiB per command
 	v.View().Install("show big", "Show\nBig output\n", func(c *Context) error {
-		for i := 0; i < 256; i++ { // 256 KiB per command
-			c.Print(big)
-		}
+		c.Print(big)
 		return nil
 	})
 	return v
@@ -72,7 +70,9 @@ func TestManySessionsAndStalledClient(t *testing.T) {
 	v := testTree()
 	loop := newLoop()
 	srv := NewServer(v, loop)
-	srv.WriteTimeout = 2 * time.Second
+	// A design that wrote to sockets from the engine would block the loop
+	// for up to WriteTimeout per stalled write: make that unmistakable.
+	srv.WriteTimeout = 30 * time.Second
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -152,7 +152,14 @@ func TestManySessionsAndStalledClient(t *testing.T) {
 		t.Error(err)
 	}
 	t.Logf("worst engine-loop round trip during the test: %v", worst)
-	if worst > 100*time.Millisecond {
+	// The loop only ever waits for other sessions' (cheap) handlers, never
+	// for a socket; the bound leaves room for a shared, busy CI machine
+	// (typical: well below 10 ms without the race detector).
+	limit := time.Second
+	if raceEnabled {
+		limit = 5 * time.Second
+	}
+	if worst > limit {
 		t.Errorf("engine loop stalled for %v", worst)
 	}
 }

@@ -1,0 +1,5 @@
+//go:build race
+
+package vty
+
+const raceEnabled = true
