@@ -132,6 +132,7 @@ func interopSetup(t *testing.T, dialect ns.Dialect) (*netns, string, *engine) {
 	if testing.Short() {
 		t.Skip("interop test skipped in -short mode")
 	}
+	t.Parallel() // every test has its own network namespace
 	n := newNetns(t)
 	dir := t.TempDir()
 	t.Cleanup(func() { dumpLogs(t, dir) })
@@ -267,6 +268,7 @@ func TestInteropClassicIPv6(t *testing.T) {
 	if testing.Short() {
 		t.Skip("interop test skipped in -short mode")
 	}
+	t.Parallel()
 	n := newNetns(t)
 	dir := t.TempDir()
 	t.Cleanup(func() { dumpLogs(t, dir) })
@@ -308,6 +310,7 @@ func TestInteropTwoNSVCs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("interop test skipped in -short mode")
 	}
+	t.Parallel()
 	n := newNetns(t)
 	dir := t.TempDir()
 	t.Cleanup(func() { dumpLogs(t, dir) })
