@@ -469,3 +469,10 @@ func (n *NSE) Reconfigure(cfg Config, now time.Duration) bool {
 	}
 	return true
 }
+
+// TransportFunc adapts a function to Transport (e.g. an in-memory link that
+// copies b and posts it to the peer's goroutine).
+type TransportFunc func(bind int, to netip.AddrPort, b []byte) error
+
+// Send implements Transport.
+func (f TransportFunc) Send(bind int, to netip.AddrPort, b []byte) error { return f(bind, to, b) }

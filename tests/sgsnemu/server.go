@@ -8,11 +8,12 @@ import (
 	"github.com/gopcu/gopcu/bssgp/ns"
 )
 
-// Server runs an SGSN emulator on a UDP socket with its own goroutine.
+// Server runs an SGSN emulator in its own goroutine, on a UDP socket
+// (Listen) or on any transport (Start + Deliver, for in-process links).
 // Callbacks run on that goroutine; use Do to act on the emulator.
 type Server struct {
 	sgsn *SGSN
-	udp  *ns.UDP
+	udp  *ns.UDP // nil for Start
 	in   chan ns.Datagram
 	cmd  chan func(*SGSN, time.Duration)
 	t0   time.Time
@@ -33,14 +34,42 @@ func Listen(addr netip.AddrPort, cfg Config, cb Callbacks) (*Server, error) {
 		cfg.Listen = udp.LocalAddr(0)
 	}
 	s.sgsn = New(cfg, udp, cb)
-	ctx, cancel := context.WithCancel(context.Background())
-	s.stop = cancel
-	go s.run(ctx)
+	s.begin()
 	return s, nil
 }
 
-// Addr is the bound UDP address.
-func (s *Server) Addr() netip.AddrPort { return s.udp.LocalAddr(0) }
+// Start runs an emulator that sends through tx; feed it with Deliver.
+func Start(cfg Config, tx ns.Transport, cb Callbacks) *Server {
+	s := &Server{in: make(chan ns.Datagram, 256), cmd: make(chan func(*SGSN, time.Duration)),
+		t0: time.Now(), done: make(chan struct{})}
+	s.sgsn = New(cfg, tx, cb)
+	s.begin()
+	return s
+}
+
+func (s *Server) begin() {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stop = cancel
+	go s.run(ctx)
+}
+
+// Deliver hands a datagram from the BSS at `from` to the emulator (b is
+// copied). Safe from any goroutine.
+func (s *Server) Deliver(from netip.AddrPort, b []byte) {
+	d := ns.Datagram{From: from, Data: append([]byte(nil), b...)}
+	select {
+	case s.in <- d:
+	case <-s.done:
+	}
+}
+
+// Addr is the bound UDP address (Listen) or the configured one (Start).
+func (s *Server) Addr() netip.AddrPort {
+	if s.udp == nil {
+		return s.sgsn.cfg.Listen
+	}
+	return s.udp.LocalAddr(0)
+}
 
 func (s *Server) now() time.Duration { return time.Since(s.t0) }
 
@@ -88,5 +117,8 @@ func (s *Server) SendDLUnitdata(bvci uint16, tlli uint32, imsi string, llc []byt
 func (s *Server) Close() error {
 	s.stop()
 	<-s.done
+	if s.udp == nil {
+		return nil
+	}
 	return s.udp.Close()
 }

@@ -352,3 +352,41 @@ func TestSNSRuntimeProcedures(t *testing.T) {
 		t.Fatal(a, len(b.gb.NSE().VCs()), b.gb.Unblocked())
 	}
 }
+
+// An in-process link: gopcu's Gb in a real-time loop, the emulator in its
+// own goroutine, datagrams over channels (no sockets).
+func TestServerInProcess(t *testing.T) {
+	toBSS := make(chan []byte, 64)
+	srv := Start(Config{Listen: sgsnAddr}, ns.TransportFunc(func(_ int, to netip.AddrPort, b []byte) error {
+		toBSS <- append([]byte(nil), b...)
+		return nil
+	}), Callbacks{})
+	defer srv.Close()
+	h := &bssRec{}
+	gb, _ := bssgp.New(bssgp.Config{NS: ns.Config{NSEI: 9, Endpoints: []ns.Endpoint{{NSVCI: 9, Remote: sgsnAddr}}},
+		BVCI: 3, CellID: cell}, ns.TransportFunc(func(_ int, to netip.AddrPort, b []byte) error {
+		srv.Deliver(bssAddr, b)
+		return nil
+	}), h, nil)
+	t0 := time.Now()
+	gb.Start(0)
+	deadline := time.After(5 * time.Second)
+	for !gb.Unblocked() {
+		select {
+		case b := <-toBSS:
+			gb.Input(0, sgsnAddr, b, time.Since(t0))
+		case <-deadline:
+			t.Fatal("not up")
+		}
+	}
+	var bvc *BVC
+	srv.Do(func(sg *SGSN, now time.Duration) {
+		if b := sg.BVC(3); b != nil {
+			c := *b
+			bvc = &c
+		}
+	})
+	if bvc == nil || bvc.CellID != cell {
+		t.Fatalf("%+v", bvc)
+	}
+}
