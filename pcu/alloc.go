@@ -178,6 +178,7 @@ func (e *Engine) allocDL(bts *BTS, ms *MS, single bool) (*TBF, error) {
 		cs: ms.CSDL, drained: -1}
 	t.sw.Reset(false, rlcmac.GPRSWS)
 	e.attach(t)
+	setDrainRate(t)
 	ms.DL = t
 	ms.idleSince = -1
 	bts.Ctr.Inc(CtrTBFDLAlloc)

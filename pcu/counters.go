@@ -246,6 +246,8 @@ const (
 	L1TxMsgs
 	L1TxDropped
 	L1VersionMismatch
+	L1LLCCoDelDropped
+	L1LLCOverflowDropped
 	numL1Ctrs
 )
 
@@ -278,6 +280,8 @@ var L1CounterDescs = []ratectr.Desc{
 	{Name: "tx:msgs", Description: "Messages sent to the BTS"},
 	{Name: "tx:dropped", Description: "Messages dropped (transmit queue full or not connected)"},
 	{Name: "version:mismatch", Description: "INFO_IND with a version other than the pinned one"},
+	{Name: "llc:dropped:codel", Description: "LLC frames dropped by CoDel (AQM)"},
+	{Name: "llc:dropped:overflow", Description: "LLC frames dropped by the queue memory limits"},
 }
 
 // "pcu:sgsn" group (osmo-pcu's SGSN Statistics).

@@ -176,6 +176,7 @@ func (e *Engine) dlAssignSettled(t *TBF) {
 			e.detach(t)
 			t.slots, t.ctrlTS = mask, ctrl
 			e.attach(t)
+			setDrainRate(t)
 			t.bts.Ctr.Inc(CtrTBFAllocAlgoB)
 			e.assignPACCH(t, t)
 			return
@@ -420,6 +421,7 @@ func (e *Engine) nextFrame(t *TBF) bool {
 	}
 	t.bts.Ctr.Inc(CtrLLCFrameSched)
 	t.bts.Ctr.Add(CtrLLCDLBytes, uint64(len(fr.Data)))
+	t.curFr = fr
 	t.curFrame = fr.Data
 	t.cur = fr.Data
 	t.haveCur = true
@@ -427,8 +429,10 @@ func (e *Engine) nextFrame(t *TBF) bool {
 	return true
 }
 
-func curToFrame(t *TBF) llc.Frame {
-	return llc.Frame{Data: t.curFrame, SAPI: llc.SAPI(t.curFrame)}
+// setDrainRate tells the MS's queue what its DL TBF can carry, from which
+// plain `queue codel` derives the CoDel target and interval.
+func setDrainRate(t *TBF) {
+	t.ms.Queue.SetDrainRate(llc.DrainRate(t.cs.DataLen(), popcount8(t.slots)))
 }
 
 // reportDiscard counts and reports dropped LLC frames (LLC-DISCARDED).
@@ -436,6 +440,8 @@ func (e *Engine) reportDiscard(m *MS, d llc.Discard) {
 	bts := m.bts
 	bts.Ctr.Add(CtrLLCFrameDropped, uint64(d.Frames))
 	bts.Ctr.Add(CtrLLCFrameTimedout, uint64(d.Lifetime))
+	e.l1ctr.Add(L1LLCCoDelDropped, uint64(d.CoDel))
+	e.l1ctr.Add(L1LLCOverflowDropped, uint64(d.Overflow))
 	if e.gb != nil && m.TLLI != TLLIUnset {
 		f, o := d.LLCDiscarded()
 		e.gb.LLCDiscarded(bts.Nr, m.TLLI, f, o)

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -49,6 +50,9 @@ type Config struct {
 	Clock      Clock
 	Params     *Params // nil: DefaultParams
 	Gb         bool    // run the Gb stack (NS/BSSGP over UDP) from INFO_IND
+	// ListenUDP opens the NS sockets (default ns.ListenUDP); tests use it
+	// to open them inside a network namespace.
+	ListenUDP func(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error)
 }
 
 // Engine is the PCU core.
@@ -109,6 +113,9 @@ func New(cfg Config) *Engine {
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = NewRealClock()
+	}
+	if cfg.ListenUDP == nil {
+		cfg.ListenUDP = ns.ListenUDP
 	}
 	e := &Engine{
 		cfg:    cfg,

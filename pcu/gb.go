@@ -66,7 +66,7 @@ func (e *Engine) gbConfigure(bts *BTS) {
 		e.gbl.cfg = cfg
 		return
 	}
-	udp, err := ns.ListenUDP(ns.BindAddrs(eps), func(d ns.Datagram) {
+	udp, err := e.cfg.ListenUDP(ns.BindAddrs(eps), func(d ns.Datagram) {
 		select {
 		case e.gbRx <- d:
 		case <-e.done:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/rlcmac"
 )
 
@@ -106,6 +107,7 @@ type TBF struct {
 	blk       [rlcmac.GPRSSNS]dlBlock
 	cur       []byte // rest of the LLC frame being sent
 	curFrame  []byte
+	curFr     llc.Frame // the frame as dequeued (put back unchanged)
 	haveCur   bool
 	sincePoll int
 	pollOut   bool // a DL Ack/Nack poll is outstanding
@@ -254,9 +256,10 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 		}
 		// a frame not yet started goes back to the queue head
 		if t.haveCur && len(t.cur) > 0 && len(t.cur) == len(t.curFrame) {
-			t.ms.Queue.PutBack(e.now, curToFrame(t))
+			t.ms.Queue.PutBack(e.now, t.curFr)
 		}
 		t.haveCur = false
+		t.ms.Queue.StopTransmit() // sojourn of later frames starts at the next TBF
 	}
 	// TBFs assigned through this one lose their carrier
 	for _, o := range bts.tbfs {

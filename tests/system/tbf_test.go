@@ -89,7 +89,7 @@ func (r *radioRig) dl(tlli uint32, imsi string, frame []byte) {
 func TestDownlinkTransfer(t *testing.T) {
 	for _, v := range []pcuif.Version{pcuif.V10, pcuif.V12} {
 		t.Run(v.String(), func(t *testing.T) {
-			r := startRadio(t, v, nil, 1)
+			r := startRadio(t, v, bulkParams(), 1)
 			ms := r.cell.AddMS(0xc0000001, "901700000000001", 10)
 			var got [][]byte
 			ms.OnLLC = func(f []byte) { got = append(got, f) }
@@ -106,7 +106,7 @@ func TestDownlinkTransfer(t *testing.T) {
 				}
 			}
 			if len(got) != len(want) {
-				t.Fatalf("received %d of %d frames", len(got), len(want))
+				t.Fatalf("received %d of %d frames (%d reported discarded)", len(got), len(want), r.gb.discarded)
 			}
 			for i := range want {
 				if !bytes.Equal(got[i], want[i]) {
