@@ -10,9 +10,10 @@ import (
 
 // LogCategory is one logging category as the VTY offers it.
 type LogCategory struct {
-	Name  string // VTY name, lower case ("rlcmac", "lns")
-	Help  string // help line of the token
-	Level slog.Level
+	Name     string // VTY name, lower case ("rlcmac", "lns")
+	Help     string // help line of the token
+	Level    slog.Level
+	Disabled bool // category off by default (osmo-pcu: csn1)
 }
 
 // LogTarget is one `log ...` target (libosmocore struct log_target): the
@@ -234,7 +235,7 @@ func (v *VTY) installLogging() {
 		if s.LogTarget() != nil {
 			return c.Warnf("%% Logging already enabled.\n")
 		}
-		t := &LogTarget{Kind: "vty", Levels: map[string]slog.Level{}, PrintFile: "1"}
+		t := &LogTarget{Kind: "vty", Levels: map[string]slog.Level{}, PrintFile: "1", Color: true, CatHex: true}
 		for _, cat := range lg.Categories {
 			t.Levels[cat.Name] = cat.Level
 		}
@@ -373,11 +374,19 @@ func onOff(b bool) string {
 }
 
 func showTarget(c *Context, lg *Logging, t *LogTarget) {
-	c.Printf(" Global Loglevel: %s\n", "EVERYTHING")
+	if t.forceSet {
+		c.Printf(" Global Loglevel: %s\n", logx.LevelName(t.ForceAll))
+	} else {
+		c.Print(" Global Loglevel: unknown 0x0\n")
+	}
 	c.Printf(" Use color: %s, Print Timestamp: %s\n", onOff(t.Color), onOff(t.Timestamp))
 	c.Print(" Log Level specific information:\n")
 	for _, cat := range lg.Categories {
-		c.Printf("  %-10s %-10s %-8s %s\n", cat.Name, logx.LevelName(t.Levels[cat.Name]), "Enabled", cat.Help)
+		en := "Enabled"
+		if cat.Disabled {
+			en = "Disabled"
+		}
+		c.Printf("  %-10s %-10s %-8s %s\n", strings.ToUpper(cat.Name), logx.LevelName(t.Levels[cat.Name]), en, cat.Help)
 	}
 	c.Printf(" Log Filter 'ALL': %s\n", map[bool]string{true: "Enabled", false: "Disabled"}[t.FilterAll])
 }

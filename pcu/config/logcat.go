@@ -51,12 +51,12 @@ var logCats = [][2]string{
 }
 
 // LogCategories returns osmo-pcu's `logging level` categories, all at the
-// default level NOTICE. Levels set on categories that logx also knows are
+// default level NOTICE; csn1, lmi and lmib disabled (as osmo-pcu shows). Levels set on categories that logx also knows are
 // applied to logx (see vty.Logging.Registry).
 func LogCategories() []vty.LogCategory {
 	out := make([]vty.LogCategory, 0, len(logCats))
 	for _, c := range logCats {
-		out = append(out, vty.LogCategory{Name: c[0], Help: c[1], Level: logx.LevelNotice})
+		out = append(out, vty.LogCategory{Name: c[0], Help: c[1], Level: logx.LevelNotice, Disabled: c[0] == "csn1" || c[0] == "lmi" || c[0] == "lmib"})
 	}
 	return out
 }
