@@ -15,16 +15,27 @@ type ConfigError struct {
 	File string
 	Line int
 	Text string // the line as read
-	Msg  string // the parser's message
+	Msg  string // the parser's message, or the failing command's output
+	// Command is true when the line parsed but its command failed
+	// (CMD_WARNING); Msg is then what the command printed.
+	Command bool
 }
 
 func (e *ConfigError) Error() string {
-	return fmt.Sprintf("%s:%d: %s: %q", e.File, e.Line, e.Msg, e.Text)
+	msg := e.Msg
+	if msg == "" {
+		msg = "command failed"
+	}
+	return fmt.Sprintf("%s:%d: %s: %q", e.File, e.Line, msg, e.Text)
 }
 
 // OsmoMessage is what libosmocore prints to stderr for this error before
-// the program exits (vty_read_config_filep).
+// the program exits (vty_read_config_filep): the parser's message first,
+// or a failed command's own output last.
 func (e *ConfigError) OsmoMessage() string {
+	if e.Command {
+		return fmt.Sprintf("Error occurred during reading the below line:\n%s\n%s\n", e.Text, e.Msg)
+	}
 	return fmt.Sprintf("%s\nError occurred during reading the below line:\n%s\n", e.Msg, e.Text)
 }
 
@@ -134,11 +145,9 @@ func (v *VTY) ReadConfig(r io.Reader, name string) error {
 		}
 		out.Reset()
 		if v.execute(st, cmd, argv, &out, true) != resSuccess {
-			msg := strings.TrimSpace(out.String())
-			if msg == "" {
-				msg = "Command failed."
-			}
-			return fail(line, msg)
+			e := fail(line, strings.TrimSpace(out.String())).(*ConfigError)
+			e.Command = true
+			return e
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -237,6 +237,17 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("%q: got %+v", c.text, ce)
 		}
 	}
+	// libosmocore's stderr text (as osmo-pcu 1.1.0 prints it)
+	v0 := testTree()
+	err := v0.ReadConfig(strings.NewReader("line vty\n bind 1.2.3\n"), "bad.cfg")
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.OsmoMessage() != "There is no such command.\nError occurred during reading the below line:\n bind 1.2.3\n" {
+		t.Errorf("%v", err)
+	}
+	err = v0.ReadConfig(strings.NewReader("hostname 1x\n"), "bad.cfg")
+	if !errors.As(err, &ce) || ce.OsmoMessage() != "Error occurred during reading the below line:\nhostname 1x\nPlease specify string starting with alphabet\n" {
+		t.Errorf("%v", err)
+	}
 	// indentation leaves nodes; tabs are fine when consistent
 	v := testTree()
 	if err := v.ReadConfig(strings.NewReader("! c\nline vty\n\tno login\n\tbind 127.0.0.2\nstats interval 9\nhostname X\n"), "ok"); err != nil {
