@@ -554,3 +554,15 @@ func installPCU(n *vty.Node, cfg *Config) {
 
 // String renders the node as `show running-config` writes it.
 func (cfg *Config) String() string { return vty.Render(func(c *vty.Context) { cfg.Write(c) }) }
+
+// New builds osmo-pcu's complete VTY: the standard tree, the pcu node
+// editing the returned Config, and the stderr log target osmo-pcu has at
+// start-up (written back as `log stderr blocking-io`, filter all 1).
+func New(version string) (*vty.VTY, *Config) {
+	v := vty.New(AppInfo(version))
+	cfg := Default()
+	Install(v, cfg)
+	t := v.Logging.NewTarget("stderr", "")
+	t.Blocking, t.FilterAll = true, true
+	return v, cfg
+}

@@ -88,11 +88,7 @@ func loadScript(t testing.TB) []string {
 // started with refConfig: the stderr log target osmo-pcu creates at start.
 func newRefTree(t testing.TB) (*vty.VTY, *Config) {
 	t.Helper()
-	v := vty.New(AppInfo("1.1.0"))
-	cfg := Default()
-	Install(v, cfg)
-	tg := v.Logging.NewTarget("stderr", "")
-	tg.Blocking, tg.FilterAll = true, true
+	v, cfg := New("1.1.0")
 	if err := v.ReadConfig(strings.NewReader(refConfig), "ref.cfg"); err != nil {
 		t.Fatal(err)
 	}
