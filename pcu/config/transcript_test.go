@@ -156,7 +156,7 @@ func compareSteps(t *testing.T, ref, ours []step) {
 // recordLive runs the script against a real osmo-pcu 1.1.0 on 127.0.0.1
 // (a process of our own, stopped by PID) and stores the transcript.
 func recordLive(t *testing.T, script []string) {
-	ref := liveTranscript(t, script)
+	ref := liveTranscript(t, script, nil)
 	var b bytes.Buffer
 	b.WriteString("# osmo-pcu 1.1.0 (Debian) VTY transcript of testdata/script.txt; > input, < output (Go-quoted)\n")
 	for _, st := range ref {
@@ -167,7 +167,10 @@ func recordLive(t *testing.T, script []string) {
 	}
 }
 
-func liveTranscript(t *testing.T, script []string) []step {
+// liveTranscript runs the script against osmo-pcu. With expect (gopcu's
+// own outputs) a step is read until at least as many bytes arrived, then
+// briefly more; without, until the output has been idle for 200 ms.
+func liveTranscript(t *testing.T, script []string, expect []step) []step {
 	t.Helper()
 	if _, err := os.Stat(refBinary); err != nil {
 		t.Skip("osmo-pcu not installed")
@@ -215,12 +218,15 @@ func liveTranscript(t *testing.T, script []string) []step {
 		t.Skipf("osmo-pcu VTY not reachable: %v", err)
 	}
 	defer c.Close()
-	read := func() (string, bool) {
+	read := func(want int) (string, bool) {
 		var b bytes.Buffer
 		buf := make([]byte, 65536)
 		for {
 			wait := 200 * time.Millisecond
-			if b.Len() == 0 {
+			switch {
+			case want >= 0 && b.Len() >= want:
+				wait = 30 * time.Millisecond
+			case b.Len() == 0 || want >= 0:
 				wait = time.Second
 			}
 			c.SetReadDeadline(time.Now().Add(wait))
@@ -234,13 +240,19 @@ func liveTranscript(t *testing.T, script []string) []step {
 			}
 		}
 	}
-	first, _ := read()
+	want := func(i int) int {
+		if i < len(expect) {
+			return len(expect[i].Out)
+		}
+		return -1
+	}
+	first, _ := read(want(0))
 	steps := []step{{In: "", Out: first}}
-	for _, in := range script {
+	for i, in := range script {
 		if _, err := c.Write([]byte(in)); err != nil {
 			t.Fatal(err)
 		}
-		out, eof := read()
+		out, eof := read(want(i + 1))
 		steps = append(steps, step{In: in, Out: out})
 		if eof {
 			break
@@ -256,8 +268,9 @@ func TestTranscriptLive(t *testing.T) {
 		t.Skip("short")
 	}
 	script := loadScript(t)
-	ref := liveTranscript(t, script)
-	compareSteps(t, ref, runOurs(t, script))
+	ours := runOurs(t, script)
+	ref := liveTranscript(t, script, ours)
+	compareSteps(t, ref, ours)
 }
 
 // inNetns runs f on an OS thread switched into the named network
