@@ -64,31 +64,66 @@ func (r Reason) String() string {
 const (
 	flowGMM = iota
 	flowTOM
-	flowS3
-	flowS5
-	flowS9
-	flowS11
-	flowOther
+	// firstUser is the first user-data flow: NumBuckets hashed flows
+	// (SAPI, SNDCP NSAPI, IP 5-tuple; see FlowKey), then the flow of the
+	// reserved SAPIs.
+	firstUser
+	// NumBuckets is the number of user-data flows of a queue.
+	NumBuckets = 16
+	flowOther  = firstUser + NumBuckets
 	// NumFlows is the number of flows of a queue (see FlowName).
-	NumFlows
-	firstUser = flowS3
-	numUser   = NumFlows - firstUser
+	NumFlows = flowOther + 1
+	numUser  = NumFlows - firstUser
+	flowUser = 0xff // marker in sapiFlow
 )
 
-var sapiFlow = [16]uint8{flowOther, flowGMM, flowTOM, flowS3, flowOther, flowS5, flowOther, flowTOM,
-	flowTOM, flowS9, flowOther, flowS11, flowOther, flowOther, flowOther, flowOther}
+var sapiFlow = [16]uint8{flowOther, flowGMM, flowTOM, flowUser, flowOther, flowUser, flowOther, flowTOM,
+	flowTOM, flowUser, flowOther, flowUser, flowOther, flowOther, flowOther, flowOther}
 
-// FlowName names flow i for display ("GMM", "TOM/SMS", "SAPI3", ...).
+// flowS3 is the flow of SAPI 3 frames without an SNDCP/IP flow key.
+const flowS3 = firstUser + 3
+
+// FlowName names flow i for display ("GMM", "TOM/SMS", "flow5", "other").
 func FlowName(i int) string {
-	return [...]string{"GMM", "TOM/SMS", "SAPI3", "SAPI5", "SAPI9", "SAPI11", "other"}[i]
+	switch {
+	case i == flowGMM:
+		return "GMM"
+	case i == flowTOM:
+		return "TOM/SMS"
+	case i == flowOther:
+		return "other"
+	}
+	return "flow" + string(rune('0'+(i-firstUser)/10)) + string(rune('0'+(i-firstUser)%10))
 }
 
-func flowFor(sapi uint8, v Variant) uint8 {
-	f := sapiFlow[sapi&0x0f]
-	if v == VariantOsmo && f >= firstUser {
+// flowOf picks the flow of a frame. User data is spread over NumBuckets
+// flows by flow key; segments after the first of an N-PDU follow the flow
+// of their NSAPI's last first segment, so an N-PDU stays in order.
+func (a *active) flowOf(b []byte, v Variant) uint8 {
+	f := sapiFlow[SAPI(b)&0x0f]
+	if f != flowUser {
+		if v == VariantOsmo && f >= firstUser {
+			return flowOther
+		}
+		return f
+	}
+	if v == VariantOsmo {
 		return flowOther
 	}
-	return f
+	key, nsapi, kind := FlowKey(b)
+	switch kind {
+	case KeyIP:
+		a.nsKey[nsapi] = key | 1<<31
+	case KeyContinuation:
+		if k := a.nsKey[nsapi]; k != 0 {
+			key = k
+			break
+		}
+		fallthrough
+	default:
+		return firstUser + SAPI(b)%NumBuckets
+	}
+	return firstUser + uint8(key%NumBuckets)
 }
 
 func classOfFlow(f uint8) Class {
@@ -113,6 +148,7 @@ type entry struct {
 	next   int32
 	life   uint16 // PDU lifetime from BSSGP, centiseconds
 	flags  uint8
+	flow   uint8
 }
 
 type flow struct {
@@ -148,6 +184,7 @@ type active struct {
 	free     int32
 	flows    [NumFlows]flow
 	cd       [NumFlows]codel
+	nsKey    [16]uint32 // last flow key per SNDCP NSAPI
 	newL     flist
 	oldL     flist
 	params   Params
@@ -159,6 +196,7 @@ type active struct {
 }
 
 func (a *active) init() {
+	a.nsKey = [16]uint32{}
 	a.ents = a.ents[:0]
 	a.free = -1
 	for i := range a.flows {
@@ -368,7 +406,7 @@ func (q *Queue) headSeq(b []byte) uint32 {
 		return q.seq
 	}
 	q.sync()
-	if h := q.a.flows[flowFor(SAPI(b), q.a.variant)].head; h >= 0 {
+	if h := q.a.flows[q.a.flowOf(b, q.a.variant)].head; h >= 0 {
 		return q.a.ents[h].seq - 1
 	}
 	return q.seq
@@ -382,7 +420,8 @@ func (q *Queue) insert(e entry, front bool) {
 	a := q.a
 	idx := a.alloc()
 	e.next = -1
-	f := flowFor(SAPI(e.data), a.variant)
+	f := a.flowOf(e.data, a.variant)
+	e.flow = f
 	fw := &a.flows[f]
 	if front {
 		e.next = fw.head
@@ -560,7 +599,8 @@ func (q *Queue) relayout(v Variant) {
 	quantum := q.s.cfg.quantum()
 	for _, i := range idx {
 		e := &a.ents[i]
-		f := flowFor(SAPI(e.data), v)
+		f := a.flowOf(e.data, v)
+		e.flow = f
 		fw := &a.flows[f]
 		e.next = -1
 		if fw.tail >= 0 {

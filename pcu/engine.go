@@ -276,3 +276,7 @@ func (e *Engine) Connected() bool { return e.gen != 0 }
 // ProtocolVersion is the PCUIF version spoken now (0 before the first
 // INFO_IND). Engine goroutine only.
 func (e *Engine) ProtocolVersion() pcuif.Version { return e.ver }
+
+// Now is the engine's radio time (advanced by the BTS frame number).
+// Engine goroutine only.
+func (e *Engine) Now() time.Duration { return e.now }

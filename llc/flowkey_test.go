@@ -1,0 +1,104 @@
+package llc
+
+import (
+	"encoding/binary"
+	"testing"
+	"time"
+)
+
+// ipFrame builds an LLC UI frame (SAPI 3) carrying an SNDCP SN-UNITDATA
+// first segment (NSAPI 5) with an IPv4 packet of protocol proto between
+// the given ports (ICMP: id = sport), padded to size octets.
+func ipFrame(proto byte, sport, dport uint16, size int) []byte {
+	ip := make([]byte, 28)
+	ip[0] = 0x45
+	binary.BigEndian.PutUint16(ip[2:], uint16(size))
+	ip[8], ip[9] = 64, proto
+	copy(ip[12:], []byte{10, 0, 0, 1, 10, 0, 0, 2})
+	var sum uint32
+	for i := 0; i < 20; i += 2 {
+		sum += uint32(ip[i])<<8 | uint32(ip[i+1])
+	}
+	for sum > 0xffff {
+		sum = sum&0xffff + sum>>16
+	}
+	binary.BigEndian.PutUint16(ip[10:], ^uint16(sum))
+	if proto == 1 {
+		ip[20] = 8
+		binary.BigEndian.PutUint16(ip[24:], sport)
+	} else {
+		binary.BigEndian.PutUint16(ip[20:], sport)
+		binary.BigEndian.PutUint16(ip[22:], dport)
+	}
+	b := []byte{0x03, 0xc0, 0x01, 0x60 | 5, 0x00, 0x00, 0x00}
+	b = append(b, ip...)
+	for len(b) < size-3 {
+		b = append(b, 0)
+	}
+	return append(b, 0, 0, 0)
+}
+
+func TestFlowKey(t *testing.T) {
+	tcp1 := ipFrame(6, 80, 40000, 300)
+	tcp1b := ipFrame(6, 80, 40000, 1400)
+	tcp2 := ipFrame(6, 80, 40001, 300)
+	ping := ipFrame(1, 77, 0, 84)
+	k1, ns, kind := FlowKey(tcp1)
+	if kind != KeyIP || ns != 5 {
+		t.Fatalf("kind %d nsapi %d", kind, ns)
+	}
+	if k, _, _ := FlowKey(tcp1b); k != k1 {
+		t.Fatal("same connection, different key")
+	}
+	if k, _, _ := FlowKey(tcp2); k == k1 {
+		t.Fatal("different ports, same key")
+	}
+	if k, _, _ := FlowKey(ping); k == k1 {
+		t.Fatal("ping and TCP share a key")
+	}
+	bad := append([]byte(nil), tcp1...)
+	bad[3+4+10] ^= 0xff // header checksum broken
+	if _, _, kind := FlowKey(bad); kind != KeyNone {
+		t.Fatal("bad IPv4 checksum classified")
+	}
+	enc := append([]byte(nil), tcp1...)
+	enc[2] |= 0x02 // E bit: encrypted
+	if _, _, kind := FlowKey(enc); kind != KeyNone {
+		t.Fatal("encrypted frame classified")
+	}
+}
+
+// TestPingNotBehindBulk: a ping arriving behind a standing bulk queue of
+// the same SAPI is dequeued next (its flow is new and sparse, RFC 8290
+// §4.1), not after the whole queue as in osmo-pcu's FIFO.
+func TestPingNotBehindBulk(t *testing.T) {
+	for _, v := range []Variant{VariantRFC, VariantOsmo} {
+		cfg := DefaultConfig()
+		cfg.Variant = v
+		cfg.CoDel = false
+		s, err := NewShared(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := s.NewQueue(nil)
+		for i := 0; i < 20; i++ {
+			if err := q.Enqueue(0, ipFrame(6, 80, 40000, 1400), LifetimeInfinite); err != nil {
+				t.Fatal(err)
+			}
+		}
+		q.Dequeue(time.Millisecond) // the bulk flow is being served
+		if err := q.Enqueue(2*time.Millisecond, ipFrame(1, 7, 0, 84), LifetimeInfinite); err != nil {
+			t.Fatal(err)
+		}
+		pos := -1
+		for i := 0; q.Len() > 0; i++ {
+			fr, _, _ := q.Dequeue(3 * time.Millisecond)
+			if len(fr.Data) == 84 {
+				pos = i
+			}
+		}
+		if v == VariantRFC && pos > 1 || v == VariantOsmo && pos != 19 {
+			t.Fatalf("%s: ping dequeued at position %d", v, pos)
+		}
+	}
+}
