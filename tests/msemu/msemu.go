@@ -193,6 +193,7 @@ type ulState struct {
 	next       int // next new block index
 	contention bool
 	done       bool
+	cvStarted  bool // a block with CV < 15 was sent: no more data joins
 }
 
 // SendLLC queues an uplink LLC frame; the MS requests an UL TBF for it.
@@ -289,8 +290,8 @@ func (m *MS) segmentUL() {
 				m.ULFrames++
 				m.ULOctets += len(cur)
 			}
-			last := fi == len(frames)
-			n, res := u.Append(cur, last)
+			// never "last": frames queued later may still join this TBF
+			n, res := u.Append(cur, false)
 			cur = cur[n:]
 			if res == rlcmac.NeedMoreBlocks {
 				break
@@ -311,13 +312,7 @@ func (m *MS) segmentUL() {
 		m.ul.blocks = append(m.ul.blocks, unit)
 		m.ul.hdrs = append(m.ul.hdrs, rlcmac.GPRSULHeader{TFI: m.ul.tfi, TI: ti, E: u.E()})
 	}
-	n := len(m.ul.blocks)
 	for i := range m.ul.hdrs {
-		cv := n - i - 1
-		if cv > 15 {
-			cv = 15
-		}
-		m.ul.hdrs[i].CV = uint8(cv)
 		m.ul.hdrs[i].BSN = uint8(i % rlcmac.GPRSSNS)
 	}
 }
@@ -325,6 +320,9 @@ func (m *MS) segmentUL() {
 // ulTransmit sends one UL data block at fn on ts (our USF was seen).
 func (m *MS) ulTransmit(fn uint32, ts uint8) {
 	u := &m.ul
+	if !u.cvStarted && len(m.ulQueue) > 0 {
+		m.segmentUL() // TS 44.060 §9.3.1: data may join until the countdown starts
+	}
 	idx := -1
 	if b := u.sw.ResendNeeded(); b >= 0 {
 		idx = u.blockIndex(b)
@@ -350,6 +348,11 @@ func (m *MS) ulTransmit(fn uint32, ts uint8) {
 	out := make([]byte, m.cs.BlockLen(true))
 	h := u.hdrs[idx]
 	h.SI = u.sw.Stalled() // stall indicator (TS 44.060 §9.1.3.3)
+	h.CV = uint8(min(15, len(u.blocks)-idx-1)) // countdown value (§9.3.1)
+	if h.CV < 15 {
+		u.cvStarted = true
+	}
+	u.hdrs[idx].CV = h.CV
 	if _, err := rlcmac.EncodeGPRSUL(out, m.cs, &h, u.blocks[idx]); err != nil {
 		panic(err)
 	}

@@ -1,0 +1,394 @@
+// Package demo is gopcu's bufferbloat demo: gopcu with the BTS, MS and SGSN
+// emulators in one process, a TCP-like bulk download plus a periodic ping
+// per MS, run once per queue management scenario (AQM off, osmo-pcu's
+// CoDel, gopcu's default), with a summary table and a plot.
+//
+// The SGSN side is emulated at the BSSGP service level inside the process
+// (DL-UNITDATA into the engine, UL-UNITDATA out of it); the radio side is
+// the real PCU socket with the BTS emulator and the MS emulators.
+package demo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/gopcu/gopcu/llc"
+	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/tests/btsemu"
+	"github.com/gopcu/gopcu/tests/msemu"
+)
+
+// Scenario is one queue management configuration.
+type Scenario struct {
+	Name string
+	LLC  llc.Config
+}
+
+// Scenarios returns the three compared configurations.
+func Scenarios() []Scenario {
+	// osmo-pcu's queue: one FIFO per priority class; `no queue codel` and
+	// `queue codel` (4 s interval).
+	off := llc.DefaultConfig()
+	off.CoDel = false
+	off.Variant = llc.VariantOsmo
+	osmo := llc.DefaultConfig()
+	osmo.Variant = llc.VariantOsmo
+	return []Scenario{
+		{Name: "AQM off", LLC: off},
+		{Name: "osmo CoDel", LLC: osmo},
+		{Name: "gopcu default", LLC: llc.DefaultConfig()},
+	}
+}
+
+// Config is the demo's scenario.
+type Config struct {
+	MSs          int           // mobile stations, each with a download and a ping
+	CS           int           // GPRS coding scheme 1..4
+	Slots        int           // PDCHs (and DL slots per MS, up to its class)
+	FileBytes    int           // download size per MS
+	PingInterval time.Duration // ping period
+	IdlePings    int           // pings measured before the download starts
+	RWnd         int           // TCP receive window (bytes)
+	MaxTime      time.Duration // give up after this much radio time per scenario
+	RealTime     bool          // pace the radio clock with the wall clock
+	Seed         int64
+	DLLoss       float64 // radio block loss rate
+	Status       io.Writer
+	Dir          string // where the PCU socket lives
+}
+
+// DefaultConfig is the seed scenario's shape: one MS at ~50 kbit/s (CS-2 on
+// 4 timeslots = 4 x 12 kbit/s of LLC payload), pings every second.
+func DefaultConfig() Config {
+	return Config{MSs: 1, CS: 2, Slots: 4, FileBytes: 120 << 10, PingInterval: time.Second, IdlePings: 4,
+		RWnd: 32 << 10, MaxTime: 5 * time.Minute, Seed: 1}
+}
+
+// Point is one sample of the time series.
+type Point struct {
+	T          time.Duration // since the download started (negative: idle phase)
+	MS         int
+	Ping       time.Duration // RTT of a ping answered at T (0: none)
+	QueueDelay time.Duration // head-of-queue sojourn at T (-1: not sampled)
+}
+
+// MSResult is what one MS saw.
+type MSResult struct {
+	IdlePing     []time.Duration
+	BusyPing     []time.Duration
+	QueueDelay   []time.Duration // samples during the download
+	DownloadTime time.Duration
+	Bytes        int
+	Done         bool
+	Retx         int
+	Timeouts     int
+}
+
+// Result of one scenario.
+type Result struct {
+	Scenario string
+	MS       []MSResult
+	Series   []Point
+	Drops    struct{ CoDel, Lifetime, Overflow, Total uint64 }
+}
+
+// gbSide is the in-process SGSN side: it collects UL-UNITDATA.
+type gbSide struct {
+	mu sync.Mutex
+	ul []ulFrame
+}
+
+type ulFrame struct {
+	tlli uint32
+	llc  []byte
+}
+
+func (g *gbSide) ULUnitdata(bts uint8, tlli uint32, llc []byte) {
+	g.mu.Lock()
+	g.ul = append(g.ul, ulFrame{tlli, llc})
+	g.mu.Unlock()
+}
+func (g *gbSide) LLCDiscarded(bts uint8, tlli uint32, frames uint8, octets uint32) {}
+func (g *gbSide) take() []ulFrame {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	u := g.ul
+	g.ul = nil
+	return u
+}
+
+type msApp struct {
+	ms      *msemu.MS
+	tcp     *tcpSender
+	rcvNext int
+	ooo     map[int]bool
+	bytes   int
+	pingSeq uint32
+	res     MSResult
+}
+
+// Run runs one scenario.
+func Run(ctx context.Context, cfg Config, sc Scenario) (*Result, error) {
+	if cfg.CS < 1 || cfg.CS > 4 || cfg.Slots < 1 || cfg.Slots > 8 || cfg.MSs < 1 {
+		return nil, fmt.Errorf("demo: bad radio configuration (CS %d, slots %d, MSs %d)", cfg.CS, cfg.Slots, cfg.MSs)
+	}
+	path := filepath.Join(cfg.Dir, "pcu_bts")
+	info := btsemu.DefaultInfo(pcuif.V12)
+	info.TRX[0].PDCHMask = byte(0xff << (8 - cfg.Slots))
+	info.InitialCS = uint8(cfg.CS)
+	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V12, Info: info})
+	if err != nil {
+		return nil, err
+	}
+	defer bts.Close()
+	params := pcu.DefaultParams()
+	params.LLC = sc.LLC
+	params.ForceCSDL, params.ForceCSUL = cfg.CS, cfg.CS
+	eng := pcu.New(pcu.Config{SocketPath: path, Params: &params})
+	gb := &gbSide{}
+	eng.SetGb(gb)
+	ectx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	go func() { eng.Run(ectx); close(done) }()
+	defer func() { cancel(); <-done }()
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	err = bts.WaitActive(wctx, cfg.Slots)
+	wcancel()
+	if err != nil {
+		return nil, err
+	}
+	cell := msemu.NewCell(bts, cfg.Seed)
+	cell.DLLoss, cell.ULLoss = cfg.DLLoss, cfg.DLLoss
+	class := 12
+	if cfg.Slots > 4 {
+		class = 29 // 8 Rx
+	}
+	apps := make([]*msApp, cfg.MSs)
+	for i := range apps {
+		a := &msApp{ooo: map[int]bool{}}
+		a.ms = cell.AddMS(0xc1000000+uint32(i), fmt.Sprintf("90170000000%04d", i), class)
+		apps[i] = a
+	}
+	res := &Result{Scenario: sc.Name, MS: make([]MSResult, cfg.MSs)}
+
+	var vt time.Duration // radio time: frames stepped so far
+	lastFN := bts.FN()
+	t0 := time.Now()
+	var pendingDL []pcu.DLUnitdata
+	const lifetime = 1000 // centiseconds, as an SGSN's default PDU lifetime
+	sendDL := func(a *msApp, frame []byte) {
+		pendingDL = append(pendingDL, pcu.DLUnitdata{TLLI: a.ms.TLLI, IMSI: a.ms.IMSI, Lifetime: lifetime, MSClass: class, LLC: frame})
+	}
+	downloadStart := time.Duration(-1)
+	pingFor := make([]time.Duration, cfg.MSs)
+	idleEnd := time.Duration(cfg.IdlePings) * cfg.PingInterval
+	nextSample := time.Duration(0)
+	nextStatus := time.Second
+	mss := 1400 - sndcpLen - ipLen - 20 - appHdr // one 1400-octet IP packet per segment
+	for i := range pingFor {
+		pingFor[i] = time.Duration(i) * cfg.PingInterval / time.Duration(cfg.MSs) / 2
+	}
+	// MS side: data, acks, ping replies.
+	for i, a := range apps {
+		i, a := i, a
+		a.ms.OnLLC = func(f []byte) {
+			kind, seq, stamp, payload, ok := parseApp(f)
+			if !ok {
+				return
+			}
+			switch kind {
+			case kindData:
+				s := int(seq)
+				if s >= a.rcvNext && !a.ooo[s] {
+					a.ooo[s] = true
+					a.bytes += payload
+				}
+				for a.ooo[a.rcvNext] {
+					delete(a.ooo, a.rcvNext)
+					a.rcvNext++
+				}
+				a.ms.SendLLC(appFrame(kindAck, uint32(a.rcvNext), stamp, 20))
+			case kindPing:
+				a.ms.SendLLC(appFrame(kindReply, seq, stamp, 43))
+			}
+			_ = i
+		}
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		// SGSN side: UL frames in, DL frames out.
+		for _, u := range gb.take() {
+			idx := int(u.tlli - 0xc1000000)
+			if idx < 0 || idx >= len(apps) {
+				continue
+			}
+			a := apps[idx]
+			kind, seq, stamp, _, ok := parseApp(u.llc)
+			if !ok {
+				continue
+			}
+			switch kind {
+			case kindAck:
+				if a.tcp != nil {
+					a.tcp.onAck(int(seq), vt, func(s int) { sendDL(a, appFrame(kindData, uint32(s), vt, mss)) })
+				}
+			case kindReply:
+				rtt := vt - stamp
+				if downloadStart < 0 {
+					a.res.IdlePing = append(a.res.IdlePing, rtt)
+				} else {
+					a.res.BusyPing = append(a.res.BusyPing, rtt)
+				}
+				res.Series = append(res.Series, Point{T: vt - max(downloadStart, idleEnd), MS: idx, Ping: rtt, QueueDelay: -1})
+			}
+		}
+		for i, a := range apps {
+			if vt >= pingFor[i] {
+				a.pingSeq++
+				sendDL(a, appFrame(kindPing, a.pingSeq, vt, 43))
+				pingFor[i] += cfg.PingInterval
+			}
+			if a.tcp != nil {
+				a.tcp.tick(vt, func(s int) { sendDL(a, appFrame(kindData, uint32(s), vt, mss)) })
+			}
+		}
+		if downloadStart < 0 && vt >= idleEnd {
+			downloadStart = vt
+			for _, a := range apps {
+				a.tcp = newTCPSender(cfg.FileBytes, mss, cfg.RWnd, vt)
+				a.tcp.sendable(vt, func(s int) { sendDL(a, appFrame(kindData, uint32(s), vt, mss)) })
+			}
+		}
+		if len(pendingDL) > 0 {
+			batch := pendingDL
+			pendingDL = nil
+			eng.Call(func() {
+				for i := range batch {
+					eng.HandleDLUnitdata(0, &batch[i])
+				}
+			})
+		}
+		// queue delay samples every 100 ms
+		if vt >= nextSample {
+			nextSample += 100 * time.Millisecond
+			delays := make([]time.Duration, len(apps))
+			eng.Call(func() {
+				for i, a := range apps {
+					if m := eng.MSByTLLI(0, a.ms.TLLI); m != nil {
+						delays[i] = m.Queue.HeadSojourn(eng.Now())
+					}
+				}
+			})
+			for i, d := range delays {
+				if downloadStart >= 0 && !apps[i].res.Done {
+					apps[i].res.QueueDelay = append(apps[i].res.QueueDelay, d)
+				}
+				res.Series = append(res.Series, Point{T: vt - max(downloadStart, idleEnd), MS: i, QueueDelay: d})
+			}
+		}
+		// finished?
+		all := downloadStart >= 0
+		for _, a := range apps {
+			if a.tcp != nil && a.tcp.done && !a.res.Done {
+				a.res.Done = true
+				a.res.DownloadTime = a.tcp.doneAt - a.tcp.start
+			}
+			all = all && a.res.Done
+		}
+		if all || vt > cfg.MaxTime+idleEnd {
+			break
+		}
+		if cfg.Status != nil && vt >= nextStatus {
+			nextStatus += time.Second
+			printStatus(cfg.Status, sc.Name, vt-max(downloadStart, 0), downloadStart >= 0, apps, cfg)
+		}
+		// radio: one block
+		if err := cell.Step(ctx); err != nil {
+			return nil, err
+		}
+		fn := bts.FN()
+		vt += time.Duration((fn-lastFN+pcuif.MaxFN)%pcuif.MaxFN) * btsemu.FramePeriod
+		lastFN = fn
+		if cfg.RealTime {
+			if d := time.Until(t0.Add(vt)); d > 0 {
+				time.Sleep(d)
+			}
+		}
+	}
+	for i, a := range apps {
+		a.res.Bytes = a.bytes
+		if a.tcp != nil {
+			a.res.Retx, a.res.Timeouts = a.tcp.retx, a.tcp.timeouts
+		}
+		res.MS[i] = a.res
+	}
+	eng.Call(func() {
+		b := eng.BTS(0)
+		res.Drops.Total = b.Ctr.Value(pcu.CtrLLCFrameDropped)
+		res.Drops.Lifetime = b.Ctr.Value(pcu.CtrLLCFrameTimedout)
+		res.Drops.CoDel = eng.L1Counters().Value(pcu.L1LLCCoDelDropped)
+		res.Drops.Overflow = eng.L1Counters().Value(pcu.L1LLCOverflowDropped)
+	})
+	return res, nil
+}
+
+func printStatus(w io.Writer, name string, t time.Duration, busy bool, apps []*msApp, cfg Config) {
+	for i, a := range apps {
+		phase := "idle"
+		pct := 0.0
+		thr := 0.0
+		if busy {
+			phase = "download"
+			pct = 100 * float64(a.bytes) / float64(cfg.FileBytes)
+			if t > 0 {
+				thr = float64(a.bytes) * 8 / t.Seconds() / 1000
+			}
+		}
+		ping := "-"
+		if p := lastOf(a.res.BusyPing); busy && p > 0 {
+			ping = fmt.Sprintf("%4d ms", p.Milliseconds())
+		} else if p := lastOf(a.res.IdlePing); p > 0 {
+			ping = fmt.Sprintf("%4d ms", p.Milliseconds())
+		}
+		q := time.Duration(0)
+		if n := len(a.res.QueueDelay); n > 0 {
+			q = a.res.QueueDelay[n-1]
+		}
+		fmt.Fprintf(w, "[%-13s %6.1fs] MS%d %-8s %5.1f%% %5.1f kbit/s  ping %s  queue %4d ms  retx %d\n",
+			name, t.Seconds(), i, phase, pct, thr, ping, q.Milliseconds(), a.tcpRetx())
+	}
+}
+
+func (a *msApp) tcpRetx() int {
+	if a.tcp == nil {
+		return 0
+	}
+	return a.tcp.retx
+}
+
+func lastOf(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	return d[len(d)-1]
+}
+
+// Percentile of a sample (p in 0..100); 0 for none.
+func Percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := int(p / 100 * float64(len(s)-1))
+	return s[i]
+}
