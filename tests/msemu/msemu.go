@@ -347,7 +347,7 @@ func (m *MS) ulTransmit(fn uint32, ts uint8) {
 	}
 	out := make([]byte, m.cs.BlockLen(true))
 	h := u.hdrs[idx]
-	h.SI = u.sw.Stalled() // stall indicator (TS 44.060 §9.1.3.3)
+	h.SI = u.sw.Stalled()                      // stall indicator (TS 44.060 §9.1.3.3)
 	h.CV = uint8(min(15, len(u.blocks)-idx-1)) // countdown value (§9.3.1)
 	if h.CV < 15 {
 		u.cvStarted = true
