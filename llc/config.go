@@ -218,12 +218,21 @@ type Params struct {
 	MaxPacket int // octets
 }
 
-// Bounds of the automatic (plain `queue codel`) RFC parameters.
+// Bounds of the automatic (plain `queue codel`) RFC parameters. A GPRS
+// path has a round trip of several hundred milliseconds even with empty
+// queues (block period, DL Ack/Nack polling, uplink TBF establishment for
+// the TCP acks; osmo-pcu's commit measured ~400 ms idle ping on a real
+// phone). TCP keeps the air interface busy only if the standing queue can
+// hold about one such round trip (RFC 8289 §4.3: interval ~ the worst
+// RTT), so the target never goes below AutoMinTarget and the interval is
+// AutoIntervalFactor targets: a sparse flow (ping, DNS, TCP handshake)
+// does not wait behind that queue anyway, thanks to the flow isolation.
 const (
-	AutoMTU          = 1500 // octets: IP MTU whose drain time sets the target
-	AutoMinTarget    = DefaultTarget
-	AutoBaseInterval = 100 * time.Millisecond
-	AutoMaxInterval  = 2 * time.Second
+	AutoMTU            = 1500 // octets: IP MTU whose drain time sets the target
+	AutoMinTarget      = 500 * time.Millisecond
+	AutoMaxTarget      = 2 * time.Second
+	AutoIntervalFactor = 8
+	AutoMaxInterval    = 10 * time.Second
 	// AutoDefaultRate is assumed while the engine has not reported a drain
 	// rate: CS-1 on one timeslot (20 octets × 50 blocks/s).
 	AutoDefaultRate = 1000
@@ -264,16 +273,13 @@ func (c Config) ParamsFor(rate int) Params {
 	}
 	mtu := time.Duration(int64(AutoMTU) * int64(time.Second) / int64(rate))
 	if p.Target == 0 {
-		p.Target = max(AutoMinTarget, mtu*3/2)
-		if p.Interval == 0 {
-			p.Target = min(p.Target, AutoMaxInterval/2)
-		} else {
+		p.Target = min(max(AutoMinTarget, mtu*3/2), AutoMaxTarget)
+		if p.Interval != 0 {
 			p.Target = min(p.Target, p.Interval/2)
 		}
 	}
 	if p.Interval == 0 {
-		p.Interval = max(AutoBaseInterval+p.Target-AutoMinTarget, 2*p.Target)
-		p.Interval = min(p.Interval, AutoMaxInterval)
+		p.Interval = min(max(AutoIntervalFactor*p.Target, 100*time.Millisecond), AutoMaxInterval)
 	}
 	return p
 }

@@ -274,14 +274,14 @@ func TestParamsFor(t *testing.T) {
 		rate     int
 		tgt, ivl time.Duration
 	}{
-		{Config{CoDel: true}, DrainRate(20, 1), time.Second, 2 * time.Second},
-		{Config{CoDel: true}, 0, time.Second, 2 * time.Second},
-		{Config{CoDel: true}, DrainRate(50, 4), 225 * ms, 450 * ms},
-		{Config{CoDel: true}, DrainRate(148, 4), 76013512, 171013512},
-		{Config{CoDel: true}, DrainRate(148, 8), 38006755, 133006755},
-		{Config{CoDel: true}, 10_000_000, 5 * ms, 100 * ms},
+		{Config{CoDel: true}, DrainRate(20, 1), 2 * time.Second, 10 * time.Second}, // CS-1 x 1: 1.5 MTU = 2.25 s, capped
+		{Config{CoDel: true}, 0, 2 * time.Second, 10 * time.Second},
+		{Config{CoDel: true}, DrainRate(30, 1), 1500 * ms, 10 * time.Second}, // CS-2 x 1: 1.5 MTU = 1.5 s
+		{Config{CoDel: true}, DrainRate(30, 4), 500 * ms, 4 * time.Second},   // CS-2 x 4: the GPRS RTT floor
+		{Config{CoDel: true}, DrainRate(50, 4), 500 * ms, 4 * time.Second},   // CS-4 x 4
+		{Config{CoDel: true}, DrainRate(148, 8), 500 * ms, 4 * time.Second},  // MCS-9 x 8
 		{Config{CoDel: true, Interval: 200 * ms}, DrainRate(20, 1), 100 * ms, 200 * ms},
-		{Config{CoDel: true, Target: 300 * time.Microsecond}, 10_000_000, 300 * time.Microsecond, 95300 * time.Microsecond},
+		{Config{CoDel: true, Target: 300 * time.Microsecond}, 10_000_000, 300 * time.Microsecond, 100 * ms},
 		{Config{CoDel: true, Variant: VariantOsmo}, 0, 203 * ms, 4 * time.Second},
 		{Config{CoDel: true, Variant: VariantOsmo, Interval: 10 * ms}, 0, 0, 10 * ms},
 		{Config{CoDel: true, Variant: VariantOsmo, Interval: 2 * time.Second}, 0, 101 * ms, 2 * time.Second},

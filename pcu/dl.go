@@ -323,7 +323,10 @@ func (e *Engine) dlDataBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, bl
 	h := rlcmac.GPRSDLHeader{USF: usf, TFI: t.tfi, FBI: b.fbi, BSN: uint8(bsn), E: b.e}
 	// Poll for a Packet Downlink Ack/Nack on the control TS (§9.1.8.1).
 	t.sincePoll++
-	if p.TS == t.ctrlTS && !t.pollOut && (t.sincePoll >= 20 || b.fbi || t.drained >= 0 && !resend) {
+	// A short frame (a ping, a TCP ack, DNS) usually makes the MS answer:
+	// poll at once so its Channel Request Description comes back without
+	// waiting for the next periodic poll.
+	if p.TS == t.ctrlTS && !t.pollOut && (t.sincePoll >= 20 || b.fbi || t.drained >= 0 && !resend || b.small && !resend) {
 		if rrbp, ok := p.pollRRBP(fn, t, pollDLAck); ok {
 			h.SP, h.RRBP = true, rrbp
 			t.pollOut = true
@@ -350,12 +353,15 @@ func (e *Engine) dlDataBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, bl
 	return n
 }
 
+// smallFrame is the size up to which an LLC frame counts as interactive.
+const smallFrame = 200
+
 // fillDLBlock fills a new RLC data unit from the LLC queue: shallow
 // buffering, a frame is taken from the queue only when the previous one
 // is fully segmented, so the standing queue stays where CoDel sees it.
 func (e *Engine) fillDLBlock(t *TBF, b *dlBlock) {
 	cs := t.cs
-	b.cs, b.fbi, b.bytes = cs, false, 0
+	b.cs, b.fbi, b.bytes, b.small = cs, false, 0, false
 	unit := b.unit[:cs.DataLen()]
 	var u rlcmac.DLUnit
 	u.Reset(unit, false)
@@ -370,6 +376,9 @@ func (e *Engine) fillDLBlock(t *TBF, b *dlBlock) {
 		b.bytes += n
 		if res == rlcmac.NeedMoreBlocks {
 			break
+		}
+		if len(t.curFrame) <= smallFrame {
+			b.small = true
 		}
 		t.haveCur = false
 		t.curFrame = nil

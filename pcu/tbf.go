@@ -63,6 +63,7 @@ type dlBlock struct {
 	n     int
 	e     bool
 	fbi   bool
+	small bool // completes a short (interactive) LLC frame
 	cs    rlcmac.CodingScheme
 	bytes int // LLC payload octets in it (goodput accounting)
 }

@@ -1,8 +1,9 @@
-// Command demo runs gopcu with its built-in emulators on one machine, with
-// no BTS, SGSN or root: the BTS emulator serves the PCU socket in real time
-// and gopcu answers every radio block. It prints one status line per second
-// and a summary. (The TBF engine and the MS/SGSN emulators extend this
-// into the bufferbloat demo; see docs/features.md for what is done.)
+// Command demo is gopcu's main job with no BTS, SGSN or root: gopcu runs
+// with its BTS, MS and SGSN emulators in one process; every MS gets a
+// TCP-like bulk download and a ping every second, once per queue
+// management scenario (osmo-pcu without CoDel, osmo-pcu's CoDel, gopcu's
+// default). It prints a live status line per MS and second, then a table,
+// and writes a PNG plot of ping RTT and queue delay over time.
 package main
 
 import (
@@ -11,83 +12,78 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/gopcu/gopcu/internal/logx"
-	"github.com/gopcu/gopcu/internal/ratectr"
-	"github.com/gopcu/gopcu/pcu"
-	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
+	"github.com/gopcu/gopcu/tests/demo"
 )
 
 func main() {
-	dur := flag.Duration("duration", 10*time.Second, "how long to run")
-	ver := flag.Int("pcuif-version", 12, "PCUIF version the emulated BTS speaks (10, 11, 12)")
+	cfg := demo.DefaultConfig()
+	flag.IntVar(&cfg.MSs, "ms", cfg.MSs, "number of MSs (each with a download and a ping)")
+	flag.IntVar(&cfg.CS, "cs", cfg.CS, "GPRS coding scheme (1..4)")
+	flag.IntVar(&cfg.Slots, "slots", cfg.Slots, "PDCHs (timeslots, 1..8)")
+	size := flag.Int("size", cfg.FileBytes>>10, "download size per MS in kB")
+	fast := flag.Bool("fast", false, "virtual time: run as fast as the CPU allows instead of real time")
+	scen := flag.String("scenario", "all", "all, off, osmo or gopcu")
+	plot := flag.String("plot", "demo.png", "PNG plot file (empty: none)")
+	loss := flag.Float64("loss", 0, "radio block loss rate (0..1)")
+	quiet := flag.Bool("q", false, "no live status lines")
 	flag.Parse()
-	if err := run(*dur, pcuif.Version(*ver)); err != nil {
-		fmt.Fprintln(os.Stderr, "demo:", err)
-		os.Exit(1)
+	cfg.FileBytes = *size << 10
+	cfg.RealTime = !*fast
+	cfg.DLLoss = *loss
+	if !*quiet {
+		cfg.Status = os.Stdout
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	dir, err := os.MkdirTemp("", "gopcu-demo")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(dir)
+	cfg.Dir = dir
+	var scs []demo.Scenario
+	for i, sc := range demo.Scenarios() {
+		if *scen == "all" || *scen == []string{"off", "osmo", "gopcu"}[i] {
+			scs = append(scs, sc)
+		}
+	}
+	if len(scs) == 0 {
+		fail(fmt.Errorf("unknown scenario %q", *scen))
+	}
+	fmt.Printf("gopcu demo: %d MS, CS-%d on %d PDCHs (%.0f kbit/s LLC payload per MS at most), %d kB download per MS, ping every %v, %s\n",
+		cfg.MSs, cfg.CS, cfg.Slots, float64([]int{0, 20, 30, 36, 50}[cfg.CS]*8*50*min(cfg.Slots, 4))/1000, *size, cfg.PingInterval,
+		map[bool]string{true: "real time", false: "virtual time"}[cfg.RealTime])
+	var rows []demo.Summary
+	var results []*demo.Result
+	start := time.Now()
+	for _, sc := range scs {
+		r, err := demo.Run(ctx, cfg, sc)
+		if err != nil {
+			fail(err)
+		}
+		results = append(results, r)
+		rows = append(rows, demo.Summarize(r, cfg))
+	}
+	fmt.Println()
+	demo.WriteTable(os.Stdout, rows)
+	fmt.Printf("\n(%v wall time)\n", time.Since(start).Round(time.Second))
+	if *plot != "" {
+		f, err := os.Create(*plot)
+		if err != nil {
+			fail(err)
+		}
+		if err := demo.WritePlot(f, results); err != nil {
+			fail(err)
+		}
+		f.Close()
+		fmt.Printf("plot: %s\n", *plot)
 	}
 }
 
-func run(dur time.Duration, v pcuif.Version) error {
-	if !v.Valid() {
-		return fmt.Errorf("PCUIF version %d: must be 10, 11 or 12", v)
-	}
-	dir, err := os.MkdirTemp("", "gopcu-demo")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	sock := filepath.Join(dir, "pcu_bts")
-	bts, err := btsemu.Listen(btsemu.Config{Path: sock, Version: v})
-	if err != nil {
-		return err
-	}
-	defer bts.Close()
-	var answered, bytes atomic.Uint64
-	bts.OnDataReq(func(d pcuif.Data) { answered.Add(1); bytes.Add(uint64(len(d.Payload))) })
-
-	ctrs := &ratectr.Registry{}
-	eng := pcu.New(pcu.Config{SocketPath: sock, Logs: logx.NewText(os.Stderr), Counters: ctrs})
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, dur)
-	defer cancel()
-	done := make(chan struct{})
-	go func() { eng.Run(ctx); close(done) }()
-
-	fmt.Printf("gopcu %s demo: emulated BTS (PCUIF %s, 1 TRX, PDCH on TS4-7) <-> gopcu, %v\n", pcu.Version, v, dur)
-	wctx, wcancel := context.WithTimeout(ctx, 5*time.Second)
-	err = bts.WaitActive(wctx, 4)
-	wcancel()
-	if err != nil {
-		return err
-	}
-	go bts.RunRealtime(ctx)
-	start := time.Now()
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		select {
-		case <-tick.C:
-			st := bts.Stats()
-			el := time.Since(start)
-			fmt.Printf("[%5.1fs %3.0f%%] PDCHs active %d | RTS %6d answered %6d (%.0f blocks/s) | mismatched %d\n",
-				el.Seconds(), 100*el.Seconds()/dur.Seconds(), len(bts.ActivePDCHs()), st.RTSSent, answered.Load(),
-				float64(answered.Load())/el.Seconds(), st.Mismatched)
-		case <-ctx.Done():
-			<-done
-			st := bts.Stats()
-			fmt.Printf("\nsummary: %d RTS_REQs sent, %d DATA_REQs answered, %d mismatched, %d bad messages\n",
-				st.RTSSent, answered.Load(), st.Mismatched, st.BadMessages)
-			if st.Mismatched != 0 || st.BadMessages != 0 {
-				return fmt.Errorf("the PCU answered wrongly")
-			}
-			return nil
-		}
-	}
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "demo:", err)
+	os.Exit(1)
 }

@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -60,13 +61,14 @@ type Config struct {
 	Seed         int64
 	DLLoss       float64 // radio block loss rate
 	Status       io.Writer
-	Dir          string // where the PCU socket lives
+	Dir          string    // where the PCU socket lives
+	Trace        io.Writer // ping timeline (sent, received by the MS, answered)
 }
 
 // DefaultConfig is the seed scenario's shape: one MS at ~50 kbit/s (CS-2 on
 // 4 timeslots = 4 x 12 kbit/s of LLC payload), pings every second.
 func DefaultConfig() Config {
-	return Config{MSs: 1, CS: 2, Slots: 4, FileBytes: 120 << 10, PingInterval: time.Second, IdlePings: 4,
+	return Config{MSs: 1, CS: 2, Slots: 4, FileBytes: 90 << 10, PingInterval: time.Second, IdlePings: 4,
 		RWnd: 32 << 10, MaxTime: 5 * time.Minute, Seed: 1}
 }
 
@@ -177,6 +179,7 @@ func Run(ctx context.Context, cfg Config, sc Scenario) (*Result, error) {
 		apps[i] = a
 	}
 	res := &Result{Scenario: sc.Name, MS: make([]MSResult, cfg.MSs)}
+	rnd := rand.New(rand.NewSource(cfg.Seed))
 
 	var vt time.Duration // radio time: frames stepped so far
 	lastFN := bts.FN()
@@ -214,8 +217,20 @@ func Run(ctx context.Context, cfg Config, sc Scenario) (*Result, error) {
 					delete(a.ooo, a.rcvNext)
 					a.rcvNext++
 				}
-				a.ms.SendLLC(appFrame(kindAck, uint32(a.rcvNext), stamp, 20))
+				var sack uint32
+				for k := 0; k < 32; k++ {
+					if a.ooo[a.rcvNext+1+k] {
+						sack |= 1 << k
+					}
+				}
+				ack := appFrame(kindAck, uint32(a.rcvNext), stamp, 20)
+				putSACK(ack, sack)
+				a.ms.SendLLC(ack)
 			case kindPing:
+				if cfg.Trace != nil {
+					fmt.Fprintf(cfg.Trace, "ping %d sent at %v\n", seq, stamp)
+					fmt.Fprintf(cfg.Trace, "ping %d: at MS after %v (UL TBF active %v)\n", seq, vt-stamp, a.ms.ULActive())
+				}
 				a.ms.SendLLC(appFrame(kindReply, seq, stamp, 43))
 			}
 			_ = i
@@ -239,10 +254,13 @@ func Run(ctx context.Context, cfg Config, sc Scenario) (*Result, error) {
 			switch kind {
 			case kindAck:
 				if a.tcp != nil {
-					a.tcp.onAck(int(seq), vt, func(s int) { sendDL(a, appFrame(kindData, uint32(s), vt, mss)) })
+					a.tcp.onAck(int(seq), getSACK(u.llc), vt, func(s int) { sendDL(a, appFrame(kindData, uint32(s), vt, mss)) })
 				}
 			case kindReply:
 				rtt := vt - stamp
+				if cfg.Trace != nil {
+					fmt.Fprintf(cfg.Trace, "ping %d: reply after %v\n", seq, rtt)
+				}
 				if downloadStart < 0 {
 					a.res.IdlePing = append(a.res.IdlePing, rtt)
 				} else {
@@ -255,7 +273,9 @@ func Run(ctx context.Context, cfg Config, sc Scenario) (*Result, error) {
 			if vt >= pingFor[i] {
 				a.pingSeq++
 				sendDL(a, appFrame(kindPing, a.pingSeq, vt, 43))
-				pingFor[i] += cfg.PingInterval
+				// ±10 % jitter: a real ping's period is not locked to the
+				// radio's frame boundaries
+				pingFor[i] += cfg.PingInterval*9/10 + time.Duration(rnd.Int63n(int64(cfg.PingInterval/5)+1))
 			}
 			if a.tcp != nil {
 				a.tcp.tick(vt, func(s int) { sendDL(a, appFrame(kindData, uint32(s), vt, mss)) })

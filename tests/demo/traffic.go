@@ -72,6 +72,24 @@ func appFrame(kind byte, seq uint32, stamp time.Duration, payload int) []byte {
 	return msemu.UIFrame(sapiUser, uint16(seq), b)
 }
 
+// The SACK bitmap of an ack rides in the first 4 payload octets. The LLC
+// FCS is recomputed after writing it.
+func putSACK(frame []byte, sack uint32) {
+	off := 3 + sndcpLen + ipLen + 20 + appHdr
+	binary.BigEndian.PutUint32(frame[off:], sack)
+	n := len(frame) - 3
+	f := msemu.FCS(frame[:n])
+	frame[n], frame[n+1], frame[n+2] = byte(f), byte(f>>8), byte(f>>16)
+}
+
+func getSACK(frame []byte) uint32 {
+	off := 3 + sndcpLen + ipLen + 20 + appHdr
+	if len(frame) < off+4+3 {
+		return 0
+	}
+	return binary.BigEndian.Uint32(frame[off:])
+}
+
 func ipSum(h []byte) uint16 {
 	var sum uint32
 	for i := 0; i+1 < len(h); i += 2 {
@@ -99,11 +117,14 @@ func parseApp(frame []byte) (kind byte, seq uint32, stamp time.Duration, payload
 	return a[0], binary.BigEndian.Uint32(a[1:]), time.Duration(binary.BigEndian.Uint64(a[5:])), len(a) - appHdr, true
 }
 
-// tcpSender is a bulk sender that reacts to loss like TCP Reno (RFC 5681):
-// slow start, congestion avoidance, fast retransmit on three duplicate
-// acks with multiplicative decrease, and a retransmission timeout
-// (RFC 6298) that restarts from one segment. Sequence numbers count
-// segments.
+// tcpSender is a bulk sender that reacts to loss like today's TCP (Linux:
+// Reno/NewReno congestion control with SACK loss recovery, RFC 5681,
+// RFC 6675, RFC 6298): slow start, congestion avoidance, multiplicative
+// decrease once per loss episode, retransmission of exactly the segments
+// the receiver reports missing, and a retransmission timeout that restarts
+// from one segment. Sequence numbers count segments; the receiver's ack
+// carries the next expected segment and a bitmap of the 32 segments after
+// it (its SACK blocks).
 type tcpSender struct {
 	mss      int
 	total    int // segments to send
@@ -112,8 +133,11 @@ type tcpSender struct {
 	ssthresh float64
 	una      int // oldest unacked segment
 	next     int // next new segment
+	sacked   map[int]bool
+	retxed   map[int]bool // retransmitted in the current recovery
+	recover  int          // recovery ends when una passes this
+	inRecov  bool
 	dupacks  int
-	recover  int
 	srtt     time.Duration
 	rttvar   time.Duration
 	rto      time.Duration
@@ -128,60 +152,100 @@ type tcpSender struct {
 }
 
 func newTCPSender(totalBytes, mss, rwndBytes int, now time.Duration) *tcpSender {
-	s := &tcpSender{mss: mss, total: (totalBytes + mss - 1) / mss, rwnd: max(rwndBytes/mss, 2), cwnd: 2, ssthresh: 1 << 20,
-		rto: time.Second, sentAt: map[int]time.Duration{}, start: now}
-	return s
+	return &tcpSender{mss: mss, total: (totalBytes + mss - 1) / mss, rwnd: max(rwndBytes/mss, 2), cwnd: 2, ssthresh: 1 << 20,
+		rto: time.Second, sentAt: map[int]time.Duration{}, sacked: map[int]bool{}, retxed: map[int]bool{}, start: now}
 }
 
-// sendable returns the segments that may go out now.
+// pipe estimates the segments in flight (RFC 6675 §4, simplified).
+func (s *tcpSender) pipe() int {
+	n := 0
+	for i := s.una; i < s.next; i++ {
+		if !s.sacked[i] && (!s.lost(i) || s.retxed[i]) {
+			n++
+		}
+	}
+	return n
+}
+
+// lost: three segments above i were SACKed (RFC 6675 IsLost with DupThresh
+// 3), or i is the first hole during recovery.
+func (s *tcpSender) lost(i int) bool {
+	if s.sacked[i] {
+		return false
+	}
+	n := 0
+	for j := i + 1; j < s.next && n < 3; j++ {
+		if s.sacked[j] {
+			n++
+		}
+	}
+	return n >= 3 || s.inRecov && i == s.una
+}
+
+// sendable sends what the window allows: lost segments first, then new data.
 func (s *tcpSender) sendable(now time.Duration, send func(seq int)) {
 	if s.done {
 		return
 	}
 	win := min(int(s.cwnd), s.rwnd)
-	for s.next < s.total && s.next-s.una < win {
-		s.sentAt[s.next] = now
-		send(s.next)
-		s.next++
+	for s.pipe() < win {
+		seq := -1
+		for i := s.una; i < s.next; i++ {
+			if s.lost(i) && !s.retxed[i] {
+				seq = i
+				break
+			}
+		}
+		if seq >= 0 {
+			s.retxed[seq] = true
+			s.retx++
+		} else if s.next < s.total && s.next-s.una < s.rwnd {
+			seq = s.next
+			s.next++
+		} else {
+			break
+		}
+		s.sentAt[seq] = now
+		send(seq)
 		if s.timerAt == 0 {
 			s.timerAt = now + s.rto
 		}
 	}
 }
 
-// onAck processes a cumulative ack (next expected segment).
-func (s *tcpSender) onAck(ack int, now time.Duration, send func(seq int)) {
+// onAck processes a cumulative ack (next expected segment) with the SACK
+// bitmap of the 32 segments after it.
+func (s *tcpSender) onAck(ack int, sack uint32, now time.Duration, send func(seq int)) {
 	if s.done {
 		return
 	}
-	if ack > s.una {
-		if t, ok := s.sentAt[ack-1]; ok && s.dupacks < 3 {
-			s.rttSample(now - t)
+	for k := 0; k < 32; k++ {
+		if sack&(1<<k) != 0 && ack+1+k < s.next {
+			s.sacked[ack+1+k] = true
 		}
-		for i := s.una; i < ack; i++ {
-			delete(s.sentAt, i)
+	}
+	if ack > s.una {
+		if t, ok := s.sentAt[ack-1]; ok && !s.retxed[ack-1] {
+			s.rttSample(now - t) // Karn: no samples from retransmissions
 		}
 		newly := ack - s.una
+		for i := s.una; i < ack; i++ {
+			delete(s.sentAt, i)
+			delete(s.sacked, i)
+			delete(s.retxed, i)
+		}
 		s.una = ack
-		if s.dupacks >= 3 && ack < s.recover {
-			// RFC 6582 (NewReno) partial ack: the next hole is lost too,
-			// retransmit it at once and stay in fast recovery.
-			s.retx++
-			s.sentAt[s.una] = now
-			send(s.una)
-			s.cwnd = max(s.cwnd-float64(newly)+1, 2)
-			s.timerAt = now + s.rto
-			s.sendable(now, send)
-			return
-		}
-		if s.dupacks >= 3 {
-			s.cwnd = s.ssthresh // leave fast recovery
-		} else if s.cwnd < s.ssthresh {
-			s.cwnd += float64(newly)
-		} else {
-			s.cwnd += float64(newly) / s.cwnd
-		}
 		s.dupacks = 0
+		if s.inRecov && s.una >= s.recover {
+			s.inRecov = false
+			s.cwnd = s.ssthresh
+		} else if !s.inRecov {
+			if s.cwnd < s.ssthresh {
+				s.cwnd += float64(newly)
+			} else {
+				s.cwnd += float64(newly) / s.cwnd
+			}
+		}
 		s.timerAt = now + s.rto
 		if s.una >= s.total {
 			s.done, s.doneAt = true, now
@@ -190,33 +254,17 @@ func (s *tcpSender) onAck(ack int, now time.Duration, send func(seq int)) {
 		if s.next < s.una {
 			s.next = s.una
 		}
-	} else if ack == s.una && s.next > s.una {
+	} else if s.next > s.una {
 		s.dupacks++
-		outstanding := s.next - s.una
-		// RFC 5827 early retransmit: with few segments in flight the
-		// threshold is lowered so a loss does not wait for the RTO.
-		thresh := 3
-		if outstanding < 4 && (s.next >= s.total || s.next-s.una >= min(int(s.cwnd), s.rwnd)) {
-			thresh = max(outstanding-1, 1)
-		}
-		switch {
-		case s.dupacks == thresh && s.una >= s.recover:
-			s.ssthresh = max(float64(outstanding)/2, 2)
-			s.cwnd = s.ssthresh + float64(thresh)
-			s.recover = s.next
-			s.fastRetx++
-			s.retx++
-			s.sentAt[s.una] = now
-			send(s.una)
-			s.dupacks = 3 // in fast recovery
-		case s.dupacks > thresh:
-			s.cwnd++ // window inflation during fast recovery
-		case s.dupacks < thresh && s.next < s.total && s.next-s.una < s.rwnd:
-			// RFC 3042 limited transmit: one new segment per early dupack
-			s.sentAt[s.next] = now
-			send(s.next)
-			s.next++
-		}
+	}
+	// Enter loss recovery once per window (multiplicative decrease).
+	if !s.inRecov && (s.lost(s.una) || s.dupacks >= 3 || s.dupacks >= 1 && s.next-s.una <= 2 && s.next >= s.total) {
+		s.inRecov = true
+		s.recover = s.next
+		s.ssthresh = max(float64(s.pipe())/2, 2)
+		s.cwnd = s.ssthresh
+		s.fastRetx++
+		s.retxed = map[int]bool{}
 	}
 	s.sendable(now, send)
 }
@@ -235,17 +283,27 @@ func (s *tcpSender) rttSample(r time.Duration) {
 	s.rto = max(s.srtt+4*s.rttvar, 200*time.Millisecond) // Linux's minimum RTO
 }
 
-// tick handles the retransmission timeout.
+// tick handles the retransmission timeout (RFC 6298 §5, RFC 6675 §5.1):
+// one segment of window, the SACKed segments stay sent.
 func (s *tcpSender) tick(now time.Duration, send func(seq int)) {
 	if s.done || s.timerAt == 0 || now < s.timerAt || s.next == s.una {
 		return
 	}
 	s.timeouts++
-	s.ssthresh = max(float64(s.next-s.una)/2, 2)
+	s.ssthresh = max(float64(s.pipe())/2, 2)
 	s.cwnd = 1
 	s.rto = min(2*s.rto, 60*time.Second)
-	s.next = s.una // go back N
-	s.retx++
+	s.inRecov = true
+	s.recover = s.next
+	s.retxed = map[int]bool{}
+	for i := s.una; i < s.next; i++ {
+		if !s.sacked[i] {
+			s.retxed[i] = true // the first hole goes now, the others as holes
+			s.retx++
+			s.sentAt[i] = now
+			send(i)
+			break
+		}
+	}
 	s.timerAt = now + s.rto
-	s.sendable(now, send)
 }

@@ -594,3 +594,6 @@ func (m *MS) Debug() string {
 	return fmt.Sprintf("ul{active=%v tfi=%d next=%d/%d vs=%d va=%d contention=%v} dl{active=%v} rach=%v queue=%d",
 		m.ul.active, m.ul.tfi, m.ul.next, len(m.ul.blocks), m.ul.sw.VS(), m.ul.sw.VA(), m.ul.contention, m.dl.active, m.rachWait, len(m.ulQueue))
 }
+
+// ULActive reports whether the MS has an uplink TBF.
+func (m *MS) ULActive() bool { return m.ul.active }

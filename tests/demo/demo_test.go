@@ -1,0 +1,69 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDemoShort runs the demo's three scenarios in virtual time (the
+// README's demo in its CI mode) and checks the summary: without AQM the
+// phone's ping suffers the standing queue (seconds), gopcu's default keeps
+// it near the idle ping without costing download time. The targets
+// (busy p50 <= 1.5 x idle, goodput >= 95 % of AQM off) are reported; the
+// test guards what gopcu reaches today (see docs/bufferbloat.md).
+func TestDemoShort(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Dir = t.TempDir()
+	cfg.FileBytes = 120 << 10
+	var rows []Summary
+	var results []*Result
+	for _, sc := range Scenarios() {
+		r, err := Run(context.Background(), cfg, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, r)
+		rows = append(rows, Summarize(r, cfg))
+	}
+	var tbl bytes.Buffer
+	WriteTable(&tbl, rows)
+	t.Logf("\n%s", tbl.String())
+	off, osmo, gop := rows[0], rows[1], rows[2]
+	for _, r := range rows {
+		if !r.AllDone {
+			t.Fatalf("%s: download did not finish", r.Scenario)
+		}
+		if r.IdleP50 <= 0 || r.IdleP50 > 600*time.Millisecond {
+			t.Fatalf("%s: idle ping %v not near the seed's ~400 ms", r.Scenario, r.IdleP50)
+		}
+	}
+	if off.BusyP50 < 3*time.Second || off.DropsCoDel != 0 {
+		t.Fatalf("AQM off should show bufferbloat (seconds of ping, no AQM drops): %+v", off)
+	}
+	if osmo.DropsCoDel == 0 {
+		t.Fatalf("osmo CoDel dropped nothing: %+v", osmo)
+	}
+	ratio := float64(gop.BusyP50) / float64(gop.IdleP50)
+	good := gop.GoodputKbps / off.GoodputKbps
+	t.Logf("gopcu default: busy ping p50 = %.2f x idle (target <= 1.5), goodput = %.1f %% of AQM off (target >= 95 %%)", ratio, 100*good)
+	if gop.BusyP50 > off.BusyP50/5 || ratio > 2.2 {
+		t.Fatalf("gopcu default busy ping p50 %v (idle %v, AQM off %v)", gop.BusyP50, gop.IdleP50, off.BusyP50)
+	}
+	if good < 0.9 {
+		t.Fatalf("gopcu default goodput %.1f kbit/s < 90 %% of AQM off %.1f", gop.GoodputKbps, off.GoodputKbps)
+	}
+	var img bytes.Buffer
+	if err := WritePlot(&img, results); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.Decode(&img); err != nil {
+		t.Fatalf("plot is no PNG: %v", err)
+	}
+	if !strings.Contains(tbl.String(), "| gopcu default |") {
+		t.Fatal("table lacks the gopcu row")
+	}
+}

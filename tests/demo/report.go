@@ -1,0 +1,210 @@
+package demo
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/math/fixed"
+)
+
+// Summary is one scenario's row of the table (all MSs pooled).
+type Summary struct {
+	Scenario                   string
+	IdleP50                    time.Duration
+	BusyP50, BusyP95, BusyMax  time.Duration
+	QueueP50, QueueMax         time.Duration
+	DropsCoDel, DropsLifetime  uint64
+	DropsOverflow              uint64
+	Retx, Timeouts             int
+	DownloadTime               time.Duration // slowest MS
+	GoodputKbps                float64       // per MS, mean
+	AllDone                    bool
+	FileBytes, MSs, CS, Slots  int
+	IdlePings, BusyPings, Lost int
+}
+
+// Summarize pools the MSs of a result.
+func Summarize(r *Result, cfg Config) Summary {
+	s := Summary{Scenario: r.Scenario, AllDone: true, FileBytes: cfg.FileBytes, MSs: cfg.MSs, CS: cfg.CS, Slots: cfg.Slots}
+	var idle, busy, qd []time.Duration
+	var gp float64
+	for _, m := range r.MS {
+		idle = append(idle, m.IdlePing...)
+		busy = append(busy, m.BusyPing...)
+		qd = append(qd, m.QueueDelay...)
+		s.Retx += m.Retx
+		s.Timeouts += m.Timeouts
+		s.AllDone = s.AllDone && m.Done
+		s.DownloadTime = max(s.DownloadTime, m.DownloadTime)
+		if m.DownloadTime > 0 {
+			gp += float64(m.Bytes) * 8 / m.DownloadTime.Seconds() / 1000
+		}
+	}
+	s.GoodputKbps = gp / float64(max(len(r.MS), 1))
+	s.IdleP50 = Percentile(idle, 50)
+	s.BusyP50, s.BusyP95, s.BusyMax = Percentile(busy, 50), Percentile(busy, 95), Percentile(busy, 100)
+	s.QueueP50, s.QueueMax = Percentile(qd, 50), Percentile(qd, 100)
+	s.DropsCoDel, s.DropsLifetime, s.DropsOverflow = r.Drops.CoDel, r.Drops.Lifetime, r.Drops.Overflow
+	s.IdlePings, s.BusyPings = len(idle), len(busy)
+	return s
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%d", d.Milliseconds()) }
+
+// WriteTable prints the summary as a Markdown table.
+func WriteTable(w io.Writer, rows []Summary) {
+	fmt.Fprintln(w, "| scenario | idle ping p50 (ms) | busy ping p50 / p95 / max (ms) | queue delay p50 / max (ms) | drops codel / lifetime / overflow | TCP retx / timeouts | download time (s) | goodput per MS (kbit/s) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		done := ""
+		if !r.AllDone {
+			done = " (unfinished)"
+		}
+		fmt.Fprintf(w, "| %s | %s | %s / %s / %s | %s / %s | %d / %d / %d | %d / %d | %.1f%s | %.1f |\n",
+			r.Scenario, ms(r.IdleP50), ms(r.BusyP50), ms(r.BusyP95), ms(r.BusyMax), ms(r.QueueP50), ms(r.QueueMax),
+			r.DropsCoDel, r.DropsLifetime, r.DropsOverflow, r.Retx, r.Timeouts, r.DownloadTime.Seconds(), done, r.GoodputKbps)
+	}
+}
+
+var palette = []color.RGBA{{200, 40, 40, 255}, {230, 150, 0, 255}, {20, 110, 200, 255}, {40, 160, 60, 255}}
+
+// WritePlot draws ping RTT (top) and queue delay (bottom) over time for
+// every scenario as a PNG.
+func WritePlot(w io.Writer, results []*Result) error {
+	const W, H = 1000, 700
+	img := image.NewRGBA(image.Rect(0, 0, W, H))
+	draw.Draw(img, img.Bounds(), &image.Uniform{color.White}, image.Point{}, draw.Src)
+	var tmax time.Duration
+	var pmax, qmax time.Duration
+	for _, r := range results {
+		for _, p := range r.Series {
+			tmax = max(tmax, p.T)
+			pmax = max(pmax, p.Ping)
+			qmax = max(qmax, p.QueueDelay)
+		}
+	}
+	tmax = max(tmax, time.Second)
+	panel := func(top int, title string, yMax time.Duration, val func(Point) (time.Duration, bool), line bool) {
+		x0, y0, pw, ph := 70, top+25, W-100, 270
+		label(img, x0, top+15, title, color.Black)
+		axis := color.RGBA{80, 80, 80, 255}
+		for x := x0; x <= x0+pw; x++ {
+			img.Set(x, y0+ph, axis)
+		}
+		for y := y0; y <= y0+ph; y++ {
+			img.Set(x0, y, axis)
+		}
+		yStep := niceStep(yMax)
+		for v := time.Duration(0); v <= yMax; v += yStep {
+			y := y0 + ph - int(float64(ph)*float64(v)/float64(yMax))
+			for x := x0 - 4; x < x0; x++ {
+				img.Set(x, y, axis)
+			}
+			for x := x0 + 1; x <= x0+pw; x += 4 {
+				img.Set(x, y, color.RGBA{220, 220, 220, 255})
+			}
+			label(img, 5, y+4, fmt.Sprintf("%d ms", v.Milliseconds()), axis)
+		}
+		xStep := niceStep(tmax)
+		for v := time.Duration(0); v <= tmax; v += xStep {
+			x := x0 + int(float64(pw)*float64(v)/float64(tmax))
+			for y := y0 + ph; y < y0+ph+4; y++ {
+				img.Set(x, y, axis)
+			}
+			label(img, x-8, y0+ph+16, fmt.Sprintf("%ds", int(v.Seconds())), axis)
+		}
+		for i, r := range results {
+			c := palette[i%len(palette)]
+			px, py := -1, -1
+			for _, p := range r.Series {
+				v, ok := val(p)
+				if !ok || p.T < 0 {
+					continue
+				}
+				x := x0 + int(float64(pw)*float64(p.T)/float64(tmax))
+				y := y0 + ph - int(float64(ph)*math.Min(1, float64(v)/float64(yMax)))
+				if line && px >= 0 {
+					drawLine(img, px, py, x, y, c)
+				} else {
+					for dx := -1; dx <= 1; dx++ {
+						for dy := -1; dy <= 1; dy++ {
+							img.Set(x+dx, y+dy, c)
+						}
+					}
+				}
+				px, py = x, y
+			}
+			lx := x0 + 20 + i*230
+			for dx := 0; dx < 14; dx++ {
+				for dy := 0; dy < 4; dy++ {
+					img.Set(lx+dx, top+12+dy, c)
+				}
+			}
+			label(img, lx+18, top+18, r.Scenario, color.Black)
+		}
+	}
+	panel(0, "", max(pmax, 100*time.Millisecond), func(p Point) (time.Duration, bool) { return p.Ping, p.Ping > 0 }, false)
+	label(img, 70, 320+5, "ping RTT (dots) since the download started", color.Black)
+	panel(345, "", max(qmax, 100*time.Millisecond), func(p Point) (time.Duration, bool) { return p.QueueDelay, p.QueueDelay >= 0 }, true)
+	label(img, 70, 665+5, "LLC queue delay at the PCU (head-of-queue sojourn, every 100 ms)", color.Black)
+	return png.Encode(w, img)
+}
+
+func niceStep(max time.Duration) time.Duration {
+	for _, s := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond, time.Second,
+		2 * time.Second, 5 * time.Second, 10 * time.Second, 20 * time.Second, 30 * time.Second, time.Minute} {
+		if max/s <= 8 {
+			return s
+		}
+	}
+	return 2 * time.Minute
+}
+
+func label(img *image.RGBA, x, y int, s string, c color.Color) {
+	d := font.Drawer{Dst: img, Src: image.NewUniform(c), Face: basicfont.Face7x13, Dot: fixed.P(x, y)}
+	d.DrawString(strings.TrimSpace(s))
+}
+
+func drawLine(img *image.RGBA, x0, y0, x1, y1 int, c color.Color) {
+	dx, dy := abs(x1-x0), -abs(y1-y0)
+	sx, sy := 1, 1
+	if x0 > x1 {
+		sx = -1
+	}
+	if y0 > y1 {
+		sy = -1
+	}
+	err := dx + dy
+	for {
+		img.Set(x0, y0, c)
+		img.Set(x0, y0+1, c)
+		if x0 == x1 && y0 == y1 {
+			return
+		}
+		e2 := 2 * err
+		if e2 >= dy {
+			err += dy
+			x0 += sx
+		}
+		if e2 <= dx {
+			err += dx
+			y0 += sy
+		}
+	}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
