@@ -226,6 +226,17 @@ func (v *VTY) installLogging() {
 			need(func(c *Context, t *LogTarget) error { t.forceSet = false; return nil })},
 	}
 
+	// deprecated forms, still accepted (libosmocore logging_vty.c)
+	deprecatedLevel := []tc{
+		{"logging level " + catArgs + " everything", lstr + "Set the log level for a specified category\n" + catHelp.String() + "Deprecated alias for 'debug'\n",
+			func(c *Context) error {
+				c.Print("% Ignoring deprecated logging level 'everything' keyword\n")
+				return nil
+			}},
+		{"logging level all " + levelArgs, lstr + "Set the log level for a specified category\nDeprecated alias for 'force-all'\n" + lvHelp.String(), levelCmds[2].h},
+		{"logging level all everything", lstr + "Set the log level for a specified category\nDeprecated alias for 'force-all'\nDeprecated alias for 'debug'\n", levelCmds[3].h},
+	}
+
 	// VIEW/ENABLE: session logging (libosmocore logging_vty_add_cmds order)
 	v.InstallVE("logging enable", hp("logging enable", ""), func(c *Context) error {
 		s := c.Session()
@@ -254,8 +265,13 @@ func (v *VTY) installLogging() {
 		v.InstallVE(x.str, hp(x.str, x.help), x.h, libCmd())
 	}
 	v.InstallVE("logging set-log-mask MASK", hp("logging set-log-mask MASK", ""), need(func(c *Context, t *LogTarget) error { return nil }), libCmd())
+	v.InstallVE("logging set log mask MASK", lstr+"Decide which categories to output.\nLog commands\nMask commands\n'set log mask' is deprecated, please refer to the docs of 'set-log-mask' instead\n",
+		need(func(c *Context, t *LogTarget) error { return nil }), libCmd(), Deprecated())
 	for _, x := range levelCmds {
 		v.InstallVE(x.str, hp(x.str, x.help), x.h, libCmd())
+	}
+	for _, x := range deprecatedLevel {
+		v.InstallVE(x.str, x.help, x.h, libCmd(), Deprecated())
 	}
 	v.InstallVE("logp "+catArgs+" "+levelArgs+" .LOGMESSAGE", "Print a message on all log outputs; useful for placing markers in test logs\n"+catHelp.String()+lvHelp.String()+"Arbitrary message to log on given category and log level\n", func(c *Context) error {
 		if lg.Registry != nil {
@@ -363,6 +379,9 @@ func (v *VTY) installLogging() {
 	}
 	for _, x := range levelCmds {
 		logNode.Install(x.str, hp(x.str, x.help), x.h, libCmd())
+	}
+	for _, x := range deprecatedLevel {
+		logNode.Install(x.str, x.help, x.h, libCmd(), Deprecated())
 	}
 }
 
