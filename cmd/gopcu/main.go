@@ -7,14 +7,19 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/config"
 	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/vty"
+	"github.com/gopcu/gopcu/vty/console"
 )
 
 func main() {
@@ -64,28 +69,75 @@ type daemon struct {
 	logs   *logx.Registry
 	ctrs   *ratectr.Registry
 	eng    *pcu.Engine
+	v      *vty.VTY
+	cfg    *config.Config
 	stdout io.Writer
 	stderr io.Writer
 }
 
 func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout, stderr io.Writer) (*daemon, error) {
-	sock := pcu.DefaultSocketPath
+	v, cfg := config.New(pcu.Version)
+	v.Logging.Registry = logs
+	// The config file (osmo-pcu's syntax): a missing default file means
+	// defaults, a missing or broken -c file stops start-up (osmo-pcu exits).
+	if _, err := os.Stat(s.ConfigFile); err == nil || s.ConfigGiven {
+		if err := v.ReadConfigFile(s.ConfigFile); err != nil {
+			return nil, fmt.Errorf("config file: %w", err)
+		}
+	}
+	sock := cfg.SocketPath
 	if s.SocketGiven {
 		sock = s.PCUSocket
 	}
-	params := pcu.DefaultParams()
+	params := pcu.ParamsFromConfig(cfg)
 	if s.MCC > 0 || s.MNC > 0 {
 		params.OverrideMCC, params.OverrideMNC = s.MCC, s.MNC
 	}
 	eng := pcu.New(pcu.Config{SocketPath: sock, PinVersion: pcuif.Version(s.PinVersion), Logs: logs, Counters: ctrs,
 		Params: &params, Gb: true})
-	return &daemon{s: s, logs: logs, ctrs: ctrs, eng: eng, stdout: stdout, stderr: stderr}, nil
+	eng.InstallVTY(v)
+	return &daemon{s: s, logs: logs, ctrs: ctrs, eng: eng, v: v, cfg: cfg, stdout: stdout, stderr: stderr}, nil
+}
+
+// exec runs a VTY command inside the engine goroutine and then hands the
+// (possibly changed) pcu node to the engine.
+func (d *daemon) exec(f func()) {
+	err := d.eng.Call(func() {
+		f()
+		d.eng.SetParams(d.params())
+	})
+	if err != nil {
+		f() // engine stopped: still answer the session
+	}
+}
+
+func (d *daemon) params() pcu.Params {
+	p := pcu.ParamsFromConfig(d.cfg)
+	if d.s.MCC > 0 || d.s.MNC > 0 {
+		p.OverrideMCC, p.OverrideMNC = d.s.MCC, d.s.MNC
+	}
+	return p
 }
 
 func (d *daemon) run(ctx context.Context) error {
 	log := d.logs.Logger(logx.CatPCU)
 	logx.Notice(log, "gopcu starting", "version", pcu.Version)
-	err := d.eng.Run(ctx)
+	srv := vty.NewServer(d.v, vty.ExecutorFunc(d.exec))
+	addr := d.v.BindAddr(d.s.VTYPort)
+	if d.s.VTYPortGiven || d.s.VTYBind != "127.0.0.1" {
+		addr = net.JoinHostPort(d.s.VTYBind, strconv.Itoa(d.s.VTYPort))
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("VTY: %w", err)
+	}
+	go srv.Serve(ln)
+	defer srv.Close()
+	logx.Notice(log, "VTY listening", "addr", ln.Addr().String())
+	if d.s.Console {
+		go d.console(ctx)
+	}
+	err = d.eng.Run(ctx)
 	// Leave the counters in the log: operators and the lab test read them.
 	for _, g := range d.ctrs.Groups() {
 		for i, desc := range g.Descs {
@@ -95,4 +147,11 @@ func (d *daemon) run(ctx context.Context) error {
 		}
 	}
 	return err
+}
+
+// console attaches an interactive VTY console (readline) to the terminal.
+func (d *daemon) console(ctx context.Context) {
+	if err := console.Run(d.v, vty.ExecutorFunc(d.exec), console.Config{}); err != nil {
+		fmt.Fprintf(d.stderr, "gopcu: console: %v\n", err)
+	}
 }

@@ -119,13 +119,13 @@ func (g *Group) Reset() {
 // WriteVTY prints the group as libosmocore's vty_out_rate_ctr_group does:
 // a title line, then one line per counter with the rates.
 func (g *Group) WriteVTY(w io.Writer, prefix string, skipZero bool) {
-	fmt.Fprintf(w, "%s%s:\r\n", prefix, g.Description)
+	fmt.Fprintf(w, "%s%s:\n", prefix, g.Description)
 	for i, d := range g.Descs {
 		c := &g.ctrs[i]
 		if skipZero && c.Value() == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "%s %s: %8d (%d/s %d/m %d/h %d/d)\r\n", prefix, d.Description, c.Value(),
+		fmt.Fprintf(w, "%s %s: %8d (%d/s %d/m %d/h %d/d)\n", prefix, d.Description, c.Value(),
 			c.Rate(PerSecond), c.Rate(PerMinute), c.Rate(PerHour), c.Rate(PerDay))
 	}
 }

@@ -29,7 +29,7 @@ func TestRates(t *testing.T) {
 	}
 	var b bytes.Buffer
 	g.WriteVTY(&b, " ", true)
-	want := " BTS Statistics:\r\n  RACH requests:      360 (3/s 180/m 0/h 0/d)\r\n"
+	want := " BTS Statistics:\n  RACH requests:      360 (3/s 180/m 0/h 0/d)\n"
 	if b.String() != want {
 		t.Fatalf("vty output %q, want %q", b.String(), want)
 	}

@@ -1,0 +1,289 @@
+package pcu
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gopcu/gopcu/llc"
+	"github.com/gopcu/gopcu/pcu/config"
+	"github.com/gopcu/gopcu/vty"
+)
+
+// ParamsFromConfig maps the `pcu` node (osmo-pcu's VTY) onto the engine's
+// parameters. Timers come from the node's `timer` table.
+func ParamsFromConfig(c *config.Config) Params {
+	p := DefaultParams()
+	if c.ForceInitialCS {
+		p.ForceCSDL, p.ForceCSUL = c.InitialCSDL, c.InitialCSUL
+	}
+	p.CSMaxDL, p.CSMaxUL = c.MaxCSDL, c.MaxCSUL
+	p.AllocAlgo = c.AllocAlgorithm
+	p.TwoPhaseAccess = c.ForceTwoPhase
+	p.MultislotDefault = c.MSClassDefault
+	p.PreemptiveRetx = c.DLPreemptiveRetx
+	p.LLC = llc.DefaultConfig()
+	switch c.CodelIntervalMS {
+	case config.CodelDisabled:
+		p.LLC.CoDel = false
+	case config.CodelUseDefault:
+		p.LLC.CoDel = true
+	default:
+		p.LLC.CoDel = true
+		p.LLC.Interval = time.Duration(c.CodelIntervalMS) * time.Millisecond
+	}
+	p.LLC.Lifetime = uint16(c.LLCLifetime)
+	p.LLC.Hysteresis = uint16(c.LLCHysteresis)
+	p.LLC.IdleAckDelay = uint16(c.LLCIdleAckDelay)
+	if c.NSDialectSNS {
+		p.GbDialect = "ip-sns"
+	}
+	p.FlowControlInterval = time.Duration(c.FCInterval) * time.Second
+	p.FCForceBVCBucket, p.FCForceBVCLeak = c.FCBVCBucketSize, c.FCBVCLeakRate
+	p.FCForceMSBucket, p.FCForceMSLeak = c.FCMSBucketSize, c.FCMSLeakRate
+	p.FCBucketTime = c.FCBucketTime
+	timer := func(t int) (time.Duration, bool) {
+		d := c.Timers.Get(t)
+		if d == nil {
+			return 0, false
+		}
+		switch d.Unit {
+		case vty.UnitMS:
+			return time.Duration(d.Val) * time.Millisecond, true
+		default:
+			return time.Duration(d.Val) * time.Second, true
+		}
+	}
+	set := func(dst *time.Duration, t int) {
+		if v, ok := timer(t); ok {
+			*dst = v
+		}
+	}
+	set(&p.T3141, 3141)
+	set(&p.X2001, -2001)
+	set(&p.X2002, -2002)
+	set(&p.X2030, -2030)
+	set(&p.X2031, -2031)
+	return p
+}
+
+// SetParams replaces the engine's parameters; queue settings reach every
+// existing MS at once. Engine goroutine only.
+func (e *Engine) SetParams(p Params) {
+	if err := e.llcShared.Apply(p.LLC); err != nil {
+		e.llcLog.Error("queue configuration refused", "err", err)
+		p.LLC = e.params.LLC
+	}
+	e.params = p
+}
+
+// InstallVTY gives osmo-pcu's engine `show` commands their handlers.
+// Handlers run in the VTY executor, i.e. inside the engine goroutine.
+func (e *Engine) InstallVTY(v *vty.VTY) {
+	set := func(cmd string, h vty.Handler) {
+		if err := v.SetHandlerVE(cmd, h); err != nil {
+			e.log.Error("cannot install VTY command", "cmd", cmd, "err", err)
+		}
+	}
+	set("show bts statistics", func(c *vty.Context) error {
+		for _, nr := range e.btsNrs() {
+			b := e.bts[nr]
+			c.Printf("BTS%d:\n", nr)
+			b.Ctr.WriteVTY(c, " ", false)
+		}
+		return nil
+	})
+	set("show bts pdch", func(c *vty.Context) error {
+		for _, nr := range e.btsNrs() {
+			b := e.bts[nr]
+			state := "disabled"
+			if b.Active {
+				state = "active"
+			}
+			c.Printf("BTS%d (%s)\n", nr, state)
+			for t := range b.TRX {
+				trx := &b.TRX[t]
+				if trx.enabledMask() == 0 {
+					continue
+				}
+				c.Printf(" TRX%d\n", t)
+				for s := range trx.PDCH {
+					p := &trx.PDCH[s]
+					en := "disabled"
+					if p.Enabled {
+						en = "enabled"
+					}
+					c.Printf("  TS%d: PDCH %s, %d DL TBFs, %d UL TBFs\n", s, en, len(p.dl), len(p.ul))
+				}
+			}
+		}
+		return nil
+	})
+	set("show tbf (all|ccch|pacch)", func(c *vty.Context) error {
+		filter := c.Args[0]
+		for _, nr := range e.btsNrs() {
+			b := e.bts[nr]
+			for _, dir := range []Dir{DirUL, DirDL} {
+				c.Printf("%s TBFs\n", dir)
+				for _, t := range b.tbfs {
+					if t.dir != dir || filter == "ccch" && !t.ccch || filter == "pacch" && t.ccch {
+						continue
+					}
+					e.showTBF(c, t)
+				}
+				c.Printf("\n")
+			}
+		}
+		return nil
+	})
+	set("show ms all", func(c *vty.Context) error {
+		for _, nr := range e.btsNrs() {
+			for _, m := range e.bts[nr].ms.all {
+				e.showMS(c, m)
+			}
+		}
+		return nil
+	})
+	set("show ms tlli TLLI", func(c *vty.Context) error {
+		v, err := strconv.ParseUint(strings.TrimPrefix(strings.ToLower(c.Args[0]), "0x"), 16, 32)
+		if err != nil {
+			c.Printf("Invalid TLLI.\n")
+			return nil
+		}
+		for _, nr := range e.btsNrs() {
+			if m := e.bts[nr].ms.byTLLI[uint32(v)]; m != nil {
+				e.showMS(c, m)
+				return nil
+			}
+		}
+		c.Printf("Unknown TLLI %08x.\n", v)
+		return nil
+	})
+	set("show ms imsi IMSI", func(c *vty.Context) error {
+		for _, nr := range e.btsNrs() {
+			if m := e.bts[nr].ms.byIMSI[c.Args[0]]; m != nil {
+				e.showMS(c, m)
+				return nil
+			}
+		}
+		c.Printf("Unknown IMSI '%s'.\n", c.Args[0])
+		return nil
+	})
+	set("show bts-timer [TNNNN]", func(c *vty.Context) error {
+		arg := ""
+		if len(c.Args) > 0 {
+			arg = c.Args[0]
+		}
+		for _, nr := range e.btsNrs() {
+			b := e.bts[nr]
+			ts := config.BTSTimers()
+			set := func(t int, v uint64) {
+				if d := ts.Get(t); d != nil && v != 0 {
+					d.Val = v
+				}
+			}
+			set(3142, uint64(b.Info.T3142))
+			set(3169, uint64(b.Info.T3169))
+			set(3191, uint64(b.Info.T3191))
+			set(3193, uint64(b.Info.T3193x10ms)*10)
+			set(3195, uint64(b.Info.T3195))
+			c.Printf("BTS%d:\n", nr)
+			if err := ts.Show(c, arg, " "); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	// gopcu's own: the LLC queues with their AQM state (osmo-pcu has none).
+	v.InstallVE("show llc-queue", "Show running system information\nDownlink LLC queues and their AQM state\n",
+		func(c *vty.Context) error {
+			for _, nr := range e.btsNrs() {
+				for _, m := range e.bts[nr].ms.all {
+					c.Printf("%s, IMSI %s: %d frames, %d octets\n", m, m.IMSI, m.Queue.Len(), m.Queue.Octets())
+					for _, l := range m.Queue.Stats(e.now).Lines(e.now) {
+						c.Printf("%s\n", l)
+					}
+				}
+			}
+			return nil
+		})
+}
+
+func (e *Engine) btsNrs() []uint8 {
+	var out []uint8
+	for i := 0; i < 256; i++ {
+		if e.bts[uint8(i)] != nil {
+			out = append(out, uint8(i))
+		}
+	}
+	return out
+}
+
+func (e *Engine) showTBF(c *vty.Context, t *TBF) {
+	m := t.ms
+	valid := "valid"
+	if m.TLLI == TLLIUnset {
+		valid = "invalid"
+	}
+	c.Printf("TBF: TFI=%d TLLI=0x%08x (%s) TA=%d DIR=%s IMSI=%s\n", t.tfi, m.TLLI, valid, m.TA, t.dir, m.IMSI)
+	ccch, pacch := 0, 0
+	if t.ccch {
+		ccch = 1
+	} else {
+		pacch = 2
+	}
+	c.Printf(" created=%d state=%s flags=%08x [CCCH:%d, PACCH:%d] 1st_cTS=%d ctrl_TS=%d MS_CLASS=%d/%d\n",
+		int64(t.created/time.Second), t.state, 0, ccch, pacch, t.ctrlTS, t.ctrlTS, m.MSClass, m.EGPRSClass)
+	var ts []string
+	for s := 0; s < 8; s++ {
+		if t.slots&(1<<s) != 0 {
+			mark := ""
+			if uint8(s) == t.ctrlTS {
+				mark = "!"
+			}
+			ts = append(ts, fmt.Sprintf("%d%s", s, mark))
+		}
+	}
+	c.Printf(" TS_alloc=%s TRX_ID=%d CS=%s", strings.Join(ts, ","), t.trx, t.cs)
+	if t.dir == DirUL {
+		c.Printf(" WS=%d V(Q)=%d V(R)=%d\n", t.rw.WS(), t.rw.VQ(), t.rw.VR())
+	} else {
+		stalled := ""
+		if t.sw.Stalled() {
+			stalled = " STALLED"
+		}
+		c.Printf(" WS=%d V(A)=%d V(S)=%d nBSN=%d%s\n", t.sw.WS(), t.sw.VA(), t.sw.VS(), t.sw.Distance(), stalled)
+	}
+	c.Printf("\n")
+}
+
+func (e *Engine) showMS(c *vty.Context, m *MS) {
+	c.Printf("MS TLLI=%08x, IMSI=%s\n", m.TLLI, m.IMSI)
+	if m.Active() {
+		c.Printf("  State:                  ACTIVE\n")
+	} else {
+		idle := e.now - m.idleSince
+		c.Printf("  State:                  IDLE for %ds, release in %ds\n", int(idle.Seconds()), int((e.params.X2030 - idle).Seconds()))
+	}
+	c.Printf("  Mode:                   GPRS\n")
+	c.Printf("  MS class:               %d\n", m.MSClass)
+	c.Printf("  EGPRS MS class:         %d\n", m.EGPRSClass)
+	c.Printf("  DL LLC queue length:    %d\n", m.Queue.Len())
+	c.Printf("  DL LLC queue octets:    %d\n", m.Queue.Octets())
+	c.Printf("  DL Coding Scheme:       %s\n", m.CSDL)
+	c.Printf("  UL Coding Scheme:       %s\n", m.CSUL)
+	c.Printf("  Timing advance (TA):    %d\n", m.TA)
+	c.Printf("  RSSI:                   %d dBm\n", m.RSSI)
+	c.Printf("  Link quality:           %d dB\n", m.LinkQ/10)
+	c.Printf("  Burst timing offset:    %d/4 bit\n", m.BTO)
+	if t := m.UL; t != nil {
+		c.Printf("  Uplink TBF:             TFI=%d, state=%s\n", t.tfi, t.state)
+	}
+	if t := m.DL; t != nil {
+		c.Printf("  Downlink TBF:           TFI=%d, state=%s\n", t.tfi, t.state)
+	}
+	for _, l := range m.Queue.Stats(e.now).Lines(e.now) {
+		c.Printf("  %s\n", l)
+	}
+}
