@@ -414,3 +414,16 @@ func TestLibraryFamiliesWriteBack(t *testing.T) {
 		t.Error("library families do not round-trip")
 	}
 }
+
+func TestLineBound(t *testing.T) {
+	v := testTree()
+	s := v.NewSession(nil)
+	s.Start()
+	s.Feed(bytes.Repeat([]byte("a"), MaxLine+1000))
+	if len(s.buf) != MaxLine {
+		t.Fatalf("line %d", len(s.buf))
+	}
+	if out := string(s.Feed([]byte("\r"))); !strings.HasSuffix(out, "% Unknown command.\r\nOsmoPCU> ") {
+		t.Errorf("%q", out[len(out)-40:])
+	}
+}

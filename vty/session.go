@@ -394,7 +394,14 @@ func (s *Session) telnetOption(p []byte) int {
 	return 1
 }
 
+// MaxLine bounds the command line a client can type (libosmocore has no
+// bound); further characters are ignored, so a client cannot exhaust memory.
+const MaxLine = 64 << 10
+
 func (s *Session) selfInsert(c byte) {
+	if len(s.buf) >= MaxLine {
+		return
+	}
 	n := len(s.buf) - s.cp
 	s.buf = append(s.buf, 0)
 	copy(s.buf[s.cp+1:], s.buf[s.cp:])
