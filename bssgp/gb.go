@@ -1,6 +1,7 @@
 package bssgp
 
 import (
+	"context"
 	"log/slog"
 	"net/netip"
 	"time"
@@ -254,7 +255,7 @@ func (g *Gb) setUnblocked(up bool, now time.Duration) {
 		return
 	}
 	g.unblocked = up
-	g.log.Log(nil, logx.LevelNotice, "PTP BVC state change", "unblocked", up)
+	g.log.Log(context.Background(), logx.LevelNotice, "PTP BVC state change", "unblocked", up)
 	if !up {
 		g.Ctrs.Inc(CtrBlocked)
 	}
@@ -323,7 +324,7 @@ func (g *Gb) sendStatus(c Cause, bvci uint16, withBVCI bool, bad []byte) {
 	if len(bad) > MaxLLCPDU {
 		bad = bad[:MaxLLCPDU]
 	}
-	g.log.Log(nil, logx.LevelNotice, "sending STATUS", "cause", c.String(), "bvci", bvci)
+	g.log.Log(context.Background(), logx.LevelNotice, "sending STATUS", "cause", c.String(), "bvci", bvci)
 	st := Status{Cause: c, BVCI: bvci, HasBVCI: withBVCI, PDUInError: bad}
 	if st.PDUInError == nil {
 		st.PDUInError = []byte{}
@@ -336,7 +337,7 @@ func (g *Gb) decodeErr(err error, sdu []byte) {
 	if !ok {
 		c = CauseProtocolErrorUnspec
 	}
-	g.log.Log(nil, logx.LevelNotice, "bad BSSGP PDU", "err", err)
+	g.log.Log(context.Background(), logx.LevelNotice, "bad BSSGP PDU", "err", err)
 	g.sendStatus(c, 0, false, sdu)
 }
 
@@ -346,7 +347,7 @@ func (g *Gb) rxStatus(bvci uint16, sdu []byte, now time.Duration) {
 		return // never answer a STATUS
 	}
 	g.Ctrs.Inc(CtrStatus)
-	g.log.Log(nil, logx.LevelNotice, "STATUS received", "cause", st.Cause.String(), "bvci", st.BVCI)
+	g.log.Log(context.Background(), logx.LevelNotice, "STATUS received", "cause", st.Cause.String(), "bvci", st.BVCI)
 	if st.HasBVCI && st.BVCI == g.cfg.BVCI && g.sigReset {
 		switch st.Cause {
 		case CauseBVCIBlocked: // re-run UNBLOCK (osmo-pcu-facts §2.2)
@@ -388,7 +389,7 @@ func (g *Gb) rxSignalling(t PDUType, sdu []byte, now time.Duration) {
 			g.ptpReset = true
 			g.retry(now)
 		default:
-			g.log.Log(nil, logx.LevelInfo, "unexpected BVC-RESET-ACK ignored", "ack_bvci", a.BVCI)
+			g.log.Log(context.Background(), logx.LevelInfo, "unexpected BVC-RESET-ACK ignored", "ack_bvci", a.BVCI)
 		}
 	case PDUBVCUnblockAck:
 		var a BVCUnblockAck
@@ -426,7 +427,7 @@ func (g *Gb) rxSignalling(t PDUType, sdu []byte, now time.Duration) {
 	default:
 		if t.IsPTP() {
 			// PTP PDUs on BVCI 0: logged, no STATUS (osmo-pcu-facts §2.4).
-			g.log.Log(nil, logx.LevelNotice, "PTP PDU on signalling BVC ignored", "pdu", t.String())
+			g.log.Log(context.Background(), logx.LevelNotice, "PTP PDU on signalling BVC ignored", "pdu", t.String())
 			return
 		}
 		g.sendStatus(CauseProtocolErrorUnspec, 0, false, sdu)

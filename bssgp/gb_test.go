@@ -215,11 +215,11 @@ func TestDLUnitdataAndPaging(t *testing.T) {
 }
 
 func TestULSend(t *testing.T) {
-	g, tx, _ := labGb(t)
+	g, _, _ := labGb(t)
 	if err := g.SendULUnitdata(0xc0000001, []byte{1, 2, 3}, 0); err != ErrBVCBlocked {
 		t.Fatal(err)
 	}
-	g, tx, _ = up(t)
+	g, tx, _ := up(t)
 	if err := g.SendULUnitdata(0xc0000001, []byte{1, 2, 3}, 0); err != nil {
 		t.Fatal(err)
 	}

@@ -18,13 +18,12 @@ type propModel struct {
 	enq, del, drop          [2]int
 	enqOct, delOct, dropOct [2]int
 
-	delivered map[int]bool   // ids delivered (and not put back)
-	protInf   map[int]bool   // protected frames with infinite lifetime
-	lastSAPI  [2][16]int     // per queue and SAPI: last delivered id
-	lastClass [2][2]int      // GMM and TOM/SMS classes: last delivered id
-	recent    [2][]Frame     // delivered frames that may be put back
-	noLoss    bool           // limits huge: protected frames must all arrive
-	aqmOff    map[int]string // unused
+	delivered map[int]bool // ids delivered (and not put back)
+	protInf   map[int]bool // protected frames with infinite lifetime
+	lastSAPI  [2][16]int   // per queue and SAPI: last delivered id
+	lastClass [2][2]int    // GMM and TOM/SMS classes: last delivered id
+	recent    [2][]Frame   // delivered frames that may be put back
+	noLoss    bool         // limits huge: protected frames must all arrive
 }
 
 func frameID(b []byte) int { return int(b[3])<<16 | int(b[4])<<8 | int(b[5]) }

@@ -80,14 +80,6 @@ func rrbpFN(fn uint32, rrbp uint8) uint32 {
 	return fnAdd(fn, 26)
 }
 
-// framesOf converts a duration to frames (rounded up, at least 1 for d > 0).
-func framesOf(d time.Duration) int {
-	if d <= 0 {
-		return 0
-	}
-	return int((d + FramePeriod - 1) / FramePeriod)
-}
-
 // rfnToFN reconstructs a full FN from an RFN (FN mod 42432) as seen on
 // RACH, relative to the current FN (osmo-pcu-facts §1.8).
 func rfnToFN(rfn, cur uint32) uint32 {

@@ -29,10 +29,9 @@ type MS struct {
 	lastEnq    time.Duration // last DL-UNITDATA (idle-ack timer)
 
 	// L1 measurements of the last uplink block.
-	RSSI    int8
-	LinkQ   int16 // C/I in cB
-	BTO     int16 // burst timing offset, quarter bits
-	nackPct int
+	RSSI  int8
+	LinkQ int16 // C/I in cB
+	BTO   int16 // burst timing offset, quarter bits
 }
 
 func (m *MS) String() string {

@@ -194,15 +194,6 @@ func b32(b bool) uint32 {
 	return 0
 }
 
-// dataOffsets returns the stream bit offsets of the E/x bits of each unit.
-func egprsUnitOffsets(cs CodingScheme, uplink bool) (first, second int) {
-	first = cs.HeaderBits(uplink)
-	if cs.DataUnits() == 2 {
-		second = first + 2 + 8*cs.DataLen()
-	}
-	return first, second
-}
-
 // EncodeEGPRSDL writes an EGPRS downlink data block of cs into b (len >=
 // cs.BlockLen(false)); units holds the data unit(s) (cs.DataLen() octets
 // each, two for MCS-7..9). Unused trailing bits are zero.

@@ -619,8 +619,8 @@ func (m *PacketDownlinkDummyControlBlock) csn(c *Coder) {
 func DummyBlock(b []byte, usf uint8) {
 	_ = b[ControlBlockLen-1]
 	b[0] = PTControl<<6 | usf&7
-	b[1] = MTPacketDownlinkDummyControl<<2 | 0 // page mode normal
-	b[2] = 0x2B &^ 0x80                        // persistence absent (0), then padding
+	b[1] = MTPacketDownlinkDummyControl << 2 // page mode normal (00)
+	b[2] = 0x2B &^ 0x80                      // persistence absent (0), then padding
 	for i := 3; i < ControlBlockLen; i++ {
 		b[i] = PadOctet
 	}

@@ -1,6 +1,7 @@
 package ns
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -226,7 +227,7 @@ func (n *NSE) send(bind int, to netip.AddrPort, p *PDU) {
 		return
 	}
 	if err := n.txCount(bind, to, n.buf[:l]); err != nil {
-		n.log.Log(nil, logx.LevelNotice, "send failed", "pdu", p.Type, "to", to, "err", err)
+		n.log.Log(context.Background(), logx.LevelNotice, "send failed", "pdu", p.Type, "to", to, "err", err)
 	}
 }
 
@@ -267,7 +268,7 @@ func (n *NSE) Input(bind int, from netip.AddrPort, b []byte, now time.Duration) 
 	n.Ctrs.Add(CtrBytesIn, uint64(len(b)))
 	p := &n.rx
 	if err := p.Unmarshal(b); err != nil {
-		n.log.Log(nil, logx.LevelNotice, "bad NS PDU", "from", from, "err", err)
+		n.log.Log(context.Background(), logx.LevelNotice, "bad NS PDU", "from", from, "err", err)
 		c, _ := CauseOf(err)
 		n.sendStatus(bind, from, c, b, n.findVC(bind, from))
 		return
@@ -331,7 +332,7 @@ func (n *NSE) updateAvailability(now time.Duration) {
 	if up != n.up {
 		n.up = up
 		n.since = now
-		n.log.Log(nil, logx.LevelNotice, "NSE availability changed", "available", up)
+		n.log.Log(context.Background(), logx.LevelNotice, "NSE availability changed", "available", up)
 		if n.h != nil {
 			n.h.NSAvailable(up, now)
 		}

@@ -1,6 +1,7 @@
 package ns
 
 import (
+	"context"
 	"net/netip"
 	"time"
 
@@ -46,7 +47,7 @@ func (s *snsFSM) tx(p PDU) {
 }
 
 func (s *snsFSM) setState(st snsState, now time.Duration) {
-	s.n.log.Log(nil, logx.LevelInfo, "SNS state change", "from", s.state.String(), "to", st.String())
+	s.n.log.Log(context.Background(), logx.LevelInfo, "SNS state change", "from", s.state.String(), "to", st.String())
 	s.state = st
 	s.retries = 0
 }
@@ -180,7 +181,7 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now ti
 			return
 		}
 		if p.HasCause {
-			s.n.log.Log(nil, logx.LevelNotice, "SNS-SIZE rejected", "cause", p.Cause.String())
+			s.n.log.Log(context.Background(), logx.LevelNotice, "SNS-SIZE rejected", "cause", p.Cause.String())
 			return // retried on Tsns-prov
 		}
 		s.setState(snsConfigBSS, now)
@@ -190,7 +191,7 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now ti
 			return
 		}
 		if p.HasCause {
-			s.n.log.Log(nil, logx.LevelNotice, "SNS-CONFIG rejected", "cause", p.Cause.String())
+			s.n.log.Log(context.Background(), logx.LevelNotice, "SNS-CONFIG rejected", "cause", p.Cause.String())
 			s.start(now)
 			return
 		}

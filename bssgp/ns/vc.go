@@ -1,6 +1,7 @@
 package ns
 
 import (
+	"context"
 	"net/netip"
 	"time"
 
@@ -66,7 +67,7 @@ func (vc *VC) setState(s VCState, now time.Duration) {
 	if s == vc.state {
 		return
 	}
-	vc.nse.log.Log(nil, logx.LevelInfo, "NS-VC state change", "nsvci", vc.NSVCI, "remote", vc.Remote,
+	vc.nse.log.Log(context.Background(), logx.LevelInfo, "NS-VC state change", "nsvci", vc.NSVCI, "remote", vc.Remote,
 		"from", vc.state.String(), "to", s.String())
 	switch {
 	case s == VCUnblocked:
@@ -126,7 +127,7 @@ func (vc *VC) sendUnblock(now time.Duration) {
 }
 
 func (vc *VC) dead(now time.Duration) {
-	vc.nse.log.Log(nil, logx.LevelNotice, "NS-VC dead: no NS-ALIVE-ACK", "nsvci", vc.NSVCI)
+	vc.nse.log.Log(context.Background(), logx.LevelNotice, "NS-VC dead: no NS-ALIVE-ACK", "nsvci", vc.NSVCI)
 	vc.nse.Ctrs.Inc(CtrDead)
 	if vc.classic {
 		vc.startReset(now)
@@ -151,7 +152,7 @@ func (vc *VC) tick(now time.Duration) {
 			vc.retries++
 			vc.nse.Ctrs.Inc(CtrLostReset)
 			if vc.retries > t.TnsResetRetries {
-				vc.nse.log.Log(nil, logx.LevelNotice, "NS-RESET unanswered", "nsvci", vc.NSVCI, "tries", vc.retries)
+				vc.nse.log.Log(context.Background(), logx.LevelNotice, "NS-RESET unanswered", "nsvci", vc.NSVCI, "tries", vc.retries)
 			}
 			vc.tx(NewReset(CauseOMIntervention, vc.NSVCI, vc.nse.cfg.NSEI))
 			vc.timer = now + t.TnsReset
@@ -204,7 +205,7 @@ func (vc *VC) input(p *PDU, raw []byte, now time.Duration) {
 			n.h.NSUnitdata(p.BVCI, p.SDU, now)
 		}
 	case PDUStatus:
-		n.log.Log(nil, logx.LevelNotice, "NS-STATUS received", "nsvci", vc.NSVCI, "cause", p.Cause.String())
+		n.log.Log(context.Background(), logx.LevelNotice, "NS-STATUS received", "nsvci", vc.NSVCI, "cause", p.Cause.String())
 		switch p.Cause {
 		case CausePDUNotCompatible, CauseNSVCUnknown:
 			// The peer lost our NS-VC (e.g. SGSN restart): start over.
