@@ -243,31 +243,46 @@ func (e *Engine) pdaAcked(t *TBF) {
 	t.lastPoll = e.now
 }
 
-// dlPrio is the scheduling priority of a DL TBF on a PDCH (higher first).
+// DL scheduling priorities (osmo-pcu-facts §9.1 step 7, highest first).
+const (
+	prioNone      = iota
+	prioPreempt   // unacked blocks may be resent while idle
+	prioKeepOpen  // delayed release: dummy LLC block or the final block
+	prioNewData   // LLC data waiting
+	prioResend    // NACKed blocks
+	prioPollAgain // the MS must be asked for an Ack/Nack (stalled window or old poll)
+)
+
+// highAge is how long a TBF with unacked blocks may go without a poll
+// before it is polled with priority (osmo-pcu: min(T3190/2, X2031)).
+const highAge = time.Second
+
+// dlPrio is the scheduling priority of a DL TBF on a PDCH.
 func (e *Engine) dlPrio(t *TBF, ts uint8) int {
 	if t.state != TBFFlow && t.state != TBFFinished {
-		return 0
+		return prioNone
+	}
+	stalled := t.sw.Stalled()
+	if ts == t.ctrlTS && !t.pollOut && t.sw.CountUnacked() > 0 && (stalled || e.now-t.lastPoll >= highAge) {
+		return prioPollAgain
 	}
 	if t.sw.ResendNeeded() >= 0 {
-		return 5
+		return prioResend
 	}
-	if t.state == TBFFlow && !t.sw.Stalled() && (t.haveCur || t.ms.Queue.Len() > 0) {
-		return 4
+	if t.state == TBFFlow && !stalled && (t.haveCur || t.ms.Queue.Len() > 0) {
+		return prioNewData
 	}
-	if t.sw.Stalled() {
-		return 3
-	}
-	if t.state == TBFFlow && !t.sw.Stalled() && ts == t.ctrlTS && !t.pollOut {
+	if t.state == TBFFlow && !stalled && ts == t.ctrlTS && !t.pollOut {
 		// keep-open: a dummy LLC block (with poll) every 200 ms, or the
 		// final block once X2031 has passed since the queue drained
 		if t.drained >= 0 && (e.now-t.drained >= e.params.X2031 || e.now-t.lastPoll >= 200*time.Millisecond) {
-			return 2
+			return prioKeepOpen
 		}
 	}
-	if e.params.PreemptiveRetx && t.sw.CountUnacked() > 0 && !t.pollOut {
-		return 1
+	if (e.params.PreemptiveRetx || stalled) && t.sw.CountUnacked() > 0 {
+		return prioPreempt
 	}
-	return 0
+	return prioNone
 }
 
 // buildDLData picks a DL TBF on p and writes its next data block.
@@ -297,9 +312,10 @@ func (e *Engine) dlDataBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, bl
 	bts := t.bts
 	bsn := t.sw.ResendNeeded()
 	resend := bsn >= 0
-	if !resend && (prio == 3 || prio == 1) {
+	stalled := t.sw.Stalled()
+	if !resend && (stalled || prio == prioPreempt || prio == prioPollAgain && (t.ms.Queue.Len() == 0 && !t.haveCur)) {
 		if t.sw.MarkForResend() > 0 {
-			if prio == 3 {
+			if stalled {
 				bts.Ctr.Inc(CtrRLCStalled)
 			} else {
 				bts.Ctr.Inc(CtrRLCRestarted)
@@ -326,7 +342,7 @@ func (e *Engine) dlDataBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, bl
 	// A short frame (a ping, a TCP ack, DNS) usually makes the MS answer:
 	// poll at once so its Channel Request Description comes back without
 	// waiting for the next periodic poll.
-	if p.TS == t.ctrlTS && !t.pollOut && (t.sincePoll >= 20 || b.fbi || t.drained >= 0 && !resend || b.small && !resend) {
+	if p.TS == t.ctrlTS && !t.pollOut && (t.sincePoll >= 20 || prio == prioPollAgain || b.fbi || t.drained >= 0 && !resend || b.small && !resend) {
 		if rrbp, ok := p.pollRRBP(fn, t, pollDLAck); ok {
 			h.SP, h.RRBP = true, rrbp
 			t.pollOut = true

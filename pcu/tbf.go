@@ -95,6 +95,7 @@ type TBF struct {
 
 	// control messages this TBF has to send on its control TS
 	attached bool // owns its TFI, USFs and slots
+	listed   bool // in the BTS's TBF list
 	freed    bool
 
 	pendPUAN  bool // Packet Uplink Ack/Nack (UL)
@@ -183,8 +184,9 @@ func (e *Engine) attach(t *TBF) {
 			p.dl = append(p.dl, t)
 		}
 	}
-	if !t.attached {
+	if !t.listed {
 		t.bts.tbfs = append(t.bts.tbfs, t)
+		t.listed = true
 	}
 	t.attached = true
 }
@@ -282,4 +284,10 @@ func (e *Engine) TBFs(btsNr uint8) []*TBF {
 		return b.tbfs
 	}
 	return nil
+}
+
+// Debug summarises internal state (tests and traces).
+func (t *TBF) Debug() string {
+	return fmt.Sprintf("vs=%d va=%d unacked=%d pollOut=%v haveCur=%v drained=%v timer=%s@%v sendPDA=%v assignOn=%v q=%d",
+		t.sw.VS(), t.sw.VA(), t.sw.CountUnacked(), t.pollOut, t.haveCur, t.drained, timerNames[t.timer], t.deadline, t.sendPDA, t.assignOn != nil, t.ms.Queue.Len())
 }

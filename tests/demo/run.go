@@ -330,6 +330,16 @@ func Run(ctx context.Context, cfg Config, sc Scenario) (*Result, error) {
 		if cfg.Status != nil && vt >= nextStatus {
 			nextStatus += time.Second
 			printStatus(cfg.Status, sc.Name, vt-max(downloadStart, 0), downloadStart >= 0, apps, cfg)
+			if cfg.Trace != nil {
+				eng.Call(func() {
+					for _, tb := range eng.TBFs(0) {
+						fmt.Fprintf(cfg.Trace, "   %s %s\n", tb, tb.Debug())
+					}
+				})
+				for _, a := range apps {
+					fmt.Fprintf(cfg.Trace, "   %s\n", a.ms.Debug())
+				}
+			}
 		}
 		// radio: one block
 		if err := cell.Step(ctx); err != nil {
