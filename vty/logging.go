@@ -1,6 +1,7 @@
 package vty
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -276,7 +277,7 @@ func (v *VTY) installLogging() {
 	v.InstallVE("logp "+catArgs+" "+levelArgs+" .LOGMESSAGE", "Print a message on all log outputs; useful for placing markers in test logs\n"+catHelp.String()+lvHelp.String()+"Arbitrary message to log on given category and log level\n", func(c *Context) error {
 		if lg.Registry != nil {
 			l, _ := logx.ParseLevel(c.Args[1])
-			lg.Registry.Logger(c.Args[0]).Log(nil, l, strings.Join(c.Args[2:], " "))
+			lg.Registry.Logger(c.Args[0]).Log(context.Background(), l, strings.Join(c.Args[2:], " "))
 		}
 		return nil
 	}, libCmd())

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -39,7 +40,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "gopcu version %s\n", pcu.Version)
 		return 0
 	}
-	logs := logx.NewText(stderr)
+	base := slog.NewTextHandler(stderr, logx.HandlerOptions())
+	logs := logx.New(base)
 	if s.LogLevel != "" {
 		l, err := logx.ParseLevel(s.LogLevel)
 		if err != nil {
@@ -49,6 +51,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		logs.SetAll(l)
 	}
 	d, err := newDaemon(s, logs, &ratectr.Registry{}, stdout, stderr)
+	if d != nil {
+		d.base = base
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "gopcu: %v\n", err)
 		return 1
@@ -71,6 +76,7 @@ type daemon struct {
 	eng    *pcu.Engine
 	v      *vty.VTY
 	cfg    *config.Config
+	base   slog.Handler
 	stdout io.Writer
 	stderr io.Writer
 }
@@ -78,6 +84,7 @@ type daemon struct {
 func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout, stderr io.Writer) (*daemon, error) {
 	v, cfg := config.New(pcu.Version)
 	v.Logging.Registry = logs
+	v.Stats.Counters = ctrs
 	// The config file (osmo-pcu's syntax): a missing default file means
 	// defaults, a missing or broken -c file stops start-up (osmo-pcu exits).
 	if _, err := os.Stat(s.ConfigFile); err == nil || s.ConfigGiven {
@@ -123,6 +130,9 @@ func (d *daemon) run(ctx context.Context) error {
 	log := d.logs.Logger(logx.CatPCU)
 	logx.Notice(log, "gopcu starting", "version", pcu.Version)
 	srv := vty.NewServer(d.v, vty.ExecutorFunc(d.exec))
+	if d.base != nil {
+		d.logs.SetHandler(srv.LogHandler(d.base)) // `logging enable` in telnet sessions
+	}
 	addr := d.v.BindAddr(d.s.VTYPort)
 	if d.s.VTYPortGiven || d.s.VTYBind != "127.0.0.1" {
 		addr = net.JoinHostPort(d.s.VTYBind, strconv.Itoa(d.s.VTYPort))
