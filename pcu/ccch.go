@@ -1,6 +1,7 @@
 package pcu
 
 import (
+	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 )
@@ -24,7 +25,7 @@ func (e *Engine) sendAGCH(bts *BTS, mac []byte, msgID uint32, confirm bool) {
 		d.SAPI, d.Payload = pcuif.SAPIAGCH, mac
 	}
 	e.send(d, e.ver)
-	e.gsmtapCCCH(bts, rlcmacGSMTAPAGCH, mac)
+	e.tapBlock(gsmtap.CatDLAGCH, false, 0, 0, gsmtap.ChannelAGCH, 0, 0, 0, mac)
 }
 
 // sendPCH sends a MAC block on PCH: v10 SAPI PCH with the 3 paging-group
@@ -53,16 +54,8 @@ func (e *Engine) sendPCH(bts *BTS, imsi string, mac []byte, msgID uint32, confir
 		d.SAPI, d.Payload = pcuif.SAPIPCH, buf[:]
 	}
 	e.send(d, e.ver)
-	e.gsmtapCCCH(bts, rlcmacGSMTAPPCH, mac)
+	e.tapBlock(gsmtap.CatDLPCH, false, 0, 0, gsmtap.ChannelPCH, 0, 0, 0, mac)
 }
-
-const (
-	rlcmacGSMTAPAGCH = iota
-	rlcmacGSMTAPPCH
-)
-
-// gsmtapCCCH is where CCCH messages are tapped (GSMTAP issue).
-func (e *Engine) gsmtapCCCH(bts *BTS, ch int, mac []byte) {}
 
 // packetChannel fills the Packet Channel Description of an Immediate
 // Assignment for one PDCH (TS 44.018 §10.5.2.25a).

@@ -95,6 +95,7 @@ type Engine struct {
 	tbfLog    *slog.Logger
 	llcLog    *slog.Logger
 	gbLog     *slog.Logger
+	tap       *gsmtapTap
 }
 
 // New makes an engine; Run starts it.
@@ -166,6 +167,8 @@ func (e *Engine) Run(ctx context.Context) error {
 	gbTimer := time.NewTimer(time.Hour)
 	defer gbTimer.Stop()
 	defer e.gbClose()
+	e.openGSMTAP()
+	defer e.closeGSMTAP()
 	for {
 		if e.gbl != nil {
 			now := e.gbNow()

@@ -3,6 +3,7 @@ package pcu
 import (
 	"errors"
 
+	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
@@ -310,6 +311,7 @@ func (e *Engine) handleRTS(bts *BTS, r *pcuif.RTSReq) {
 	case pcuif.SAPIPTCCH:
 		if bts.genIdleBlocks(e.ver, r.TRX) {
 			d.Payload = idlePTCCH[:]
+			e.tapBlock(gsmtap.CatDLPTCCH, false, r.ARFCN, r.TS, gsmtap.ChannelPTCCH, r.FN, 0, 0, d.Payload)
 		}
 	default:
 		e.l1ctr.Inc(L1ErrInconsistent)

@@ -37,6 +37,10 @@ type Params struct {
 	FCBucketTime        int
 	OverrideMCC         int // -m/-n: override MCC/MNC in the BSSGP RAI
 	OverrideMNC         int
+
+	// GSMTAP (opened at start, as osmo-pcu)
+	GSMTAPHost       string
+	GSMTAPCategories uint32
 }
 
 // DefaultParams are osmo-pcu's defaults.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 )
@@ -229,16 +230,19 @@ func (e *Engine) schedule(bts *BTS, p *PDCH, r *pcuif.RTSReq) []byte {
 	if n := e.buildControl(bts, trx, p, r.FN, uint8(usf), blk); n > 0 {
 		bts.Ctr.Inc(CtrRLCSentControl)
 		bts.Ctr.Add(CtrRLCDLBytes, uint64(n))
+		e.tapBlock(gsmtap.CatDLCtrl, false, trx.ARFCN, p.TS, gsmtap.ChannelPACCH, r.FN, 0, 0, blk[:n])
 		return blk[:n]
 	}
 	if n := e.buildDLData(bts, p, r.FN, uint8(usf), blk); n > 0 {
 		bts.Ctr.Add(CtrRLCDLBytes, uint64(n))
+		e.tapBlock(gsmtap.CatDLDataGPRS, false, trx.ARFCN, p.TS, gsmtap.ChannelPDTCH, r.FN, 0, 0, blk[:n])
 		return blk[:n]
 	}
 	if usf != usfUnused || len(p.ul) > 0 || len(p.dl) > 0 {
 		n := copy(blk, dummyCtrlBlock[:])
 		blk[0] = blk[0]&^7 | byte(usf)
 		bts.Ctr.Inc(CtrRLCSentDummy)
+		e.tapBlock(gsmtap.CatDLDummy, false, trx.ARFCN, p.TS, gsmtap.ChannelPACCH, r.FN, 0, 0, blk[:n])
 		return blk[:n]
 	}
 	return nil

@@ -1,6 +1,7 @@
 package pcu
 
 import (
+	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
@@ -19,6 +20,9 @@ func (e *Engine) SetGb(g Gb) { e.gb = g }
 // onRACH handles a channel request on CCCH (osmo-pcu-facts §4.2).
 func (e *Engine) onRACH(bts *BTS, m *pcuif.RACHInd) {
 	bts.Ctr.Inc(CtrRACHRequests)
+	if e.tap != nil {
+		e.tapBlock(gsmtap.CatULRACH, true, bts.TRX[m.TRX].ARFCN, m.TS, gsmtap.ChannelRACH, m.FN, 0, 0, gsmtap.RACHPayload(m.RA, m.Is11Bit))
+	}
 	fn := m.FN
 	if e.fnValid {
 		fn = rfnToFN(m.FN, e.lastFN)
@@ -104,14 +108,23 @@ func (e *Engine) onULBlock(bts *BTS, d *pcuif.Data) {
 	}
 	p := &bts.TRX[d.TRX].PDCH[d.TS]
 	bts.Ctr.Add(CtrRLCULBytes, uint64(len(d.Payload)))
+	arfcn := bts.TRX[d.TRX].ARFCN
+	snr := int8(max(min(d.LqualCb/10, 127), -128)) // C/I in the SNR field, as osmo-pcu
 	switch d.Payload[0] >> 6 {
 	case rlcmac.PTData:
+		e.tapBlock(gsmtap.CatULDataGPRS, true, arfcn, d.TS, gsmtap.ChannelPDTCH, d.FN, d.RSSI, snr, d.Payload)
 		e.ulData(bts, p, d)
 	case rlcmac.PTControl:
 		bts.Ctr.Inc(CtrULControl)
+		cat := gsmtap.CatULCtrl
+		if len(d.Payload) > 1 && d.Payload[1]>>2 == rlcmac.MTPacketUplinkDummyControl {
+			cat = gsmtap.CatULDummy
+		}
+		e.tapBlock(cat, true, arfcn, d.TS, gsmtap.ChannelPACCH, d.FN, d.RSSI, snr, d.Payload)
 		e.ulControl(bts, p, d)
 	default:
 		bts.Ctr.Inc(CtrDecodeErrors)
+		e.tapBlock(gsmtap.CatULUnknown, true, arfcn, d.TS, gsmtap.ChannelUnknown, d.FN, d.RSSI, snr, d.Payload)
 	}
 }
 

@@ -96,14 +96,13 @@ func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout,
 	if s.SocketGiven {
 		sock = s.PCUSocket
 	}
-	params := pcu.ParamsFromConfig(cfg)
-	if s.MCC > 0 || s.MNC > 0 {
-		params.OverrideMCC, params.OverrideMNC = s.MCC, s.MNC
-	}
+	d := &daemon{s: s, cfg: cfg}
+	params := d.params()
 	eng := pcu.New(pcu.Config{SocketPath: sock, PinVersion: pcuif.Version(s.PinVersion), Logs: logs, Counters: ctrs,
 		Params: &params, Gb: true})
 	eng.InstallVTY(v)
-	return &daemon{s: s, logs: logs, ctrs: ctrs, eng: eng, v: v, cfg: cfg, stdout: stdout, stderr: stderr}, nil
+	d.logs, d.ctrs, d.eng, d.v, d.stdout, d.stderr = logs, ctrs, eng, v, stdout, stderr
+	return d, nil
 }
 
 // exec runs a VTY command inside the engine goroutine and then hands the
@@ -122,6 +121,9 @@ func (d *daemon) params() pcu.Params {
 	p := pcu.ParamsFromConfig(d.cfg)
 	if d.s.MCC > 0 || d.s.MNC > 0 {
 		p.OverrideMCC, p.OverrideMNC = d.s.MCC, d.s.MNC
+	}
+	if d.s.GSMTAPIP != "" { // -i overrides gsmtap-remote-host (osmo-pcu-facts §6.5)
+		p.GSMTAPHost = d.s.GSMTAPIP
 	}
 	return p
 }
