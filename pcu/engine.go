@@ -96,6 +96,7 @@ type Engine struct {
 	llcLog    *slog.Logger
 	gbLog     *slog.Logger
 	tap       *gsmtapTap
+	expired   []resv // scratch of expireReservations
 }
 
 // New makes an engine; Run starts it.

@@ -47,7 +47,7 @@ func (e *Engine) expireReservations(bts *BTS, fn uint32) {
 				continue
 			}
 			keep := p.resv[:0]
-			var expired []resv
+			expired := e.expired[:0]
 			for _, r := range p.resv {
 				if fnDelta(fn, r.fn) > resvExpiryFrames {
 					expired = append(expired, r)
@@ -56,6 +56,7 @@ func (e *Engine) expireReservations(bts *BTS, fn uint32) {
 				}
 			}
 			p.resv = keep
+			e.expired = expired[:0] // scratch kept for the next call (no allocation per block)
 			for _, r := range expired {
 				if r.kind == resvUSF {
 					e.usfTimeout(r.tbf)

@@ -1,0 +1,80 @@
+package pcu
+
+import (
+	"testing"
+
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/rlcmac"
+)
+
+// benchEngine is an engine with one active BTS (PDCHs on TS 0-7) fed
+// directly, without the socket.
+func benchEngine(tb testing.TB) (*Engine, *BTS) {
+	e := New(Config{SocketPath: "/nonexistent"})
+	ii := &pcuif.InfoInd{Version: pcuif.V12, Flags: pcuif.FlagActive | pcuif.FlagCS(1) | pcuif.FlagCS(2) | pcuif.FlagCS(3) | pcuif.FlagCS(4), InitialCS: 4}
+	ii.TRX[0].ARFCN = 871
+	ii.TRX[0].PDCHMask = 0xff
+	b, err := pcuif.Marshal(ii, pcuif.V12)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e.handleMessage(b)
+	bts := e.bts[0]
+	if bts == nil || !bts.Active {
+		tb.Fatal("BTS not active")
+	}
+	return e, bts
+}
+
+// BenchmarkScheduleRTS16TBF: one RTS on a PDCH shared by 16 DL TBFs that
+// all have data (issue target: <= 2 us, 0 allocations).
+func BenchmarkScheduleRTS16TBF(b *testing.B) {
+	e, bts := benchEngine(b)
+	frame := make([]byte, 1500)
+	frame[0], frame[1] = 0x03, 0xc0
+	var tbfs []*TBF
+	for i := 0; i < 16; i++ {
+		m := e.newMS(bts, 0xc0000000+uint32(i))
+		m.MSClass = 1 // one slot each: all on the least loaded... force TS 3 below
+		t := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: uint8(i), slots: 1 << 3, ctrlTS: 3, cs: rlcmac.CS4, drained: -1}
+		t.sw.Reset(false, rlcmac.GPRSWS)
+		e.attach(t)
+		m.DL = t
+		t.state = TBFFlow
+		tbfs = append(tbfs, t)
+	}
+	p := &bts.TRX[0].PDCH[3]
+	rts := pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, ARFCN: 871, TS: 3}
+	fn := uint32(0)
+	all := rlcmac.AckNackDescription{FinalAck: false}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		rts.FN, rts.BlockNr = fn, uint8(blockNr(fn))
+		if e.schedule(bts, p, &rts) == nil {
+			b.Fatal("no block")
+		}
+		fn = nextBlockFN(fn)
+		// the MSs answer every poll: reservations are consumed
+		b.StopTimer()
+		p.resv = p.resv[:0]
+		for _, t := range tbfs {
+			t.pollOut, t.n3105 = false, 0
+		}
+		b.StartTimer()
+		if i%16 == 15 { // every TBF got a block: refill queues and acknowledge everything
+			b.StopTimer()
+			for _, t := range tbfs {
+				for t.ms.Queue.Len() < 2 {
+					t.ms.Queue.Enqueue(e.now, frame, 0xffff)
+				}
+				all.SSN = uint8(t.sw.VS())
+				all.RBB = ^uint64(0)
+				t.sw.ApplyGPRSAckNack(&all)
+				t.pollOut = false
+				p.resv = p.resv[:0]
+			}
+			b.StartTimer()
+		}
+	}
+}
