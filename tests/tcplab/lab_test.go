@@ -1,0 +1,207 @@
+package tcplab
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gopcu/gopcu/llc"
+	"github.com/gopcu/gopcu/tests/demo"
+	"github.com/gopcu/gopcu/tests/msemu"
+)
+
+func ipPacket(n int, proto byte, seed int64) []byte {
+	p := make([]byte, n)
+	rand.New(rand.NewSource(seed)).Read(p)
+	p[0], p[9] = 0x45, proto
+	p[2], p[3] = byte(n>>8), byte(n)
+	p[10], p[11] = 0, 0
+	var sum uint32
+	for i := 0; i < 20; i += 2 {
+		sum += uint32(p[i])<<8 | uint32(p[i+1])
+	}
+	for sum > 0xffff {
+		sum = sum&0xffff + sum>>16
+	}
+	c := ^uint16(sum)
+	p[10], p[11] = byte(c>>8), byte(c)
+	return p
+}
+
+// A packet that fits N201-U is one LLC UI frame on SAPI 3 with the
+// SN-UNITDATA header of TS 44.065 §7.2 and a correct FCS; the PCU's flow
+// isolation sees its IP 5-tuple.
+func TestEncodeOneFrame(t *testing.T) {
+	var e Encoder
+	ip := ipPacket(1400, 6, 1)
+	frames, err := e.Encode(ip)
+	if err != nil || len(frames) != 1 {
+		t.Fatalf("frames %d, err %v", len(frames), err)
+	}
+	f := frames[0]
+	if len(f) != 3+4+1400+3 || !msemu.CheckFCS(f) {
+		t.Fatalf("frame length %d or FCS wrong", len(f))
+	}
+	// LLC UI, SAPI 3, N(U) 0; SNDCP: F=1 T=1 M=0 NSAPI 5, no compression, segment 0, N-PDU 0
+	if want := []byte{0x03, 0xc0, 0x01, 0x65, 0x00, 0x00, 0x00}; !bytes.Equal(f[:7], want) {
+		t.Fatalf("header % x, want % x", f[:7], want)
+	}
+	if _, nsapi, kind := llc.FlowKey(f); kind != llc.KeyIP || nsapi != NSAPI {
+		t.Fatalf("flow key kind %d nsapi %d", kind, nsapi)
+	}
+	f2, _ := e.Encode(ip)
+	if f2[0][2] != 0x05 || f2[0][6] != 0x01 { // N(U) 1, N-PDU 1
+		t.Fatalf("second frame header % x", f2[0][:7])
+	}
+}
+
+// Longer packets are segmented (TS 44.065 §6.9) and reassembled exactly;
+// a lost segment discards the N-PDU only.
+func TestSegmentationRoundTrip(t *testing.T) {
+	e := Encoder{N201U: 500}
+	var d Decoder
+	for _, n := range []int{20, 496, 497, 993, 1500, 4000} {
+		ip := ipPacket(n, 17, int64(n))
+		frames, err := e.Encode(ip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantSeg := 1
+		if n > 496 {
+			wantSeg += (n - 496 + 496) / 497
+		}
+		if len(frames) != wantSeg {
+			t.Fatalf("%d octets: %d segments, want %d", n, len(frames), wantSeg)
+		}
+		for i, f := range frames {
+			if len(f)-6 > 500 {
+				t.Fatalf("segment %d info %d > N201-U", i, len(f)-6)
+			}
+			got, err := d.Decode(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (got != nil) != (i == len(frames)-1) {
+				t.Fatalf("%d octets: packet after segment %d of %d", n, i, len(frames))
+			}
+			if got != nil && !bytes.Equal(got, ip) {
+				t.Fatalf("%d octets: reassembly differs", n)
+			}
+		}
+	}
+	// lose the middle segment of a 3-segment N-PDU, then a whole packet
+	frames, _ := e.Encode(ipPacket(1200, 6, 9))
+	d.Decode(frames[0])
+	if got, _ := d.Decode(frames[2]); got != nil {
+		t.Fatal("N-PDU with a missing segment delivered")
+	}
+	ip := ipPacket(300, 6, 10)
+	frames, _ = e.Encode(ip)
+	if got, err := d.Decode(frames[0]); err != nil || !bytes.Equal(got, ip) {
+		t.Fatalf("next packet after a loss: %v", err)
+	}
+	if _, err := e.Encode(make([]byte, 16*497)); !errors.Is(err, ErrTooLong) {
+		t.Fatalf("17 segments: %v", err)
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	var d Decoder
+	ip := ipPacket(100, 1, 3)
+	var e Encoder
+	frames, _ := e.Encode(ip)
+	bad := bytes.Clone(frames[0])
+	bad[10] ^= 1
+	if _, err := d.Decode(bad); !errors.Is(err, ErrFCS) {
+		t.Fatalf("bad FCS: %v", err)
+	}
+	if _, err := d.Decode(msemu.UIFrame(1, 0, []byte{1, 2, 3, 4})); !errors.Is(err, ErrNotUserData) {
+		t.Fatalf("GMM frame: %v", err)
+	}
+	if _, err := d.Decode(msemu.UIFrame(3, 0, []byte{0x65, 0x01, 0, 0, 1})); !errors.Is(err, ErrCompressed) {
+		t.Fatalf("compressed: %v", err)
+	}
+	for i := 0; i < 10; i++ {
+		d.Decode(frames[0][:i]) // no panic on short input
+	}
+}
+
+func TestParsePing(t *testing.T) {
+	out := `PING 10.0.0.1 (10.0.0.1) 56(84) bytes of data.
+[1764496000.500000] 64 bytes from 10.0.0.1: icmp_seq=1 ttl=64 time=412 ms
+[1764496001.400250] 64 bytes from 10.0.0.1: icmp_seq=2 ttl=64 time=312.5 ms
+
+--- 10.0.0.1 ping statistics ---
+3 packets transmitted, 2 received, 33.3333% packet loss, time 2003ms
+`
+	r := parsePing(out)
+	if len(r) != 2 || r[0].seq != 1 || r[0].rtt != 412*time.Millisecond || r[1].rtt != 312500*time.Microsecond {
+		t.Fatalf("%+v", r)
+	}
+	if got := r[1].at.Sub(r[0].at); got < 900*time.Millisecond || got > 901*time.Millisecond {
+		t.Fatalf("timestamps %v apart", got)
+	}
+	if tx, rx := pingTotals(out); tx != 3 || rx != 2 {
+		t.Fatalf("totals %d %d", tx, rx)
+	}
+	snmp := "Tcp: RtoAlgorithm RetransSegs InErrs\nTcp: 1 17 0\nTcpExt: SyncookiesSent TCPTimeouts\nTcpExt: 0 3\n"
+	if snmpValue(snmp, "Tcp:", "RetransSegs") != 17 || snmpValue(snmp, "TcpExt:", "TCPTimeouts") != 3 {
+		t.Fatal("snmp counters")
+	}
+}
+
+// TestLabShort is the real-TCP lab in CI mode (root, curl and ping needed;
+// it skips otherwise): a 60 kB HTTP download by Linux's TCP with a ping
+// every second, through gopcu over the emulated radio in real time, with
+// AQM off and with gopcu's default. The downloads must complete byte-exact
+// and the pings be answered; busy ping and goodput ratios are logged.
+func TestLabShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real time: about 40 s")
+	}
+	if err := Check(); err != nil {
+		t.Skip(err)
+	}
+	CleanStale()
+	cfg := DefaultConfig()
+	cfg.FileBytes = 60 << 10
+	cfg.IdlePings = 3
+	cfg.MaxTime = 60 * time.Second
+	cfg.Dir = t.TempDir()
+	scs := demo.Scenarios()
+	var rows []Row
+	for _, sc := range []demo.Scenario{scs[0], scs[2]} {
+		r, err := Run(context.Background(), cfg, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := Summarize(r, cfg)
+		rows = append(rows, row)
+		if !row.AllDone || !row.Exact {
+			t.Fatalf("%s: download incomplete or not byte-exact", sc.Name)
+		}
+		if row.IdlePings == 0 || row.BusyPings == 0 {
+			t.Fatalf("%s: pings unanswered (idle %d, busy %d of %d sent)", sc.Name, row.IdlePings, row.BusyPings, row.PingsSent)
+		}
+		if r.TUNDrops != 0 {
+			t.Errorf("%s: the lab dropped %d packets itself", sc.Name, r.TUNDrops)
+		}
+		t.Logf("%s: radio clock lagged the wall clock by %v at most", sc.Name, r.MaxLag)
+	}
+	var tbl strings.Builder
+	WriteTable(&tbl, rows)
+	t.Logf("\n%s", tbl.String())
+	off, gop := rows[0], rows[1]
+	t.Logf("gopcu default: busy ping p50 = %.2f x idle (target <= 1.5), goodput = %.1f %% of AQM off (target >= 95 %%)",
+		float64(gop.BusyP50)/float64(gop.IdleP50), 100*gop.GoodputKbps/off.GoodputKbps)
+	if out, _ := exec.Command("ip", "netns", "list").Output(); strings.Contains(string(out), fmt.Sprintf("%s%d-", nsPrefix, os.Getpid())) {
+		t.Errorf("namespaces left behind:\n%s", out)
+	}
+}
