@@ -97,6 +97,7 @@ type Engine struct {
 	gbLog     *slog.Logger
 	tap       *gsmtapTap
 	expired   []resv // scratch of expireReservations
+	fcTicks   int
 }
 
 // New makes an engine; Run starts it.
@@ -190,6 +191,10 @@ func (e *Engine) Run(ctx context.Context) error {
 			f()
 		case <-tick.C:
 			e.cfg.Counters.Tick()
+			e.fcTicks++
+			if iv := int(e.params.FlowControlInterval / time.Second); iv > 0 && e.fcTicks%iv == 0 {
+				e.flowControlMS()
+			}
 		case <-ctx.Done():
 			cancel()
 			e.drain(&wg)

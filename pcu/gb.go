@@ -6,6 +6,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 )
@@ -195,4 +196,31 @@ func (e *Engine) pagingPS(p *bssgp.PagingPS) {
 	}
 	e.sendPCH(bts, imsi, mac[:], msgIDNone, false)
 	bts.Ctr.Inc(CtrPCHRequests)
+}
+
+// flowControlMS sends FLOW-CONTROL-MS for every MS with a DL TBF (TS
+// 48.018 §8.2; osmo-pcu never sends it): the bucket holds what the MS's
+// radio drains in one AQM interval, the leak rate is that drain rate, so
+// the SGSN holds back what the air interface cannot carry instead of the
+// PCU having to drop it.
+func (e *Engine) flowControlMS() {
+	if e.gbl == nil || !e.gbl.gb.Unblocked() {
+		return
+	}
+	bts := e.bts[0]
+	if bts == nil {
+		return
+	}
+	now := e.gbNow()
+	for _, m := range bts.ms.all {
+		t := m.DL
+		if t == nil || !t.attached || m.TLLI == TLLIUnset {
+			continue
+		}
+		rate := llc.DrainRate(t.cs.DataLen(), popcount8(t.slots))
+		bucket, leak := bssgp.MSFlowParams(rate, e.params.LLC.ParamsFor(rate).Interval)
+		if _, err := e.gbl.gb.SendFlowControlMS(m.TLLI, bucket, leak, now); err != nil {
+			e.gbLog.Debug("FLOW-CONTROL-MS not sent", "ms", m.String(), "err", err)
+		}
+	}
 }

@@ -34,6 +34,7 @@ type gbRig struct {
 	mu   sync.Mutex
 	ul   map[uint32][][]byte
 	up   bool
+	fcms map[uint32]*bssgp.FlowControlMS
 }
 
 func (g *gbRig) ulFrames(tlli uint32) [][]byte {
@@ -46,12 +47,20 @@ func (g *gbRig) ulFrames(tlli uint32) [][]byte {
 // on loopback, and the BTS and MS emulators on the radio side.
 func startGb(t *testing.T, v pcuif.Version) *gbRig {
 	t.Helper()
-	g := &gbRig{ul: map[uint32][][]byte{}}
+	g := &gbRig{ul: map[uint32][][]byte{}, fcms: map[uint32]*bssgp.FlowControlMS{}}
 	sg, err := sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:0"), sgsnemu.Config{}, sgsnemu.Callbacks{
 		ULUnitdata: func(bvci uint16, ul *bssgp.ULUnitdata, now time.Duration) {
 			g.mu.Lock()
 			g.ul[ul.TLLI] = append(g.ul[ul.TLLI], append([]byte(nil), ul.LLC...))
 			g.mu.Unlock()
+		},
+		PDU: func(bvci uint16, p bssgp.PDU, now time.Duration) {
+			if f, ok := p.(*bssgp.FlowControlMS); ok {
+				g.mu.Lock()
+				c := *f
+				g.fcms[f.TLLI] = &c
+				g.mu.Unlock()
+			}
 		},
 		BVCState: func(bvci uint16, unblocked bool, now time.Duration) {
 			if bvci == 1800 {
@@ -141,4 +150,39 @@ func TestGbEndToEnd(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFlowControlMS: while an MS has a DL TBF, gopcu sends FLOW-CONTROL-MS
+// for it every flow-control interval (osmo-pcu never does), sized from its
+// drain rate: CS-2 on 4 slots = 6000 octets/s = 480 x 100 bit/s, bucket =
+// one CoDel interval (4 s) of it plus one LLC PDU.
+func TestFlowControlMS(t *testing.T) {
+	g := startGb(t, pcuif.V12)
+	ms := g.cell.AddMS(0xc0002002, "901700000002002", 12)
+	for i := 0; i < 60; i++ {
+		if err := g.sgsn.SendDLUnitdata(1800, ms.TLLI, ms.IMSI, llcFrame(i, 1500)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	deadline := time.Now().Add(4 * time.Second)
+	for time.Now().Before(deadline) {
+		g.mu.Lock()
+		f := g.fcms[ms.TLLI]
+		g.mu.Unlock()
+		if f != nil {
+			if f.LeakRate != 480 {
+				t.Fatalf("leak rate %d x 100 bit/s, want 480", f.LeakRate)
+			}
+			if f.BucketSize < 240 || f.BucketSize > 260 {
+				t.Fatalf("bucket %d x 100 octets, want about 255", f.BucketSize)
+			}
+			return
+		}
+		if err := g.cell.Step(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	t.Fatal("no FLOW-CONTROL-MS within 4 s")
 }
