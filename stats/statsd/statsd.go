@@ -102,9 +102,13 @@ func ClassOf(group string, idx uint32) Class {
 type Item struct {
 	Group string // group name prefix, e.g. "bts"
 	Index uint32
-	Name  string // e.g. "ms.present", "pdch.occupied.egprs"
-	Value int64
-	Class Class // ClassUnknown: ClassOf(Group, Index)
+	// IndexName, when set, replaces the index in the metric name, as a
+	// named libosmocore group does (osmo_stat_item_group_set_name; libosmogb
+	// names NS-VC groups "NSE00101-NSVC-UDP-0_0_0_0.23001-127_0_0_1.23000").
+	IndexName string
+	Name      string // e.g. "ms.present", "pdch.occupied.egprs"
+	Value     int64
+	Class     Class // ClassUnknown: ClassOf(Group, Index)
 }
 
 // Config is one statsd reporter's settings (vty.StatsReporter) plus the
@@ -172,9 +176,10 @@ type ctrState struct {
 }
 
 type itemKey struct {
-	group string
-	index uint32
-	name  string
+	group     string
+	index     uint32
+	indexName string
+	name      string
 }
 
 type itemState struct {
@@ -363,10 +368,10 @@ func (r *Reporter) Report(now time.Time) {
 	}
 	if r.items != nil {
 		for _, it := range r.items() {
-			k := itemKey{it.Group, it.Index, it.Name}
+			k := itemKey{it.Group, it.Index, it.IndexName, it.Name}
 			st := r.itemSt[k]
 			if st == nil {
-				st = &itemState{head: r.head(it.Group, it.Index, it.Name)}
+				st = &itemState{head: r.head(it.Group, it.Index, it.IndexName, it.Name)}
 				r.itemSt[k] = st
 			}
 			st.seen = r.gen
@@ -408,7 +413,7 @@ func (r *Reporter) newGroupState(g *ratectr.Group) *ctrState {
 	st := &ctrState{names: make([]string, len(g.Descs)), prev: make([]uint64, len(g.Descs)),
 		class: ClassOf(g.Name, g.Index)}
 	for i, d := range g.Descs {
-		st.names[i] = r.head(g.Name, g.Index, d.Name)
+		st.names[i] = r.head(g.Name, g.Index, "", d.Name)
 	}
 	return st
 }
@@ -416,7 +421,7 @@ func (r *Reporter) newGroupState(g *ratectr.Group) *ctrState {
 // head is the sanitised "<prefix>.<group>.<index>.<name>:" of a line.
 // stats_statsd.c osmo_stats_reporter_sanitize_name turns every ':' before
 // the value separator into '.', the prefix included.
-func (r *Reporter) head(group string, idx uint32, name string) string {
+func (r *Reporter) head(group string, idx uint32, idxName, name string) string {
 	var b strings.Builder
 	if r.cfg.Prefix != "" {
 		b.WriteString(r.cfg.Prefix)
@@ -424,7 +429,11 @@ func (r *Reporter) head(group string, idx uint32, name string) string {
 	}
 	b.WriteString(group)
 	b.WriteByte('.')
-	b.WriteString(strconv.FormatUint(uint64(idx), 10))
+	if idxName != "" {
+		b.WriteString(idxName)
+	} else {
+		b.WriteString(strconv.FormatUint(uint64(idx), 10))
+	}
 	b.WriteByte('.')
 	b.WriteString(name)
 	return strings.ReplaceAll(b.String(), ":", ".") + ":"

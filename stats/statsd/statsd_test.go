@@ -82,6 +82,15 @@ func TestDeltasAndSkipping(t *testing.T) {
 		t.Fatalf("negative item:\n got %q\nwant %q", got, want)
 	}
 
+	// A named group's name replaces its index.
+	items = append(items, Item{Group: "ns.nsvc", IndexName: "NSE00101-NSVC-UDP-0_0_0_0.23001-127_0_0_1.23000", Name: "alive.delay", Value: 12})
+	r.Report(now)
+	want = []string{"TTCN3.ns.nsvc.NSE00101-NSVC-UDP-0_0_0_0.23001-127_0_0_1.23000.alive.delay:12|g"}
+	if got := c.take(); !slices.Equal(got, want) {
+		t.Fatalf("named item:\n got %q\nwant %q", got, want)
+	}
+	items = items[:1]
+
 	// `stats reset` zeroes counter and previous: no negative delta.
 	bts.Reset()
 	r.Report(now)
@@ -94,7 +103,7 @@ func TestDeltasAndSkipping(t *testing.T) {
 	if got := c.take(); !slices.Equal(got, want) {
 		t.Fatalf("after reset:\n got %q\nwant %q", got, want)
 	}
-	if s := r.Stats(); s.Reports != 7 || s.Packets != 5 {
+	if s := r.Stats(); s.Reports != 8 || s.Packets != 6 {
 		t.Fatalf("stats %+v", s)
 	}
 }
