@@ -59,9 +59,12 @@ func (n *namespace) sysctl(kv string) error {
 	return nil
 }
 
-// command prepares a program to run inside the namespace.
+// command prepares a program to run inside the namespace; it is killed
+// when the lab dies (and CleanStale catches the rest).
 func (n *namespace) command(args ...string) *exec.Cmd {
-	return exec.Command("ip", append([]string{"netns", "exec", n.Name}, args...)...)
+	c := exec.Command("ip", append([]string{"netns", "exec", n.Name}, args...)...)
+	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return c
 }
 
 // openTUN creates the TUN device tun0 inside the namespace (IFF_TUN,
@@ -125,6 +128,14 @@ func CleanStale() []string {
 		}
 		if err := syscall.Kill(pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
 			continue // still running
+		}
+		// the dead lab's curl and ping may still run inside
+		if pids, err := exec.Command("ip", "netns", "pids", name).Output(); err == nil {
+			for _, f := range strings.Fields(string(pids)) {
+				if pid, err := strconv.Atoi(f); err == nil {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
 		}
 		if exec.Command("ip", "netns", "delete", name).Run() == nil {
 			gone = append(gone, name)

@@ -1,0 +1,115 @@
+// Command tcplab runs gopcu's real-TCP bufferbloat lab (root): Linux's own
+// TCP (curl against an HTTP server) and ping run through gopcu over the
+// emulated radio in real time, between network namespaces with TUN
+// devices that the lab creates and removes. It runs the queue management
+// scenarios one after the other and prints a Markdown table; -plot writes
+// a PNG of ping RTT and queue delay over time.
+//
+//	go run ./cmd/tcplab                       # seed scenario: 1 MS, 360 kB
+//	go run ./cmd/tcplab -ms 2                 # two MSs in parallel
+//
+// Interrupting it (Ctrl-C, SIGTERM) stops curl and ping and deletes the
+// namespaces; namespaces of an earlier lab killed with SIGKILL are deleted
+// at start.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gopcu/gopcu/tests/demo"
+	"github.com/gopcu/gopcu/tests/tcplab"
+)
+
+func main() {
+	cfg := tcplab.DefaultConfig()
+	flag.IntVar(&cfg.MSs, "ms", cfg.MSs, "number of MSs (each with a download and a ping)")
+	flag.IntVar(&cfg.CS, "cs", cfg.CS, "GPRS coding scheme (1..4)")
+	flag.IntVar(&cfg.Slots, "slots", cfg.Slots, "PDCHs (timeslots, 1..8)")
+	size := flag.Int("size", cfg.FileBytes>>10, "download size per MS in kB")
+	flag.IntVar(&cfg.IdlePings, "idle", cfg.IdlePings, "pings before the downloads start")
+	flag.IntVar(&cfg.MTU, "mtu", cfg.MTU, "TUN MTU")
+	flag.IntVar(&cfg.N201U, "n201u", cfg.N201U, "LLC N201-U (SNDCP segments larger packets)")
+	flag.IntVar(&cfg.RcvBuf, "rcvbuf", cfg.RcvBuf, "MS's TCP receive buffer maximum in octets (0: Linux default)")
+	scen := flag.String("scenario", "all", "all, off, osmo or gopcu")
+	plot := flag.String("plot", "", "PNG plot file (empty: none)")
+	quiet := flag.Bool("q", false, "no live status lines")
+	flag.Parse()
+	cfg.FileBytes = *size << 10
+	if !*quiet {
+		cfg.Status = os.Stdout
+	}
+	if err := tcplab.Check(); err != nil {
+		fail(err)
+	}
+	if gone := tcplab.CleanStale(); len(gone) > 0 {
+		fmt.Printf("deleted stale namespaces: %s\n", strings.Join(gone, " "))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	dir, err := os.MkdirTemp("", "gopcu-tcplab")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(dir)
+	cfg.Dir = dir
+	var scs []demo.Scenario
+	for i, sc := range demo.Scenarios() {
+		if *scen == "all" || *scen == []string{"off", "osmo", "gopcu"}[i] {
+			scs = append(scs, sc)
+		}
+	}
+	if len(scs) == 0 {
+		fail(fmt.Errorf("unknown scenario %q", *scen))
+	}
+	fmt.Printf("gopcu tcplab: %d MS, CS-%d on %d PDCHs, %d kB HTTP download per MS (Linux TCP, curl), ping -i %v, MTU %d, N201-U %d, MS rcvbuf %d, real time\n",
+		cfg.MSs, cfg.CS, cfg.Slots, *size, cfg.PingInterval.Seconds(), cfg.MTU, cfg.N201U, cfg.RcvBuf)
+	var rows []tcplab.Row
+	var results []*demo.Result
+	start := time.Now()
+	for _, sc := range scs {
+		r, err := tcplab.Run(ctx, cfg, sc)
+		if err != nil {
+			if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+				fmt.Fprintln(os.Stderr, "tcplab: interrupted; namespaces removed")
+				os.RemoveAll(dir)
+				os.Exit(130)
+			}
+			if r == nil {
+				fail(err)
+			}
+			fmt.Fprintln(os.Stderr, "tcplab:", err)
+		}
+		results = append(results, &r.Result)
+		rows = append(rows, tcplab.Summarize(r, cfg))
+		if r.TUNDrops > 0 || r.MaxLag > 100*time.Millisecond {
+			fmt.Printf("note: %s: lab dropped %d packets, radio clock lagged up to %v\n", sc.Name, r.TUNDrops, r.MaxLag)
+		}
+	}
+	fmt.Println()
+	tcplab.WriteTable(os.Stdout, rows)
+	fmt.Printf("\n(%v wall time)\n", time.Since(start).Round(time.Second))
+	if *plot != "" {
+		f, err := os.Create(*plot)
+		if err != nil {
+			fail(err)
+		}
+		if err := demo.WritePlot(f, results); err != nil {
+			fail(err)
+		}
+		f.Close()
+		fmt.Printf("plot: %s\n", *plot)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "tcplab:", err)
+	os.Exit(1)
+}
