@@ -28,88 +28,29 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/stats"
 	"github.com/gopcu/gopcu/vty"
 )
 
-// Class is libosmocore's enum osmo_stats_class: the level of a counter or
-// stat item group. A reporter sends groups whose class is at most its
-// level.
-type Class int
+// Item is a stat item value at report time (stats.Item).
+type Item = stats.Item
 
-// The classes, in libosmocore order (include/osmocom/core/stats.h).
+// Class is a group's level (stats.Class).
+type Class = stats.Class
+
+// The classes (stats.Class*).
 const (
-	ClassUnknown Class = iota
-	ClassGlobal
-	ClassPeer
-	ClassSubscriber
+	ClassUnknown    = stats.ClassUnknown
+	ClassGlobal     = stats.ClassGlobal
+	ClassPeer       = stats.ClassPeer
+	ClassSubscriber = stats.ClassSubscriber
 )
 
-var classNames = [...]string{"unknown", "global", "peer", "subscriber"}
-
-func (c Class) String() string {
-	if c >= 0 && int(c) < len(classNames) {
-		return classNames[c]
-	}
-	return "Class(" + strconv.Itoa(int(c)) + ")"
-}
-
 // ParseLevel parses a `level (global|peer|subscriber)` argument.
-func ParseLevel(s string) (Class, error) {
-	switch s {
-	case "global", "":
-		return ClassGlobal, nil
-	case "peer":
-		return ClassPeer, nil
-	case "subscriber":
-		return ClassSubscriber, nil
-	}
-	return ClassUnknown, fmt.Errorf("statsd: unknown level %q", s)
-}
+func ParseLevel(s string) (Class, error) { return stats.ParseLevel(s) }
 
-// GroupClasses are the classes libosmocore and osmo-pcu 1.1.0 give their
-// groups (rate_ctr_group_desc.class_id / osmo_stat_item_group_desc.class_id:
-// osmo-pcu src/bts.cpp, gprs_bssgp_pcu.c, gprs_ms.c, tbf*.cpp; libosmogb
-// gprs_bssgp.c, gprs_ns2.c). "pcu:l1if" is gopcu's own global group.
-var GroupClasses = map[string]Class{
-	"bts":           ClassGlobal,
-	"pcu:l1if":      ClassGlobal,
-	"pcu:sgsn":      ClassSubscriber,
-	"pcu:ms":        ClassSubscriber,
-	"pcu:tbf":       ClassSubscriber,
-	"tbf:gprs":      ClassSubscriber,
-	"tbf:egprs":     ClassSubscriber,
-	"bssgp:bss_ctx": ClassPeer,
-	"ns:nse":        ClassPeer,
-	"ns:nsvc":       ClassPeer,
-	"ns.nsvc":       ClassPeer,
-	"ns.bind":       ClassPeer,
-}
-
-// ClassOf is the class of group name with index idx: GroupClasses, else
-// libosmocore's rule for OSMO_STATS_CLASS_UNKNOWN (index 0 is global, any
-// other index a subscriber; stats.c osmo_stats_reporter_check_config).
-func ClassOf(group string, idx uint32) Class {
-	if c, ok := GroupClasses[group]; ok && c != ClassUnknown {
-		return c
-	}
-	if idx != 0 {
-		return ClassSubscriber
-	}
-	return ClassGlobal
-}
-
-// Item is one stat item value (libosmocore osmo_stat_item) at report time.
-type Item struct {
-	Group string // group name prefix, e.g. "bts"
-	Index uint32
-	// IndexName, when set, replaces the index in the metric name, as a
-	// named libosmocore group does (osmo_stat_item_group_set_name; libosmogb
-	// names NS-VC groups "NSE00101-NSVC-UDP-0_0_0_0.23001-127_0_0_1.23000").
-	IndexName string
-	Name      string // e.g. "ms.present", "pdch.occupied.egprs"
-	Value     int64
-	Class     Class // ClassUnknown: ClassOf(Group, Index)
-}
+// ClassOf is stats.ClassOf.
+func ClassOf(group string, idx uint32) Class { return stats.ClassOf(group, idx) }
 
 // Config is one statsd reporter's settings (vty.StatsReporter) plus the
 // process-wide `stats interval`.
@@ -220,7 +161,7 @@ type Reporter struct {
 	flushCount int
 	lastReport time.Time
 	haveReport bool
-	stats      Stats
+	st         Stats
 }
 
 // New makes a reporter over reg's groups and the items returned by items
@@ -245,7 +186,7 @@ func New(cfg Config, reg *ratectr.Registry, items func() []Item) *Reporter {
 func (r *Reporter) Config() Config { return r.cfg }
 
 // Stats returns the reporter's own counters.
-func (r *Reporter) Stats() Stats { return r.stats }
+func (r *Reporter) Stats() Stats { return r.st }
 
 // SetSender replaces the transport: send gets each datagram (the slice is
 // reused after send returns).
@@ -331,7 +272,7 @@ func (r *Reporter) Tick(now time.Time) bool {
 // counters as deltas, changed stat items, everything on a flush.
 func (r *Reporter) Report(now time.Time) {
 	r.lastReport, r.haveReport = now, true
-	r.stats.Reports++
+	r.st.Reports++
 	r.gen++
 	force := r.forceFlush
 	if r.reg != nil {
@@ -448,7 +389,7 @@ func (r *Reporter) emit(head string, v int64, unit byte) {
 	r.line = append(r.line, '|', unit)
 	if !r.agg {
 		if len(r.line) >= r.bufLen {
-			r.stats.Oversized++
+			r.st.Oversized++
 			return
 		}
 		r.buf = append(r.buf[:0], r.line...)
@@ -463,7 +404,7 @@ func (r *Reporter) emit(head string, v int64, unit byte) {
 		r.flushBuf()
 		sep = 0
 		if len(r.line) >= r.bufLen {
-			r.stats.Oversized++
+			r.st.Oversized++
 			return
 		}
 	}
@@ -478,10 +419,10 @@ func (r *Reporter) flushBuf() {
 		return
 	}
 	if r.send != nil {
-		r.stats.Packets++
-		r.stats.Bytes += uint64(len(r.buf))
+		r.st.Packets++
+		r.st.Bytes += uint64(len(r.buf))
 		if err := r.send(r.buf); err != nil {
-			r.stats.SendErrs++
+			r.st.SendErrs++
 		}
 	}
 	r.buf = r.buf[:0]
