@@ -33,6 +33,12 @@ func ParamsFromConfig(c *config.Config) Params {
 		p.LLC.CoDel = true
 		p.LLC.Interval = time.Duration(c.CodelIntervalMS) * time.Millisecond
 	}
+	if c.Queue.Variant == "osmo" {
+		p.LLC.Variant = llc.VariantOsmo
+	}
+	p.LLC.Target = time.Duration(c.Queue.TargetUS) * time.Microsecond
+	p.LLC.MaxPacket, p.LLC.Quantum = c.Queue.MaxPacket, c.Queue.Quantum
+	p.LLC.MSLimit, p.LLC.GlobalLimit = c.Queue.MSLimit, c.Queue.GlobalLimit
 	p.LLC.Lifetime = uint16(c.LLCLifetime)
 	p.LLC.Hysteresis = uint16(c.LLCHysteresis)
 	p.LLC.IdleAckDelay = uint16(c.LLCIdleAckDelay)

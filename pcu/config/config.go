@@ -99,6 +99,7 @@ type Config struct {
 	NSIPDSCP         int  // gb ip-dscp, -1 unset
 	NSPriority       int  // gb socket-priority, -1 unset
 	Timers           vty.Tdefs
+	Queue            QueueExt // gopcu's queue extensions (hidden commands)
 }
 
 // Timers returns osmo-pcu's PCU timer table with defaults (facts §4.10).
@@ -228,6 +229,7 @@ func (cfg *Config) Write(c *vty.Context) {
 	default:
 		c.Printf(" queue codel interval %d\n", cfg.CodelIntervalMS/10)
 	}
+	cfg.writeQueueExt(c)
 	c.Printf(" alloc-algorithm %s\n", cfg.AllocAlgorithm)
 	if cfg.ForceTwoPhase {
 		c.Print(" two-phase-access\n")
@@ -442,6 +444,7 @@ func installPCU(n *vty.Node, cfg *Config) {
 		return nil
 	}, newSub)
 	in("no queue codel", set(&cfg.CodelIntervalMS, CodelDisabled), newSub)
+	installQueueExt(n, cfg)
 	in("queue idle-ack-delay <1-65535>", arg(&cfg.LLCIdleAckDelay), imm)
 	in("no queue idle-ack-delay", set(&cfg.LLCIdleAckDelay, 0), imm)
 	in("alloc-algorithm (a|b|dynamic)", func(c *vty.Context) error { cfg.AllocAlgorithm = c.Args[0]; return nil }, imm)

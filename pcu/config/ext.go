@@ -1,0 +1,103 @@
+package config
+
+import (
+	"strconv"
+
+	"github.com/gopcu/gopcu/vty"
+)
+
+// QueueExt holds gopcu's extensions of the `queue` commands (the llc
+// package's Config beyond osmo-pcu's). Zero values mean gopcu's defaults and
+// are not written back. The commands are hidden, so `list`, `?` and the
+// XML reference stay byte-identical to osmo-pcu's; they work in files and
+// sessions and `show running-config` writes what was set, after the
+// `queue codel` line:
+//
+//	queue codel variant (rfc|osmo)          no queue codel variant
+//	queue codel target <1-10000000>  (µs)   no queue codel target
+//	queue codel maxpacket <1-65535>         no queue codel maxpacket
+//	queue codel quantum <64-65535>          no queue codel quantum
+//	queue limit ms <4096-1073741824>        no queue limit ms
+//	queue limit global <65536-68719476736>  no queue limit global
+type QueueExt struct {
+	Variant     string // "" (rfc) or "osmo"
+	TargetUS    int
+	MaxPacket   int
+	Quantum     int
+	MSLimit     int
+	GlobalLimit int64
+}
+
+var extHelp = map[string]string{
+	"queue codel variant (rfc|osmo)":         "Configure the LLC queue\nControlled Delay AQM\nCoDel variant\nRFC 8289 CoDel per flow (gopcu default)\nosmo-pcu's CoDel automaton\n",
+	"no queue codel variant":                 "Negate a command or set its defaults\nConfigure the LLC queue\nControlled Delay AQM\nCoDel variant\n",
+	"queue codel target <1-10000000>":        "Configure the LLC queue\nControlled Delay AQM\nCoDel target delay\nTarget in microseconds\n",
+	"no queue codel target":                  "Negate a command or set its defaults\nConfigure the LLC queue\nControlled Delay AQM\nCoDel target delay (automatic)\n",
+	"queue codel maxpacket <1-65535>":        "Configure the LLC queue\nControlled Delay AQM\nNo drop while a flow holds at most this many octets\nOctets\n",
+	"no queue codel maxpacket":               "Negate a command or set its defaults\nConfigure the LLC queue\nControlled Delay AQM\nMaxpacket (variant default)\n",
+	"queue codel quantum <64-65535>":         "Configure the LLC queue\nControlled Delay AQM\nDeficit round robin quantum across flows\nOctets\n",
+	"no queue codel quantum":                 "Negate a command or set its defaults\nConfigure the LLC queue\nControlled Delay AQM\nQuantum (1543 octets)\n",
+	"queue limit ms <4096-1073741824>":       "Configure the LLC queue\nMemory limits\nPer MS\nOctets\n",
+	"no queue limit ms":                      "Negate a command or set its defaults\nConfigure the LLC queue\nMemory limits\nPer MS (default)\n",
+	"queue limit global <65536-68719476736>": "Configure the LLC queue\nMemory limits\nAll MSs together\nOctets\n",
+	"no queue limit global":                  "Negate a command or set its defaults\nConfigure the LLC queue\nMemory limits\nAll MSs together (default)\n",
+}
+
+func installQueueExt(n *vty.Node, cfg *Config) {
+	in := func(str string, h vty.Handler) {
+		n.Install(str, extHelp[str], h, vty.Hidden(), vty.Immediate())
+	}
+	num := func(p *int) vty.Handler {
+		return func(c *vty.Context) error { *p = atoi(c.Args[0]); return nil }
+	}
+	zero := func(p *int) vty.Handler { return func(*vty.Context) error { *p = 0; return nil } }
+	q := &cfg.Queue
+	in("queue codel variant (rfc|osmo)", func(c *vty.Context) error {
+		q.Variant = c.Args[0]
+		if q.Variant == "rfc" {
+			q.Variant = ""
+		}
+		return nil
+	})
+	in("no queue codel variant", func(*vty.Context) error { q.Variant = ""; return nil })
+	in("queue codel target <1-10000000>", num(&q.TargetUS))
+	in("no queue codel target", zero(&q.TargetUS))
+	in("queue codel maxpacket <1-65535>", num(&q.MaxPacket))
+	in("no queue codel maxpacket", zero(&q.MaxPacket))
+	in("queue codel quantum <64-65535>", num(&q.Quantum))
+	in("no queue codel quantum", zero(&q.Quantum))
+	in("queue limit ms <4096-1073741824>", num(&q.MSLimit))
+	in("no queue limit ms", zero(&q.MSLimit))
+	in("queue limit global <65536-68719476736>", func(c *vty.Context) error {
+		v, err := strconv.ParseInt(c.Args[0], 10, 64)
+		if err != nil {
+			return c.Warnf("%% Invalid value %s", c.Args[0])
+		}
+		q.GlobalLimit = v
+		return nil
+	})
+	in("no queue limit global", func(*vty.Context) error { q.GlobalLimit = 0; return nil })
+}
+
+// writeQueueExt writes the extension lines that differ from the defaults.
+func (cfg *Config) writeQueueExt(c *vty.Context) {
+	q := &cfg.Queue
+	if q.Variant != "" {
+		c.Printf(" queue codel variant %s\n", q.Variant)
+	}
+	if q.TargetUS != 0 {
+		c.Printf(" queue codel target %d\n", q.TargetUS)
+	}
+	if q.MaxPacket != 0 {
+		c.Printf(" queue codel maxpacket %d\n", q.MaxPacket)
+	}
+	if q.Quantum != 0 {
+		c.Printf(" queue codel quantum %d\n", q.Quantum)
+	}
+	if q.MSLimit != 0 {
+		c.Printf(" queue limit ms %d\n", q.MSLimit)
+	}
+	if q.GlobalLimit != 0 {
+		c.Printf(" queue limit global %d\n", q.GlobalLimit)
+	}
+}
