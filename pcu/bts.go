@@ -22,7 +22,8 @@ type PDCH struct {
 	resv      []resv  // UL block reservations: USF grants and polls
 	nextUL    int     // round-robin cursors
 	nextDL    int
-	blocksOut uint64 // DL data blocks sent (statistics)
+	blocksOut uint64      // DL data blocks sent (statistics)
+	pages     []pageEntry // Packet Paging Requests waiting for PACCH
 }
 
 type resvKind uint8

@@ -140,6 +140,7 @@ func (h gbHandler) PagingPS(p *bssgp.PagingPS, now time.Duration) {
 
 func (h gbHandler) PagingCS(p *bssgp.PagingCS, now time.Duration) {
 	h.e.sgsnCtr.Inc(SGSNCtrRxPagingCS)
+	h.e.pagingCS(p)
 }
 
 func (h gbHandler) BVCState(up bool, now time.Duration) {

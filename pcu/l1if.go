@@ -404,7 +404,5 @@ func (e *Engine) onDataCnf2(bts *BTS, m *pcuif.DataCnf2) {
 		e.dlImmAssConfirmed(bts, m.MsgID)
 	}
 }
-func (e *Engine) onPagReq(bts *BTS, m *pcuif.PagReq)         {}
-func (e *Engine) onSuspReq(bts *BTS, m *pcuif.SuspReq)       {}
 func (e *Engine) onAppInfoReq(bts *BTS, m *pcuif.AppInfoReq) {}
 func (e *Engine) onContainer(bts *BTS, m *pcuif.Container)   {}

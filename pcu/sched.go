@@ -270,6 +270,11 @@ func (e *Engine) buildControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8,
 			}
 		}
 	}
+	for len(p.pages) > 0 { // paging last among control messages (osmo-pcu-facts §9.1)
+		if n := e.encodePaging(p, usf, blk); n > 0 {
+			return n
+		}
+	}
 	return 0
 }
 

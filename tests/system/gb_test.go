@@ -35,6 +35,8 @@ type gbRig struct {
 	ul   map[uint32][][]byte
 	up   bool
 	fcms map[uint32]*bssgp.FlowControlMS
+	// sgsnPDU, if set, sees every other PDU the SGSN emulator receives.
+	sgsnPDU func(bssgp.PDU)
 }
 
 func (g *gbRig) ulFrames(tlli uint32) [][]byte {
@@ -60,6 +62,12 @@ func startGb(t *testing.T, v pcuif.Version) *gbRig {
 				c := *f
 				g.fcms[f.TLLI] = &c
 				g.mu.Unlock()
+			}
+			g.mu.Lock()
+			f := g.sgsnPDU
+			g.mu.Unlock()
+			if f != nil {
+				f(p)
 			}
 		},
 		BVCState: func(bvci uint16, unblocked bool, now time.Duration) {

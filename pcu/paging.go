@@ -1,0 +1,165 @@
+package pcu
+
+import (
+	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/rlcmac"
+)
+
+// pageEntry is one queued CS page for PACCH (osmo-pcu-facts §4.8).
+type pageEntry struct {
+	e rlcmac.PageEntry
+}
+
+// pagePACCH queues a Packet Paging Request (TS 44.060 §11.2.10, page for
+// RR connection) on the PACCH of the MS's TBF when the MS is known, else on
+// one timeslot of every MS with a TBF.
+func (e *Engine) pagePACCH(bts *BTS, ms *MS, entry rlcmac.PageEntry) {
+	var marked [pcuif.NumTRX]uint8
+	add := func(t *TBF) bool {
+		if t == nil || !t.attached {
+			return false
+		}
+		p := &bts.TRX[t.trx].PDCH[t.ctrlTS]
+		if marked[t.trx]&(1<<t.ctrlTS) != 0 {
+			return true
+		}
+		marked[t.trx] |= 1 << t.ctrlTS
+		p.pages = append(p.pages, pageEntry{entry})
+		return true
+	}
+	if ms != nil {
+		if add(ms.UL) || add(ms.DL) {
+			return
+		}
+		e.tbfLog.Info("cannot page on PACCH, no TBF", "ms", ms.String())
+		return
+	}
+	any := false
+	for _, m := range bts.ms.all {
+		any = add(m.UL) || any
+		any = add(m.DL) || any
+	}
+	if !any {
+		e.tbfLog.Info("no PACCH paging: no TBF")
+	}
+}
+
+// encodePaging sends the queued pages of a PDCH that fit one Packet Paging
+// Request (TS 44.060 §11.2.10).
+func (e *Engine) encodePaging(p *PDCH, usf uint8, blk []byte) int {
+	var m rlcmac.PacketPagingRequest
+	n := 0
+	for n < len(p.pages) && n < len(m.Pages) {
+		m.Pages[n] = p.pages[n].e
+		m.N = uint8(n + 1)
+		if bits, err := rlcmac.MessageBits(&m); err != nil || bits > 184-8 {
+			m.N = uint8(n)
+			break
+		}
+		n++
+	}
+	if n == 0 {
+		p.pages = p.pages[1:] // a page that fits no message is dropped
+		return 0
+	}
+	h := rlcmac.DLCtrlHeader{USF: usf}
+	l := e.encodeCtrl(blk, &h, &m)
+	if l > 0 {
+		p.pages = p.pages[n:]
+	}
+	return l
+}
+
+// pageEntryFor builds the page of a mobile identity: TMSI if given, else
+// the IMSI as Mobile Identity.
+func pageEntryFor(tmsi uint32, hasTMSI bool, imsiMI []byte, chanNeeded uint8) (rlcmac.PageEntry, bool) {
+	pe := rlcmac.PageEntry{ForRR: true, ChanNeeded: chanNeeded}
+	switch {
+	case hasTMSI:
+		pe.TMSI = tmsi
+	case len(imsiMI) > 0 && len(imsiMI) <= len(pe.MI):
+		pe.UseMI = true
+		pe.MILen = uint8(copy(pe.MI[:], imsiMI))
+	default:
+		return pe, false
+	}
+	return pe, true
+}
+
+// pagingCS handles BSSGP PAGING-CS: the MS by TLLI, else by IMSI.
+func (e *Engine) pagingCS(p *bssgp.PagingCS) {
+	bts := e.bts[0]
+	if bts == nil || !bts.Active {
+		return
+	}
+	pe, ok := pageEntryFor(p.TMSI, p.HasTMSI, p.IMSI, p.ChannelNeeded)
+	if !ok {
+		return
+	}
+	var ms *MS
+	if p.HasTLLI {
+		ms = bts.ms.byTLLI[p.TLLI]
+	}
+	if ms == nil {
+		if imsi, err := bssgp.DecodeIMSI(p.IMSI); err == nil {
+			ms = bts.ms.byIMSI[imsi]
+		}
+	}
+	e.pagePACCH(bts, ms, pe)
+}
+
+// onPagReq: CS paging from the BTS (PCUIF PAG_REQ), MS looked up by IMSI.
+func (e *Engine) onPagReq(bts *BTS, m *pcuif.PagReq) {
+	if len(m.Identity) == 0 {
+		return
+	}
+	var pe rlcmac.PageEntry
+	var ms *MS
+	switch m.Identity[0] & 7 {
+	case 4: // TMSI
+		if len(m.Identity) != 5 {
+			return
+		}
+		pe = rlcmac.PageEntry{ForRR: true, ChanNeeded: m.ChanNeeded,
+			TMSI: uint32(m.Identity[1])<<24 | uint32(m.Identity[2])<<16 | uint32(m.Identity[3])<<8 | uint32(m.Identity[4])}
+	case 1: // IMSI
+		pe, _ = pageEntryFor(0, false, m.Identity, m.ChanNeeded)
+		if imsi, err := bssgp.DecodeIMSI(m.Identity); err == nil {
+			ms = bts.ms.byIMSI[imsi]
+		}
+	default:
+		return
+	}
+	e.pagePACCH(bts, ms, pe)
+}
+
+// onSuspReq: the MS left for a CS call (TS 44.018 §3.4.25.2): its TBFs
+// end and the SGSN learns it with BSSGP SUSPEND.
+func (e *Engine) onSuspReq(bts *BTS, m *pcuif.SuspReq) {
+	if ms := bts.ms.byTLLI[m.TLLI]; ms != nil {
+		if ms.UL != nil {
+			e.freeTBF(ms.UL, true)
+		}
+		if ms.DL != nil {
+			e.freeTBF(ms.DL, true)
+		}
+	}
+	if e.gbl == nil {
+		return
+	}
+	r := m.RAID
+	rai := bssgp.RAI{
+		MCC: uint16(r[0]&0x0f)*100 + uint16(r[0]>>4)*10 + uint16(r[1]&0x0f),
+		LAC: uint16(r[3])<<8 | uint16(r[4]), RAC: r[5],
+	}
+	if r[1]>>4 == 0x0f {
+		rai.MNC = uint16(r[2]&0x0f)*10 + uint16(r[2]>>4)
+	} else {
+		rai.MNC = uint16(r[2]&0x0f)*100 + uint16(r[2]>>4)*10 + uint16(r[1]>>4)
+		rai.MNC3Digits = true
+	}
+	if err := e.gbl.gb.SendSuspend(m.TLLI, rai, e.gbNow()); err != nil {
+		e.gbLog.Error("cannot send SUSPEND", "tlli", m.TLLI, "err", err)
+	}
+}
