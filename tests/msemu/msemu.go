@@ -152,6 +152,9 @@ type MS struct {
 
 	// OnLLC receives every downlink LLC frame (LLC UI dummies removed).
 	OnLLC func(frame []byte)
+	// Mute makes the MS deaf and silent (it left the cell or lost
+	// coverage): timers and N counters of the PCU then run out.
+	Mute bool
 
 	ulQueue [][]byte // LLC frames waiting for an UL TBF
 
@@ -208,6 +211,9 @@ func (m *MS) Busy() bool { return m.dl.active || m.ul.active || m.rachWait }
 func (m *MS) ULPending() int { return len(m.ulQueue) }
 
 func (m *MS) beforeBlock(fn uint32) {
+	if m.Mute {
+		return
+	}
 	// Access: RACH when data waits, no UL TBF exists and the MS is not in
 	// downlink transfer (then it asks in the DL Ack/Nack instead).
 	if len(m.ulQueue) > 0 && !m.ul.active && !m.rachWait && !m.dl.active {
@@ -372,6 +378,9 @@ func (u *ulState) blockIndex(bsn int) int {
 
 // dlBlock processes one downlink block on the MS's timeslots.
 func (m *MS) dlBlock(d pcuif.Data, lost bool) {
+	if m.Mute {
+		return
+	}
 	ts := d.TS
 	listening := m.dl.active && m.dl.slots&(1<<ts) != 0 || m.ul.active && m.ul.slots&(1<<ts) != 0
 	if !listening {

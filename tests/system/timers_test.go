@@ -1,0 +1,128 @@
+package system
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/tests/msemu"
+)
+
+func ctrVal(r *radioRig, i int) uint64 {
+	var v uint64
+	r.eng.Call(func() { v = r.eng.BTS(0).Ctr.Value(i) })
+	return v
+}
+
+func tbfStates(r *radioRig) []pcu.TBFState {
+	var s []pcu.TBFState
+	r.eng.Call(func() {
+		for _, t := range r.eng.TBFs(0) {
+			s = append(s, t.State())
+		}
+	})
+	return s
+}
+
+// stepFor runs the cell for d of radio time (virtual).
+func stepFor(t *testing.T, c *msemu.Cell, d time.Duration) {
+	t.Helper()
+	for n := int(d / (18 * time.Millisecond)); n > 0; n-- {
+		if err := c.Step(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestN3101T3169: an MS that stops using its USF grants exhausts N3101
+// (10 empty granted blocks); the UL TBF goes to RELEASING and is freed when
+// T3169 (5 s) expires (TS 44.060 §13.3, osmo-pcu-facts §4.5).
+func TestN3101T3169(t *testing.T) {
+	r := startRadio(t, pcuif.V12, bulkParams(), 6)
+	ms := r.cell.AddMS(0xc0006001, "901700000006001", 12)
+	for i := 0; i < 30; i++ {
+		ms.SendLLC(llcFrame(i, 1400))
+	}
+	stepFor(t, r.cell, time.Second) // UL TBF in FLOW, data flowing
+	if ctrVal(r, pcu.CtrTBFULAlloc) != 1 {
+		t.Fatal("no UL TBF")
+	}
+	ms.Mute = true
+	stepFor(t, r.cell, time.Second) // 10 empty USF blocks take ~0.2 s
+	if s := tbfStates(r); len(s) != 1 || s[0] != pcu.TBFReleasing {
+		t.Fatalf("after N3101: TBF states %v", s)
+	}
+	stepFor(t, r.cell, 3500*time.Millisecond)
+	if len(tbfStates(r)) != 1 {
+		t.Fatal("freed before T3169")
+	}
+	stepFor(t, r.cell, 1500*time.Millisecond)
+	if s := tbfStates(r); len(s) != 0 || ctrVal(r, pcu.CtrTBFULFreed) != 1 {
+		t.Fatalf("after T3169: states %v, freed %d", s, ctrVal(r, pcu.CtrTBFULFreed))
+	}
+}
+
+// TestN3105T3195: an MS that stops answering polls makes every DL
+// Ack/Nack poll time out; at N3105 (8) the DL TBF goes to RELEASING and
+// T3195 (5 s) frees it; the poll counters count it.
+func TestN3105T3195(t *testing.T) {
+	r := startRadio(t, pcuif.V12, bulkParams(), 7)
+	ms := r.cell.AddMS(0xc0006002, "901700000006002", 12)
+	for i := 0; i < 200; i++ {
+		r.dl(ms.TLLI, ms.IMSI, llcFrame(i, 1500))
+	}
+	stepFor(t, r.cell, time.Second)
+	ms.Mute = true
+	stepFor(t, r.cell, 4*time.Second)
+	if s := tbfStates(r); len(s) != 1 || s[0] != pcu.TBFReleasing {
+		t.Fatalf("after N3105: TBF states %v", s)
+	}
+	if n := ctrVal(r, pcu.CtrPktDLAckNackTimeout); n < 7 {
+		t.Fatalf("pkt:dl_ack_nack_timeout %d", n)
+	}
+	if ctrVal(r, pcu.CtrPktDLAckNackFailed) != 1 || ctrVal(r, pcu.CtrRLCAckFailed) != 1 {
+		t.Fatal("N3105 failure not counted")
+	}
+	stepFor(t, r.cell, 5500*time.Millisecond)
+	// T3195 freed the TBF; the data still queued asks for new ones, on
+	// CCCH (the MS does not answer them).
+	if s := tbfStates(r); ctrVal(r, pcu.CtrTBFDLFreed) < 1 || len(s) != 1 || s[0] == pcu.TBFReleasing {
+		t.Fatalf("after T3195: freed %d, states %v", ctrVal(r, pcu.CtrTBFDLFreed), s)
+	}
+}
+
+// TestKeepOpenX2031T3193: after the last frame the DL TBF stays open for
+// X2031 (2 s) sending LLC UI dummies, then ends with the final block; the
+// final Ack moves it to WAIT_RELEASE and T3193 (1.6 s) frees it.
+func TestKeepOpenX2031T3193(t *testing.T) {
+	r := startRadio(t, pcuif.V12, bulkParams(), 8)
+	ms := r.cell.AddMS(0xc0006003, "901700000006003", 12)
+	got := 0
+	ms.OnLLC = func([]byte) { got++ }
+	r.dl(ms.TLLI, ms.IMSI, llcFrame(1, 200))
+	for got == 0 {
+		stepFor(t, r.cell, 20*time.Millisecond)
+	}
+	stepFor(t, r.cell, 1500*time.Millisecond)
+	if s := tbfStates(r); len(s) != 1 || s[0] != pcu.TBFFlow {
+		t.Fatalf("1.5 s after the last frame: %v (want FLOW, kept open)", s)
+	}
+	stepFor(t, r.cell, 1500*time.Millisecond)
+	if s := tbfStates(r); len(s) != 1 || s[0] != pcu.TBFWaitRelease {
+		t.Fatalf("after X2031 and the final ack: %v (want WAIT_RELEASE)", s)
+	}
+	stepFor(t, r.cell, 1700*time.Millisecond)
+	if s := tbfStates(r); len(s) != 0 || ctrVal(r, pcu.CtrTBFDLFreed) != 1 {
+		t.Fatalf("after T3193: %v", s)
+	}
+	// New data after the release: a new DL TBF on CCCH.
+	r.dl(ms.TLLI, ms.IMSI, llcFrame(2, 200))
+	for i := 0; got < 2 && i < 200; i++ {
+		stepFor(t, r.cell, 20*time.Millisecond)
+	}
+	if got != 2 || ctrVal(r, pcu.CtrImmAssDL) != 2 {
+		t.Fatalf("second frame %d, IMM ASS DL %d", got, ctrVal(r, pcu.CtrImmAssDL))
+	}
+}
