@@ -81,11 +81,16 @@ func ClassOf(group string, idx uint32) Class {
 type Item struct {
 	Group string // group name prefix, e.g. "bts"
 	Index uint32
-	// IndexName, when set, replaces the index in the metric name, as a
-	// named libosmocore group does (osmo_stat_item_group_set_name; libosmogb
-	// names NS-VC groups "NSE00101-NSVC-UDP-0_0_0_0.23001-127_0_0_1.23000").
+	// IndexName, when set, is the group's name (osmo_stat_item_group_set_name):
+	// it replaces the index in statsd names and follows it in `show stats`
+	// (libosmogb names NS-VC groups "NSE00101-NSVC-UDP-0_0_0_0:23001-127_0_0_1:23000").
 	IndexName string
 	Name      string // e.g. "ms.present", "pdch.occupied.egprs"
 	Value     int64
 	Class     Class // ClassUnknown: ClassOf(Group, Index)
+
+	// For `show stats` (WriteShowStats); the exporters do not need them.
+	GroupDescription string // e.g. "BTS Statistics"
+	Description      string // e.g. "MS Present           "
+	Unit             string // e.g. "ms"; "" = none
 }

@@ -125,6 +125,9 @@ func TestOsmoPCUReference(t *testing.T) {
 		log, _ := os.ReadFile(filepath.Join(dir, "osmo-pcu.log"))
 		t.Fatalf("osmo-pcu sent nothing; log:\n%s", log)
 	}
+	if *update {
+		recordShowStats(t, ns)
+	}
 	got := make([]string, 0, len(seen))
 	for k := range seen {
 		got = append(got, k)
@@ -214,5 +217,40 @@ func TestNamesMatchOsmoPCU(t *testing.T) {
 	}
 	if !slices.Equal(missing, missingNames) {
 		t.Errorf("names gopcu does not send:\n got %q\nwant %q", missing, missingNames)
+	}
+}
+
+// recordShowStats saves osmo-pcu's `show stats` (libosmocore
+// vty_out_statistics_full2) as the format reference of stats.WriteShowStats.
+func recordShowStats(t *testing.T, ns *netns.NS) {
+	var c net.Conn
+	if err := ns.Do(func() error {
+		var err error
+		c, err = net.Dial("tcp", "127.0.0.1:4240")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	readUntil := func(marker string) string {
+		var out []byte
+		b := make([]byte, 65536)
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for !strings.HasSuffix(string(out), marker) {
+			n, err := c.Read(b)
+			if err != nil {
+				t.Fatalf("vty: %v after %q", err, out)
+			}
+			out = append(out, b[:n]...)
+		}
+		return string(out)
+	}
+	readUntil("OsmoPCU> ")
+	c.Write([]byte("show stats\r"))
+	out := readUntil("OsmoPCU> ")
+	out = strings.TrimPrefix(out, "show stats\r\n")
+	out = strings.TrimSuffix(out, "OsmoPCU> ")
+	if err := os.WriteFile("../testdata/osmo-pcu-1.1.0-show-stats.txt", []byte(strings.ReplaceAll(out, "\r\n", "\n")), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
