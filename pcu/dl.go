@@ -479,10 +479,10 @@ func (e *Engine) dlAckNack(t *TBF, a *rlcmac.AckNackDescription) {
 	t.n3105 = 0
 	t.everAcked = true
 	acked, nacked, _ := t.sw.ApplyGPRSAckNack(a)
-	_ = acked
 	if nacked > 0 {
 		t.bts.Ctr.Add(CtrRLCNacked, uint64(nacked))
 	}
+	e.adaptDLCS(t, acked, nacked)
 	if t.state == TBFAssign {
 		e.setState(t, TBFFlow)
 	}
@@ -494,4 +494,43 @@ func (e *Engine) dlAckNack(t *TBF, a *rlcmac.AckNackDescription) {
 			e.establishDL(t.bts, t.ms)
 		}
 	}
+}
+
+// adaptDLCS is the DL link adaptation (osmo-pcu-facts §3.8): the error
+// rate of the blocks an Ack/Nack reported moves the coding scheme one step
+// down above `cs threshold` upper, one step up below the lower threshold
+// (at most once a second), within `cs max` and the CSs the BTS allows.
+// Retransmissions keep the CS their block was first sent with.
+func (e *Engine) adaptDLCS(t *TBF, acked, nacked int) {
+	p := &e.params
+	if !p.CSAdjust || acked+nacked < 2 {
+		return
+	}
+	rate := nacked * 100 / (acked + nacked)
+	cs := int(t.cs - rlcmac.CS1 + 1)
+	max := p.CSMaxDL
+	if max <= 0 || max > 4 {
+		max = 4
+	}
+	switch {
+	case rate > p.CSAdjUpper && cs > 1:
+		cs--
+		t.laUp = e.now
+	case rate < p.CSAdjLower && cs < max && e.now-t.laUp >= time.Second:
+		cs++
+		t.laUp = e.now
+	default:
+		return
+	}
+	for cs > 1 && t.bts.CSMask&(1<<(cs-1)) == 0 {
+		cs--
+	}
+	ncs := rlcmac.CS1 + rlcmac.CodingScheme(cs-1)
+	if ncs == t.cs {
+		return
+	}
+	e.tbfLog.Debug("DL coding scheme changed", "tbf", t.String(), "from", t.cs, "to", ncs, "error_rate", rate)
+	t.cs = ncs
+	t.ms.CSDL = ncs
+	setDrainRate(t)
 }

@@ -118,6 +118,7 @@ type TBF struct {
 	n3105     int
 	drained   time.Duration // when the LLC queue drained (keep-open start), -1 if data
 	sentBytes uint64        // LLC octets sent (fairness)
+	laUp      time.Duration // last link adaptation step
 
 	// uplink
 	rw          rlcmac.ReceiveWindow

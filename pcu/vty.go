@@ -19,6 +19,7 @@ func ParamsFromConfig(c *config.Config) Params {
 		p.ForceCSDL, p.ForceCSUL = c.InitialCSDL, c.InitialCSUL
 	}
 	p.CSMaxDL, p.CSMaxUL = c.MaxCSDL, c.MaxCSUL
+	p.CSAdjust, p.CSAdjLower, p.CSAdjUpper = c.CSAdjEnabled, c.CSAdjLower, c.CSAdjUpper
 	p.AllocAlgo = c.AllocAlgorithm
 	p.TwoPhaseAccess = c.ForceTwoPhase
 	p.MultislotDefault = c.MSClassDefault

@@ -152,6 +152,7 @@ func Run(ctx context.Context, cfg Config, sc Scenario) (*Result, error) {
 	params := pcu.DefaultParams()
 	params.LLC = sc.LLC
 	params.ForceCSDL, params.ForceCSUL = cfg.CS, cfg.CS
+	params.CSMaxDL, params.CSMaxUL = cfg.CS, cfg.CS // a fixed radio for comparable scenarios
 	eng := pcu.New(pcu.Config{SocketPath: path, Params: &params})
 	gb := &gbSide{}
 	eng.SetGb(gb)

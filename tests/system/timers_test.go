@@ -126,3 +126,26 @@ func TestKeepOpenX2031T3193(t *testing.T) {
 		t.Fatalf("second frame %d, IMM ASS DL %d", got, ctrVal(r, pcu.CtrImmAssDL))
 	}
 }
+
+// TestLinkAdaptation: the DL coding scheme climbs from the initial CS-2 to
+// CS-4 on a clean radio and falls to CS-1 when 40 % of the blocks are lost
+// (cs threshold 10 33).
+func TestLinkAdaptation(t *testing.T) {
+	for _, c := range []struct {
+		loss float64
+		want string
+	}{{0, "CS-4"}, {0.4, "CS-1"}} {
+		r := startRadio(t, pcuif.V12, bulkParams(), 9)
+		r.cell.DLLoss = c.loss
+		ms := r.cell.AddMS(0xc0006004, "901700000006004", 12)
+		for i := 0; i < 100; i++ {
+			r.dl(ms.TLLI, ms.IMSI, llcFrame(i, 1500))
+		}
+		stepFor(t, r.cell, 6*time.Second)
+		var cs string
+		r.eng.Call(func() { cs = r.eng.MSByTLLI(0, ms.TLLI).CSDL.String() })
+		if cs != c.want {
+			t.Fatalf("loss %v: DL CS %s, want %s", c.loss, cs, c.want)
+		}
+	}
+}
