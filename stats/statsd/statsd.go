@@ -13,6 +13,9 @@
 // flush-period-th report), and groups above the reporter's `level`
 // (global < peer < subscriber) left out (libosmocore src/core/stats.c).
 //
+// NewLog makes the `stats reporter log` variant, which logs the same
+// selection as text lines instead.
+//
 // A Reporter is not safe for concurrent use: the owner (the engine loop)
 // calls Report or Tick; counters may move concurrently (ratectr reads are
 // atomic).
@@ -104,6 +107,24 @@ func FromVTY(sc *vty.StatsConfig, reg *ratectr.Registry, items func() []Item) ([
 	return out, errors.Join(errs...)
 }
 
+// LogFromVTY builds one log Reporter per enabled `stats reporter log`.
+func LogFromVTY(sc *vty.StatsConfig, reg *ratectr.Registry, items func() []Item, logf func(string)) ([]*Reporter, error) {
+	var out []*Reporter
+	var errs []error
+	for _, vr := range sc.Reporters {
+		if vr.Type != "log" || !vr.Enabled {
+			continue
+		}
+		cfg, err := ConfigFromVTY(vr, sc.Interval)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, NewLog(cfg, reg, items, logf))
+	}
+	return out, errors.Join(errs...)
+}
+
 // defaultBufLen is libosmocore's STATS_DEFAULT_BUFLEN: the line buffer when
 // no mtu is set.
 const defaultBufLen = 256
@@ -152,6 +173,7 @@ type Reporter struct {
 
 	send func([]byte) error
 	conn *net.UDPConn
+	logf func(string) // log reporter: one line per value
 
 	groups map[*ratectr.Group]*ctrState
 	itemSt map[itemKey]*itemState
@@ -187,6 +209,41 @@ func (r *Reporter) Config() Config { return r.cfg }
 
 // Stats returns the reporter's own counters.
 func (r *Reporter) Stats() Stats { return r.st }
+
+// NewLog makes a `stats reporter log`: the same selection as the statsd
+// reporter (level, skipping unchanged values, flush-period), each value
+// given to logf as libosmocore's log reporter formats it (stats.c
+// osmo_stats_reporter_log_send, logged in category DLSTATS at INFO):
+//
+//	stats t=c p=<prefix> g=<group> i=<index> n=<counter> v=<total> u=
+//	stats t=i p=<prefix> g=<group> i=<index> n=<item> v=<value> u=<unit>
+//
+// Names are not sanitised and counters show their total, not the delta.
+// Config's network and mtu fields are unused.
+func NewLog(cfg Config, reg *ratectr.Registry, items func() []Item, logf func(line string)) *Reporter {
+	r := New(cfg, reg, items)
+	r.logf = logf
+	return r
+}
+
+func (r *Reporter) logLine(t byte, group string, idx uint32, name string, v int64, unit string) {
+	b := append(r.line[:0], "stats t="...)
+	b = append(b, t)
+	b = append(b, " p="...)
+	b = append(b, r.cfg.Prefix...)
+	b = append(b, " g="...)
+	b = append(b, group...)
+	b = append(b, " i="...)
+	b = strconv.AppendUint(b, uint64(idx), 10)
+	b = append(b, " n="...)
+	b = append(b, name...)
+	b = append(b, " v="...)
+	b = strconv.AppendInt(b, int64(int32(v)), 10) // an int in libosmocore
+	b = append(b, " u="...)
+	b = append(b, unit...)
+	r.line = b
+	r.logf(string(b))
+}
 
 // SetSender replaces the transport: send gets each datagram (the slice is
 // reused after send returns).
@@ -296,6 +353,10 @@ func (r *Reporter) Report(now time.Time) {
 				if !send || (delta == 0 && !force) {
 					continue
 				}
+				if r.logf != nil {
+					r.logLine('c', g.Name, g.Index, g.Descs[i].Name, int64(cur), "")
+					continue
+				}
 				r.emit(st.names[i], int64(delta), 'c')
 			}
 		}
@@ -323,6 +384,10 @@ func (r *Reporter) Report(now time.Time) {
 				cls = ClassOf(it.Group, it.Index)
 			}
 			if (unchanged && !force) || cls > r.cfg.Level {
+				continue
+			}
+			if r.logf != nil {
+				r.logLine('i', it.Group, it.Index, it.Name, it.Value, it.Unit)
 				continue
 			}
 			v := it.Value

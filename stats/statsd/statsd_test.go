@@ -311,3 +311,35 @@ func TestUDP(t *testing.T) {
 		t.Fatalf("got %q want %q", got, want)
 	}
 }
+
+func TestLogReporter(t *testing.T) {
+	reg, bts, _ := testRegistry()
+	var lines []string
+	items := []Item{{Group: "ns.bind", Name: "tx_backlog_length", Unit: "packets", Value: 2}}
+	sc := &vty.StatsConfig{Interval: 5, Reporters: []*vty.StatsReporter{
+		{Type: "statsd", Enabled: true, RemoteIP: "127.0.0.1"},
+		{Type: "log", Level: "subscriber", Prefix: "P", Enabled: true},
+	}}
+	rs, err := LogFromVTY(sc, reg, func() []Item { return items }, func(l string) { lines = append(lines, l) })
+	if err != nil || len(rs) != 1 {
+		t.Fatal(rs, err)
+	}
+	r := rs[0]
+	bts.Add(0, 4)
+	r.Report(time.Time{})
+	want := []string{
+		"stats t=c p=P g=bts i=0 n=rach:requests v=4 u=",
+		"stats t=c p=P g=bts i=0 n=tbf:dl:alloc v=0 u=",
+		"stats t=c p=P g=pcu:sgsn i=0 n=rx_paging_ps v=0 u=",
+		"stats t=i p=P g=ns.bind i=0 n=tx_backlog_length v=2 u=packets",
+	}
+	if !slices.Equal(lines, want) {
+		t.Fatalf("got %q\nwant %q", lines, want)
+	}
+	lines = nil
+	bts.Add(0, 1)
+	r.Report(time.Time{})
+	if want := []string{"stats t=c p=P g=bts i=0 n=rach:requests v=5 u="}; !slices.Equal(lines, want) {
+		t.Fatalf("got %q want %q", lines, want)
+	}
+}
