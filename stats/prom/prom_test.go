@@ -1,11 +1,13 @@
 package prom
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -197,5 +199,44 @@ func TestServe(t *testing.T) {
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestScrapeAgreesWithShowStats: every counter line of `show stats`
+// (stats.WriteShowStats) has the value the scrape shows.
+func TestScrapeAgreesWithShowStats(t *testing.T) {
+	reg := &ratectr.Registry{}
+	bts := ratectr.NewGroup("bts", "BTS Statistics", 0, pcu.BTSCounterDescs)
+	sgsn := ratectr.NewGroup("pcu:sgsn", "SGSN Statistics", 0, pcu.SGSNCounterDescs)
+	reg.Register(bts)
+	reg.Register(sgsn)
+	for i := range pcu.BTSCounterDescs {
+		bts.Add(i, uint64(i*i))
+	}
+	sgsn.Add(pcu.SGSNCtrRxPagingCS, 9)
+	e := New(reg)
+	mf := scrape(t, e.Handler())
+	var b strings.Builder
+	stats.WriteShowStats(&b, reg.Groups(), nil, stats.ShowOptions{})
+	lines := strings.Split(b.String(), "\n")
+	n := 1 // "Ungrouped counters:"
+	for _, g := range reg.Groups() {
+		if lines[n] != fmt.Sprintf("%s (%d):", g.Description, g.Index) {
+			t.Fatalf("line %q", lines[n])
+		}
+		n++
+		for _, d := range g.Descs {
+			l := lines[n]
+			n++
+			var shown uint64
+			rest := strings.TrimPrefix(l, " "+d.Description+":")
+			if _, err := fmt.Sscan(rest, &shown); err != nil {
+				t.Fatalf("line %q: %v", l, err)
+			}
+			v, _ := value(t, mf, MetricName(g.Name, d.Name)+"_total", itoa(g.Index))
+			if v != float64(shown) {
+				t.Errorf("%s %s: show stats %d, /metrics %v", g.Name, d.Name, shown, v)
+			}
+		}
 	}
 }
