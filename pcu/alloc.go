@@ -140,7 +140,7 @@ func (e *Engine) allocUL(bts *BTS, ms *MS) (*TBF, error) {
 		return nil, errNoResource
 	}
 	usf, _ := freeUSF(&trx.PDCH[best])
-	t := &TBF{dir: DirUL, ms: ms, bts: bts, trx: uint8(ti), tfi: tfi, slots: 1 << best, ctrlTS: uint8(best), created: e.now, cs: ms.CSUL}
+	t := &TBF{dir: DirUL, ms: ms, bts: bts, trx: uint8(ti), tfi: tfi, slots: 1 << best, ctrlTS: uint8(best), created: e.now, cs: ms.CSUL, puaTS: -1}
 	t.usf[best] = usf
 	t.rw.Reset(false, rlcmac.GPRSWS)
 	e.attach(t)

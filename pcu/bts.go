@@ -31,6 +31,7 @@ type resvKind uint8
 const (
 	resvUSF resvKind = iota
 	resvPoll
+	resvSBA // single block allocation (two-phase access)
 )
 
 type pollReason uint8
@@ -48,6 +49,7 @@ type resv struct {
 	kind   resvKind
 	tbf    *TBF
 	reason pollReason
+	ta     uint8 // SBA: timing advance from the RACH
 }
 
 func (p *PDCH) reserved(fn uint32) int {

@@ -58,9 +58,12 @@ func (e *Engine) expireReservations(bts *BTS, fn uint32) {
 			p.resv = keep
 			e.expired = expired[:0] // scratch kept for the next call (no allocation per block)
 			for _, r := range expired {
-				if r.kind == resvUSF {
+				switch r.kind {
+				case resvUSF:
 					e.usfTimeout(r.tbf)
-				} else {
+				case resvSBA:
+					bts.Ctr.Inc(CtrSBATimedout)
+				default:
 					e.pollTimeout(r.tbf, r.reason)
 				}
 			}
@@ -156,6 +159,10 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 			return
 		}
 		t.pendPUAN = true
+	case pollULAss:
+		bts.Ctr.Inc(CtrRLCAssTimedout)
+		bts.Ctr.Inc(CtrULAssPollTimeout)
+		t.sendPUA = true // repeat the assignment
 	case pollDLAss:
 		bts.Ctr.Inc(CtrRLCAssTimedout)
 		bts.Ctr.Inc(CtrDLAssTimeout)
@@ -260,7 +267,8 @@ func (e *Engine) buildControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8,
 			if n := e.encodePDA(t, p, fn, usf, blk); n > 0 {
 				return n
 			}
-		case t.dir == DirUL && t.sendPUA && t.assignOn != nil && t.assignOn.ctrlTS == p.TS && t.assignOn.trx == trx.Nr:
+		case t.dir == DirUL && t.sendPUA && (t.assignOn != nil && t.assignOn.ctrlTS == p.TS && t.assignOn.trx == trx.Nr ||
+			t.assignOn == nil && t.puaTS == int8(p.TS)):
 			if n := e.encodePUA(t, p, fn, usf, blk); n > 0 {
 				return n
 			}

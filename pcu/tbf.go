@@ -102,6 +102,7 @@ type TBF struct {
 	assignOn  *TBF // TBF assigned on PACCH: the TBF whose control TS carries the assignment
 	sendPDA   bool // Packet Downlink Assignment still has to be (re)sent
 	sendPUA   bool // Packet Uplink Assignment still has to be (re)sent
+	puaTS     int8 // two-phase access: the PDCH the PUA goes on (no carrier TBF); -1 none
 	pdaPolled bool
 
 	// downlink

@@ -42,13 +42,13 @@ func (e *Engine) onRACH(bts *BTS, m *pcuif.RACHInd) {
 		return
 	}
 	ra := uint8(m.RA)
-	if ra&0xf8 == 0x70 {
-		// single block (two-phase) request: served as one-phase for now
+	if ra&0xf8 == 0x70 || e.params.TwoPhaseAccess {
+		// single block request (TS 44.018 §9.1.8), or `two-phase-access`
 		bts.Ctr.Inc(CtrRACHRequestsTwoPhase)
-		logx.Notice(e.tbfLog, "two-phase access requested, assigning one-phase", "ra", ra)
-	} else {
-		bts.Ctr.Inc(CtrRACHRequestsOnePhase)
+		e.singleBlock(bts, ra, fn, uint8(ta))
+		return
 	}
+	bts.Ctr.Inc(CtrRACHRequestsOnePhase)
 	ms := e.newMS(bts, TLLIUnset)
 	ms.TA = uint8(ta)
 	t, err := e.allocUL(bts, ms)
@@ -292,7 +292,11 @@ func (e *Engine) encodePUA(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) in
 	pd := &trx.PDCH[t.ctrlTS]
 	m := rlcmac.PacketUplinkAssignment{ChannelCoding: uint8(t.cs - rlcmac.CS1), TLLIBlockChannelCoding: true,
 		Alloc: rlcmac.AllocDynamic}
-	m.ID = rlcmac.MSID{Kind: rlcmac.IDGlobalTFI, GlobalTFI: rlcmac.GlobalTFI{Downlink: carrier.dir == DirDL, TFI: carrier.tfi}}
+	if carrier != nil {
+		m.ID = rlcmac.MSID{Kind: rlcmac.IDGlobalTFI, GlobalTFI: rlcmac.GlobalTFI{Downlink: carrier.dir == DirDL, TFI: carrier.tfi}}
+	} else {
+		m.ID = rlcmac.MSID{Kind: rlcmac.IDTLLI, TLLI: t.ms.TLLI} // two-phase access: the MS has no TBF yet
+	}
 	m.TA = rlcmac.PacketTimingAdvance{HasValue: true, Value: t.ms.TA}
 	m.HasFreq = true
 	m.Freq = rlcmac.FrequencyParameters{TSC: pd.TSC, Kind: 0, ARFCN: trx.ARFCN}
@@ -370,7 +374,7 @@ func (e *Engine) ulControl(bts *BTS, p *PDCH, d *pcuif.Data) {
 			e.ulOnPACCH(bts, t)
 		}
 	case *rlcmac.PacketResourceRequest:
-		e.tbfLog.Debug("Packet Resource Request (two-phase access) not supported yet")
+		e.resourceRequest(bts, p, r, m)
 	default:
 		e.tbfLog.Debug("UL control message ignored", "msg", msg.Name())
 	}
@@ -390,4 +394,85 @@ func (e *Engine) ulOnPACCH(bts *BTS, dl *TBF) {
 	t.assignOn = dl
 	t.sendPUA = true
 	e.setState(t, TBFAssign)
+}
+
+// singleBlock answers a two-phase access RACH with a single block
+// allocation (TS 44.018 §3.5.2.1.3.1, osmo-pcu-facts §4.2): one uplink
+// block on the highest enabled PDCH of the first TRX, at least 52 frames
+// ahead (AGCH latency), announced by an Immediate Assignment with a TBF
+// starting time.
+func (e *Engine) singleBlock(bts *BTS, ra uint8, rachFN uint32, ta uint8) {
+	var trx *TRX
+	ts := -1
+	for i := range bts.TRX {
+		if m := bts.TRX[i].enabledMask(); m != 0 {
+			trx = &bts.TRX[i]
+			for s := 7; s >= 0; s-- {
+				if m&(1<<s) != 0 {
+					ts = s
+					break
+				}
+			}
+			break
+		}
+	}
+	if ts < 0 {
+		e.sendImmAssReject(bts, ra, rachFN, false)
+		return
+	}
+	p := &trx.PDCH[ts]
+	fn := nextBlockFN(fnAdd(e.lastFN, 52))
+	for p.reserved(fn) >= 0 {
+		fn = nextBlockFN(fn)
+	}
+	p.resv = append(p.resv, resv{fn: fn, kind: resvSBA, ta: ta})
+	bts.Ctr.Inc(CtrSBAAllocated)
+	ia := rlcmac.ImmediateAssignment{TBF: true}
+	packetChannel(&ia, trx, uint8(ts))
+	ia.ReqRef.RA = ra
+	ia.ReqRef.SetFN(rachFN)
+	ia.TA = ta
+	ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IARPacketUplink, Dynamic: false, HasStartTime: true}
+	ia.Rest.T1, ia.Rest.T3, ia.Rest.T2 = rlcmac.StartingTimeFromFN(fn)
+	var mac [rlcmac.MACBlockLen]byte
+	if _, err := rlcmac.EncodeImmediateAssignment(mac[:], &ia); err != nil {
+		e.tbfLog.Error("cannot encode single block IMM ASS", "err", err)
+		return
+	}
+	e.sendAGCH(bts, mac[:], msgIDNone, false)
+	bts.Ctr.Inc(CtrImmAssUL)
+	bts.Ctr.Inc(CtrImmAssULTwoPhase)
+}
+
+// resourceRequest handles a Packet Resource Request (TS 44.060 §11.2.16)
+// in a single block allocation: the MS named by its TLLI gets an UL TBF,
+// assigned with a Packet Uplink Assignment on the PDCH of the request.
+func (e *Engine) resourceRequest(bts *BTS, p *PDCH, r resv, m *rlcmac.PacketResourceRequest) {
+	if r.kind != resvSBA || !m.ID.IsTLLI {
+		e.tbfLog.Debug("Packet Resource Request outside a single block allocation", "fn", r.fn)
+		return
+	}
+	bts.Ctr.Inc(CtrSBAFreed)
+	ms := bts.ms.byTLLI[m.ID.TLLI]
+	if ms == nil {
+		ms = e.newMS(bts, m.ID.TLLI)
+	}
+	ms.TA = r.ta
+	if m.HasRAC {
+		if g, eg, _ := m.RAC.MultislotClasses(); g > 0 {
+			ms.MSClass, ms.EGPRSClass = int(g), int(eg)
+		}
+	}
+	if ms.UL != nil {
+		e.freeTBF(ms.UL, true)
+	}
+	t, err := e.allocUL(bts, ms)
+	if err != nil {
+		return
+	}
+	t.tlliKnown, t.contention = true, true
+	t.puaTS = int8(p.TS)
+	t.sendPUA = true
+	e.setState(t, TBFAssign)
+	bts.Ctr.Inc(CtrImmAssULContentionResolutionSuccess)
 }

@@ -152,6 +152,9 @@ type MS struct {
 
 	// OnLLC receives every downlink LLC frame (LLC UI dummies removed).
 	OnLLC func(frame []byte)
+	// TwoPhase makes the MS ask for a single block (RA 0x70..0x77) and
+	// send a Packet Resource Request in it (two-phase access).
+	TwoPhase bool
 	// Mute makes the MS deaf and silent (it left the cell or lost
 	// coverage): timers and N counters of the PCU then run out.
 	Mute bool
@@ -161,6 +164,8 @@ type MS struct {
 	rachRA   uint8
 	rachFN   uint32
 	rachWait bool
+	waitPUA  uint32 // two-phase: FN until which a Packet Uplink Assignment is awaited (0: none)
+	sbaTS    uint8  // two-phase: the PDCH of the single block, listened to for the assignment
 
 	dl dlState
 	ul ulState
@@ -216,8 +221,14 @@ func (m *MS) beforeBlock(fn uint32) {
 	}
 	// Access: RACH when data waits, no UL TBF exists and the MS is not in
 	// downlink transfer (then it asks in the DL Ack/Nack instead).
-	if len(m.ulQueue) > 0 && !m.ul.active && !m.rachWait && !m.dl.active {
+	if m.waitPUA != 0 && fnDelta(fn, m.waitPUA) > 0 {
+		m.waitPUA = 0 // T3168 expired: access again
+	}
+	if len(m.ulQueue) > 0 && !m.ul.active && !m.rachWait && !m.dl.active && m.waitPUA == 0 {
 		m.rachRA = 0x78 | uint8(m.cell.rnd.Intn(8))
+		if m.TwoPhase {
+			m.rachRA = 0x70 | uint8(m.cell.rnd.Intn(8))
+		}
 		m.rachFN = fn
 		m.rachWait = true
 		m.cell.BTS.Send(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: uint16(m.rachRA), FN: fn % 42432, ARFCN: m.cell.arfcn, BurstType: 1})
@@ -237,6 +248,21 @@ func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
 			return false
 		}
 		m.rachWait = false
+		if !ia.Rest.Dynamic {
+			// single block: the Packet Resource Request goes in the block
+			// at the starting time (TS 44.018 §10.5.2.38)
+			fn := startFN(m.rachFN, ia.Rest.T1, ia.Rest.T3, ia.Rest.T2)
+			prr := &rlcmac.PacketResourceRequest{ID: rlcmac.ULID{IsTLLI: true, TLLI: m.TLLI},
+				ChanReq: rlcmac.ChannelRequestDescription{RLCOctetCount: 1000}}
+			if m.Class > 0 {
+				prr.HasRAC = true
+				prr.RAC = msRAC(m.Class)
+			}
+			m.sendCtrl(fn, ia.TN, prr)
+			m.waitPUA = (fn + 4*217) % pcuif.MaxFN // T3168 ~4 s
+			m.sbaTS = ia.TN
+			return true
+		}
 		m.cs = rlcmac.CSFromCommand(ia.Rest.ChannelCoding, false)
 		var usf [8]uint8
 		usf[ia.TN] = ia.Rest.USF
@@ -382,7 +408,8 @@ func (m *MS) dlBlock(d pcuif.Data, lost bool) {
 		return
 	}
 	ts := d.TS
-	listening := m.dl.active && m.dl.slots&(1<<ts) != 0 || m.ul.active && m.ul.slots&(1<<ts) != 0
+	listening := m.dl.active && m.dl.slots&(1<<ts) != 0 || m.ul.active && m.ul.slots&(1<<ts) != 0 ||
+		m.waitPUA != 0 && ts == m.sbaTS
 	if !listening {
 		return
 	}
@@ -532,6 +559,7 @@ func (m *MS) dlControl(d pcuif.Data) {
 			}
 		}
 		m.cs = rlcmac.CSFromCommand(x.ChannelCoding, false)
+		m.waitPUA = 0
 		m.startUL(m.dl.trx, x.Dynamic.UplinkTFI, slots, usf, true)
 		if h.SP {
 			m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
@@ -606,3 +634,28 @@ func (m *MS) Debug() string {
 
 // ULActive reports whether the MS has an uplink TBF.
 func (m *MS) ULActive() bool { return m.ul.active }
+
+// startFN finds the frame at or after from whose T1'/T3/T2 are given
+// (TS 44.018 §10.5.2.38: the starting time is an RFN).
+func startFN(from uint32, t1, t3, t2 uint8) uint32 {
+	for d := uint32(0); d < 42432; d++ {
+		f := (from + d) % pcuif.MaxFN
+		a, b, c := rlcmac.StartingTimeFromFN(f)
+		if a == t1 && b == t3 && c == t2 {
+			return f
+		}
+	}
+	return from
+}
+
+// msRAC is an MS Radio Access Capability with a GPRS multislot class.
+func msRAC(class int) rlcmac.MSRadioAccessCapability {
+	var r rlcmac.MSRadioAccessCapability
+	r.N = 1
+	r.Values[0].AccessTech = 3 // DCS 1800
+	r.Values[0].RFPowerCap = 1
+	r.Values[0].HasMultislot = true
+	r.Values[0].Multislot.HasGPRS = true
+	r.Values[0].Multislot.GPRSClass = uint8(class)
+	return r
+}

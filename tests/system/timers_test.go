@@ -149,3 +149,32 @@ func TestLinkAdaptation(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoPhaseAccess: an MS asking for a single block (RA 0x70..0x77) gets
+// an Immediate Assignment with a starting time, sends a Packet Resource
+// Request with its TLLI and multislot class in that block, and receives a
+// Packet Uplink Assignment on PACCH; its data then reaches the SGSN side.
+func TestTwoPhaseAccess(t *testing.T) {
+	r := startRadio(t, pcuif.V12, bulkParams(), 10)
+	ms := r.cell.AddMS(0xc0006005, "901700000006005", 10)
+	ms.TwoPhase = true
+	ms.SendLLC(llcFrame(1, 500))
+	stepFor(t, r.cell, 3*time.Second)
+	if got := r.gb.frames(ms.TLLI); len(got) != 1 {
+		t.Fatalf("SGSN got %d frames", len(got))
+	}
+	for _, c := range []struct {
+		ctr  int
+		want uint64
+	}{{pcu.CtrRACHRequestsTwoPhase, 1}, {pcu.CtrImmAssULTwoPhase, 1}, {pcu.CtrSBAAllocated, 1}, {pcu.CtrSBAFreed, 1},
+		{pcu.CtrPktULAssignment, 1}, {pcu.CtrSBATimedout, 0}} {
+		if v := ctrVal(r, c.ctr); v != c.want {
+			t.Errorf("%s = %d, want %d", pcu.BTSCounterDescs[c.ctr].Name, v, c.want)
+		}
+	}
+	var class int
+	r.eng.Call(func() { class = r.eng.MSByTLLI(0, ms.TLLI).MSClass })
+	if class != 10 {
+		t.Errorf("MS class %d from the Packet Resource Request, want 10", class)
+	}
+}
