@@ -1,0 +1,198 @@
+package statsd
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/tests/btsemu"
+	"github.com/gopcu/gopcu/tests/netns"
+)
+
+// rachScript plays the same radio events to a PCU behind bts: 8 idle
+// blocks, a one-phase RACH (RA 0x78), 8 blocks, a two-phase RACH (RA
+// 0x70, single block packet access), 8 blocks.
+func rachScript(t *testing.T, bts *btsemu.BTS) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := bts.WaitActive(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	steps := func() {
+		for range 8 {
+			if _, err := bts.Step(ctx, 2*time.Second); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	steps()
+	for _, ra := range []uint16{0x78, 0x70} {
+		if err := bts.Send(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: ra, FN: bts.FN(), ARFCN: 871, BurstType: 1}); err != nil {
+			t.Fatal(err)
+		}
+		steps()
+	}
+}
+
+// sumCounters adds up the `|c` deltas per name (prefix removed).
+func sumCounters(pkts []string, prefix string) map[string]int64 {
+	m := map[string]int64{}
+	for _, p := range pkts {
+		for l := range strings.SplitSeq(p, "\n") {
+			i := strings.LastIndexByte(l, ':')
+			j := strings.LastIndexByte(l, '|')
+			if i < 0 || j < i || l[j+1:] != "c" {
+				continue
+			}
+			v, _ := strconv.ParseInt(l[i+1:j], 10, 64)
+			m[strings.TrimPrefix(l[:i], prefix)] += v
+		}
+	}
+	return m
+}
+
+func osmoPCURACH(t *testing.T) map[string]int64 {
+	bin, err := exec.LookPath("osmo-pcu")
+	if err != nil {
+		t.Skip("osmo-pcu not installed")
+	}
+	ns := netns.New(t)
+	var ln *net.UDPConn
+	if err := ns.Do(func() error {
+		var err error
+		ln, err = net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: DefaultPort})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(osmoPCUConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bts, err := btsemu.Listen(btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bts.Close()
+	pkts := make(chan string, 1000)
+	go func() {
+		b := make([]byte, 65536)
+		for {
+			n, err := ln.Read(b)
+			if err != nil {
+				close(pkts)
+				return
+			}
+			pkts <- string(b[:n])
+		}
+	}()
+	ns.Start(dir, "osmo-pcu.log", bin, "-c", "osmo-pcu.cfg")
+	rachScript(t, bts)
+	// osmo-pcu reports every second (stats interval 1): wait for two more.
+	time.Sleep(2200 * time.Millisecond)
+	ln.Close()
+	var all []string
+	for p := range pkts {
+		all = append(all, p)
+	}
+	return sumCounters(all, "TTCN3.")
+}
+
+func gopcuRACH(t *testing.T) map[string]int64 {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "pcu_bts")
+	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bts.Close()
+	reg := &ratectr.Registry{}
+	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { eng.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	r := New(ttcn3, reg, nil)
+	c := &capture{}
+	r.SetSender(c.send)
+	r.Report(time.Now()) // the start-up flush, before the script
+	rachScript(t, bts)
+	eng.Call(func() {}) // everything posted before is handled
+	r.Report(time.Now())
+	return sumCounters(c.take(), "TTCN3.")
+}
+
+// knownRACHDiffs are engine differences found by this test, reported to
+// the engine's issues; they are logged, not failed, until fixed.
+var knownRACHDiffs = map[string]string{
+	// osmo-pcu 1.1.0 gprs_rlcmac_sched.cpp counts every DL block it sends
+	// (dummy, control, data) in rlc:dl_bytes, and sends nothing (no dummy,
+	// no count) on a PDCH without TBF: 16 x 23 octets here, the UL TBF's
+	// PDCH for 16 blocks.
+	"bts.0.rlc.dl_bytes": "gopcu does not count DL blocks in rlc:dl_bytes",
+	// osmo-pcu's default `alloc-algorithm dynamic` tries algorithm B first
+	// for the one-phase UL TBF.
+	"bts.0.tbf.alloc.algo-a": "gopcu counts algo A where osmo-pcu's dynamic allocator counts B",
+	"bts.0.tbf.alloc.algo-b": "idem",
+}
+
+// TestRACHCountersMatchOsmoPCU plays the same RACHs to osmo-pcu 1.1.0 and
+// to gopcu's engine and compares how far the BTS counters moved, as both
+// report them over statsd.
+func TestRACHCountersMatchOsmoPCU(t *testing.T) {
+	if _, err := exec.LookPath("osmo-pcu"); err != nil {
+		t.Skip("osmo-pcu not installed")
+	}
+	ref := osmoPCURACH(t)
+	got := gopcuRACH(t)
+	var diffs, other []string
+	for _, k := range sortedKeys(ref, got) {
+		if !strings.HasPrefix(k, "bts.0.") {
+			if _, ok := got[k]; !ok {
+				if f := strings.SplitN(k, ".", 4); len(f) == 4 && !slices.Contains(other, strings.Join(f[:3], ".")) {
+					other = append(other, strings.Join(f[:3], "."))
+				}
+			}
+			continue
+		}
+		if ref[k] != got[k] {
+			d := fmt.Sprintf("%s: osmo-pcu %d, gopcu %d", k, ref[k], got[k])
+			if why, ok := knownRACHDiffs[k]; ok {
+				t.Logf("known difference %s (%s)", d, why)
+				continue
+			}
+			diffs = append(diffs, d)
+		}
+	}
+	t.Logf("osmo-pcu groups gopcu's engine does not report: %v", other)
+	if ref["bts.0.rach.requests"] != 2 {
+		t.Fatalf("osmo-pcu saw %d RACHs", ref["bts.0.rach.requests"])
+	}
+	if len(diffs) > 0 {
+		t.Errorf("BTS counters differ:\n%s", strings.Join(diffs, "\n"))
+	}
+}
+
+func sortedKeys(ms ...map[string]int64) []string {
+	var out []string
+	for _, m := range ms {
+		for k := range m {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
