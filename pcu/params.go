@@ -12,12 +12,13 @@ import (
 // Values from INFO_IND (T3169, T3191, T3193, T3195, N310x, initial CS)
 // override the defaults when the BTS sends them.
 type Params struct {
-	ForceCSDL, ForceCSUL int    // `cs DL [UL]`; 0 = from INFO_IND
-	CSAdjust             bool   // `cs threshold` (true) / `no cs threshold`
-	CSAdjLower           int    // % DL error rate below which CS goes up (10)
-	CSAdjUpper           int    // % above which it goes down (33)
-	CSMaxDL, CSMaxUL     int    // `cs max`, default 4
-	AllocAlgo            string // "a", "b", "dynamic"
+	ForceCSDL, ForceCSUL int       // `cs DL [UL]`; 0 = from INFO_IND
+	CSAdjust             bool      // `cs threshold` (true) / `no cs threshold`
+	CSAdjLower           int       // % DL error rate below which CS goes up (10)
+	CSAdjUpper           int       // % above which it goes down (33)
+	CSLQ                 [4][2]int // `cs link-quality-ranges`: UL C/I window (dB) per CS
+	CSMaxDL, CSMaxUL     int       // `cs max`, default 4
+	AllocAlgo            string    // "a", "b", "dynamic"
 	TwoPhaseAccess       bool
 	MultislotDefault     int // `multislot-class default`, 12
 	PreemptiveRetx       bool
@@ -49,7 +50,8 @@ type Params struct {
 // DefaultParams are osmo-pcu's defaults.
 func DefaultParams() Params {
 	return Params{
-		CSMaxDL: 4, CSMaxUL: 4, AllocAlgo: "dynamic", CSAdjust: true, CSAdjLower: 10, CSAdjUpper: 33, MultislotDefault: 12, PreemptiveRetx: true,
+		CSMaxDL: 4, CSMaxUL: 4, AllocAlgo: "dynamic", CSAdjust: true, CSAdjLower: 10, CSAdjUpper: 33,
+		CSLQ: [4][2]int{{-256, 6}, {5, 8}, {7, 13}, {12, 256}}, MultislotDefault: 12, PreemptiveRetx: true,
 		T3141: 10 * time.Second, T3169: 5 * time.Second, T3191: 5 * time.Second, T3193: 1600 * time.Millisecond,
 		T3195: 5 * time.Second, T3192: 1500 * time.Millisecond,
 		X2001: 2 * time.Second, X2002: 200 * time.Millisecond, X2030: 60 * time.Second, X2031: 2 * time.Second,

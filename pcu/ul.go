@@ -155,6 +155,7 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 	if t.state == TBFAssign {
 		e.setState(t, TBFFlow)
 	}
+	e.adaptULCS(t, int(d.LqualCb)/10)
 	t.ms.RSSI, t.ms.LinkQ, t.ms.BTO = d.RSSI, d.LqualCb, d.TAOffsQbits
 	bts.Ctr.Inc(CtrGPRSULCS1 + int(blk.CS-rlcmac.CS1))
 	h := &blk.Header
@@ -475,4 +476,36 @@ func (e *Engine) resourceRequest(bts *BTS, p *PDCH, r resv, m *rlcmac.PacketReso
 	t.sendPUA = true
 	e.setState(t, TBFAssign)
 	bts.Ctr.Inc(CtrImmAssULContentionResolutionSuccess)
+}
+
+// adaptULCS is the UL link adaptation (osmo-pcu-facts §3.8): when this and
+// the previous block's C/I are both below the window of the current CS it
+// steps down, both above it (and below `cs max`) it steps up; the next
+// Packet Uplink Ack/Nack commands the new CS.
+func (e *Engine) adaptULCS(t *TBF, lq int) {
+	m := t.ms
+	prev := int(m.LinkQ) / 10
+	first := m.LinkQ == 0
+	cs := int(t.cs - rlcmac.CS1 + 1)
+	if first || cs < 1 || cs > 4 {
+		return
+	}
+	w := e.params.CSLQ[cs-1]
+	max := e.params.CSMaxUL
+	if max <= 0 || max > 4 {
+		max = 4
+	}
+	switch {
+	case lq < w[0] && prev < w[0] && cs > 1:
+		cs--
+	case lq > w[1] && prev > w[1] && cs < max:
+		cs++
+	default:
+		return
+	}
+	for cs > 1 && t.bts.CSMask&(1<<(cs-1)) == 0 {
+		cs--
+	}
+	t.cs = rlcmac.CS1 + rlcmac.CodingScheme(cs-1)
+	m.CSUL = t.cs
 }

@@ -20,6 +20,9 @@ func ParamsFromConfig(c *config.Config) Params {
 	}
 	p.CSMaxDL, p.CSMaxUL = c.MaxCSDL, c.MaxCSUL
 	p.CSAdjust, p.CSAdjLower, p.CSAdjUpper = c.CSAdjEnabled, c.CSAdjLower, c.CSAdjUpper
+	for i := range p.CSLQ {
+		p.CSLQ[i] = [2]int{c.CSLQual[i].Low, c.CSLQual[i].High}
+	}
 	p.AllocAlgo = c.AllocAlgorithm
 	p.TwoPhaseAccess = c.ForceTwoPhase
 	p.MultislotDefault = c.MSClassDefault

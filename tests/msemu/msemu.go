@@ -27,6 +27,8 @@ type Cell struct {
 	BTS    *btsemu.BTS
 	MSs    []*MS
 	DLLoss float64 // probability that a DL radio block is not received
+	// ULLqualCb is the C/I (cB) the BTS reports for uplink blocks (default 150).
+	ULLqualCb int16
 	ULLoss float64 // probability that an UL radio block is lost
 	rnd    *rand.Rand
 	ul     map[uint32][]pcuif.Data
@@ -38,7 +40,7 @@ type Cell struct {
 // NewCell makes a cell over a running BTS emulator (seed makes loss and
 // access randomness repeatable).
 func NewCell(bts *btsemu.BTS, seed int64) *Cell {
-	return &Cell{BTS: bts, rnd: rand.New(rand.NewSource(seed)), ul: map[uint32][]pcuif.Data{}, arfcn: 871}
+	return &Cell{BTS: bts, rnd: rand.New(rand.NewSource(seed)), ul: map[uint32][]pcuif.Data{}, arfcn: 871, ULLqualCb: 150}
 }
 
 // AddMS adds an idle MS.
@@ -53,7 +55,7 @@ func (c *Cell) queueUL(fn uint32, trx, ts uint8, payload []byte) {
 		return
 	}
 	d := pcuif.Data{Kind: pcuif.TypeDataInd, SAPI: pcuif.SAPIPDTCH, Payload: payload, FN: fn, ARFCN: c.arfcn, TRX: trx, TS: ts,
-		BlockNr: uint8(btsemu.BlockNr(fn)), RSSI: -60, LqualCb: 150}
+		BlockNr: uint8(btsemu.BlockNr(fn)), RSSI: -60, LqualCb: c.ULLqualCb}
 	c.ul[fn] = append(c.ul[fn], d)
 }
 

@@ -178,3 +178,26 @@ func TestTwoPhaseAccess(t *testing.T) {
 		t.Errorf("MS class %d from the Packet Resource Request, want 10", class)
 	}
 }
+
+// TestULLinkAdaptation: uplink blocks with a good C/I (15 dB, above the
+// CS-2 and CS-3 windows) move the UL coding scheme up to CS-4; a poor one
+// (3 dB) moves it down to CS-1 (cs link-quality-ranges defaults).
+func TestULLinkAdaptation(t *testing.T) {
+	for _, c := range []struct {
+		lqual int16
+		want  string
+	}{{150, "CS-4"}, {30, "CS-1"}} {
+		r := startRadio(t, pcuif.V12, bulkParams(), 11)
+		r.cell.ULLqualCb = c.lqual
+		ms := r.cell.AddMS(0xc0006006, "901700000006006", 12)
+		for i := 0; i < 40; i++ {
+			ms.SendLLC(llcFrame(i, 1000))
+		}
+		stepFor(t, r.cell, 3*time.Second)
+		var cs string
+		r.eng.Call(func() { cs = r.eng.MSByTLLI(0, ms.TLLI).CSUL.String() })
+		if cs != c.want {
+			t.Fatalf("C/I %d cB: UL CS %s, want %s", c.lqual, cs, c.want)
+		}
+	}
+}

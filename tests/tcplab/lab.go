@@ -389,6 +389,7 @@ func Run(ctx context.Context, cfg Config, sc demo.Scenario) (*Result, error) {
 	}
 	go func() {
 		defer close(rdone)
+		srvIP := [4]byte(net.ParseIP(srvAddr).To4())
 		byAddr := map[[4]byte]int{}
 		for k := range sides {
 			var a [4]byte
@@ -438,7 +439,8 @@ func Run(ctx context.Context, cfg Config, sc demo.Scenario) (*Result, error) {
 				}
 			}
 			for _, u := range gb.take() {
-				if ip, err := sides[u.idx].ulDec.Decode(u.frame); err == nil && ip != nil {
+				// only packets for the server reach its namespace
+				if ip, err := sides[u.idx].ulDec.Decode(u.frame); err == nil && len(ip) >= 20 && [4]byte(ip[16:20]) == srvIP {
 					if _, err := srvTun.Write(ip); err != nil {
 						tunDrops.Add(1)
 					}
