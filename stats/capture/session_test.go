@@ -1,0 +1,176 @@
+package capture
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/tests/btsemu"
+	"github.com/gopcu/gopcu/tests/netns"
+	"github.com/gopcu/gopcu/tests/sgsnemu"
+)
+
+// TestEngineSession captures a real gopcu session: the engine with its Gb
+// stack talks NS/BSSGP to the SGSN emulator (inside a network namespace;
+// the capture hooks the SGSN's socket, so both directions are recorded with
+// their real addresses) and taps every radio block to a GSMTAP listener
+// (recorded as received); the SGSN pages an MS. tshark must decode Gb and
+// GSMTAP with no malformed packet.
+func TestEngineSession(t *testing.T) {
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		t.Skip("tshark not installed")
+	}
+	n := netns.New(t)
+	dir := t.TempDir()
+	f := filepath.Join(dir, "session.pcap")
+	c, err := Create(f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+
+	// GSMTAP listener on a loopback address of the host's namespace
+	// (the engine opens its tap socket there).
+	tapIP := netip.AddrFrom4([4]byte{127, 77, byte(os.Getpid() >> 8), byte(os.Getpid())})
+	tapLn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(tapIP, 4729)))
+	if err != nil {
+		t.Skip(err)
+	}
+	defer tapLn.Close()
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, from, err := tapLn.ReadFromUDPAddrPort(b)
+			if err != nil {
+				return
+			}
+			c.UDP(time.Now(), from, netip.AddrPortFrom(tapIP, 4729), b[:n])
+		}
+	}()
+
+	// The SGSN emulator on its own captured socket.
+	sgsnAt := netip.MustParseAddrPort("127.0.0.1:23000")
+	var sg *sgsnemu.Server
+	up := make(chan struct{})
+	var sock *ns.UDP
+	if err := n.Do(func() (err error) {
+		sock, err = ns.ListenUDP([]netip.AddrPort{sgsnAt}, func(d ns.Datagram) {
+			c.UDP(time.Now(), d.From, sgsnAt, d.Data)
+			sg.Deliver(d.From, d.Data)
+		})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer sock.Close()
+	var closed bool
+	sg = sgsnemu.Start(sgsnemu.Config{Listen: sgsnAt},
+		c.Transport(sock, func(int) netip.AddrPort { return sgsnAt }, time.Now),
+		sgsnemu.Callbacks{BVCState: func(bvci uint16, unblocked bool, _ time.Duration) {
+			if bvci == 1800 && unblocked && !closed {
+				closed = true
+				close(up)
+			}
+		}})
+	defer sg.Close()
+
+	path := filepath.Join(dir, "pcu_bts")
+	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bts.Close()
+	params := pcu.DefaultParams()
+	params.GSMTAPHost = tapIP.String()
+	params.GSMTAPCategories = 0xffffffff
+	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Gb: true, Params: &params,
+		ListenUDP: func(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error) {
+			var u *ns.UDP
+			err := n.Do(func() (err error) { u, err = ns.ListenUDP(binds, deliver); return })
+			return u, err
+		}})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { eng.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	sctx, scancel := context.WithTimeout(ctx, 20*time.Second)
+	defer scancel()
+	if err := bts.WaitActive(sctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-up:
+	case <-sctx.Done():
+		t.Fatal("BVC 1800 not unblocked")
+	}
+	step := func(k int) {
+		for range k {
+			if _, err := bts.Step(sctx, 2*time.Second); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	step(4)
+	if err := bts.Send(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: 0x78, FN: bts.FN(), ARFCN: 871, BurstType: 1}); err != nil {
+		t.Fatal(err)
+	}
+	sg.Do(func(s *sgsnemu.SGSN, _ time.Duration) { err = s.SendPagingPS(1800, "901700000000042", 0xc0001234, true) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	step(4)
+	time.Sleep(100 * time.Millisecond) // the last taps reach the listener
+	tapLn.Close()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Dropped() != 0 {
+		t.Fatalf("%d packets dropped", c.Dropped())
+	}
+
+	out, err := exec.Command(tshark, "-n", "-r", f, "-d", "udp.port==23000,gprs-ns",
+		"-o", "udp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
+		"-T", "fields", "-e", "frame.protocols", "-e", "_ws.col.Info").Output()
+	if err != nil {
+		t.Fatalf("tshark: %v", err)
+	}
+	protos := map[string]int{}
+	var infos []string
+	for l := range strings.SplitSeq(strings.TrimSpace(string(out)), "\n") {
+		p, info, _ := strings.Cut(l, "\t")
+		protos[p]++
+		infos = append(infos, info)
+	}
+	t.Logf("%d packets: %v", c.Written(), protos)
+	all := strings.Join(infos, "\n")
+	for _, want := range []string{"NS_RESET", "BVC-RESET", "PAGING-PS", "Immediate Assignment", "Paging Request"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no %q in the session:\n%s", want, all)
+		}
+	}
+	if protos["raw:ip:udp:gprs-ns:bssgp"] == 0 || protos["raw:ip:udp:gsmtap:gsm_rlcmac"] == 0 {
+		t.Errorf("missing Gb or RLC/MAC packets: %v", protos)
+	}
+	v, err := exec.Command(tshark, "-n", "-r", f, "-d", "udp.port==23000,gprs-ns",
+		"-o", "udp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE", "-V").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"Malformed", "Checksum Status: Bad", "Expert Info (Error"} {
+		if i := strings.Index(string(v), bad); i >= 0 {
+			t.Fatalf("tshark reports %q: ...%s", bad, string(v)[max(0, i-1500):min(len(v), i+200)])
+		}
+	}
+}
