@@ -125,7 +125,9 @@ func TestEngineSession(t *testing.T) {
 	if err := bts.Send(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: 0x78, FN: bts.FN(), ARFCN: 871, BurstType: 1}); err != nil {
 		t.Fatal(err)
 	}
-	sg.Do(func(s *sgsnemu.SGSN, _ time.Duration) { err = s.SendPagingPS(1800, "901700000000042", 0xc0001234, true) })
+	sg.Do(func(s *sgsnemu.SGSN, _ time.Duration) {
+		err = s.SendPagingPS(1800, "901700000000042", 0xc0001234, true)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,6 +68,7 @@ func readRef(t *testing.T) []string {
 // the metric lines it sends for a few seconds and compares their names
 // (with the unit) with testdata; -update rewrites the file.
 func TestOsmoPCUReference(t *testing.T) {
+	t.Parallel() // each run has its own network namespace
 	bin, err := exec.LookPath("osmo-pcu")
 	if err != nil {
 		t.Skip("osmo-pcu not installed")

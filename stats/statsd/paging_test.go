@@ -160,6 +160,7 @@ func gopcuPaging(t *testing.T) map[string]int64 {
 // emulator to osmo-pcu 1.1.0 and to gopcu (each in its own namespace) and
 // compares the BTS and SGSN counters both report over statsd.
 func TestPagingCountersMatchOsmoPCU(t *testing.T) {
+	t.Parallel() // each run has its own network namespace
 	if _, err := exec.LookPath("osmo-pcu"); err != nil {
 		t.Skip("osmo-pcu not installed")
 	}

@@ -153,6 +153,7 @@ var knownRACHDiffs = map[string]string{
 // to gopcu's engine and compares how far the BTS counters moved, as both
 // report them over statsd.
 func TestRACHCountersMatchOsmoPCU(t *testing.T) {
+	t.Parallel() // each run has its own network namespace
 	if _, err := exec.LookPath("osmo-pcu"); err != nil {
 		t.Skip("osmo-pcu not installed")
 	}
