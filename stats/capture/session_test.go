@@ -61,11 +61,13 @@ func TestEngineSession(t *testing.T) {
 	// The SGSN emulator on its own captured socket.
 	sgsnAt := netip.MustParseAddrPort("127.0.0.1:23000")
 	var sg *sgsnemu.Server
+	sgReady := make(chan struct{}) // sg is set
 	up := make(chan struct{})
 	var sock *ns.UDP
 	if err := n.Do(func() (err error) {
 		sock, err = ns.ListenUDP([]netip.AddrPort{sgsnAt}, func(d ns.Datagram) {
 			c.UDP(time.Now(), d.From, sgsnAt, d.Data)
+			<-sgReady
 			sg.Deliver(d.From, d.Data)
 		})
 		return err
@@ -82,6 +84,7 @@ func TestEngineSession(t *testing.T) {
 				close(up)
 			}
 		}})
+	close(sgReady)
 	defer sg.Close()
 
 	path := filepath.Join(dir, "pcu_bts")
