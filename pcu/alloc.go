@@ -176,7 +176,7 @@ func (e *Engine) allocDL(bts *BTS, ms *MS, single bool) (*TBF, error) {
 	}
 	t := &TBF{dir: DirDL, ms: ms, bts: bts, trx: uint8(ti), tfi: tfi, slots: slots, ctrlTS: ctrl, created: e.now,
 		cs: ms.CSDL, drained: -1}
-	t.sw.Reset(false, rlcmac.GPRSWS)
+	e.setupDLWindow(t)
 	e.attach(t)
 	setDrainRate(t)
 	ms.DL = t
@@ -281,4 +281,34 @@ func (e *Engine) chooseDLSlotsWith(trx *TRX, ms *MS, need int, self *TBF) (uint8
 		}
 	}
 	return bestMask, ctrl, true
+}
+
+// egprsWS is the EGPRS window size for n slots (osmo-pcu-facts §3.4):
+// min(n != 1 ? 128·n : 192, max(64, ⌊(base + n·pdch)/32⌋·32)).
+func (e *Engine) egprsWS(n int) int {
+	ws := max(64, (e.params.WSBase+n*e.params.WSPDCH)/32*32)
+	lim := 192
+	if n != 1 {
+		lim = 128 * n
+	}
+	return min(ws, lim, 1024)
+}
+
+// setupDLWindow chooses GPRS or EGPRS for a DL TBF and sizes its window
+// and retransmission store.
+func (e *Engine) setupDLWindow(t *TBF) {
+	t.egprs = t.ms.egprs(t.bts)
+	ws := rlcmac.GPRSWS
+	if t.egprs {
+		ws = e.egprsWS(popcount8(t.slots))
+		t.cs = t.ms.MCSDL
+	}
+	t.sw.Reset(t.egprs, ws)
+	n := 128
+	for n < t.sw.WS() {
+		n *= 2
+	}
+	if len(t.blk) != n {
+		t.blk = make([]dlBlock, n)
+	}
 }

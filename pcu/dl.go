@@ -145,6 +145,9 @@ func (e *Engine) sendDLImmAss(t *TBF) {
 	ia.ReqRef.SetFN(fnAdd(e.lastFN, 21216)) // clear of real RACH FNs, as osmo-pcu
 	ia.TA = t.ms.TA
 	ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IARPacketDownlink, TLLI: t.ms.TLLI, HasTFI: true, TFI: t.tfi, TAValid: true}
+	if t.egprs {
+		ia.Rest.HasEGPRS, ia.Rest.WindowSize = true, rlcmac.EGPRSWindowSizeCode(t.sw.WS())
+	}
 	var mac [rlcmac.MACBlockLen]byte
 	if _, err := rlcmac.EncodeImmediateAssignment(mac[:], &ia); err != nil {
 		e.tbfLog.Error("cannot encode DL IMM ASS", "err", err)
@@ -176,6 +179,7 @@ func (e *Engine) dlAssignSettled(t *TBF) {
 			e.detach(t)
 			t.slots, t.ctrlTS = mask, ctrl
 			e.attach(t)
+			e.setupDLWindow(t) // nothing sent yet: the EGPRS window follows the slots
 			setDrainRate(t)
 			t.bts.Ctr.Inc(CtrTBFAllocAlgoB)
 			e.assignPACCH(t, t)
@@ -198,6 +202,9 @@ func (e *Engine) encodePDA(nt *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 		m.ControlAck = carrier != nt
 	}
 	m.TA = rlcmac.PacketTimingAdvance{HasValue: true, Value: nt.ms.TA}
+	if nt.egprs {
+		m.HasR99, m.HasEGPRS, m.WindowSize = true, true, rlcmac.EGPRSWindowSizeCode(nt.sw.WS())
+	}
 	trx := &nt.bts.TRX[nt.trx]
 	pd := &trx.PDCH[nt.ctrlTS]
 	m.HasFreq = true
@@ -307,11 +314,13 @@ func (e *Engine) buildDLData(bts *BTS, p *PDCH, fn uint32, usf uint8, blk []byte
 	return e.dlDataBlock(best, p, fn, usf, bestPrio, blk)
 }
 
-// dlDataBlock writes one GPRS DL data block of t (TS 44.060 §10.2.1).
-func (e *Engine) dlDataBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, blk []byte) int {
+// nextBSN picks the BSN of the next data unit of t: a NACKed one; else, on
+// a stalled window, a preemptive resend or a poll with nothing new, a
+// block marked for resend; else a new one filled from the LLC queue with cs.
+func (e *Engine) nextBSN(t *TBF, prio int, cs rlcmac.CodingScheme) (bsn int, resend, ok bool) {
 	bts := t.bts
-	bsn := t.sw.ResendNeeded()
-	resend := bsn >= 0
+	bsn = t.sw.ResendNeeded()
+	resend = bsn >= 0
 	stalled := t.sw.Stalled()
 	if !resend && (stalled || prio == prioPreempt || prio == prioPollAgain && (t.ms.Queue.Len() == 0 && !t.haveCur)) {
 		if t.sw.MarkForResend() > 0 {
@@ -324,35 +333,57 @@ func (e *Engine) dlDataBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, bl
 		bsn = t.sw.ResendNeeded()
 		resend = bsn >= 0
 	}
-	if !resend {
-		var ok bool
-		bsn, ok = t.sw.SendNew()
-		if !ok {
-			return 0
-		}
-		e.fillDLBlock(t, &t.blk[bsn])
-	} else {
+	if resend {
 		t.sw.MarkSent(bsn)
 		bts.Ctr.Inc(CtrRLCResent)
+		return bsn, true, true
 	}
-	b := &t.blk[bsn]
-	h := rlcmac.GPRSDLHeader{USF: usf, TFI: t.tfi, FBI: b.fbi, BSN: uint8(bsn), E: b.e}
-	// Poll for a Packet Downlink Ack/Nack on the control TS (§9.1.8.1).
+	bsn, ok = t.sw.SendNew()
+	if !ok {
+		return 0, false, false
+	}
+	e.fillDLBlock(t, t.dlb(bsn), cs)
+	return bsn, false, true
+}
+
+// pollDL decides whether the block asks for a DL Ack/Nack (§9.1.8.1), and
+// reserves the answer. A short frame (a ping, a TCP ack, DNS) usually makes
+// the MS answer: it is polled at once so its Channel Request Description
+// comes back without waiting for the next periodic poll.
+func (e *Engine) pollDL(t *TBF, p *PDCH, fn uint32, prio int, fbi, small, resend bool) (uint8, bool) {
 	t.sincePoll++
-	// A short frame (a ping, a TCP ack, DNS) usually makes the MS answer:
-	// poll at once so its Channel Request Description comes back without
-	// waiting for the next periodic poll.
-	if p.TS == t.ctrlTS && !t.pollOut && (t.sincePoll >= 20 || prio == prioPollAgain || b.fbi || t.drained >= 0 && !resend || b.small && !resend) {
-		if rrbp, ok := p.pollRRBP(fn, t, pollDLAck); ok {
-			h.SP, h.RRBP = true, rrbp
-			t.pollOut = true
-			t.sincePoll = 0
-			t.lastPoll = e.now
-			if b.fbi {
-				e.setState(t, TBFFinished)
-				e.setTimer(t, tmT3191, e.params.T3191)
-			}
-		}
+	if p.TS != t.ctrlTS || t.pollOut || !(t.sincePoll >= 20 || prio == prioPollAgain || fbi || t.drained >= 0 && !resend || small && !resend) {
+		return 0, false
+	}
+	rrbp, ok := p.pollRRBP(fn, t, pollDLAck)
+	if !ok {
+		return 0, false
+	}
+	t.pollOut = true
+	t.sincePoll = 0
+	t.lastPoll = e.now
+	if fbi {
+		e.setState(t, TBFFinished)
+		e.setTimer(t, tmT3191, e.params.T3191)
+	}
+	return rrbp, true
+}
+
+// dlDataBlock writes the next DL data block of t: GPRS (TS 44.060
+// §10.2.1) or EGPRS (§10.3a.3).
+func (e *Engine) dlDataBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, blk []byte) int {
+	if t.egprs {
+		return e.dlDataBlockEGPRS(t, p, fn, usf, prio, blk)
+	}
+	bts := t.bts
+	bsn, resend, ok := e.nextBSN(t, prio, t.cs)
+	if !ok {
+		return 0
+	}
+	b := t.dlb(bsn)
+	h := rlcmac.GPRSDLHeader{USF: usf, TFI: t.tfi, FBI: b.fbi, BSN: uint8(bsn), E: b.e}
+	if rrbp, ok := e.pollDL(t, p, fn, prio, b.fbi, b.small, resend); ok {
+		h.SP, h.RRBP = true, rrbp
 	}
 	n, err := rlcmac.EncodeGPRSDL(blk, b.cs, &h, b.unit[:b.cs.DataLen()])
 	if err != nil {
@@ -369,18 +400,83 @@ func (e *Engine) dlDataBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, bl
 	return n
 }
 
+// dlDataBlockEGPRS writes an EGPRS DL data block: one data unit, or two
+// of the same MCS for MCS-7..9 (§10.3a.3.1). Retransmissions keep the MCS
+// a block was first sent with (ARQ type II, no resegmentation). When an
+// MCS-7/9 unit has no partner it goes alone as MCS-5/6 (same unit size,
+// osmo-pcu-facts §3.4); a lone MCS-8 unit is repeated as its own partner.
+func (e *Engine) dlDataBlockEGPRS(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, blk []byte) int {
+	bts := t.bts
+	bsn1, resend1, ok := e.nextBSN(t, prio, t.cs)
+	if !ok {
+		return 0
+	}
+	b1 := t.dlb(bsn1)
+	cs := b1.cs
+	bsn2, resend2 := bsn1, resend1
+	b2 := b1
+	if cs.DataUnits() == 2 {
+		found := false
+		// a partner: another unit of the same MCS waiting for resend, or new data
+		if r := t.sw.ResendNeeded(); r >= 0 && t.dlb(r).cs == cs {
+			t.sw.MarkSent(r)
+			bts.Ctr.Inc(CtrRLCResent)
+			bsn2, resend2, found = r, true, true
+		} else if !t.sw.Stalled() && (t.haveCur || t.ms.Queue.Len() > 0) && t.state == TBFFlow && !b1.fbi {
+			if n, ok := t.sw.SendNew(); ok {
+				e.fillDLBlock(t, t.dlb(n), cs)
+				bsn2, resend2, found = n, false, true
+			}
+		}
+		switch {
+		case found:
+			b2 = t.dlb(bsn2)
+		case cs == rlcmac.MCS7:
+			cs = rlcmac.MCS5
+		case cs == rlcmac.MCS9:
+			cs = rlcmac.MCS6
+		}
+	}
+	h := rlcmac.EGPRSDLHeader{USF: usf, TFI: t.tfi, BSN1: uint16(bsn1), BSN2: uint16(bsn2),
+		E: [2]bool{b1.e, b2.e}, FBI: [2]bool{b1.fbi, b2.fbi}}
+	h.CPS, _ = rlcmac.EncodeCPS(cs, 0, 0, false)
+	if rrbp, ok := e.pollDL(t, p, fn, prio, b1.fbi || b2.fbi, b1.small || b2.small, resend1 && resend2); ok {
+		h.ESP, h.RRBP = 1, rrbp // EGPRS PDAN requested (§10.4.4a)
+	}
+	var u2 []byte
+	if cs.DataUnits() == 2 {
+		u2 = b2.unit[:cs.DataLen()]
+	}
+	n, err := rlcmac.EncodeEGPRSDL(blk, cs, &h, b1.unit[:cs.DataLen()], u2)
+	if err != nil {
+		e.tbfLog.Error("cannot encode EGPRS DL data block", "tbf", t.String(), "err", err)
+		return 0
+	}
+	bts.Ctr.Inc(CtrRLCSent)
+	bts.Ctr.Inc(CtrEGPRSDLMCS1 + int(cs-rlcmac.MCS1))
+	p.blocksOut++
+	if !resend1 {
+		t.sentBytes += uint64(b1.bytes)
+		bts.Ctr.Add(CtrRLCDLPayloadBytes, uint64(b1.bytes))
+	}
+	if bsn2 != bsn1 && !resend2 {
+		t.sentBytes += uint64(b2.bytes)
+		bts.Ctr.Add(CtrRLCDLPayloadBytes, uint64(b2.bytes))
+	}
+	return n
+}
+
 // smallFrame is the size up to which an LLC frame counts as interactive.
 const smallFrame = 200
 
 // fillDLBlock fills a new RLC data unit from the LLC queue: shallow
 // buffering, a frame is taken from the queue only when the previous one
 // is fully segmented, so the standing queue stays where CoDel sees it.
-func (e *Engine) fillDLBlock(t *TBF, b *dlBlock) {
-	cs := t.cs
+func (e *Engine) fillDLBlock(t *TBF, b *dlBlock, cs rlcmac.CodingScheme) {
 	b.cs, b.fbi, b.bytes, b.small = cs, false, 0, false
 	unit := b.unit[:cs.DataLen()]
 	var u rlcmac.DLUnit
-	u.Reset(unit, false)
+	u.Reset(unit, t.egprs)
 	for {
 		if !t.haveCur && !e.nextFrame(t) {
 			break
@@ -391,7 +487,7 @@ func (e *Engine) fillDLBlock(t *TBF, b *dlBlock) {
 		t.cur = t.cur[n:]
 		b.bytes += n
 		if res == rlcmac.NeedMoreBlocks {
-			break
+			break // (EGPRS: an exactly filled unit closes the frame with an empty chunk next)
 		}
 		if len(t.curFrame) <= smallFrame {
 			b.small = true
@@ -473,12 +569,25 @@ func (e *Engine) reportDiscard(m *MS, d llc.Discard) {
 	}
 }
 
+// dlAckNackEGPRS applies an EGPRS Packet Downlink Ack/Nack (§11.2.6a).
+func (e *Engine) dlAckNackEGPRS(t *TBF, a *rlcmac.EGPRSAckNack) {
+	acked, nacked, _, err := t.sw.ApplyEGPRSAckNack(a)
+	if err != nil {
+		t.bts.Ctr.Inc(CtrDecodeErrors)
+	}
+	e.dlAcked(t, a.FinalAck, acked, nacked)
+}
+
 // dlAckNack applies a Packet Downlink Ack/Nack (TS 44.060 §11.2.6).
 func (e *Engine) dlAckNack(t *TBF, a *rlcmac.AckNackDescription) {
+	acked, nacked, _ := t.sw.ApplyGPRSAckNack(a)
+	e.dlAcked(t, a.FinalAck, acked, nacked)
+}
+
+func (e *Engine) dlAcked(t *TBF, final bool, acked, nacked int) {
 	t.pollOut = false
 	t.n3105 = 0
 	t.everAcked = true
-	acked, nacked, _ := t.sw.ApplyGPRSAckNack(a)
 	if nacked > 0 {
 		t.bts.Ctr.Add(CtrRLCNacked, uint64(nacked))
 	}
@@ -486,7 +595,7 @@ func (e *Engine) dlAckNack(t *TBF, a *rlcmac.AckNackDescription) {
 	if t.state == TBFAssign {
 		e.setState(t, TBFFlow)
 	}
-	if a.FinalAck && t.state == TBFFinished {
+	if final && t.state == TBFFinished {
 		// TS 44.060 §9.3.2.4: the MS waits T3192 on the old PACCH.
 		e.setState(t, TBFWaitRelease)
 		e.setTimer(t, tmT3193, e.params.T3193)
@@ -507,30 +616,41 @@ func (e *Engine) adaptDLCS(t *TBF, acked, nacked int) {
 		return
 	}
 	rate := nacked * 100 / (acked + nacked)
-	cs := int(t.cs - rlcmac.CS1 + 1)
-	max := p.CSMaxDL
-	if max <= 0 || max > 4 {
-		max = 4
+	base, mx, mask := rlcmac.CS1, p.CSMaxDL, uint16(t.bts.CSMask)
+	if t.egprs {
+		base, mx, mask = rlcmac.MCS1, p.MCSMaxDL, t.bts.MCSMask
 	}
+	top := 4
+	if t.egprs {
+		top = 9
+	}
+	if mx <= 0 || mx > top {
+		mx = top
+	}
+	cs := int(t.cs - base + 1)
 	switch {
 	case rate > p.CSAdjUpper && cs > 1:
 		cs--
 		t.laUp = e.now
-	case rate < p.CSAdjLower && cs < max && e.now-t.laUp >= time.Second:
+	case rate < p.CSAdjLower && cs < mx && e.now-t.laUp >= time.Second:
 		cs++
 		t.laUp = e.now
 	default:
 		return
 	}
-	for cs > 1 && t.bts.CSMask&(1<<(cs-1)) == 0 {
+	for cs > 1 && mask&(1<<(cs-1)) == 0 {
 		cs--
 	}
-	ncs := rlcmac.CS1 + rlcmac.CodingScheme(cs-1)
+	ncs := base + rlcmac.CodingScheme(cs-1)
 	if ncs == t.cs {
 		return
 	}
 	e.tbfLog.Debug("DL coding scheme changed", "tbf", t.String(), "from", t.cs, "to", ncs, "error_rate", rate)
 	t.cs = ncs
-	t.ms.CSDL = ncs
+	if t.egprs {
+		t.ms.MCSDL = ncs
+	} else {
+		t.ms.CSDL = ncs
+	}
 	setDrainRate(t)
 }

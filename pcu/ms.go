@@ -24,6 +24,7 @@ type MS struct {
 	Queue      *llc.Queue
 	UL, DL     *TBF
 	CSDL, CSUL rlcmac.CodingScheme
+	MCSDL      rlcmac.CodingScheme // DL MCS when the MS does EGPRS
 	created    time.Duration
 	idleSince  time.Duration // when the last TBF went away; -1 while active
 	lastEnq    time.Duration // last DL-UNITDATA (idle-ack timer)
@@ -117,6 +118,7 @@ func (e *Engine) newMS(bts *BTS, tlli uint32) *MS {
 	m := &MS{bts: bts, TLLI: tlli, created: e.now, idleSince: e.now, lastEnq: -1}
 	m.Queue = e.llcShared.NewQueue(m)
 	m.CSDL, m.CSUL = e.initialCS(bts)
+	m.MCSDL = e.initialMCS(bts)
 	bts.ms.add(m)
 	bts.msPresent.Set(int64(len(bts.ms.all)))
 	e.log.Debug("MS created", "ms", m.String())
@@ -206,4 +208,26 @@ func (e *Engine) MSList(btsNr uint8) []*MS {
 		return b.ms.all
 	}
 	return nil
+}
+
+// egprs reports whether DL TBFs of the MS use EGPRS: the MS announced an
+// EGPRS multislot class and the BTS allows MCSs.
+func (m *MS) egprs(bts *BTS) bool { return m.EGPRSClass > 0 && bts.MCSMask != 0 }
+
+// initialMCS is the DL MCS of a new EGPRS TBF: `mcs` if forced, else the
+// INFO_IND's initial MCS, within `mcs max` and the BTS's MCS mask.
+func (e *Engine) initialMCS(bts *BTS) rlcmac.CodingScheme {
+	mcs := int(bts.Info.InitialMCS)
+	if e.params.ForceMCSDL > 0 {
+		mcs = e.params.ForceMCSDL
+	}
+	mx := e.params.MCSMaxDL
+	if mx <= 0 || mx > 9 {
+		mx = 9
+	}
+	mcs = min(max(mcs, 1), mx)
+	for mcs > 1 && bts.MCSMask&(1<<(mcs-1)) == 0 {
+		mcs--
+	}
+	return rlcmac.MCS1 + rlcmac.CodingScheme(mcs-1)
 }

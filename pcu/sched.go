@@ -243,7 +243,11 @@ func (e *Engine) schedule(bts *BTS, p *PDCH, r *pcuif.RTSReq) []byte {
 	}
 	if n := e.buildDLData(bts, p, r.FN, uint8(usf), blk); n > 0 {
 		bts.Ctr.Add(CtrRLCDLBytes, uint64(n))
-		e.tapBlock(gsmtap.CatDLDataGPRS, false, trx.ARFCN, p.TS, gsmtap.ChannelPDTCH, r.FN, 0, 0, blk[:n])
+		cat := gsmtap.CatDLDataGPRS
+		if n != 23 && rlcmac.CSFromDLLen(n).IsEGPRS() {
+			cat = gsmtap.CatDLDataEGPRS
+		}
+		e.tapBlock(cat, false, trx.ARFCN, p.TS, gsmtap.ChannelPDTCH, r.FN, 0, 0, blk[:n])
 		return blk[:n]
 	}
 	if usf != usfUnused || len(p.ul) > 0 || len(p.dl) > 0 {

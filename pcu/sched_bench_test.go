@@ -37,8 +37,8 @@ func BenchmarkScheduleRTS16TBF(b *testing.B) {
 		m := e.newMS(bts, 0xc0000000+uint32(i))
 		m.MSClass = 1 // one slot each: all on the least loaded... force TS 3 below
 		t := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: uint8(i), slots: 1 << 3, ctrlTS: 3, cs: rlcmac.CS4, drained: -1}
-		t.sw.Reset(false, rlcmac.GPRSWS)
 		e.attach(t)
+		e.setupDLWindow(t)
 		m.DL = t
 		t.state = TBFFlow
 		tbfs = append(tbfs, t)

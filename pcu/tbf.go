@@ -59,7 +59,7 @@ var timerNames = [...]string{"", "X2002", "X2001", "T3141", "T3169", "T3191", "T
 
 // dlBlock keeps a sent DL RLC data unit for retransmission.
 type dlBlock struct {
-	unit  [50]byte
+	unit  [74]byte // up to an MCS-9 / MCS-6 data unit
 	n     int
 	e     bool
 	fbi   bool
@@ -107,8 +107,9 @@ type TBF struct {
 
 	// downlink
 	sw        rlcmac.SendWindow
-	blk       [rlcmac.GPRSSNS]dlBlock
-	cur       []byte // rest of the LLC frame being sent
+	egprs     bool      // EGPRS TBF (MCS-1..9, SNS 2048)
+	blk       []dlBlock // indexed by BSN & (len-1); len >= WS, a power of two
+	cur       []byte    // rest of the LLC frame being sent
 	curFrame  []byte
 	curFr     llc.Frame // the frame as dequeued (put back unchanged)
 	haveCur   bool
@@ -293,3 +294,6 @@ func (t *TBF) Debug() string {
 	return fmt.Sprintf("vs=%d va=%d unacked=%d pollOut=%v haveCur=%v drained=%v timer=%s@%v sendPDA=%v assignOn=%v q=%d",
 		t.sw.VS(), t.sw.VA(), t.sw.CountUnacked(), t.pollOut, t.haveCur, t.drained, timerNames[t.timer], t.deadline, t.sendPDA, t.assignOn != nil, t.ms.Queue.Len())
 }
+
+// dlb is the stored unit of a BSN.
+func (t *TBF) dlb(bsn int) *dlBlock { return &t.blk[bsn&(len(t.blk)-1)] }

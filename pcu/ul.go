@@ -374,6 +374,23 @@ func (e *Engine) ulControl(bts *BTS, p *PDCH, d *pcuif.Data) {
 			bts.Ctr.Inc(CtrChannelRequestDescription)
 			e.ulOnPACCH(bts, t)
 		}
+	case *rlcmac.EGPRSPacketDownlinkAckNack:
+		var t *TBF
+		for _, x := range bts.tbfs {
+			if x.dir == DirDL && x.attached && x.trx == p.TRX && x.tfi == m.DownlinkTFI {
+				t = x
+				break
+			}
+		}
+		if t == nil || !t.egprs {
+			e.tbfLog.Debug("EGPRS DL Ack/Nack for no EGPRS TBF", "tfi", m.DownlinkTFI)
+			return
+		}
+		e.dlAckNackEGPRS(t, &m.AckNack)
+		if m.HasChanReq {
+			bts.Ctr.Inc(CtrChannelRequestDescription)
+			e.ulOnPACCH(bts, t)
+		}
 	case *rlcmac.PacketResourceRequest:
 		e.resourceRequest(bts, p, r, m)
 	default:

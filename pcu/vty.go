@@ -24,6 +24,11 @@ func ParamsFromConfig(c *config.Config) Params {
 		p.CSLQ[i] = [2]int{c.CSLQual[i].Low, c.CSLQual[i].High}
 	}
 	p.AllocAlgo = c.AllocAlgorithm
+	if c.ForceInitialMCS {
+		p.ForceMCSDL = c.InitialMCSDL
+	}
+	p.MCSMaxDL = c.MaxMCSDL
+	p.WSBase, p.WSPDCH = c.WSBase, c.WSPDCH
 	p.TwoPhaseAccess = c.ForceTwoPhase
 	p.MultislotDefault = c.MSClassDefault
 	p.PreemptiveRetx = c.DLPreemptiveRetx
