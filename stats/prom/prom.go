@@ -203,8 +203,14 @@ func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 		dk := descKey{it.Group, it.Name}
 		desc := e.itmDsc[dk]
 		if desc == nil {
-			desc = prometheus.NewDesc(MetricName(it.Group, it.Name), "Stat item "+it.Group+" "+it.Name,
-				[]string{"index"}, nil)
+			help := strings.TrimSpace(it.Description)
+			if help == "" {
+				help = "Stat item " + it.Group + " " + it.Name
+			}
+			if it.Unit != "" {
+				help += " (" + it.Unit + ")"
+			}
+			desc = prometheus.NewDesc(MetricName(it.Group, it.Name), help, []string{"index"}, nil)
 			e.itmDsc[dk] = desc
 		}
 		ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, float64(it.Value), idx)
