@@ -38,10 +38,20 @@ func main() {
 	flag.IntVar(&cfg.MTU, "mtu", cfg.MTU, "TUN MTU")
 	flag.IntVar(&cfg.N201U, "n201u", cfg.N201U, "LLC N201-U (SNDCP segments larger packets)")
 	flag.IntVar(&cfg.RcvBuf, "rcvbuf", cfg.RcvBuf, "MS's TCP receive buffer maximum in octets (0: Linux default)")
+	flag.StringVar(&cfg.CC, "cc", cfg.CC, "the HTTP server's TCP congestion control (cubic, reno, bbr; empty: the host's default)")
 	scen := flag.String("scenario", "all", "all, off, osmo or gopcu")
 	plot := flag.String("plot", "", "PNG plot file (empty: none)")
 	quiet := flag.Bool("q", false, "no live status lines")
+	trace := flag.String("trace", "", "file for a per-second trace of the server's TCP state (ss -tin)")
 	flag.Parse()
+	if *trace != "" {
+		f, err := os.Create(*trace)
+		if err != nil {
+			fail(err)
+		}
+		defer f.Close()
+		cfg.Trace = f
+	}
 	cfg.FileBytes = *size << 10
 	if !*quiet {
 		cfg.Status = os.Stdout
@@ -69,8 +79,8 @@ func main() {
 	if len(scs) == 0 {
 		fail(fmt.Errorf("unknown scenario %q", *scen))
 	}
-	fmt.Printf("gopcu tcplab: %d MS, CS-%d on %d PDCHs, %d kB HTTP download per MS (Linux TCP, curl), ping -i %v, MTU %d, N201-U %d, MS rcvbuf %d, real time\n",
-		cfg.MSs, cfg.CS, cfg.Slots, *size, cfg.PingInterval.Seconds(), cfg.MTU, cfg.N201U, cfg.RcvBuf)
+	fmt.Printf("gopcu tcplab: %d MS, CS-%d on %d PDCHs, %d kB HTTP download per MS (Linux TCP, curl), ping -i %v, MTU %d, N201-U %d, MS rcvbuf %d, TCP %s, real time\n",
+		cfg.MSs, cfg.CS, cfg.Slots, *size, cfg.PingInterval.Seconds(), cfg.MTU, cfg.N201U, cfg.RcvBuf, cfg.CC)
 	var rows []tcplab.Row
 	var results []*demo.Result
 	start := time.Now()

@@ -45,6 +45,7 @@ import (
 	"github.com/gopcu/gopcu/tests/btsemu"
 	"github.com/gopcu/gopcu/tests/demo"
 	"github.com/gopcu/gopcu/tests/msemu"
+	"golang.org/x/sys/unix"
 )
 
 // ErrSkip is wrapped by Run's error when the lab cannot run on this
@@ -62,10 +63,12 @@ type Config struct {
 	MTU          int           // TUN MTU (IP packet size of full TCP segments)
 	N201U        int           // LLC information field for SNDCP segmentation
 	RcvBuf       int           // MS's net.ipv4.tcp_rmem max (receive window bound); 0: Linux default
+	CC           string        // the server's TCP congestion control ("cubic", Linux's default; "bbr", "reno"; "": the host's)
 	MaxTime      time.Duration // give a download up after this
 	Seed         int64
 	Dir          string    // scratch directory (PCU socket, downloaded files)
 	Status       io.Writer // a status line per second (nil: none)
+	Trace        io.Writer // per second: the server's TCP state (ss -tin) and the MS emulators (nil: none)
 }
 
 // DefaultConfig is the seed scenario: one MS, a 360 kB HTTP download,
@@ -73,7 +76,7 @@ type Config struct {
 // seed's phone and the demo).
 func DefaultConfig() Config {
 	return Config{MSs: 1, CS: 2, Slots: 4, FileBytes: 360 << 10, IdlePings: 5, PingInterval: time.Second,
-		MTU: 1400, N201U: DefaultN201U, RcvBuf: 64 << 10, MaxTime: 5 * time.Minute, Seed: 1}
+		MTU: 1400, N201U: DefaultN201U, RcvBuf: 64 << 10, CC: "cubic", MaxTime: 5 * time.Minute, Seed: 1}
 }
 
 // Result of one scenario: the demo's result (so its Summarize and
@@ -288,7 +291,24 @@ func Run(ctx context.Context, cfg Config, sc demo.Scenario) (*Result, error) {
 	rand.New(rand.NewSource(cfg.Seed)).Read(content)
 	want := sha256.Sum256(content)
 	var ln net.Listener
-	if err := srv.Do(func() (err error) { ln, err = net.Listen("tcp4", srvAddr+":80"); return }); err != nil {
+	// A new namespace inherits the host's congestion control (some hosts
+	// run BBR, and only the host may allow others for namespaces): the
+	// server's listening socket names its own (TCP_CONGESTION, root), and
+	// the accepted connections inherit it.
+	lc := net.ListenConfig{Control: func(network, address string, c syscall.RawConn) error {
+		if cfg.CC == "" {
+			return nil
+		}
+		var serr error
+		if err := c.Control(func(fd uintptr) { serr = unix.SetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION, cfg.CC) }); err != nil {
+			return err
+		}
+		if serr != nil {
+			return fmt.Errorf("TCP_CONGESTION %s: %w", cfg.CC, serr)
+		}
+		return nil
+	}}
+	if err := srv.Do(func() (err error) { ln, err = lc.Listen(context.Background(), "tcp4", srvAddr+":80"); return }); err != nil {
 		return nil, fmt.Errorf("listen in %s: %w", srv.Name, err)
 	}
 	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -309,7 +329,9 @@ func Run(ctx context.Context, cfg Config, sc demo.Scenario) (*Result, error) {
 	cleanup = append(cleanup, func() { bts.Close() })
 	params := pcu.DefaultParams()
 	params.LLC = sc.LLC
+	// the scenario's coding scheme, pinned: no link adaptation (`cs N N`, `cs max N N`)
 	params.ForceCSDL, params.ForceCSUL = cfg.CS, cfg.CS
+	params.CSMaxDL, params.CSMaxUL = cfg.CS, cfg.CS
 	eng := pcu.New(pcu.Config{SocketPath: path, Params: &params})
 	gb := &gbSide{n: cfg.MSs}
 	eng.SetGb(gb)
@@ -551,6 +573,13 @@ wait:
 		case <-rctx.Done():
 			return nil, context.Cause(rctx) // the cleanup kills curl and ping
 		case <-tick.C:
+			if cfg.Trace != nil {
+				out, _ := srv.Output("ss", "-tin", "state", "established")
+				fmt.Fprintf(cfg.Trace, "--- %.1fs\n%s", time.Since(start).Seconds(), out)
+				for k, s := range sides {
+					fmt.Fprintf(cfg.Trace, "MS%d queue %d ms\n", k, s.queueMs.Load())
+				}
+			}
 			if cfg.Status != nil {
 				for k, s := range sides {
 					var got int64
