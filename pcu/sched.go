@@ -177,6 +177,7 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 			bts.Ctr.Inc(CtrPktDLAckNackTimeout)
 		}
 		t.n3105++
+		e.tbfLog.Debug("DL Ack/Nack poll timed out", "tbf", t.String(), "n3105", t.n3105)
 		if t.n3105 >= e.params.N3105 {
 			bts.Ctr.Inc(CtrPktDLAckNackFailed)
 			bts.Ctr.Inc(CtrRLCAckFailed)

@@ -29,12 +29,14 @@ type Cell struct {
 	DLLoss float64 // probability that a DL radio block is not received
 	// ULLqualCb is the C/I (cB) the BTS reports for uplink blocks (default 150).
 	ULLqualCb int16
-	ULLoss float64 // probability that an UL radio block is lost
-	rnd    *rand.Rand
-	ul     map[uint32][]pcuif.Data
-	arfcn  uint16
+	ULLoss    float64 // probability that an UL radio block is lost
+	rnd       *rand.Rand
+	ul        map[uint32][]pcuif.Data
+	arfcn     uint16
 	// Blocks counts DL blocks seen per kind.
 	Blocks struct{ Data, Control, Dummy, Idle int }
+	// DataCS counts the DL data blocks addressed to an MS per coding scheme.
+	DataCS map[rlcmac.CodingScheme]int
 }
 
 // NewCell makes a cell over a running BTS emulator (seed makes loss and
@@ -150,7 +152,11 @@ type MS struct {
 	TLLI  uint32
 	IMSI  string
 	Class int
-	cs    rlcmac.CodingScheme
+	// EGPRSClass > 0 makes the MS EGPRS capable: DL TBFs assigned with an
+	// EGPRS window are received as MCS-1..9 blocks and acknowledged with
+	// EGPRS Packet Downlink Ack/Nack.
+	EGPRSClass int
+	cs         rlcmac.CodingScheme
 
 	// OnLLC receives every downlink LLC frame (LLC UI dummies removed).
 	OnLLC func(frame []byte)
@@ -179,12 +185,13 @@ type MS struct {
 
 type dlState struct {
 	active      bool
+	egprs       bool
 	trx         uint8
 	tfi         uint8
 	slots       uint8
 	rw          rlcmac.ReceiveWindow
-	units       [rlcmac.GPRSSNS][]byte
-	hdr         [rlcmac.GPRSSNS]rlcmac.GPRSDLHeader
+	units       [rlcmac.EGPRSSNS][]byte
+	hdr         [rlcmac.EGPRSSNS]unitHdr
 	llcBuf      []byte
 	finalRx     bool
 	waitRelease bool
@@ -274,15 +281,27 @@ func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
 		if ia.Rest.TLLI != m.TLLI {
 			return false
 		}
-		m.startDL(0, ia.Rest.TFI, 1<<ia.TN)
+		ws := 0
+		if ia.Rest.HasEGPRS {
+			ws = rlcmac.EGPRSWindowSize(ia.Rest.WindowSize)
+		}
+		m.startDL(0, ia.Rest.TFI, 1<<ia.TN, ws)
 		return true
 	}
 	return false
 }
 
-func (m *MS) startDL(trx, tfi, slots uint8) {
-	m.dl = dlState{active: true, trx: trx, tfi: tfi, slots: slots}
-	m.dl.rw.Reset(false, rlcmac.GPRSWS)
+// unitHdr is what reassembly needs of a received data unit's header.
+type unitHdr struct{ e, fbi bool }
+
+// startDL starts a DL TBF; ws > 0 is an EGPRS window.
+func (m *MS) startDL(trx, tfi, slots uint8, ws int) {
+	m.dl = dlState{active: true, trx: trx, tfi: tfi, slots: slots, egprs: ws > 0}
+	if ws > 0 {
+		m.dl.rw.Reset(true, ws)
+	} else {
+		m.dl.rw.Reset(false, rlcmac.GPRSWS)
+	}
 }
 
 // startUL begins an UL TBF and segments the queued frames into blocks.
@@ -423,6 +442,10 @@ func (m *MS) dlBlock(d pcuif.Data, lost bool) {
 	if m.ul.active && m.ul.assigned && !m.ul.done && m.ul.slots&(1<<ts) != 0 && b[0]&7 == m.ul.usf[ts] {
 		m.ulTransmit(ulBlockFN(d.FN), ts)
 	}
+	if len(b) != rlcmac.ControlBlockLen && rlcmac.CSFromDLLen(len(b)).IsEGPRS() {
+		m.dlDataEGPRS(d)
+		return
+	}
 	switch b[0] >> 6 {
 	case rlcmac.PTData:
 		m.cell.Blocks.Data++
@@ -444,20 +467,11 @@ func (m *MS) dlData(d pcuif.Data) {
 	if !cs.IsGPRS() {
 		return
 	}
-	bsn := int(h.BSN)
-	if ok, dup := m.dl.rw.Receive(bsn); ok && !dup {
-		m.dl.units[bsn] = append([]byte(nil), d.Payload[3:3+cs.DataLen()]...)
-		m.dl.hdr[bsn] = h
-		from := m.dl.rw.VQ()
-		for n := m.dl.rw.RaiseVQ(); n > 0; n-- {
-			m.reassembleDL(from)
-			from = (from + 1) % rlcmac.GPRSSNS
-		}
-	}
+	m.receiveUnit(int(h.BSN), d.Payload[3:3+cs.DataLen()], unitHdr{h.E, h.FBI})
 	if h.FBI {
 		m.dl.finalRx = true
 	}
-	if h.SP {
+	if h.SP && !m.dl.egprs {
 		final := m.dl.finalRx && m.dl.rw.Complete()
 		a := rlcmac.PacketDownlinkAckNack{DownlinkTFI: m.dl.tfi, AckNack: m.dl.rw.GPRSAckNack(final)}
 		if len(m.ulQueue) > 0 && !m.ul.active {
@@ -474,11 +488,69 @@ func (m *MS) dlData(d pcuif.Data) {
 	}
 }
 
+// receiveUnit stores a DL data unit in the receive window and delivers
+// the LLC frames V(Q) passes.
+func (m *MS) receiveUnit(bsn int, data []byte, h unitHdr) {
+	if ok, dup := m.dl.rw.Receive(bsn); ok && !dup {
+		m.dl.units[bsn] = append([]byte(nil), data...)
+		m.dl.hdr[bsn] = h
+		from := m.dl.rw.VQ()
+		for n := m.dl.rw.RaiseVQ(); n > 0; n-- {
+			m.reassembleDL(from)
+			from = (from + 1) % m.dl.rw.SNS()
+		}
+	}
+}
+
+// dlDataEGPRS receives an EGPRS DL data block (one or two units).
+func (m *MS) dlDataEGPRS(d pcuif.Data) {
+	if !m.dl.active || !m.dl.egprs || m.dl.slots&(1<<d.TS) == 0 {
+		return
+	}
+	var blk rlcmac.EGPRSDLBlock
+	if err := blk.Parse(d.Payload); err != nil || blk.Header.TFI != m.dl.tfi {
+		return
+	}
+	m.cell.Blocks.Data++
+	if m.cell.DataCS == nil {
+		m.cell.DataCS = map[rlcmac.CodingScheme]int{}
+	}
+	m.cell.DataCS[blk.CS]++
+	h := &blk.Header
+	dl := blk.CS.DataLen()
+	for i := 0; i < blk.NUnits; i++ {
+		bsn := int(h.BSN1)
+		if i == 1 {
+			bsn = int(h.BSN2)
+		}
+		if h.FBI[i] {
+			m.dl.finalRx = true
+		}
+		m.receiveUnit(bsn, blk.Data[i][:dl], unitHdr{h.E[i], h.FBI[i]})
+	}
+	if h.ESP != 0 {
+		final := m.dl.finalRx && m.dl.rw.Complete()
+		a := rlcmac.EGPRSPacketDownlinkAckNack{DownlinkTFI: m.dl.tfi}
+		// room for the bitmap after the other fields of the 23-octet block
+		a.AckNack = m.dl.rw.EGPRSAckNack(final, 120)
+		if len(m.ulQueue) > 0 && !m.ul.active {
+			a.HasChanReq = true
+			a.ChanReq = rlcmac.ChannelRequestDescription{RLCOctetCount: uint16(min(len(m.ulQueue[0]), 0xffff))}
+		}
+		m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TS, &a)
+		m.Polls++
+		if final {
+			m.dl.active = false
+			m.dl.waitRelease = true
+		}
+	}
+}
+
 func (m *MS) reassembleDL(bsn int) {
 	h := m.dl.hdr[bsn]
 	data := m.dl.units[bsn]
 	var u rlcmac.ULUnit
-	if err := rlcmac.ParseULUnit(data, false, h.E, false, false, h.FBI, &u); err != nil {
+	if err := rlcmac.ParseULUnit(data, m.dl.egprs, h.e, false, false, h.fbi, &u); err != nil {
 		return
 	}
 	for i := 0; i < u.N; i++ {
@@ -543,7 +615,11 @@ func (m *MS) dlControl(d pcuif.Data) {
 			return
 		}
 		slots := reverse(x.TimeslotAlloc)
-		m.startDL(m.dl.trx, x.DownlinkTFI, slots)
+		ws := 0
+		if x.HasEGPRS {
+			ws = rlcmac.EGPRSWindowSize(x.WindowSize)
+		}
+		m.startDL(m.dl.trx, x.DownlinkTFI, slots, ws)
 		if h.SP {
 			m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
 		}
@@ -630,8 +706,9 @@ func fnDelta(a, b uint32) int {
 
 // Debug summarises the MS's state (for test failure messages).
 func (m *MS) Debug() string {
-	return fmt.Sprintf("ul{active=%v tfi=%d next=%d/%d vs=%d va=%d contention=%v} dl{active=%v} rach=%v queue=%d",
-		m.ul.active, m.ul.tfi, m.ul.next, len(m.ul.blocks), m.ul.sw.VS(), m.ul.sw.VA(), m.ul.contention, m.dl.active, m.rachWait, len(m.ulQueue))
+	return fmt.Sprintf("ul{active=%v tfi=%d next=%d/%d vs=%d va=%d contention=%v} dl{active=%v egprs=%v tfi=%d slots=%#x vq=%d vr=%d final=%v waitRelease=%v} rach=%v queue=%d polls=%d",
+		m.ul.active, m.ul.tfi, m.ul.next, len(m.ul.blocks), m.ul.sw.VS(), m.ul.sw.VA(), m.ul.contention,
+		m.dl.active, m.dl.egprs, m.dl.tfi, m.dl.slots, m.dl.rw.VQ(), m.dl.rw.VR(), m.dl.finalRx, m.dl.waitRelease, m.rachWait, len(m.ulQueue), m.Polls)
 }
 
 // ULActive reports whether the MS has an uplink TBF.
