@@ -542,6 +542,9 @@ func (e *Engine) nextFrame(t *TBF) bool {
 	}
 	t.bts.Ctr.Inc(CtrLLCFrameSched)
 	t.bts.Ctr.Add(CtrLLCDLBytes, uint64(len(fr.Data)))
+	if o := e.cfg.Observer; o != nil {
+		o.Sojourn(m.TLLI, fr.Sojourn)
+	}
 	t.curFr = fr
 	t.curFrame = fr.Data
 	t.cur = fr.Data

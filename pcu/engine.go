@@ -53,6 +53,17 @@ type Config struct {
 	// ListenUDP opens the NS sockets (default ns.ListenUDP); tests use it
 	// to open them inside a network namespace.
 	ListenUDP func(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error)
+	// Observer, when set, gets the sojourn time of every LLC frame.
+	Observer Observer
+	// Capture, when set, records every Gb datagram sent and received and
+	// every GSMTAP datagram the tap sends (stats/capture.Capture).
+	Capture PacketCapture
+}
+
+// PacketCapture records datagrams for a pcap file. Methods must not block.
+type PacketCapture interface {
+	UDP(ts time.Time, src, dst netip.AddrPort, payload []byte) bool
+	GSMTAPDatagram(ts time.Time, b []byte) bool
 }
 
 // Engine is the PCU core.

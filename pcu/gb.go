@@ -1,6 +1,8 @@
 package pcu
 
 import (
+	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
@@ -67,17 +69,34 @@ func (e *Engine) gbConfigure(bts *BTS) {
 		e.gbl.cfg = cfg
 		return
 	}
-	udp, err := e.cfg.ListenUDP(ns.BindAddrs(eps), func(d ns.Datagram) {
+	var local func(bind int, peer netip.AddrPort) netip.AddrPort
+	deliver := func(d ns.Datagram) {
 		select {
 		case e.gbRx <- d:
 		case <-e.done:
 		}
-	})
+	}
+	if c := e.cfg.Capture; c != nil {
+		next := deliver
+		deliver = func(d ns.Datagram) {
+			c.UDP(time.Now(), d.From, local(d.Bind, d.From), d.Data)
+			next(d)
+		}
+	}
+	udp, err := e.cfg.ListenUDP(ns.BindAddrs(eps), deliver)
 	if err != nil {
 		e.gbLog.Error("cannot open the NS UDP sockets", "err", err)
 		return
 	}
-	gb, err := bssgp.New(cfg, udp, gbHandler{e}, e.cfg.Logs.Logger(logx.CatBSSGP))
+	local = capturedLocal(udp)
+	var tr ns.Transport = udp
+	if c := e.cfg.Capture; c != nil {
+		tr = ns.TransportFunc(func(bind int, to netip.AddrPort, b []byte) error {
+			c.UDP(time.Now(), local(bind, to), to, b)
+			return udp.Send(bind, to, b)
+		})
+	}
+	gb, err := bssgp.New(cfg, tr, gbHandler{e}, e.cfg.Logs.Logger(logx.CatBSSGP))
 	if err != nil {
 		udp.Close()
 		e.gbLog.Error("cannot start Gb", "err", err)
@@ -223,5 +242,30 @@ func (e *Engine) flowControlMS() {
 		if _, err := e.gbl.gb.SendFlowControlMS(m.TLLI, bucket, leak, now); err != nil {
 			e.gbLog.Debug("FLOW-CONTROL-MS not sent", "ms", m.String(), "err", err)
 		}
+	}
+}
+
+// capturedLocal gives the local address a capture shows for a datagram of
+// a bind: the bind's address, or for a wildcard bind the source address
+// the kernel picks towards the peer (looked up once per peer).
+func capturedLocal(udp *ns.UDP) func(bind int, peer netip.AddrPort) netip.AddrPort {
+	var mu sync.Mutex
+	cache := map[netip.AddrPort]netip.Addr{}
+	return func(bind int, peer netip.AddrPort) netip.AddrPort {
+		la := udp.LocalAddr(bind)
+		if !la.Addr().IsUnspecified() {
+			return la
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		a, ok := cache[peer]
+		if !ok {
+			var err error
+			if a, err = ns.SourceAddrTowards(peer); err != nil {
+				a = la.Addr()
+			}
+			cache[peer] = a
+		}
+		return netip.AddrPortFrom(a, la.Port())
 	}
 }

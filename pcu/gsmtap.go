@@ -3,6 +3,7 @@ package pcu
 import (
 	"net"
 	"net/netip"
+	"time"
 
 	"github.com/gopcu/gopcu/gsmtap"
 )
@@ -67,6 +68,9 @@ func (e *Engine) tapBlock(cat gsmtap.Category, uplink bool, arfcn uint16, ts uin
 		return
 	}
 	n += copy(t.buf[n:], payload)
+	if c := e.cfg.Capture; c != nil {
+		c.GSMTAPDatagram(time.Now(), t.buf[:n])
+	}
 	if _, err := t.conn.WriteToUDPAddrPort(t.buf[:n], t.dst); err != nil {
 		t.errs++ // e.g. ICMP port unreachable from an earlier datagram
 		return

@@ -133,6 +133,9 @@ func (e *Engine) freeMS(m *MS) {
 	}
 	m.bts.ms.remove(m)
 	m.bts.msPresent.Set(int64(len(m.bts.ms.all)))
+	if o := e.cfg.Observer; o != nil && m.TLLI != TLLIUnset {
+		o.MSGone(m.TLLI)
+	}
 	e.log.Debug("MS freed", "ms", m.String())
 }
 

@@ -50,6 +50,9 @@ type StatsConfig struct {
 	// in libosmocore's format. ShowRateCounters, when set, replaces that.
 	Counters         *ratectr.Registry
 	ShowRateCounters func(c *Context, skipZero bool)
+	// ShowStats, when set, implements `show stats [level L] [skip-zero]`
+	// (level "" = every group).
+	ShowStats func(c *Context, level string, skipZero bool)
 	// Report and Reset implement `stats report` / `stats reset`.
 	Report, Reset func()
 }
@@ -143,8 +146,21 @@ func (v *VTY) installStats() {
 		}
 		return nil
 	}
-	v.InstallVE("show stats [skip-zero]", libHelp["show stats [skip-zero]"], Pending, libCmd())
-	v.InstallVE("show stats level (global|peer|subscriber) [skip-zero]", libHelp["show stats level (global|peer|subscriber) [skip-zero]"], Pending, libCmd())
+	showStats := func(level bool) Handler {
+		return func(c *Context) error {
+			if sc.ShowStats == nil {
+				return nil
+			}
+			lvl, args := "", c.Args
+			if level && len(args) > 0 {
+				lvl, args = args[0], args[1:]
+			}
+			sc.ShowStats(c, lvl, len(args) > 0 && args[0] != "")
+			return nil
+		}
+	}
+	v.InstallVE("show stats [skip-zero]", libHelp["show stats [skip-zero]"], showStats(false), libCmd())
+	v.InstallVE("show stats level (global|peer|subscriber) [skip-zero]", libHelp["show stats level (global|peer|subscriber) [skip-zero]"], showStats(true), libCmd())
 	v.InstallVE("show asciidoc counters", libHelp["show asciidoc counters"], Pending, libCmd())
 	v.InstallVE("show rate-counters [skip-zero]", libHelp["show rate-counters [skip-zero]"], showRC, libCmd())
 	v.Enable().lib("stats report", func(c *Context) error {

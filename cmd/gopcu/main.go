@@ -19,6 +19,8 @@ import (
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
 	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/stats"
+	"github.com/gopcu/gopcu/stats/prom"
 	"github.com/gopcu/gopcu/vty"
 	"github.com/gopcu/gopcu/vty/console"
 )
@@ -79,6 +81,7 @@ type daemon struct {
 	base   slog.Handler
 	stdout io.Writer
 	stderr io.Writer
+	stats  *statsWiring
 }
 
 func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout, stderr io.Writer) (*daemon, error) {
@@ -97,11 +100,33 @@ func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout,
 		sock = s.PCUSocket
 	}
 	d := &daemon{s: s, cfg: cfg}
+	w := &statsWiring{d: d}
+	d.stats = w
 	params := d.params()
-	eng := pcu.New(pcu.Config{SocketPath: sock, PinVersion: pcuif.Version(s.PinVersion), Logs: logs, Counters: ctrs,
-		Params: &params, Gb: true})
+	ecfg := pcu.Config{SocketPath: sock, PinVersion: pcuif.Version(s.PinVersion), Logs: logs, Counters: ctrs,
+		Params: &params, Gb: true}
+	if s.PcapFile != "" {
+		c, err := openCapture(s.PcapFile, params.GSMTAPHost)
+		if err != nil {
+			return nil, err
+		}
+		w.capture, ecfg.Capture = c, c
+	}
+	if s.MetricsAddr != "" {
+		w.prom = prom.New(ctrs)
+		ecfg.Observer = promObserver{w.prom}
+	}
+	eng := pcu.New(ecfg)
 	eng.InstallVTY(v)
 	d.logs, d.ctrs, d.eng, d.v, d.stdout, d.stderr = logs, ctrs, eng, v, stdout, stderr
+	v.Stats.Report = w.report
+	v.Stats.ShowStats = func(c *vty.Context, level string, skipZero bool) {
+		o := stats.ShowOptions{SkipZero: skipZero}
+		if level != "" {
+			o.MaxLevel, _ = stats.ParseLevel(level)
+		}
+		stats.WriteShowStats(c, ctrs.Groups(), w.itemsNow(), o)
+	}
 	return d, nil
 }
 
@@ -146,6 +171,16 @@ func (d *daemon) run(ctx context.Context) error {
 	go srv.Serve(ln)
 	defer srv.Close()
 	logx.Notice(log, "VTY listening", "addr", ln.Addr().String())
+	defer d.stats.close()
+	if d.stats.prom != nil {
+		ps, err := d.stats.prom.Serve(d.s.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("metrics: %w", err)
+		}
+		d.stats.promSrv = ps
+		logx.Notice(log, "Prometheus metrics", "url", "http://"+ps.Addr().String()+"/metrics")
+	}
+	go d.stats.run(ctx)
 	if d.s.Console {
 		go d.console(ctx)
 	}

@@ -28,6 +28,8 @@ type settings struct {
 	VTYPortGiven bool
 	Console      bool
 	LogLevel     string
+	MetricsAddr  string
+	PcapFile     string
 }
 
 func parseSettings(args []string, stderr io.Writer) (*settings, error) {
@@ -53,13 +55,15 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 	fs.Int("vty-port", 4240, "VTY telnet port")
 	fs.Bool("console", false, "Attach an interactive VTY console to this terminal")
 	fs.String("log-level", "", "Initial level of all log categories (debug, info, notice, error, fatal)")
+	fs.String("metrics-addr", "", "Serve Prometheus metrics on this address (host:port, path /metrics); empty = off")
+	fs.String("pcap", "", "Write Gb (NS/BSSGP) and GSMTAP datagrams to this pcap file")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	for _, k := range []string{"config-file", "pcu-sock", "pcuif-version", "vty-bind", "vty-port", "log-level", "gsmtap-ip"} {
+	for _, k := range []string{"config-file", "pcu-sock", "pcuif-version", "vty-bind", "vty-port", "log-level", "gsmtap-ip", "metrics-addr", "pcap"} {
 		if err := v.BindPFlag(k, fs.Lookup(k)); err != nil {
 			return nil, err
 		}
@@ -76,6 +80,8 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 		VTYPort:      v.GetInt("vty-port"),
 		VTYPortGiven: fs.Changed("vty-port") || v.GetInt("vty-port") != 4240,
 		LogLevel:     v.GetString("log-level"),
+		MetricsAddr:  v.GetString("metrics-addr"),
+		PcapFile:     v.GetString("pcap"),
 	}
 	s.Help, _ = fs.GetBool("help")
 	s.Version, _ = fs.GetBool("version")

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+	"github.com/google/gopacket/pcapgo"
+
+	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/tests/btsemu"
+	"github.com/gopcu/gopcu/vty"
+)
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestDaemonStatsMetricsPcap runs the daemon against the BTS emulator with
+// a statsd reporter from the config file, --metrics-addr and --pcap: the
+// statsd listener gets the BTS's stat items, /metrics serves them, and the
+// pcap holds the NS datagrams sent towards the (silent) SGSN address.
+func TestDaemonStatsMetricsPcap(t *testing.T) {
+	dir := t.TempDir()
+	statsdSock, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer statsdSock.Close()
+	sgsn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sgsn.Close()
+	nsPort := sgsn.LocalAddr().(*net.UDPAddr).Port
+	cfgFile := filepath.Join(dir, "gopcu.cfg")
+	cfgText := fmt.Sprintf("stats interval 1\nstats reporter statsd\n remote-ip 127.0.0.1\n remote-port %d\n level subscriber\n enable\n",
+		statsdSock.LocalAddr().(*net.UDPAddr).Port)
+	if err := os.WriteFile(cfgFile, []byte(cfgText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "pcu_bts")
+	info := btsemu.DefaultInfo(pcuif.V12)
+	info.SetRemote(0, 101, uint16(freePort(t)), netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(nsPort)))
+	bts, err := btsemu.Listen(btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bts.Close()
+
+	metrics := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	pcapFile := filepath.Join(dir, "gb.pcap")
+	s, err := parseSettings([]string{"-c", cfgFile, "--pcu-sock", sock, "--vty-port", "0", "--metrics-addr", metrics, "--pcap", pcapFile}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logBuf bytes.Buffer
+	d, err := newDaemon(s, logx.NewText(&syncWriter{w: &logBuf}), &ratectr.Registry{}, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.run(ctx) }()
+
+	// statsd: the BTS's PDCHs (TS 4-7) arrive as a gauge
+	want := "bts.0.pdch.available:4|g"
+	buf := make([]byte, 65536)
+	got := ""
+	statsdSock.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for !strings.Contains(got, want) {
+		n, err := statsdSock.Read(buf)
+		if err != nil {
+			t.Fatalf("statsd: %v; got so far:\n%s", err, got)
+		}
+		got += string(buf[:n]) + "\n"
+	}
+	// Prometheus
+	var body string
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		resp, err := http.Get("http://" + metrics + "/metrics")
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			body = string(b)
+			if strings.Contains(body, "gopcu_bts_pdch_available{") {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no pdch.available on /metrics (err %v):\n%.2000s", err, body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// show stats (libosmocore's format, as osmo-pcu)
+	sess := d.v.NewSession(vty.ExecutorFunc(d.exec).Do)
+	sess.Start()
+	out := string(sess.Feed([]byte("show stats level global\r")))
+	sess.Release()
+	if !strings.Contains(out, "BTS Statistics (0):\r\n") || !strings.Contains(out, " PDCH available       :        4 \r\n") {
+		t.Fatalf("show stats:\n%s", out)
+	}
+	// the NS-RESET towards the SGSN address
+	sgsn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := sgsn.Read(buf); err != nil {
+		t.Fatalf("no NS datagram: %v", err)
+	}
+	cancel()
+	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("daemon: %v", err)
+	}
+	f, err := os.Open(pcapFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := pcapgo.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	toSGSN := 0
+	for {
+		data, _, err := r.ReadPacketData()
+		if err != nil {
+			break
+		}
+		p := gopacket.NewPacket(data, r.LinkType(), gopacket.Default)
+		if u, ok := p.Layer(layers.LayerTypeUDP).(*layers.UDP); ok && int(u.DstPort) == nsPort {
+			toSGSN++
+		}
+	}
+	if toSGSN == 0 {
+		fi, _ := os.Stat(pcapFile)
+		t.Fatalf("pcap (%d octets, link %v) holds no datagram to the SGSN", fi.Size(), r.LinkType())
+	}
+}
+
+// syncWriter serialises log writes from the daemon's goroutines.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/stats"
+	"github.com/gopcu/gopcu/stats/capture"
+	"github.com/gopcu/gopcu/stats/prom"
+	"github.com/gopcu/gopcu/stats/statsd"
+)
+
+// statsWiring runs the statsd/log reporters of the VTY `stats` config, the
+// Prometheus exporter (--metrics-addr) and the pcap capture (--pcap).
+// Everything but setup and close runs on the engine goroutine.
+type statsWiring struct {
+	d         *daemon
+	items     []stats.Item
+	reporters []*statsd.Reporter
+	key       string // the reporters' config when they were built
+	prom      *prom.Exporter
+	promSrv   *prom.Server
+	capture   *capture.Capture
+}
+
+// observer feeds the exporter's sojourn histograms (engine goroutine).
+type promObserver struct{ e *prom.Exporter }
+
+func (o promObserver) Sojourn(tlli uint32, d time.Duration) { o.e.ObserveSojourn(tlli, d) }
+func (o promObserver) MSGone(tlli uint32)                   { o.e.ForgetMS(tlli) }
+
+// openCapture creates the pcap file before the engine exists (the engine
+// takes it in its Config).
+func openCapture(path, gsmtapHost string) (*capture.Capture, error) {
+	opts := capture.Options{}
+	if a, err := netip.ParseAddr(gsmtapHost); err == nil {
+		opts.GSMTAPDst = netip.AddrPortFrom(a, 4729)
+	}
+	c, err := capture.Create(path, opts)
+	if err != nil {
+		return nil, fmt.Errorf("pcap: %w", err)
+	}
+	return c, nil
+}
+
+func (w *statsWiring) itemsNow() []stats.Item {
+	w.items = w.d.eng.StatItems(w.items[:0])
+	return w.items
+}
+
+// configKey is the part of the VTY stats config the reporters depend on.
+func (w *statsWiring) configKey() string {
+	sc := w.d.v.Stats
+	k := fmt.Sprint(sc.Interval)
+	for _, r := range sc.Reporters {
+		k += fmt.Sprintf("|%+v", *r)
+	}
+	return k
+}
+
+// sync rebuilds the reporters when the VTY stats config changed (engine
+// goroutine, after every VTY command; libosmocore reconfigures at once).
+func (w *statsWiring) sync() {
+	k := w.configKey()
+	if k == w.key {
+		return
+	}
+	w.key = k
+	for _, r := range w.reporters {
+		r.Close()
+	}
+	log := w.d.logs.Logger(logx.CatPCU)
+	sc := w.d.v.Stats
+	rs, err := statsd.FromVTY(sc, w.d.ctrs, w.itemsNow)
+	if err != nil {
+		logx.Notice(log, "stats reporter disabled", "err", err)
+	}
+	lrs, err := statsd.LogFromVTY(sc, w.d.ctrs, w.itemsNow, func(line string) { logx.Notice(log, line) })
+	if err != nil {
+		logx.Notice(log, "stats reporter disabled", "err", err)
+	}
+	w.reporters = append(rs, lrs...)
+}
+
+// tick runs once a second on the engine goroutine.
+func (w *statsWiring) tick(now time.Time) {
+	w.sync()
+	for _, r := range w.reporters {
+		r.Tick(now)
+	}
+	if w.prom != nil {
+		w.prom.SetItems(w.itemsNow())
+	}
+}
+
+// report is `stats report`: every reporter sends now.
+func (w *statsWiring) report() {
+	w.sync()
+	now := time.Now()
+	for _, r := range w.reporters {
+		r.Report(now)
+	}
+}
+
+// run ticks until ctx ends.
+func (w *statsWiring) run(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			if w.d.eng.Call(func() { w.tick(now) }) != nil {
+				return
+			}
+		}
+	}
+}
+
+func (w *statsWiring) close() {
+	for _, r := range w.reporters {
+		r.Close()
+	}
+	if w.promSrv != nil {
+		w.promSrv.Close()
+	}
+	if w.capture != nil {
+		w.capture.Close()
+	}
+}
