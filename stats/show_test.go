@@ -1,4 +1,4 @@
-package stats
+package stats_test
 
 import (
 	"os"
@@ -9,6 +9,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/stats"
 )
 
 const nsvcName = "NSE00101-NSVC-UDP-0_0_0_0:23001-127_0_0_1:23000"
@@ -16,7 +17,7 @@ const nsvcName = "NSE00101-NSVC-UDP-0_0_0_0:23001-127_0_0_1:23000"
 // refSetup rebuilds the state of osmo-pcu 1.1.0 when its `show stats` was
 // recorded (stats/statsd TestOsmoPCUReference -update): one NS-RESET sent
 // in the last minute and another in the last second, no SGSN answer.
-func refSetup() ([]*ratectr.Group, []Item, func(*ratectr.Group) string) {
+func refSetup() ([]*ratectr.Group, []stats.Item, func(*ratectr.Group) string) {
 	reg := &ratectr.Registry{}
 	nsvc := ratectr.NewGroup("ns:nsvc", "NSVC Peer Statistics", 0, ns.CounterDescs)
 	nse := ratectr.NewGroup("ns:nse", "NSE Peer Statistics", 101, ns.CounterDescs)
@@ -41,7 +42,7 @@ func refSetup() ([]*ratectr.Group, []Item, func(*ratectr.Group) string) {
 		g.Inc(lostReset)
 	}
 	reg.Tick() // the 60th: per-second and per-minute rates
-	items := []Item{
+	items := []stats.Item{
 		{Group: "ns.nsvc", IndexName: nsvcName, GroupDescription: "NSVC Peer Statistics", Name: "alive.delay",
 			Description: "ALIVE response time        ", Unit: "ms"},
 		{Group: "ns.bind", GroupDescription: "NS Bind Statistics", Name: "tx_backlog_length",
@@ -70,7 +71,7 @@ func TestShowStatsTranscript(t *testing.T) {
 	}
 	groups, items, name := refSetup()
 	var b strings.Builder
-	WriteShowStats(&b, groups, items, ShowOptions{GroupName: name})
+	stats.WriteShowStats(&b, groups, items, stats.ShowOptions{GroupName: name})
 	if got := b.String(); got != string(want) {
 		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
 		for i := range min(len(gl), len(wl)) {
@@ -85,7 +86,7 @@ func TestShowStatsTranscript(t *testing.T) {
 func TestShowStatsLevelSkipZero(t *testing.T) {
 	groups, items, name := refSetup()
 	var b strings.Builder
-	WriteShowStats(&b, groups, items, ShowOptions{MaxLevel: ClassGlobal, SkipZero: true, GroupName: name})
+	stats.WriteShowStats(&b, groups, items, stats.ShowOptions{MaxLevel: stats.ClassGlobal, SkipZero: true, GroupName: name})
 	want := "Ungrouped counters:\n" +
 		"BTS Statistics (0):\n" +
 		"BTS Statistics (0):\n" +
@@ -94,7 +95,7 @@ func TestShowStatsLevelSkipZero(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 	b.Reset()
-	WriteShowStats(&b, groups, items, ShowOptions{MaxLevel: ClassPeer, SkipZero: true})
+	stats.WriteShowStats(&b, groups, items, stats.ShowOptions{MaxLevel: stats.ClassPeer, SkipZero: true})
 	if got := b.String(); !strings.Contains(got, "NSE Peer Statistics (101):\n Packets at NS Level  (Out):        2 (1/s 2/m 0/h 0/d)\n") ||
 		strings.Contains(got, "SGSN") {
 		t.Fatalf("level peer:\n%s", got)
