@@ -1,0 +1,680 @@
+package logx
+
+// Log targets: libosmocore's "log stderr", "log file", "log syslog" and
+// "log gsmtap" outputs, each with its own category levels, filter and
+// line format, fed by one fan-out slog.Handler (Fanout).
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"log/syslog"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// FileMode says whether and how a log line names its source file
+// (`logging print file (0|1|basename)`).
+type FileMode int
+
+// File name modes.
+const (
+	FileNone     FileMode = iota // "0"
+	FilePath                     // "1": full path and line
+	FileBasename                 // "basename": base name and line
+)
+
+// ParseFileMode parses the argument of `logging print file`.
+func ParseFileMode(s string) FileMode {
+	switch s {
+	case "1":
+		return FilePath
+	case "basename":
+		return FileBasename
+	}
+	return FileNone
+}
+
+// Format is the line layout of a target (libosmocore's print_* flags).
+type Format struct {
+	Timestamp    bool // ctime-style local time, "Mon Nov 30 09:51:17 2026 "
+	ExtTimestamp bool // "YYYYMMDDhhmmssmmm " (takes precedence over Timestamp)
+	ThreadID     bool // process id (Go has no thread ids)
+	Category     bool // "DPCU "
+	CategoryHex  bool // "<000e> "
+	Level        bool // "NOTICE "
+	File         FileMode
+	FileLast     bool // source " (file.go:12)" after the message instead of before
+	Color        bool
+}
+
+// Entry is one log record as a target sees it.
+type Entry struct {
+	Time  time.Time
+	Cat   string // category name ("pcu"); "" if the record carried none
+	Level slog.Level
+	Msg   string // message followed by " key=value" for every attribute
+	File  string // source file ("" if unknown)
+	Line  int
+}
+
+// Sink is where a target's lines go. Sinks must be safe for concurrent use.
+type Sink interface {
+	// Output writes one entry; line is the entry formatted by the
+	// target's Format, ending in "\n".
+	Output(e *Entry, line []byte) error
+	Close() error
+}
+
+// Target is one log output with its own filtering and format. A target
+// must not be changed after it was given to Fanout.Configure.
+type Target struct {
+	Name string // for error messages, "file /tmp/x"
+	// Levels are the per-category minimum levels; categories not listed
+	// use Default.
+	Levels  map[string]slog.Level
+	Default slog.Level
+	// Force, when set, replaces every category level ("logging level
+	// force-all").
+	Force    bool
+	ForceAll slog.Level
+	// FilterAll is "logging filter all 1". osmo-pcu has a filter function
+	// (NS-VC/BVC filters), so a target with "filter all 0" and no other
+	// filter logs nothing.
+	FilterAll bool
+	Format    Format
+	// CatIndex gives the number printed by "print category-hex".
+	CatIndex map[string]int
+	// Colors are the per-category color escapes (libosmocore's cat color).
+	Colors map[string]string
+	Sink   Sink
+}
+
+// Wants reports whether the target logs a record of the category and level.
+func (t *Target) Wants(cat string, l slog.Level) bool {
+	if !t.FilterAll {
+		return false
+	}
+	if t.Force {
+		return l >= t.ForceAll
+	}
+	min, ok := t.Levels[cat]
+	if !ok {
+		min = t.Default
+	}
+	return l >= min
+}
+
+// MinLevel is the lowest level the target lets through for a category.
+func (t *Target) MinLevel(cat string) slog.Level {
+	if t.Force {
+		return t.ForceAll
+	}
+	if l, ok := t.Levels[cat]; ok {
+		return l
+	}
+	return t.Default
+}
+
+// Osmocom (libosmocore LOGL_*) numeric levels.
+const (
+	OsmoDebug  = 1
+	OsmoInfo   = 3
+	OsmoNotice = 5
+	OsmoError  = 7
+	OsmoFatal  = 8
+)
+
+// OsmoLevel gives libosmocore's number of a level.
+func OsmoLevel(l slog.Level) uint8 {
+	switch {
+	case l <= LevelDebug:
+		return OsmoDebug
+	case l <= LevelInfo:
+		return OsmoInfo
+	case l <= LevelNotice:
+		return OsmoNotice
+	case l <= LevelError:
+		return OsmoError
+	}
+	return OsmoFatal
+}
+
+// CategoryColors are osmo-pcu's category colors (gprs_debug.c); gopcu's
+// own and the library categories have none.
+var CategoryColors = map[string]string{
+	CatCSN1: "\033[1;31m", CatL1IF: "\033[1;32m", CatRLCMAC: "\033[0;33m",
+	CatRLCMACData: "\033[0;33m", CatRLCMACDL: "\033[1;33m", CatRLCMACUL: "\033[1;36m",
+	CatRLCMACSched: "\033[0;36m", CatRLCMACMeas: "\033[1;31m", CatMS: "\033[1;34m",
+	CatTBF: "\033[1;34m", CatTBFDL: "\033[1;34m", CatTBFUL: "\033[1;34m",
+	CatNS: "\033[1;34m", CatPCU: "\033[1;35m", CatNACC: "\033[1;37m",
+	CatRIM: "\033[1;38m", CatE1: "\033[1;31m",
+}
+
+const colorEnd = "\033[0;m"
+
+func levelColor(l slog.Level) string {
+	switch {
+	case l <= LevelDebug:
+		return "\033[1;34m"
+	case l <= LevelInfo:
+		return "\033[1;32m"
+	case l <= LevelNotice:
+		return "\033[1;33m"
+	}
+	return "\033[1;31m"
+}
+
+// CatPrefix is the libosmocore name of a category: "pcu" -> "DPCU".
+func CatPrefix(cat string) string { return "D" + strings.ToUpper(cat) }
+
+// AppendLine appends e formatted by the target's Format (libosmocore's
+// log line layout) to b, ending in "\n".
+func (t *Target) AppendLine(b []byte, e *Entry) []byte {
+	f := &t.Format
+	subsysColor := ""
+	if f.Color {
+		subsysColor = t.Colors[e.Cat]
+		b = append(b, subsysColor...)
+	}
+	switch {
+	case f.ExtTimestamp:
+		lt := e.Time.Local()
+		b = lt.AppendFormat(b, "20060102150405")
+		b = fmt.Appendf(b, "%03d ", lt.Nanosecond()/1e6)
+	case f.Timestamp:
+		b = e.Time.Local().AppendFormat(b, "Mon Jan _2 15:04:05 2006 ")
+	}
+	if f.ThreadID {
+		b = strconv.AppendInt(b, int64(os.Getpid()), 10)
+		b = append(b, ' ')
+	}
+	colored := func(s string) {
+		if f.Color {
+			b = append(b, levelColor(e.Level)...)
+		}
+		b = append(b, s...)
+		if f.Color {
+			b = append(b, colorEnd...)
+		}
+		b = append(b, subsysColor...)
+		b = append(b, ' ')
+	}
+	if f.Category && e.Cat != "" {
+		colored(CatPrefix(e.Cat))
+	}
+	if f.Level {
+		colored(LevelName(e.Level))
+	}
+	if f.CategoryHex {
+		b = fmt.Appendf(b, "<%04x> ", t.CatIndex[e.Cat])
+	}
+	src := ""
+	if e.File != "" {
+		switch f.File {
+		case FilePath:
+			src = e.File + ":" + strconv.Itoa(e.Line)
+		case FileBasename:
+			src = filepath.Base(e.File) + ":" + strconv.Itoa(e.Line)
+		}
+	}
+	if src != "" && !f.FileLast {
+		b = append(b, src...)
+		b = append(b, ' ')
+	}
+	b = append(b, e.Msg...)
+	if src != "" && f.FileLast {
+		b = append(b, " ("...)
+		b = append(b, src...)
+		b = append(b, ')')
+	}
+	if f.Color && subsysColor != "" {
+		b = append(b, colorEnd...)
+	}
+	return append(b, '\n')
+}
+
+// WriterSink writes lines to a writer (stderr).
+type WriterSink struct {
+	mu sync.Mutex
+	W  io.Writer
+}
+
+// Output writes the line.
+func (s *WriterSink) Output(_ *Entry, line []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, err := s.W.Write(line)
+	return err
+}
+
+// Close does nothing: the writer belongs to the caller.
+func (s *WriterSink) Close() error { return nil }
+
+// FileSink appends lines to a file ("log file FILENAME").
+type FileSink struct {
+	mu   sync.Mutex
+	path string
+	f    *os.File
+}
+
+// OpenFile opens (creates) path for appending.
+func OpenFile(path string) (*FileSink, error) {
+	s := &FileSink{path: path}
+	if err := s.Reopen(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Path is the file name.
+func (s *FileSink) Path() string { return s.path }
+
+// Reopen closes and reopens the file (after log rotation).
+func (s *FileSink) Reopen() error {
+	f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	old := s.f
+	s.f = f
+	s.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	return nil
+}
+
+// Output appends the line.
+func (s *FileSink) Output(_ *Entry, line []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		return os.ErrClosed
+	}
+	_, err := s.f.Write(line)
+	return err
+}
+
+// Close closes the file.
+func (s *FileSink) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		return nil
+	}
+	err := s.f.Close()
+	s.f = nil
+	return err
+}
+
+// GSMTAP constants of the log encapsulation (libosmocore gsmtap.h).
+const (
+	GSMTAPPort        = 4729
+	GSMTAPVersion     = 2
+	GSMTAPTypeOsmoLog = 0x10
+	gsmtapHdrLen      = 16
+	// GSMTAPLogHdrLen is the size of struct gsmtap_osmocore_log_hdr.
+	GSMTAPLogHdrLen = 8 + 16 + 4 + 1 + 3 + 16 + 32 + 4
+	gsmtapMaxMsg    = 4096
+)
+
+// AppendGSMTAPLog appends one GSMTAP datagram of type OSMOCORE_LOG: the
+// GSMTAP v2 header, the log header (timestamp, process name, pid, level,
+// subsystem without its leading "D", source base name and line) and the
+// message with its "\n" (as libosmocore sends it, without NUL).
+func AppendGSMTAPLog(b []byte, ident string, pid uint32, e *Entry) []byte {
+	var h [gsmtapHdrLen + GSMTAPLogHdrLen]byte
+	h[0], h[1], h[2] = GSMTAPVersion, gsmtapHdrLen/4, GSMTAPTypeOsmoLog
+	l := h[gsmtapHdrLen:]
+	us := e.Time.UnixMicro()
+	binary.BigEndian.PutUint32(l[0:], uint32(us/1e6))
+	binary.BigEndian.PutUint32(l[4:], uint32(us%1e6))
+	putStr(l[8:24], ident)
+	binary.BigEndian.PutUint32(l[24:], pid)
+	l[28] = OsmoLevel(e.Level)
+	putStr(l[32:48], strings.ToUpper(e.Cat))
+	if e.File != "" {
+		putStr(l[48:80], filepath.Base(e.File))
+	}
+	binary.BigEndian.PutUint32(l[80:], uint32(e.Line))
+	b = append(b, h[:]...)
+	msg := e.Msg
+	if len(msg) > gsmtapMaxMsg-1 {
+		msg = msg[:gsmtapMaxMsg-1]
+	}
+	b = append(b, msg...)
+	return append(b, '\n')
+}
+
+// putStr copies s into a fixed char array, always leaving a final NUL.
+func putStr(dst []byte, s string) {
+	n := copy(dst[:len(dst)-1], s)
+	clear(dst[n:])
+}
+
+// GSMTAPSink sends every entry as a GSMTAP log datagram over UDP
+// ("log gsmtap HOST").
+type GSMTAPSink struct {
+	conn  net.Conn
+	ident string
+	pid   uint32
+	bufs  sync.Pool
+}
+
+// DialGSMTAP makes a sink sending to host:port (port 0 = 4729); ident is
+// the process name in the header ("OsmoPCU").
+func DialGSMTAP(host string, port int, ident string) (*GSMTAPSink, error) {
+	if port == 0 {
+		port = GSMTAPPort
+	}
+	c, err := net.Dial("udp", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		return nil, err
+	}
+	return &GSMTAPSink{conn: c, ident: ident, pid: uint32(os.Getpid())}, nil
+}
+
+// Output sends the entry (the formatted line is not used: GSMTAP carries
+// the fields).
+func (s *GSMTAPSink) Output(e *Entry, _ []byte) error {
+	bp, _ := s.bufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	*bp = AppendGSMTAPLog((*bp)[:0], s.ident, s.pid, e)
+	_, err := s.conn.Write(*bp)
+	s.bufs.Put(bp)
+	return err
+}
+
+// Close closes the socket.
+func (s *GSMTAPSink) Close() error { return s.conn.Close() }
+
+// Fanout is a slog.Handler that sends each record to a set of targets,
+// each with its own filter and format, and (optionally) to a default
+// handler (gopcu's stderr text output). Configure swaps the set at any
+// time; Handle never blocks on it.
+type Fanout struct {
+	def   slog.Handler
+	state atomic.Pointer[fanState]
+	mu    sync.Mutex // Configure
+}
+
+type fanState struct {
+	cfg       FanoutConfig
+	needSrc   bool
+	errs      atomic.Int64
+	lastError atomic.Pointer[string]
+}
+
+// FanoutConfig is the set of outputs of a Fanout.
+type FanoutConfig struct {
+	Targets []*Target
+	// Default sends records to the default handler too.
+	Default bool
+	// DefaultLevels filter what the default handler gets (nil: all that
+	// reaches the fan-out).
+	DefaultLevels map[string]slog.Level
+}
+
+// NewFanout makes a fan-out whose only output is def (no targets).
+func NewFanout(def slog.Handler) *Fanout {
+	f := &Fanout{def: def}
+	f.state.Store(&fanState{cfg: FanoutConfig{Default: true}})
+	return f
+}
+
+// Configure installs a new set of outputs. Sinks of the previous set that
+// are not in the new one are closed.
+func (f *Fanout) Configure(c FanoutConfig) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st := &fanState{cfg: c}
+	keep := map[Sink]bool{}
+	for _, t := range c.Targets {
+		keep[t.Sink] = true
+		if _, isTap := t.Sink.(*GSMTAPSink); isTap || t.Format.File != FileNone {
+			st.needSrc = true
+		}
+	}
+	old := f.state.Swap(st)
+	for _, t := range old.cfg.Targets {
+		if !keep[t.Sink] {
+			keep[t.Sink] = true // close once
+			t.Sink.Close()
+		}
+	}
+}
+
+// Config returns the installed outputs.
+func (f *Fanout) Config() FanoutConfig { return f.state.Load().cfg }
+
+// Errors reports how many outputs failed and the last error.
+func (f *Fanout) Errors() (int64, error) {
+	st := f.state.Load()
+	n := st.errs.Load()
+	if p := st.lastError.Load(); p != nil {
+		return n, errors.New(*p)
+	}
+	return n, nil
+}
+
+// Close closes every sink and leaves only the default output.
+func (f *Fanout) Close() { f.Configure(FanoutConfig{Default: true}) }
+
+// Enabled lets everything through: the Registry's category levels (kept
+// at the lowest level any target wants) filter before.
+func (f *Fanout) Enabled(context.Context, slog.Level) bool { return true }
+
+// Handle sends the record to every target that wants it.
+func (f *Fanout) Handle(ctx context.Context, r slog.Record) error {
+	return (&fanChild{f: f, def: f.def}).Handle(ctx, r)
+}
+
+// WithAttrs returns a handler adding as to every record.
+func (f *Fanout) WithAttrs(as []slog.Attr) slog.Handler {
+	return (&fanChild{f: f, def: f.def}).WithAttrs(as)
+}
+
+// WithGroup returns a handler qualifying later attributes with g.
+func (f *Fanout) WithGroup(g string) slog.Handler {
+	return (&fanChild{f: f, def: f.def}).WithGroup(g)
+}
+
+type fanChild struct {
+	f      *Fanout
+	def    slog.Handler
+	prefix string // group prefix "g." of later attributes
+	attrs  []byte // " k=v" of WithAttrs
+}
+
+func (h *fanChild) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *fanChild) WithAttrs(as []slog.Attr) slog.Handler {
+	n := *h
+	n.attrs = append([]byte(nil), h.attrs...)
+	for _, a := range as {
+		n.attrs = appendAttr(n.attrs, h.prefix, a)
+	}
+	if h.def != nil {
+		n.def = h.def.WithAttrs(as)
+	}
+	return &n
+}
+
+func (h *fanChild) WithGroup(g string) slog.Handler {
+	if g == "" {
+		return h
+	}
+	n := *h
+	n.prefix = h.prefix + g + "."
+	if h.def != nil {
+		n.def = h.def.WithGroup(g)
+	}
+	return &n
+}
+
+func (h *fanChild) Handle(ctx context.Context, r slog.Record) error {
+	st := h.f.state.Load()
+	cat := ""
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "cat" {
+			cat = a.Value.String()
+		}
+		return true
+	})
+	var err error
+	if st.cfg.Default && h.def != nil {
+		pass := true
+		if st.cfg.DefaultLevels != nil {
+			if l, ok := st.cfg.DefaultLevels[cat]; ok && r.Level < l {
+				pass = false
+			}
+		}
+		if pass && h.def.Enabled(ctx, r.Level) {
+			err = h.def.Handle(ctx, r)
+		}
+	}
+	var e *Entry
+	var line []byte
+	for _, t := range st.cfg.Targets {
+		if !t.Wants(cat, r.Level) {
+			continue
+		}
+		if e == nil {
+			e = h.entry(r, cat, st.needSrc)
+		}
+		line = t.AppendLine(line[:0], e)
+		if werr := t.Sink.Output(e, line); werr != nil {
+			st.errs.Add(1)
+			s := t.Name + ": " + werr.Error()
+			st.lastError.Store(&s)
+		}
+	}
+	return err
+}
+
+func (h *fanChild) entry(r slog.Record, cat string, src bool) *Entry {
+	e := &Entry{Time: r.Time, Cat: cat, Level: r.Level}
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	b := make([]byte, 0, len(r.Message)+len(h.attrs)+64)
+	b = append(b, r.Message...)
+	b = append(b, h.attrs...)
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key != "cat" {
+			b = appendAttr(b, h.prefix, a)
+		}
+		return true
+	})
+	e.Msg = string(b)
+	if src && r.PC != 0 {
+		fr, _ := runtime.CallersFrames([]uintptr{r.PC}).Next()
+		e.File, e.Line = fr.File, fr.Line
+	}
+	return e
+}
+
+// appendAttr appends " key=value" (groups flattened as "g.key").
+func appendAttr(b []byte, prefix string, a slog.Attr) []byte {
+	a.Value = a.Value.Resolve()
+	if a.Equal(slog.Attr{}) {
+		return b
+	}
+	if a.Value.Kind() == slog.KindGroup {
+		p := prefix
+		if a.Key != "" {
+			p += a.Key + "."
+		}
+		for _, g := range a.Value.Group() {
+			b = appendAttr(b, p, g)
+		}
+		return b
+	}
+	b = append(b, ' ')
+	b = append(b, prefix...)
+	b = append(b, a.Key...)
+	b = append(b, '=')
+	var v string
+	if a.Value.Kind() == slog.KindTime {
+		v = a.Value.Time().Format(time.RFC3339Nano)
+	} else {
+		v = a.Value.String()
+	}
+	if needsQuote(v) {
+		return strconv.AppendQuote(b, v)
+	}
+	return append(b, v...)
+}
+
+func needsQuote(s string) bool {
+	if s == "" {
+		return true
+	}
+	for _, c := range s {
+		if c <= ' ' || c == '=' || c == '"' || c == 0x7f || c > 0x7e && c < 0xa0 {
+			return true
+		}
+	}
+	return false
+}
+
+// SyslogSink sends lines to the local syslog daemon ("log syslog FACILITY").
+type SyslogSink struct {
+	w *syslog.Writer
+}
+
+var syslogFacilities = map[string]syslog.Priority{
+	"authpriv": syslog.LOG_AUTHPRIV, "cron": syslog.LOG_CRON, "daemon": syslog.LOG_DAEMON,
+	"ftp": syslog.LOG_FTP, "lpr": syslog.LOG_LPR, "mail": syslog.LOG_MAIL, "news": syslog.LOG_NEWS,
+	"user": syslog.LOG_USER, "uucp": syslog.LOG_UUCP,
+	"local0": syslog.LOG_LOCAL0, "local1": syslog.LOG_LOCAL1, "local2": syslog.LOG_LOCAL2,
+	"local3": syslog.LOG_LOCAL3, "local4": syslog.LOG_LOCAL4, "local5": syslog.LOG_LOCAL5,
+	"local6": syslog.LOG_LOCAL6, "local7": syslog.LOG_LOCAL7,
+}
+
+// OpenSyslog connects to the local syslog daemon with the facility name
+// of the VTY ("daemon", "local3", ...).
+func OpenSyslog(facility, ident string) (*SyslogSink, error) {
+	p, ok := syslogFacilities[facility]
+	if !ok {
+		return nil, fmt.Errorf("logx: unknown syslog facility %q", facility)
+	}
+	w, err := syslog.Dial("", "", p|syslog.LOG_NOTICE, ident)
+	if err != nil {
+		return nil, err
+	}
+	return &SyslogSink{w: w}, nil
+}
+
+// Output sends the line at the syslog severity of the entry's level.
+func (s *SyslogSink) Output(e *Entry, line []byte) error {
+	m := strings.TrimSuffix(string(line), "\n")
+	switch OsmoLevel(e.Level) {
+	case OsmoDebug:
+		return s.w.Debug(m)
+	case OsmoInfo:
+		return s.w.Info(m)
+	case OsmoNotice:
+		return s.w.Notice(m)
+	case OsmoError:
+		return s.w.Err(m)
+	}
+	return s.w.Crit(m)
+}
+
+// Close closes the connection.
+func (s *SyslogSink) Close() error { return s.w.Close() }

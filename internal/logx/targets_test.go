@@ -1,0 +1,299 @@
+package logx
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/gopacket"
+	"github.com/google/gopacket/layers"
+	"github.com/google/gopacket/pcapgo"
+)
+
+type bufSink struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+	n  int
+}
+
+func (s *bufSink) Output(_ *Entry, line []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.Write(line)
+	s.n++
+	return nil
+}
+func (s *bufSink) Close() error { return nil }
+func (s *bufSink) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func plainTarget(name string, sink Sink, levels map[string]slog.Level) *Target {
+	return &Target{Name: name, Levels: levels, Default: LevelNotice, FilterAll: true, Sink: sink,
+		Format: Format{Category: true, Level: true}}
+}
+
+// setup makes a registry writing to a fan-out whose default output goes to
+// def; registry levels are all debug so the targets alone filter.
+func setup(def *bytes.Buffer) (*Registry, *Fanout) {
+	var h slog.Handler = discardHandler{}
+	if def != nil {
+		h = slog.NewTextHandler(def, HandlerOptions())
+	}
+	f := NewFanout(h)
+	r := New(f)
+	r.SetAll(LevelDebug)
+	return r, f
+}
+
+func TestFileTargetLevels(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gopcu.log")
+	fs, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, f := setup(nil)
+	f.Configure(FanoutConfig{Targets: []*Target{plainTarget("file", fs, map[string]slog.Level{CatPCU: LevelInfo, CatTBF: LevelError})}})
+	ctx := context.Background()
+	pcu, tbf := r.Logger(CatPCU), r.Logger(CatTBF)
+	pcu.Debug("pcu debug")
+	pcu.Info("pcu info", "bts", 0)
+	Notice(pcu, "pcu notice")
+	Notice(tbf, "tbf notice")
+	tbf.Log(ctx, LevelError, "tbf error", "tfi", 3, "text", "a b")
+	r.Logger(CatNS).Log(ctx, LevelNotice, "ns notice")
+	r.Logger(CatNS).Log(ctx, LevelInfo, "ns info")
+	f.Close()
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "DPCU INFO pcu info bts=0\nDPCU NOTICE pcu notice\nDTBF ERROR tbf error tfi=3 text=\"a b\"\nDNS NOTICE ns notice\n"
+	if string(got) != want {
+		t.Fatalf("file:\n%s\nwant:\n%s", got, want)
+	}
+	// appended, reopenable
+	fs2, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Configure(FanoutConfig{Targets: []*Target{plainTarget("file", fs2, nil)}})
+	Notice(pcu, "again")
+	if err := fs2.Reopen(); err != nil {
+		t.Fatal(err)
+	}
+	Notice(pcu, "reopened")
+	f.Close()
+	got, _ = os.ReadFile(path)
+	if !strings.HasSuffix(string(got), "tbf error tfi=3 text=\"a b\"\nDNS NOTICE ns notice\nDPCU NOTICE again\nDPCU NOTICE reopened\n") {
+		t.Fatalf("append: %q", got)
+	}
+}
+
+func TestTargetsPerCategoryLevels(t *testing.T) {
+	var def bytes.Buffer
+	r, f := setup(&def)
+	a, b := &bufSink{}, &bufSink{}
+	f.Configure(FanoutConfig{
+		Targets: []*Target{
+			plainTarget("a", a, map[string]slog.Level{CatPCU: LevelDebug, CatTBF: LevelError}),
+			plainTarget("b", b, map[string]slog.Level{CatPCU: LevelError, CatTBF: LevelDebug}),
+		},
+		Default:       true,
+		DefaultLevels: map[string]slog.Level{CatPCU: LevelNotice, CatTBF: LevelFatal},
+	})
+	pcu, tbf := r.Logger(CatPCU), r.Logger(CatTBF)
+	pcu.Debug("p1")
+	Notice(pcu, "p2")
+	tbf.Debug("t1")
+	tbf.Error("t2")
+	if got, want := a.String(), "DPCU DEBUG p1\nDPCU NOTICE p2\nDTBF ERROR t2\n"; got != want {
+		t.Errorf("a = %q, want %q", got, want)
+	}
+	if got, want := b.String(), "DTBF DEBUG t1\nDTBF ERROR t2\n"; got != want {
+		t.Errorf("b = %q, want %q", got, want)
+	}
+	if d := def.String(); strings.Count(d, "\n") != 1 || !strings.Contains(d, "msg=p2") || !strings.Contains(d, "level=NOTICE") {
+		t.Errorf("default output = %q", d)
+	}
+}
+
+func TestTargetFilterAllAndForce(t *testing.T) {
+	r, f := setup(nil)
+	off, forced := &bufSink{}, &bufSink{}
+	tOff := plainTarget("off", off, nil)
+	tOff.FilterAll = false
+	tForce := plainTarget("forced", forced, map[string]slog.Level{CatPCU: LevelDebug})
+	tForce.Force, tForce.ForceAll = true, LevelError
+	f.Configure(FanoutConfig{Targets: []*Target{tOff, tForce}})
+	Notice(r.Logger(CatPCU), "n")
+	r.Logger(CatPCU).Error("e")
+	if off.n != 0 {
+		t.Errorf("filter all 0 target got %q", off.String())
+	}
+	if got := forced.String(); got != "DPCU ERROR e\n" {
+		t.Errorf("force-all target got %q", got)
+	}
+}
+
+func TestLineFormat(t *testing.T) {
+	tm := time.Date(2026, 3, 4, 5, 6, 7, 89_000_000, time.Local)
+	e := &Entry{Time: tm, Cat: CatPCU, Level: LevelNotice, Msg: "hello", File: "/src/gopcu/pcu/tbf.go", Line: 42}
+	cases := []struct {
+		f    Format
+		want string
+	}{
+		{Format{}, "hello\n"},
+		{Format{Timestamp: true, Category: true}, "Wed Mar  4 05:06:07 2026 DPCU hello\n"},
+		{Format{ExtTimestamp: true, Timestamp: true, Level: true}, "20260304050607089 NOTICE hello\n"},
+		{Format{Category: true, CategoryHex: true, Level: true, File: FileBasename}, "DPCU NOTICE <000e> tbf.go:42 hello\n"},
+		{Format{File: FilePath, FileLast: true}, "hello (/src/gopcu/pcu/tbf.go:42)\n"},
+		{Format{Color: true, Category: true}, "\033[1;35m\033[1;33mDPCU\033[0;m\033[1;35m hello\033[0;m\n"},
+	}
+	for _, c := range cases {
+		tg := &Target{Format: c.f, CatIndex: map[string]int{CatPCU: 14}, Colors: CategoryColors}
+		if got := string(tg.AppendLine(nil, e)); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.f, got, c.want)
+		}
+	}
+}
+
+func TestFileTargetSource(t *testing.T) {
+	r, f := setup(nil)
+	s := &bufSink{}
+	tg := plainTarget("s", s, nil)
+	tg.Format = Format{File: FileBasename}
+	f.Configure(FanoutConfig{Targets: []*Target{tg}})
+	r.Logger(CatPCU).Error("src")
+	if got := s.String(); !strings.HasPrefix(got, "targets_test.go:") || !strings.HasSuffix(got, " src\n") {
+		t.Errorf("line = %q", got)
+	}
+}
+
+// decodeGSMTAPLog checks the GSMTAP and log headers of a datagram.
+func decodeGSMTAPLog(t *testing.T, p []byte) (level uint8, proc, subsys, file string, line uint32, msg string, ts time.Time) {
+	t.Helper()
+	if len(p) < gsmtapHdrLen+GSMTAPLogHdrLen {
+		t.Fatalf("short datagram (%d bytes)", len(p))
+	}
+	if p[0] != 2 || p[1] != 4 || p[2] != 0x10 {
+		t.Fatalf("GSMTAP header % x", p[:16])
+	}
+	l := p[16:]
+	cstr := func(b []byte) string {
+		if i := bytes.IndexByte(b, 0); i >= 0 {
+			b = b[:i]
+		}
+		return string(b)
+	}
+	ts = time.Unix(int64(binary.BigEndian.Uint32(l[0:])), int64(binary.BigEndian.Uint32(l[4:]))*1000)
+	return l[28], cstr(l[8:24]), cstr(l[32:48]), cstr(l[48:80]), binary.BigEndian.Uint32(l[80:]),
+		string(l[GSMTAPLogHdrLen:]), ts
+}
+
+func TestGSMTAPTarget(t *testing.T) {
+	pc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	sink, err := DialGSMTAP("127.0.0.1", pc.LocalAddr().(*net.UDPAddr).Port, "OsmoPCU")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, f := setup(nil)
+	f.Configure(FanoutConfig{Targets: []*Target{plainTarget("gsmtap", sink, map[string]slog.Level{CatTBF: LevelInfo})}})
+	defer f.Close()
+	before := time.Now().Add(-time.Second)
+	r.Logger(CatTBF).Debug("not sent")
+	r.Logger(CatTBF).Info("TBF(DL:TFI-0-0-1) assigned", "ms", 7)
+	_ = pc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 8192)
+	n, err := pc.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	level, proc, subsys, file, line, msg, ts := decodeGSMTAPLog(t, buf[:n])
+	if level != OsmoInfo || proc != "OsmoPCU" || subsys != "TBF" || file != "targets_test.go" || line == 0 ||
+		msg != "TBF(DL:TFI-0-0-1) assigned ms=7\n" || ts.Before(before) || ts.After(time.Now().Add(time.Second)) {
+		t.Fatalf("decoded level=%d proc=%q subsys=%q file=%q line=%d msg=%q ts=%v", level, proc, subsys, file, line, msg, ts)
+	}
+	// nothing else arrived (the debug record was filtered before)
+	_ = pc.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	if n, err := pc.Read(buf); err == nil {
+		t.Fatalf("unexpected datagram % x", buf[:n])
+	}
+}
+
+// TestGSMTAPLogTshark has Wireshark decode a GSMTAP log datagram.
+func TestGSMTAPLogTshark(t *testing.T) {
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		t.Skip("tshark not installed")
+	}
+	e := &Entry{Time: time.Unix(1764496277, 123456000), Cat: CatRLCMACUL, Level: LevelError,
+		Msg: "marker-3f9a UL block dropped bsn=17", File: "/x/rlcmac/ul.go", Line: 321}
+	payload := AppendGSMTAPLog(nil, "OsmoPCU", 4242, e)
+	eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
+	ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolUDP, SrcIP: net.IPv4(127, 0, 0, 1), DstIP: net.IPv4(127, 0, 0, 1)}
+	udp := &layers.UDP{SrcPort: 40000, DstPort: GSMTAPPort}
+	_ = udp.SetNetworkLayerForChecksum(ip)
+	sb := gopacket.NewSerializeBuffer()
+	if err := gopacket.SerializeLayers(sb, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, eth, ip, udp, gopacket.Payload(payload)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "log.pcap")
+	fh, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := pcapgo.NewWriter(fh)
+	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	data := sb.Bytes()
+	if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: e.Time, CaptureLength: len(data), Length: len(data)}, data); err != nil {
+		t.Fatal(err)
+	}
+	fh.Close()
+	out, err := exec.Command(tshark, "-r", path, "-V").CombinedOutput()
+	if err != nil {
+		t.Fatalf("tshark: %v\n%s", err, out)
+	}
+	s := string(out)
+	for _, want := range []string{"marker-3f9a UL block dropped bsn=17", "OsmoPCU", "RLCMACUL", "ul.go"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("tshark output lacks %q:\n%s", want, s)
+		}
+	}
+	for _, bad := range []string{"Malformed", "Expert Info", "[Error"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("tshark output has %q:\n%s", bad, s)
+		}
+	}
+	if t.Failed() || testing.Verbose() {
+		t.Logf("tshark -V:\n%s", s)
+	}
+}
+
+func TestFanoutAttrsGroups(t *testing.T) {
+	r, f := setup(nil)
+	s := &bufSink{}
+	f.Configure(FanoutConfig{Targets: []*Target{plainTarget("s", s, nil)}})
+	l := r.Logger(CatPCU).With("bts", 1).WithGroup("tbf")
+	l.Error("x", "tfi", 2, slog.Group("g", "a", "b c"))
+	if got, want := s.String(), "DPCU ERROR x bts=1 tbf.tfi=2 tbf.g.a=\"b c\"\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
