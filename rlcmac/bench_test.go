@@ -94,3 +94,26 @@ func BenchmarkSegmentLLC1500CS4(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(blocks), "ns/block")
 }
+
+// BenchmarkEGPRSAckNackCompressed1024: the receive bitmap of a full
+// 1024-block EGPRS window (runs of received and missing blocks) in a
+// compressed (CRBB) Ack/Nack description (issue 10 target: <= 5 us).
+func BenchmarkEGPRSAckNackCompressed1024(b *testing.B) {
+	var rx ReceiveWindow
+	rx.Reset(true, 1024)
+	for i := 0; i < 1024; i++ {
+		if i == 0 || (i/37)%3 != 0 { // V(Q) stays at 0: the whole window is reported
+			if i != 0 {
+				rx.Receive(i)
+			}
+		}
+	}
+	b.ReportAllocs()
+	var d EGPRSAckNack
+	for b.Loop() {
+		d = rx.EGPRSAckNack(false, 160)
+	}
+	if !d.HasCRBB {
+		b.Fatal("no compressed bitmap")
+	}
+}
