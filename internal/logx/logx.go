@@ -11,10 +11,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Osmocom log levels as slog levels.
@@ -268,8 +270,17 @@ func (d discardHandler) WithAttrs([]slog.Attr) slog.Handler      { return d }
 func (d discardHandler) WithGroup(string) slog.Handler           { return d }
 
 // Notice logs at Osmocom's NOTICE level (between INFO and ERROR).
+// The record's source position is Notice's caller.
 func Notice(l *slog.Logger, msg string, args ...any) {
-	l.Log(context.Background(), LevelNotice, msg, args...)
+	ctx := context.Background()
+	if !l.Enabled(ctx, LevelNotice) {
+		return
+	}
+	var pc [1]uintptr
+	runtime.Callers(2, pc[:])
+	r := slog.NewRecord(time.Now(), LevelNotice, msg, pc[0])
+	r.Add(args...)
+	_ = l.Handler().Handle(ctx, r)
 }
 
 // HandlerOptions are slog handler options that let every record through

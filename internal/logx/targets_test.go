@@ -176,8 +176,11 @@ func TestFileTargetSource(t *testing.T) {
 	tg.Format = Format{File: FileBasename}
 	f.Configure(FanoutConfig{Targets: []*Target{tg}})
 	r.Logger(CatPCU).Error("src")
-	if got := s.String(); !strings.HasPrefix(got, "targets_test.go:") || !strings.HasSuffix(got, " src\n") {
-		t.Errorf("line = %q", got)
+	Notice(r.Logger(CatPCU), "notice src") // Notice reports its caller
+	lines := strings.Split(strings.TrimSuffix(s.String(), "\n"), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "targets_test.go:") || !strings.HasSuffix(lines[0], " src") ||
+		!strings.HasPrefix(lines[1], "targets_test.go:") || !strings.HasSuffix(lines[1], " notice src") {
+		t.Errorf("lines = %q", lines)
 	}
 }
 
