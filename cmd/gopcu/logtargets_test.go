@@ -1,0 +1,355 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/config"
+	"github.com/gopcu/gopcu/vty"
+)
+
+// logSetup is the daemon's logging wiring without the daemon: VTY (with
+// the config text read), fan-out with a default stderr text output,
+// registry.
+func logSetup(t *testing.T, cfgText string) (*vty.VTY, *logx.Registry, *logx.Fanout, *lockedBuf) {
+	t.Helper()
+	v, _ := config.New(pcu.Version)
+	stderr := &lockedBuf{}
+	fan := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions()))
+	logs := logx.New(fan)
+	v.Logging.Registry = logs
+	if err := v.ReadConfig(strings.NewReader(cfgText), "test.cfg"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeLogTargets(fan) })
+	return v, logs, fan, stderr
+}
+
+// lockedBuf is a bytes.Buffer for concurrent writers.
+type lockedBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func udpListener(t *testing.T) *net.UDPConn {
+	t.Helper()
+	pc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	old := logGSMTAPPort
+	logGSMTAPPort = pc.LocalAddr().(*net.UDPAddr).Port
+	t.Cleanup(func() { logGSMTAPPort = old })
+	return pc
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestLogTargetsFromConfig: two `log file` targets and a `log gsmtap`
+// target from the config file, each with its own category levels; the
+// default stderr output keeps the default levels.
+func TestLogTargetsFromConfig(t *testing.T) {
+	dir := t.TempDir()
+	pc := udpListener(t)
+	a, b := filepath.Join(dir, "a.log"), filepath.Join(dir, "b.log")
+	cfg := fmt.Sprintf(`log file %s
+ logging filter all 1
+ logging color 0
+ logging print category-hex 0
+ logging print category 1
+ logging print level 1
+ logging print file 0
+ logging level pcu info
+ logging level tbf error
+log file %s
+ logging filter all 1
+ logging print category-hex 0
+ logging print category 1
+ logging print file 0
+ logging level pcu error
+ logging level tbf debug
+log gsmtap 127.0.0.1
+ logging filter all 1
+ logging level tbf info
+`, a, b)
+	v, logs, fan, stderr := logSetup(t, cfg)
+	if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := logs.Level(logx.CatTBF); l != logx.LevelDebug {
+		t.Errorf("registry tbf level %v, want debug (lowest of the targets)", l)
+	}
+	pl, tl := logs.Logger(logx.CatPCU), logs.Logger(logx.CatTBF)
+	pl.Debug("p-debug")
+	pl.Info("p-info", "bts", 0)
+	pl.Error("p-error")
+	tl.Debug("t-debug")
+	tl.Info("t-info", "tfi", 1)
+	tl.Error("t-error")
+
+	if got, want := readFile(t, a), "DPCU INFO p-info bts=0\nDPCU ERROR p-error\nDTBF ERROR t-error\n"; got != want {
+		t.Errorf("%s:\n%s\nwant:\n%s", a, got, want)
+	}
+	if got, want := readFile(t, b), "DPCU p-error\nDTBF t-debug\nDTBF t-info tfi=1\nDTBF t-error\n"; got != want {
+		t.Errorf("%s:\n%s\nwant:\n%s", b, got, want)
+	}
+	// stderr: default levels (notice) for pcu and tbf
+	se := stderr.String()
+	if strings.Contains(se, "debug") || strings.Contains(se, "info") || strings.Count(se, "\n") != 2 ||
+		!strings.Contains(se, "msg=p-error") || !strings.Contains(se, "msg=t-error") {
+		t.Errorf("stderr:\n%s", se)
+	}
+	// GSMTAP: t-info then t-error (tbf info), p-error (pcu notice)
+	want := []struct {
+		level  uint8
+		subsys string
+		msg    string
+	}{{logx.OsmoError, "PCU", "p-error\n"}, {logx.OsmoInfo, "TBF", "t-info tfi=1\n"}, {logx.OsmoError, "TBF", "t-error\n"}}
+	buf := make([]byte, 8192)
+	for i, w := range want {
+		_ = pc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		n, err := pc.Read(buf)
+		if err != nil {
+			t.Fatalf("datagram %d: %v", i, err)
+		}
+		p := buf[:n]
+		if n < 16+84 || p[0] != 2 || p[1] != 4 || p[2] != 0x10 {
+			t.Fatalf("datagram %d: % x", i, p)
+		}
+		l := p[16:]
+		proc := string(bytes.TrimRight(l[8:24], "\x00"))
+		subsys := string(bytes.TrimRight(l[32:48], "\x00"))
+		if l[28] != w.level || subsys != w.subsys || string(l[84:]) != w.msg || proc != "OsmoPCU" ||
+			binary.BigEndian.Uint32(l[80:]) == 0 || binary.BigEndian.Uint32(l[24:]) != uint32(os.Getpid()) {
+			t.Errorf("datagram %d: level %d subsys %q proc %q msg %q, want %+v", i, l[28], subsys, proc, l[84:], w)
+		}
+	}
+}
+
+// TestLogTargetsVTYChange: a telnet session adds and changes a `log file`
+// target; re-applying after each command takes the change over, `no log
+// file` closes it and the registry goes back to the default levels.
+func TestLogTargetsVTYChange(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.log")
+	v, logs, fan, stderr := logSetup(t, "")
+	if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
+		t.Fatal(err)
+	}
+	s := v.NewSession(nil)
+	defer s.Release()
+	s.Start()
+	run := func(cmd string) {
+		t.Helper()
+		out := s.Feed([]byte(cmd + "\r"))
+		if bytes.Contains(out, []byte("%")) {
+			t.Fatalf("%s: %q", cmd, out)
+		}
+		if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run("enable")
+	run("configure terminal")
+	run("log file " + path)
+	pl := logs.Logger(logx.CatPCU)
+	logx.Notice(pl, "before filter") // filter all 0: nothing
+	run("logging filter all 1")
+	run("logging print category-hex 0")
+	run("logging print file 0")
+	logx.Notice(pl, "n1")
+	pl.Debug("d1")
+	run("logging level pcu debug")
+	run("logging print category 1")
+	pl.Debug("d2")
+	run("logging print level 1")
+	run("logging timestamp 1")
+	pl.Info("i3")
+	run("exit")
+	run("no log file " + path)
+	pl.Error("e4")
+	got := readFile(t, path)
+	lines := strings.Split(got, "\n")
+	if len(lines) != 4 || lines[0] != "n1" || lines[1] != "DPCU d2" ||
+		!strings.HasSuffix(lines[2], " DPCU INFO i3") || len(lines[2]) != len("Mon Nov 30 09:51:17 2026 DPCU INFO i3") {
+		t.Errorf("%s:\n%s", path, got)
+	}
+	if l, _ := logs.Level(logx.CatPCU); l != logx.LevelNotice {
+		t.Errorf("registry pcu level after `no log file` = %v", l)
+	}
+	if se := stderr.String(); strings.Contains(se, "d1") || strings.Contains(se, "d2") || strings.Contains(se, "i3") ||
+		!strings.Contains(se, "msg=e4") || !strings.Contains(se, "msg=n1") {
+		t.Errorf("stderr:\n%s", se)
+	}
+}
+
+// TestLogStderrTarget: `log stderr` replaces the default stderr output
+// with libosmocore-formatted lines.
+func TestLogStderrTarget(t *testing.T) {
+	v, logs, fan, stderr := logSetup(t, "log stderr\n logging filter all 1\n logging color 0\n logging print category-hex 0\n logging print category 1\n logging print file 0\n logging level ns info\n")
+	if err := applyLogTargets(v, logs, fan, stderr, "error"); err != nil {
+		t.Fatal(err)
+	}
+	logs.Logger(logx.CatNS).Info("ns-info", "nsei", 101)
+	logs.Logger(logx.CatNS).Debug("ns-debug")
+	if got, want := stderr.String(), "DNS ns-info nsei=101\n"; got != want {
+		t.Errorf("stderr %q, want %q", got, want)
+	}
+}
+
+// TestLogTargetsOpenError: an unopenable file is reported; the other
+// targets work.
+func TestLogTargetsOpenError(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.log")
+	v, logs, fan, stderr := logSetup(t, fmt.Sprintf("log file %s/no/such/dir/x.log\nlog file %s\n logging filter all 1\n logging print category-hex 0\n logging print file 0\n", dir, good))
+	err := applyLogTargets(v, logs, fan, stderr, "")
+	if err == nil || !strings.Contains(err.Error(), "no/such/dir") {
+		t.Fatalf("err = %v", err)
+	}
+	logs.Logger(logx.CatPCU).Error("works")
+	if got := readFile(t, good); got != "works\n" {
+		t.Errorf("good.log %q", got)
+	}
+}
+
+// TestLogFileRunningConfig: a config with `log file` and `log gsmtap`
+// sections comes back unchanged in `show running-config`, also after the
+// targets were applied and used.
+func TestLogFileRunningConfig(t *testing.T) {
+	dir := t.TempDir()
+	udpListener(t)
+	v0, _ := config.New(pcu.Version)
+	levels := ""
+	for i, c := range v0.Logging.Categories {
+		levels += " logging level " + c.Name + " " + []string{"debug", "info", "notice", "error", "fatal"}[i%5] + "\n"
+	}
+	file := "log file " + filepath.Join(dir, "x") + "\n logging filter all 1\n logging color 0\n logging print category-hex 0\n logging print category 1\n logging print thread-id 0\n logging timestamp 1\n logging print level 1\n logging print file basename last\n" + levels
+	tap := "log gsmtap 127.0.0.1\n logging filter all 0\n logging color 0\n logging print category-hex 1\n logging print category 0\n logging print thread-id 0\n logging print extended-timestamp 1\n logging print file 1\n" + levels
+	v, logs, fan, stderr := logSetup(t, file+tap)
+	before := v.RunningConfig()
+	if !strings.Contains(before, file+tap) {
+		t.Fatalf("running-config lacks the log sections:\n%s\nwant:\n%s", before, file+tap)
+	}
+	if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
+		t.Fatal(err)
+	}
+	logs.Logger(logx.CatPCU).Error("x")
+	if after := v.RunningConfig(); after != before {
+		t.Errorf("running-config changed by applying:\n%s\nwas:\n%s", after, before)
+	}
+	// minimal `log file /tmp/x` as osmo-pcu writes it back, read again
+	v1, _ := config.New(pcu.Version)
+	if err := v1.ReadConfig(strings.NewReader("log file /tmp/x\n"), "a.cfg"); err != nil {
+		t.Fatal(err)
+	}
+	rc1 := v1.RunningConfig()
+	v2, _ := config.New(pcu.Version)
+	if err := v2.ReadConfig(strings.NewReader(rc1), "b.cfg"); err != nil {
+		t.Fatal(err)
+	}
+	if rc2 := v2.RunningConfig(); rc2 != rc1 {
+		t.Errorf("round trip:\n%s\nwas:\n%s", rc2, rc1)
+	}
+	if !strings.Contains(rc1, "log file /tmp/x\n logging filter all 0\n logging color 0\n logging print category-hex 1\n") {
+		t.Errorf("running-config:\n%s", rc1)
+	}
+}
+
+// TestDaemonLogFile: the daemon applies the config file's `log file`
+// target before it logs "gopcu starting"; a VTY change that cannot be
+// applied is logged once.
+func TestDaemonLogFile(t *testing.T) {
+	dir := t.TempDir()
+	logFile := filepath.Join(dir, "gopcu.log")
+	cfgFile := filepath.Join(dir, "gopcu.cfg")
+	cfg := "log file " + logFile + "\n logging filter all 1\n logging print category-hex 0\n logging print category 1\n logging print file basename\n logging level pcu info\n"
+	if err := os.WriteFile(cfgFile, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := parseSettings([]string{"-c", cfgFile, "--pcu-sock", filepath.Join(dir, "no-bts"), "--vty-port", "0"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &lockedBuf{}
+	fan := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions()))
+	logs := logx.New(fan)
+	d, err := newDaemon(s, logs, &ratectr.Registry{}, io.Discard, stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.base = fan
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.run(ctx) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(logFile)
+		if strings.Contains(string(b), "gopcu starting") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s:\n%s\nstderr:\n%s", logFile, b, stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := readFile(t, logFile); !strings.HasPrefix(got, "DPCU main.go:") || !strings.Contains(got, " gopcu starting version=") {
+		t.Errorf("%s:\n%s", logFile, got)
+	}
+	if se := stderr.String(); !strings.Contains(se, `msg="gopcu starting"`) {
+		t.Errorf("stderr (default output):\n%s", se)
+	}
+
+	// an unopenable file from the VTY: logged once, on the default output
+	d.exec(func() {
+		if err := d.v.ReadConfig(strings.NewReader("log file "+dir+"/no/such/x.log\n"), "vty"); err != nil {
+			t.Error(err)
+		}
+	})
+	d.exec(func() { d.reapplyLogTargets() })
+	d.exec(func() { d.reapplyLogTargets() })
+	d.exec(func() { d.reapplyLogTargets() })
+	if n := strings.Count(stderr.String(), "no/such/x.log"); n != 1 {
+		t.Errorf("error logged %d times:\n%s", n, stderr.String())
+	}
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("daemon did not stop")
+	}
+}
