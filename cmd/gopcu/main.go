@@ -42,7 +42,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "gopcu version %s\n", pcu.Version)
 		return 0
 	}
-	base := slog.NewTextHandler(stderr, logx.HandlerOptions())
+	base := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions())) // outputs: applyLogTargets
 	logs := logx.New(base)
 	if s.LogLevel != "" {
 		l, err := logx.ParseLevel(s.LogLevel)
@@ -154,6 +154,9 @@ func (d *daemon) params() pcu.Params {
 }
 
 func (d *daemon) run(ctx context.Context) error {
+	if err := d.applyLogTargets(); err != nil { // `log file|gsmtap|...` of the config file
+		return err
+	}
 	log := d.logs.Logger(logx.CatPCU)
 	logx.Notice(log, "gopcu starting", "version", pcu.Version)
 	srv := vty.NewServer(d.v, vty.ExecutorFunc(d.exec))
