@@ -649,11 +649,17 @@ var syslogFacilities = map[string]syslog.Priority{
 // OpenSyslog connects to the local syslog daemon with the facility name
 // of the VTY ("daemon", "local3", ...).
 func OpenSyslog(facility, ident string) (*SyslogSink, error) {
+	return DialSyslog("", "", facility, ident)
+}
+
+// DialSyslog is OpenSyslog with a syslog daemon at network/raddr (as
+// log/syslog.Dial; "", "" = the local daemon).
+func DialSyslog(network, raddr, facility, ident string) (*SyslogSink, error) {
 	p, ok := syslogFacilities[facility]
 	if !ok {
 		return nil, fmt.Errorf("logx: unknown syslog facility %q", facility)
 	}
-	w, err := syslog.Dial("", "", p|syslog.LOG_NOTICE, ident)
+	w, err := syslog.Dial(network, raddr, p|syslog.LOG_NOTICE, ident)
 	if err != nil {
 		return nil, err
 	}

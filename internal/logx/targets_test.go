@@ -300,3 +300,65 @@ func TestFanoutAttrsGroups(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+func TestSyslogTarget(t *testing.T) {
+	if _, err := OpenSyslog("nosuch", "x"); err == nil {
+		t.Error("unknown facility accepted")
+	}
+	pc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	sink, err := DialSyslog("udp", pc.LocalAddr().String(), "local3", "OsmoPCU")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, f := setup(nil)
+	f.Configure(FanoutConfig{Targets: []*Target{plainTarget("syslog local3", sink, nil)}})
+	defer f.Close()
+	r.Logger(CatPCU).Error("to syslog", "bts", 0)
+	_ = pc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 2048)
+	n, err := pc.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// <PRI> = local3 (19) * 8 + err (3) = 155
+	if got := string(buf[:n]); !strings.HasPrefix(got, "<155>") || !strings.Contains(got, "OsmoPCU[") ||
+		!strings.HasSuffix(strings.TrimSuffix(got, "\n"), ": DPCU ERROR to syslog bts=0") {
+		t.Errorf("syslog datagram %q", got)
+	}
+}
+
+// TestFanoutConcurrent logs from several goroutines while the targets are
+// swapped (run with -race).
+func TestFanoutConcurrent(t *testing.T) {
+	r, f := setup(nil)
+	a := &bufSink{}
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l := r.Logger(CatTBF).With("g", i)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				l.Error("x", "n", 1)
+			}
+		}()
+	}
+	for i := 0; i < 200; i++ {
+		f.Configure(FanoutConfig{Targets: []*Target{plainTarget("a", a, nil)}, Default: i%2 == 0})
+	}
+	close(stop)
+	wg.Wait()
+	if a.n == 0 {
+		t.Error("nothing logged")
+	}
+}
