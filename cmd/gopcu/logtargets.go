@@ -68,9 +68,17 @@ func applyLogTargets(v *vty.VTY, logs *logx.Registry, base slog.Handler, stderr 
 	for _, t := range fan.Config().Targets {
 		old[t.Name] = t.Sink
 	}
+	// `logging print category-hex`: libosmocore numbers the categories in
+	// the order of its table (osmo-pcu's, then the library's), which is
+	// the VTY's; gopcu's own categories follow.
 	catIndex := map[string]int{}
 	for i, c := range lg.Categories {
 		catIndex[c.Name] = i
+	}
+	for _, c := range logs.Categories() {
+		if _, ok := catIndex[c.Name]; !ok {
+			catIndex[c.Name] = len(catIndex)
+		}
 	}
 	ident := v.Info.Name
 	if ident == "" {

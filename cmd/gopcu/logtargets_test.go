@@ -353,3 +353,30 @@ func TestDaemonLogFile(t *testing.T) {
 		t.Fatal("daemon did not stop")
 	}
 }
+
+// TestLogCategoryHex: `logging print category-hex 1` prints osmo-pcu
+// 1.1.0's subsystem numbers (its VTY table: 15 own categories, then
+// libosmocore's from lglobal on); gopcu's own categories follow them.
+func TestLogCategoryHex(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hex.log")
+	v, logs, fan, stderr := logSetup(t, "log file "+path+"\n logging filter all 1\n logging print file 0\n")
+	if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{logx.CatCSN1, logx.CatPCU, logx.CatLNS, logx.CatBSSGP, logx.CatStats} {
+		logs.Logger(c).Error(c)
+	}
+	logs.Logger(logx.CatMS).Error("ms")
+	want := "<0000> csn1\n<000c> pcu\n<0022> lns\n<0023> lbssgp\n<0018> lstats\n"
+	if n := len(v.Logging.Categories); n != 40 {
+		t.Fatalf("%d VTY categories", n)
+	}
+	got := readFile(t, path)
+	if !strings.HasPrefix(got, want) || !strings.HasSuffix(got, " ms\n") {
+		t.Errorf("got:\n%s\nwant:\n%s<00xx> ms", got, want)
+	}
+	var ms int
+	if _, err := fmt.Sscanf(got[len(want):], "<%x> ms", &ms); err != nil || ms < 40 {
+		t.Errorf("ms index %d (%v)", ms, err)
+	}
+}
