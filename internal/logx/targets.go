@@ -632,9 +632,17 @@ func needsQuote(s string) bool {
 	return false
 }
 
-// SyslogSink sends lines to the local syslog daemon ("log syslog FACILITY").
+// SyslogSink sends lines to the local syslog daemon ("log syslog
+// FACILITY"). Like syslog(3) it does not fail without a daemon: it
+// connects on first use and again (at most once a second) after errors,
+// and drops lines meanwhile.
 type SyslogSink struct {
-	w *syslog.Writer
+	network, raddr, ident string
+	prio                  syslog.Priority
+
+	mu      sync.Mutex
+	w       *syslog.Writer
+	lastTry time.Time
 }
 
 var syslogFacilities = map[string]syslog.Priority{
@@ -646,8 +654,9 @@ var syslogFacilities = map[string]syslog.Priority{
 	"local6": syslog.LOG_LOCAL6, "local7": syslog.LOG_LOCAL7,
 }
 
-// OpenSyslog connects to the local syslog daemon with the facility name
-// of the VTY ("daemon", "local3", ...).
+// OpenSyslog makes a sink for the local syslog daemon with the facility
+// name of the VTY ("daemon", "local3", ...); only an unknown facility is
+// an error.
 func OpenSyslog(facility, ident string) (*SyslogSink, error) {
 	return DialSyslog("", "", facility, ident)
 }
@@ -659,28 +668,61 @@ func DialSyslog(network, raddr, facility, ident string) (*SyslogSink, error) {
 	if !ok {
 		return nil, fmt.Errorf("logx: unknown syslog facility %q", facility)
 	}
-	w, err := syslog.Dial(network, raddr, p|syslog.LOG_NOTICE, ident)
-	if err != nil {
-		return nil, err
+	s := &SyslogSink{network: network, raddr: raddr, ident: ident, prio: p | syslog.LOG_NOTICE}
+	s.mu.Lock()
+	s.connect()
+	s.mu.Unlock()
+	return s, nil
+}
+
+func (s *SyslogSink) connect() error {
+	if s.w != nil {
+		return nil
 	}
-	return &SyslogSink{w: w}, nil
+	if !s.lastTry.IsZero() && time.Since(s.lastTry) < time.Second {
+		return errors.New("logx: no syslog daemon")
+	}
+	s.lastTry = time.Now()
+	w, err := syslog.Dial(s.network, s.raddr, s.prio, s.ident)
+	if err != nil {
+		return err
+	}
+	s.w = w
+	return nil
 }
 
 // Output sends the line at the syslog severity of the entry's level.
 func (s *SyslogSink) Output(e *Entry, line []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.connect(); err != nil {
+		return err
+	}
 	m := strings.TrimSuffix(string(line), "\n")
+	var err error
 	switch OsmoLevel(e.Level) {
 	case OsmoDebug:
-		return s.w.Debug(m)
+		err = s.w.Debug(m)
 	case OsmoInfo:
-		return s.w.Info(m)
+		err = s.w.Info(m)
 	case OsmoNotice:
-		return s.w.Notice(m)
+		err = s.w.Notice(m)
 	case OsmoError:
-		return s.w.Err(m)
+		err = s.w.Err(m)
+	default:
+		err = s.w.Crit(m)
 	}
-	return s.w.Crit(m)
+	return err
 }
 
 // Close closes the connection.
-func (s *SyslogSink) Close() error { return s.w.Close() }
+func (s *SyslogSink) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w == nil {
+		return nil
+	}
+	err := s.w.Close()
+	s.w = nil
+	return err
+}

@@ -306,6 +306,15 @@ func TestSyslogTarget(t *testing.T) {
 	if _, err := OpenSyslog("nosuch", "x"); err == nil {
 		t.Error("unknown facility accepted")
 	}
+	// no daemon: not an error, lines are dropped
+	nd, err := DialSyslog("unix", filepath.Join(t.TempDir(), "no-log"), "daemon", "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nd.Output(&Entry{Level: LevelError}, []byte("x\n")); err == nil {
+		t.Error("output without daemon: no error")
+	}
+	nd.Close()
 	pc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
