@@ -9,12 +9,10 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/pcu"
-	"github.com/gopcu/gopcu/pcu/config"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 	"github.com/gopcu/gopcu/tests/btsemu"
 	"github.com/gopcu/gopcu/tests/msemu"
-	"github.com/gopcu/gopcu/vty"
 )
 
 // startEGPRSRadio is startRadio with a BTS that allows CS-1..4 and
@@ -107,17 +105,6 @@ func TestEGPRSBulkDownlink(t *testing.T) {
 			})
 		}
 	}
-}
-
-// show runs a VTY command (enable mode) against the engine.
-func (r *radioRig) show(cmd string) string {
-	v, _ := config.New(pcu.Version)
-	r.eng.InstallVTY(v)
-	s := v.NewSession(vty.ExecutorFunc(func(f func()) { r.eng.Call(f) }).Do)
-	defer s.Release()
-	s.Start()
-	s.Feed([]byte("enable\r"))
-	return string(s.Feed([]byte(cmd + "\r")))
 }
 
 // checkDelivery checks that the frames received are the frames sent, in
