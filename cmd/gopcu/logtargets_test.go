@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -378,5 +379,74 @@ func TestLogCategoryHex(t *testing.T) {
 	var ms int
 	if _, err := fmt.Sscanf(got[len(want):], "<%x> ms", &ms); err != nil || ms < 40 {
 		t.Errorf("ms index %d (%v)", ms, err)
+	}
+}
+
+// execReappliesLogTargets: daemon.exec calls d.reapplyLogTargets() after
+// each VTY command (set to true with that main.go change).
+const execReappliesLogTargets = false
+
+// TestDaemonVTYLogTarget: a `log file` target added over telnet works at
+// once, with its own levels.
+func TestDaemonVTYLogTarget(t *testing.T) {
+	if !execReappliesLogTargets {
+		t.Skip("daemon.exec does not re-apply the log targets yet")
+	}
+	dir := t.TempDir()
+	logFile := filepath.Join(dir, "x.log")
+	cfgFile := filepath.Join(dir, "empty.cfg")
+	if err := os.WriteFile(cfgFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	s, err := parseSettings([]string{"-c", cfgFile, "--pcu-sock", filepath.Join(dir, "no-bts"), "--vty-port", strconv.Itoa(port)}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &lockedBuf{}
+	fan := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions()))
+	d, err := newDaemon(s, logx.New(fan), &ratectr.Registry{}, io.Discard, stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.base = fan
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.run(ctx) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	var c net.Conn
+	for i := 0; i < 250; i++ {
+		if c, err = net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if c == nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	go func() { _, _ = io.Copy(io.Discard, c) }()
+	for _, l := range []string{"enable", "configure terminal", "log file " + logFile, " logging filter all 1",
+		" logging print file 0", " logging print category 1", " logging level pcu debug", "end", "logp pcu debug hello-from-vty"} {
+		if _, err := c.Write([]byte(l + "\r\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		b, _ := os.ReadFile(logFile)
+		if strings.Contains(string(b), "DPCU <000c> hello-from-vty\n") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s:\n%s\nstderr:\n%s", logFile, b, stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if strings.Contains(stderr.String(), "hello-from-vty") {
+		t.Errorf("pcu debug on the default stderr output:\n%s", stderr.String())
 	}
 }
