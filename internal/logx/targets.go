@@ -496,17 +496,23 @@ func (f *Fanout) WithGroup(g string) slog.Handler {
 type fanChild struct {
 	f      *Fanout
 	def    slog.Handler
-	prefix string // group prefix "g." of later attributes
-	attrs  []byte // " k=v" of WithAttrs
+	prefix string        // group prefix "g." of later attributes
+	attrs  []groupedAttr // of WithAttrs, formatted when a target wants a record
+}
+
+type groupedAttr struct {
+	prefix string
+	a      slog.Attr
 }
 
 func (h *fanChild) Enabled(context.Context, slog.Level) bool { return true }
 
 func (h *fanChild) WithAttrs(as []slog.Attr) slog.Handler {
 	n := *h
-	n.attrs = append([]byte(nil), h.attrs...)
+	n.attrs = make([]groupedAttr, len(h.attrs), len(h.attrs)+len(as))
+	copy(n.attrs, h.attrs)
 	for _, a := range as {
-		n.attrs = appendAttr(n.attrs, h.prefix, a)
+		n.attrs = append(n.attrs, groupedAttr{h.prefix, a})
 	}
 	if h.def != nil {
 		n.def = h.def.WithAttrs(as)
@@ -571,9 +577,11 @@ func (h *fanChild) entry(r slog.Record, cat string, src bool) *Entry {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
-	b := make([]byte, 0, len(r.Message)+len(h.attrs)+64)
+	b := make([]byte, 0, len(r.Message)+64)
 	b = append(b, r.Message...)
-	b = append(b, h.attrs...)
+	for _, ga := range h.attrs {
+		b = appendAttr(b, ga.prefix, ga.a)
+	}
 	r.Attrs(func(a slog.Attr) bool {
 		if a.Key != "cat" {
 			b = appendAttr(b, h.prefix, a)

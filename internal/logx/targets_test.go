@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -374,4 +375,26 @@ func TestFanoutConcurrent(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+}
+
+// BenchmarkFanoutDefaultOnly is the cost of the fan-out when only the
+// default output is on (gopcu without `log ...` targets).
+func BenchmarkFanoutDefaultOnly(b *testing.B) {
+	f := NewFanout(slog.NewTextHandler(io.Discard, HandlerOptions()))
+	l := New(f).Logger(CatPCU).With("bts", 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		l.Error("x", "tfi", 1)
+	}
+}
+
+// BenchmarkFanoutFileTarget: one target writing formatted lines.
+func BenchmarkFanoutFileTarget(b *testing.B) {
+	f := NewFanout(discardHandler{})
+	f.Configure(FanoutConfig{Targets: []*Target{plainTarget("w", &WriterSink{W: io.Discard}, nil)}})
+	l := New(f).Logger(CatPCU).With("bts", 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		l.Error("x", "tfi", 1)
+	}
 }
