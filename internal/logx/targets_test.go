@@ -398,3 +398,12 @@ func BenchmarkFanoutFileTarget(b *testing.B) {
 		l.Error("x", "tfi", 1)
 	}
 }
+
+// BenchmarkTextNoFanout is BenchmarkFanoutDefaultOnly without the fan-out.
+func BenchmarkTextNoFanout(b *testing.B) {
+	l := New(slog.NewTextHandler(io.Discard, HandlerOptions())).Logger(CatPCU).With("bts", 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		l.Error("x", "tfi", 1)
+	}
+}
