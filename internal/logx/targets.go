@@ -471,6 +471,20 @@ func (f *Fanout) Errors() (int64, error) {
 	return n, nil
 }
 
+// Reopen reopens the files of all file targets (after log rotation,
+// libosmocore's log_targets_reopen).
+func (f *Fanout) Reopen() error {
+	var errs []error
+	for _, t := range f.state.Load().cfg.Targets {
+		if fs, ok := t.Sink.(*FileSink); ok {
+			if err := fs.Reopen(); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", t.Name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // Close closes every sink and leaves only the default output.
 func (f *Fanout) Close() { f.Configure(FanoutConfig{Default: true}) }
 

@@ -92,15 +92,37 @@ func TestFileTargetLevels(t *testing.T) {
 	}
 	f.Configure(FanoutConfig{Targets: []*Target{plainTarget("file", fs2, nil)}})
 	Notice(pcu, "again")
+	if err := os.Rename(path, path+".1"); err != nil { // rotated
+		t.Fatal(err)
+	}
+	Notice(pcu, "rotated")
+	if err := f.Reopen(); err != nil {
+		t.Fatal(err)
+	}
+	Notice(pcu, "new file")
+	if got := readAll(t, path); got != "DPCU NOTICE new file\n" {
+		t.Fatalf("after rotation: %q", got)
+	}
 	if err := fs2.Reopen(); err != nil {
 		t.Fatal(err)
 	}
 	Notice(pcu, "reopened")
 	f.Close()
-	got, _ = os.ReadFile(path)
-	if !strings.HasSuffix(string(got), "tbf error tfi=3 text=\"a b\"\nDNS NOTICE ns notice\nDPCU NOTICE again\nDPCU NOTICE reopened\n") {
+	if got := readAll(t, path+".1"); !strings.HasSuffix(got, "tbf error tfi=3 text=\"a b\"\nDNS NOTICE ns notice\nDPCU NOTICE again\nDPCU NOTICE rotated\n") {
 		t.Fatalf("append: %q", got)
 	}
+	if got := readAll(t, path); got != "DPCU NOTICE new file\nDPCU NOTICE reopened\n" {
+		t.Fatalf("reopened: %q", got)
+	}
+}
+
+func readAll(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func TestTargetsPerCategoryLevels(t *testing.T) {
