@@ -384,7 +384,7 @@ func TestLogCategoryHex(t *testing.T) {
 
 // execReappliesLogTargets: daemon.exec calls d.reapplyLogTargets() after
 // each VTY command (set to true with that main.go change).
-const execReappliesLogTargets = false
+const execReappliesLogTargets = true
 
 // TestDaemonVTYLogTarget: a `log file` target added over telnet works at
 // once, with its own levels.

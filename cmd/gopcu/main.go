@@ -136,9 +136,11 @@ func (d *daemon) exec(f func()) {
 	err := d.eng.Call(func() {
 		f()
 		d.eng.SetParams(d.params())
+		d.reapplyLogTargets()
 	})
 	if err != nil {
 		f() // engine stopped: still answer the session
+		d.reapplyLogTargets()
 	}
 }
 
