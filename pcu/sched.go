@@ -255,6 +255,7 @@ func (e *Engine) schedule(bts *BTS, p *PDCH, r *pcuif.RTSReq) []byte {
 		n := copy(blk, dummyCtrlBlock[:])
 		blk[0] = blk[0]&^7 | byte(usf)
 		bts.Ctr.Inc(CtrRLCSentDummy)
+		bts.Ctr.Add(CtrRLCDLBytes, uint64(n)) // osmo-pcu counts every block sent on a PDCH in use
 		e.tapBlock(gsmtap.CatDLDummy, false, trx.ARFCN, p.TS, gsmtap.ChannelPACCH, r.FN, 0, 0, blk[:n])
 		return blk[:n]
 	}

@@ -138,11 +138,6 @@ func gopcuRACH(t *testing.T) map[string]int64 {
 // knownRACHDiffs are engine differences found by this test, reported to
 // the engine's issues; they are logged, not failed, until fixed.
 var knownRACHDiffs = map[string]string{
-	// osmo-pcu 1.1.0 gprs_rlcmac_sched.cpp counts every DL block it sends
-	// (dummy, control, data) in rlc:dl_bytes, and sends nothing (no dummy,
-	// no count) on a PDCH without TBF: 16 x 23 octets here, the UL TBF's
-	// PDCH for 16 blocks.
-	"bts.0.rlc.dl_bytes": "gopcu does not count DL blocks in rlc:dl_bytes",
 	// osmo-pcu's default `alloc-algorithm dynamic` tries algorithm B first
 	// for the one-phase UL TBF.
 	"bts.0.tbf.alloc.algo-a": "gopcu counts algo A where osmo-pcu's dynamic allocator counts B",
