@@ -147,7 +147,7 @@ func (e *Engine) allocUL(bts *BTS, ms *MS) (*TBF, error) {
 	ms.UL = t
 	ms.idleSince = -1
 	bts.Ctr.Inc(CtrTBFULAlloc)
-	bts.Ctr.Inc(CtrTBFAllocAlgoA)
+	bts.Ctr.Inc(e.algoCounter())
 	return t, nil
 }
 
@@ -182,12 +182,19 @@ func (e *Engine) allocDL(bts *BTS, ms *MS, single bool) (*TBF, error) {
 	ms.DL = t
 	ms.idleSince = -1
 	bts.Ctr.Inc(CtrTBFDLAlloc)
-	if single || popcount8(slots) == 1 {
-		bts.Ctr.Inc(CtrTBFAllocAlgoA)
-	} else {
-		bts.Ctr.Inc(CtrTBFAllocAlgoB)
-	}
+	bts.Ctr.Inc(e.algoCounter())
 	return t, nil
+}
+
+// algoCounter is the tbf:alloc:algo-* counter of an allocation. osmo-pcu's
+// `alloc-algorithm dynamic` (the default) allocates with algorithm B unless
+// multislot is disabled, so it counts algo-b as `alloc-algorithm b` does;
+// only `alloc-algorithm a` counts algo-a.
+func (e *Engine) algoCounter() int {
+	if e.params.AllocAlgo == "a" {
+		return CtrTBFAllocAlgoA
+	}
+	return CtrTBFAllocAlgoB
 }
 
 func popcount8(x uint8) int { return popcount32(uint32(x)) }

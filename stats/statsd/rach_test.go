@@ -138,10 +138,6 @@ func gopcuRACH(t *testing.T) map[string]int64 {
 // knownRACHDiffs are engine differences found by this test, reported to
 // the engine's issues; they are logged, not failed, until fixed.
 var knownRACHDiffs = map[string]string{
-	// osmo-pcu's default `alloc-algorithm dynamic` tries algorithm B first
-	// for the one-phase UL TBF.
-	"bts.0.tbf.alloc.algo-a": "gopcu counts algo A where osmo-pcu's dynamic allocator counts B",
-	"bts.0.tbf.alloc.algo-b": "idem",
 }
 
 // TestRACHCountersMatchOsmoPCU plays the same RACHs to osmo-pcu 1.1.0 and
