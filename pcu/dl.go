@@ -303,7 +303,7 @@ func (e *Engine) buildDLData(bts *BTS, p *PDCH, fn uint32, usf uint8, blk []byte
 		if pr == 0 {
 			continue
 		}
-		if pr > bestPrio || pr == bestPrio && t.sentBytes < best.sentBytes {
+		if pr > bestPrio || pr == bestPrio && t.airtime < best.airtime {
 			best, bestPrio = t, pr
 		}
 	}
@@ -393,6 +393,7 @@ func (e *Engine) dlDataBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, bl
 	bts.Ctr.Inc(CtrRLCSent)
 	bts.Ctr.Inc(CtrGPRSDLCS1 + int(b.cs-rlcmac.CS1))
 	p.blocksOut++
+	t.airtime++
 	if !resend {
 		t.sentBytes += uint64(b.bytes)
 		bts.Ctr.Add(CtrRLCDLPayloadBytes, uint64(b.bytes))
@@ -455,6 +456,7 @@ func (e *Engine) dlDataBlockEGPRS(t *TBF, p *PDCH, fn uint32, usf uint8, prio in
 	bts.Ctr.Inc(CtrRLCSent)
 	bts.Ctr.Inc(CtrEGPRSDLMCS1 + int(cs-rlcmac.MCS1))
 	p.blocksOut++
+	t.airtime++
 	if !resend1 {
 		t.sentBytes += uint64(b1.bytes)
 		bts.Ctr.Add(CtrRLCDLPayloadBytes, uint64(b1.bytes))

@@ -119,7 +119,8 @@ type TBF struct {
 	everAcked bool
 	n3105     int
 	drained   time.Duration // when the LLC queue drained (keep-open start), -1 if data
-	sentBytes uint64        // LLC octets sent (fairness)
+	sentBytes uint64        // LLC octets sent
+	airtime   uint64        // DL data blocks sent, retransmissions included (fairness)
 	laUp      time.Duration // last link adaptation step
 
 	// uplink
@@ -180,8 +181,8 @@ func (e *Engine) attach(t *TBF) {
 		} else {
 			// fairness: a newcomer starts level with the least served
 			for _, o := range p.dl {
-				if o.sentBytes < t.sentBytes || t.sentBytes == 0 {
-					t.sentBytes = o.sentBytes
+				if o.airtime < t.airtime || t.airtime == 0 {
+					t.airtime = o.airtime
 				}
 			}
 			p.dl = append(p.dl, t)

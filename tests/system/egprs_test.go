@@ -134,3 +134,78 @@ func checkDelivery(t *testing.T, got, want [][]byte, n3105Releases uint64) int {
 	}
 	return lost
 }
+
+// TestGPRSAndEGPRSShareAPDCH: a GPRS MS (CS-4) and an EGPRS MS (MCS-9)
+// with unlimited demand on one PDCH each get at least 45 % of its blocks
+// (airtime-fair scheduling: a byte-fair scheduler would give the EGPRS MS
+// only a quarter), and each reaches at least 45 % of what it would get
+// alone: 50 octets per block for CS-4, 148 for MCS-9.
+func TestGPRSAndEGPRSShareAPDCH(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pcu_bts")
+	info := btsemu.DefaultInfo(pcuif.V12)
+	for n := 1; n <= 9; n++ {
+		info.Flags |= pcuif.FlagMCS(n)
+	}
+	info.TRX[0].PDCHMask = 0x10 // TS 4 only
+	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V12, Info: info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := bulkParams()
+	p.ForceCSDL, p.CSMaxDL, p.ForceMCSDL, p.MCSMaxDL, p.CSAdjust = 4, 4, 9, 9, false
+	gb := &fakeGb{}
+	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Params: p})
+	eng.SetGb(gb)
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &rig{t: t, path: path, bts: bts, eng: eng, cancel: cancel, done: make(chan struct{})}
+	go func() { eng.Run(ctx); close(r.done) }()
+	t.Cleanup(r.stop)
+	r.waitActive(1)
+	rr := &radioRig{rig: r, gb: gb, cell: msemu.NewCell(bts, 9)}
+	gprs := rr.cell.AddMS(0xc0002001, "901700000002001", 12)
+	egprs := rr.cell.AddMS(0xc0002002, "901700000002002", 12)
+	egprs.EGPRSClass = 12
+	var got [2]int
+	gprs.OnLLC = func(f []byte) { got[0] += len(f) }
+	egprs.OnLLC = func(f []byte) { got[1] += len(f) }
+	feed := func() {
+		for i, ms := range []*msemu.MS{gprs, egprs} {
+			var q int
+			rr.eng.Call(func() {
+				if m := rr.eng.MSByTLLI(0, ms.TLLI); m != nil {
+					q = m.Queue.Len()
+				}
+			})
+			for ; q < 8; q++ {
+				if i == 0 {
+					rr.dl(ms.TLLI, ms.IMSI, llcFrame(q, 1000))
+				} else {
+					rr.dlEGPRS(ms.TLLI, ms.IMSI, llcFrame(q, 1000))
+				}
+			}
+		}
+	}
+	blocks, warm := 6000, 1000
+	if testing.Short() {
+		blocks = 3000
+	}
+	for s := 0; s < blocks; s++ {
+		if s%10 == 0 {
+			feed()
+		}
+		if s == warm {
+			got = [2]int{}
+		}
+		if err := rr.cell.Step(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	periods := float64(blocks - warm)
+	shareG := float64(got[0]) / (periods * 50)
+	shareE := float64(got[1]) / (periods * 148)
+	t.Logf("GPRS CS-4 %d octets (%.1f %% of its solo rate), EGPRS MCS-9 %d octets (%.1f %%), DL blocks %v",
+		got[0], 100*shareG, got[1], 100*shareE, rr.cell.DataCS)
+	if shareG < 0.45 || shareE < 0.45 {
+		t.Fatalf("shares %.2f (GPRS) and %.2f (EGPRS), want both >= 0.45", shareG, shareE)
+	}
+}
