@@ -248,6 +248,7 @@ const (
 	L1VersionMismatch
 	L1LLCCoDelDropped
 	L1LLCOverflowDropped
+	L1LLCRequeued
 	numL1Ctrs
 )
 
@@ -282,6 +283,7 @@ var L1CounterDescs = []ratectr.Desc{
 	{Name: "version:mismatch", Description: "INFO_IND with a version other than the pinned one"},
 	{Name: "llc:dropped:codel", Description: "LLC frames dropped by CoDel (AQM)"},
 	{Name: "llc:dropped:overflow", Description: "LLC frames dropped by the queue memory limits"},
+	{Name: "llc:requeued", Description: "Unacknowledged LLC frames of an aborted DL TBF put back into the queue"},
 }
 
 // "pcu:sgsn" group (osmo-pcu's SGSN Statistics).

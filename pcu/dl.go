@@ -342,7 +342,7 @@ func (e *Engine) nextBSN(t *TBF, prio int, cs rlcmac.CodingScheme) (bsn int, res
 	if !ok {
 		return 0, false, false
 	}
-	e.fillDLBlock(t, t.dlb(bsn), cs)
+	e.fillDLBlock(t, bsn, cs)
 	return bsn, false, true
 }
 
@@ -425,7 +425,7 @@ func (e *Engine) dlDataBlockEGPRS(t *TBF, p *PDCH, fn uint32, usf uint8, prio in
 			bsn2, resend2, found = r, true, true
 		} else if !t.sw.Stalled() && (t.haveCur || t.ms.Queue.Len() > 0) && t.state == TBFFlow && !b1.fbi {
 			if n, ok := t.sw.SendNew(); ok {
-				e.fillDLBlock(t, t.dlb(n), cs)
+				e.fillDLBlock(t, n, cs)
 				bsn2, resend2, found = n, false, true
 			}
 		}
@@ -474,7 +474,8 @@ const smallFrame = 200
 // fillDLBlock fills a new RLC data unit from the LLC queue: shallow
 // buffering, a frame is taken from the queue only when the previous one
 // is fully segmented, so the standing queue stays where CoDel sees it.
-func (e *Engine) fillDLBlock(t *TBF, b *dlBlock, cs rlcmac.CodingScheme) {
+func (e *Engine) fillDLBlock(t *TBF, bsn int, cs rlcmac.CodingScheme) {
+	b := t.dlb(bsn)
 	b.cs, b.fbi, b.bytes, b.small = cs, false, 0, false
 	unit := b.unit[:cs.DataLen()]
 	var u rlcmac.DLUnit
@@ -494,6 +495,8 @@ func (e *Engine) fillDLBlock(t *TBF, b *dlBlock, cs rlcmac.CodingScheme) {
 		if len(t.curFrame) <= smallFrame {
 			b.small = true
 		}
+		// fully segmented: kept until its last block is acknowledged
+		t.inflight = append(t.inflight, inflightFrame{fr: t.curFr, last: bsn})
 		t.haveCur = false
 		t.curFrame = nil
 		if last {
@@ -590,6 +593,16 @@ func (e *Engine) dlAckNack(t *TBF, a *rlcmac.AckNackDescription) {
 }
 
 func (e *Engine) dlAcked(t *TBF, final bool, acked, nacked int) {
+	// frames whose blocks V(A) has passed are delivered
+	k := 0
+	for k < len(t.inflight) && !t.sw.InWindow(t.inflight[k].last) {
+		k++
+	}
+	if k > 0 {
+		n := copy(t.inflight, t.inflight[k:])
+		clear(t.inflight[n:])
+		t.inflight = t.inflight[:n]
+	}
 	t.pollOut = false
 	t.n3105 = 0
 	t.everAcked = true

@@ -75,6 +75,13 @@ type ulBlock struct {
 	n    int
 }
 
+// inflightFrame is an LLC frame segmented into a DL TBF's window; last is
+// the BSN of the block that carries its end.
+type inflightFrame struct {
+	fr   llc.Frame
+	last int
+}
+
 // TBF is a Temporary Block Flow.
 type TBF struct {
 	dir     Dir
@@ -112,6 +119,10 @@ type TBF struct {
 	cur       []byte    // rest of the LLC frame being sent
 	curFrame  []byte
 	curFr     llc.Frame // the frame as dequeued (put back unchanged)
+	// inflight are the frames fully segmented into the window whose last
+	// block is not acknowledged yet, in order: an aborted TBF puts them
+	// back into the MS's queue (at-least-once delivery, osmo-pcu loses them).
+	inflight []inflightFrame
 	haveCur   bool
 	sincePoll int
 	pollOut   bool // a DL Ack/Nack poll is outstanding
@@ -261,10 +272,21 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 		if t.ms.DL == t {
 			t.ms.DL = nil
 		}
-		// a frame not yet started goes back to the queue head
-		if t.haveCur && len(t.cur) > 0 && len(t.cur) == len(t.curFrame) {
+		// The frame being segmented and the frames not acknowledged go
+		// back to the queue head, last dequeued first, unless the TBF
+		// ended normally (final Ack/Nack: everything acknowledged).
+		if t.haveCur && len(t.cur) > 0 {
 			t.ms.Queue.PutBack(e.now, t.curFr)
 		}
+		if n := len(t.inflight); n > 0 {
+			for i := n - 1; i >= 0; i-- {
+				t.ms.Queue.PutBack(e.now, t.inflight[i].fr)
+			}
+			e.l1ctr.Add(L1LLCRequeued, uint64(n))
+			e.tbfLog.Info("unacknowledged LLC frames put back", "tbf", t.String(), "frames", n)
+		}
+		clear(t.inflight)
+		t.inflight = t.inflight[:0]
 		t.haveCur = false
 		t.ms.Queue.StopTransmit() // sojourn of later frames starts at the next TBF
 	}

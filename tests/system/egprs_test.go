@@ -77,15 +77,12 @@ func TestEGPRSBulkDownlink(t *testing.T) {
 				}
 				ctx := context.Background()
 				steps := 0
-				for ; steps < 400000 && len(got) < len(want) && !(len(got) > 0 && bytes.Equal(got[len(got)-1], want[len(want)-1])); steps++ {
+				for ; steps < 400000 && !(len(got) > 0 && bytes.Equal(got[len(got)-1], want[len(want)-1])); steps++ {
 					if err := r.cell.Step(ctx); err != nil {
 						t.Fatal(err)
 					}
 				}
-				lostFrames := checkDelivery(t, got, want, ctrVal(r, pcu.CtrPktDLAckNackFailed))
-				if len(got)+lostFrames != len(want) {
-					t.Fatalf("received %d of %d frames after %d blocks\nMS: %s", len(got), len(want), steps, ms.Debug())
-				}
+				checkDelivery(t, got, want, ctrVal(r, pcu.CtrPktDLAckNackFailed))
 				cs := rlcmac.MCS1 + rlcmac.CodingScheme(mcs-1)
 				for c, n := range r.cell.DataCS {
 					switch {
@@ -107,32 +104,38 @@ func TestEGPRSBulkDownlink(t *testing.T) {
 	}
 }
 
-// checkDelivery checks that the frames received are the frames sent, in
-// order and intact. Only a DL TBF released for N3105 (a run of unanswered
-// polls on a lossy radio, TS 44.060 §13.3) may lose frames: those in its
-// RLC window, as in osmo-pcu. It returns the number of frames lost.
-func checkDelivery(t *testing.T, got, want [][]byte, n3105Releases uint64) int {
+// checkDelivery checks that every frame sent arrived, in order and intact.
+// A DL TBF released for N3105 (a run of unanswered polls on a lossy radio,
+// TS 44.060 §13.3) puts its unacknowledged frames back into the queue
+// (osmo-pcu loses them): a frame the MS had completed without its
+// acknowledgement getting through then arrives twice, as a repeat of
+// recent frames. Repeats are allowed only after such a release.
+func checkDelivery(t *testing.T, got, want [][]byte, n3105Releases uint64) {
 	t.Helper()
-	j := 0
+	j, repeats := 0, 0
 	for i := range got {
-		for j < len(want) && !bytes.Equal(got[i], want[j]) {
+		if j < len(want) && bytes.Equal(got[i], want[j]) {
 			j++
+			continue
 		}
-		if j == len(want) {
-			t.Fatalf("frame %d received is not a sent frame in order", i)
+		repeat := false
+		for k := j - 1; k >= 0 && k >= j-200; k-- {
+			if bytes.Equal(got[i], want[k]) {
+				repeat = true
+				break
+			}
 		}
-		j++
+		if !repeat || n3105Releases == 0 {
+			t.Fatalf("frame %d received is neither the next frame (%d) nor a repeat after an N3105 release (%d releases)", i, j, n3105Releases)
+		}
+		repeats++
 	}
-	lost := len(want) - len(got)
-	if lost > 0 {
-		// a window of 192 MCS-9 units (1184 octets per pair) holds
-		// at most 76 frames of 1500 octets
-		if n3105Releases == 0 || lost > int(n3105Releases)*80 {
-			t.Fatalf("%d frames lost with %d N3105 releases", lost, n3105Releases)
-		}
-		t.Logf("%d frames lost with %d N3105 releases", lost, n3105Releases)
+	if j != len(want) {
+		t.Fatalf("%d of %d frames arrived (%d repeats, %d N3105 releases)", j, len(want), repeats, n3105Releases)
 	}
-	return lost
+	if repeats > 0 || n3105Releases > 0 {
+		t.Logf("%d N3105 releases, %d frames repeated, none lost", n3105Releases, repeats)
+	}
 }
 
 // TestGPRSAndEGPRSShareAPDCH: a GPRS MS (CS-4) and an EGPRS MS (MCS-9)

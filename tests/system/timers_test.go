@@ -73,9 +73,15 @@ func TestN3105T3195(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		r.dl(ms.TLLI, ms.IMSI, llcFrame(i, 1500))
 	}
+	got := 0
+	ms.OnLLC = func([]byte) { got++ }
 	stepFor(t, r.cell, time.Second)
 	ms.Mute = true
 	stepFor(t, r.cell, 4*time.Second)
+	queued := func() (n int) {
+		r.eng.Call(func() { n = r.eng.MSByTLLI(0, ms.TLLI).Queue.Len() })
+		return n
+	}
 	if s := tbfStates(r); len(s) != 1 || s[0] != pcu.TBFReleasing {
 		t.Fatalf("after N3105: TBF states %v", s)
 	}
@@ -90,6 +96,20 @@ func TestN3105T3195(t *testing.T) {
 	// CCCH (the MS does not answer them).
 	if s := tbfStates(r); ctrVal(r, pcu.CtrTBFDLFreed) < 1 || len(s) != 1 || s[0] == pcu.TBFReleasing {
 		t.Fatalf("after T3195: freed %d, states %v", ctrVal(r, pcu.CtrTBFDLFreed), s)
+	}
+	// nothing lost: the frames of the released TBF's window went back
+	// into the queue (the new TBF has not had a block acknowledged)
+	var requeued uint64
+	r.eng.Call(func() { requeued = r.eng.L1Counters().Value(pcu.L1LLCRequeued) })
+	if requeued == 0 {
+		t.Fatal("no frame put back after the N3105 release")
+	}
+	ms.Mute = false
+	for i := 0; i < 60 && got < 200; i++ {
+		stepFor(t, r.cell, time.Second)
+	}
+	if got != 200 {
+		t.Fatalf("the MS got %d of 200 frames once back (requeued %d, queued %d)", got, requeued, queued())
 	}
 }
 
