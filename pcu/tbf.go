@@ -113,16 +113,16 @@ type TBF struct {
 	pdaPolled bool
 
 	// downlink
-	sw        rlcmac.SendWindow
-	egprs     bool      // EGPRS TBF (MCS-1..9, SNS 2048)
-	blk       []dlBlock // indexed by BSN & (len-1); len >= WS, a power of two
-	cur       []byte    // rest of the LLC frame being sent
-	curFrame  []byte
-	curFr     llc.Frame // the frame as dequeued (put back unchanged)
+	sw       rlcmac.SendWindow
+	egprs    bool      // EGPRS TBF (MCS-1..9, SNS 2048)
+	blk      []dlBlock // indexed by BSN & (len-1); len >= WS, a power of two
+	cur      []byte    // rest of the LLC frame being sent
+	curFrame []byte
+	curFr    llc.Frame // the frame as dequeued (put back unchanged)
 	// inflight are the frames fully segmented into the window whose last
 	// block is not acknowledged yet, in order: an aborted TBF puts them
 	// back into the MS's queue (at-least-once delivery, osmo-pcu loses them).
-	inflight []inflightFrame
+	inflight  []inflightFrame
 	haveCur   bool
 	sincePoll int
 	pollOut   bool // a DL Ack/Nack poll is outstanding
