@@ -352,7 +352,12 @@ func (e *Engine) nextBSN(t *TBF, prio int, cs rlcmac.CodingScheme) (bsn int, res
 // comes back without waiting for the next periodic poll.
 func (e *Engine) pollDL(t *TBF, p *PDCH, fn uint32, prio int, fbi, small, resend bool) (uint8, bool) {
 	t.sincePoll++
-	if p.TS != t.ctrlTS || t.pollOut || !(t.sincePoll >= 20 || prio == prioPollAgain || fbi || t.drained >= 0 && !resend || small && !resend) {
+	if small && !resend {
+		// a short frame ended here: poll in this block, or in the next
+		// one on the control TS (polls are answered there only)
+		t.pollSoon = true
+	}
+	if p.TS != t.ctrlTS || t.pollOut || !(t.sincePoll >= 20 || prio == prioPollAgain || fbi || t.drained >= 0 && !resend || t.pollSoon) {
 		return 0, false
 	}
 	rrbp, ok := p.pollRRBP(fn, t, pollDLAck)
@@ -361,6 +366,7 @@ func (e *Engine) pollDL(t *TBF, p *PDCH, fn uint32, prio int, fbi, small, resend
 	}
 	t.pollOut = true
 	t.sincePoll = 0
+	t.pollSoon = false
 	t.lastPoll = e.now
 	if fbi {
 		e.setState(t, TBFFinished)

@@ -203,7 +203,7 @@ func (e *Engine) pickUSF(p *PDCH, fn uint32) uint8 {
 	n := len(p.ul)
 	for i := 0; i < n; i++ {
 		t := p.ul[(p.nextUL+i)%n]
-		if t.state != TBFFlow || t.finalAckOut || t.lastSeen && t.rw.Complete() {
+		if !(t.state == TBFFlow || t.state == TBFAssign && !t.sendPUA) || t.finalAckOut || t.lastSeen && t.rw.Complete() {
 			continue
 		}
 		p.nextUL = (p.nextUL + i + 1) % n

@@ -126,6 +126,7 @@ type TBF struct {
 	haveCur   bool
 	sincePoll int
 	pollOut   bool // a DL Ack/Nack poll is outstanding
+	pollSoon  bool // a short frame was completed: poll at the next chance
 	lastPoll  time.Duration
 	everAcked bool
 	n3105     int
