@@ -143,6 +143,7 @@ func (e *Engine) allocUL(bts *BTS, ms *MS) (*TBF, error) {
 	t := &TBF{dir: DirUL, ms: ms, bts: bts, trx: uint8(ti), tfi: tfi, slots: 1 << best, ctrlTS: uint8(best), created: e.now, cs: ms.CSUL, puaTS: -1}
 	t.usf[best] = usf
 	t.rw.Reset(false, rlcmac.GPRSWS)
+	t.ub = make([]ulBlock, rlcmac.GPRSSNS)
 	e.attach(t)
 	ms.UL = t
 	ms.idleSince = -1
@@ -318,4 +319,32 @@ func (e *Engine) setupDLWindow(t *TBF) {
 	if len(t.blk) != n {
 		t.blk = make([]dlBlock, n)
 	}
+}
+
+// makeEGPRSUL turns a new UL TBF into an EGPRS one (11-bit EGPRS access):
+// MCS from `mcs` UL or the INFO_IND within `mcs max` UL, EGPRS window from
+// `window-size`.
+func (e *Engine) makeEGPRSUL(t *TBF) {
+	t.egprs = true
+	mcs := int(t.bts.Info.InitialMCS)
+	if e.params.ForceMCSUL > 0 {
+		mcs = e.params.ForceMCSUL
+	}
+	mx := e.params.MCSMaxUL
+	if mx <= 0 || mx > 9 {
+		mx = 9
+	}
+	mcs = min(max(mcs, 1), mx)
+	for mcs > 1 && t.bts.MCSMask&(1<<(mcs-1)) == 0 {
+		mcs--
+	}
+	t.cs = rlcmac.MCS1 + rlcmac.CodingScheme(mcs-1)
+	t.ms.MCSUL = t.cs
+	ws := e.egprsWS(popcount8(t.slots))
+	t.rw.Reset(true, ws)
+	n := 128
+	for n < ws {
+		n *= 2
+	}
+	t.ub = make([]ulBlock, n)
 }

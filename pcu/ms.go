@@ -25,6 +25,7 @@ type MS struct {
 	UL, DL     *TBF
 	CSDL, CSUL rlcmac.CodingScheme
 	MCSDL      rlcmac.CodingScheme // DL MCS when the MS does EGPRS
+	MCSUL      rlcmac.CodingScheme // UL MCS of its last EGPRS UL TBF
 	created    time.Duration
 	idleSince  time.Duration // when the last TBF went away; -1 while active
 	lastEnq    time.Duration // last DL-UNITDATA (idle-ack timer)

@@ -18,7 +18,9 @@ type Params struct {
 	CSAdjUpper           int       // % above which it goes down (33)
 	CSLQ                 [4][2]int // `cs link-quality-ranges`: UL C/I window (dB) per CS
 	ForceMCSDL           int       // `mcs DL [UL]`; 0 = from INFO_IND
+	ForceMCSUL           int       // the UL of `mcs DL UL`
 	MCSMaxDL             int       // `mcs max`, default 9
+	MCSMaxUL             int       // `mcs max DL UL`, default 9
 	WSBase, WSPDCH       int       // `window-size BASE PDCH`, 64 0
 	CSMaxDL, CSMaxUL     int       // `cs max`, default 4
 	AllocAlgo            string    // "a", "b", "dynamic"
@@ -55,7 +57,7 @@ func DefaultParams() Params {
 	return Params{
 		CSMaxDL: 4, CSMaxUL: 4, AllocAlgo: "dynamic", CSAdjust: true, CSAdjLower: 10, CSAdjUpper: 33,
 		CSLQ:     [4][2]int{{-256, 6}, {5, 8}, {7, 13}, {12, 256}},
-		MCSMaxDL: 9, WSBase: 64, MultislotDefault: 12, PreemptiveRetx: true,
+		MCSMaxDL: 9, MCSMaxUL: 9, WSBase: 64, MultislotDefault: 12, PreemptiveRetx: true,
 		T3141: 10 * time.Second, T3169: 5 * time.Second, T3191: 5 * time.Second, T3193: 1600 * time.Millisecond,
 		T3195: 5 * time.Second, T3192: 1500 * time.Millisecond,
 		X2001: 2 * time.Second, X2002: 200 * time.Millisecond, X2030: 60 * time.Second, X2031: 2 * time.Second,

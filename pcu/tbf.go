@@ -70,9 +70,9 @@ type dlBlock struct {
 
 // ulBlock keeps a received UL data unit until V(Q) passes it.
 type ulBlock struct {
-	hdr  rlcmac.GPRSULHeader
-	data [50]byte
-	n    int
+	e, ti, pi, last bool // the unit's header bits (last: CV == 0)
+	data            [74]byte
+	n               int
 }
 
 // inflightFrame is an LLC frame segmented into a DL TBF's window; last is
@@ -137,7 +137,7 @@ type TBF struct {
 
 	// uplink
 	rw          rlcmac.ReceiveWindow
-	ub          [rlcmac.GPRSSNS]ulBlock
+	ub          []ulBlock // received units by BSN & (len-1); len a power of two >= WS
 	llcBuf      []byte
 	n3101       int
 	n3103       int
@@ -321,3 +321,6 @@ func (t *TBF) Debug() string {
 
 // dlb is the stored unit of a BSN.
 func (t *TBF) dlb(bsn int) *dlBlock { return &t.blk[bsn&(len(t.blk)-1)] }
+
+// ulb is the receive store of an UL BSN.
+func (t *TBF) ulb(bsn int) *ulBlock { return &t.ub[bsn&(len(t.ub)-1)] }

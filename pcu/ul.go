@@ -37,8 +37,7 @@ func (e *Engine) onRACH(bts *BTS, m *pcuif.RACHInd) {
 	ta /= 4
 	if m.Is11Bit {
 		bts.Ctr.Inc(CtrRACHRequests11Bit)
-		bts.Ctr.Inc(CtrRACHRequestsUnexpected)
-		e.sendImmAssReject(bts, uint8(m.RA>>3), fn, true)
+		e.egprsRACH(bts, m, fn, uint8(ta))
 		return
 	}
 	ra := uint8(m.RA)
@@ -54,7 +53,7 @@ func (e *Engine) onRACH(bts *BTS, m *pcuif.RACHInd) {
 	t, err := e.allocUL(bts, ms)
 	if err != nil {
 		e.freeMS(ms)
-		e.sendImmAssReject(bts, ra, fn, false)
+		e.sendImmAssReject(bts, ra, fn)
 		return
 	}
 	t.ccch = true
@@ -79,16 +78,137 @@ func (e *Engine) onRACH(bts *BTS, m *pcuif.RACHInd) {
 	e.tbfLog.Info("UL TBF assigned on CCCH", "tbf", t.String(), "ra", ra, "fn", fn)
 }
 
-func (e *Engine) sendImmAssReject(bts *BTS, ra uint8, fn uint32, ext bool) {
-	rej := rlcmac.ImmediateAssignmentReject{FeatureIndicator: 1}
-	for i := range rej.Ref {
-		rej.Ref[i].RA = ra
-		rej.Ref[i].SetFN(fn)
-		rej.Wait[i] = bts.Info.T3142
-		if rej.Wait[i] == 0 {
-			rej.Wait[i] = 20
+// egprsRACH handles an 11-bit access burst (osmo-pcu-facts §4.2): on
+// ACCESS_1/ACCESS_2 bursts an EGPRS Packet Channel Request (TS 44.060
+// §11.2.5a); one-phase requests get an EGPRS UL TBF, two-phase, short and
+// signalling requests a single block, the rest an IMM ASS REJ.
+func (e *Engine) egprsRACH(bts *BTS, m *pcuif.RACHInd, fn uint32, ta uint8) {
+	ra := m.RA & 0x7ff
+	reject := func() {
+		bts.Ctr.Inc(CtrRACHRequestsUnexpected)
+		e.sendImmAssRejectExt(bts, ra, fn)
+	}
+	if m.BurstType != 2 && m.BurstType != 3 || bts.MCSMask == 0 {
+		reject() // ACCESS_0: PBCCH Packet Channel Request, not supported
+		return
+	}
+	var class int
+	switch {
+	case ra>>10 == 0: // One Phase Access Request: 0 <class:5> <prio:2> <rnd:3>
+		class = int(ra>>5&0x1f) + 1
+	case ra>>8 == 0b101: // One Phase Access by Reduced Latency MS
+		class = int(ra>>3&0x1f) + 1
+	case ra>>8 == 0b100, ra>>5 == 0b110000, ra>>5 == 0b110011, ra>>5 == 0b110001, ra>>5 == 0b110010:
+		// short access, two-phase, signalling (and their IPA forms)
+		bts.Ctr.Inc(CtrRACHRequestsTwoPhase)
+		e.egprsSingleBlock(bts, ra, fn, ta)
+		return
+	default: // one phase unack, dedicated channel, emergency call, unknown
+		reject()
+		return
+	}
+	bts.Ctr.Inc(CtrRACHRequestsOnePhase)
+	ms := e.newMS(bts, TLLIUnset)
+	ms.TA = ta
+	ms.EGPRSClass = class
+	t, err := e.allocUL(bts, ms)
+	if err != nil {
+		e.freeMS(ms)
+		e.sendImmAssRejectExt(bts, ra, fn)
+		return
+	}
+	e.makeEGPRSUL(t)
+	t.ccch = true
+	e.setState(t, TBFAssign)
+	e.setTimer(t, tmX2002, e.params.X2002)
+	trx := &bts.TRX[t.trx]
+	ia := rlcmac.ImmediateAssignment{TBF: true}
+	packetChannel(&ia, trx, t.ctrlTS)
+	ia.ReqRef.RA = 0x7f
+	ia.ReqRef.SetFN(fn)
+	ia.TA = ta
+	ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IAREGPRSPacketUpl, HasExtRA: true, ExtRA: uint8(ra & 0x1f), Dynamic: true,
+		TFI: t.tfi, USF: t.usf[t.ctrlTS], ChannelCoding: t.cs.ChannelCodingCommand(), TLLIBlockCC: true,
+		WindowSize: rlcmac.EGPRSWindowSizeCode(t.rw.WS()), HasAlpha: true}
+	var mac [rlcmac.MACBlockLen]byte
+	if _, err := rlcmac.EncodeImmediateAssignment(mac[:], &ia); err != nil {
+		e.tbfLog.Error("cannot encode EGPRS UL IMM ASS", "err", err)
+		return
+	}
+	e.sendAGCH(bts, mac[:], msgIDNone, false)
+	bts.Ctr.Inc(CtrImmAssUL)
+	bts.Ctr.Inc(CtrImmAssULOnePhase)
+	e.tbfLog.Info("EGPRS UL TBF assigned on CCCH", "tbf", t.String(), "ra", ra, "fn", fn, "mcs", t.cs)
+}
+
+// egprsSingleBlock is the EGPRS two-phase start: one radio block at a
+// starting time ("LH 00" multi block assignment) for the Packet Resource
+// Request.
+func (e *Engine) egprsSingleBlock(bts *BTS, ra uint16, rachFN uint32, ta uint8) {
+	trx, ts := firstPDCH(bts)
+	if ts < 0 {
+		e.sendImmAssRejectExt(bts, ra, rachFN)
+		return
+	}
+	p := &trx.PDCH[ts]
+	fn := nextBlockFN(fnAdd(e.lastFN, 52))
+	for p.reserved(fn) >= 0 {
+		fn = nextBlockFN(fn)
+	}
+	p.resv = append(p.resv, resv{fn: fn, kind: resvSBA, ta: ta})
+	bts.Ctr.Inc(CtrSBAAllocated)
+	ia := rlcmac.ImmediateAssignment{TBF: true}
+	packetChannel(&ia, trx, uint8(ts))
+	ia.ReqRef.RA = 0x7f
+	ia.ReqRef.SetFN(rachFN)
+	ia.TA = ta
+	ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IAREGPRSPacketUpl, HasExtRA: true, ExtRA: uint8(ra & 0x1f), HasStartTime: true,
+		HasAlpha: true}
+	ia.Rest.T1, ia.Rest.T3, ia.Rest.T2 = rlcmac.StartingTimeFromFN(fn)
+	var mac [rlcmac.MACBlockLen]byte
+	if _, err := rlcmac.EncodeImmediateAssignment(mac[:], &ia); err != nil {
+		e.tbfLog.Error("cannot encode EGPRS multi block IMM ASS", "err", err)
+		return
+	}
+	e.sendAGCH(bts, mac[:], msgIDNone, false)
+	bts.Ctr.Inc(CtrImmAssUL)
+	bts.Ctr.Inc(CtrImmAssULTwoPhase)
+}
+
+// firstPDCH is the PDCH single blocks go on: the highest enabled TS of
+// the first TRX with PDCHs.
+func firstPDCH(bts *BTS) (*TRX, int) {
+	for i := range bts.TRX {
+		if m := bts.TRX[i].enabledMask(); m != 0 {
+			for s := 7; s >= 0; s-- {
+				if m&(1<<s) != 0 {
+					return &bts.TRX[i], s
+				}
+			}
 		}
 	}
+	return nil, -1
+}
+
+// sendImmAssRejectExt rejects an 11-bit access (Request Reference RA 0x7F,
+// Extended RA in the rest octets).
+func (e *Engine) sendImmAssRejectExt(bts *BTS, ra uint16, fn uint32) {
+	e.sendReject(bts, rlcmac.IAReject(ra, true, fn, e.waitInd(bts)))
+}
+
+func (e *Engine) sendImmAssReject(bts *BTS, ra uint8, fn uint32) {
+	e.sendReject(bts, rlcmac.IAReject(uint16(ra), false, fn, e.waitInd(bts)))
+}
+
+// waitInd is the Wait Indication of rejects: T3142 from INFO_IND (20 s if 0).
+func (e *Engine) waitInd(bts *BTS) uint8 {
+	if w := bts.Info.T3142; w != 0 {
+		return w
+	}
+	return 20
+}
+
+func (e *Engine) sendReject(bts *BTS, rej rlcmac.ImmediateAssignmentReject) {
 	var mac [rlcmac.MACBlockLen]byte
 	if _, err := rlcmac.EncodeImmediateAssignmentReject(mac[:], &rej); err != nil {
 		e.tbfLog.Error("cannot encode IMM ASS REJ", "err", err)
@@ -110,6 +230,12 @@ func (e *Engine) onULBlock(bts *BTS, d *pcuif.Data) {
 	bts.Ctr.Add(CtrRLCULBytes, uint64(len(d.Payload)))
 	arfcn := bts.TRX[d.TRX].ARFCN
 	snr := int8(max(min(d.LqualCb/10, 127), -128)) // C/I in the SNR field, as osmo-pcu
+	if n := len(d.Payload); n != rlcmac.ControlBlockLen && rlcmac.CSFromULLen(n).IsEGPRS() {
+		// EGPRS data blocks have no payload type: their length tells them
+		e.tapBlock(gsmtap.CatULDataEGPRS, true, arfcn, d.TS, gsmtap.ChannelPDTCH, d.FN, d.RSSI, snr, d.Payload)
+		e.ulDataEGPRS(bts, p, d)
+		return
+	}
 	switch d.Payload[0] >> 6 {
 	case rlcmac.PTData:
 		e.tapBlock(gsmtap.CatULDataGPRS, true, arfcn, d.TS, gsmtap.ChannelPDTCH, d.FN, d.RSSI, snr, d.Payload)
@@ -174,15 +300,86 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 	if !ok || dup {
 		return
 	}
-	ub := &t.ub[bsn]
-	ub.hdr = *h
+	ub := t.ulb(bsn)
+	ub.e, ub.ti, ub.pi, ub.last = h.E, h.TI, h.PI, h.CV == 0
 	ub.n = copy(ub.data[:], blk.Data)
 	bts.Ctr.Add(CtrRLCULPayloadBytes, uint64(len(blk.Data)))
+	e.reassembleReady(t)
+	if h.CV == 0 {
+		t.lastSeen = true
+	}
+	if t.lastSeen {
+		t.pendPUAN = true
+	}
+}
+
+// reassembleReady raises V(Q) over the units received in order and
+// reassembles them.
+func (e *Engine) reassembleReady(t *TBF) {
 	from := t.rw.VQ()
 	for n := t.rw.RaiseVQ(); n > 0; n-- {
-		e.reassemble(t, &t.ub[from])
-		from = (from + 1) % rlcmac.GPRSSNS
+		e.reassemble(t, t.ulb(from))
+		from = (from + 1) % t.rw.SNS()
 	}
+}
+
+// ulDataEGPRS receives an EGPRS uplink data block (header types 1-3, one or
+// two units; TS 44.060 §10.3a.4, §9.1.8.2).
+func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
+	var blk rlcmac.EGPRSULBlock
+	if err := blk.Parse(d.Payload); err != nil {
+		bts.Ctr.Inc(CtrDecodeErrors)
+		logx.Notice(e.tbfLog, "undecodable EGPRS UL data block", "err", err, "len", len(d.Payload))
+		return
+	}
+	h := &blk.Header
+	var t *TBF
+	for _, x := range p.ul {
+		if x.tfi == h.TFI {
+			t = x
+			break
+		}
+	}
+	if t == nil || !t.egprs || t.state != TBFFlow && t.state != TBFFinished && t.state != TBFAssign {
+		e.tbfLog.Debug("EGPRS UL data block for no EGPRS TBF", "tfi", h.TFI, "ts", p.TS)
+		return
+	}
+	if i := p.reserved(d.FN); i >= 0 && p.resv[i].kind == resvUSF {
+		p.resv = append(p.resv[:i], p.resv[i+1:]...)
+	}
+	t.n3101 = 0
+	if t.state == TBFAssign {
+		e.setState(t, TBFFlow)
+	}
+	t.ms.RSSI, t.ms.LinkQ, t.ms.BTO = d.RSSI, d.LqualCb, d.TAOffsQbits
+	bts.Ctr.Inc(CtrEGPRSULMCS1 + int(blk.CS-rlcmac.MCS1))
+	for i := 0; i < blk.NUnits; i++ {
+		if u := &blk.Unit[i]; u.HasTLLI && !t.tlliKnown {
+			e.ulTLLI(t, u.TLLI)
+			t = t.ms.UL
+			t.pendPUAN = true
+		}
+	}
+	t.sinceAck++
+	if h.SI || t.sinceAck >= 20 {
+		t.pendPUAN = true
+	}
+	dl := blk.CS.DataLen()
+	for i := 0; i < blk.NUnits; i++ {
+		bsn := int(h.BSN1)
+		if i == 1 {
+			bsn = int(h.BSN2)
+		}
+		ok, dup := t.rw.Receive(bsn)
+		if !ok || dup {
+			continue
+		}
+		ub := t.ulb(bsn)
+		ub.e, ub.ti, ub.pi, ub.last = h.E[i], h.TI[i], h.PI, h.CV == 0
+		ub.n = copy(ub.data[:], blk.Data[i][:dl])
+		bts.Ctr.Add(CtrRLCULPayloadBytes, uint64(dl))
+	}
+	e.reassembleReady(t)
 	if h.CV == 0 {
 		t.lastSeen = true
 	}
@@ -195,9 +392,8 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 // every completed frame to the SGSN (osmo-pcu-facts §5.7).
 func (e *Engine) reassemble(t *TBF, ub *ulBlock) {
 	var u rlcmac.ULUnit
-	h := &ub.hdr
 	data := ub.data[:ub.n]
-	if err := rlcmac.ParseULUnit(data, false, h.E, h.TI, h.PI, h.CV == 0, &u); err != nil {
+	if err := rlcmac.ParseULUnit(data, t.egprs, ub.e, ub.ti, ub.pi, ub.last, &u); err != nil {
 		t.bts.Ctr.Inc(CtrDecodeErrors)
 		return
 	}
@@ -247,12 +443,22 @@ func (e *Engine) ulTLLI(t *TBF, tlli uint32) {
 // encodePUAN builds the Packet Uplink Ack/Nack (TS 44.060 §11.2.28).
 func (e *Engine) encodePUAN(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) int {
 	final := t.lastSeen && t.rw.Complete()
-	m := rlcmac.PacketUplinkAckNack{UplinkTFI: t.tfi, ChannelCoding: uint8(t.cs - rlcmac.CS1), AckNack: t.rw.GPRSAckNack(final)}
+	m := rlcmac.PacketUplinkAckNack{UplinkTFI: t.tfi}
 	if t.tlliKnown {
 		m.HasContentionTLLI, m.ContentionTLLI = true, t.ms.TLLI
 	}
 	m.HasTA = true
 	m.TA = rlcmac.PacketTimingAdvance{HasValue: true, Value: t.ms.TA}
+	if t.egprs {
+		m.ChannelCoding = t.cs.ChannelCodingCommand()
+		if err := m.FillEGPRSAckNack(&t.rw, final); err != nil {
+			e.tbfLog.Error("cannot build the EGPRS Packet Uplink Ack/Nack", "tbf", t.String(), "err", err)
+			return 0
+		}
+	} else {
+		m.ChannelCoding = uint8(t.cs - rlcmac.CS1)
+		m.AckNack = t.rw.GPRSAckNack(final)
+	}
 	h := rlcmac.DLCtrlHeader{USF: usf}
 	if final {
 		rrbp, ok := p.pollRRBP(fn, t, pollULAck)
@@ -420,22 +626,9 @@ func (e *Engine) ulOnPACCH(bts *BTS, dl *TBF) {
 // ahead (AGCH latency), announced by an Immediate Assignment with a TBF
 // starting time.
 func (e *Engine) singleBlock(bts *BTS, ra uint8, rachFN uint32, ta uint8) {
-	var trx *TRX
-	ts := -1
-	for i := range bts.TRX {
-		if m := bts.TRX[i].enabledMask(); m != 0 {
-			trx = &bts.TRX[i]
-			for s := 7; s >= 0; s-- {
-				if m&(1<<s) != 0 {
-					ts = s
-					break
-				}
-			}
-			break
-		}
-	}
+	trx, ts := firstPDCH(bts)
 	if ts < 0 {
-		e.sendImmAssReject(bts, ra, rachFN, false)
+		e.sendImmAssReject(bts, ra, rachFN)
 		return
 	}
 	p := &trx.PDCH[ts]

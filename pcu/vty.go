@@ -25,9 +25,9 @@ func ParamsFromConfig(c *config.Config) Params {
 	}
 	p.AllocAlgo = c.AllocAlgorithm
 	if c.ForceInitialMCS {
-		p.ForceMCSDL = c.InitialMCSDL
+		p.ForceMCSDL, p.ForceMCSUL = c.InitialMCSDL, c.InitialMCSUL
 	}
-	p.MCSMaxDL = c.MaxMCSDL
+	p.MCSMaxDL, p.MCSMaxUL = c.MaxMCSDL, c.MaxMCSUL
 	p.WSBase, p.WSPDCH = c.WSBase, c.WSPDCH
 	p.TwoPhaseAccess = c.ForceTwoPhase
 	p.MultislotDefault = c.MSClassDefault
