@@ -85,7 +85,7 @@ type Result struct {
 	demo.Result
 	Exact         []bool // per MS: the download's SHA-256 matched
 	PingsSent     int    // all MSs, as ping reported
-	PingsAnswered int
+	PingsAnswered int    // PingsSent less the lost (unanswered, sent 1.5 s or more before ping stopped)
 	TUNDrops      int           // packets the lab itself dropped (never expected)
 	MaxLag        time.Duration // worst lag of the radio clock behind the wall clock
 }
@@ -200,8 +200,10 @@ type msSide struct {
 	curlErr            error
 	file               string
 	// ping
-	ping    *exec.Cmd
-	pingOut *syncBuffer
+	ping      *exec.Cmd
+	pingOut   *syncBuffer
+	pingStart time.Time
+	pingStop  time.Time
 }
 
 type syncBuffer struct {
@@ -528,6 +530,7 @@ func Run(ctx context.Context, cfg Config, sc demo.Scenario) (*Result, error) {
 		}
 		s.ping = s.ns.command("ping", "-D", "-n", "-i", strconv.FormatFloat(cfg.PingInterval.Seconds(), 'f', 3, 64), srvAddr)
 		s.ping.Stdout, s.ping.Stderr, s.ping.Env = s.pingOut, s.pingOut, env
+		s.pingStart = time.Now()
 		if err := s.ping.Start(); err != nil {
 			return nil, err
 		}
@@ -600,10 +603,11 @@ wait:
 	}
 	// A last ping after the downloads, then stop ping (SIGINT: it prints
 	// its statistics) and the radio.
-	if err := sleep(cfg.PingInterval); err != nil {
+	if err := sleep(2 * cfg.PingInterval); err != nil {
 		return nil, err
 	}
 	for _, s := range sides {
+		s.pingStop = time.Now()
 		s.ping.Process.Signal(syscall.SIGINT)
 		s.ping.Wait()
 	}
@@ -631,7 +635,8 @@ wait:
 		}
 		got, _ := os.ReadFile(s.file)
 		res.Exact = append(res.Exact, m.Done && sha256.Sum256(got) == want)
-		for _, p := range parsePing(s.pingOut.String()) {
+		replies := parsePing(s.pingOut.String())
+		for _, p := range replies {
 			sent := p.at.Add(-p.rtt)
 			switch {
 			case sent.Before(s.curlStart):
@@ -641,9 +646,9 @@ wait:
 			}
 			res.Series = append(res.Series, demo.Point{T: p.at.Sub(dlStart), MS: k, Ping: p.rtt, QueueDelay: -1})
 		}
-		tx, rx := pingTotals(s.pingOut.String())
+		tx, _ := pingTotals(s.pingOut.String())
 		res.PingsSent += tx
-		res.PingsAnswered += rx
+		res.PingsAnswered += tx - lostPings(tx, replies, s.pingStart, s.pingStop.Add(-3*cfg.PingInterval/2), cfg.PingInterval)
 	}
 	for _, q := range samples {
 		s := sides[q.idx]
@@ -711,6 +716,23 @@ func parsePing(out string) []pingReply {
 		}
 	}
 	return r
+}
+
+// lostPings counts the echo requests 1..tx without a reply among those
+// sent (ping sends request k at start + (k-1) x interval) before cutoff;
+// later ones may still have been on their way when ping was stopped.
+func lostPings(tx int, replies []pingReply, start, cutoff time.Time, interval time.Duration) int {
+	got := map[int]bool{}
+	for _, r := range replies {
+		got[r.seq] = true
+	}
+	n := 0
+	for k := 1; k <= tx; k++ {
+		if !got[k] && start.Add(time.Duration(k-1)*interval).Before(cutoff) {
+			n++
+		}
+	}
+	return n
 }
 
 // pingTotals reads "N packets transmitted, M received".

@@ -151,6 +151,14 @@ func TestParsePing(t *testing.T) {
 	if tx, rx := pingTotals(out); tx != 3 || rx != 2 {
 		t.Fatalf("totals %d %d", tx, rx)
 	}
+	// request 3 went at start+2 s: lost if ping ran on long enough after it
+	start := time.Unix(1764496000, 0)
+	if n := lostPings(3, r, start, start.Add(2500*time.Millisecond), time.Second); n != 1 {
+		t.Fatalf("lost %d, want 1", n)
+	}
+	if n := lostPings(3, r, start, start.Add(1500*time.Millisecond), time.Second); n != 0 {
+		t.Fatalf("lost %d, want 0 (still on its way)", n)
+	}
 	snmp := "Tcp: RtoAlgorithm RetransSegs InErrs\nTcp: 1 17 0\nTcpExt: SyncookiesSent TCPTimeouts\nTcpExt: 0 3\n"
 	if snmpValue(snmp, "Tcp:", "RetransSegs") != 17 || snmpValue(snmp, "TcpExt:", "TCPTimeouts") != 3 {
 		t.Fatal("snmp counters")
@@ -160,11 +168,12 @@ func TestParsePing(t *testing.T) {
 // TestLabShort is the real-TCP lab in CI mode (root, curl and ping needed;
 // it skips otherwise): a 60 kB HTTP download by Linux's TCP with a ping
 // every second, through gopcu over the emulated radio in real time, with
-// AQM off and with gopcu's default. The downloads must complete byte-exact
-// and the pings be answered; busy ping and goodput ratios are logged.
+// AQM off and with gopcu's default, then a 30 kB download with SNDCP
+// segmentation. The downloads must complete byte-exact and the pings be
+// answered; busy ping and goodput ratios are logged (about 50 s).
 func TestLabShort(t *testing.T) {
 	if testing.Short() {
-		t.Skip("real time: about 40 s")
+		t.Skip("real time: about 50 s")
 	}
 	if err := Check(); err != nil {
 		t.Skip(err)
@@ -195,8 +204,22 @@ func TestLabShort(t *testing.T) {
 		}
 		t.Logf("%s: radio clock lagged the wall clock by %v at most", sc.Name, r.MaxLag)
 	}
+	// The same with the TS 44.064 default N201-U of SAPI 3 (500 octets):
+	// every full TCP segment travels as three SNDCP segments (TS 44.065
+	// §6.9) through gopcu's flow-isolating queue.
+	seg := cfg
+	seg.FileBytes, seg.IdlePings, seg.N201U = 30<<10, 1, 500
+	r, err := Run(context.Background(), seg, scs[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := Summarize(r, seg)
+	row.Scenario += ", N201-U 500"
+	if !row.AllDone || !row.Exact || row.BusyPings == 0 {
+		t.Fatalf("segmented: download done %v, exact %v, busy pings %d", row.AllDone, row.Exact, row.BusyPings)
+	}
 	var tbl strings.Builder
-	WriteTable(&tbl, rows)
+	WriteTable(&tbl, append(rows, row))
 	t.Logf("\n%s", tbl.String())
 	off, gop := rows[0], rows[1]
 	t.Logf("gopcu default: busy ping p50 = %.2f x idle (target <= 1.5), goodput = %.1f %% of AQM off (target >= 95 %%)",
