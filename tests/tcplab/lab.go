@@ -83,9 +83,9 @@ func DefaultConfig() Config {
 // WritePlot apply) plus what only real programs tell.
 type Result struct {
 	demo.Result
-	Exact         []bool // per MS: the download's SHA-256 matched
-	PingsSent     int    // all MSs, as ping reported
-	PingsAnswered int    // PingsSent less the lost (unanswered, sent 1.5 s or more before ping stopped)
+	Exact         []bool        // per MS: the download's SHA-256 matched
+	PingsSent     int           // all MSs, as ping reported
+	PingsAnswered int           // PingsSent less the lost (unanswered, sent 1.5 s or more before ping stopped)
 	TUNDrops      int           // packets the lab itself dropped (never expected)
 	MaxLag        time.Duration // worst lag of the radio clock behind the wall clock
 }
