@@ -375,7 +375,8 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 			continue
 		}
 		ub := t.ulb(bsn)
-		ub.e, ub.ti, ub.pi, ub.last = h.E[i], h.TI[i], h.PI, h.CV == 0
+		// CV 0: the block holds the TBF's last BSN, which is BSN2 in a pair
+		ub.e, ub.ti, ub.pi, ub.last = h.E[i], h.TI[i], h.PI, h.CV == 0 && (i == blk.NUnits-1 || h.BSN2 == h.BSN1)
 		ub.n = copy(ub.data[:], blk.Data[i][:dl])
 		bts.Ctr.Add(CtrRLCULPayloadBytes, uint64(dl))
 	}

@@ -169,7 +169,8 @@ type MS struct {
 
 	ulQueue [][]byte // LLC frames waiting for an UL TBF
 
-	rachRA   uint8
+	rachRA   uint16 // 8-bit RA, or the 11-bit EGPRS Packet Channel Request
+	rach11   bool
 	rachFN   uint32
 	rachWait bool
 	waitPUA  uint32 // two-phase: FN until which a Packet Uplink Assignment is awaited (0: none)
@@ -211,6 +212,7 @@ type ulState struct {
 	contention bool
 	done       bool
 	cvStarted  bool // a block with CV < 15 was sent: no more data joins
+	egprs      bool // EGPRS TBF: MCS blocks, EGPRS window and Ack/Nack
 }
 
 // SendLLC queues an uplink LLC frame; the MS requests an UL TBF for it.
@@ -234,21 +236,47 @@ func (m *MS) beforeBlock(fn uint32) {
 		m.waitPUA = 0 // T3168 expired: access again
 	}
 	if len(m.ulQueue) > 0 && !m.ul.active && !m.rachWait && !m.dl.active && m.waitPUA == 0 {
-		m.rachRA = 0x78 | uint8(m.cell.rnd.Intn(8))
-		if m.TwoPhase {
-			m.rachRA = 0x70 | uint8(m.cell.rnd.Intn(8))
+		m.rachRA = 0x78 | uint16(m.cell.rnd.Intn(8))
+		m.rach11 = false
+		switch {
+		case m.TwoPhase:
+			m.rachRA = 0x70 | uint16(m.cell.rnd.Intn(8))
+		case m.EGPRSClass > 0:
+			// EGPRS Packet Channel Request, One Phase Access (TS 44.060
+			// §11.2.5a): 0 <multislot class - 1:5> <priority:2> <random:3>
+			m.rachRA = uint16((m.EGPRSClass-1)&0x1f)<<5 | uint16(m.cell.rnd.Intn(8))
+			m.rach11 = true
 		}
 		m.rachFN = fn
 		m.rachWait = true
-		m.cell.BTS.Send(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: uint16(m.rachRA), FN: fn % 42432, ARFCN: m.cell.arfcn, BurstType: 1})
+		burst := uint8(1) // ACCESS_0
+		if m.rach11 {
+			burst = 2 // ACCESS_1: EGPRS access burst
+		}
+		m.cell.BTS.Send(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: m.rachRA, Is11Bit: m.rach11, FN: fn % 42432, ARFCN: m.cell.arfcn, BurstType: burst})
 	}
 }
 
 // immAss handles an Immediate Assignment; it reports whether it was ours.
 func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
 	switch ia.Rest.Kind {
+	case rlcmac.IAREGPRSPacketUpl:
+		if !m.rachWait || !m.rach11 || ia.ReqRef.RA != 0x7f || !ia.Rest.HasExtRA || ia.Rest.ExtRA != uint8(m.rachRA&0x1f) {
+			return false
+		}
+		var rr rlcmac.RequestReference
+		rr.SetFN(m.rachFN)
+		if rr.T1 != ia.ReqRef.T1 || rr.T2 != ia.ReqRef.T2 || rr.T3 != ia.ReqRef.T3 || !ia.Rest.Dynamic {
+			return false
+		}
+		m.rachWait = false
+		m.cs = rlcmac.CSFromCommand(ia.Rest.ChannelCoding, true)
+		var usf [8]uint8
+		usf[ia.TN] = ia.Rest.USF
+		m.startULWS(0, ia.Rest.TFI, 1<<ia.TN, usf, false, rlcmac.EGPRSWindowSize(ia.Rest.WindowSize))
+		return true
 	case rlcmac.IARPacketUplink:
-		if !m.rachWait || ia.ReqRef.RA != m.rachRA {
+		if !m.rachWait || m.rach11 || uint16(ia.ReqRef.RA) != m.rachRA {
 			return false
 		}
 		var rr rlcmac.RequestReference
@@ -306,8 +334,17 @@ func (m *MS) startDL(trx, tfi, slots uint8, ws int) {
 
 // startUL begins an UL TBF and segments the queued frames into blocks.
 func (m *MS) startUL(trx, tfi, slots uint8, usf [8]uint8, contentionDone bool) {
-	m.ul = ulState{active: true, assigned: true, trx: trx, tfi: tfi, slots: slots, usf: usf, contention: contentionDone}
-	m.ul.sw.Reset(false, rlcmac.GPRSWS)
+	m.startULWS(trx, tfi, slots, usf, contentionDone, 0)
+}
+
+// startULWS starts an UL TBF; ws > 0 makes it EGPRS with that window.
+func (m *MS) startULWS(trx, tfi, slots uint8, usf [8]uint8, contentionDone bool, ws int) {
+	m.ul = ulState{active: true, assigned: true, trx: trx, tfi: tfi, slots: slots, usf: usf, contention: contentionDone, egprs: ws > 0}
+	if ws > 0 {
+		m.ul.sw.Reset(true, ws)
+	} else {
+		m.ul.sw.Reset(false, rlcmac.GPRSWS)
+	}
 	m.segmentUL()
 }
 
@@ -321,8 +358,9 @@ func (m *MS) segmentUL() {
 	m.ulQueue = nil
 	dl := m.cs.DataLen()
 	var cur []byte
+	open := false // cur's frame is not closed yet (EGPRS: a unit it filled exactly)
 	fi := 0
-	for fi < len(frames) || len(cur) > 0 {
+	for fi < len(frames) || open {
 		// The TLLI rides in the first blocks until contention resolution
 		// (TS 44.060 §7.1.2.3); eight copies survive any realistic loss.
 		ti := !m.ul.contention && len(m.ul.blocks) < 8
@@ -332,13 +370,14 @@ func (m *MS) segmentUL() {
 		}
 		buf := make([]byte, space)
 		var u rlcmac.DLUnit
-		u.Reset(buf, false)
+		u.Reset(buf, m.ul.egprs)
 		for {
-			if len(cur) == 0 {
+			if !open {
 				if fi == len(frames) {
 					break
 				}
 				cur = frames[fi]
+				open = true
 				fi++
 				m.ULFrames++
 				m.ULOctets += len(cur)
@@ -347,8 +386,9 @@ func (m *MS) segmentUL() {
 			n, res := u.Append(cur, false)
 			cur = cur[n:]
 			if res == rlcmac.NeedMoreBlocks {
-				break
+				break // (EGPRS: a frame that filled the unit exactly is closed in the next)
 			}
+			open = false
 			if res == rlcmac.CompletedBlockFilled {
 				break
 			}
@@ -358,7 +398,10 @@ func (m *MS) segmentUL() {
 		}
 		unit := make([]byte, 0, dl)
 		unit = append(unit, buf[:u.NumLI()]...)
-		if ti {
+		if ti && m.ul.egprs {
+			// EGPRS data units carry the TLLI least significant octet first
+			unit = append(unit, byte(m.TLLI), byte(m.TLLI>>8), byte(m.TLLI>>16), byte(m.TLLI>>24))
+		} else if ti {
 			unit = append(unit, byte(m.TLLI>>24), byte(m.TLLI>>16), byte(m.TLLI>>8), byte(m.TLLI))
 		}
 		unit = append(unit, buf[u.NumLI():]...)
@@ -366,7 +409,7 @@ func (m *MS) segmentUL() {
 		m.ul.hdrs = append(m.ul.hdrs, rlcmac.GPRSULHeader{TFI: m.ul.tfi, TI: ti, E: u.E()})
 	}
 	for i := range m.ul.hdrs {
-		m.ul.hdrs[i].BSN = uint8(i % rlcmac.GPRSSNS)
+		m.ul.hdrs[i].BSN = uint8(i % rlcmac.GPRSSNS) // EGPRS: i % 2048 at transmission
 	}
 }
 
@@ -376,37 +419,75 @@ func (m *MS) ulTransmit(fn uint32, ts uint8) {
 	if !u.cvStarted && len(m.ulQueue) > 0 {
 		m.segmentUL() // TS 44.060 §9.3.1: data may join until the countdown starts
 	}
-	idx := -1
-	if b := u.sw.ResendNeeded(); b >= 0 {
-		idx = u.blockIndex(b)
-		u.sw.MarkSent(b)
-	} else if u.next < len(u.blocks) {
-		if bsn, ok := u.sw.SendNew(); ok {
-			idx = u.next
-			_ = bsn
-			u.next++
-		}
-	}
+	idx := u.pickBlock(true)
 	if idx < 0 {
-		// everything sent: resend the oldest unacked (stall / waiting for final ack)
-		if u.sw.MarkForResend() > 0 {
-			b := u.sw.ResendNeeded()
-			idx = u.blockIndex(b)
-			u.sw.MarkSent(b)
-		}
+		return
 	}
-	if idx < 0 {
+	if u.egprs {
+		m.ulTransmitEGPRS(fn, ts, idx)
 		return
 	}
 	out := make([]byte, m.cs.BlockLen(true))
 	h := u.hdrs[idx]
-	h.SI = u.sw.Stalled()                      // stall indicator (TS 44.060 §9.1.3.3)
-	h.CV = uint8(min(15, len(u.blocks)-idx-1)) // countdown value (§9.3.1)
-	if h.CV < 15 {
-		u.cvStarted = true
-	}
+	h.SI = u.sw.Stalled() // stall indicator (TS 44.060 §9.1.3.3)
+	h.CV = u.cv(idx)
 	u.hdrs[idx].CV = h.CV
 	if _, err := rlcmac.EncodeGPRSUL(out, m.cs, &h, u.blocks[idx]); err != nil {
+		panic(err)
+	}
+	m.cell.queueUL(fn, u.trx, ts, out)
+}
+
+// pickBlock chooses the next block to send: a NACKed one, else a new one,
+// else (when stalled or all sent, if oldest) the oldest unacknowledged.
+func (u *ulState) pickBlock(oldest bool) int {
+	if b := u.sw.ResendNeeded(); b >= 0 {
+		u.sw.MarkSent(b)
+		return u.blockIndex(b)
+	}
+	if u.next < len(u.blocks) {
+		if _, ok := u.sw.SendNew(); ok {
+			u.next++
+			return u.next - 1
+		}
+	}
+	if oldest && u.sw.MarkForResend() > 0 {
+		b := u.sw.ResendNeeded()
+		u.sw.MarkSent(b)
+		return u.blockIndex(b)
+	}
+	return -1
+}
+
+// cv is the countdown value of block idx (TS 44.060 §9.3.1).
+func (u *ulState) cv(idx int) uint8 {
+	cv := uint8(min(15, len(u.blocks)-idx-1))
+	if cv < 15 {
+		u.cvStarted = true
+	}
+	return cv
+}
+
+// ulTransmitEGPRS sends an EGPRS UL block: one unit (MCS-1..6) or two
+// (MCS-7..9; a unit without partner is sent twice, as the network does).
+func (m *MS) ulTransmitEGPRS(fn uint32, ts uint8, idx int) {
+	u := &m.ul
+	idx2 := idx
+	if m.cs.DataUnits() == 2 {
+		if j := u.pickBlock(false); j >= 0 {
+			idx2 = j
+		}
+	}
+	h := rlcmac.EGPRSULHeader{TFI: u.tfi, SI: u.sw.Stalled(), BSN1: uint16(idx % rlcmac.EGPRSSNS), BSN2: uint16(idx2 % rlcmac.EGPRSSNS),
+		E: [2]bool{u.hdrs[idx].E, u.hdrs[idx2].E}, TI: [2]bool{u.hdrs[idx].TI, u.hdrs[idx2].TI}}
+	h.CV = min(u.cv(idx), u.cv(idx2))
+	h.CPS, _ = rlcmac.EncodeCPS(m.cs, 0, 0, false)
+	var u2 []byte
+	if m.cs.DataUnits() == 2 {
+		u2 = u.blocks[idx2]
+	}
+	out := make([]byte, m.cs.BlockLen(true))
+	if _, err := rlcmac.EncodeEGPRSUL(out, m.cs, &h, u.blocks[idx], u2); err != nil {
 		panic(err)
 	}
 	m.cell.queueUL(fn, u.trx, ts, out)
@@ -415,8 +496,9 @@ func (m *MS) ulTransmit(fn uint32, ts uint8) {
 // blockIndex maps a BSN back to the block index (the TBF sends at most a
 // window beyond V(A), so the index near next with that BSN is it).
 func (u *ulState) blockIndex(bsn int) int {
-	for i := u.next - 1; i >= 0 && i >= u.next-rlcmac.GPRSSNS; i-- {
-		if i%rlcmac.GPRSSNS == bsn {
+	sns := u.sw.SNS()
+	for i := u.next - 1; i >= 0 && i >= u.next-sns; i-- {
+		if i%sns == bsn {
 			return i
 		}
 	}
@@ -601,8 +683,14 @@ func (m *MS) dlControl(d pcuif.Data) {
 		if x.HasContentionTLLI && x.ContentionTLLI == m.TLLI {
 			m.ul.contention = true
 		}
-		m.ul.sw.ApplyGPRSAckNack(&x.AckNack)
-		if x.AckNack.FinalAck {
+		final := x.AckNack.FinalAck
+		if x.EGPRS {
+			m.ul.sw.ApplyEGPRSAckNack(&x.EGPRSAckNack)
+			final = x.EGPRSAckNack.FinalAck
+		} else {
+			m.ul.sw.ApplyGPRSAckNack(&x.AckNack)
+		}
+		if final {
 			m.ul.done = true
 			if h.SP {
 				m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
