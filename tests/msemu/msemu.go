@@ -37,6 +37,8 @@ type Cell struct {
 	Blocks struct{ Data, Control, Dummy, Idle int }
 	// DataCS counts the DL data blocks addressed to an MS per coding scheme.
 	DataCS map[rlcmac.CodingScheme]int
+	// OnCCCH, when set, sees every AGCH/PCH MAC block (23 octets).
+	OnCCCH func(mac []byte)
 }
 
 // NewCell makes a cell over a running BTS emulator (seed makes loss and
@@ -131,6 +133,9 @@ func (c *Cell) ccch(fn uint32, d pcuif.Data) {
 		if p.Unmarshal(d.Payload) == nil {
 			mac = p.MAC[:]
 		}
+	}
+	if c.OnCCCH != nil && len(mac) > 0 {
+		c.OnCCCH(mac)
 	}
 	if len(mac) < 3 || mac[2] != rlcmac.RRImmediateAssignment {
 		return

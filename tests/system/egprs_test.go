@@ -270,3 +270,68 @@ func TestEGPRSBulkUplink(t *testing.T) {
 }
 
 var maxULSteps = 100000
+
+// TestEGPRSAccessTypes: the kinds of 11-bit access bursts (TS 44.060
+// §11.2.5a, osmo-pcu-facts §4.2) get osmo-pcu's answers: one-phase an
+// EGPRS dynamic assignment, two-phase a multi block assignment, emergency
+// and ACCESS_0 bursts an IMM ASS REJ with RA 0x7F and the Extended RA.
+func TestEGPRSAccessTypes(t *testing.T) {
+	r := startEGPRSRadio(t, bulkParams(), 3)
+	var ias []rlcmac.ImmediateAssignment
+	var rejs []rlcmac.ImmediateAssignmentReject
+	r.cell.OnCCCH = func(mac []byte) {
+		switch mac[2] {
+		case rlcmac.RRImmediateAssignment:
+			var ia rlcmac.ImmediateAssignment
+			if rlcmac.DecodeImmediateAssignment(mac, &ia) == nil {
+				ias = append(ias, ia)
+			}
+		case rlcmac.RRImmediateAssignmentRej:
+			var rej rlcmac.ImmediateAssignmentReject
+			if rlcmac.DecodeImmediateAssignmentReject(mac, &rej) == nil {
+				rejs = append(rejs, rej)
+			}
+		}
+	}
+	ctx := context.Background()
+	send := func(ra uint16, burst uint8) {
+		t.Helper()
+		ias, rejs = nil, nil
+		if err := r.bts.Send(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: ra, Is11Bit: true, BurstType: burst, FN: r.bts.FN() % 42432, ARFCN: 871}); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 60 && len(ias)+len(rejs) == 0; i++ {
+			if err := r.cell.Step(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// One Phase Access Request, multislot class 12 (field 11), priority 0, random 5
+	send(11<<5|5, 2)
+	if len(ias) != 1 || ias[0].Rest.Kind != rlcmac.IAREGPRSPacketUpl || !ias[0].Rest.Dynamic || ias[0].ReqRef.RA != 0x7f ||
+		ias[0].Rest.ExtRA != (11<<5|5)&0x1f || rlcmac.EGPRSWindowSize(ias[0].Rest.WindowSize) < 64 {
+		t.Fatalf("one phase: %+v / rejects %+v", ias, rejs)
+	}
+	// Two Phase Access Request '110000' <priority 01> <random 011>
+	send(0b110000<<5|0b01<<3|0b011, 3)
+	if len(ias) != 1 || ias[0].Rest.Kind != rlcmac.IAREGPRSPacketUpl || ias[0].Rest.Dynamic || !ias[0].Rest.HasStartTime {
+		t.Fatalf("two phase: %+v / rejects %+v", ias, rejs)
+	}
+	// Emergency call '110111' <random 11001>
+	send(0x6f9, 2)
+	if len(rejs) != 1 || rejs[0].Ref[0].RA != 0x7f || !rejs[0].HasExtRA[0] || rejs[0].ExtRA[0] != 0x19 {
+		t.Fatalf("emergency: rejects %+v, assignments %+v", rejs, ias)
+	}
+	// an 11-bit burst on ACCESS_0 (PBCCH Packet Channel Request)
+	send(11<<5|5, 1)
+	if len(rejs) != 1 {
+		t.Fatalf("ACCESS_0: rejects %+v, assignments %+v", rejs, ias)
+	}
+	for _, c := range []struct{ ctr, want int }{
+		{pcu.CtrRACHRequests11Bit, 4}, {pcu.CtrRACHRequestsOnePhase, 1}, {pcu.CtrRACHRequestsTwoPhase, 1},
+		{pcu.CtrRACHRequestsUnexpected, 2}, {pcu.CtrSBAAllocated, 1}, {pcu.CtrImmAssRej, 2}} {
+		if got := ctrVal(r, c.ctr); got != uint64(c.want) {
+			t.Errorf("counter %d = %d, want %d", c.ctr, got, c.want)
+		}
+	}
+}
