@@ -13,13 +13,20 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
 // TestGSMTAPSession: with `gsmtap-remote-host` and every category enabled,
 // a whole session (RACH, IMM ASS, UL data, DL data with polls, acks) is
 // tapped; tshark decodes the capture with no malformed packet.
-func TestGSMTAPSession(t *testing.T) {
+func TestGSMTAPSession(t *testing.T) { gsmtapSession(t, false) }
+
+// TestGSMTAPSessionEGPRS: the same with an EGPRS MS (11-bit access, EGPRS
+// UL and DL data blocks at MCS-9 and MCS-6, EGPRS Ack/Nacks).
+func TestGSMTAPSessionEGPRS(t *testing.T) { gsmtapSession(t, true) }
+
+func gsmtapSession(t *testing.T, egprs bool) {
 	lc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: gsmtap.UDPPort})
 	if err != nil {
 		t.Skipf("GSMTAP port busy: %v", err)
@@ -42,17 +49,32 @@ func TestGSMTAPSession(t *testing.T) {
 	p := bulkParams()
 	p.GSMTAPHost = "127.0.0.1"
 	p.GSMTAPCategories = 0xffffffff
-	r := startRadio(t, pcuif.V12, p, 4)
+	var r *radioRig
+	if egprs {
+		p.ForceMCSDL, p.MCSMaxDL, p.ForceMCSUL, p.MCSMaxUL = 9, 9, 6, 6
+		r = startEGPRSRadio(t, p, 4)
+	} else {
+		r = startRadio(t, pcuif.V12, p, 4)
+	}
 	ms := r.cell.AddMS(0xc0003001, "901700000003001", 12)
 	got := 0
 	ms.OnLLC = func([]byte) { got++ }
 	ms.SendLLC(llcFrame(1, 300))
-	r.dl(ms.TLLI, ms.IMSI, llcFrame(2, 600))
+	if egprs {
+		ms.EGPRSClass = 12
+		r.dlEGPRS(ms.TLLI, ms.IMSI, llcFrame(2, 600))
+	} else {
+		r.dl(ms.TLLI, ms.IMSI, llcFrame(2, 600))
+	}
 	ctx := context.Background()
 	for s := 0; s < 400 && (got < 1 || len(r.gb.frames(ms.TLLI)) < 1); s++ {
 		if err := r.cell.Step(ctx); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if egprs && (ctrVal(r, pcu.CtrEGPRSULMCS1+5) == 0 || ctrVal(r, pcu.CtrEGPRSDLMCS1+8) == 0 || ctrVal(r, pcu.CtrRACHRequests11Bit) == 0) {
+		t.Fatalf("not an EGPRS session: UL MCS-6 %d, DL MCS-9 %d, 11-bit RACH %d", ctrVal(r, pcu.CtrEGPRSULMCS1+5),
+			ctrVal(r, pcu.CtrEGPRSDLMCS1+8), ctrVal(r, pcu.CtrRACHRequests11Bit))
 	}
 	time.Sleep(50 * time.Millisecond) // the last datagrams on loopback
 	mu.Lock()
