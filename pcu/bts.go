@@ -24,6 +24,7 @@ type PDCH struct {
 	nextDL    int
 	blocksOut uint64      // DL data blocks sent (statistics)
 	pages     []pageEntry // Packet Paging Requests waiting for PACCH
+	taiOwner  [16]*MS     // MSs by Timing Advance Index (PTCCH/D slot)
 }
 
 type resvKind uint8

@@ -249,6 +249,7 @@ const (
 	L1LLCCoDelDropped
 	L1LLCOverflowDropped
 	L1LLCRequeued
+	L1TALoopUpdates
 	numL1Ctrs
 )
 
@@ -284,6 +285,7 @@ var L1CounterDescs = []ratectr.Desc{
 	{Name: "llc:dropped:codel", Description: "LLC frames dropped by CoDel (AQM)"},
 	{Name: "llc:dropped:overflow", Description: "LLC frames dropped by the queue memory limits"},
 	{Name: "llc:requeued", Description: "Unacknowledged LLC frames of an aborted DL TBF put back into the queue"},
+	{Name: "ta:loop_updates", Description: "Timing advance changes from uplink burst timing"},
 }
 
 // "pcu:sgsn" group (osmo-pcu's SGSN Statistics).

@@ -145,6 +145,9 @@ func (e *Engine) sendDLImmAss(t *TBF) {
 	ia.ReqRef.SetFN(fnAdd(e.lastFN, 21216)) // clear of real RACH FNs, as osmo-pcu
 	ia.TA = t.ms.TA
 	ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IARPacketDownlink, TLLI: t.ms.TLLI, HasTFI: true, TFI: t.tfi, TAValid: true}
+	if t.ms.TAI >= 0 {
+		ia.Rest.HasTAI, ia.Rest.TAI = true, uint8(t.ms.TAI)
+	}
 	if t.egprs {
 		ia.Rest.HasEGPRS, ia.Rest.WindowSize = true, rlcmac.EGPRSWindowSizeCode(t.sw.WS())
 	}
@@ -201,7 +204,7 @@ func (e *Engine) encodePDA(nt *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 		// CONTROL_ACK: the MS's T3192 runs on the old TBF (§11.2.7)
 		m.ControlAck = carrier != nt
 	}
-	m.TA = rlcmac.PacketTimingAdvance{HasValue: true, Value: nt.ms.TA}
+	m.TA = packetTA(nt.ms)
 	if nt.egprs {
 		m.HasR99, m.HasEGPRS, m.WindowSize = true, true, rlcmac.EGPRSWindowSizeCode(nt.sw.WS())
 	}

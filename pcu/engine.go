@@ -77,11 +77,12 @@ type Engine struct {
 	done     chan struct{}
 	stopOnce sync.Once
 
-	gen     uint64        // current BTS connection, 0 if none
-	ver     pcuif.Version // version spoken on the current connection
-	lastVer pcuif.Version // last version learned from a BTS
-	bts     map[uint8]*BTS
-	l1ctr   *ratectr.Group
+	gen      uint64        // current BTS connection, 0 if none
+	ver      pcuif.Version // version spoken on the current connection
+	lastVer  pcuif.Version // last version learned from a BTS
+	bts      map[uint8]*BTS
+	l1ctr    *ratectr.Group
+	ptcchBuf [23]byte // PTCCH/D block being sent
 
 	// reused decode targets and encode sources (no allocation per block)
 	rxRTS    pcuif.RTSReq

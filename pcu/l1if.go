@@ -309,7 +309,11 @@ func (e *Engine) handleRTS(bts *BTS, r *pcuif.RTSReq) {
 			bts.Ctr.Inc(CtrRLCSentDummy)
 		}
 	case pcuif.SAPIPTCCH:
-		if bts.genIdleBlocks(e.ver, r.TRX) {
+		if p.hasTAI() {
+			ptcchD(p, &e.ptcchBuf)
+			d.Payload = e.ptcchBuf[:]
+			e.tapBlock(gsmtap.CatDLPTCCH, false, r.ARFCN, r.TS, gsmtap.ChannelPTCCH, r.FN, 0, 0, d.Payload)
+		} else if bts.genIdleBlocks(e.ver, r.TRX) {
 			d.Payload = idlePTCCH[:]
 			e.tapBlock(gsmtap.CatDLPTCCH, false, r.ARFCN, r.TS, gsmtap.ChannelPTCCH, r.FN, 0, 0, d.Payload)
 		}
@@ -379,6 +383,7 @@ func (e *Engine) onRACHInd(bts *BTS, m *pcuif.RACHInd) {
 	case pcuif.SAPIRACH:
 		e.onRACH(bts, m)
 	case pcuif.SAPIPTCCH:
+		e.onPTCCHAccess(bts, m.TRX, m.TS, m.FN, m.QTA)
 	default:
 		e.l1log.Error("RACH_IND with unsupported SAPI", "sapi", m.SAPI)
 	}

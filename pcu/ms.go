@@ -26,9 +26,14 @@ type MS struct {
 	CSDL, CSUL rlcmac.CodingScheme
 	MCSDL      rlcmac.CodingScheme // DL MCS when the MS does EGPRS
 	MCSUL      rlcmac.CodingScheme // UL MCS of its last EGPRS UL TBF
-	created    time.Duration
-	idleSince  time.Duration // when the last TBF went away; -1 while active
-	lastEnq    time.Duration // last DL-UNITDATA (idle-ack timer)
+	// TAI is the Timing Advance Index on PDCH taiTRX/taiTS (-1: none).
+	TAI           int8
+	taiTRX, taiTS uint8
+	taChanged     time.Duration // when the TA loop last moved TA
+	taSet         bool
+	created       time.Duration
+	idleSince     time.Duration // when the last TBF went away; -1 while active
+	lastEnq       time.Duration // last DL-UNITDATA (idle-ack timer)
 
 	// L1 measurements of the last uplink block.
 	RSSI  int8
@@ -116,7 +121,7 @@ func (s *msStore) setIMSI(m *MS, imsi string) {
 
 // newMS creates and registers an MS.
 func (e *Engine) newMS(bts *BTS, tlli uint32) *MS {
-	m := &MS{bts: bts, TLLI: tlli, created: e.now, idleSince: e.now, lastEnq: -1}
+	m := &MS{bts: bts, TLLI: tlli, created: e.now, idleSince: e.now, lastEnq: -1, TAI: -1}
 	m.Queue = e.llcShared.NewQueue(m)
 	m.CSDL, m.CSUL = e.initialCS(bts)
 	m.MCSDL = e.initialMCS(bts)
@@ -132,6 +137,7 @@ func (e *Engine) freeMS(m *MS) {
 	if frames > 0 {
 		m.bts.Ctr.Add(CtrLLCFrameDropped, uint64(frames))
 	}
+	e.releaseTAI(m)
 	m.bts.ms.remove(m)
 	m.bts.msPresent.Set(int64(len(m.bts.ms.all)))
 	if o := e.cfg.Observer; o != nil && m.TLLI != TLLIUnset {

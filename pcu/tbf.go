@@ -205,6 +205,9 @@ func (e *Engine) attach(t *TBF) {
 		t.listed = true
 	}
 	t.attached = true
+	if t.ms != nil {
+		e.assignTAI(t)
+	}
 }
 
 // detach gives back the TBF's TFI, USFs and slots.
@@ -290,6 +293,9 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 		t.inflight = t.inflight[:0]
 		t.haveCur = false
 		t.ms.Queue.StopTransmit() // sojourn of later frames starts at the next TBF
+	}
+	if t.ms.UL == nil && t.ms.DL == nil {
+		e.releaseTAI(t.ms)
 	}
 	// TBFs assigned through this one lose their carrier
 	for _, o := range bts.tbfs {

@@ -67,6 +67,9 @@ func (e *Engine) onRACH(bts *BTS, m *pcuif.RACHInd) {
 	ia.TA = ms.TA
 	ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IARPacketUplink, Dynamic: true, TFI: t.tfi, USF: t.usf[t.ctrlTS],
 		ChannelCoding: uint8(t.cs - rlcmac.CS1), TLLIBlockCC: true}
+	if ms.TAI >= 0 {
+		ia.Rest.HasTAI, ia.Rest.TAI = true, uint8(ms.TAI)
+	}
 	var mac [rlcmac.MACBlockLen]byte
 	if _, err := rlcmac.EncodeImmediateAssignment(mac[:], &ia); err != nil {
 		e.tbfLog.Error("cannot encode UL IMM ASS", "err", err)
@@ -130,6 +133,9 @@ func (e *Engine) egprsRACH(bts *BTS, m *pcuif.RACHInd, fn uint32, ta uint8) {
 	ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IAREGPRSPacketUpl, HasExtRA: true, ExtRA: uint8(ra & 0x1f), Dynamic: true,
 		TFI: t.tfi, USF: t.usf[t.ctrlTS], ChannelCoding: t.cs.ChannelCodingCommand(), TLLIBlockCC: true,
 		WindowSize: rlcmac.EGPRSWindowSizeCode(t.rw.WS()), HasAlpha: true}
+	if ms.TAI >= 0 {
+		ia.Rest.HasTAI, ia.Rest.TAI = true, uint8(ms.TAI)
+	}
 	var mac [rlcmac.MACBlockLen]byte
 	if _, err := rlcmac.EncodeImmediateAssignment(mac[:], &ia); err != nil {
 		e.tbfLog.Error("cannot encode EGPRS UL IMM ASS", "err", err)
@@ -283,6 +289,7 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 	}
 	e.adaptULCS(t, int(d.LqualCb)/10)
 	t.ms.RSSI, t.ms.LinkQ, t.ms.BTO = d.RSSI, d.LqualCb, d.TAOffsQbits
+	e.taFromBurst(t.ms, d.TAOffsQbits)
 	bts.Ctr.Inc(CtrGPRSULCS1 + int(blk.CS-rlcmac.CS1))
 	h := &blk.Header
 	if blk.Unit.HasTLLI && !t.tlliKnown {
@@ -352,6 +359,7 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 		e.setState(t, TBFFlow)
 	}
 	t.ms.RSSI, t.ms.LinkQ, t.ms.BTO = d.RSSI, d.LqualCb, d.TAOffsQbits
+	e.taFromBurst(t.ms, d.TAOffsQbits)
 	bts.Ctr.Inc(CtrEGPRSULMCS1 + int(blk.CS-rlcmac.MCS1))
 	for i := 0; i < blk.NUnits; i++ {
 		if u := &blk.Unit[i]; u.HasTLLI && !t.tlliKnown {
@@ -449,7 +457,7 @@ func (e *Engine) encodePUAN(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 		m.HasContentionTLLI, m.ContentionTLLI = true, t.ms.TLLI
 	}
 	m.HasTA = true
-	m.TA = rlcmac.PacketTimingAdvance{HasValue: true, Value: t.ms.TA}
+	m.TA = packetTA(t.ms)
 	if t.egprs {
 		m.ChannelCoding = t.cs.ChannelCodingCommand()
 		if err := m.FillEGPRSAckNack(&t.rw, final); err != nil {
@@ -505,7 +513,7 @@ func (e *Engine) encodePUA(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) in
 	} else {
 		m.ID = rlcmac.MSID{Kind: rlcmac.IDTLLI, TLLI: t.ms.TLLI} // two-phase access: the MS has no TBF yet
 	}
-	m.TA = rlcmac.PacketTimingAdvance{HasValue: true, Value: t.ms.TA}
+	m.TA = packetTA(t.ms)
 	m.HasFreq = true
 	m.Freq = rlcmac.FrequencyParameters{TSC: pd.TSC, Kind: 0, ARFCN: trx.ARFCN}
 	m.Dynamic.HasUplinkTFI, m.Dynamic.UplinkTFI = true, t.tfi

@@ -49,17 +49,23 @@ func NewCell(bts *btsemu.BTS, seed int64) *Cell {
 
 // AddMS adds an idle MS.
 func (c *Cell) AddMS(tlli uint32, imsi string, class int) *MS {
-	m := &MS{cell: c, TLLI: tlli, IMSI: imsi, Class: class, cs: rlcmac.CS1}
+	m := &MS{cell: c, TLLI: tlli, IMSI: imsi, Class: class, cs: rlcmac.CS1, tai: -1, taPTCCH: -1, taPUAN: -1}
 	c.MSs = append(c.MSs, m)
 	return m
 }
 
 func (c *Cell) queueUL(fn uint32, trx, ts uint8, payload []byte) {
+	c.queueULOffs(fn, trx, ts, payload, 0)
+}
+
+// queueULOffs queues an uplink block whose bursts arrive offs quarter bits
+// late (the BTS's burst timing offset in DATA_IND).
+func (c *Cell) queueULOffs(fn uint32, trx, ts uint8, payload []byte, offs int16) {
 	if c.ULLoss > 0 && c.rnd.Float64() < c.ULLoss {
 		return
 	}
 	d := pcuif.Data{Kind: pcuif.TypeDataInd, SAPI: pcuif.SAPIPDTCH, Payload: payload, FN: fn, ARFCN: c.arfcn, TRX: trx, TS: ts,
-		BlockNr: uint8(btsemu.BlockNr(fn)), RSSI: -60, LqualCb: c.ULLqualCb}
+		BlockNr: uint8(btsemu.BlockNr(fn)), RSSI: -60, LqualCb: c.ULLqualCb, TAOffsQbits: offs}
 	c.ul[fn] = append(c.ul[fn], d)
 }
 
@@ -89,6 +95,14 @@ func (c *Cell) Step(ctx context.Context) error {
 		c.ccch(blk.FN, d)
 	}
 	for _, d := range blk.Answers {
+		if d.SAPI == pcuif.SAPIPTCCH {
+			for _, m := range c.MSs {
+				if !m.Mute {
+					m.ptcch(d)
+				}
+			}
+			continue
+		}
 		if d.SAPI != pcuif.SAPIPDTCH {
 			continue
 		}
@@ -171,6 +185,15 @@ type MS struct {
 	// Mute makes the MS deaf and silent (it left the cell or lost
 	// coverage): timers and N counters of the PCU then run out.
 	Mute bool
+	// DistanceQbits is the MS's round-trip distance in quarter bits: its
+	// RACH shows it, and its bursts arrive DistanceQbits - 4*TA late.
+	DistanceQbits int
+
+	ta      uint8
+	tai     int
+	taiTS   uint8
+	taPTCCH int
+	taPUAN  int
 
 	ulQueue [][]byte // LLC frames waiting for an UL TBF
 
@@ -258,7 +281,8 @@ func (m *MS) beforeBlock(fn uint32) {
 		if m.rach11 {
 			burst = 2 // ACCESS_1: EGPRS access burst
 		}
-		m.cell.BTS.Send(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: m.rachRA, Is11Bit: m.rach11, FN: fn % 42432, ARFCN: m.cell.arfcn, BurstType: burst})
+		m.cell.BTS.Send(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: m.rachRA, Is11Bit: m.rach11, FN: fn % 42432, ARFCN: m.cell.arfcn,
+			BurstType: burst, QTA: int16(m.DistanceQbits)})
 	}
 }
 
@@ -275,6 +299,7 @@ func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
 			return false
 		}
 		m.rachWait = false
+		m.iaTA(ia)
 		m.cs = rlcmac.CSFromCommand(ia.Rest.ChannelCoding, true)
 		var usf [8]uint8
 		usf[ia.TN] = ia.Rest.USF
@@ -290,6 +315,7 @@ func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
 			return false
 		}
 		m.rachWait = false
+		m.iaTA(ia)
 		if !ia.Rest.Dynamic {
 			// single block: the Packet Resource Request goes in the block
 			// at the starting time (TS 44.018 §10.5.2.38)
@@ -318,10 +344,20 @@ func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
 		if ia.Rest.HasEGPRS {
 			ws = rlcmac.EGPRSWindowSize(ia.Rest.WindowSize)
 		}
+		m.iaTA(ia)
 		m.startDL(0, ia.Rest.TFI, 1<<ia.TN, ws)
 		return true
 	}
 	return false
+}
+
+// iaTA applies the timing advance (and TAI, on the assigned TN) of an
+// Immediate Assignment.
+func (m *MS) iaTA(ia *rlcmac.ImmediateAssignment) {
+	m.ta = ia.TA
+	if ia.Rest.HasTAI {
+		m.tai, m.taiTS = int(ia.Rest.TAI), ia.TN
+	}
 }
 
 // unitHdr is what reassembly needs of a received data unit's header.
@@ -440,7 +476,7 @@ func (m *MS) ulTransmit(fn uint32, ts uint8) {
 	if _, err := rlcmac.EncodeGPRSUL(out, m.cs, &h, u.blocks[idx]); err != nil {
 		panic(err)
 	}
-	m.cell.queueUL(fn, u.trx, ts, out)
+	m.cell.queueULOffs(fn, u.trx, ts, out, m.burstOffset())
 }
 
 // pickBlock chooses the next block to send: a NACKed one, else a new one,
@@ -495,7 +531,7 @@ func (m *MS) ulTransmitEGPRS(fn uint32, ts uint8, idx int) {
 	if _, err := rlcmac.EncodeEGPRSUL(out, m.cs, &h, u.blocks[idx], u2); err != nil {
 		panic(err)
 	}
-	m.cell.queueUL(fn, u.trx, ts, out)
+	m.cell.queueULOffs(fn, u.trx, ts, out, m.burstOffset())
 }
 
 // blockIndex maps a BSN back to the block index (the TBF sends at most a
@@ -668,7 +704,41 @@ func (m *MS) sendCtrl(fn uint32, ts uint8, msg rlcmac.Message) {
 	if m.ul.active {
 		trx = m.ul.trx
 	}
-	m.cell.queueUL(fn, trx, ts, out)
+	m.cell.queueULOffs(fn, trx, ts, out, m.burstOffset())
+}
+
+// burstOffset is how late the MS's bursts arrive: its distance minus the
+// timing advance it applies (quarter bits).
+func (m *MS) burstOffset() int16 { return int16(m.DistanceQbits - 4*int(m.ta)) }
+
+// TA is the timing advance the MS applies; TAI its Timing Advance Index
+// (-1: none) and TAFromPTCCH the last TA it read in its PTCCH/D slot (-1:
+// none).
+func (m *MS) TA() int          { return int(m.ta) }
+func (m *MS) TAI() int         { return m.tai }
+func (m *MS) TAFromPTCCH() int { return m.taPTCCH }
+
+// TAFromAck is the TA of the last Packet Uplink Ack/Nack (-1: none).
+func (m *MS) TAFromAck() int { return m.taPUAN }
+
+// setTA applies a Packet Timing Advance IE.
+func (m *MS) setTA(t *rlcmac.PacketTimingAdvance) {
+	if t.HasValue {
+		m.ta = t.Value
+	}
+	if t.HasIndex {
+		m.tai, m.taiTS = int(t.Index), t.TN
+	}
+}
+
+// ptcch reads the MS's slot of a PTCCH/D block.
+func (m *MS) ptcch(d pcuif.Data) {
+	if m.tai < 0 || d.TS != m.taiTS || len(d.Payload) < 16 {
+		return
+	}
+	if v := d.Payload[m.tai]; v != 0x7f {
+		m.ta, m.taPTCCH = v&0x3f, int(v&0x3f)
+	}
 }
 
 func (m *MS) dlControl(d pcuif.Data) {
@@ -687,6 +757,12 @@ func (m *MS) dlControl(d pcuif.Data) {
 		}
 		if x.HasContentionTLLI && x.ContentionTLLI == m.TLLI {
 			m.ul.contention = true
+		}
+		if x.HasTA {
+			m.setTA(&x.TA)
+			if x.TA.HasValue {
+				m.taPUAN = int(x.TA.Value)
+			}
 		}
 		final := x.AckNack.FinalAck
 		if x.EGPRS {
@@ -708,6 +784,7 @@ func (m *MS) dlControl(d pcuif.Data) {
 			return
 		}
 		slots := reverse(x.TimeslotAlloc)
+		m.setTA(&x.TA)
 		ws := 0
 		if x.HasEGPRS {
 			ws = rlcmac.EGPRSWindowSize(x.WindowSize)
@@ -731,6 +808,7 @@ func (m *MS) dlControl(d pcuif.Data) {
 		}
 		m.cs = rlcmac.CSFromCommand(x.ChannelCoding, false)
 		m.waitPUA = 0
+		m.setTA(&x.TA)
 		m.startUL(m.dl.trx, x.Dynamic.UplinkTFI, slots, usf, true)
 		if h.SP {
 			m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})

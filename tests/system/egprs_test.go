@@ -19,11 +19,18 @@ import (
 // MCS-1..9 (PCUIF v12).
 func startEGPRSRadio(t *testing.T, params *pcu.Params, seed int64) *radioRig {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "pcu_bts")
 	info := btsemu.DefaultInfo(pcuif.V12)
 	for n := 1; n <= 9; n++ {
 		info.Flags |= pcuif.FlagMCS(n)
 	}
+	return startRadioInfo(t, info, params, seed, 4)
+}
+
+// startRadioInfo is startRadio with the BTS's INFO_IND given; it waits for
+// pdchs active PDCHs.
+func startRadioInfo(t *testing.T, info *pcuif.InfoInd, params *pcu.Params, seed int64, pdchs int) *radioRig {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "pcu_bts")
 	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V12, Info: info})
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +42,7 @@ func startEGPRSRadio(t *testing.T, params *pcu.Params, seed int64) *radioRig {
 	r := &rig{t: t, path: path, bts: bts, eng: eng, cancel: cancel, done: make(chan struct{})}
 	go func() { eng.Run(ctx); close(r.done) }()
 	t.Cleanup(r.stop)
-	r.waitActive(4)
+	r.waitActive(pdchs)
 	return &radioRig{rig: r, gb: gb, cell: msemu.NewCell(bts, seed)}
 }
 
@@ -144,27 +151,14 @@ func checkDelivery(t *testing.T, got, want [][]byte, n3105Releases uint64) {
 // only a quarter), and each reaches at least 45 % of what it would get
 // alone: 50 octets per block for CS-4, 148 for MCS-9.
 func TestGPRSAndEGPRSShareAPDCH(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "pcu_bts")
 	info := btsemu.DefaultInfo(pcuif.V12)
 	for n := 1; n <= 9; n++ {
 		info.Flags |= pcuif.FlagMCS(n)
 	}
 	info.TRX[0].PDCHMask = 0x10 // TS 4 only
-	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V12, Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := bulkParams()
 	p.ForceCSDL, p.CSMaxDL, p.ForceMCSDL, p.MCSMaxDL, p.CSAdjust = 4, 4, 9, 9, false
-	gb := &fakeGb{}
-	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Params: p})
-	eng.SetGb(gb)
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &rig{t: t, path: path, bts: bts, eng: eng, cancel: cancel, done: make(chan struct{})}
-	go func() { eng.Run(ctx); close(r.done) }()
-	t.Cleanup(r.stop)
-	r.waitActive(1)
-	rr := &radioRig{rig: r, gb: gb, cell: msemu.NewCell(bts, 9)}
+	rr := startRadioInfo(t, info, p, 9, 1)
 	gprs := rr.cell.AddMS(0xc0002001, "901700000002001", 12)
 	egprs := rr.cell.AddMS(0xc0002002, "901700000002002", 12)
 	egprs.EGPRSClass = 12
