@@ -262,7 +262,11 @@ func (e *Engine) showTBF(c *vty.Context, t *TBF) {
 			ts = append(ts, fmt.Sprintf("%d%s", s, mark))
 		}
 	}
-	c.Printf(" TS_alloc=%s TRX_ID=%d CS=%s", strings.Join(ts, ","), t.trx, t.cs)
+	mode := "GPRS"
+	if t.egprs {
+		mode = "EGPRS"
+	}
+	c.Printf(" TS_alloc=%s TRX_ID=%d CS=%s %s", strings.Join(ts, ","), t.trx, t.cs, mode)
 	if t.dir == DirUL {
 		c.Printf(" WS=%d V(Q)=%d V(R)=%d\n", t.rw.WS(), t.rw.VQ(), t.rw.VR())
 	} else {
@@ -283,14 +287,24 @@ func (e *Engine) showMS(c *vty.Context, m *MS) {
 		idle := e.now - m.idleSince
 		c.Printf("  State:                  IDLE for %ds, release in %ds\n", int(idle.Seconds()), int((e.params.X2030 - idle).Seconds()))
 	}
-	c.Printf("  Mode:                   GPRS\n")
+	mode, dl, ul := "GPRS", m.CSDL, m.CSUL
+	if m.egprs(m.bts) {
+		mode, dl = "EGPRS", m.MCSDL
+		if m.MCSUL != 0 {
+			ul = m.MCSUL
+		}
+	}
+	c.Printf("  Mode:                   %s\n", mode)
 	c.Printf("  MS class:               %d\n", m.MSClass)
 	c.Printf("  EGPRS MS class:         %d\n", m.EGPRSClass)
 	c.Printf("  DL LLC queue length:    %d\n", m.Queue.Len())
 	c.Printf("  DL LLC queue octets:    %d\n", m.Queue.Octets())
-	c.Printf("  DL Coding Scheme:       %s\n", m.CSDL)
-	c.Printf("  UL Coding Scheme:       %s\n", m.CSUL)
+	c.Printf("  DL Coding Scheme:       %s\n", dl)
+	c.Printf("  UL Coding Scheme:       %s\n", ul)
 	c.Printf("  Timing advance (TA):    %d\n", m.TA)
+	if m.TAI >= 0 {
+		c.Printf("  Timing advance index:   %d (TS %d)\n", m.TAI, m.taiTS)
+	}
 	c.Printf("  RSSI:                   %d dBm\n", m.RSSI)
 	c.Printf("  Link quality:           %d dB\n", m.LinkQ/10)
 	c.Printf("  Burst timing offset:    %d/4 bit\n", m.BTO)

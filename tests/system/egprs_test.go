@@ -5,14 +5,17 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/config"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 	"github.com/gopcu/gopcu/tests/btsemu"
 	"github.com/gopcu/gopcu/tests/msemu"
+	"github.com/gopcu/gopcu/vty"
 )
 
 // startEGPRSRadio is startRadio with a BTS that allows CS-1..4 and
@@ -321,6 +324,16 @@ func TestEGPRSAccessTypes(t *testing.T) {
 	if len(rejs) != 1 {
 		t.Fatalf("ACCESS_0: rejects %+v, assignments %+v", rejs, ias)
 	}
+	// the one-phase MS's TBF and MS as the VTY shows them
+	tbf := r.show("show tbf all")
+	if !strings.Contains(tbf, "DIR=UL") || !strings.Contains(tbf, " EGPRS WS=") {
+		t.Fatalf("show tbf all:\n%s", tbf)
+	}
+	ms := r.show("show ms all")
+	if !strings.Contains(ms, "  Mode:                   EGPRS\r\n") || !strings.Contains(ms, "  EGPRS MS class:         12\r\n") ||
+		!strings.Contains(ms, "  Timing advance index:   0 (TS 4)\r\n") {
+		t.Fatalf("show ms all:\n%s", ms)
+	}
 	for _, c := range []struct{ ctr, want int }{
 		{pcu.CtrRACHRequests11Bit, 4}, {pcu.CtrRACHRequestsOnePhase, 1}, {pcu.CtrRACHRequestsTwoPhase, 1},
 		{pcu.CtrRACHRequestsUnexpected, 2}, {pcu.CtrSBAAllocated, 1}, {pcu.CtrImmAssRej, 2}} {
@@ -328,4 +341,15 @@ func TestEGPRSAccessTypes(t *testing.T) {
 			t.Errorf("counter %d = %d, want %d", c.ctr, got, c.want)
 		}
 	}
+}
+
+// show runs a VTY command (enable mode) against the engine.
+func (r *radioRig) show(cmd string) string {
+	v, _ := config.New(pcu.Version)
+	r.eng.InstallVTY(v)
+	s := v.NewSession(vty.ExecutorFunc(func(f func()) { r.eng.Call(f) }).Do)
+	defer s.Release()
+	s.Start()
+	s.Feed([]byte("enable\r"))
+	return string(s.Feed([]byte(cmd + "\r")))
 }
