@@ -137,8 +137,7 @@ func gopcuRACH(t *testing.T) map[string]int64 {
 
 // knownRACHDiffs are engine differences found by this test, reported to
 // the engine's issues; they are logged, not failed, until fixed.
-var knownRACHDiffs = map[string]string{
-}
+var knownRACHDiffs = map[string]string{}
 
 // TestRACHCountersMatchOsmoPCU plays the same RACHs to osmo-pcu 1.1.0 and
 // to gopcu's engine and compares how far the BTS counters moved, as both
