@@ -54,10 +54,6 @@ func (c *Cell) AddMS(tlli uint32, imsi string, class int) *MS {
 	return m
 }
 
-func (c *Cell) queueUL(fn uint32, trx, ts uint8, payload []byte) {
-	c.queueULOffs(fn, trx, ts, payload, 0)
-}
-
 // queueULOffs queues an uplink block whose bursts arrive offs quarter bits
 // late (the BTS's burst timing offset in DATA_IND).
 func (c *Cell) queueULOffs(fn uint32, trx, ts uint8, payload []byte, offs int16) {
