@@ -423,6 +423,13 @@ func (e *Engine) dlDataBlockEGPRS(t *TBF, p *PDCH, fn uint32, usf uint8, prio in
 	}
 	b1 := t.dlb(bsn1)
 	cs := b1.cs
+	if resend1 {
+		rc := e.retxMCS(b1.cs, t.cs)
+		if b1.spbNext == 3 || rc.DataLen()*2 == b1.cs.DataLen() {
+			return e.dlSplitBlock(t, p, fn, usf, prio, bsn1, rc, blk)
+		}
+		cs = rc // MCS-9 -> 6, MCS-7 -> 5: the same unit alone, more robust
+	}
 	bsn2, resend2 := bsn1, resend1
 	b2 := b1
 	if cs.DataUnits() == 2 {
@@ -473,6 +480,88 @@ func (e *Engine) dlDataBlockEGPRS(t *TBF, p *PDCH, fn uint32, usf uint8, prio in
 	if bsn2 != bsn1 && !resend2 {
 		t.sentBytes += uint64(b2.bytes)
 		bts.Ctr.Add(CtrRLCDLPayloadBytes, uint64(b2.bytes))
+	}
+	return n
+}
+
+// retxMCS is the MCS a unit first sent at init is resent with when the
+// link adaptation now commands cur (TS 44.060 tables 8.1.1.1 with
+// resegmentation, 8.1.1.2 for `egprs dl arq-type arq2`): the same family,
+// one unit per block when cur is below MCS-7, and with resegmentation split
+// into two blocks of MCS-3/2/1 when cur is below the family's middle MCS.
+// An MCS-8 unit is always resent as MCS-8 (as osmo-pcu).
+func (e *Engine) retxMCS(init, cur rlcmac.CodingScheme) rlcmac.CodingScheme {
+	split := !e.params.DLArq2
+	pick := func(keep, one, lowest, low rlcmac.CodingScheme) rlcmac.CodingScheme {
+		switch {
+		case cur >= keep:
+			return init
+		case cur >= lowest || !split:
+			return one
+		default:
+			return low
+		}
+	}
+	switch init {
+	case rlcmac.MCS9:
+		return pick(rlcmac.MCS9, rlcmac.MCS6, rlcmac.MCS5, rlcmac.MCS3)
+	case rlcmac.MCS7:
+		return pick(rlcmac.MCS7, rlcmac.MCS5, rlcmac.MCS5, rlcmac.MCS2)
+	case rlcmac.MCS6:
+		return pick(rlcmac.MCS5, rlcmac.MCS6, rlcmac.MCS5, rlcmac.MCS3)
+	case rlcmac.MCS5:
+		return pick(rlcmac.MCS5, rlcmac.MCS5, rlcmac.MCS5, rlcmac.MCS2)
+	case rlcmac.MCS4:
+		return pick(rlcmac.MCS4, rlcmac.MCS4, rlcmac.MCS4, rlcmac.MCS1)
+	}
+	return init
+}
+
+// dlSplitBlock resends half of a unit as an MCS-1..3 block with SPB 2
+// (first half) or 3 (second half) (TS 44.060 §9.3.2.1, §10.4.8b); the BSN
+// stays marked for resending until its second half went.
+func (e *Engine) dlSplitBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, bsn int, rc rlcmac.CodingScheme, blk []byte) int {
+	b := t.dlb(bsn)
+	half := uint8(2)
+	if b.spbNext == 3 {
+		half = 3
+		switch b.cs {
+		case rlcmac.MCS9, rlcmac.MCS6:
+			rc = rlcmac.MCS3
+		case rlcmac.MCS7, rlcmac.MCS5:
+			rc = rlcmac.MCS2
+		case rlcmac.MCS4:
+			rc = rlcmac.MCS1
+		}
+	}
+	hl := rc.DataLen()
+	h := rlcmac.EGPRSDLHeader{USF: usf, TFI: t.tfi, BSN1: uint16(bsn), BSN2: uint16(bsn), SPB: half,
+		E: [2]bool{b.e}, FBI: [2]bool{b.fbi}}
+	h.CPS, _ = rlcmac.EncodeCPS(rc, 0, 0, false)
+	if rrbp, ok := e.pollDL(t, p, fn, prio, b.fbi, b.small, true); ok {
+		h.ESP, h.RRBP = 1, rrbp
+	}
+	off := 0
+	if half == 3 {
+		off = hl
+	}
+	n, err := rlcmac.EncodeEGPRSDL(blk, rc, &h, b.unit[off:off+hl], nil)
+	if err != nil {
+		e.tbfLog.Error("cannot encode an EGPRS split block", "tbf", t.String(), "err", err)
+		return 0
+	}
+	bts := t.bts
+	bts.Ctr.Inc(CtrRLCSent)
+	bts.Ctr.Inc(CtrEGPRSDLMCS1 + int(rc-rlcmac.MCS1))
+	p.blocksOut++
+	t.airtime++
+	if half == 2 {
+		b.spbNext = 3
+		t.sw.MarkResend(bsn) // the second half follows
+		bts.Ctr.Inc(CtrSPBDLFirstSegment)
+	} else {
+		b.spbNext = 0
+		bts.Ctr.Inc(CtrSPBDLSecondSegment)
 	}
 	return n
 }

@@ -27,6 +27,7 @@ type Params struct {
 	TwoPhaseAccess       bool
 	MultislotDefault     int // `multislot-class default`, 12
 	PreemptiveRetx       bool
+	DLArq2               bool // `egprs dl arq-type arq2`: no split blocks
 
 	T3141, T3169, T3191, T3193, T3195 time.Duration
 	T3192                             time.Duration // from SI13; 1500 ms

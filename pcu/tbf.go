@@ -66,6 +66,9 @@ type dlBlock struct {
 	small bool // completes a short (interactive) LLC frame
 	cs    rlcmac.CodingScheme
 	bytes int // LLC payload octets in it (goodput accounting)
+	// spbNext is 3 while the second half of a unit resent as two split
+	// blocks (SPB, ARQ type I) still has to go.
+	spbNext uint8
 }
 
 // ulBlock keeps a received UL data unit until V(Q) passes it.

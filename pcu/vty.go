@@ -32,6 +32,7 @@ func ParamsFromConfig(c *config.Config) Params {
 	p.TwoPhaseAccess = c.ForceTwoPhase
 	p.MultislotDefault = c.MSClassDefault
 	p.PreemptiveRetx = c.DLPreemptiveRetx
+	p.DLArq2 = c.DLArq2
 	p.LLC = llc.DefaultConfig()
 	switch c.CodelIntervalMS {
 	case config.CodelDisabled:

@@ -393,6 +393,9 @@ func (blk *EGPRSDLBlock) Parse(b []byte) error {
 		h.E[i] = s.get(1) == 1
 		h.FBI[i] = s.get(1) == 1
 		s.getBytes(blk.Data[i][:dl])
+		if h.SPB != 0 {
+			continue // half of a resegmented unit: parsed once both halves are in
+		}
 		if err := ParseULUnit(blk.Data[i][:dl], true, h.E[i], false, false, h.FBI[i], &blk.Unit[i]); err != nil {
 			return err
 		}

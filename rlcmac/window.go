@@ -103,6 +103,10 @@ func (w *SendWindow) SendNew() (bsn int, ok bool) {
 // MarkSent marks a (re)transmitted block as waiting for acknowledgement.
 func (w *SendWindow) MarkSent(bsn int) { w.vb[w.mod(bsn)] = BlockUnacked }
 
+// MarkResend marks bsn for retransmission (the second half of a split
+// EGPRS block still has to go).
+func (w *SendWindow) MarkResend(bsn int) { w.vb[w.mod(bsn)] = BlockResend }
+
 // ResendNeeded returns the first NACKED or RESEND BSN in [V(A), V(S)) or -1.
 func (w *SendWindow) ResendNeeded() int {
 	for b := w.va; b != w.vs; b = w.mod(b + 1) {

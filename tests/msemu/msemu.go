@@ -175,6 +175,8 @@ type MS struct {
 
 	// OnLLC receives every downlink LLC frame (LLC UI dummies removed).
 	OnLLC func(frame []byte)
+	// SplitBlocks counts the EGPRS split (SPB) blocks addressed to the MS.
+	SplitBlocks int
 	// TwoPhase makes the MS ask for a single block (RA 0x70..0x77) and
 	// send a Packet Resource Request in it (two-phase access).
 	TwoPhase bool
@@ -220,6 +222,7 @@ type dlState struct {
 	llcBuf      []byte
 	finalRx     bool
 	waitRelease bool
+	spbHalf     map[int][]byte // first halves of split units by BSN
 }
 
 type ulState struct {
@@ -637,7 +640,24 @@ func (m *MS) dlDataEGPRS(d pcuif.Data) {
 	m.cell.DataCS[blk.CS]++
 	h := &blk.Header
 	dl := blk.CS.DataLen()
-	for i := 0; i < blk.NUnits; i++ {
+	if h.SPB != 0 {
+		// half of a resegmented unit (SPB 2 first, 3 second, §10.4.8b)
+		bsn := int(h.BSN1)
+		if h.SPB == 2 {
+			if m.dl.spbHalf == nil {
+				m.dl.spbHalf = map[int][]byte{}
+			}
+			m.dl.spbHalf[bsn] = append([]byte(nil), blk.Data[0][:dl]...)
+		} else if first, ok := m.dl.spbHalf[bsn]; ok && h.SPB == 3 {
+			delete(m.dl.spbHalf, bsn)
+			if h.FBI[0] {
+				m.dl.finalRx = true
+			}
+			m.receiveUnit(bsn, append(first, blk.Data[0][:dl]...), unitHdr{h.E[0], h.FBI[0]})
+		}
+		m.SplitBlocks++
+	}
+	for i := 0; i < blk.NUnits && h.SPB == 0; i++ {
 		bsn := int(h.BSN1)
 		if i == 1 {
 			bsn = int(h.BSN2)

@@ -353,3 +353,46 @@ func (r *radioRig) show(cmd string) string {
 	s.Feed([]byte("enable\r"))
 	return string(s.Feed([]byte(cmd + "\r")))
 }
+
+// TestEGPRSResegmentation: on a bad radio the link adaptation takes an
+// MS's downlink from MCS-9 down to MCS-1..4; units first sent at MCS-9/7/6/5
+// are then resent in the lower MCSs of their family: with ARQ type I
+// (`egprs dl arq-type spb`, the default) split in two blocks (SPB), with
+// `arq2` whole. Every frame arrives in order either way.
+func TestEGPRSResegmentation(t *testing.T) {
+	for _, arq2 := range []bool{false, true} {
+		t.Run(fmt.Sprintf("arq2=%v", arq2), func(t *testing.T) {
+			p := bulkParams()
+			p.ForceMCSDL, p.MCSMaxDL, p.DLArq2 = 9, 9, arq2
+			r := startEGPRSRadio(t, p, 77)
+			r.cell.DLLoss = 0.45
+			ms := r.cell.AddMS(0xc0000040, "901700000000040", 12)
+			ms.EGPRSClass = 12
+			var got [][]byte
+			ms.OnLLC = func(f []byte) { got = append(got, f) }
+			want := frames(150<<10, 1500)
+			for _, f := range want {
+				r.dlEGPRS(ms.TLLI, ms.IMSI, f)
+			}
+			ctx := context.Background()
+			for s := 0; s < 200000 && !(len(got) > 0 && bytes.Equal(got[len(got)-1], want[len(want)-1])); s++ {
+				if err := r.cell.Step(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			checkDelivery(t, got, want, ctrVal(r, pcu.CtrPktDLAckNackFailed))
+			first, second := ctrVal(r, pcu.CtrSPBDLFirstSegment), ctrVal(r, pcu.CtrSPBDLSecondSegment)
+			t.Logf("split blocks %d/%d (MS saw %d), DL blocks by MCS %v", first, second, ms.SplitBlocks, r.cell.DataCS)
+			if arq2 {
+				if first+second != 0 || ms.SplitBlocks != 0 {
+					t.Fatalf("arq2 sent %d/%d split blocks", first, second)
+				}
+			} else if first == 0 || second == 0 || ms.SplitBlocks == 0 {
+				t.Fatalf("no split blocks: %d/%d", first, second)
+			}
+			if r.cell.DataCS[rlcmac.MCS9] == 0 || r.cell.DataCS[rlcmac.MCS6]+r.cell.DataCS[rlcmac.MCS3] == 0 {
+				t.Fatalf("no MCS-9 or no family-A retransmission: %v", r.cell.DataCS)
+			}
+		})
+	}
+}
