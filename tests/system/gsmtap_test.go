@@ -20,13 +20,18 @@ import (
 // TestGSMTAPSession: with `gsmtap-remote-host` and every category enabled,
 // a whole session (RACH, IMM ASS, UL data, DL data with polls, acks) is
 // tapped; tshark decodes the capture with no malformed packet.
-func TestGSMTAPSession(t *testing.T) { gsmtapSession(t, false) }
+func TestGSMTAPSession(t *testing.T) { gsmtapSession(t, false, 0) }
 
 // TestGSMTAPSessionEGPRS: the same with an EGPRS MS (11-bit access, EGPRS
 // UL and DL data blocks at MCS-9 and MCS-6, EGPRS Ack/Nacks).
-func TestGSMTAPSessionEGPRS(t *testing.T) { gsmtapSession(t, true) }
+func TestGSMTAPSessionEGPRS(t *testing.T) { gsmtapSession(t, true, 0) }
 
-func gsmtapSession(t *testing.T, egprs bool) {
+// TestGSMTAPSessionEGPRSLossy: the same on a radio losing 45 % of the DL
+// blocks, so the link adaptation steps down and units are resent in split
+// (SPB) blocks; tshark decodes those too.
+func TestGSMTAPSessionEGPRSLossy(t *testing.T) { gsmtapSession(t, true, 0.45) }
+
+func gsmtapSession(t *testing.T, egprs bool, loss float64) {
 	lc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: gsmtap.UDPPort})
 	if err != nil {
 		t.Skipf("GSMTAP port busy: %v", err)
@@ -56,6 +61,7 @@ func gsmtapSession(t *testing.T, egprs bool) {
 	} else {
 		r = startRadio(t, pcuif.V12, p, 4)
 	}
+	r.cell.DLLoss = loss
 	ms := r.cell.AddMS(0xc0003001, "901700000003001", 12)
 	got := 0
 	ms.OnLLC = func([]byte) { got++ }
@@ -63,11 +69,20 @@ func gsmtapSession(t *testing.T, egprs bool) {
 	if egprs {
 		ms.EGPRSClass = 12
 		r.dlEGPRS(ms.TLLI, ms.IMSI, llcFrame(2, 600))
+		if loss > 0 {
+			for i := 3; i < 12; i++ {
+				r.dlEGPRS(ms.TLLI, ms.IMSI, llcFrame(i, 1500))
+			}
+		}
 	} else {
 		r.dl(ms.TLLI, ms.IMSI, llcFrame(2, 600))
 	}
 	ctx := context.Background()
-	for s := 0; s < 400 && (got < 1 || len(r.gb.frames(ms.TLLI)) < 1); s++ {
+	want := 1
+	if loss > 0 {
+		want = 10
+	}
+	for s := 0; s < 4000 && (got < want || len(r.gb.frames(ms.TLLI)) < 1); s++ {
 		if err := r.cell.Step(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -75,6 +90,9 @@ func gsmtapSession(t *testing.T, egprs bool) {
 	if egprs && (ctrVal(r, pcu.CtrEGPRSULMCS1+5) == 0 || ctrVal(r, pcu.CtrEGPRSDLMCS1+8) == 0 || ctrVal(r, pcu.CtrRACHRequests11Bit) == 0) {
 		t.Fatalf("not an EGPRS session: UL MCS-6 %d, DL MCS-9 %d, 11-bit RACH %d", ctrVal(r, pcu.CtrEGPRSULMCS1+5),
 			ctrVal(r, pcu.CtrEGPRSDLMCS1+8), ctrVal(r, pcu.CtrRACHRequests11Bit))
+	}
+	if loss > 0 && ctrVal(r, pcu.CtrSPBDLFirstSegment) == 0 {
+		t.Fatalf("no split block in the lossy session (DL blocks %v)", r.cell.DataCS)
 	}
 	time.Sleep(50 * time.Millisecond) // the last datagrams on loopback
 	mu.Lock()
