@@ -1,6 +1,10 @@
 package pcu
 
-import "github.com/gopcu/gopcu/rlcmac"
+import (
+	"encoding/binary"
+
+	"github.com/gopcu/gopcu/rlcmac"
+)
 
 // Multislot classes (3GPP TS 45.002 Annex B, Table B.1): Rx, Tx, Sum, type.
 // Sum 0 means "not applicable" (type 2 and classes 19-29: Rx+Tx unlimited).
@@ -347,4 +351,18 @@ func (e *Engine) makeEGPRSUL(t *TBF) {
 		n *= 2
 	}
 	t.ub = make([]ulBlock, n)
+}
+
+// freqParams is the Frequency Parameters IE of Packet Uplink/Downlink
+// Assignments for PDCH p: the ARFCN, or for a hopping PDCH direct encoding
+// 1 with MAIO, HSN and the GPRS Mobile Allocation bitmap (the INFO_IND's
+// right-aligned MA moved to the left, TS 44.060 §12.8, §12.10a).
+func freqParams(trx *TRX, p *PDCH) rlcmac.FrequencyParameters {
+	if !p.Hopping || p.MABitLen == 0 || p.MABitLen > 64 {
+		return rlcmac.FrequencyParameters{TSC: p.TSC, Kind: 0, ARFCN: trx.ARFCN}
+	}
+	f := rlcmac.FrequencyParameters{TSC: p.TSC, Kind: 2, MAIO: p.MAIO, HSN: p.HSN, MALen: p.MABitLen}
+	v := binary.BigEndian.Uint64(p.MA[:]) << (64 - uint(p.MABitLen))
+	binary.BigEndian.PutUint64(f.MA[:], v)
+	return f
 }

@@ -211,7 +211,7 @@ func (e *Engine) encodePDA(nt *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 	trx := &nt.bts.TRX[nt.trx]
 	pd := &trx.PDCH[nt.ctrlTS]
 	m.HasFreq = true
-	m.Freq = rlcmac.FrequencyParameters{TSC: pd.TSC, Kind: 0, ARFCN: trx.ARFCN}
+	m.Freq = freqParams(trx, pd)
 	rrbp, ok := p.pollRRBP(fn, nt, pollDLAss)
 	if !ok {
 		return 0

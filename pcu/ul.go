@@ -515,7 +515,7 @@ func (e *Engine) encodePUA(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) in
 	}
 	m.TA = packetTA(t.ms)
 	m.HasFreq = true
-	m.Freq = rlcmac.FrequencyParameters{TSC: pd.TSC, Kind: 0, ARFCN: trx.ARFCN}
+	m.Freq = freqParams(trx, pd)
 	m.Dynamic.HasUplinkTFI, m.Dynamic.UplinkTFI = true, t.tfi
 	for ts := 0; ts < 8; ts++ {
 		if t.slots&(1<<ts) != 0 {

@@ -15,23 +15,30 @@ import (
 	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/rlcmac"
+	"github.com/gopcu/gopcu/tests/btsemu"
 )
 
 // TestGSMTAPSession: with `gsmtap-remote-host` and every category enabled,
 // a whole session (RACH, IMM ASS, UL data, DL data with polls, acks) is
 // tapped; tshark decodes the capture with no malformed packet.
-func TestGSMTAPSession(t *testing.T) { gsmtapSession(t, false, 0) }
+func TestGSMTAPSession(t *testing.T) { gsmtapSession(t, false, 0, false) }
+
+// TestGSMTAPSessionHopping: the same on frequency-hopping PDCHs: the
+// Immediate Assignment and the Packet Downlink/Uplink Assignments carry
+// MAIO, HSN and the Mobile Allocation (direct encoding 1).
+func TestGSMTAPSessionHopping(t *testing.T) { gsmtapSession(t, false, 0, true) }
 
 // TestGSMTAPSessionEGPRS: the same with an EGPRS MS (11-bit access, EGPRS
 // UL and DL data blocks at MCS-9 and MCS-6, EGPRS Ack/Nacks).
-func TestGSMTAPSessionEGPRS(t *testing.T) { gsmtapSession(t, true, 0) }
+func TestGSMTAPSessionEGPRS(t *testing.T) { gsmtapSession(t, true, 0, false) }
 
 // TestGSMTAPSessionEGPRSLossy: the same on a radio losing 45 % of the DL
 // blocks, so the link adaptation steps down and units are resent in split
 // (SPB) blocks; tshark decodes those too.
-func TestGSMTAPSessionEGPRSLossy(t *testing.T) { gsmtapSession(t, true, 0.45) }
+func TestGSMTAPSessionEGPRSLossy(t *testing.T) { gsmtapSession(t, true, 0.45, false) }
 
-func gsmtapSession(t *testing.T, egprs bool, loss float64) {
+func gsmtapSession(t *testing.T, egprs bool, loss float64, hop bool) {
 	lc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: gsmtap.UDPPort})
 	if err != nil {
 		t.Skipf("GSMTAP port busy: %v", err)
@@ -54,13 +61,21 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64) {
 	p := bulkParams()
 	p.GSMTAPHost = "127.0.0.1"
 	p.GSMTAPCategories = 0xffffffff
-	var r *radioRig
+	info := btsemu.DefaultInfo(pcuif.V12)
 	if egprs {
 		p.ForceMCSDL, p.MCSMaxDL, p.ForceMCSUL, p.MCSMaxUL = 9, 9, 6, 6
-		r = startEGPRSRadio(t, p, 4)
-	} else {
-		r = startRadio(t, pcuif.V12, p, 4)
+		for n := 1; n <= 9; n++ {
+			info.Flags |= pcuif.FlagMCS(n)
+		}
 	}
+	if hop {
+		for ts := 4; ts < 8; ts++ {
+			s := &info.TRX[0].TS[ts]
+			s.Hopping, s.HSN, s.MAIO, s.MABitLen = true, 12, uint8(ts-4), 4
+			s.MA[7] = 0x0f // four ARFCNs of the cell allocation
+		}
+	}
+	r := startRadioInfo(t, info, p, 4, 4)
 	r.cell.DLLoss = loss
 	ms := r.cell.AddMS(0xc0003001, "901700000003001", 12)
 	got := 0
@@ -98,6 +113,7 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64) {
 	mu.Lock()
 	defer mu.Unlock()
 	seen := map[uint8]int{}
+	hopPDA, hopIA := 0, 0
 	var pcap bytes.Buffer
 	w, err := gsmtap.NewPcapWriter(&pcap)
 	if err != nil {
@@ -110,9 +126,26 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64) {
 			t.Fatalf("bad GSMTAP header: %v", err)
 		}
 		seen[h.SubType]++
+		if hop && h.SubType == gsmtap.ChannelPACCH && !h.Uplink {
+			if _, msg, err := rlcmac.DecodeDL(b[n:]); err == nil {
+				if a, ok := msg.(*rlcmac.PacketDownlinkAssignment); ok && a.HasFreq && a.Freq.Kind == 2 && a.Freq.HSN == 12 &&
+					a.Freq.MALen == 4 && a.Freq.MA[0] == 0xf0 {
+					hopPDA++
+				}
+			}
+		}
+		if hop && h.SubType == gsmtap.ChannelAGCH {
+			var ia rlcmac.ImmediateAssignment
+			if rlcmac.DecodeImmediateAssignment(b[n:], &ia) == nil && ia.Hopping && ia.HSN == 12 {
+				hopIA++
+			}
+		}
 		if err := w.Write(time.Now(), &h, b[n:]); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if hop && (hopPDA == 0 || hopIA == 0) {
+		t.Fatalf("hopping: %d Packet Downlink Assignments and %d Immediate Assignments with the hopping parameters", hopPDA, hopIA)
 	}
 	for _, ch := range []uint8{gsmtap.ChannelRACH, gsmtap.ChannelAGCH, gsmtap.ChannelPCH, gsmtap.ChannelPDTCH, gsmtap.ChannelPACCH} {
 		if seen[ch] == 0 {
