@@ -334,15 +334,7 @@ func (e *Engine) makeEGPRSUL(t *TBF) {
 	if e.params.ForceMCSUL > 0 {
 		mcs = e.params.ForceMCSUL
 	}
-	mx := e.params.MCSMaxUL
-	if mx <= 0 || mx > 9 {
-		mx = 9
-	}
-	mcs = min(max(mcs, 1), mx)
-	for mcs > 1 && t.bts.MCSMask&(1<<(mcs-1)) == 0 {
-		mcs--
-	}
-	t.cs = rlcmac.MCS1 + rlcmac.CodingScheme(mcs-1)
+	t.cs = clampMCS(t.bts, mcs, e.params.MCSMaxUL)
 	t.ms.MCSUL = t.cs
 	ws := e.egprsWS(popcount8(t.slots))
 	t.rw.Reset(true, ws)

@@ -231,7 +231,12 @@ func (e *Engine) initialMCS(bts *BTS) rlcmac.CodingScheme {
 	if e.params.ForceMCSDL > 0 {
 		mcs = e.params.ForceMCSDL
 	}
-	mx := e.params.MCSMaxDL
+	return clampMCS(bts, mcs, e.params.MCSMaxDL)
+}
+
+// clampMCS is MCS-mcs within 1..mx (`mcs max`; 0 = 9) and the MCSs the BTS
+// allows (the next lower allowed one).
+func clampMCS(bts *BTS, mcs, mx int) rlcmac.CodingScheme {
 	if mx <= 0 || mx > 9 {
 		mx = 9
 	}

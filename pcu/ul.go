@@ -44,29 +44,46 @@ func (e *Engine) onRACH(bts *BTS, m *pcuif.RACHInd) {
 	if ra&0xf8 == 0x70 || e.params.TwoPhaseAccess {
 		// single block request (TS 44.018 §9.1.8), or `two-phase-access`
 		bts.Ctr.Inc(CtrRACHRequestsTwoPhase)
-		e.singleBlock(bts, ra, fn, uint8(ta))
+		e.singleBlock(bts, uint16(ra), false, fn, uint8(ta))
 		return
 	}
 	bts.Ctr.Inc(CtrRACHRequestsOnePhase)
+	e.onePhase(bts, uint16(ra), false, fn, uint8(ta), 0)
+}
+
+// onePhase answers a one-phase access: a new MS with an UL TBF assigned on
+// AGCH ("HH 00" for an 8-bit RACH, "LH 00" EGPRS for an 11-bit one with
+// the EGPRS multislot class egprsClass), or an IMM ASS REJ.
+func (e *Engine) onePhase(bts *BTS, ra uint16, is11 bool, fn uint32, ta uint8, egprsClass int) {
 	ms := e.newMS(bts, TLLIUnset)
-	ms.TA = uint8(ta)
+	ms.TA = ta
+	ms.EGPRSClass = egprsClass
 	t, err := e.allocUL(bts, ms)
 	if err != nil {
 		e.freeMS(ms)
-		e.sendImmAssReject(bts, ra, fn)
+		e.sendReject(bts, rlcmac.IAReject(ra, is11, fn, e.waitInd(bts)))
 		return
+	}
+	if is11 {
+		e.makeEGPRSUL(t)
 	}
 	t.ccch = true
 	e.setState(t, TBFAssign)
 	e.setTimer(t, tmX2002, e.params.X2002)
-	trx := &bts.TRX[t.trx]
 	ia := rlcmac.ImmediateAssignment{TBF: true}
-	packetChannel(&ia, trx, t.ctrlTS)
-	ia.ReqRef.RA = ra
+	packetChannel(&ia, &bts.TRX[t.trx], t.ctrlTS)
+	ia.ReqRef.RA = uint8(ra)
 	ia.ReqRef.SetFN(fn)
-	ia.TA = ms.TA
-	ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IARPacketUplink, Dynamic: true, TFI: t.tfi, USF: t.usf[t.ctrlTS],
-		ChannelCoding: uint8(t.cs - rlcmac.CS1), TLLIBlockCC: true}
+	ia.TA = ta
+	if is11 {
+		ia.ReqRef.RA = 0x7f
+		ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IAREGPRSPacketUpl, HasExtRA: true, ExtRA: uint8(ra & 0x1f), Dynamic: true,
+			TFI: t.tfi, USF: t.usf[t.ctrlTS], ChannelCoding: t.cs.ChannelCodingCommand(), TLLIBlockCC: true,
+			WindowSize: rlcmac.EGPRSWindowSizeCode(t.rw.WS()), HasAlpha: true}
+	} else {
+		ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IARPacketUplink, Dynamic: true, TFI: t.tfi, USF: t.usf[t.ctrlTS],
+			ChannelCoding: uint8(t.cs - rlcmac.CS1), TLLIBlockCC: true}
+	}
 	if ms.TAI >= 0 {
 		ia.Rest.HasTAI, ia.Rest.TAI = true, uint8(ms.TAI)
 	}
@@ -78,7 +95,7 @@ func (e *Engine) onRACH(bts *BTS, m *pcuif.RACHInd) {
 	e.sendAGCH(bts, mac[:], msgIDNone, false)
 	bts.Ctr.Inc(CtrImmAssUL)
 	bts.Ctr.Inc(CtrImmAssULOnePhase)
-	e.tbfLog.Info("UL TBF assigned on CCCH", "tbf", t.String(), "ra", ra, "fn", fn)
+	e.tbfLog.Info("UL TBF assigned on CCCH", "tbf", t.String(), "ra", ra, "fn", fn, "cs", t.cs)
 }
 
 // egprsRACH handles an 11-bit access burst (osmo-pcu-facts §4.2): on
@@ -104,81 +121,14 @@ func (e *Engine) egprsRACH(bts *BTS, m *pcuif.RACHInd, fn uint32, ta uint8) {
 	case ra>>8 == 0b100, ra>>5 == 0b110000, ra>>5 == 0b110011, ra>>5 == 0b110001, ra>>5 == 0b110010:
 		// short access, two-phase, signalling (and their IPA forms)
 		bts.Ctr.Inc(CtrRACHRequestsTwoPhase)
-		e.egprsSingleBlock(bts, ra, fn, ta)
+		e.singleBlock(bts, ra, true, fn, ta)
 		return
 	default: // one phase unack, dedicated channel, emergency call, unknown
 		reject()
 		return
 	}
 	bts.Ctr.Inc(CtrRACHRequestsOnePhase)
-	ms := e.newMS(bts, TLLIUnset)
-	ms.TA = ta
-	ms.EGPRSClass = class
-	t, err := e.allocUL(bts, ms)
-	if err != nil {
-		e.freeMS(ms)
-		e.sendImmAssRejectExt(bts, ra, fn)
-		return
-	}
-	e.makeEGPRSUL(t)
-	t.ccch = true
-	e.setState(t, TBFAssign)
-	e.setTimer(t, tmX2002, e.params.X2002)
-	trx := &bts.TRX[t.trx]
-	ia := rlcmac.ImmediateAssignment{TBF: true}
-	packetChannel(&ia, trx, t.ctrlTS)
-	ia.ReqRef.RA = 0x7f
-	ia.ReqRef.SetFN(fn)
-	ia.TA = ta
-	ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IAREGPRSPacketUpl, HasExtRA: true, ExtRA: uint8(ra & 0x1f), Dynamic: true,
-		TFI: t.tfi, USF: t.usf[t.ctrlTS], ChannelCoding: t.cs.ChannelCodingCommand(), TLLIBlockCC: true,
-		WindowSize: rlcmac.EGPRSWindowSizeCode(t.rw.WS()), HasAlpha: true}
-	if ms.TAI >= 0 {
-		ia.Rest.HasTAI, ia.Rest.TAI = true, uint8(ms.TAI)
-	}
-	var mac [rlcmac.MACBlockLen]byte
-	if _, err := rlcmac.EncodeImmediateAssignment(mac[:], &ia); err != nil {
-		e.tbfLog.Error("cannot encode EGPRS UL IMM ASS", "err", err)
-		return
-	}
-	e.sendAGCH(bts, mac[:], msgIDNone, false)
-	bts.Ctr.Inc(CtrImmAssUL)
-	bts.Ctr.Inc(CtrImmAssULOnePhase)
-	e.tbfLog.Info("EGPRS UL TBF assigned on CCCH", "tbf", t.String(), "ra", ra, "fn", fn, "mcs", t.cs)
-}
-
-// egprsSingleBlock is the EGPRS two-phase start: one radio block at a
-// starting time ("LH 00" multi block assignment) for the Packet Resource
-// Request.
-func (e *Engine) egprsSingleBlock(bts *BTS, ra uint16, rachFN uint32, ta uint8) {
-	trx, ts := firstPDCH(bts)
-	if ts < 0 {
-		e.sendImmAssRejectExt(bts, ra, rachFN)
-		return
-	}
-	p := &trx.PDCH[ts]
-	fn := nextBlockFN(fnAdd(e.lastFN, 52))
-	for p.reserved(fn) >= 0 {
-		fn = nextBlockFN(fn)
-	}
-	p.resv = append(p.resv, resv{fn: fn, kind: resvSBA, ta: ta})
-	bts.Ctr.Inc(CtrSBAAllocated)
-	ia := rlcmac.ImmediateAssignment{TBF: true}
-	packetChannel(&ia, trx, uint8(ts))
-	ia.ReqRef.RA = 0x7f
-	ia.ReqRef.SetFN(rachFN)
-	ia.TA = ta
-	ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IAREGPRSPacketUpl, HasExtRA: true, ExtRA: uint8(ra & 0x1f), HasStartTime: true,
-		HasAlpha: true}
-	ia.Rest.T1, ia.Rest.T3, ia.Rest.T2 = rlcmac.StartingTimeFromFN(fn)
-	var mac [rlcmac.MACBlockLen]byte
-	if _, err := rlcmac.EncodeImmediateAssignment(mac[:], &ia); err != nil {
-		e.tbfLog.Error("cannot encode EGPRS multi block IMM ASS", "err", err)
-		return
-	}
-	e.sendAGCH(bts, mac[:], msgIDNone, false)
-	bts.Ctr.Inc(CtrImmAssUL)
-	bts.Ctr.Inc(CtrImmAssULTwoPhase)
+	e.onePhase(bts, ra, true, fn, ta, class)
 }
 
 // firstPDCH is the PDCH single blocks go on: the highest enabled TS of
@@ -200,10 +150,6 @@ func firstPDCH(bts *BTS) (*TRX, int) {
 // Extended RA in the rest octets).
 func (e *Engine) sendImmAssRejectExt(bts *BTS, ra uint16, fn uint32) {
 	e.sendReject(bts, rlcmac.IAReject(ra, true, fn, e.waitInd(bts)))
-}
-
-func (e *Engine) sendImmAssReject(bts *BTS, ra uint8, fn uint32) {
-	e.sendReject(bts, rlcmac.IAReject(uint16(ra), false, fn, e.waitInd(bts)))
 }
 
 // waitInd is the Wait Indication of rejects: T3142 from INFO_IND (20 s if 0).
@@ -634,10 +580,10 @@ func (e *Engine) ulOnPACCH(bts *BTS, dl *TBF) {
 // block on the highest enabled PDCH of the first TRX, at least 52 frames
 // ahead (AGCH latency), announced by an Immediate Assignment with a TBF
 // starting time.
-func (e *Engine) singleBlock(bts *BTS, ra uint8, rachFN uint32, ta uint8) {
+func (e *Engine) singleBlock(bts *BTS, ra uint16, is11 bool, rachFN uint32, ta uint8) {
 	trx, ts := firstPDCH(bts)
 	if ts < 0 {
-		e.sendImmAssReject(bts, ra, rachFN)
+		e.sendReject(bts, rlcmac.IAReject(ra, is11, rachFN, e.waitInd(bts)))
 		return
 	}
 	p := &trx.PDCH[ts]
@@ -649,10 +595,15 @@ func (e *Engine) singleBlock(bts *BTS, ra uint8, rachFN uint32, ta uint8) {
 	bts.Ctr.Inc(CtrSBAAllocated)
 	ia := rlcmac.ImmediateAssignment{TBF: true}
 	packetChannel(&ia, trx, uint8(ts))
-	ia.ReqRef.RA = ra
+	ia.ReqRef.RA = uint8(ra)
 	ia.ReqRef.SetFN(rachFN)
 	ia.TA = ta
 	ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IARPacketUplink, Dynamic: false, HasStartTime: true}
+	if is11 { // EGPRS multi block assignment of one block ("LH 00")
+		ia.ReqRef.RA = 0x7f
+		ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IAREGPRSPacketUpl, HasExtRA: true, ExtRA: uint8(ra & 0x1f), HasStartTime: true,
+			HasAlpha: true}
+	}
 	ia.Rest.T1, ia.Rest.T3, ia.Rest.T2 = rlcmac.StartingTimeFromFN(fn)
 	var mac [rlcmac.MACBlockLen]byte
 	if _, err := rlcmac.EncodeImmediateAssignment(mac[:], &ia); err != nil {

@@ -33,8 +33,15 @@ func startEGPRSRadio(t *testing.T, params *pcu.Params, seed int64) *radioRig {
 // pdchs active PDCHs.
 func startRadioInfo(t *testing.T, info *pcuif.InfoInd, params *pcu.Params, seed int64, pdchs int) *radioRig {
 	t.Helper()
+	return startRadioVersion(t, pcuif.V12, info, params, seed, pdchs)
+}
+
+// startRadioVersion starts the BTS emulator speaking v with info, the
+// engine and the MS emulator cell.
+func startRadioVersion(t *testing.T, v pcuif.Version, info *pcuif.InfoInd, params *pcu.Params, seed int64, pdchs int) *radioRig {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "pcu_bts")
-	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V12, Info: info})
+	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: v, Info: info})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,10 +3,8 @@ package system
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -50,20 +48,7 @@ type radioRig struct {
 
 func startRadio(t *testing.T, v pcuif.Version, params *pcu.Params, seed int64) *radioRig {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "pcu_bts")
-	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: v})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gb := &fakeGb{}
-	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Params: params})
-	eng.SetGb(gb)
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &rig{t: t, path: path, bts: bts, eng: eng, cancel: cancel, done: make(chan struct{})}
-	go func() { eng.Run(ctx); close(r.done) }()
-	t.Cleanup(r.stop)
-	r.waitActive(4)
-	return &radioRig{rig: r, gb: gb, cell: msemu.NewCell(bts, seed)}
+	return startRadioVersion(t, v, btsemu.DefaultInfo(v), params, seed, 4)
 }
 
 // llcFrame makes a recognisable LLC UI frame on SAPI 3 of n octets.
