@@ -596,17 +596,28 @@ func (m *MS) dlData(d pcuif.Data) {
 	if h.SP && !m.dl.egprs {
 		final := m.dl.finalRx && m.dl.rw.Complete()
 		a := rlcmac.PacketDownlinkAckNack{DownlinkTFI: m.dl.tfi, AckNack: m.dl.rw.GPRSAckNack(final)}
-		if len(m.ulQueue) > 0 && !m.ul.active {
-			a.HasChanReq = true
-			a.ChanReq = rlcmac.ChannelRequestDescription{RLCOctetCount: uint16(min(len(m.ulQueue[0]), 0xffff))}
-		}
-		m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TS, &a)
-		m.Polls++
-		if final {
-			// T3192: keep listening on the PACCH for a new assignment
-			m.dl.active = false
-			m.dl.waitRelease = true
-		}
+		a.HasChanReq, a.ChanReq = m.chanReq()
+		m.sendAck(d, h.RRBP, &a, final)
+	}
+}
+
+// chanReq is the Channel Request Description of a DL Ack/Nack: asked for
+// when UL data waits and no UL TBF exists.
+func (m *MS) chanReq() (bool, rlcmac.ChannelRequestDescription) {
+	if len(m.ulQueue) == 0 || m.ul.active {
+		return false, rlcmac.ChannelRequestDescription{}
+	}
+	return true, rlcmac.ChannelRequestDescription{RLCOctetCount: uint16(min(len(m.ulQueue[0]), 0xffff))}
+}
+
+// sendAck answers a DL poll with the Ack/Nack a; after the final one the
+// MS keeps listening on the PACCH for a new assignment (T3192).
+func (m *MS) sendAck(d pcuif.Data, rrbp uint8, a rlcmac.Message, final bool) {
+	m.sendCtrl(rrbpFN(d.FN, rrbp), d.TS, a)
+	m.Polls++
+	if final {
+		m.dl.active = false
+		m.dl.waitRelease = true
 	}
 }
 
@@ -672,16 +683,8 @@ func (m *MS) dlDataEGPRS(d pcuif.Data) {
 		a := rlcmac.EGPRSPacketDownlinkAckNack{DownlinkTFI: m.dl.tfi}
 		// room for the bitmap after the other fields of the 23-octet block
 		a.AckNack = m.dl.rw.EGPRSAckNack(final, 120)
-		if len(m.ulQueue) > 0 && !m.ul.active {
-			a.HasChanReq = true
-			a.ChanReq = rlcmac.ChannelRequestDescription{RLCOctetCount: uint16(min(len(m.ulQueue[0]), 0xffff))}
-		}
-		m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TS, &a)
-		m.Polls++
-		if final {
-			m.dl.active = false
-			m.dl.waitRelease = true
-		}
+		a.HasChanReq, a.ChanReq = m.chanReq()
+		m.sendAck(d, h.RRBP, &a, final)
 	}
 }
 
