@@ -149,6 +149,7 @@ func (e *Engine) allocUL(bts *BTS, ms *MS) (*TBF, error) {
 	t.rw.Reset(false, rlcmac.GPRSWS)
 	t.ub = make([]ulBlock, rlcmac.GPRSSNS)
 	e.attach(t)
+	e.tbfCounters(t)
 	ms.UL = t
 	ms.idleSince = -1
 	bts.Ctr.Inc(CtrTBFULAlloc)
@@ -183,6 +184,7 @@ func (e *Engine) allocDL(bts *BTS, ms *MS, single bool) (*TBF, error) {
 		cs: ms.CSDL, drained: -1}
 	e.setupDLWindow(t)
 	e.attach(t)
+	e.tbfCounters(t)
 	setDrainRate(t)
 	ms.DL = t
 	ms.idleSince = -1

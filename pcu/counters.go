@@ -1,6 +1,10 @@
 package pcu
 
-import "github.com/gopcu/gopcu/internal/ratectr"
+import (
+	"fmt"
+
+	"github.com/gopcu/gopcu/internal/ratectr"
+)
 
 // BTS rate counter indices: osmo-pcu's group "bts" ("BTS Statistics"), in
 // its order and with its names and descriptions (osmo-pcu-facts §7.1), so
@@ -298,4 +302,81 @@ const (
 var SGSNCounterDescs = []ratectr.Desc{
 	{Name: "rx_paging_cs", Description: "Amount of paging CS requests received"},
 	{Name: "rx_paging_ps", Description: "Amount of paging PS requests received"},
+}
+
+// Per-object groups of osmo-pcu (osmo-pcu-facts §7): "pcu:ms" per MS,
+// "pcu:tbf" per TBF, and the TBF's data blocks per coding scheme in
+// "tbf:gprs" / "tbf:egprs" (a DL TBF has the one of its mode, an UL TBF
+// both). Their indices count up per object.
+const (
+	MSCtrDLCtrlMsgSched = iota
+)
+
+// MSCounterDescs describe the "pcu:ms" group.
+var MSCounterDescs = []ratectr.Desc{
+	{Name: "ms:dl_ctrl_msg_sched", Description: "Amount of DL CTRL messages scheduled"},
+}
+
+const (
+	TBFCtrRLCNacked = iota
+)
+
+// TBFCounterDescs describe the "pcu:tbf" group.
+var TBFCounterDescs = []ratectr.Desc{
+	{Name: "rlc:nacked", Description: "RLC Nacked "},
+}
+
+// TBF data block groups: GPRS CS-1..4 and EGPRS MCS-1..9, downlink or uplink.
+var (
+	TBFGPRSDLDescs  = csDescs("gprs:downlink:cs", "CS", 4)
+	TBFGPRSULDescs  = csDescs("gprs:uplink:cs", "CS", 4)
+	TBFEGPRSDLDescs = csDescs("egprs:downlink:mcs", "MCS", 9)
+	TBFEGPRSULDescs = csDescs("egprs:uplink:mcs", "MCS", 9)
+)
+
+func csDescs(prefix, label string, n int) []ratectr.Desc {
+	d := make([]ratectr.Desc, n)
+	for i := range d {
+		d[i] = ratectr.Desc{Name: fmt.Sprintf("%s%d", prefix, i+1), Description: fmt.Sprintf("%s%d", label, i+1)}
+	}
+	return d
+}
+
+// tbfCounters creates and registers a TBF's per-TBF groups.
+func (e *Engine) tbfCounters(t *TBF) {
+	idx := e.tbfIdx
+	e.tbfIdx++
+	t.ctr = ratectr.NewGroup("pcu:tbf", "TBF Statistics", idx, TBFCounterDescs)
+	e.cfg.Counters.Register(t.ctr)
+	switch {
+	case t.dir == DirUL:
+		t.gprsCtr = ratectr.NewGroup("tbf:gprs", "Data Blocks", idx, TBFGPRSULDescs)
+		t.egprsCtr = ratectr.NewGroup("tbf:egprs", "Data Blocks", idx, TBFEGPRSULDescs)
+	case t.egprs:
+		t.egprsCtr = ratectr.NewGroup("tbf:egprs", "Data Blocks", idx, TBFEGPRSDLDescs)
+	default:
+		t.gprsCtr = ratectr.NewGroup("tbf:gprs", "Data Blocks", idx, TBFGPRSDLDescs)
+	}
+	for _, g := range []*ratectr.Group{t.gprsCtr, t.egprsCtr} {
+		if g != nil {
+			e.cfg.Counters.Register(g)
+		}
+	}
+}
+
+// dropTBFCounters unregisters a freed TBF's groups.
+func (e *Engine) dropTBFCounters(t *TBF) {
+	for _, g := range []*ratectr.Group{t.ctr, t.gprsCtr, t.egprsCtr} {
+		if g != nil {
+			e.cfg.Counters.Unregister(g)
+		}
+	}
+}
+
+// dropMSCounters unregisters a freed MS's group.
+func (e *Engine) dropMSCounters(m *MS) {
+	if m.Ctr != nil {
+		e.cfg.Counters.Unregister(m.Ctr)
+		m.Ctr = nil
+	}
 }

@@ -401,6 +401,9 @@ func (e *Engine) dlDataBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, bl
 	}
 	bts.Ctr.Inc(CtrRLCSent)
 	bts.Ctr.Inc(CtrGPRSDLCS1 + int(b.cs-rlcmac.CS1))
+	if t.gprsCtr != nil {
+		t.gprsCtr.Inc(int(b.cs - rlcmac.CS1))
+	}
 	p.blocksOut++
 	t.airtime++
 	if !resend {
@@ -471,6 +474,9 @@ func (e *Engine) dlDataBlockEGPRS(t *TBF, p *PDCH, fn uint32, usf uint8, prio in
 	}
 	bts.Ctr.Inc(CtrRLCSent)
 	bts.Ctr.Inc(CtrEGPRSDLMCS1 + int(cs-rlcmac.MCS1))
+	if t.egprsCtr != nil {
+		t.egprsCtr.Inc(int(cs - rlcmac.MCS1))
+	}
 	p.blocksOut++
 	t.airtime++
 	if !resend1 {
@@ -553,6 +559,9 @@ func (e *Engine) dlSplitBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, b
 	bts := t.bts
 	bts.Ctr.Inc(CtrRLCSent)
 	bts.Ctr.Inc(CtrEGPRSDLMCS1 + int(rc-rlcmac.MCS1))
+	if t.egprsCtr != nil {
+		t.egprsCtr.Inc(int(rc - rlcmac.MCS1))
+	}
 	p.blocksOut++
 	t.airtime++
 	if half == 2 {
@@ -706,6 +715,9 @@ func (e *Engine) dlAcked(t *TBF, final bool, acked, nacked int) {
 	t.everAcked = true
 	if nacked > 0 {
 		t.bts.Ctr.Add(CtrRLCNacked, uint64(nacked))
+		if t.ctr != nil {
+			t.ctr.Add(TBFCtrRLCNacked, uint64(nacked))
+		}
 	}
 	e.adaptDLCS(t, acked, nacked)
 	if t.state == TBFAssign {

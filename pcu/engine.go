@@ -83,6 +83,8 @@ type Engine struct {
 	bts      map[uint8]*BTS
 	l1ctr    *ratectr.Group
 	ptcchBuf [23]byte // PTCCH/D block being sent
+	msIdx    uint32   // next "pcu:ms" index
+	tbfIdx   uint32   // next "pcu:tbf" / "tbf:*" index
 
 	// reused decode targets and encode sources (no allocation per block)
 	rxRTS    pcuif.RTSReq

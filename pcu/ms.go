@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/rlcmac"
 )
@@ -26,6 +27,7 @@ type MS struct {
 	CSDL, CSUL rlcmac.CodingScheme
 	MCSDL      rlcmac.CodingScheme // DL MCS when the MS does EGPRS
 	MCSUL      rlcmac.CodingScheme // UL MCS of its last EGPRS UL TBF
+	Ctr        *ratectr.Group      // osmo-pcu's per-MS "pcu:ms" group
 	// TAI is the Timing Advance Index on PDCH taiTRX/taiTS (-1: none).
 	TAI           int8
 	taiTRX, taiTS uint8
@@ -125,6 +127,9 @@ func (e *Engine) newMS(bts *BTS, tlli uint32) *MS {
 	m.Queue = e.llcShared.NewQueue(m)
 	m.CSDL, m.CSUL = e.initialCS(bts)
 	m.MCSDL = e.initialMCS(bts)
+	e.msIdx++
+	m.Ctr = ratectr.NewGroup("pcu:ms", "MS Statistics", e.msIdx-1, MSCounterDescs)
+	e.cfg.Counters.Register(m.Ctr)
 	bts.ms.add(m)
 	bts.msPresent.Set(int64(len(bts.ms.all)))
 	e.log.Debug("MS created", "ms", m.String())
@@ -138,6 +143,7 @@ func (e *Engine) freeMS(m *MS) {
 		m.bts.Ctr.Add(CtrLLCFrameDropped, uint64(frames))
 	}
 	e.releaseTAI(m)
+	e.dropMSCounters(m)
 	m.bts.ms.remove(m)
 	m.bts.msPresent.Set(int64(len(m.bts.ms.all)))
 	if o := e.cfg.Observer; o != nil && m.TLLI != TLLIUnset {
@@ -153,6 +159,8 @@ func (e *Engine) mergeMS(m, old *MS) {
 		return
 	}
 	m.Queue.Merge(old.Queue)
+	e.moveTAI(old, m)
+	e.dropMSCounters(old)
 	if m.IMSI == "" && old.IMSI != "" {
 		imsi := old.IMSI
 		old.bts.ms.remove(old)

@@ -271,15 +271,18 @@ func (e *Engine) buildControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8,
 		switch {
 		case t.dir == DirDL && t.sendPDA && t.assignOn != nil && t.assignOn.ctrlTS == p.TS && t.assignOn.trx == trx.Nr:
 			if n := e.encodePDA(t, p, fn, usf, blk); n > 0 {
+				t.ms.Ctr.Inc(MSCtrDLCtrlMsgSched)
 				return n
 			}
 		case t.dir == DirUL && t.sendPUA && (t.assignOn != nil && t.assignOn.ctrlTS == p.TS && t.assignOn.trx == trx.Nr ||
 			t.assignOn == nil && t.puaTS == int8(p.TS)):
 			if n := e.encodePUA(t, p, fn, usf, blk); n > 0 {
+				t.ms.Ctr.Inc(MSCtrDLCtrlMsgSched)
 				return n
 			}
 		case t.dir == DirUL && t.pendPUAN && t.ctrlTS == p.TS:
 			if n := e.encodePUAN(t, p, fn, usf, blk); n > 0 {
+				t.ms.Ctr.Inc(MSCtrDLCtrlMsgSched)
 				return n
 			}
 		}

@@ -57,6 +57,24 @@ func (e *Engine) releaseTAI(m *MS) {
 	m.TAI = -1
 }
 
+// moveTAI hands from's TAI to to (the same subscriber seen as two MS
+// objects), unless to has one.
+func (e *Engine) moveTAI(from, to *MS) {
+	if from.TAI < 0 || from == to {
+		return
+	}
+	if to.TAI >= 0 {
+		e.releaseTAI(from)
+		return
+	}
+	p := &from.bts.TRX[from.taiTRX].PDCH[from.taiTS]
+	if p.taiOwner[from.TAI] == from {
+		p.taiOwner[from.TAI] = to
+	}
+	to.TAI, to.taiTRX, to.taiTS = from.TAI, from.taiTRX, from.taiTS
+	from.TAI = -1
+}
+
 // otherTBF is m's TBF in the other direction than t, or nil.
 func (m *MS) otherTBF(t *TBF) *TBF {
 	if t.dir == DirUL {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/rlcmac"
 )
@@ -130,6 +131,10 @@ type TBF struct {
 	sincePoll int
 	pollOut   bool // a DL Ack/Nack poll is outstanding
 	pollSoon  bool // a short frame was completed: poll at the next chance
+
+	ctr       *ratectr.Group // "pcu:tbf"
+	gprsCtr   *ratectr.Group // "tbf:gprs" (nil for an EGPRS DL TBF)
+	egprsCtr  *ratectr.Group // "tbf:egprs" (nil for a GPRS DL TBF)
 	lastPoll  time.Duration
 	everAcked bool
 	n3105     int
@@ -263,6 +268,7 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 	}
 	bts := t.bts
 	bts.tbfs = removeTBF(bts.tbfs, t)
+	e.dropTBFCounters(t)
 	if t.dir == DirUL {
 		bts.Ctr.Inc(CtrTBFULFreed)
 		if aborted {

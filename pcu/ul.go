@@ -237,6 +237,7 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 	t.ms.RSSI, t.ms.LinkQ, t.ms.BTO = d.RSSI, d.LqualCb, d.TAOffsQbits
 	e.taFromBurst(t.ms, d.TAOffsQbits)
 	bts.Ctr.Inc(CtrGPRSULCS1 + int(blk.CS-rlcmac.CS1))
+	t.gprsCtr.Inc(int(blk.CS - rlcmac.CS1))
 	h := &blk.Header
 	if blk.Unit.HasTLLI && !t.tlliKnown {
 		e.ulTLLI(t, blk.Unit.TLLI)
@@ -307,6 +308,7 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 	t.ms.RSSI, t.ms.LinkQ, t.ms.BTO = d.RSSI, d.LqualCb, d.TAOffsQbits
 	e.taFromBurst(t.ms, d.TAOffsQbits)
 	bts.Ctr.Inc(CtrEGPRSULMCS1 + int(blk.CS-rlcmac.MCS1))
+	t.egprsCtr.Inc(int(blk.CS - rlcmac.MCS1))
 	for i := 0; i < blk.NUnits; i++ {
 		if u := &blk.Unit[i]; u.HasTLLI && !t.tlliKnown {
 			e.ulTLLI(t, u.TLLI)
@@ -389,6 +391,7 @@ func (e *Engine) ulTLLI(t *TBF, tlli uint32) {
 		t.ms = old
 		old.TA = ms.TA
 		old.idleSince = -1
+		e.moveTAI(ms, old)
 		e.freeMS(ms)
 		return
 	}
