@@ -81,3 +81,25 @@ func ipv4ChecksumOK(h []byte) bool {
 	}
 	return sum == 0xffff
 }
+
+// sndcpSegment reads the SN-UNITDATA header (TS 44.065 §7.2) of an
+// unencrypted LLC UI frame (with FCS): NSAPI, N-PDU number, whether it is
+// the first segment (F) and whether more segments follow (M).
+func sndcpSegment(b []byte) (nsapi uint8, npdu uint16, first, more, ok bool) {
+	if len(b) < 3+1+FCSLen || b[1]&0xe0 != 0xc0 || b[2]&0x02 != 0 {
+		return 0, 0, false, false, false
+	}
+	s := b[3 : len(b)-FCSLen]
+	if s[0]&0x80 != 0 || s[0]&0x20 == 0 || s[0]&0x0f < 5 { // X set, SN-DATA, reserved NSAPI
+		return 0, 0, false, false, false
+	}
+	first, more = s[0]&0x40 != 0, s[0]&0x10 != 0
+	off := 1
+	if first {
+		off = 2 // DCOMP/PCOMP
+	}
+	if len(s) < off+2 {
+		return 0, 0, false, false, false
+	}
+	return s[0] & 0x0f, uint16(s[off]&0x0f)<<8 | uint16(s[off+1]), first, more, true
+}

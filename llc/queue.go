@@ -792,7 +792,7 @@ func (q *Queue) pull(f uint8, c *call) int32 {
 			if a.ents[i].flags&fProtected != 0 {
 				break // never drop it; the drop falls on the next droppable frame
 			}
-			q.aqmDrop(i, c)
+			q.aqmDrop(i, f, c)
 			cd.count++
 			i = q.head(f, c)
 			if i < 0 {
@@ -806,7 +806,7 @@ func (q *Queue) pull(f uint8, c *call) int32 {
 			}
 		}
 	} else if ok && a.ents[i].flags&fProtected == 0 {
-		q.aqmDrop(i, c)
+		q.aqmDrop(i, f, c)
 		i = q.head(f, c)
 		if i >= 0 {
 			cd.okToDrop(c.now, q.sojourn(&a.ents[i], c.now), int(a.flows[f].octets), p)
@@ -818,9 +818,29 @@ func (q *Queue) pull(f uint8, c *call) int32 {
 	return i
 }
 
-func (q *Queue) aqmDrop(i int32, c *call) {
-	c.dropped(len(q.a.ents[i].data), ReasonCoDel)
+// aqmDrop drops popped entry i of flow f for CoDel. With the RFC variant,
+// the rest of an SNDCP N-PDU whose segment it was goes too: the MS cannot
+// rebuild the IP packet without it, so sending it would only waste the
+// radio (the segments queued right behind it in its flow).
+func (q *Queue) aqmDrop(i int32, f uint8, c *call) {
+	a := q.a
+	nsapi, npdu, _, more, seg := sndcpSegment(a.ents[i].data)
+	c.dropped(len(a.ents[i].data), ReasonCoDel)
 	q.drop(i, ReasonCoDel)
+	for seg && more && a.variant == VariantRFC {
+		h := a.flows[f].head
+		if h < 0 {
+			return
+		}
+		n, p, first, m, ok := sndcpSegment(a.ents[h].data)
+		if !ok || first || n != nsapi || p != npdu {
+			return
+		}
+		j := q.pop(f)
+		c.dropped(len(a.ents[j].data), ReasonCoDel)
+		q.drop(j, ReasonCoDel)
+		more = m
+	}
 }
 
 // head pops the first frame of flow f that is not expired (RFC 8289
@@ -847,7 +867,7 @@ func (q *Queue) pullOsmo(f uint8, c *call) int32 {
 		i := q.pop(f)
 		e := &a.ents[i]
 		if a.codelOn && a.cd[f].osmoControl(c.now, q.sojourn(e, c.now), int(q.octets), &a.params, e.flags&fProtected == 0) {
-			q.aqmDrop(i, c)
+			q.aqmDrop(i, f, c)
 			continue
 		}
 		if q.expired(e, c) {
