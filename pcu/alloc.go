@@ -37,6 +37,51 @@ func maxDLSlots(class, txSlots int) int {
 	return rx
 }
 
+// maxULSlots is the number of uplink slots a class can use while it also
+// receives on rxSlots downlink slots.
+func maxULSlots(class, rxSlots int) int {
+	if class < 1 || class > 45 {
+		class = 12
+	}
+	c := msClasses[class]
+	tx := int(c.tx)
+	if c.sum > 0 && rxSlots > 0 && tx+rxSlots > int(c.sum) {
+		tx = int(c.sum) - rxSlots
+	}
+	return max(tx, 1)
+}
+
+// chooseULSlots picks up to n consecutive enabled PDCHs, each with a free
+// USF, with the least uplink load; the control TS is the first. It falls
+// back to the single slot one.
+func (e *Engine) chooseULSlots(trx *TRX, n, one int) (uint8, int) {
+	bestMask, bestCost, bestFirst := uint8(1)<<one, 1<<30, one
+	for start := 0; start < 8; start++ {
+		var mask uint8
+		cost, k := 0, 0
+		for ts := start; ts < 8 && k < n; ts++ {
+			p := &trx.PDCH[ts]
+			if !p.Enabled {
+				break
+			}
+			if _, ok := freeUSF(p); !ok {
+				break
+			}
+			mask |= 1 << ts
+			cost += p.load(DirUL)*4 + p.load(DirDL)
+			k++
+		}
+		if k == 0 {
+			continue
+		}
+		// more slots first, then less load
+		if score := cost - k*1000; popcount8(mask) > popcount8(bestMask) || popcount8(mask) == popcount8(bestMask) && score < bestCost {
+			bestMask, bestCost, bestFirst = mask, score, start
+		}
+	}
+	return bestMask, bestFirst
+}
+
 // allocTFI takes the lowest free TFI of a direction on a TRX.
 func allocTFI(trx *TRX, dir Dir) (uint8, bool) {
 	used := trx.dlTFI
@@ -106,7 +151,13 @@ func (p *PDCH) load(dir Dir) int {
 
 // allocUL allocates an uplink TBF on one timeslot: the MS's DL control TS
 // if it has a DL TBF (common slot), else the least busy PDCH with a free USF.
-func (e *Engine) allocUL(bts *BTS, ms *MS) (*TBF, error) {
+func (e *Engine) allocUL(bts *BTS, ms *MS) (*TBF, error) { return e.allocULSlots(bts, ms, false) }
+
+// allocULSlots is allocUL; with multi (an assignment on PACCH, which can
+// name several USFs) and an MS without DL TBF, the TBF gets up to the
+// class's Tx slots, consecutive PDCHs each with a free USF (algorithm B;
+// `alloc-algorithm a` keeps one slot).
+func (e *Engine) allocULSlots(bts *BTS, ms *MS, multi bool) (*TBF, error) {
 	ti := pickTRX(bts, ms, DirUL)
 	if ti < 0 {
 		bts.Ctr.Inc(CtrTBFAllocFailed)
@@ -143,9 +194,16 @@ func (e *Engine) allocUL(bts *BTS, ms *MS) (*TBF, error) {
 		bts.Ctr.Inc(CtrTBFAllocFailedNoUSF)
 		return nil, errNoResource
 	}
-	usf, _ := freeUSF(&trx.PDCH[best])
-	t := &TBF{dir: DirUL, ms: ms, bts: bts, trx: uint8(ti), tfi: tfi, slots: 1 << best, ctrlTS: uint8(best), created: e.now, cs: ms.CSUL, puaTS: -1}
-	t.usf[best] = usf
+	slots := uint8(1) << best
+	if multi && e.params.AllocAlgo != "a" && (ms.DL == nil || ms.DL.slots == 0) {
+		slots, best = e.chooseULSlots(trx, maxULSlots(ms.multislotClass(e.params.MultislotDefault), 0), best)
+	}
+	t := &TBF{dir: DirUL, ms: ms, bts: bts, trx: uint8(ti), tfi: tfi, slots: slots, ctrlTS: uint8(best), created: e.now, cs: ms.CSUL, puaTS: -1}
+	for ts := 0; ts < 8; ts++ {
+		if slots&(1<<ts) != 0 {
+			t.usf[ts], _ = freeUSF(&trx.PDCH[ts])
+		}
+	}
 	t.rw.Reset(false, rlcmac.GPRSWS)
 	t.ub = make([]ulBlock, rlcmac.GPRSSNS)
 	e.attach(t)

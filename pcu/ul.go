@@ -640,7 +640,7 @@ func (e *Engine) resourceRequest(bts *BTS, p *PDCH, r resv, m *rlcmac.PacketReso
 	if ms.UL != nil {
 		e.freeTBF(ms.UL, true)
 	}
-	t, err := e.allocUL(bts, ms)
+	t, err := e.allocULSlots(bts, ms, true)
 	if err != nil {
 		return
 	}
