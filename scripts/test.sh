@@ -54,7 +54,21 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
 			t="${FUZZTIME:-10s}"
 			[ "$pkg" = ./pcu/pcuif ] && t="${FUZZTIME:-30s}"
 			echo "--- $pkg $name ($t)"
-			go test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" "$pkg" | tail -1
+			out=$(mktemp)
+			if ! go test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" "$pkg" >"$out" 2>&1; then
+				tail -40 "$out"
+				# A failing input is written to testdata/fuzz/<name>: that is a bug.
+				# Without one, the fuzzing engine itself failed (e.g. a worker
+				# starved on a loaded machine): say so and run the target again.
+				if [ -n "$(git status --porcelain -- "$pkg/testdata/fuzz/$name" 2>/dev/null)" ]; then
+					echo "$name found a failing input (see above and $pkg/testdata/fuzz/$name)"
+					exit 1
+				fi
+				echo "no failing input recorded: running $name once more"
+				go test -run '^$' -fuzz "^${name}\$" -fuzztime "$t" "$pkg" >"$out" 2>&1 || { tail -40 "$out"; exit 1; }
+			fi
+			tail -1 "$out"
+			rm -f "$out"
 		done
 	done
 fi
