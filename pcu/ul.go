@@ -466,6 +466,10 @@ func (e *Engine) encodePUA(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) in
 	m.HasFreq = true
 	m.Freq = freqParams(trx, pd)
 	m.Dynamic.HasUplinkTFI, m.Dynamic.UplinkTFI = true, t.tfi
+	if t.egprs {
+		m.EGPRS, m.ChannelCoding, m.Resegment = true, t.cs.ChannelCodingCommand(), true
+		m.WindowSize = rlcmac.EGPRSWindowSizeCode(t.rw.WS())
+	}
 	for ts := 0; ts < 8; ts++ {
 		if t.slots&(1<<ts) != 0 {
 			m.Dynamic.HasUSF[ts] = true
@@ -594,7 +598,7 @@ func (e *Engine) singleBlock(bts *BTS, ra uint16, is11 bool, rachFN uint32, ta u
 	for p.reserved(fn) >= 0 {
 		fn = nextBlockFN(fn)
 	}
-	p.resv = append(p.resv, resv{fn: fn, kind: resvSBA, ta: ta})
+	p.resv = append(p.resv, resv{fn: fn, kind: resvSBA, ta: ta, egprs: is11})
 	bts.Ctr.Inc(CtrSBAAllocated)
 	ia := rlcmac.ImmediateAssignment{TBF: true}
 	packetChannel(&ia, trx, uint8(ts))
@@ -643,6 +647,9 @@ func (e *Engine) resourceRequest(bts *BTS, p *PDCH, r resv, m *rlcmac.PacketReso
 	t, err := e.allocULSlots(bts, ms, true)
 	if err != nil {
 		return
+	}
+	if r.egprs && ms.EGPRSClass > 0 && bts.MCSMask != 0 {
+		e.makeEGPRSUL(t) // EGPRS two-phase access: an EGPRS TBF on PACCH
 	}
 	t.tlliKnown, t.contention = true, true
 	t.puaTS = int8(p.TS)

@@ -266,6 +266,10 @@ func (m *MS) beforeBlock(fn uint32) {
 		m.rachRA = 0x78 | uint16(m.cell.rnd.Intn(8))
 		m.rach11 = false
 		switch {
+		case m.TwoPhase && m.EGPRSClass > 0:
+			// EGPRS Packet Channel Request, Two Phase Access: 110000 <priority:2> <random:3>
+			m.rachRA = 0b110000<<5 | uint16(m.cell.rnd.Intn(8))
+			m.rach11 = true
 		case m.TwoPhase:
 			m.rachRA = 0x70 | uint16(m.cell.rnd.Intn(8))
 		case m.EGPRSClass > 0:
@@ -292,13 +296,15 @@ func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
 		if !m.rachWait || !m.rach11 || ia.ReqRef.RA != 0x7f || !ia.Rest.HasExtRA || ia.Rest.ExtRA != uint8(m.rachRA&0x1f) {
 			return false
 		}
-		var rr rlcmac.RequestReference
-		rr.SetFN(m.rachFN)
-		if rr.T1 != ia.ReqRef.T1 || rr.T2 != ia.ReqRef.T2 || rr.T3 != ia.ReqRef.T3 || !ia.Rest.Dynamic {
+		if !m.refMatches(ia) {
 			return false
 		}
 		m.rachWait = false
 		m.iaTA(ia)
+		if !ia.Rest.Dynamic {
+			m.resourceRequest(ia) // multi block: two-phase access
+			return true
+		}
 		m.cs = rlcmac.CSFromCommand(ia.Rest.ChannelCoding, true)
 		var usf [8]uint8
 		usf[ia.TN] = ia.Rest.USF
@@ -308,26 +314,13 @@ func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
 		if !m.rachWait || m.rach11 || uint16(ia.ReqRef.RA) != m.rachRA {
 			return false
 		}
-		var rr rlcmac.RequestReference
-		rr.SetFN(m.rachFN)
-		if rr.T1 != ia.ReqRef.T1 || rr.T2 != ia.ReqRef.T2 || rr.T3 != ia.ReqRef.T3 {
+		if !m.refMatches(ia) {
 			return false
 		}
 		m.rachWait = false
 		m.iaTA(ia)
 		if !ia.Rest.Dynamic {
-			// single block: the Packet Resource Request goes in the block
-			// at the starting time (TS 44.018 §10.5.2.38)
-			fn := startFN(m.rachFN, ia.Rest.T1, ia.Rest.T3, ia.Rest.T2)
-			prr := &rlcmac.PacketResourceRequest{ID: rlcmac.ULID{IsTLLI: true, TLLI: m.TLLI},
-				ChanReq: rlcmac.ChannelRequestDescription{RLCOctetCount: 1000}}
-			if m.Class > 0 {
-				prr.HasRAC = true
-				prr.RAC = msRAC(m.Class)
-			}
-			m.sendCtrl(fn, ia.TN, prr)
-			m.waitPUA = (fn + 4*217) % pcuif.MaxFN // T3168 ~4 s
-			m.sbaTS = ia.TN
+			m.resourceRequest(ia)
 			return true
 		}
 		m.cs = rlcmac.CSFromCommand(ia.Rest.ChannelCoding, false)
@@ -348,6 +341,30 @@ func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
 		return true
 	}
 	return false
+}
+
+// refMatches reports whether the Request Reference of ia names our RACH's FN.
+func (m *MS) refMatches(ia *rlcmac.ImmediateAssignment) bool {
+	var rr rlcmac.RequestReference
+	rr.SetFN(m.rachFN)
+	return rr.T1 == ia.ReqRef.T1 && rr.T2 == ia.ReqRef.T2 && rr.T3 == ia.ReqRef.T3
+}
+
+// resourceRequest sends the Packet Resource Request of two-phase access in
+// the single (or multi) block an Immediate Assignment allocated at its
+// starting time (TS 44.018 §10.5.2.38), with the MS Radio Access
+// Capability, and waits for the Packet Uplink Assignment.
+func (m *MS) resourceRequest(ia *rlcmac.ImmediateAssignment) {
+	fn := startFN(m.rachFN, ia.Rest.T1, ia.Rest.T3, ia.Rest.T2)
+	prr := &rlcmac.PacketResourceRequest{ID: rlcmac.ULID{IsTLLI: true, TLLI: m.TLLI},
+		ChanReq: rlcmac.ChannelRequestDescription{RLCOctetCount: 1000}}
+	if m.Class > 0 {
+		prr.HasRAC = true
+		prr.RAC = msRAC(m.Class, m.EGPRSClass)
+	}
+	m.sendCtrl(fn, ia.TN, prr)
+	m.waitPUA = (fn + 4*217) % pcuif.MaxFN // T3168 ~4 s
+	m.sbaTS = ia.TN
 }
 
 // iaTA applies the timing advance (and TAI, on the assigned TN) of an
@@ -825,10 +842,14 @@ func (m *MS) dlControl(d pcuif.Data) {
 				usf[ts] = x.Dynamic.USF[ts]
 			}
 		}
-		m.cs = rlcmac.CSFromCommand(x.ChannelCoding, false)
+		m.cs = rlcmac.CSFromCommand(x.ChannelCoding, x.EGPRS)
 		m.waitPUA = 0
 		m.setTA(&x.TA)
-		m.startUL(m.dl.trx, x.Dynamic.UplinkTFI, slots, usf, true)
+		ws := 0
+		if x.EGPRS {
+			ws = rlcmac.EGPRSWindowSize(x.WindowSize)
+		}
+		m.startULWS(m.dl.trx, x.Dynamic.UplinkTFI, slots, usf, true, ws)
 		if h.SP {
 			m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
 		}
@@ -918,7 +939,7 @@ func startFN(from uint32, t1, t3, t2 uint8) uint32 {
 }
 
 // msRAC is an MS Radio Access Capability with a GPRS multislot class.
-func msRAC(class int) rlcmac.MSRadioAccessCapability {
+func msRAC(class, egprsClass int) rlcmac.MSRadioAccessCapability {
 	var r rlcmac.MSRadioAccessCapability
 	r.N = 1
 	r.Values[0].AccessTech = 3 // DCS 1800
@@ -926,5 +947,9 @@ func msRAC(class int) rlcmac.MSRadioAccessCapability {
 	r.Values[0].HasMultislot = true
 	r.Values[0].Multislot.HasGPRS = true
 	r.Values[0].Multislot.GPRSClass = uint8(class)
+	if egprsClass > 0 {
+		r.Values[0].Multislot.HasEGPRS = true
+		r.Values[0].Multislot.EGPRSClass = uint8(egprsClass)
+	}
 	return r
 }

@@ -403,3 +403,46 @@ func TestEGPRSResegmentation(t *testing.T) {
 		})
 	}
 }
+
+// TestEGPRSTwoPhase: an EGPRS MS doing two-phase access (11-bit Two Phase
+// Access Request, multi block assignment, Packet Resource Request with an
+// EGPRS multislot class) gets an EGPRS UL TBF on 4 slots in the Packet
+// Uplink Assignment and sends 200 kB at MCS-6 intact.
+func TestEGPRSTwoPhase(t *testing.T) {
+	p := bulkParams()
+	p.ForceMCSUL, p.MCSMaxUL = 6, 6
+	r := startEGPRSRadio(t, p, 41)
+	ms := r.cell.AddMS(0xc0000050, "901700000000050", 12)
+	ms.EGPRSClass, ms.TwoPhase = 12, true
+	want := frames(200<<10, 1500)
+	for _, f := range want {
+		ms.SendLLC(f)
+	}
+	ctx := context.Background()
+	tbf := ""
+	steps := 0
+	for ; steps < 40000 && len(r.gb.frames(ms.TLLI)) < len(want); steps++ {
+		if err := r.cell.Step(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if steps == 300 {
+			tbf = r.show("show tbf all")
+		}
+	}
+	got := r.gb.frames(ms.TLLI)
+	if len(got) != len(want) {
+		t.Fatalf("SGSN got %d of %d frames\nMS: %s", len(got), len(want), ms.Debug())
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("frame %d differs", i)
+		}
+	}
+	if !strings.Contains(tbf, "TS_alloc=4!,5,6,7 TRX_ID=0 CS=MCS-6 EGPRS") {
+		t.Fatalf("UL TBF:\n%s", tbf)
+	}
+	if ctrVal(r, pcu.CtrRACHRequestsTwoPhase) != 1 || ctrVal(r, pcu.CtrEGPRSULMCS1+5) == 0 {
+		t.Fatalf("two-phase %d, MCS-6 UL blocks %d", ctrVal(r, pcu.CtrRACHRequestsTwoPhase), ctrVal(r, pcu.CtrEGPRSULMCS1+5))
+	}
+	t.Logf("200 kB in %d block periods", steps)
+}
