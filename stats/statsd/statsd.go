@@ -149,6 +149,8 @@ type itemState struct {
 	last     int64
 	reported bool
 	seen     uint64
+	max      int64 // highest value sampled since the last report
+	hasMax   bool
 }
 
 // Stats are a reporter's own counters.
@@ -319,10 +321,30 @@ func (r *Reporter) Tick(now time.Time) bool {
 		return false
 	}
 	if r.haveReport && now.Sub(r.lastReport) < time.Duration(r.cfg.Interval)*time.Second {
+		r.sample()
 		return false
 	}
 	r.Report(now)
 	return true
+}
+
+// sample notes the stat items' values between reports: a report sends the
+// highest value of its interval, as libosmocore's stat items do.
+func (r *Reporter) sample() {
+	if r.items == nil {
+		return
+	}
+	for _, it := range r.items() {
+		k := itemKey{it.Group, it.Index, it.IndexName, it.Name}
+		st := r.itemSt[k]
+		if st == nil {
+			st = &itemState{head: r.head(it.Group, it.Index, it.IndexName, it.Name)}
+			r.itemSt[k] = st
+		}
+		if !st.hasMax || it.Value > st.max {
+			st.max, st.hasMax = it.Value, true
+		}
+	}
 }
 
 // Report sends one report now (libosmocore osmo_stats_report): changed
@@ -377,8 +399,13 @@ func (r *Reporter) Report(now time.Time) {
 				r.itemSt[k] = st
 			}
 			st.seen = r.gen
-			unchanged := st.reported && st.last == it.Value
-			st.last, st.reported = it.Value, true
+			val := it.Value
+			if st.hasMax && st.max > val {
+				val = st.max
+			}
+			st.hasMax = false
+			unchanged := st.reported && st.last == val
+			st.last, st.reported = val, true
 			cls := it.Class
 			if cls == ClassUnknown {
 				cls = ClassOf(it.Group, it.Index)
@@ -387,10 +414,10 @@ func (r *Reporter) Report(now time.Time) {
 				continue
 			}
 			if r.logf != nil {
-				r.logLine('i', it.Group, it.Index, it.Name, it.Value, it.Unit)
+				r.logLine('i', it.Group, it.Index, it.Name, val, it.Unit)
 				continue
 			}
-			v := it.Value
+			v := val
 			if v < 0 { // stats_statsd.c: gauges are never negative
 				v = 0
 			}

@@ -343,3 +343,31 @@ func TestLogReporter(t *testing.T) {
 		t.Fatalf("got %q want %q", lines, want)
 	}
 }
+
+// TestItemIntervalMax: a stat item is reported with the highest value it
+// had since the previous report (libosmocore's stat items keep the
+// interval's maximum), sampled on each Tick between reports.
+func TestItemIntervalMax(t *testing.T) {
+	cfg := ttcn3
+	cfg.Interval = 5
+	cfg.FlushPeriod = 0
+	v := int64(1)
+	r := New(cfg, nil, func() []Item { return []Item{{Group: "bts", Name: "ms.present", Value: v}} })
+	c := &capture{}
+	r.SetSender(c.send)
+	t0 := time.Unix(1000, 0)
+	values := []int64{1, 4, 9, 2, 3, 3, 3, 3, 3, 3, 3}
+	var got []string
+	for s, x := range values {
+		v = x
+		if r.Tick(t0.Add(time.Duration(s) * time.Second)) {
+			for _, p := range c.take() {
+				got = append(got, strings.TrimSpace(p))
+			}
+		}
+	}
+	want := []string{"TTCN3.bts.0.ms.present:1|g", "TTCN3.bts.0.ms.present:9|g", "TTCN3.bts.0.ms.present:3|g"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("reports %q, want %q", got, want)
+	}
+}
