@@ -399,13 +399,7 @@ func (e *Engine) dlDataBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, bl
 		e.tbfLog.Error("cannot encode DL data block", "tbf", t.String(), "err", err)
 		return 0
 	}
-	bts.Ctr.Inc(CtrRLCSent)
-	bts.Ctr.Inc(CtrGPRSDLCS1 + int(b.cs-rlcmac.CS1))
-	if t.gprsCtr != nil {
-		t.gprsCtr.Inc(int(b.cs - rlcmac.CS1))
-	}
-	p.blocksOut++
-	t.airtime++
+	countDLBlock(t, p, b.cs)
 	if !resend {
 		t.sentBytes += uint64(b.bytes)
 		bts.Ctr.Add(CtrRLCDLPayloadBytes, uint64(b.bytes))
@@ -472,13 +466,7 @@ func (e *Engine) dlDataBlockEGPRS(t *TBF, p *PDCH, fn uint32, usf uint8, prio in
 		e.tbfLog.Error("cannot encode EGPRS DL data block", "tbf", t.String(), "err", err)
 		return 0
 	}
-	bts.Ctr.Inc(CtrRLCSent)
-	bts.Ctr.Inc(CtrEGPRSDLMCS1 + int(cs-rlcmac.MCS1))
-	if t.egprsCtr != nil {
-		t.egprsCtr.Inc(int(cs - rlcmac.MCS1))
-	}
-	p.blocksOut++
-	t.airtime++
+	countDLBlock(t, p, cs)
 	if !resend1 {
 		t.sentBytes += uint64(b1.bytes)
 		bts.Ctr.Add(CtrRLCDLPayloadBytes, uint64(b1.bytes))
@@ -557,13 +545,7 @@ func (e *Engine) dlSplitBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, b
 		return 0
 	}
 	bts := t.bts
-	bts.Ctr.Inc(CtrRLCSent)
-	bts.Ctr.Inc(CtrEGPRSDLMCS1 + int(rc-rlcmac.MCS1))
-	if t.egprsCtr != nil {
-		t.egprsCtr.Inc(int(rc - rlcmac.MCS1))
-	}
-	p.blocksOut++
-	t.airtime++
+	countDLBlock(t, p, rc)
 	if half == 2 {
 		b.spbNext = 3
 		t.sw.MarkResend(bsn) // the second half follows
@@ -573,6 +555,25 @@ func (e *Engine) dlSplitBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, b
 		bts.Ctr.Inc(CtrSPBDLSecondSegment)
 	}
 	return n
+}
+
+// countDLBlock counts a DL data block sent at cs on p: the BTS's and the
+// TBF's per-CS counters, the PDCH's blocks and the TBF's airtime.
+func countDLBlock(t *TBF, p *PDCH, cs rlcmac.CodingScheme) {
+	t.bts.Ctr.Inc(CtrRLCSent)
+	if cs.IsEGPRS() {
+		t.bts.Ctr.Inc(CtrEGPRSDLMCS1 + int(cs-rlcmac.MCS1))
+		if t.egprsCtr != nil {
+			t.egprsCtr.Inc(int(cs - rlcmac.MCS1))
+		}
+	} else {
+		t.bts.Ctr.Inc(CtrGPRSDLCS1 + int(cs-rlcmac.CS1))
+		if t.gprsCtr != nil {
+			t.gprsCtr.Inc(int(cs - rlcmac.CS1))
+		}
+	}
+	p.blocksOut++
+	t.airtime++
 }
 
 // smallFrame is the size up to which an LLC frame counts as interactive.

@@ -70,7 +70,7 @@ func BenchmarkScheduleRTS16TBF(b *testing.B) {
 				}
 				all.SSN = uint8(t.sw.VS())
 				all.RBB = ^uint64(0)
-				t.sw.ApplyGPRSAckNack(&all)
+				e.dlAckNack(t, &all) // the engine path: V(A) and the in-flight frames
 				t.pollOut = false
 				p.resv = p.resv[:0]
 			}
@@ -124,7 +124,7 @@ func BenchmarkEGPRSDLBlockMCS9(b *testing.B) {
 		rx.RaiseVQ()
 		if i%8 == 7 {
 			a := rx.EGPRSAckNack(false, 120)
-			t.sw.ApplyEGPRSAckNack(&a)
+			e.dlAckNackEGPRS(t, &a)
 			t.pollOut = false
 			p.resv = p.resv[:0]
 			for m.Queue.Len() < 4 {

@@ -483,17 +483,7 @@ func EncodeGPRSDL(b []byte, cs CodingScheme, h *GPRSDLHeader, unit []byte) (int,
 	if _, err := h.MarshalTo(b); err != nil {
 		return 0, err
 	}
-	dl := cs.DataLen()
-	if unit != nil {
-		if len(unit) != dl {
-			return 0, ErrInvalid
-		}
-		copy(b[GPRSHeaderLen:], unit)
-	}
-	for i := GPRSHeaderLen + dl; i < n; i++ {
-		b[i] = 0
-	}
-	return n, nil
+	return finishGPRSBlock(b[:n], cs, unit)
 }
 
 // EncodeGPRSUL writes a complete GPRS UL data block (the MS side); see EncodeGPRSDL.
@@ -508,6 +498,12 @@ func EncodeGPRSUL(b []byte, cs CodingScheme, h *GPRSULHeader, unit []byte) (int,
 	if _, err := h.MarshalTo(b); err != nil {
 		return 0, err
 	}
+	return finishGPRSBlock(b[:n], cs, unit)
+}
+
+// finishGPRSBlock copies unit (if not nil) after the header of block b and
+// zeroes the spare bits; it returns the block length.
+func finishGPRSBlock(b []byte, cs CodingScheme, unit []byte) (int, error) {
 	dl := cs.DataLen()
 	if unit != nil {
 		if len(unit) != dl {
@@ -515,10 +511,8 @@ func EncodeGPRSUL(b []byte, cs CodingScheme, h *GPRSULHeader, unit []byte) (int,
 		}
 		copy(b[GPRSHeaderLen:], unit)
 	}
-	for i := GPRSHeaderLen + dl; i < n; i++ {
-		b[i] = 0
-	}
-	return n, nil
+	clear(b[GPRSHeaderLen+dl:])
+	return len(b), nil
 }
 
 // PutTLLI stores the TLLI of an uplink data unit (TI = 1) at the start of a

@@ -71,14 +71,9 @@ func main() {
 	demo.WriteTable(os.Stdout, rows)
 	fmt.Printf("\n(%v wall time)\n", time.Since(start).Round(time.Second))
 	if *plot != "" {
-		f, err := os.Create(*plot)
-		if err != nil {
+		if err := demo.WritePlotFile(*plot, results); err != nil {
 			fail(err)
 		}
-		if err := demo.WritePlot(f, results); err != nil {
-			fail(err)
-		}
-		f.Close()
 		fmt.Printf("plot: %s\n", *plot)
 	}
 }

@@ -102,18 +102,7 @@ func osmoPCUPaging(t *testing.T) map[string]int64 {
 		t.Fatal(err)
 	}
 	defer bts.Close()
-	pkts := make(chan string, 1000)
-	go func() {
-		b := make([]byte, 65536)
-		for {
-			n, err := ln.Read(b)
-			if err != nil {
-				close(pkts)
-				return
-			}
-			pkts <- string(b[:n])
-		}
-	}()
+	pkts := readPackets(ln)
 	n.Start(dir, "osmo-pcu.log", bin, "-c", "osmo-pcu.cfg")
 	pagingScript(t, bts, sg, up)
 	time.Sleep(2200 * time.Millisecond) // two more reports (stats interval 1)

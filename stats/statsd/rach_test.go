@@ -87,18 +87,7 @@ func osmoPCURACH(t *testing.T) map[string]int64 {
 		t.Fatal(err)
 	}
 	defer bts.Close()
-	pkts := make(chan string, 1000)
-	go func() {
-		b := make([]byte, 65536)
-		for {
-			n, err := ln.Read(b)
-			if err != nil {
-				close(pkts)
-				return
-			}
-			pkts <- string(b[:n])
-		}
-	}()
+	pkts := readPackets(ln)
 	ns.Start(dir, "osmo-pcu.log", bin, "-c", "osmo-pcu.cfg")
 	rachScript(t, bts)
 	// osmo-pcu reports every second (stats interval 1): wait for two more.
@@ -205,4 +194,21 @@ func perObject(k string) bool {
 		}
 	}
 	return false
+}
+
+// readPackets delivers every datagram ln receives until it is closed.
+func readPackets(ln *net.UDPConn) <-chan string {
+	pkts := make(chan string, 1000)
+	go func() {
+		b := make([]byte, 65536)
+		for {
+			n, err := ln.Read(b)
+			if err != nil {
+				close(pkts)
+				return
+			}
+			pkts <- string(b[:n])
+		}
+	}()
+	return pkts
 }

@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"os"
 	"strings"
 	"time"
 
@@ -76,6 +77,19 @@ func WriteTable(w io.Writer, rows []Summary) {
 }
 
 var palette = []color.RGBA{{200, 40, 40, 255}, {230, 150, 0, 255}, {20, 110, 200, 255}, {40, 160, 60, 255}}
+
+// WritePlotFile writes the PNG plot of WritePlot to the file at path.
+func WritePlotFile(path string, results []*Result) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := WritePlot(f, results); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
 
 // WritePlot draws ping RTT (top) and queue delay (bottom) over time for
 // every scenario as a PNG.
