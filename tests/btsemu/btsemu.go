@@ -283,6 +283,9 @@ func (b *BTS) SendRaw(msg []byte) error {
 	return err
 }
 
+// Info is the INFO_IND the emulator sends (not to be modified).
+func (b *BTS) Info() *pcuif.InfoInd { return b.cfg.Info }
+
 // Stats returns a copy of the counters.
 func (b *BTS) Stats() Stats {
 	b.mu.Lock()

@@ -201,6 +201,7 @@ type MS struct {
 	rachWait bool
 	waitPUA  uint32 // two-phase: FN until which a Packet Uplink Assignment is awaited (0: none)
 	sbaTS    uint8  // two-phase: the PDCH of the single block, listened to for the assignment
+	sbaTRX   uint8
 
 	dl dlState
 	ul ulState
@@ -308,7 +309,7 @@ func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
 		m.cs = rlcmac.CSFromCommand(ia.Rest.ChannelCoding, true)
 		var usf [8]uint8
 		usf[ia.TN] = ia.Rest.USF
-		m.startULWS(0, ia.Rest.TFI, 1<<ia.TN, usf, false, rlcmac.EGPRSWindowSize(ia.Rest.WindowSize))
+		m.startULWS(m.cell.iaTRX(ia), ia.Rest.TFI, 1<<ia.TN, usf, false, rlcmac.EGPRSWindowSize(ia.Rest.WindowSize))
 		return true
 	case rlcmac.IARPacketUplink:
 		if !m.rachWait || m.rach11 || uint16(ia.ReqRef.RA) != m.rachRA {
@@ -326,7 +327,7 @@ func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
 		m.cs = rlcmac.CSFromCommand(ia.Rest.ChannelCoding, false)
 		var usf [8]uint8
 		usf[ia.TN] = ia.Rest.USF
-		m.startUL(0, ia.Rest.TFI, 1<<ia.TN, usf, false)
+		m.startUL(m.cell.iaTRX(ia), ia.Rest.TFI, 1<<ia.TN, usf, false)
 		return true
 	case rlcmac.IARPacketDownlink:
 		if ia.Rest.TLLI != m.TLLI {
@@ -337,7 +338,7 @@ func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
 			ws = rlcmac.EGPRSWindowSize(ia.Rest.WindowSize)
 		}
 		m.iaTA(ia)
-		m.startDL(0, ia.Rest.TFI, 1<<ia.TN, ws)
+		m.startDL(m.cell.iaTRX(ia), ia.Rest.TFI, 1<<ia.TN, ws)
 		return true
 	}
 	return false
@@ -362,9 +363,9 @@ func (m *MS) resourceRequest(ia *rlcmac.ImmediateAssignment) {
 		prr.HasRAC = true
 		prr.RAC = msRAC(m.Class, m.EGPRSClass)
 	}
-	m.sendCtrl(fn, ia.TN, prr)
+	m.sbaTRX, m.sbaTS = m.cell.iaTRX(ia), ia.TN
+	m.sendCtrl(fn, m.sbaTRX, ia.TN, prr)
 	m.waitPUA = (fn + 4*217) % pcuif.MaxFN // T3168 ~4 s
-	m.sbaTS = ia.TN
 }
 
 // iaTA applies the timing advance (and TAI, on the assigned TN) of an
@@ -568,8 +569,9 @@ func (m *MS) dlBlock(d pcuif.Data, lost bool) {
 		return
 	}
 	ts := d.TS
-	listening := m.dl.active && m.dl.slots&(1<<ts) != 0 || m.ul.active && m.ul.slots&(1<<ts) != 0 ||
-		m.waitPUA != 0 && ts == m.sbaTS
+	listening := m.dl.active && m.dl.trx == d.TRX && m.dl.slots&(1<<ts) != 0 ||
+		m.ul.active && m.ul.trx == d.TRX && m.ul.slots&(1<<ts) != 0 ||
+		m.waitPUA != 0 && d.TRX == m.sbaTRX && ts == m.sbaTS
 	if !listening {
 		return
 	}
@@ -578,7 +580,7 @@ func (m *MS) dlBlock(d pcuif.Data, lost bool) {
 	}
 	b := d.Payload
 	// USF: every block carries it in octet 0.
-	if m.ul.active && m.ul.assigned && !m.ul.done && m.ul.slots&(1<<ts) != 0 && b[0]&7 == m.ul.usf[ts] {
+	if m.ul.active && m.ul.assigned && !m.ul.done && m.ul.trx == d.TRX && m.ul.slots&(1<<ts) != 0 && b[0]&7 == m.ul.usf[ts] {
 		m.ulTransmit(ulBlockFN(d.FN), ts)
 	}
 	if len(b) != rlcmac.ControlBlockLen && rlcmac.CSFromDLLen(len(b)).IsEGPRS() {
@@ -595,7 +597,7 @@ func (m *MS) dlBlock(d pcuif.Data, lost bool) {
 }
 
 func (m *MS) dlData(d pcuif.Data) {
-	if !m.dl.active || m.dl.slots&(1<<d.TS) == 0 {
+	if !m.dl.active || m.dl.trx != d.TRX || m.dl.slots&(1<<d.TS) == 0 {
 		return
 	}
 	var h rlcmac.GPRSDLHeader
@@ -630,7 +632,7 @@ func (m *MS) chanReq() (bool, rlcmac.ChannelRequestDescription) {
 // sendAck answers a DL poll with the Ack/Nack a; after the final one the
 // MS keeps listening on the PACCH for a new assignment (T3192).
 func (m *MS) sendAck(d pcuif.Data, rrbp uint8, a rlcmac.Message, final bool) {
-	m.sendCtrl(rrbpFN(d.FN, rrbp), d.TS, a)
+	m.sendCtrl(rrbpFN(d.FN, rrbp), d.TRX, d.TS, a)
 	m.Polls++
 	if final {
 		m.dl.active = false
@@ -654,7 +656,7 @@ func (m *MS) receiveUnit(bsn int, data []byte, h unitHdr) {
 
 // dlDataEGPRS receives an EGPRS DL data block (one or two units).
 func (m *MS) dlDataEGPRS(d pcuif.Data) {
-	if !m.dl.active || !m.dl.egprs || m.dl.slots&(1<<d.TS) == 0 {
+	if !m.dl.active || !m.dl.egprs || m.dl.trx != d.TRX || m.dl.slots&(1<<d.TS) == 0 {
 		return
 	}
 	var blk rlcmac.EGPRSDLBlock
@@ -731,14 +733,10 @@ func (m *MS) reassembleDL(bsn int) {
 	}
 }
 
-func (m *MS) sendCtrl(fn uint32, ts uint8, msg rlcmac.Message) {
+func (m *MS) sendCtrl(fn uint32, trx, ts uint8, msg rlcmac.Message) {
 	out := make([]byte, rlcmac.ControlBlockLen)
 	if _, err := rlcmac.EncodeUL(out, &rlcmac.ULCtrlHeader{}, msg); err != nil {
 		panic(err)
-	}
-	trx := m.dl.trx
-	if m.ul.active {
-		trx = m.ul.trx
 	}
 	m.cell.queueULOffs(fn, trx, ts, out, m.burstOffset())
 }
@@ -788,7 +786,7 @@ func (m *MS) dlControl(d pcuif.Data) {
 		return
 	case *rlcmac.PacketUplinkAckNack:
 		m.cell.Blocks.Control++
-		if !m.ul.active || x.UplinkTFI != m.ul.tfi {
+		if !m.ul.active || m.ul.trx != d.TRX || x.UplinkTFI != m.ul.tfi {
 			return
 		}
 		if x.HasContentionTLLI && x.ContentionTLLI == m.TLLI {
@@ -810,13 +808,13 @@ func (m *MS) dlControl(d pcuif.Data) {
 		if final {
 			m.ul.done = true
 			if h.SP {
-				m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
+				m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TRX, d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
 			}
 			m.ul = ulState{}
 		}
 	case *rlcmac.PacketDownlinkAssignment:
 		m.cell.Blocks.Control++
-		if !m.addressed(&x.ID) {
+		if !m.addressed(&x.ID, d.TRX) {
 			return
 		}
 		slots := reverse(x.TimeslotAlloc)
@@ -825,13 +823,13 @@ func (m *MS) dlControl(d pcuif.Data) {
 		if x.HasEGPRS {
 			ws = rlcmac.EGPRSWindowSize(x.WindowSize)
 		}
-		m.startDL(m.dl.trx, x.DownlinkTFI, slots, ws)
+		m.startDL(m.cell.freqTRX(x.HasFreq, &x.Freq, d.TRX), x.DownlinkTFI, slots, ws)
 		if h.SP {
-			m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
+			m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TRX, d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
 		}
 	case *rlcmac.PacketUplinkAssignment:
 		m.cell.Blocks.Control++
-		if !m.addressed(&x.ID) || m.ul.active {
+		if !m.addressed(&x.ID, d.TRX) || m.ul.active {
 			return
 		}
 		var slots uint8
@@ -849,27 +847,56 @@ func (m *MS) dlControl(d pcuif.Data) {
 		if x.EGPRS {
 			ws = rlcmac.EGPRSWindowSize(x.WindowSize)
 		}
-		m.startULWS(m.dl.trx, x.Dynamic.UplinkTFI, slots, usf, true, ws)
+		m.startULWS(m.cell.freqTRX(x.HasFreq, &x.Freq, d.TRX), x.Dynamic.UplinkTFI, slots, usf, true, ws)
 		if h.SP {
-			m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
+			m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TRX, d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
 		}
 	default:
 		m.cell.Blocks.Control++
 	}
 }
 
-// addressed reports whether a Global TFI / TLLI identifies this MS.
-func (m *MS) addressed(id *rlcmac.MSID) bool {
+// addressed reports whether a Global TFI (TFIs are per TRX) / TLLI in a
+// message received on trx identifies this MS.
+func (m *MS) addressed(id *rlcmac.MSID, trx uint8) bool {
 	switch id.Kind {
 	case rlcmac.IDTLLI:
 		return id.TLLI == m.TLLI
 	case rlcmac.IDGlobalTFI:
 		if id.GlobalTFI.Downlink {
-			return (m.dl.active || m.dl.waitRelease) && id.GlobalTFI.TFI == m.dl.tfi
+			return (m.dl.active || m.dl.waitRelease) && m.dl.trx == trx && id.GlobalTFI.TFI == m.dl.tfi
 		}
-		return m.ul.active && id.GlobalTFI.TFI == m.ul.tfi
+		return m.ul.active && m.ul.trx == trx && id.GlobalTFI.TFI == m.ul.tfi
 	}
 	return false
+}
+
+// iaTRX is the TRX an Immediate Assignment's packet channel is on: the
+// one with its ARFCN (a hopping channel: the first TRX).
+func (c *Cell) iaTRX(ia *rlcmac.ImmediateAssignment) uint8 {
+	if ia.Hopping {
+		return 0
+	}
+	return c.trxOf(ia.ARFCN, 0)
+}
+
+// freqTRX is the TRX a Packet Assignment's Frequency Parameters name (an
+// ARFCN); without them, or hopping, the TRX the message came on (def).
+func (c *Cell) freqTRX(has bool, f *rlcmac.FrequencyParameters, def uint8) uint8 {
+	if !has || f.Kind != 0 {
+		return def
+	}
+	return c.trxOf(f.ARFCN, def)
+}
+
+func (c *Cell) trxOf(arfcn uint16, def uint8) uint8 {
+	info := c.BTS.Info()
+	for i := range info.TRX {
+		if info.TRX[i].PDCHMask != 0 && info.TRX[i].ARFCN == arfcn {
+			return uint8(i)
+		}
+	}
+	return def
 }
 
 func reverse(x uint8) uint8 {
