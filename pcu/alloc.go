@@ -386,13 +386,17 @@ func (e *Engine) setupDLWindow(t *TBF) {
 }
 
 // makeEGPRSUL turns a new UL TBF into an EGPRS one (11-bit EGPRS access):
-// MCS from `mcs` UL or the INFO_IND within `mcs max` UL, EGPRS window from
-// `window-size`.
+// the MS's UL MCS from its last TBF's link adaptation (as osmo-pcu keeps it
+// in the MS), else `mcs` UL or the INFO_IND, within `mcs max` UL; EGPRS
+// window from `window-size`.
 func (e *Engine) makeEGPRSUL(t *TBF) {
 	t.egprs = true
 	mcs := int(t.bts.Info.InitialMCS)
 	if e.params.ForceMCSUL > 0 {
 		mcs = e.params.ForceMCSUL
+	}
+	if t.ms.MCSUL.IsEGPRS() {
+		mcs = int(t.ms.MCSUL-rlcmac.MCS1) + 1
 	}
 	t.cs = clampMCS(t.bts, mcs, e.params.MCSMaxUL)
 	t.ms.MCSUL = t.cs

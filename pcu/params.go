@@ -17,6 +17,7 @@ type Params struct {
 	CSAdjLower           int       // % DL error rate below which CS goes up (10)
 	CSAdjUpper           int       // % above which it goes down (33)
 	CSLQ                 [4][2]int // `cs link-quality-ranges`: UL C/I window (dB) per CS
+	MCSLQ                [9][2]int // `mcs link-quality-ranges`: UL C/I window (dB) per MCS
 	ForceMCSDL           int       // `mcs DL [UL]`; 0 = from INFO_IND
 	ForceMCSUL           int       // the UL of `mcs DL UL`
 	MCSMaxDL             int       // `mcs max`, default 9
@@ -58,6 +59,8 @@ func DefaultParams() Params {
 	return Params{
 		CSMaxDL: 4, CSMaxUL: 4, AllocAlgo: "dynamic", CSAdjust: true, CSAdjLower: 10, CSAdjUpper: 33,
 		CSLQ:     [4][2]int{{-256, 6}, {5, 8}, {7, 13}, {12, 256}},
+		MCSLQ: [9][2]int{{-256, 6}, {5, 8}, {7, 13}, {12, 15}, {14, 17},
+			{16, 18}, {17, 20}, {19, 24}, {23, 256}},
 		MCSMaxDL: 9, MCSMaxUL: 9, WSBase: 64, MultislotDefault: 12, PreemptiveRetx: true,
 		T3141: 10 * time.Second, T3169: 5 * time.Second, T3191: 5 * time.Second, T3193: 1600 * time.Millisecond,
 		T3195: 5 * time.Second, T3192: 1500 * time.Millisecond,

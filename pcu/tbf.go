@@ -77,6 +77,8 @@ type ulBlock struct {
 	e, ti, pi, last bool // the unit's header bits (last: CV == 0)
 	data            [74]byte
 	n               int
+	spb             uint8 // split halves received: 1 first, 2 second
+	spbLen          int   // their length (MCS-1..3 data length)
 }
 
 // inflightFrame is an LLC frame segmented into a DL TBF's window; last is
@@ -114,6 +116,7 @@ type TBF struct {
 	sendPDA   bool // Packet Downlink Assignment still has to be (re)sent
 	sendPUA   bool // Packet Uplink Assignment still has to be (re)sent
 	puaTS     int8 // two-phase access: the PDCH the PUA goes on (no carrier TBF); -1 none
+	puaTRX    uint8 // and its TRX (the TBF may be on another one)
 	pdaPolled bool
 
 	// downlink
@@ -168,6 +171,21 @@ func (t *TBF) TFI() uint8 { return t.tfi }
 
 // Slots is the timeslot mask of the TBF.
 func (t *TBF) Slots() uint8 { return t.slots }
+
+// Dir is the TBF's direction.
+func (t *TBF) Dir() Dir { return t.dir }
+
+// TRX is the number of the TRX the TBF is on.
+func (t *TBF) TRX() uint8 { return t.trx }
+
+// USF is the USF of an uplink TBF on timeslot ts.
+func (t *TBF) USF(ts uint8) uint8 { return t.usf[ts&7] }
+
+// Attached reports whether the TBF holds its TFI, USFs and slots.
+func (t *TBF) Attached() bool { return t.attached }
+
+// TLLI is the TLLI of the TBF's MS.
+func (t *TBF) TLLI() uint32 { return t.ms.TLLI }
 
 func (e *Engine) setTimer(t *TBF, k timerKind, d time.Duration) {
 	t.timer, t.deadline = k, e.now+d

@@ -305,6 +305,7 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 	if t.state == TBFAssign {
 		e.setState(t, TBFFlow)
 	}
+	e.adaptULCS(t, int(d.LqualCb)/10)
 	t.ms.RSSI, t.ms.LinkQ, t.ms.BTO = d.RSSI, d.LqualCb, d.TAOffsQbits
 	e.taFromBurst(t.ms, d.TAOffsQbits)
 	bts.Ctr.Inc(CtrEGPRSULMCS1 + int(blk.CS-rlcmac.MCS1))
@@ -321,7 +322,10 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 		t.pendPUAN = true
 	}
 	dl := blk.CS.DataLen()
-	for i := 0; i < blk.NUnits; i++ {
+	if h.SPB != 0 {
+		e.ulSplitHalf(t, &blk)
+	}
+	for i := 0; i < blk.NUnits && h.SPB == 0; i++ {
 		bsn := int(h.BSN1)
 		if i == 1 {
 			bsn = int(h.BSN2)
@@ -343,6 +347,50 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 	if t.lastSeen {
 		t.pendPUAN = true
 	}
+}
+
+// ulSplitHalf stores half of a unit the MS resegmented into two MCS-1..3
+// blocks (SPB 2 first half, 3 second; TS 44.060 §9.3.2.1, §10.4.8b): the
+// halves may come in either order, and the BSN counts as received only
+// when both are there. Halves of a BSN outside the window or received
+// already are dropped; other SPB values are not defined in the uplink.
+func (e *Engine) ulSplitHalf(t *TBF, blk *rlcmac.EGPRSULBlock) {
+	h := &blk.Header
+	bts := t.bts
+	var have uint8
+	switch h.SPB {
+	case 2:
+		have = 1
+		bts.Ctr.Inc(CtrSPBULFirstSegment)
+	case 3:
+		have = 2
+		bts.Ctr.Inc(CtrSPBULSecondSegment)
+	default:
+		bts.Ctr.Inc(CtrDecodeErrors)
+		return
+	}
+	bsn := int(h.BSN1)
+	if !t.rw.InWindow(bsn) || t.rw.IsReceived(bsn) {
+		return
+	}
+	ub := t.ulb(bsn)
+	hl := blk.CS.DataLen()
+	if ub.spbLen != hl { // a new split of this BSN (or of another MCS)
+		ub.spb, ub.spbLen = 0, hl
+	}
+	copy(ub.data[int(have-1)*hl:], blk.Data[0][:hl])
+	ub.spb |= have
+	if have == 1 {
+		ub.e, ub.ti, ub.pi = h.E[0], h.TI[0], h.PI
+	}
+	if ub.spb != 3 {
+		return
+	}
+	ub.spb, ub.spbLen = 0, 0
+	ub.n = 2 * hl
+	ub.last = h.CV == 0
+	t.rw.Receive(bsn)
+	bts.Ctr.Add(CtrRLCULPayloadBytes, uint64(2*hl))
 }
 
 // reassemble appends a data unit's chunks to the TBF's LLC frame and sends
@@ -408,7 +456,9 @@ func (e *Engine) encodePUAN(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 	m.HasTA = true
 	m.TA = packetTA(t.ms)
 	if t.egprs {
-		m.ChannelCoding = t.cs.ChannelCodingCommand()
+		// RESEGMENT and PRE_EMPTIVE_TRANSMISSION set, as osmo-pcu: the MS
+		// may split units below the commanded MCS's family (Table 8.1.1.1)
+		m.ChannelCoding, m.Resegment, m.PreemptiveTx = t.cs.ChannelCodingCommand(), true, true
 		if err := m.FillEGPRSAckNack(&t.rw, final); err != nil {
 			e.tbfLog.Error("cannot build the EGPRS Packet Uplink Ack/Nack", "tbf", t.String(), "err", err)
 			return 0
@@ -652,40 +702,56 @@ func (e *Engine) resourceRequest(bts *BTS, p *PDCH, r resv, m *rlcmac.PacketReso
 		e.makeEGPRSUL(t) // EGPRS two-phase access: an EGPRS TBF on PACCH
 	}
 	t.tlliKnown, t.contention = true, true
-	t.puaTS = int8(p.TS)
+	t.puaTRX, t.puaTS = p.TRX, int8(p.TS)
 	t.sendPUA = true
 	e.setState(t, TBFAssign)
 	bts.Ctr.Inc(CtrImmAssULContentionResolutionSuccess)
 }
 
 // adaptULCS is the UL link adaptation (osmo-pcu-facts §3.8): when this and
-// the previous block's C/I are both below the window of the current CS it
-// steps down, both above it (and below `cs max`) it steps up; the next
-// Packet Uplink Ack/Nack commands the new CS.
+// the previous block's C/I are both below the window of the current (M)CS
+// it steps down, both above it (and below `cs max` / `mcs max`) it steps up;
+// the next Packet Uplink Ack/Nack commands the new (M)CS. EGPRS TBFs use the
+// `mcs link-quality-ranges` windows and skip MCSs the BTS does not offer.
 func (e *Engine) adaptULCS(t *TBF, lq int) {
 	m := t.ms
 	prev := int(m.LinkQ) / 10
-	first := m.LinkQ == 0
-	cs := int(t.cs - rlcmac.CS1 + 1)
-	if first || cs < 1 || cs > 4 {
+	if m.LinkQ == 0 { // no previous block: nothing to compare with
 		return
 	}
-	w := e.params.CSLQ[cs-1]
-	max := e.params.CSMaxUL
-	if max <= 0 || max > 4 {
-		max = 4
+	egprs := t.cs.IsEGPRS()
+	base, n, mx, mask := rlcmac.CS1, 4, e.params.CSMaxUL, uint16(t.bts.CSMask)
+	if egprs {
+		base, n, mx, mask = rlcmac.MCS1, 9, e.params.MCSMaxUL, t.bts.MCSMask
+	}
+	if mx <= 0 || mx > n {
+		mx = n
+	}
+	cs := int(t.cs-base) + 1
+	if cs < 1 || cs > n {
+		return
+	}
+	var w [2]int
+	if egprs {
+		w = e.params.MCSLQ[cs-1]
+	} else {
+		w = e.params.CSLQ[cs-1]
 	}
 	switch {
 	case lq < w[0] && prev < w[0] && cs > 1:
 		cs--
-	case lq > w[1] && prev > w[1] && cs < max:
+	case lq > w[1] && prev > w[1] && cs < mx:
 		cs++
 	default:
 		return
 	}
-	for cs > 1 && t.bts.CSMask&(1<<(cs-1)) == 0 {
+	for cs > 1 && mask&(1<<(cs-1)) == 0 {
 		cs--
 	}
-	t.cs = rlcmac.CS1 + rlcmac.CodingScheme(cs-1)
-	m.CSUL = t.cs
+	t.cs = base + rlcmac.CodingScheme(cs-1)
+	if egprs {
+		m.MCSUL = t.cs
+	} else {
+		m.CSUL = t.cs
+	}
 }

@@ -23,6 +23,9 @@ func ParamsFromConfig(c *config.Config) Params {
 	for i := range p.CSLQ {
 		p.CSLQ[i] = [2]int{c.CSLQual[i].Low, c.CSLQual[i].High}
 	}
+	for i := range p.MCSLQ {
+		p.MCSLQ[i] = [2]int{c.MCSLQual[i].Low, c.MCSLQual[i].High}
+	}
 	p.AllocAlgo = c.AllocAlgorithm
 	if c.ForceInitialMCS {
 		p.ForceMCSDL, p.ForceMCSUL = c.InitialMCSDL, c.InitialMCSUL

@@ -342,6 +342,12 @@ func (blk *EGPRSULBlock) Parse(b []byte) error {
 		h.E[i] = s.get(1) == 1
 		h.TI[i] = s.get(1) == 1
 		s.getBytes(blk.Data[i][:dl])
+		if h.SPB != 0 {
+			// half of a resegmented unit: its LIs describe the whole unit,
+			// which the receiver parses once both halves are there
+			blk.Unit[i].N, blk.Unit[i].HasTLLI = 0, false
+			continue
+		}
 		if err := ParseULUnit(blk.Data[i][:dl], true, h.E[i], h.TI[i], h.PI, h.CV == 0, &blk.Unit[i]); err != nil {
 			return err
 		}

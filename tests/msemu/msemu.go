@@ -177,6 +177,10 @@ type MS struct {
 	OnLLC func(frame []byte)
 	// SplitBlocks counts the EGPRS split (SPB) blocks addressed to the MS.
 	SplitBlocks int
+	// ULSplitBlocks counts the EGPRS split (SPB) blocks the MS sent: it
+	// resegments units when the network commands an MCS below the unit's
+	// family (TS 44.060 Table 8.1.1.1, RESEGMENT = 1).
+	ULSplitBlocks int
 	// TwoPhase makes the MS ask for a single block (RA 0x70..0x77) and
 	// send a Packet Resource Request in it (two-phase access).
 	TwoPhase bool
@@ -222,7 +226,8 @@ type dlState struct {
 	hdr         [rlcmac.EGPRSSNS]unitHdr
 	llcBuf      []byte
 	finalRx     bool
-	waitRelease bool
+	waitRelease bool   // the final Ack/Nack was sent: T3192 runs
+	releaseFN   uint32 // T3192 ends (its SI13 default, 1500 ms)
 	spbHalf     map[int][]byte // first halves of split units by BSN
 }
 
@@ -241,6 +246,9 @@ type ulState struct {
 	done       bool
 	cvStarted  bool // a block with CV < 15 was sent: no more data joins
 	egprs      bool // EGPRS TBF: MCS blocks, EGPRS window and Ack/Nack
+	mcs        []rlcmac.CodingScheme // per block: the (M)CS it was segmented for
+	reseg      bool                  // RESEGMENT of the last assignment or Ack/Nack
+	spbSecond  int                   // index+1 of a split unit whose second half is due
 }
 
 // SendLLC queues an uplink LLC frame; the MS requests an UL TBF for it.
@@ -257,6 +265,9 @@ func (m *MS) ULPending() int { return len(m.ulQueue) }
 func (m *MS) beforeBlock(fn uint32) {
 	if m.Mute {
 		return
+	}
+	if m.dl.waitRelease && fnDelta(fn, m.dl.releaseFN) >= 0 {
+		m.dl.waitRelease = false // T3192 expired: packet idle
 	}
 	// Access: RACH when data waits, no UL TBF exists and the MS is not in
 	// downlink transfer (then it asks in the DL Ack/Nack instead).
@@ -465,6 +476,7 @@ func (m *MS) segmentUL() {
 		unit = append(unit, buf[u.NumLI():]...)
 		m.ul.blocks = append(m.ul.blocks, unit)
 		m.ul.hdrs = append(m.ul.hdrs, rlcmac.GPRSULHeader{TFI: m.ul.tfi, TI: ti, E: u.E()})
+		m.ul.mcs = append(m.ul.mcs, m.cs)
 	}
 	for i := range m.ul.hdrs {
 		m.ul.hdrs[i].BSN = uint8(i % rlcmac.GPRSSNS) // EGPRS: i % 2048 at transmission
@@ -477,6 +489,12 @@ func (m *MS) ulTransmit(fn uint32, ts uint8) {
 	if !u.cvStarted && len(m.ulQueue) > 0 {
 		m.segmentUL() // TS 44.060 §9.3.1: data may join until the countdown starts
 	}
+	if u.spbSecond > 0 { // the second half of a split unit follows its first
+		idx := u.spbSecond - 1
+		u.spbSecond = 0
+		m.ulSplit(fn, ts, idx, m.txMCS(idx), 3)
+		return
+	}
 	idx := u.pickBlock(true)
 	if idx < 0 {
 		return
@@ -485,12 +503,12 @@ func (m *MS) ulTransmit(fn uint32, ts uint8) {
 		m.ulTransmitEGPRS(fn, ts, idx)
 		return
 	}
-	out := make([]byte, m.cs.BlockLen(true))
+	out := make([]byte, u.mcs[idx].BlockLen(true))
 	h := u.hdrs[idx]
 	h.SI = u.sw.Stalled() // stall indicator (TS 44.060 §9.1.3.3)
 	h.CV = u.cv(idx)
 	u.hdrs[idx].CV = h.CV
-	if _, err := rlcmac.EncodeGPRSUL(out, m.cs, &h, u.blocks[idx]); err != nil {
+	if _, err := rlcmac.EncodeGPRSUL(out, u.mcs[idx], &h, u.blocks[idx]); err != nil {
 		panic(err)
 	}
 	m.cell.queueULOffs(fn, u.trx, ts, out, m.burstOffset())
@@ -526,28 +544,72 @@ func (u *ulState) cv(idx int) uint8 {
 	return cv
 }
 
+// txMCS is the MCS block idx goes out with now: the one it was segmented
+// for, or, when the network commands another, the retransmission MCS of
+// TS 44.060 Tables 8.1.1.1/8.1.1.2 (same unit size; MCS-1..3 halves when
+// resegmenting below the family). MCS-8 units stay MCS-8 (no padding here).
+func (m *MS) txMCS(idx int) rlcmac.CodingScheme {
+	init := m.ul.mcs[idx]
+	if init == rlcmac.MCS8 {
+		return init
+	}
+	return rlcmac.RetxMCS(init, m.cs, m.ul.reseg)
+}
+
 // ulTransmitEGPRS sends an EGPRS UL block: one unit (MCS-1..6) or two
-// (MCS-7..9; a unit without partner is sent twice, as the network does).
+// (MCS-7..9; a unit without partner is sent twice, as the network does),
+// or the first half of a unit resegmented into two MCS-1..3 blocks.
 func (m *MS) ulTransmitEGPRS(fn uint32, ts uint8, idx int) {
 	u := &m.ul
+	cs := m.txMCS(idx)
+	if cs.DataLen() < len(u.blocks[idx]) {
+		m.ulSplit(fn, ts, idx, cs, 2)
+		u.spbSecond = idx + 1
+		return
+	}
 	idx2 := idx
-	if m.cs.DataUnits() == 2 {
+	if cs.DataUnits() == 2 {
 		if j := u.pickBlock(false); j >= 0 {
-			idx2 = j
+			if m.txMCS(j) == cs {
+				idx2 = j
+			} else {
+				u.sw.MarkResend(j % u.sw.SNS()) // not a partner: it goes alone later
+			}
 		}
 	}
 	h := rlcmac.EGPRSULHeader{TFI: u.tfi, SI: u.sw.Stalled(), BSN1: uint16(idx % rlcmac.EGPRSSNS), BSN2: uint16(idx2 % rlcmac.EGPRSSNS),
 		E: [2]bool{u.hdrs[idx].E, u.hdrs[idx2].E}, TI: [2]bool{u.hdrs[idx].TI, u.hdrs[idx2].TI}}
 	h.CV = min(u.cv(idx), u.cv(idx2))
-	h.CPS, _ = rlcmac.EncodeCPS(m.cs, 0, 0, false)
+	h.CPS, _ = rlcmac.EncodeCPS(cs, 0, 0, false)
 	var u2 []byte
-	if m.cs.DataUnits() == 2 {
+	if cs.DataUnits() == 2 {
 		u2 = u.blocks[idx2]
 	}
-	out := make([]byte, m.cs.BlockLen(true))
-	if _, err := rlcmac.EncodeEGPRSUL(out, m.cs, &h, u.blocks[idx], u2); err != nil {
+	out := make([]byte, cs.BlockLen(true))
+	if _, err := rlcmac.EncodeEGPRSUL(out, cs, &h, u.blocks[idx], u2); err != nil {
 		panic(err)
 	}
+	m.cell.queueULOffs(fn, u.trx, ts, out, m.burstOffset())
+}
+
+// ulSplit sends half spb (2 first, 3 second) of unit idx as an MCS-1..3
+// block (TS 44.060 §9.3.2.1, §10.4.8b).
+func (m *MS) ulSplit(fn uint32, ts uint8, idx int, cs rlcmac.CodingScheme, spb uint8) {
+	u := &m.ul
+	hl := cs.DataLen()
+	h := rlcmac.EGPRSULHeader{TFI: u.tfi, SI: u.sw.Stalled(), BSN1: uint16(idx % rlcmac.EGPRSSNS), SPB: spb,
+		E: [2]bool{u.hdrs[idx].E}, TI: [2]bool{u.hdrs[idx].TI}}
+	h.CV = u.cv(idx)
+	h.CPS, _ = rlcmac.EncodeCPS(cs, 0, 0, false)
+	off := 0
+	if spb == 3 {
+		off = hl
+	}
+	out := make([]byte, cs.BlockLen(true))
+	if _, err := rlcmac.EncodeEGPRSUL(out, cs, &h, u.blocks[idx][off:off+hl], nil); err != nil {
+		panic(err)
+	}
+	m.ULSplitBlocks++
 	m.cell.queueULOffs(fn, u.trx, ts, out, m.burstOffset())
 }
 
@@ -569,7 +631,7 @@ func (m *MS) dlBlock(d pcuif.Data, lost bool) {
 		return
 	}
 	ts := d.TS
-	listening := m.dl.active && m.dl.trx == d.TRX && m.dl.slots&(1<<ts) != 0 ||
+	listening := (m.dl.active || m.dl.waitRelease) && m.dl.trx == d.TRX && m.dl.slots&(1<<ts) != 0 ||
 		m.ul.active && m.ul.trx == d.TRX && m.ul.slots&(1<<ts) != 0 ||
 		m.waitPUA != 0 && d.TRX == m.sbaTRX && ts == m.sbaTS
 	if !listening {
@@ -632,11 +694,15 @@ func (m *MS) chanReq() (bool, rlcmac.ChannelRequestDescription) {
 // sendAck answers a DL poll with the Ack/Nack a; after the final one the
 // MS keeps listening on the PACCH for a new assignment (T3192).
 func (m *MS) sendAck(d pcuif.Data, rrbp uint8, a rlcmac.Message, final bool) {
-	m.sendCtrl(rrbpFN(d.FN, rrbp), d.TRX, d.TS, a)
+	fn := rrbpFN(d.FN, rrbp)
+	m.sendCtrl(fn, d.TRX, d.TS, a)
 	m.Polls++
 	if final {
+		// TS 44.060 §9.3.2.4: T3192 starts, the MS keeps listening on
+		// the TBF's PDCHs for a new assignment until it ends
 		m.dl.active = false
 		m.dl.waitRelease = true
+		m.dl.releaseFN = (fn + t3192Frames) % pcuif.MaxFN
 	}
 }
 
@@ -800,6 +866,11 @@ func (m *MS) dlControl(d pcuif.Data) {
 		}
 		final := x.AckNack.FinalAck
 		if x.EGPRS {
+			// the MCS for new blocks and retransmissions (TS 44.060 §8.1.1.2)
+			if cs := rlcmac.CSFromCommand(x.ChannelCoding, true); cs != rlcmac.CSUnknown {
+				m.cs = cs
+			}
+			m.ul.reseg = x.Resegment
 			m.ul.sw.ApplyEGPRSAckNack(&x.EGPRSAckNack)
 			final = x.EGPRSAckNack.FinalAck
 		} else {
@@ -848,6 +919,7 @@ func (m *MS) dlControl(d pcuif.Data) {
 			ws = rlcmac.EGPRSWindowSize(x.WindowSize)
 		}
 		m.startULWS(m.cell.freqTRX(x.HasFreq, &x.Freq, d.TRX), x.Dynamic.UplinkTFI, slots, usf, true, ws)
+		m.ul.reseg = x.Resegment
 		if h.SP {
 			m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TRX, d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
 		}
@@ -912,6 +984,9 @@ func reverse(x uint8) uint8 {
 // Frame arithmetic (TS 45.002), mirrored from the BTS emulator.
 
 func ulBlockFN(fn uint32) uint32 { return btsemu.NextBlockFN(fn) }
+
+// t3192Frames is T3192's SI13 default, 1500 ms, in TDMA frames.
+const t3192Frames = 1500 * 26 / 120
 
 func rrbpFN(fn uint32, rrbp uint8) uint32 {
 	add := func(d uint32) uint32 { return (fn + d) % pcuif.MaxFN }
@@ -980,3 +1055,6 @@ func msRAC(class, egprsClass int) rlcmac.MSRadioAccessCapability {
 	}
 	return r
 }
+
+// ULCS is the (M)CS the network last commanded for the MS's uplink.
+func (m *MS) ULCS() rlcmac.CodingScheme { return m.cs }

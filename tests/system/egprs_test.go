@@ -234,6 +234,7 @@ func TestEGPRSBulkUplink(t *testing.T) {
 				p.ForceMCSUL, p.MCSMaxUL = mcs, mcs
 				r := startEGPRSRadio(t, p, int64(200*mcs)+int64(loss*100))
 				r.cell.DLLoss, r.cell.ULLoss = loss, loss
+				r.cell.ULLqualCb = 300 // 30 dB: above every MCS's window, so the forced MCS stays
 				ms := r.cell.AddMS(0xc0000030, "901700000000030", 12)
 				ms.EGPRSClass = 12
 				size := transferSize()
@@ -412,6 +413,7 @@ func TestEGPRSTwoPhase(t *testing.T) {
 	p := bulkParams()
 	p.ForceMCSUL, p.MCSMaxUL = 6, 6
 	r := startEGPRSRadio(t, p, 41)
+	r.cell.ULLqualCb = 300 // 30 dB: MCS-6 stays
 	ms := r.cell.AddMS(0xc0000050, "901700000000050", 12)
 	ms.EGPRSClass, ms.TwoPhase = 12, true
 	want := frames(200<<10, 1500)
@@ -445,4 +447,98 @@ func TestEGPRSTwoPhase(t *testing.T) {
 		t.Fatalf("two-phase %d, MCS-6 UL blocks %d", ctrVal(r, pcu.CtrRACHRequestsTwoPhase), ctrVal(r, pcu.CtrEGPRSULMCS1+5))
 	}
 	t.Logf("200 kB in %d block periods", steps)
+}
+
+// TestEGPRSUplinkLinkAdaptation: the UL MCS follows the C/I of the blocks
+// with the `mcs link-quality-ranges` windows (osmo-pcu-facts §3.8). At 4 dB
+// an MS that starts at MCS-9 is commanded down to MCS-1; it resegments its
+// MCS-9 units into two MCS-3 blocks each (SPB 2 and 3, TS 44.060 Table
+// 8.1.1.1, RESEGMENT = 1 in every Packet Uplink Ack/Nack), with 10 % of
+// the blocks lost, and every frame arrives intact. At 30 dB an MS that
+// starts at MCS-1 is commanded up to `mcs max` UL (7) and no further, and
+// its next TBF, assigned on a Packet Resource Request, starts there.
+func TestEGPRSUplinkLinkAdaptation(t *testing.T) {
+	t.Run("down", func(t *testing.T) {
+		p := bulkParams()
+		p.ForceMCSUL = 9
+		r := startEGPRSRadio(t, p, 91)
+		r.cell.ULLqualCb = 40
+		r.cell.ULLoss = 0.1
+		ms := r.cell.AddMS(0xc0000091, "901700000000091", 12)
+		ms.EGPRSClass = 12
+		want := frames(60<<10, 1500)
+		for _, f := range want {
+			ms.SendLLC(f)
+		}
+		ctx := context.Background()
+		for s := 0; s < 60000 && len(r.gb.frames(ms.TLLI)) < len(want); s++ {
+			if err := r.cell.Step(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := r.gb.frames(ms.TLLI)
+		if len(got) != len(want) {
+			t.Fatalf("SGSN got %d of %d frames\nMS: %s", len(got), len(want), ms.Debug())
+		}
+		for i := range want {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("frame %d differs", i)
+			}
+		}
+		first, second := ctrVal(r, pcu.CtrSPBULFirstSegment), ctrVal(r, pcu.CtrSPBULSecondSegment)
+		t.Logf("MS sent %d split blocks; PCU counted %d first and %d second halves; MCS-9 %d, MCS-3 %d blocks",
+			ms.ULSplitBlocks, first, second, ctrVal(r, pcu.CtrEGPRSULMCS1+8), ctrVal(r, pcu.CtrEGPRSULMCS1+2))
+		if ms.ULCS() != rlcmac.MCS1 {
+			t.Fatalf("commanded UL MCS %v, want MCS-1", ms.ULCS())
+		}
+		if first == 0 || second == 0 || first+second > uint64(ms.ULSplitBlocks) {
+			t.Fatalf("split halves counted %d/%d, MS sent %d", first, second, ms.ULSplitBlocks)
+		}
+		if ctrVal(r, pcu.CtrEGPRSULMCS1+8) == 0 || ctrVal(r, pcu.CtrEGPRSULMCS1+2) == 0 {
+			t.Fatal("no MCS-9 or no MCS-3 block counted")
+		}
+	})
+	t.Run("up", func(t *testing.T) {
+		p := bulkParams()
+		p.ForceMCSUL, p.MCSMaxUL = 1, 7
+		r := startEGPRSRadio(t, p, 92)
+		r.cell.ULLqualCb = 300
+		ms := r.cell.AddMS(0xc0000092, "901700000000092", 12)
+		ms.EGPRSClass = 12
+		send := func(n int) {
+			want := len(r.gb.frames(ms.TLLI)) + n
+			for i := 0; i < n; i++ {
+				ms.SendLLC(llcFrame(i, 1000))
+			}
+			ctx := context.Background()
+			for s := 0; s < 20000 && (len(r.gb.frames(ms.TLLI)) < want || ms.ULActive()); s++ {
+				if err := r.cell.Step(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := len(r.gb.frames(ms.TLLI)); got != want {
+				t.Fatalf("SGSN got %d of %d frames", got, want)
+			}
+		}
+		send(20)
+		if ms.ULCS() != rlcmac.MCS7 {
+			t.Fatalf("commanded UL MCS %v, want MCS-7 (mcs max UL)", ms.ULCS())
+		}
+		var mcs string
+		r.eng.Call(func() { mcs = r.eng.MSByTLLI(0, ms.TLLI).MCSUL.String() })
+		if mcs != "MCS-7" {
+			t.Fatalf("MS UL MCS %s", mcs)
+		}
+		before := ctrVal(r, pcu.CtrEGPRSULMCS1+6)
+		// a new TBF assigned to the known MS (two-phase access: the Packet
+		// Resource Request names its TLLI) starts at the MS's MCS
+		ms.TwoPhase = true
+		send(5)
+		if n := ctrVal(r, pcu.CtrEGPRSULMCS1+6) - before; n == 0 {
+			t.Fatal("the second TBF sent no MCS-7 block")
+		}
+		if n := ctrVal(r, pcu.CtrEGPRSULMCS1+7) + ctrVal(r, pcu.CtrEGPRSULMCS1+8); n != 0 {
+			t.Fatalf("%d blocks above mcs max UL", n)
+		}
+	})
 }
