@@ -58,7 +58,7 @@ type Params struct {
 func DefaultParams() Params {
 	return Params{
 		CSMaxDL: 4, CSMaxUL: 4, AllocAlgo: "dynamic", CSAdjust: true, CSAdjLower: 10, CSAdjUpper: 33,
-		CSLQ:     [4][2]int{{-256, 6}, {5, 8}, {7, 13}, {12, 256}},
+		CSLQ: [4][2]int{{-256, 6}, {5, 8}, {7, 13}, {12, 256}},
 		MCSLQ: [9][2]int{{-256, 6}, {5, 8}, {7, 13}, {12, 15}, {14, 17},
 			{16, 18}, {17, 20}, {19, 24}, {23, 256}},
 		MCSMaxDL: 9, MCSMaxUL: 9, WSBase: 64, MultislotDefault: 12, PreemptiveRetx: true,

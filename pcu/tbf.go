@@ -111,11 +111,11 @@ type TBF struct {
 	listed   bool // in the BTS's TBF list
 	freed    bool
 
-	pendPUAN  bool // Packet Uplink Ack/Nack (UL)
-	assignOn  *TBF // TBF assigned on PACCH: the TBF whose control TS carries the assignment
-	sendPDA   bool // Packet Downlink Assignment still has to be (re)sent
-	sendPUA   bool // Packet Uplink Assignment still has to be (re)sent
-	puaTS     int8 // two-phase access: the PDCH the PUA goes on (no carrier TBF); -1 none
+	pendPUAN  bool  // Packet Uplink Ack/Nack (UL)
+	assignOn  *TBF  // TBF assigned on PACCH: the TBF whose control TS carries the assignment
+	sendPDA   bool  // Packet Downlink Assignment still has to be (re)sent
+	sendPUA   bool  // Packet Uplink Assignment still has to be (re)sent
+	puaTS     int8  // two-phase access: the PDCH the PUA goes on (no carrier TBF); -1 none
 	puaTRX    uint8 // and its TRX (the TBF may be on another one)
 	pdaPolled bool
 

@@ -226,8 +226,8 @@ type dlState struct {
 	hdr         [rlcmac.EGPRSSNS]unitHdr
 	llcBuf      []byte
 	finalRx     bool
-	waitRelease bool   // the final Ack/Nack was sent: T3192 runs
-	releaseFN   uint32 // T3192 ends (its SI13 default, 1500 ms)
+	waitRelease bool           // the final Ack/Nack was sent: T3192 runs
+	releaseFN   uint32         // T3192 ends (its SI13 default, 1500 ms)
 	spbHalf     map[int][]byte // first halves of split units by BSN
 }
 
@@ -244,8 +244,8 @@ type ulState struct {
 	next       int // next new block index
 	contention bool
 	done       bool
-	cvStarted  bool // a block with CV < 15 was sent: no more data joins
-	egprs      bool // EGPRS TBF: MCS blocks, EGPRS window and Ack/Nack
+	cvStarted  bool                  // a block with CV < 15 was sent: no more data joins
+	egprs      bool                  // EGPRS TBF: MCS blocks, EGPRS window and Ack/Nack
 	mcs        []rlcmac.CodingScheme // per block: the (M)CS it was segmented for
 	reseg      bool                  // RESEGMENT of the last assignment or Ack/Nack
 	spbSecond  int                   // index+1 of a split unit whose second half is due
