@@ -16,7 +16,8 @@ type ShowOptions struct {
 	MaxLevel Class
 	SkipZero bool
 	// GroupName, when set, names counter groups as
-	// rate_ctr_group_set_name does; "" = unnamed.
+	// rate_ctr_group_set_name does ("" = unnamed) in place of the groups'
+	// own IndexName.
 	GroupName func(*ratectr.Group) string
 }
 
@@ -38,10 +39,12 @@ func WriteShowStats(w io.Writer, groups []*ratectr.Group, items []Item, o ShowOp
 			continue
 		}
 		fmt.Fprintf(w, "%s (%d)", g.Description, g.Index)
+		n := g.IndexName
 		if o.GroupName != nil {
-			if n := o.GroupName(g); n != "" {
-				fmt.Fprintf(w, "('%s')", n)
-			}
+			n = o.GroupName(g)
+		}
+		if n != "" {
+			fmt.Fprintf(w, "('%s')", n)
 		}
 		fmt.Fprint(w, ":\n")
 		for i, d := range g.Descs {

@@ -20,6 +20,7 @@ const nsvcName = "NSE00101-NSVC-UDP-0_0_0_0:23001-127_0_0_1:23000"
 func refSetup() ([]*ratectr.Group, []stats.Item, func(*ratectr.Group) string) {
 	reg := &ratectr.Registry{}
 	nsvc := ratectr.NewGroup("ns:nsvc", "NSVC Peer Statistics", 0, ns.CounterDescs)
+	nsvc.IndexName = nsvcName
 	nse := ratectr.NewGroup("ns:nse", "NSE Peer Statistics", 101, ns.CounterDescs)
 	sgsn := ratectr.NewGroup("pcu:sgsn", "SGSN Statistics", 0, pcu.SGSNCounterDescs)
 	bvc := ratectr.NewGroup("bssgp:bss_ctx", "BSSGP Peer Statistics", 1800, bssgp.CounterDescs)
@@ -69,9 +70,9 @@ func TestShowStatsTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	groups, items, name := refSetup()
+	groups, items, _ := refSetup()
 	var b strings.Builder
-	stats.WriteShowStats(&b, groups, items, stats.ShowOptions{GroupName: name})
+	stats.WriteShowStats(&b, groups, items, stats.ShowOptions{}) // the NS-VC group's own IndexName
 	if got := b.String(); got != string(want) {
 		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
 		for i := range min(len(gl), len(wl)) {

@@ -390,6 +390,18 @@ func TestShowRateCounters(t *testing.T) {
 	if got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
+	// A named group (rate_ctr_group_set_name) shows its name after the index.
+	n := ratectr.NewGroup("ns:nsvc", "NSVC Peer Statistics", 2, []ratectr.Desc{{Name: "lost:reset", Description: "RESET ACK missing count   "}})
+	n.IndexName = "NSE00101-NSVC-UDP-0_0_0_0:23001-127_0_0_1:23000"
+	n.Inc(0)
+	reg.Unregister(g)
+	reg.Register(n)
+	got = s.Exec("show rate-counters skip-zero")
+	want = "NSVC Peer Statistics 2 (NSE00101-NSVC-UDP-0_0_0_0:23001-127_0_0_1:23000):\n" +
+		"               lost:reset:          1 (0/s 0/m 0/h 0/d) RESET ACK missing count   \n"
+	if got != want {
+		t.Errorf("named: got %q\nwant %q", got, want)
+	}
 }
 
 func TestLibraryFamiliesWriteBack(t *testing.T) {

@@ -7,11 +7,16 @@ import (
 )
 
 // WriteRateCounters prints every group as libosmocore's `show
-// rate-counters` does: "<description> <index>:" then
+// rate-counters` does: "<description> <index>:" (or "<description> <index>
+// (<name>):" for a named group) then
 // "%25s: %10d (%d/s %d/m %d/h %d/d) <counter description>" per counter.
 func WriteRateCounters(c *Context, r *ratectr.Registry, skipZero bool) {
 	for _, g := range r.Groups() {
-		c.Printf("%s %d:\n", g.Description, g.Index)
+		c.Printf("%s %d", g.Description, g.Index)
+		if g.IndexName != "" {
+			c.Printf(" (%s)", g.IndexName)
+		}
+		c.Print(":\n")
 		for i, d := range g.Descs {
 			ctr := g.Ctr(i)
 			if skipZero && ctr.Value() == 0 {

@@ -194,6 +194,10 @@ func (d *daemon) run(ctx context.Context) error {
 	for _, g := range d.ctrs.Groups() {
 		for i, desc := range g.Descs {
 			if v := g.Value(i); v != 0 {
+				if g.IndexName != "" {
+					logx.Notice(log, "counter at exit", "group", g.Name, "index", g.Index, "index_name", g.IndexName, "name", desc.Name, "value", v)
+					continue
+				}
 				logx.Notice(log, "counter at exit", "group", g.Name, "index", g.Index, "name", desc.Name, "value", v)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -78,8 +79,13 @@ type Group struct {
 	Name        string // e.g. "bts"
 	Description string // e.g. "BTS Statistics"
 	Index       uint32
-	Descs       []Desc
-	ctrs        []Counter
+	// IndexName, when set, names the group instance in place of Index
+	// (libosmocore rate_ctr_group_set_name): statsd and Prometheus use it
+	// as the index, the VTY prints it after the index ("ns:nsvc" groups
+	// are named after their NS-VC).
+	IndexName string
+	Descs     []Desc
+	ctrs      []Counter
 }
 
 // NewGroup makes a group of len(descs) counters, all zero.
@@ -130,9 +136,14 @@ func (g *Group) WriteVTY(w io.Writer, prefix string, skipZero bool) {
 	}
 }
 
-// StatName is the statsd/rate-counter name of counter i: "bts.0.rach.requests".
+// StatName is the statsd/rate-counter name of counter i: "bts.0.rach.requests"
+// (the IndexName in place of the index when set, ':' turned into '.').
 func (g *Group) StatName(i int) string {
-	return fmt.Sprintf("%s.%d.%s", strings.ReplaceAll(g.Name, ":", "."), g.Index, strings.ReplaceAll(g.Descs[i].Name, ":", "."))
+	idx := g.IndexName
+	if idx == "" {
+		idx = strconv.FormatUint(uint64(g.Index), 10)
+	}
+	return strings.ReplaceAll(g.Name+"."+idx+"."+g.Descs[i].Name, ":", ".")
 }
 
 // Registry holds every group of a process and drives the rate timer.

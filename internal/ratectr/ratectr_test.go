@@ -27,6 +27,11 @@ func TestRates(t *testing.T) {
 	if got := g.StatName(0); got != "bts.0.rach.requests" {
 		t.Fatalf("stat name %q", got)
 	}
+	n := NewGroup("ns:nsvc", "NSVC Peer Statistics", 3, []Desc{{Name: "lost:alive"}})
+	n.IndexName = "NSE00101-NSVC-UDP-0_0_0_0:23001-127_0_0_1:23000"
+	if got := n.StatName(0); got != "ns.nsvc.NSE00101-NSVC-UDP-0_0_0_0.23001-127_0_0_1.23000.lost.alive" {
+		t.Fatalf("named group stat name %q", got)
+	}
 	var b bytes.Buffer
 	g.WriteVTY(&b, " ", true)
 	want := " BTS Statistics:\n  RACH requests:      360 (3/s 180/m 0/h 0/d)\n"

@@ -156,20 +156,22 @@ func (e *Exporter) Describe(chan<- *prometheus.Desc) {}
 // Collect reads every counter and stat item (prometheus.Collector).
 func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
 	type seenKey struct {
-		group string
-		index uint32
+		group, index string
 	}
 	seen := map[seenKey]bool{}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.reg != nil {
 		for _, g := range e.reg.Groups() {
-			k := seenKey{g.Name, g.Index}
+			idx := g.IndexName // a named group (NS-VC) is labelled with its name
+			if idx == "" {
+				idx = strconv.FormatUint(uint64(g.Index), 10)
+			}
+			k := seenKey{g.Name, idx}
 			if seen[k] { // a duplicate (group, index) would fail the scrape
 				continue
 			}
 			seen[k] = true
-			idx := strconv.FormatUint(uint64(g.Index), 10)
 			for i, d := range g.Descs {
 				dk := descKey{g.Name, d.Name}
 				desc := e.ctrDsc[dk]

@@ -124,6 +124,15 @@ func TestScrapeAgreesWithRegistry(t *testing.T) {
 	if v, _ := value(t, mf, "gopcu_bts_rach_requests_total", "0"); v != float64(pcu.CtrRACHRequests+5) {
 		t.Errorf("rach.requests after +5: %v", v)
 	}
+	// A named group (NS-VC) is labelled with its name.
+	nsvc := ratectr.NewGroup("ns:nsvc", "NSVC Peer Statistics", 0, []ratectr.Desc{{Name: "lost:reset", Description: "RESET ACK missing count"}})
+	nsvc.IndexName = "NSE00101-NSVC-UDP-0_0_0_0:23001-127_0_0_1:23000"
+	nsvc.Add(0, 4)
+	reg.Register(nsvc)
+	mf = scrape(t, e.Handler())
+	if v, _ := value(t, mf, "gopcu_ns_nsvc_lost_reset_total", nsvc.IndexName); v != 4 {
+		t.Errorf("named group: %v", v)
+	}
 	// The real HTTP path answers too.
 	resp, err := http.Get(srv.URL)
 	if err != nil {

@@ -446,7 +446,7 @@ func (r *Reporter) newGroupState(g *ratectr.Group) *ctrState {
 	st := &ctrState{names: make([]string, len(g.Descs)), prev: make([]uint64, len(g.Descs)),
 		class: ClassOf(g.Name, g.Index)}
 	for i, d := range g.Descs {
-		st.names[i] = r.head(g.Name, g.Index, "", d.Name)
+		st.names[i] = r.head(g.Name, g.Index, g.IndexName, d.Name)
 	}
 	return st
 }

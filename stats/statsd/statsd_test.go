@@ -91,6 +91,18 @@ func TestDeltasAndSkipping(t *testing.T) {
 	}
 	items = items[:1]
 
+	// So does a named counter group's (rate_ctr_group_set_name).
+	nsvc := ratectr.NewGroup("ns:nsvc", "NSVC Peer Statistics", 0, []ratectr.Desc{{Name: "lost:reset"}})
+	nsvc.IndexName = "NSE00101-NSVC-UDP-0_0_0_0:23001-127_0_0_1:23000"
+	reg.Register(nsvc)
+	nsvc.Inc(0)
+	r.Report(now)
+	want = []string{"TTCN3.ns.nsvc.NSE00101-NSVC-UDP-0_0_0_0.23001-127_0_0_1.23000.lost.reset:1|c"}
+	if got := c.take(); !slices.Equal(got, want) {
+		t.Fatalf("named group:\n got %q\nwant %q", got, want)
+	}
+	reg.Unregister(nsvc)
+
 	// `stats reset` zeroes counter and previous: no negative delta.
 	bts.Reset()
 	r.Report(now)
@@ -103,7 +115,7 @@ func TestDeltasAndSkipping(t *testing.T) {
 	if got := c.take(); !slices.Equal(got, want) {
 		t.Fatalf("after reset:\n got %q\nwant %q", got, want)
 	}
-	if s := r.Stats(); s.Reports != 8 || s.Packets != 6 {
+	if s := r.Stats(); s.Reports != 9 || s.Packets != 7 {
 		t.Fatalf("stats %+v", s)
 	}
 }
