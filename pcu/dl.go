@@ -74,11 +74,11 @@ func (e *Engine) establishDL(bts *BTS, m *MS) {
 		switch t.state {
 		case TBFWaitRelease:
 			// The MS still listens to the old TBF's PACCH: assign there.
+			// The old TBF keeps its TFI and makes the allocator choose
+			// its TRX (the assignment is sent on it).
 			old := t
-			m.DL = nil
 			nt, err := e.allocDL(bts, m, false)
 			if err != nil {
-				m.DL = old
 				return
 			}
 			e.freeTBFKeep(old)

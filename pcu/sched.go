@@ -265,9 +265,11 @@ func (e *Engine) schedule(bts *BTS, p *PDCH, r *pcuif.RTSReq) []byte {
 // buildControl emits a pending control message whose control TS is this PDCH.
 func (e *Engine) buildControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8, blk []byte) int {
 	for _, t := range bts.tbfs {
-		if t.freed || t.trx != trx.Nr {
+		if t.freed {
 			continue
 		}
+		// an assignment goes on its carrier's PDCH (or, two-phase, on
+		// the single block's), which may be on another TRX than the TBF
 		switch {
 		case t.dir == DirDL && t.sendPDA && t.assignOn != nil && t.assignOn.ctrlTS == p.TS && t.assignOn.trx == trx.Nr:
 			if n := e.encodePDA(t, p, fn, usf, blk); n > 0 {
@@ -275,12 +277,12 @@ func (e *Engine) buildControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8,
 				return n
 			}
 		case t.dir == DirUL && t.sendPUA && (t.assignOn != nil && t.assignOn.ctrlTS == p.TS && t.assignOn.trx == trx.Nr ||
-			t.assignOn == nil && t.puaTS == int8(p.TS)):
+			t.assignOn == nil && t.puaTS == int8(p.TS) && t.puaTRX == trx.Nr):
 			if n := e.encodePUA(t, p, fn, usf, blk); n > 0 {
 				t.ms.Ctr.Inc(MSCtrDLCtrlMsgSched)
 				return n
 			}
-		case t.dir == DirUL && t.pendPUAN && t.ctrlTS == p.TS:
+		case t.dir == DirUL && t.pendPUAN && t.trx == trx.Nr && t.ctrlTS == p.TS:
 			if n := e.encodePUAN(t, p, fn, usf, blk); n > 0 {
 				t.ms.Ctr.Inc(MSCtrDLCtrlMsgSched)
 				return n
