@@ -35,6 +35,8 @@ type Cell struct {
 	arfcn     uint16
 	// Blocks counts DL blocks seen per kind.
 	Blocks struct{ Data, Control, Dummy, Idle int }
+	// IdleTS counts the empty PDTCH answers (nothing sent) per timeslot.
+	IdleTS [8]int
 	// DataCS counts the DL data blocks addressed to an MS per coding scheme.
 	DataCS map[rlcmac.CodingScheme]int
 	// OnCCCH, when set, sees every AGCH/PCH MAC block (23 octets).
@@ -104,6 +106,7 @@ func (c *Cell) Step(ctx context.Context) error {
 		}
 		if len(d.Payload) == 0 {
 			c.Blocks.Idle++
+			c.IdleTS[d.TS&7]++
 			continue
 		}
 		lost := c.DLLoss > 0 && c.rnd.Float64() < c.DLLoss

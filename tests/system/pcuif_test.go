@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -321,5 +322,64 @@ func TestPinnedVersion(t *testing.T) {
 	r.eng.Call(func() { v = r.eng.ProtocolVersion() })
 	if v != pcuif.V12 {
 		t.Fatalf("version %s", v)
+	}
+}
+
+// TestPDCHEnergySaving: with a BTS model that transmits nothing on its own
+// (osmo-bts-trx, PCUIF v12), a PDCH without TBFs is answered with an empty
+// DATA_REQ, so the BTS can leave the timeslot dark (osmo-pcu-facts §3.9,
+// TTCN-3 TC_pdch_energy_saving); a PDCH with a TBF gets blocks on every
+// RTS, and it goes dark again once the TBF is released.
+func TestPDCHEnergySaving(t *testing.T) {
+	info := btsemu.DefaultInfo(pcuif.V12)
+	info.BTSModel = pcuif.BTSModelTRX
+	r := startRadioInfo(t, info, bulkParams(), 5, 4)
+	step := func(n int) (idle int) {
+		before := r.cell.Blocks.Idle
+		for i := 0; i < n; i++ {
+			if err := r.cell.Step(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return r.cell.Blocks.Idle - before
+	}
+	if n := step(20); n != 20*4 {
+		t.Fatalf("idle cell: %d empty blocks in 20 block periods on 4 PDCHs, want 80", n)
+	}
+	ms := r.cell.AddMS(0xc0005301, "901700000005301", 12) // Rx 4: every PDCH
+	var got int
+	ms.OnLLC = func([]byte) { got++ }
+	for i := 0; i < 8; i++ {
+		r.dl(ms.TLLI, ms.IMSI, llcFrame(i, 500))
+	}
+	for s := 0; s < 2000 && !ms.Busy(); s++ {
+		step(1)
+	}
+	for i := 0; i < 40; i++ {
+		var slots uint8
+		r.eng.Call(func() {
+			if m := r.eng.MSByTLLI(0, ms.TLLI); m != nil && m.DL != nil {
+				slots = m.DL.Slots()
+			}
+		})
+		if slots == 0 {
+			t.Fatalf("no DL TBF after %d block periods", i)
+		}
+		before := r.cell.IdleTS
+		step(1)
+		for ts := 0; ts < 8; ts++ {
+			if slots&(1<<ts) != 0 && r.cell.IdleTS[ts] != before[ts] {
+				t.Fatalf("TS %d of the DL TBF (slots %08b) answered with an empty block", ts, slots)
+			}
+		}
+	}
+	for s := 0; s < 500 && strings.Contains(r.show("show tbf all"), "TBF:"); s++ {
+		step(10)
+	}
+	if got != 8 {
+		t.Fatalf("MS got %d of 8 frames", got)
+	}
+	if n := step(20); n != 20*4 {
+		t.Fatalf("after the release: %d empty blocks in 20 block periods, want 80", n)
 	}
 }
