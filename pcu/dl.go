@@ -264,8 +264,17 @@ const (
 )
 
 // highAge is how long a TBF with unacked blocks may go without a poll
-// before it is polled with priority (osmo-pcu: min(T3190/2, X2031)).
-const highAge = time.Second
+// before it is polled with priority: min(T3190/2, X2031) (osmo-pcu-facts
+// §4.10, §9.1). The MS's T3190 (TS 44.060 §13.1) ends its TBF when no
+// data block arrived for that long; a poll at half of it comes in time.
+// X2031 = 0 (no delayed release) does not bound it.
+func (e *Engine) highAge() time.Duration {
+	a := e.params.T3190 / 2
+	if x := e.params.X2031; x > 0 && x < a {
+		a = x
+	}
+	return a
+}
 
 // dlPrio is the scheduling priority of a DL TBF on a PDCH.
 func (e *Engine) dlPrio(t *TBF, ts uint8) int {
@@ -273,7 +282,7 @@ func (e *Engine) dlPrio(t *TBF, ts uint8) int {
 		return prioNone
 	}
 	stalled := t.sw.Stalled()
-	if ts == t.ctrlTS && !t.pollOut && t.sw.CountUnacked() > 0 && (stalled || e.now-t.lastPoll >= highAge) {
+	if ts == t.ctrlTS && !t.pollOut && t.sw.CountUnacked() > 0 && (stalled || e.now-t.lastPoll >= e.highAge()) {
 		return prioPollAgain
 	}
 	if t.sw.ResendNeeded() >= 0 {
