@@ -3,12 +3,16 @@ package system
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/config"
 	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/rlcmac"
 	"github.com/gopcu/gopcu/tests/msemu"
+	"github.com/gopcu/gopcu/vty"
 )
 
 func ctrVal(r *radioRig, i int) uint64 {
@@ -260,5 +264,113 @@ func TestULMultislot(t *testing.T) {
 	}
 	if multi*3 > one {
 		t.Fatalf("multislot uplink took %d block periods, one slot %d", multi, one)
+	}
+}
+
+// vtyConfigure types pcu node commands into a VTY session whose config
+// reaches the engine as its Params (as cmd/gopcu does).
+func vtyConfigure(t *testing.T, r *radioRig, cmds ...string) {
+	t.Helper()
+	v, cfg := config.New(pcu.Version)
+	r.eng.InstallVTY(v)
+	exec := vty.ExecutorFunc(func(f func()) {
+		r.eng.Call(func() { f(); r.eng.SetParams(pcu.ParamsFromConfig(cfg)) })
+	})
+	s := v.NewSession(exec.Do)
+	defer s.Release()
+	s.Start()
+	for _, c := range append([]string{"enable", "configure terminal", "pcu"}, cmds...) {
+		if out := string(s.Feed([]byte(c + "\r"))); strings.Contains(out, "%") {
+			t.Fatalf("%s: %s", c, out)
+		}
+	}
+}
+
+// TestT3190PollAge: T3190 is the MS's timer that ends its DL TBF when no
+// data block arrives for it (TS 44.060 §13.1); the PCU polls a TBF whose
+// blocks are unacknowledged after min(T3190/2, X2031) without a poll
+// (osmo-pcu-facts §4.10, §9.1). With `timer T3190 2` and no delayed
+// release (X2031 0), no preemptive retransmission and one slot, a DL TBF
+// whose final block (FBI, polled) and first two re-polls are lost is
+// polled again every second (217 to 222 frames: the next block after the
+// age is reached), each time by resending its final block with a poll; the
+// lost polls count pkt:dl_ack_nack_timeout and N3105 but do not release
+// it, and the answer to the third re-poll ends it (WAIT_RELEASE). With
+// `timer T3190 1` the period is half a second.
+func TestT3190PollAge(t *testing.T) {
+	for _, c := range []struct {
+		t3190      string
+		minF, maxF uint32
+	}{{"2", 217, 222}, {"1", 109, 114}} {
+		t.Run("T3190="+c.t3190, func(t *testing.T) {
+			r := startRadio(t, pcuif.V12, nil, 12)
+			vtyConfigure(t, r, "timer T3190 "+c.t3190, "timer X2031 0", "no dl-tbf-preemptive-retransmission", "alloc-algorithm a")
+			type polled struct {
+				fn  uint32
+				bsn uint8
+				fbi bool
+				tfi uint8
+			}
+			var mu sync.Mutex
+			var polls []polled
+			r.bts.OnDataReq(func(d pcuif.Data) {
+				var h rlcmac.GPRSDLHeader
+				if d.SAPI != pcuif.SAPIPDTCH || len(d.Payload) == 0 || d.Payload[0]>>6 != rlcmac.PTData || h.Unmarshal(d.Payload) != nil || !h.SP {
+					return
+				}
+				mu.Lock()
+				polls = append(polls, polled{d.FN, h.BSN, h.FBI, h.TFI})
+				mu.Unlock()
+			})
+			npolls := func() int {
+				mu.Lock()
+				defer mu.Unlock()
+				return len(polls)
+			}
+			ms := r.cell.AddMS(0xc0006010, "901700000006010", 12)
+			got := 0
+			ms.OnLLC = func([]byte) { got++ }
+			r.cell.DLLoss = 1 // the MS gets the IMM ASS (CCCH) but no PDTCH block
+			r.dl(ms.TLLI, ms.IMSI, llcFrame(1, 20))
+			for i := 0; i < 2000 && npolls() < 3; i++ {
+				stepFor(t, r.cell, 18*time.Millisecond)
+				if s := tbfStates(r); npolls() > 0 && (len(s) != 1 || s[0] != pcu.TBFFinished) {
+					t.Fatalf("after %d polls: TBF states %v, want FINISHED", npolls(), s)
+				}
+			}
+			r.cell.DLLoss = 0
+			for i := 0; i < 2000 && got == 0; i++ {
+				stepFor(t, r.cell, 18*time.Millisecond)
+			}
+			stepFor(t, r.cell, 100*time.Millisecond)
+			mu.Lock()
+			defer mu.Unlock()
+			if got != 1 || len(polls) != 4 {
+				t.Fatalf("frames %d, polled data blocks %+v (want 1 frame, 4 polls)", got, polls)
+			}
+			for i, p := range polls {
+				if p.bsn != 0 || !p.fbi || p.tfi != polls[0].tfi {
+					t.Fatalf("poll %d: %+v, want the final block BSN 0 again", i, p)
+				}
+				if i == 0 {
+					continue
+				}
+				if d := (p.fn - polls[i-1].fn + pcuif.MaxFN) % pcuif.MaxFN; d < c.minF || d > c.maxF {
+					t.Fatalf("poll %d %d frames after the previous one, want %d..%d", i, d, c.minF, c.maxF)
+				}
+			}
+			if s := tbfStates(r); len(s) != 1 || s[0] != pcu.TBFWaitRelease {
+				t.Fatalf("after the answered poll: %v, want WAIT_RELEASE", s)
+			}
+			for _, cv := range []struct {
+				ctr  int
+				want uint64
+			}{{pcu.CtrPktDLAckNackTimeout, 3}, {pcu.CtrRLCRestarted, 3}, {pcu.CtrRLCResent, 3},
+				{pcu.CtrPktDLAckNackFailed, 0}, {pcu.CtrImmAssDL, 1}} {
+				if v := ctrVal(r, cv.ctr); v != cv.want {
+					t.Errorf("%s = %d, want %d", pcu.BTSCounterDescs[cv.ctr].Name, v, cv.want)
+				}
+			}
+		})
 	}
 }
