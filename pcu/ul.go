@@ -322,8 +322,9 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 		t.pendPUAN = true
 	}
 	dl := blk.CS.DataLen()
+	splitDone := false
 	if h.SPB != 0 {
-		e.ulSplitHalf(t, &blk)
+		t, splitDone = e.ulSplitHalf(t, &blk)
 	}
 	for i := 0; i < blk.NUnits && h.SPB == 0; i++ {
 		bsn := int(h.BSN1)
@@ -338,10 +339,12 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 		// CV 0: the block holds the TBF's last BSN, which is BSN2 in a pair
 		ub.e, ub.ti, ub.pi, ub.last = h.E[i], h.TI[i], h.PI, h.CV == 0 && (i == blk.NUnits-1 || h.BSN2 == h.BSN1)
 		ub.n = copy(ub.data[:], blk.Data[i][:dl])
+		ub.spb, ub.spbLen = 0, 0 // whole: halves of an earlier split are void
 		bts.Ctr.Add(CtrRLCULPayloadBytes, uint64(dl))
 	}
 	e.reassembleReady(t)
-	if h.CV == 0 {
+	if h.CV == 0 && (h.SPB == 0 || splitDone) {
+		// (a half with CV 0 ends the TBF only with its partner)
 		t.lastSeen = true
 	}
 	if t.lastSeen {
@@ -354,7 +357,9 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 // halves may come in either order, and the BSN counts as received only
 // when both are there. Halves of a BSN outside the window or received
 // already are dropped; other SPB values are not defined in the uplink.
-func (e *Engine) ulSplitHalf(t *TBF, blk *rlcmac.EGPRSULBlock) {
+// It returns the TBF (which a TLLI in the completed unit may move to a
+// merged MS) and whether the unit is now complete.
+func (e *Engine) ulSplitHalf(t *TBF, blk *rlcmac.EGPRSULBlock) (*TBF, bool) {
 	h := &blk.Header
 	bts := t.bts
 	var have uint8
@@ -367,11 +372,11 @@ func (e *Engine) ulSplitHalf(t *TBF, blk *rlcmac.EGPRSULBlock) {
 		bts.Ctr.Inc(CtrSPBULSecondSegment)
 	default:
 		bts.Ctr.Inc(CtrDecodeErrors)
-		return
+		return t, false
 	}
 	bsn := int(h.BSN1)
 	if !t.rw.InWindow(bsn) || t.rw.IsReceived(bsn) {
-		return
+		return t, false
 	}
 	ub := t.ulb(bsn)
 	hl := blk.CS.DataLen()
@@ -384,13 +389,23 @@ func (e *Engine) ulSplitHalf(t *TBF, blk *rlcmac.EGPRSULBlock) {
 		ub.e, ub.ti, ub.pi = h.E[0], h.TI[0], h.PI
 	}
 	if ub.spb != 3 {
-		return
+		return t, false
 	}
 	ub.spb, ub.spbLen = 0, 0
 	ub.n = 2 * hl
 	ub.last = h.CV == 0
+	if ub.ti && !t.tlliKnown {
+		// the TLLI for contention resolution rode in a split unit
+		var u rlcmac.ULUnit
+		if rlcmac.ParseULUnit(ub.data[:ub.n], true, ub.e, ub.ti, ub.pi, ub.last, &u) == nil && u.HasTLLI {
+			e.ulTLLI(t, u.TLLI)
+			t = t.ms.UL
+			t.pendPUAN = true
+		}
+	}
 	t.rw.Receive(bsn)
 	bts.Ctr.Add(CtrRLCULPayloadBytes, uint64(2*hl))
+	return t, true
 }
 
 // reassemble appends a data unit's chunks to the TBF's LLC frame and sends

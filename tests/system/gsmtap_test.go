@@ -22,23 +22,28 @@ import (
 // TestGSMTAPSession: with `gsmtap-remote-host` and every category enabled,
 // a whole session (RACH, IMM ASS, UL data, DL data with polls, acks) is
 // tapped; tshark decodes the capture with no malformed packet.
-func TestGSMTAPSession(t *testing.T) { gsmtapSession(t, false, 0, false) }
+func TestGSMTAPSession(t *testing.T) { gsmtapSession(t, false, 0, false, false) }
 
 // TestGSMTAPSessionHopping: the same on frequency-hopping PDCHs: the
 // Immediate Assignment and the Packet Downlink/Uplink Assignments carry
 // MAIO, HSN and the Mobile Allocation (direct encoding 1).
-func TestGSMTAPSessionHopping(t *testing.T) { gsmtapSession(t, false, 0, true) }
+func TestGSMTAPSessionHopping(t *testing.T) { gsmtapSession(t, false, 0, true, false) }
 
 // TestGSMTAPSessionEGPRS: the same with an EGPRS MS (11-bit access, EGPRS
 // UL and DL data blocks at MCS-9 and MCS-6, EGPRS Ack/Nacks).
-func TestGSMTAPSessionEGPRS(t *testing.T) { gsmtapSession(t, true, 0, false) }
+func TestGSMTAPSessionEGPRS(t *testing.T) { gsmtapSession(t, true, 0, false, false) }
 
 // TestGSMTAPSessionEGPRSLossy: the same on a radio losing 45 % of the DL
 // blocks, so the link adaptation steps down and units are resent in split
 // (SPB) blocks; tshark decodes those too.
-func TestGSMTAPSessionEGPRSLossy(t *testing.T) { gsmtapSession(t, true, 0.45, false) }
+func TestGSMTAPSessionEGPRSLossy(t *testing.T) { gsmtapSession(t, true, 0.45, false, false) }
 
-func gsmtapSession(t *testing.T, egprs bool, loss float64, hop bool) {
+// TestGSMTAPSessionEGPRSPoorUplink: an EGPRS session whose uplink is at
+// 4 dB: the UL link adaptation commands MCS-1 and the MS resends its MCS-6
+// units as split MCS-3 blocks (SPB 2/3); tshark decodes those too.
+func TestGSMTAPSessionEGPRSPoorUplink(t *testing.T) { gsmtapSession(t, true, 0, false, true) }
+
+func gsmtapSession(t *testing.T, egprs bool, loss float64, hop, poorUL bool) {
 	lc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: gsmtap.UDPPort})
 	if err != nil {
 		t.Skipf("GSMTAP port busy: %v", err)
@@ -92,12 +97,20 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64, hop bool) {
 	} else {
 		r.dl(ms.TLLI, ms.IMSI, llcFrame(2, 600))
 	}
+	wantUL := 1
+	if poorUL {
+		r.cell.ULLqualCb = 40
+		for i := 3; i < 9; i++ {
+			ms.SendLLC(llcFrame(i, 1500))
+		}
+		wantUL = 7
+	}
 	ctx := context.Background()
 	want := 1
 	if loss > 0 {
 		want = 10
 	}
-	for s := 0; s < 4000 && (got < want || len(r.gb.frames(ms.TLLI)) < 1); s++ {
+	for s := 0; s < 4000 && (got < want || len(r.gb.frames(ms.TLLI)) < wantUL); s++ {
 		if err := r.cell.Step(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -109,11 +122,15 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64, hop bool) {
 	if loss > 0 && ctrVal(r, pcu.CtrSPBDLFirstSegment) == 0 {
 		t.Fatalf("no split block in the lossy session (DL blocks %v)", r.cell.DataCS)
 	}
+	if poorUL && (ctrVal(r, pcu.CtrSPBULFirstSegment) == 0 || ctrVal(r, pcu.CtrSPBULSecondSegment) == 0 || len(r.gb.frames(ms.TLLI)) != wantUL) {
+		t.Fatalf("poor uplink: %d/%d split halves, %d of %d frames\n%s\n%s", ctrVal(r, pcu.CtrSPBULFirstSegment),
+			ctrVal(r, pcu.CtrSPBULSecondSegment), len(r.gb.frames(ms.TLLI)), wantUL, ms.Debug(), r.show("show tbf all"))
+	}
 	time.Sleep(50 * time.Millisecond) // the last datagrams on loopback
 	mu.Lock()
 	defer mu.Unlock()
 	seen := map[uint8]int{}
-	hopPDA, hopIA := 0, 0
+	hopPDA, hopIA, ulHalves := 0, 0, 0
 	var pcap bytes.Buffer
 	w, err := gsmtap.NewPcapWriter(&pcap)
 	if err != nil {
@@ -138,6 +155,16 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64, hop bool) {
 			var ia rlcmac.ImmediateAssignment
 			if rlcmac.DecodeImmediateAssignment(b[n:], &ia) == nil && ia.Hopping && ia.HSN == 12 {
 				hopIA++
+			}
+		}
+		if h.Uplink && h.SubType == gsmtap.ChannelPDTCH {
+			// Wireshark dissects an UL split half (SPB 2/3) as a whole unit
+			// and calls it malformed when an LI points past the half; the
+			// MS emulator sends these, gopcu only receives them.
+			var ub rlcmac.EGPRSULBlock
+			if ub.Parse(b[n:]) == nil && ub.Header.SPB != 0 {
+				ulHalves++
+				continue
 			}
 		}
 		if err := w.Write(time.Now(), &h, b[n:]); err != nil {
@@ -166,8 +193,8 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64, hop bool) {
 	for _, bad := range []string{"Malformed", "[Expert Info (Error"} {
 		if strings.Contains(string(out), bad) {
 			i := strings.Index(string(out), bad)
-			t.Fatalf("tshark reports %q: ...%s", bad, string(out)[max(0, i-2000):i+200])
+			t.Fatalf("tshark reports %q: ...%s", bad, string(out)[max(0, i-4000):i+200])
 		}
 	}
-	t.Logf("%d GSMTAP packets, by channel %v", len(pkts), seen)
+	t.Logf("%d GSMTAP packets, by channel %v; %d UL split halves not given to tshark", len(pkts), seen, ulHalves)
 }
