@@ -28,6 +28,9 @@ type Config struct {
 	// NoAlignment omits the zero-length Alignment Octets IE osmo-pcu puts
 	// into UL-UNITDATA.
 	NoAlignment bool
+	// Counters, when set, is where the Gb registers its counter groups
+	// (bssgp:bss_ctx, ns:nse, ns:nsvc) while they exist; nil: nowhere.
+	Counters *ratectr.Registry
 }
 
 // Handler receives everything the SGSN sends up to the engine. PDU pointers
@@ -51,7 +54,23 @@ type Handler interface {
 	Other(bvci uint16, p PDU, now time.Duration)
 }
 
-// Counters of the "bssgp:bss_ctx" group (libosmogb names), index BVCI.
+// Counters of the "bssgp:bss_ctx" group (libosmogb names), index BVCI,
+// counted as osmo-pcu with libosmogb counts them (osmo-pcu
+// gprs_bssgp_pcu_rcvmsg, libosmogb bssgp_rcvmsg / bssgp_tx_ul_ud):
+//
+//   - packets:in / bytes:in: every received PDU whose IE list parses, on
+//     the BVC it came on; STATUS and RAN-INFORMATION* PDUs on the
+//     signalling BVC and BVC-RESET count on the BVC their BVCI IE names.
+//     Only BVCs with a group count: the PTP BVC, and the signalling BVC
+//     once the SGSN reset it (libosmogb creates its context then). PDUs
+//     that fail the IE parse, a BVC-RESET for a BVCI that is not ours and
+//     PDUs on an unknown BVCI count nowhere. Bytes are the BSSGP PDU
+//     length.
+//   - packets:out / bytes:out: UL-UNITDATA only (the one PDU libosmogb's
+//     BSS side counts), BSSGP length.
+//   - status: received STATUS PDUs, on the same BVC as packets:in.
+//   - blocked, discarded: never on the BSS side (libosmogb counts them when
+//     it receives BVC-BLOCK and LLC-DISCARDED as the SGSN).
 const (
 	CtrPktsIn = iota
 	CtrPktsOut
@@ -94,6 +113,14 @@ type Gb struct {
 	dl  DLUnitdata
 	// Ctrs is the "bssgp:bss_ctx" counter group of the PTP BVC.
 	Ctrs *ratectr.Group
+	// SigCtrs is the group of the signalling BVC (index 0); nil until the
+	// SGSN resets BVCI 0, as libosmogb allocates that BVC context then.
+	SigCtrs *ratectr.Group
+	vcIdx   uint32 // ns:nsvc group index allocator (libosmogb nsvc_rate_ctr_idx)
+}
+
+func newBVCGroup(bvci uint16) *ratectr.Group {
+	return ratectr.NewGroup("bssgp:bss_ctx", "BSSGP Peer Statistics", uint32(bvci), CounterDescs)
 }
 
 // New builds the Gb stack. tx sends NS datagrams (UDP in production,
@@ -114,14 +141,58 @@ func New(cfg Config, tx ns.Transport, h Handler, log *slog.Logger) (*Gb, error) 
 	if log == nil {
 		log = logx.Discard().Logger(logx.CatBSSGP)
 	}
-	g := &Gb{cfg: cfg, tx: tx, h: h, log: log.With("bvci", cfg.BVCI), rootLog: log,
-		Ctrs: ratectr.NewGroup("bssgp:bss_ctx", "BSSGP Peer Statistics", uint32(cfg.BVCI), CounterDescs)}
-	n, err := ns.NewNSE(cfg.NS, tx, g, log)
+	g := &Gb{cfg: cfg, tx: tx, h: h, log: log.With("bvci", cfg.BVCI), rootLog: log, Ctrs: newBVCGroup(cfg.BVCI)}
+	n, err := ns.NewNSE(g.nsConfig(cfg), tx, g, log)
 	if err != nil {
 		return nil, err
 	}
 	g.ns = n
+	g.register(g.Ctrs)
 	return g, nil
+}
+
+// nsConfig is cfg.NS with the Gb's registry and NS-VC group numbering.
+func (g *Gb) nsConfig(cfg Config) ns.Config {
+	c := cfg.NS
+	if c.Counters == nil {
+		c.Counters = cfg.Counters
+	}
+	if c.VCIndex == nil {
+		c.VCIndex = &g.vcIdx
+	}
+	return c
+}
+
+func (g *Gb) register(grp *ratectr.Group) {
+	if g.cfg.Counters != nil {
+		g.cfg.Counters.Register(grp)
+	}
+}
+
+func (g *Gb) unregister(grp *ratectr.Group) {
+	if g.cfg.Counters != nil && grp != nil {
+		g.cfg.Counters.Unregister(grp)
+	}
+}
+
+// Close stops the Gb and unregisters its counter groups (osmo-pcu
+// gprs_bssgp_destroy frees the BVC contexts and NS with their groups).
+func (g *Gb) Close(now time.Duration) {
+	g.ns.Stop(now)
+	g.ns.Close()
+	g.unregister(g.Ctrs)
+	g.unregister(g.SigCtrs)
+}
+
+// ctrsOf is the counter group of a BVC (nil: libosmogb has no context).
+func (g *Gb) ctrsOf(bvci uint16) *ratectr.Group {
+	switch bvci {
+	case g.cfg.BVCI:
+		return g.Ctrs
+	case BVCISignalling:
+		return g.SigCtrs
+	}
+	return nil
 }
 
 func fillDefaults(cfg *Config, old Config) {
@@ -137,6 +208,9 @@ func fillDefaults(cfg *Config, old Config) {
 	if cfg.QoS == ([3]byte{}) {
 		cfg.QoS = old.QoS
 	}
+	if cfg.Counters == nil {
+		cfg.Counters = old.Counters
+	}
 }
 
 // Reconfigure applies the configuration of a later INFO_IND (osmo-pcu-facts
@@ -146,12 +220,20 @@ func fillDefaults(cfg *Config, old Config) {
 func (g *Gb) Reconfigure(cfg Config, now time.Duration) error {
 	fillDefaults(&cfg, g.cfg)
 	old := g.cfg
-	if !g.ns.Reconfigure(cfg.NS, now) {
-		n, err := ns.NewNSE(cfg.NS, g.tx, g, g.rootLog)
+	if cfg.BVCI != old.BVCI {
+		// A new PTP BVC context: its group has the new BVCI as index.
+		g.unregister(g.Ctrs)
+		g.Ctrs = newBVCGroup(cfg.BVCI)
+		g.cfg.Counters = cfg.Counters
+		g.register(g.Ctrs)
+	}
+	if !g.ns.Reconfigure(g.nsConfig(cfg), now) {
+		n, err := ns.NewNSE(g.nsConfig(cfg), g.tx, g, g.rootLog)
 		if err != nil {
 			return err
 		}
 		g.ns.Stop(now)
+		g.ns.Close()
 		g.cfg = cfg
 		g.log = g.rootLog.With("bvci", cfg.BVCI)
 		g.ns = n
@@ -227,14 +309,46 @@ func (g *Gb) NSAvailable(up bool, now time.Duration) {
 
 // NSUnitdata implements ns.Handler.
 func (g *Gb) NSUnitdata(bvci uint16, sdu []byte, now time.Duration) {
-	g.Ctrs.Inc(CtrPktsIn)
-	g.Ctrs.Add(CtrBytesIn, uint64(len(sdu)))
 	if len(sdu) == 0 {
 		g.sendStatus(CauseProtocolErrorUnspec, 0, false, sdu)
 		return
 	}
 	t := PDUType(sdu[0])
+	ieBVCI, hasBVCI, ok := envelope(t, sdu)
+	if !ok {
+		// IE list does not parse: STATUS, counted nowhere (osmo-pcu and
+		// libosmogb parse before looking up the BVC).
+		g.log.Log(context.Background(), logx.LevelNotice, "bad BSSGP PDU: IE list does not parse", "pdu", t.String())
+		g.sendStatus(CauseInvalidMandatoryInfo, 0, false, sdu)
+		return
+	}
+	ctx := bvci // the BVC the PDU is counted on
+	switch {
+	case t == PDUStatus || (t >= PDURANInformation && t <= PDURANInfoAppError):
+		if bvci == BVCISignalling && hasBVCI {
+			ctx = ieBVCI
+		}
+	case t == PDUBVCReset:
+		// osmo-pcu's checks before handing BVC-RESET to libosmogb.
+		if bvci != BVCISignalling || !hasBVCI {
+			g.sendStatus(CauseInvalidMandatoryInfo, 0, false, sdu)
+			return
+		}
+		if ieBVCI != BVCISignalling && ieBVCI != g.cfg.BVCI {
+			g.sendStatus(CauseUnknownBVCI, ieBVCI, true, sdu)
+			return
+		}
+		ctx = ieBVCI
+	}
+	c := g.ctrsOf(ctx)
+	if c != nil {
+		c.Inc(CtrPktsIn)
+		c.Add(CtrBytesIn, uint64(len(sdu)))
+	}
 	if t == PDUStatus {
+		if c != nil {
+			c.Inc(CtrStatus)
+		}
 		g.rxStatus(bvci, sdu, now)
 		return
 	}
@@ -256,9 +370,6 @@ func (g *Gb) setUnblocked(up bool, now time.Duration) {
 	}
 	g.unblocked = up
 	g.log.Log(context.Background(), logx.LevelNotice, "PTP BVC state change", "unblocked", up)
-	if !up {
-		g.Ctrs.Inc(CtrBlocked)
-	}
 	if !up {
 		g.fcTimer = 0
 	}
@@ -308,9 +419,15 @@ func (g *Gb) send(bvci uint16, lsp uint32, p PDU) error {
 }
 
 // out hands the n-octet PDU in g.buf (after the NS header room) to NS.
+// UL-UNITDATA is counted on the BVC it goes to, whether NS can send it or
+// not (libosmogb bssgp_tx_ul_ud); no other PDU is.
 func (g *Gb) out(bvci uint16, lsp uint32, n int) error {
-	g.Ctrs.Inc(CtrPktsOut)
-	g.Ctrs.Add(CtrBytesOut, uint64(n))
+	if n > 0 && PDUType(g.buf[ns.HeaderLen]) == PDUULUnitdata {
+		if c := g.ctrsOf(bvci); c != nil {
+			c.Inc(CtrPktsOut)
+			c.Add(CtrBytesOut, uint64(n))
+		}
+	}
 	return g.ns.SendUnitdataInPlace(bvci, lsp, g.buf[:ns.HeaderLen+n])
 }
 
@@ -346,7 +463,6 @@ func (g *Gb) rxStatus(bvci uint16, sdu []byte, now time.Duration) {
 	if err := Unmarshal(sdu, &st); err != nil {
 		return // never answer a STATUS
 	}
-	g.Ctrs.Inc(CtrStatus)
 	g.log.Log(context.Background(), logx.LevelNotice, "STATUS received", "cause", st.Cause.String(), "bvci", st.BVCI)
 	if st.HasBVCI && st.BVCI == g.cfg.BVCI && g.sigReset {
 		switch st.Cause {
@@ -439,6 +555,12 @@ func (g *Gb) rxSignalling(t PDUType, sdu []byte, now time.Duration) {
 func (g *Gb) rxReset(r *BVCReset, sdu []byte, now time.Duration) {
 	switch r.BVCI {
 	case BVCISignalling:
+		if g.SigCtrs == nil {
+			// libosmogb's bssgp_rx_bvc_reset allocates the context of the
+			// reset BVC, with its counter group, when it has none.
+			g.SigCtrs = newBVCGroup(BVCISignalling)
+			g.register(g.SigCtrs)
+		}
 		g.send(BVCISignalling, 0, &BVCResetAck{BVCI: BVCISignalling})
 		// Resetting the signalling BVC resets all PTP BVCs: reset ours.
 		g.sigReset, g.ptpReset = true, false
@@ -542,7 +664,6 @@ func (g *Gb) SendLLCDiscarded(tlli uint32, frames, octets int, now time.Duration
 	if !g.sigReset {
 		return ErrBVCBlocked
 	}
-	g.Ctrs.Inc(CtrDiscarded)
 	return g.send(BVCISignalling, 0, &LLCDiscarded{TLLI: tlli, Frames: uint8(clamp(frames, 255)),
 		BVCI: g.cfg.BVCI, NumOctets: uint32(clamp(octets, 0xffffff))})
 }
@@ -589,3 +710,35 @@ func (g *Gb) SendFlushLLAck(a *FlushLLAck, now time.Duration) error {
 
 // SendPDU sends any PDU on bvci with link selection parameter lsp.
 func (g *Gb) SendPDU(bvci uint16, lsp uint32, p PDU) error { return g.send(bvci, lsp, p) }
+
+// envelope walks the IE list of a received PDU as libosmogb's TLV parser
+// does (every IE TvLV, after the 1-octet header or the 8-octet UNITDATA
+// header): ok=false when it does not parse. It returns the first BVCI IE
+// of at least 2 octets.
+func envelope(t PDUType, b []byte) (bvci uint16, hasBVCI, ok bool) {
+	off := 1
+	if t == PDUDLUnitdata || t == PDUULUnitdata {
+		off = 8
+	}
+	for off < len(b) {
+		iei := IEI(b[off])
+		if off+1 >= len(b) {
+			return 0, false, false
+		}
+		l, h := int(b[off+1]&0x7f), 2
+		if b[off+1]&0x80 == 0 {
+			if off+2 >= len(b) {
+				return 0, false, false
+			}
+			l, h = int(b[off+1])<<8|int(b[off+2]), 3
+		}
+		if off+h+l > len(b) {
+			return 0, false, false
+		}
+		if iei == IEBVCI && !hasBVCI && l >= 2 {
+			bvci, hasBVCI = uint16(b[off+h])<<8|uint16(b[off+h+1]), true
+		}
+		off += h + l
+	}
+	return bvci, hasBVCI, true
+}

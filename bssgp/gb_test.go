@@ -3,12 +3,15 @@ package bssgp
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/internal/ratectr"
 )
 
 var sgsnAddr = netip.MustParseAddrPort("127.0.0.1:23000")
@@ -272,7 +275,8 @@ var badPDUs = []struct {
 	{"SUSPEND-ACK no SRN", 0, "0c 1f84c0000002 1b8609f107000100", CauseMissingMandatoryIE, false},
 	{"FLUSH-LL no BVCI", 0, "2a 1f84c0000002", CauseMissingMandatoryIE, false},
 	{"signalling PDU on PTP", 1800, "0c 1f84c0000002 1b8609f107000100 1d8103", CauseProtocolErrorUnspec, false},
-	{"unknown PDU type", 0, "3f 0000", CauseProtocolErrorUnspec, false},
+	{"unknown PDU type", 0, "3f 04820708", CauseProtocolErrorUnspec, false},
+	{"IE list does not parse", 0, "3f 0000", CauseInvalidMandatoryInfo, false},
 	{"BVC-BLOCK from SGSN", 0, "20 04820708 078108", CauseProtocolErrorUnspec, false},
 	{"UL-UNITDATA from SGSN", 1800, "01 c0000001 000004 0888 09f1070001001b39 0e0001aa", CauseProtocolErrorUnspec, false},
 	{"RA-CAPABILITY no MS RAC", 1800, "02 1f84c0000002", CauseMissingMandatoryIE, false},
@@ -391,24 +395,163 @@ func TestReconfigure(t *testing.T) {
 	}
 }
 
+// bvcCounts are the values of a bssgp:bss_ctx group in CounterDescs order.
+type bvcCounts [7]uint64
+
+func countsOf(g *ratectr.Group) bvcCounts {
+	var c bvcCounts
+	if g == nil {
+		return c
+	}
+	for i := range c {
+		c[i] = g.Value(i)
+	}
+	return c
+}
+
+// TestCounters scripts SGSN PDUs and checks the bssgp:bss_ctx counters move
+// exactly as osmo-pcu's with libosmogb's rules (see CounterDescs).
 func TestCounters(t *testing.T) {
-	g, _, _ := up(t)
-	if g.Ctrs.Name != "bssgp:bss_ctx" || g.Ctrs.Index != 1800 {
-		t.Fatal(g.Ctrs.Name, g.Ctrs.Index)
+	reg := &ratectr.Registry{}
+	tx, h := &memTx{}, &recHandler{}
+	g, err := New(Config{
+		NS:       ns.Config{NSEI: 101, Endpoints: []ns.Endpoint{{NSVCI: 101, Local: netip.MustParseAddrPort("0.0.0.0:23001"), Remote: sgsnAddr}}},
+		BVCI:     1800,
+		CellID:   labCell,
+		Counters: reg,
+	}, tx, h, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	in, out := g.Ctrs.Value(CtrPktsIn), g.Ctrs.Value(CtrPktsOut)
-	// sig reset ack, ptp reset ack, unblock ack in; sig reset, ptp reset, unblock, FC out.
-	if in != 3 || out != 4 {
-		t.Fatalf("packets in %d out %d", in, out)
+	names := func() []string {
+		var n []string
+		for _, grp := range reg.Groups() {
+			n = append(n, fmt.Sprintf("%s.%d.%s", grp.Name, grp.Index, grp.IndexName))
+		}
+		return n
 	}
-	g.SendLLCDiscarded(1, 1, 1, 0)
-	g.inHex("00000000 41 078127", 0)
-	if g.Ctrs.Value(CtrDiscarded) != 1 || g.Ctrs.Value(CtrStatus) != 1 {
-		t.Fatal("discarded/status")
+	if got, want := names(), []string{"bssgp:bss_ctx.1800.", "ns:nse.101.", "ns:nsvc.0.NSE00101-NSVC-UDP-0_0_0_0:23001-127_0_0_1:23000"}; !slices.Equal(got, want) {
+		t.Fatalf("groups %q, want %q", got, want)
 	}
-	n := g.NSE().Ctrs
-	if n.Name != "ns:nse" || n.Index != 101 || n.Value(ns.CtrUnblocked) != 1 || n.Value(ns.CtrPktsOut) < 7 {
-		t.Fatalf("%s %d unblocked %d out %d", n.Name, n.Index, n.Value(ns.CtrUnblocked), n.Value(ns.CtrPktsOut))
+	check := func(step string, want bvcCounts, wantSig bvcCounts) {
+		t.Helper()
+		if got := countsOf(g.Ctrs); got != want {
+			t.Fatalf("%s: bss_ctx.1800 %v, want %v (in, out, bytes in, bytes out, blocked, discarded, status)", step, got, want)
+		}
+		if got := countsOf(g.SigCtrs); got != wantSig {
+			t.Fatalf("%s: bss_ctx.0 %v, want %v", step, got, wantSig)
+		}
+	}
+	g.Start(0)
+	for _, s := range []string{"030182006504820065", "07", "0b", "000000002304820000", "000000002304820708", "000000002504820708"} {
+		g.inHex(s, 0)
+	}
+	// RESET-ACKs and UNBLOCK-ACK come on BVCI 0, which has no context yet;
+	// RESET, UNBLOCK and FLOW-CONTROL-BVC going out are not counted.
+	check("bring-up", bvcCounts{}, bvcCounts{})
+	if tx.take(); !g.Unblocked() {
+		t.Fatal("not up")
+	}
+	// DL-UNITDATA on the PTP BVC: 28 octets of BSSGP.
+	g.inHex("00000708 00 c0000002 000021 16820bb8 0d889910070000000010 0e0003 414243", time.Second)
+	check("DL-UNITDATA", bvcCounts{1, 0, 28, 0, 0, 0, 0}, bvcCounts{})
+	// PAGING-PS on BVCI 0 (no context) and on the PTP BVC (counted).
+	g.inHex("00000000 06 0d889910070000000010 04820708 18830000 00", time.Second)
+	g.inHex("00000708 07 0d889910070000000010 0a820000 04820708", time.Second)
+	check("paging", bvcCounts{2, 0, 28 + 19, 0, 0, 0, 0}, bvcCounts{})
+	// STATUS on BVCI 0 naming our BVC: counted there, with "status";
+	// without BVCI IE: BVCI 0, no context.
+	g.inHex("00000000 41 07810a 04820708", time.Second)
+	g.inHex("00000000 41 07810a", time.Second)
+	check("STATUS", bvcCounts{3, 0, 47 + 8, 0, 0, 0, 1}, bvcCounts{})
+	// STATUS on the PTP BVC, without Cause IE: still counted.
+	g.inHex("00000708 41", time.Second)
+	check("STATUS on PTP", bvcCounts{4, 0, 56, 0, 0, 0, 2}, bvcCounts{})
+	tx.take()
+	// UL-UNITDATA is the one PDU counted out (26 octets); LLC-DISCARDED,
+	// SUSPEND and FLOW-CONTROL-MS are not, nor is "discarded".
+	if err := g.SendULUnitdata(0xc0000001, []byte{1, 2, 3}, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	g.SendLLCDiscarded(0xc0000001, 1, 10, time.Second)
+	g.SendSuspend(0xc0000001, labCell.RAI, time.Second)
+	g.SendFlowControlMS(0xc0000001, 1000, 1000, time.Second)
+	check("sent", bvcCounts{4, 1, 56, 26, 0, 0, 2}, bvcCounts{})
+	tx.take()
+	// An IE list that does not parse: STATUS 0x21, counted nowhere. A
+	// parsing PDU with a missing IE counts. Unknown BVCI: nowhere.
+	g.inHex("00000708 00 c0000002 000000 16820bb8 0e00ff41", time.Second)
+	g.inHex("00000708 00 c0000002 000000 16820bb8", time.Second)
+	g.inHex("00000709 00 c0000002 000000 16820bb8 0e0001ff", time.Second)
+	if out := tx.take(); len(out) != 3 || !strings.HasPrefix(out[0], "0000000041078121") {
+		t.Fatal(out)
+	}
+	check("bad PDUs", bvcCounts{5, 1, 56 + 12, 26, 0, 0, 2}, bvcCounts{})
+	// SGSN resets the PTP BVC: BVC-RESET on BVCI 0 counts on 1800 (its
+	// BVCI IE); the BVC goes blocked but "blocked" does not move. A
+	// DL-UNITDATA while blocked still counts (and gets STATUS).
+	g.inHex("00000000 22 04820708 078108 088809f1070001001b39", 2*time.Second)
+	g.inHex("00000708 00 c0000002 000000 16820bb8 0e0001ff", 2*time.Second)
+	check("PTP reset", bvcCounts{7, 1, 68 + 18 + 16, 26, 0, 0, 2}, bvcCounts{})
+	if g.Unblocked() {
+		t.Fatal("still unblocked")
+	}
+	g.inHex("000000002504820708", 2*time.Second) // no context for BVCI 0 yet
+	tx.take()
+	// A BVC-RESET for another BVCI: STATUS, nowhere.
+	g.inHex("00000000 22 04820709 078108", 2*time.Second)
+	check("foreign reset", bvcCounts{7, 1, 102, 26, 0, 0, 2}, bvcCounts{})
+	// SGSN resets the signalling BVC: libosmogb creates its context (group
+	// bss_ctx.0) while handling that RESET, so it is not counted yet; from
+	// then on PDUs on BVCI 0 count there, the PTP RESET-ACK included.
+	g.inHex("00000000 22 04820000 078101", 3*time.Second)
+	if g.SigCtrs == nil {
+		t.Fatal("no bss_ctx.0 group")
+	}
+	check("signalling reset", bvcCounts{7, 1, 102, 26, 0, 0, 2}, bvcCounts{})
+	g.inHex("000000002304820708", 3*time.Second)
+	g.inHex("000000002504820708", 3*time.Second)
+	g.inHex("00000000 22 04820000 078101", 3*time.Second) // counted on 0 now
+	g.inHex("00000000 41 07810a", 3*time.Second)          // STATUS without BVCI: on 0
+	check("BVCI 0", bvcCounts{7, 1, 102, 26, 0, 0, 2}, bvcCounts{4, 0, 5 + 5 + 8 + 4, 0, 0, 0, 1})
+	if got := names(); !slices.Equal(got[:2], []string{"bssgp:bss_ctx.0.", "bssgp:bss_ctx.1800."}) {
+		t.Fatalf("groups %q", got)
+	}
+	// Close: every group leaves the registry.
+	g.Close(4 * time.Second)
+	if got := names(); len(got) != 0 {
+		t.Fatalf("groups after Close %q", got)
+	}
+}
+
+// TestCountersReconfigure: a new BVCI is a new bss_ctx group; a new NSEI a
+// new NSE whose NS-VC groups continue the numbering.
+func TestCountersReconfigure(t *testing.T) {
+	reg := &ratectr.Registry{}
+	g, err := New(Config{
+		NS:       ns.Config{NSEI: 101, Endpoints: []ns.Endpoint{{NSVCI: 101, Local: netip.MustParseAddrPort("0.0.0.0:23001"), Remote: sgsnAddr}}},
+		BVCI:     1800,
+		CellID:   labCell,
+		Counters: reg,
+	}, &memTx{}, &recHandler{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Start(0)
+	cfg := g.Config()
+	cfg.Counters = nil // kept from before
+	cfg.BVCI = 1900
+	cfg.NS.NSEI = 102
+	if err := g.Reconfigure(cfg, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, grp := range reg.Groups() {
+		got = append(got, fmt.Sprintf("%s.%d.%s", grp.Name, grp.Index, grp.IndexName))
+	}
+	want := []string{"bssgp:bss_ctx.1900.", "ns:nse.102.", "ns:nsvc.1.NSE00102-NSVC-UDP-0_0_0_0:23001-127_0_0_1:23000"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("groups %q, want %q", got, want)
 	}
 }
 

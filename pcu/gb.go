@@ -60,6 +60,7 @@ func (e *Engine) gbConfigure(bts *BTS) {
 		BVCI:                ii.BVCI,
 		CellID:              bssgp.CellID{RAI: bssgp.RAI{MCC: mcc, MNC: mnc, MNC3Digits: ii.MNC3Digits, LAC: ii.LAC, RAC: uint8(ii.RAC)}, CI: ii.CellID},
 		FlowControlInterval: e.params.FlowControlInterval,
+		Counters:            e.cfg.Counters, // bssgp:bss_ctx, ns:nse, ns:nsvc groups
 	}
 	now := e.gbNow()
 	if e.gbl != nil {
@@ -104,7 +105,6 @@ func (e *Engine) gbConfigure(bts *BTS) {
 	}
 	e.gbl = &gbLink{gb: gb, udp: udp, cfg: cfg}
 	e.gb = bssgp.EngineAdapter{Gb: gb, Now: e.gbNow}
-	e.cfg.Counters.Register(gb.Ctrs)
 	gb.Start(now)
 	logx.Notice(e.gbLog, "Gb started", "nsei", cfg.NS.NSEI, "bvci", cfg.BVCI, "dialect", e.params.GbDialect)
 }
@@ -119,7 +119,7 @@ func (e *Engine) gbDeadline() (time.Duration, bool) {
 
 func (e *Engine) gbClose() {
 	if e.gbl != nil {
-		e.gbl.gb.Stop(e.gbNow())
+		e.gbl.gb.Close(e.gbNow())
 		e.gbl.udp.Close()
 		e.gbl = nil
 	}

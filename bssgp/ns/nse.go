@@ -74,6 +74,13 @@ type Config struct {
 	Timers    Timers     // zero value: DefaultTimers()
 	// MaxNSVCs is announced in SNS-SIZE (default 8).
 	MaxNSVCs uint16
+	// Counters, when set, is where the NSE registers its "ns:nse" group
+	// and the "ns:nsvc" group of each NS-VC while it exists.
+	Counters *ratectr.Registry
+	// VCIndex numbers the "ns:nsvc" groups across the NS instance
+	// (libosmogb nsvc_rate_ctr_idx: 0, 1, ... in allocation order, never
+	// reused); nil: the NSE numbers its own from 0.
+	VCIndex *uint32
 }
 
 // Transport sends one datagram from local bind `bind` to `to`. It must not
@@ -112,6 +119,7 @@ type NSE struct {
 	buf   [maxPDU]byte
 	rx    PDU
 	// Ctrs is the "ns:nse" counter group (libosmogb names), index NSEI.
+	// Every NS-VC event counts on it and on the NS-VC's own group.
 	Ctrs *ratectr.Group
 }
 
@@ -171,11 +179,17 @@ func NewNSE(cfg Config, tx Transport, h Handler, log *slog.Logger) (*NSE, error)
 	if cfg.MaxNSVCs == 0 {
 		cfg.MaxNSVCs = 8
 	}
+	if cfg.VCIndex == nil {
+		cfg.VCIndex = new(uint32)
+	}
 	if log == nil {
 		log = logx.Discard().Logger(logx.CatNS)
 	}
 	n := &NSE{cfg: cfg, tx: tx, h: h, log: log.With("nsei", cfg.NSEI),
 		Ctrs: ratectr.NewGroup("ns:nse", "NSE Peer Statistics", uint32(cfg.NSEI), CounterDescs)}
+	if cfg.Counters != nil {
+		cfg.Counters.Register(n.Ctrs)
+	}
 	if cfg.Dialect == DialectClassic {
 		for _, ep := range cfg.Endpoints {
 			n.vcs = append(n.vcs, newVC(n, ep.Bind, ep.Remote, ep.NSVCI, true, 1, 1))
@@ -184,6 +198,44 @@ func NewNSE(cfg Config, tx Transport, h Handler, log *slog.Logger) (*NSE, error)
 		n.sns = newSNS(n)
 	}
 	return n, nil
+}
+
+// Close unregisters the NSE's counter groups (libosmogb frees them with
+// the NSE and its NS-VCs). Call Stop first.
+func (n *NSE) Close() {
+	n.replaceVCs(nil)
+	if n.cfg.Counters != nil {
+		n.cfg.Counters.Unregister(n.Ctrs)
+	}
+}
+
+// replaceVCs makes keep the NS-VCs; those left out are gone, with their
+// counter groups.
+func (n *NSE) replaceVCs(keep []*VC) {
+	for _, vc := range n.vcs {
+		gone := true
+		for _, k := range keep {
+			if k == vc {
+				gone = false
+				break
+			}
+		}
+		if gone && n.cfg.Counters != nil {
+			n.cfg.Counters.Unregister(vc.Ctrs)
+		}
+	}
+	n.vcs = keep
+}
+
+// bindAddr is the local address of a bind as configured (osmo-pcu binds the
+// wildcard address for the classic dialect, the resolved one for IP-SNS).
+func (n *NSE) bindAddr(bind int) netip.AddrPort {
+	for _, ep := range n.cfg.Endpoints {
+		if ep.Bind == bind {
+			return ep.Local
+		}
+	}
+	return netip.AddrPort{}
 }
 
 // Config returns the configuration in use.
@@ -226,7 +278,7 @@ func (n *NSE) send(bind int, to netip.AddrPort, p *PDU) {
 		n.log.Error("encode failed", "pdu", p.Type, "err", err)
 		return
 	}
-	if err := n.txCount(bind, to, n.buf[:l]); err != nil {
+	if err := n.txCount(n.findVC(bind, to), bind, to, n.buf[:l]); err != nil {
 		n.log.Log(context.Background(), logx.LevelNotice, "send failed", "pdu", p.Type, "to", to, "err", err)
 	}
 }
@@ -263,14 +315,26 @@ func (n *NSE) findVC(bind int, from netip.AddrPort) *VC {
 
 // Input processes one datagram received on local bind `bind` from `from`.
 // b is not retained after the call.
+//
+// A datagram counts (packets:in, bytes:in) on the NS-VC it came on and the
+// NSE (libosmogb ns2_recv_vc); IP-SNS signalling from an SGSN endpoint
+// without NS-VC counts on the NSE only, anything else from an unknown
+// peer nowhere.
 func (n *NSE) Input(bind int, from netip.AddrPort, b []byte, now time.Duration) {
-	n.Ctrs.Inc(CtrPktsIn)
-	n.Ctrs.Add(CtrBytesIn, uint64(len(b)))
+	vc := n.findVC(bind, from)
+	switch {
+	case vc != nil:
+		vc.inc(CtrPktsIn)
+		vc.add(CtrBytesIn, uint64(len(b)))
+	case n.sns != nil:
+		n.Ctrs.Inc(CtrPktsIn)
+		n.Ctrs.Add(CtrBytesIn, uint64(len(b)))
+	}
 	p := &n.rx
 	if err := p.Unmarshal(b); err != nil {
 		n.log.Log(context.Background(), logx.LevelNotice, "bad NS PDU", "from", from, "err", err)
 		c, _ := CauseOf(err)
-		n.sendStatus(bind, from, c, b, n.findVC(bind, from))
+		n.sendStatus(bind, from, c, b, vc)
 		return
 	}
 	if p.Type.IsSNS() {
@@ -281,7 +345,6 @@ func (n *NSE) Input(bind int, from netip.AddrPort, b []byte, now time.Duration) 
 		n.sns.input(bind, from, p, b, now)
 		return
 	}
-	vc := n.findVC(bind, from)
 	if vc == nil {
 		switch p.Type {
 		case PDUStatus, PDUAliveAck, PDUResetAck: // TS 48.016 §7.3.1, §7.4.1, §7.5.1: ignore
@@ -392,18 +455,27 @@ func (n *NSE) SendUnitdataInPlace(bvci uint16, lsp uint32, pkt []byte) error {
 		return ErrNotAvailable
 	}
 	pkt[0], pkt[1], pkt[2], pkt[3] = byte(PDUUnitdata), 0, byte(bvci>>8), byte(bvci)
-	return n.txCount(vc.Bind, vc.Remote, pkt)
+	return n.txCount(vc, vc.Bind, vc.Remote, pkt)
 }
 
-func (n *NSE) txCount(bind int, to netip.AddrPort, b []byte) error {
-	if err := n.tx.Send(bind, to, b); err != nil {
-		n.Ctrs.Inc(CtrPktsOutDrop)
-		n.Ctrs.Add(CtrBytesOutDrop, uint64(len(b)))
-		return err
+// txCount sends b and counts it on vc and the NSE (libosmogb ns_vc_tx); with
+// no NS-VC, IP-SNS signalling counts on the NSE only and anything else (an
+// NS-STATUS to a stranger) nowhere.
+func (n *NSE) txCount(vc *VC, bind int, to netip.AddrPort, b []byte) error {
+	pkts, bytes := CtrPktsOut, CtrBytesOut
+	err := n.tx.Send(bind, to, b)
+	if err != nil {
+		pkts, bytes = CtrPktsOutDrop, CtrBytesOutDrop
 	}
-	n.Ctrs.Inc(CtrPktsOut)
-	n.Ctrs.Add(CtrBytesOut, uint64(len(b)))
-	return nil
+	switch {
+	case vc != nil:
+		vc.inc(pkts)
+		vc.add(bytes, uint64(len(b)))
+	case n.sns != nil:
+		n.Ctrs.Inc(pkts)
+		n.Ctrs.Add(bytes, uint64(len(b)))
+	}
+	return err
 }
 
 // Reconfigure applies a new configuration from a later INFO_IND while
@@ -422,6 +494,10 @@ func (n *NSE) Reconfigure(cfg Config, now time.Duration) bool {
 	}
 	if cfg.MaxNSVCs == 0 {
 		cfg.MaxNSVCs = n.cfg.MaxNSVCs
+	}
+	cfg.Counters = n.cfg.Counters // the groups stay where they are
+	if cfg.VCIndex == nil {
+		cfg.VCIndex = n.cfg.VCIndex
 	}
 	if n.sns != nil {
 		cur := n.sns.ep().Remote
@@ -463,7 +539,7 @@ func (n *NSE) Reconfigure(cfg Config, now time.Duration) bool {
 			vc.state, vc.timer, vc.aliveTimer = VCDisabled, 0, 0
 		}
 	}
-	n.vcs = keep
+	n.replaceVCs(keep)
 	n.updateAvailability(now)
 	for _, vc := range fresh {
 		vc.startReset(now)

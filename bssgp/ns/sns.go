@@ -80,7 +80,7 @@ func (s *snsFSM) restart(now time.Duration) {
 	for _, vc := range s.n.vcs {
 		vc.state, vc.timer, vc.aliveTimer = VCDisabled, 0, 0
 	}
-	s.n.vcs = nil
+	s.n.replaceVCs(nil)
 	s.n.updateAvailability(now)
 	s.start(now)
 }
@@ -254,13 +254,13 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now ti
 			if !found {
 				unknown = true
 			}
-			vcs := s.n.vcs[:0]
+			var vcs []*VC
 			for _, vc := range s.n.vcs {
 				if !match(IPElement{Addr: vc.Remote.Addr(), Port: vc.Remote.Port()}) {
 					vcs = append(vcs, vc)
 				}
 			}
-			s.n.vcs = vcs
+			s.n.replaceVCs(vcs)
 		}
 		if p.IPAddr.IsValid() {
 			del(func(e IPElement) bool { return e.Addr == p.IPAddr })
@@ -347,7 +347,7 @@ func (s *snsFSM) addVCs(e IPElement, now time.Duration) {
 func (s *snsFSM) configured(now time.Duration) {
 	s.setState(snsConfigured, now)
 	s.timer = 0
-	s.n.vcs = nil
+	s.n.replaceVCs(nil)
 	for _, e := range s.remote4 {
 		s.addVCs(e, now)
 	}

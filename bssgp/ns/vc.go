@@ -2,10 +2,14 @@ package ns
 
 import (
 	"context"
+	"fmt"
 	"net/netip"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/internal/ratectr"
 )
 
 // VCState is the state of an NS-VC (TS 48.016 §6.1: blocked/unblocked,
@@ -44,10 +48,68 @@ type VC struct {
 	aliveRetries int
 	aliveOut     bool // NS-ALIVE outstanding
 	since        time.Duration
+	// Ctrs is the NS-VC's "ns:nsvc" counter group: index in allocation
+	// order across the NS instance, named after the NS-VC (VCGroupName).
+	Ctrs *ratectr.Group
 }
 
 func newVC(n *NSE, bind int, remote netip.AddrPort, nsvci uint16, classic bool, sw, dw uint8) *VC {
-	return &VC{nse: n, Bind: bind, Remote: remote, NSVCI: nsvci, classic: classic, SigWeight: sw, DataWeight: dw}
+	vc := &VC{nse: n, Bind: bind, Remote: remote, NSVCI: nsvci, classic: classic, SigWeight: sw, DataWeight: dw,
+		Ctrs: ratectr.NewGroup("ns:nsvc", "NSVC Peer Statistics", *n.cfg.VCIndex, CounterDescs)}
+	*n.cfg.VCIndex++
+	vc.Ctrs.IndexName = VCGroupName(n.cfg.NSEI, n.bindAddr(bind), remote)
+	if n.cfg.Counters != nil {
+		n.cfg.Counters.Register(vc.Ctrs)
+	}
+	return vc
+}
+
+// VCGroupName is the name libosmogb gives the counter group of an NS-VC
+// over UDP that the BSS (or an SGSN) sets up towards a remote
+// (ns2_ip_bind_connect): "NSE<nsei:05>-NSVC-UDP-<local>-<remote>",
+// addresses as "a.b.c.d:port" / "[v6]:port" with the bind's configured
+// local address, then every character libosmocore does not allow in an
+// identifier replaced by '_' (osmo_identifier_sanitize_buf), e.g.
+// "NSE00101-NSVC-UDP-0_0_0_0:23001-127_0_0_1:23000". statsd then turns
+// the ':' into '.'.
+func VCGroupName(nsei uint16, local, remote netip.AddrPort) string {
+	b := []byte(fmt.Sprintf("NSE%05d-NSVC-UDP-%s-%s", nsei, sockaddrStr(local), sockaddrStr(remote)))
+	for i, c := range b {
+		if strings.IndexByte(identIllegal, c) >= 0 {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// identIllegal are the characters libosmocore replaces in identifiers
+// (osmo_identifier_illegal_chars).
+const identIllegal = "., {}[]()<>|~\\^`'\"?=;/+*&%$#!"
+
+// sockaddrStr formats an address as osmo_sockaddr_to_str: no port when 0.
+func sockaddrStr(a netip.AddrPort) string {
+	if !a.IsValid() {
+		return "NULL"
+	}
+	s := a.Addr().String()
+	if a.Addr().Is6() {
+		s = "[" + s + "]"
+	}
+	if a.Port() != 0 {
+		s += ":" + strconv.Itoa(int(a.Port()))
+	}
+	return s
+}
+
+// inc and add count on the NS-VC and its NSE (libosmogb RATE_CTR_INC_NS).
+func (vc *VC) inc(ctr int) {
+	vc.Ctrs.Inc(ctr)
+	vc.nse.Ctrs.Inc(ctr)
+}
+
+func (vc *VC) add(ctr int, v uint64) {
+	vc.Ctrs.Add(ctr, v)
+	vc.nse.Ctrs.Add(ctr, v)
 }
 
 // State returns the current state and since when (monotonic time).
@@ -69,11 +131,13 @@ func (vc *VC) setState(s VCState, now time.Duration) {
 	}
 	vc.nse.log.Log(context.Background(), logx.LevelInfo, "NS-VC state change", "nsvci", vc.NSVCI, "remote", vc.Remote,
 		"from", vc.state.String(), "to", s.String())
-	switch {
-	case s == VCUnblocked:
-		vc.nse.Ctrs.Inc(CtrUnblocked)
-	case vc.state == VCUnblocked && s == VCBlocked:
-		vc.nse.Ctrs.Inc(CtrBlocked)
+	// Every entry into UNBLOCKED or BLOCKED counts, from RESET too
+	// (libosmogb ns2_st_unblocked_on_enter, ns2_st_blocked_onenter).
+	switch s {
+	case VCUnblocked:
+		vc.inc(CtrUnblocked)
+	case VCBlocked:
+		vc.inc(CtrBlocked)
 	}
 	vc.state = s
 	vc.since = now
@@ -128,7 +192,7 @@ func (vc *VC) sendUnblock(now time.Duration) {
 
 func (vc *VC) dead(now time.Duration) {
 	vc.nse.log.Log(context.Background(), logx.LevelNotice, "NS-VC dead: no NS-ALIVE-ACK", "nsvci", vc.NSVCI)
-	vc.nse.Ctrs.Inc(CtrDead)
+	vc.inc(CtrDead)
 	if vc.classic {
 		vc.startReset(now)
 		return
@@ -150,7 +214,7 @@ func (vc *VC) tick(now time.Duration) {
 			// Tns-reset expiry: repeat NS-RESET (§7.3); after the configured
 			// retries keep trying, one NS-RESET per Tns-reset.
 			vc.retries++
-			vc.nse.Ctrs.Inc(CtrLostReset)
+			vc.inc(CtrLostReset)
 			if vc.retries > t.TnsResetRetries {
 				vc.nse.log.Log(context.Background(), logx.LevelNotice, "NS-RESET unanswered", "nsvci", vc.NSVCI, "tries", vc.retries)
 			}
@@ -174,7 +238,7 @@ func (vc *VC) tick(now time.Duration) {
 			vc.sendAlive(now) // Tns-test expired: test the NS-VC
 		} else {
 			vc.aliveRetries++
-			vc.nse.Ctrs.Inc(CtrLostAlive)
+			vc.inc(CtrLostAlive)
 			if vc.aliveRetries >= t.TnsAliveRetries {
 				vc.dead(now)
 				return
@@ -236,10 +300,10 @@ func (vc *VC) inputClassic(p *PDU, raw []byte, now time.Duration) {
 	case PDUReset:
 		// SGSN-initiated reset (§7.3): acknowledge, then unblock.
 		if p.NSVCI != vc.NSVCI {
-			n.Ctrs.Inc(CtrInvNSVCI)
+			vc.inc(CtrInvNSVCI)
 		}
 		if p.NSEI != n.cfg.NSEI {
-			n.Ctrs.Inc(CtrInvNSEI)
+			vc.inc(CtrInvNSEI)
 		}
 		if p.NSVCI != vc.NSVCI || p.NSEI != n.cfg.NSEI {
 			n.sendStatus(vc.Bind, vc.Remote, CauseNSVCUnknown, raw, vc)

@@ -10,7 +10,8 @@ import (
 )
 
 // benchRegistry is the engine's start-up set: bts 0 (102), pcu:sgsn (2),
-// pcu:l1if (29), bssgp:bss_ctx 1800 (7), ns:nse 101 (15) = 155 counters.
+// pcu:l1if (29), bssgp:bss_ctx 1800 (7), ns:nse 101 (15), ns:nsvc 0 (15) =
+// 170 counters.
 func benchRegistry() (*ratectr.Registry, *ratectr.Group) {
 	reg := engineRegistry()
 	reg.Register(ratectr.NewGroup("pcu:l1if", "PCU socket", 0, pcu.L1CounterDescs))

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"flag"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,36 +152,34 @@ func TestOsmoPCUReference(t *testing.T) {
 }
 
 // engineRegistry builds the groups gopcu registers after the same
-// INFO_IND (BTS 0, NSEI 101, BVCI 1800), from the packages' descriptor tables.
+// INFO_IND (BTS 0, NSEI 101, BVCI 1800, NS-VC 0.0.0.0:23001 ->
+// 127.0.0.1:23000): the PCU's from the packages' descriptor tables, the Gb
+// groups (bssgp:bss_ctx, ns:nse, ns:nsvc) registered by a real Gb.
 func engineRegistry() *ratectr.Registry {
 	reg := &ratectr.Registry{}
 	reg.Register(ratectr.NewGroup("bts", "BTS Statistics", 0, pcu.BTSCounterDescs))
 	reg.Register(ratectr.NewGroup("pcu:sgsn", "SGSN Statistics", 0, pcu.SGSNCounterDescs))
-	reg.Register(ratectr.NewGroup("bssgp:bss_ctx", "BSSGP Peer Statistics", 1800, bssgp.CounterDescs))
-	reg.Register(ratectr.NewGroup("ns:nse", "NSE Peer Statistics", 101, ns.CounterDescs))
+	eps := ns.EndpointsFromInfoInd([]ns.InfoIndNSVC{{NSVCI: 101, LocalPort: 23001, RemotePort: 23000,
+		AddrType: ns.InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}}})
+	_, err := bssgp.New(bssgp.Config{NS: ns.Config{NSEI: 101, Endpoints: eps}, BVCI: 1800, Counters: reg},
+		ns.TransportFunc(func(int, netip.AddrPort, []byte) error { return nil }), nil, nil)
+	if err != nil {
+		panic(err)
+	}
 	return reg
 }
 
 // engineItems are the stat items gopcu has today (pcu/bts.go msPresent).
 var engineItems = []Item{{Group: "bts", Name: "ms.present"}}
 
-const nsvcName = "TTCN3.ns.nsvc.NSE00101-NSVC-UDP-0_0_0_0.23001-127_0_0_1.23000."
-
 // missingNames are what osmo-pcu sends and gopcu cannot yet: the BTS's PDCH
-// stat items, libosmogb's NS-VC group (named by its addresses instead of
-// an index: ratectr.Group has no name) and the NS stat items.
-var missingNames = func() []string {
-	out := []string{
-		"TTCN3.bts.0.pdch.available g", "TTCN3.bts.0.pdch.occupied g",
-		"TTCN3.bts.0.pdch.occupied.egprs g", "TTCN3.bts.0.pdch.occupied.gprs g",
-		"TTCN3.ns.bind.0.tx_backlog_length g", nsvcName + "alive.delay g",
-	}
-	for _, d := range ns.CounterDescs {
-		out = append(out, strings.ReplaceAll(nsvcName+d.Name, ":", ".")+" c")
-	}
-	slices.Sort(out)
-	return out
-}()
+// stat items (not in engineItems) and the NS stat items.
+var missingNames = []string{
+	"TTCN3.bts.0.pdch.available g", "TTCN3.bts.0.pdch.occupied g",
+	"TTCN3.bts.0.pdch.occupied.egprs g", "TTCN3.bts.0.pdch.occupied.gprs g",
+	"TTCN3.ns.bind.0.tx_backlog_length g",
+	"TTCN3.ns.nsvc.NSE00101-NSVC-UDP-0_0_0_0.23001-127_0_0_1.23000.alive.delay g",
+}
 
 // TestNamesMatchOsmoPCU reports gopcu's groups with the TTCN-3 reporter
 // and compares the metric names with osmo-pcu's reference list.
