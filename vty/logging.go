@@ -34,9 +34,37 @@ type LogTarget struct {
 	PrintLevel bool
 	PrintFile  string // "0", "1", "basename"
 	FileLast   bool
-	ForceAll   slog.Level
-	forceSet   bool
-	Levels     map[string]slog.Level
+	// ForceAll is the level of `logging level force-all`, in force while
+	// Forced says so (libosmocore log_target.loglevel, 0 = released).
+	ForceAll slog.Level
+	forceSet bool
+	Levels   map[string]slog.Level
+}
+
+// Forced returns the `logging level force-all` level and whether it is
+// set. While set it replaces every category's level for this target
+// (libosmocore should_log_to_target ignores the category levels then);
+// the category levels are kept and apply again after `no logging level
+// force-all`.
+func (t *LogTarget) Forced() (slog.Level, bool) { return t.ForceAll, t.forceSet }
+
+// SetForceAll is `logging level force-all <level>`.
+func (t *LogTarget) SetForceAll(l slog.Level) { t.ForceAll, t.forceSet = l, true }
+
+// ReleaseForceAll is `no logging level force-all`.
+func (t *LogTarget) ReleaseForceAll() { t.forceSet = false }
+
+// Wants reports whether the target logs a record of the category and
+// level by its levels (libosmocore: the forced level alone while set,
+// else the category's).
+func (t *LogTarget) Wants(cat string, l slog.Level) bool {
+	if t.forceSet {
+		return l >= t.ForceAll
+	}
+	if lv, ok := t.Levels[cat]; ok && l < lv {
+		return false
+	}
+	return true
 }
 
 // Logging is the logging configuration of the VTY: targets and the
@@ -219,12 +247,15 @@ func (v *VTY) installLogging() {
 			})},
 		{"logging level force-all " + levelArgs, lstr + "Set the log level for a specified category\nGlobal setting for all subsystems\n" + lvHelp.String(),
 			need(func(c *Context, t *LogTarget) error {
-				t.ForceAll, _ = logx.ParseLevel(c.Args[0])
-				t.forceSet = true
+				l, err := logx.ParseLevel(c.Args[0])
+				if err != nil {
+					return c.Warnf("%% Invalid level '%s'\n", c.Args[0])
+				}
+				t.SetForceAll(l)
 				return nil
 			})},
 		{"no logging level force-all", "Negate a command or set its defaults\n" + lstr + "Set the log level for a specified category\nRelease any globally forced log level set with 'logging level force-all <level>'\n",
-			need(func(c *Context, t *LogTarget) error { t.forceSet = false; return nil })},
+			need(func(c *Context, t *LogTarget) error { t.ReleaseForceAll(); return nil })},
 	}
 
 	// deprecated forms, still accepted (libosmocore logging_vty.c)

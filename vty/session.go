@@ -101,11 +101,7 @@ func (s *Session) logLine(cat string, l slog.Level, msg string) {
 		s.logMu.Unlock()
 		return
 	}
-	if lv, ok := t.Levels[cat]; ok && l < lv {
-		s.logMu.Unlock()
-		return
-	}
-	if t.forceSet && l < t.ForceAll {
+	if !t.Wants(cat, l) {
 		s.logMu.Unlock()
 		return
 	}

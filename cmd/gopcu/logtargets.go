@@ -130,6 +130,7 @@ func applyLogTargets(v *vty.VTY, logs *logx.Registry, base slog.Handler, stderr 
 		for k, l := range vt.Levels {
 			t.Levels[k] = l
 		}
+		t.ForceAll, t.Force = vt.Forced() // `logging level force-all`
 		cfg.Targets = append(cfg.Targets, t)
 	}
 	if len(cfg.Targets) > 0 && cfg.Default {

@@ -232,6 +232,48 @@ func TestLogStderrTarget(t *testing.T) {
 	}
 }
 
+// TestLogForceAll: `logging level force-all` on a `log file` target forces
+// every category of that target (the registry follows, so the records are
+// made), whatever the category levels; released, the category levels
+// apply again. The default stderr output is not affected.
+func TestLogForceAll(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.log")
+	v, logs, fan, stderr := logSetup(t, "log file "+path+"\n logging filter all 1\n logging print category-hex 0\n"+
+		" logging print category 1\n logging print file 0\n logging level pcu error\n logging level force-all debug\n")
+	if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := logs.Level(logx.CatRLCMAC); l != logx.LevelDebug {
+		t.Fatalf("registry rlcmac level %v, want debug", l)
+	}
+	logs.Logger(logx.CatPCU).Debug("pcu-debug")
+	logs.Logger(logx.CatRLCMAC).Debug("rlcmac-debug")
+	s := v.NewSession(nil)
+	defer s.Release()
+	s.Start()
+	for _, cmd := range []string{"enable", "configure terminal", "log file " + path, "no logging level force-all"} {
+		if out := s.Exec(cmd); strings.Contains(out, "%") {
+			t.Fatalf("%s: %q", cmd, out)
+		}
+	}
+	if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
+		t.Fatal(err)
+	}
+	logs.Logger(logx.CatPCU).Debug("pcu-debug-2")
+	logx.Notice(logs.Logger(logx.CatPCU), "pcu-notice")
+	logs.Logger(logx.CatPCU).Error("pcu-error")
+	logx.Notice(logs.Logger(logx.CatRLCMAC), "rlcmac-notice")
+	if got, want := readFile(t, path), "DPCU pcu-debug\nDRLCMAC rlcmac-debug\nDPCU pcu-error\nDRLCMAC rlcmac-notice\n"; got != want {
+		t.Errorf("%s:\n%q\nwant\n%q", path, got, want)
+	}
+	if l, _ := logs.Level(logx.CatRLCMAC); l != logx.LevelNotice {
+		t.Errorf("registry rlcmac level after release %v, want notice", l)
+	}
+	if se := stderr.String(); strings.Contains(se, "debug") {
+		t.Errorf("stderr got debug lines:\n%s", se)
+	}
+}
+
 // TestLogTargetsOpenError: an unopenable file is reported; the other
 // targets work.
 func TestLogTargetsOpenError(t *testing.T) {

@@ -1,0 +1,104 @@
+package vty
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gopcu/gopcu/internal/logx"
+)
+
+// runningLog is the `log stderr` section of `show running-config`.
+func runningLog(t *testing.T, s *Session) string {
+	t.Helper()
+	out := s.Exec("show running-config")
+	i := strings.Index(out, "log stderr\n")
+	if i < 0 {
+		t.Fatalf("no log stderr in %q", out)
+	}
+	out = out[i:]
+	if j := strings.Index(out, "\n!"); j >= 0 {
+		out = out[:j+1]
+	}
+	return out
+}
+
+// TestForceAll: `logging level force-all <level>` forces every category of
+// the target to the level and is written back before the category levels;
+// `no logging level force-all` (and the deprecated `logging level all
+// everything`) releases it and the category levels apply again, as
+// libosmocore's log_target.loglevel.
+func TestForceAll(t *testing.T) {
+	v := testTree()
+	if err := v.ReadConfig(strings.NewReader("log stderr\n logging level rlcmac error\n logging level force-all info\n"), "t.cfg"); err != nil {
+		t.Fatal(err)
+	}
+	tg := v.Logging.Find("stderr", "")
+	if l, ok := tg.Forced(); !ok || l != logx.LevelInfo {
+		t.Fatalf("Forced() = %v, %v", l, ok)
+	}
+	// Forced: the category levels do not matter.
+	if !tg.Wants(logx.CatRLCMAC, logx.LevelInfo) || tg.Wants(logx.CatPCU, logx.LevelDebug) {
+		t.Fatal("force-all info not applied to every category")
+	}
+	s := v.NewSession(nil)
+	s.Start()
+	s.Exec("enable")
+	got := runningLog(t, s)
+	if !strings.Contains(got, " logging print file 1\n logging level force-all info\n") ||
+		!strings.Contains(got, " logging level rlcmac error\n") {
+		t.Fatalf("running-config:\n%s", got)
+	}
+	s.Exec("configure terminal")
+	s.Exec("log stderr")
+	if out := s.Exec("no logging level force-all"); out != "" {
+		t.Fatalf("no logging level force-all: %q", out)
+	}
+	if _, ok := tg.Forced(); ok {
+		t.Fatal("still forced")
+	}
+	if got := runningLog(t, s); strings.Contains(got, "force-all") {
+		t.Fatalf("running-config after release:\n%s", got)
+	}
+	// Released: the category levels are back.
+	if tg.Wants(logx.CatRLCMAC, logx.LevelNotice) || !tg.Wants(logx.CatPCU, logx.LevelNotice) {
+		t.Fatal("category levels not back")
+	}
+	// The deprecated forms.
+	s.Exec("logging level all error")
+	if l, ok := tg.Forced(); !ok || l != logx.LevelError {
+		t.Fatalf("logging level all error: %v %v", l, ok)
+	}
+	s.Exec("logging level all everything")
+	if _, ok := tg.Forced(); ok {
+		t.Fatal("logging level all everything did not release")
+	}
+}
+
+// TestForceAllSession: force-all on a telnet session's `logging enable`
+// target, shown by `show logging vty` as libosmocore's "Global Loglevel".
+func TestForceAllSession(t *testing.T) {
+	v := testTree()
+	s := v.NewSession(nil)
+	s.Start()
+	s.Exec("logging enable")
+	if out := s.Exec("show logging vty"); !strings.HasPrefix(out, " Global Loglevel: unknown 0x0\n") {
+		t.Fatalf("show logging vty: %q", out)
+	}
+	s.Exec("logging level rlcmac debug")
+	s.Exec("logging level force-all error")
+	if out := s.Exec("show logging vty"); !strings.HasPrefix(out, " Global Loglevel: ERROR\n") ||
+		!strings.Contains(out, "  RLCMAC     DEBUG") {
+		t.Fatalf("show logging vty: %q", out)
+	}
+	tg := s.LogTarget()
+	if tg.Wants(logx.CatRLCMAC, logx.LevelNotice) || !tg.Wants(logx.CatRLCMAC, logx.LevelError) {
+		t.Fatal("session target not forced to error")
+	}
+	s.Exec("no logging level force-all")
+	if out := s.Exec("show logging vty"); !strings.HasPrefix(out, " Global Loglevel: unknown 0x0\n") {
+		t.Fatalf("show logging vty after release: %q", out)
+	}
+	if !tg.Wants(logx.CatRLCMAC, logx.LevelDebug) {
+		t.Fatal("rlcmac debug not back")
+	}
+}
