@@ -470,6 +470,9 @@ func (e *Engine) encodePUAN(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 	}
 	m.HasTA = true
 	m.TA = packetTA(t.ms)
+	// TBF_EST = 1, as osmo-pcu: the MS may ask for its next UL TBF in the
+	// final ack's poll (TS 44.060 §9.3.3.3); GPRS carries it in the R99 part
+	m.TBFEst, m.HasR99 = true, !t.egprs
 	if t.egprs {
 		// RESEGMENT and PRE_EMPTIVE_TRANSMISSION set, as osmo-pcu: the MS
 		// may split units below the commanded MCS's family (Table 8.1.1.1)
@@ -691,6 +694,10 @@ func (e *Engine) singleBlock(bts *BTS, ra uint16, is11 bool, rachFN uint32, ta u
 // in a single block allocation: the MS named by its TLLI gets an UL TBF,
 // assigned with a Packet Uplink Assignment on the PDCH of the request.
 func (e *Engine) resourceRequest(bts *BTS, p *PDCH, r resv, m *rlcmac.PacketResourceRequest) {
+	if r.kind == resvPoll && r.reason == pollULAck && r.tbf != nil {
+		e.reuseULTBF(bts, p, r.tbf, m)
+		return
+	}
 	if r.kind != resvSBA || !m.ID.IsTLLI {
 		e.tbfLog.Debug("Packet Resource Request outside a single block allocation", "fn", r.fn)
 		return
@@ -721,6 +728,48 @@ func (e *Engine) resourceRequest(bts *BTS, p *PDCH, r resv, m *rlcmac.PacketReso
 	t.sendPUA = true
 	e.setState(t, TBFAssign)
 	bts.Ctr.Inc(CtrImmAssULContentionResolutionSuccess)
+}
+
+// reuseULTBF handles a Packet Resource Request sent in the poll of the
+// final Packet Uplink Ack/Nack (TBF_EST = 1; TS 44.060 §9.3.3.3): the MS
+// got new data during its countdown. It confirms the final ack (the old TBF
+// goes, as on a Packet Control Ack) and asks for the next UL TBF, which is
+// assigned at once with a Packet Uplink Assignment on this PDCH, as
+// osmo-pcu does; the MS need not wait for a DL poll or access again.
+func (e *Engine) reuseULTBF(bts *BTS, p *PDCH, old *TBF, m *rlcmac.PacketResourceRequest) {
+	ms := old.ms
+	id := &m.ID
+	ours := id.IsTLLI && id.TLLI == ms.TLLI ||
+		!id.IsTLLI && !id.GlobalTFI.Downlink && id.GlobalTFI.TFI == old.tfi ||
+		!id.IsTLLI && id.GlobalTFI.Downlink && ms.DL != nil && ms.DL.tfi == id.GlobalTFI.TFI
+	if !ours {
+		e.tbfLog.Debug("Packet Resource Request in the final ack poll from another MS", "tbf", old.String())
+		return
+	}
+	egprs := old.egprs
+	e.freeTBF(old, false)
+	if m.HasRAC {
+		if g, eg, _ := m.RAC.MultislotClasses(); g > 0 {
+			ms.MSClass, ms.EGPRSClass = int(g), int(eg)
+		}
+	}
+	if ms.UL != nil {
+		return // already asked for in a DL Ack/Nack
+	}
+	t, err := e.allocULSlots(bts, ms, true)
+	if err != nil {
+		return
+	}
+	if egprs && bts.MCSMask != 0 {
+		e.makeEGPRSUL(t)
+	}
+	t.tlliKnown, t.contention = true, true
+	t.puaTRX, t.puaTS = p.TRX, int8(p.TS)
+	t.sendPUA = true
+	e.setState(t, TBFAssign)
+	if ms.Queue.Len() > 0 && ms.DL == nil {
+		e.establishDL(bts, ms)
+	}
 }
 
 // adaptULCS is the UL link adaptation (osmo-pcu-facts §3.8): when this and

@@ -180,6 +180,12 @@ type MS struct {
 	OnLLC func(frame []byte)
 	// SplitBlocks counts the EGPRS split (SPB) blocks addressed to the MS.
 	SplitBlocks int
+	// NoReuse keeps the MS from asking for its next UL TBF in the final
+	// Packet Uplink Ack/Nack's poll (TS 44.060 §9.3.3.3); it then sends a
+	// Packet Control Ack and asks again later (DL Ack/Nack or RACH).
+	NoReuse bool
+	// ULReuses counts the Packet Resource Requests sent in final-ack polls.
+	ULReuses int
 	// ULSplitBlocks counts the EGPRS split (SPB) blocks the MS sent: it
 	// resegments units when the network commands an MCS below the unit's
 	// family (TS 44.060 Table 8.1.1.1, RESEGMENT = 1).
@@ -881,10 +887,28 @@ func (m *MS) dlControl(d pcuif.Data) {
 		}
 		if final {
 			m.ul.done = true
-			if h.SP {
-				m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TRX, d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
-			}
 			m.ul = ulState{}
+			if !h.SP {
+				break
+			}
+			fn := rrbpFN(d.FN, h.RRBP)
+			if len(m.ulQueue) > 0 && x.TBFEst && !m.NoReuse {
+				// data came during the countdown: ask for the next TBF in
+				// the final ack's poll (TS 44.060 §9.3.3.3) and listen here
+				// for its assignment
+				prr := &rlcmac.PacketResourceRequest{ID: rlcmac.ULID{IsTLLI: true, TLLI: m.TLLI},
+					ChanReq: rlcmac.ChannelRequestDescription{RLCOctetCount: uint16(min(len(m.ulQueue[0]), 0xffff))}}
+				if m.Class > 0 {
+					prr.HasRAC = true
+					prr.RAC = msRAC(m.Class, m.EGPRSClass)
+				}
+				m.sbaTRX, m.sbaTS = d.TRX, d.TS
+				m.sendCtrl(fn, d.TRX, d.TS, prr)
+				m.waitPUA = (fn + 4*217) % pcuif.MaxFN // T3168
+				m.ULReuses++
+				break
+			}
+			m.sendCtrl(fn, d.TRX, d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
 		}
 	case *rlcmac.PacketDownlinkAssignment:
 		m.cell.Blocks.Control++

@@ -3,6 +3,7 @@ package system
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -125,5 +126,52 @@ func TestUplinkTransfer(t *testing.T) {
 		if !bytes.Equal(got[i], want[i]) {
 			t.Fatalf("frame %d differs:\n%x\n%x", i, got[i], want[i])
 		}
+	}
+}
+
+// TestULTBFReuseInFinalAck: data the MS gets during its countdown makes it
+// answer the final Packet Uplink Ack/Nack's poll (TBF_EST = 1) with a
+// Packet Resource Request (TS 44.060 §9.3.3.3); the PCU confirms the old
+// TBF and assigns the next one on PACCH at once, as osmo-pcu does: no
+// second access burst. An MS that does not use it (NoReuse) accesses
+// again on the RACH.
+func TestULTBFReuseInFinalAck(t *testing.T) {
+	for _, reuse := range []bool{true, false} {
+		t.Run(fmt.Sprintf("reuse=%v", reuse), func(t *testing.T) {
+			r := startRadio(t, pcuif.V12, bulkParams(), 21)
+			ms := r.cell.AddMS(0xc0002101, "901700000002101", 12)
+			ms.NoReuse = !reuse
+			ms.SendLLC(llcFrame(1, 200))
+			ctx := context.Background()
+			s := 0
+			for ; s < 2000 && !ms.ULActive(); s++ {
+				if err := r.cell.Step(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := 0; i < 3; i++ { // the countdown runs: the new frame cannot join
+				if err := r.cell.Step(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ms.SendLLC(llcFrame(2, 200))
+			for ; s < 4000 && len(r.gb.frames(ms.TLLI)) < 2; s++ {
+				if err := r.cell.Step(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := r.gb.frames(ms.TLLI)
+			if len(got) != 2 || !bytes.Equal(got[1], llcFrame(2, 200)) {
+				t.Fatalf("SGSN got %d frames", len(got))
+			}
+			rach := ctrVal(r, pcu.CtrRACHRequests)
+			t.Logf("reuse %v: %d RACH, %d Packet Resource Requests in final-ack polls, done after %d blocks", reuse, rach, ms.ULReuses, s)
+			if reuse && (ms.ULReuses != 1 || rach != 1) {
+				t.Fatalf("reuse: %d requests in the final ack's poll, %d RACHs; want 1 and 1", ms.ULReuses, rach)
+			}
+			if !reuse && (ms.ULReuses != 0 || rach != 2) {
+				t.Fatalf("no reuse: %d requests, %d RACHs; want 0 and 2", ms.ULReuses, rach)
+			}
+		})
 	}
 }
