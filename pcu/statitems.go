@@ -6,10 +6,28 @@ import (
 	"github.com/gopcu/gopcu/stats"
 )
 
-// StatItems appends osmo-pcu's "bts" stat items of every BTS to dst
-// (libosmocore osmo_stat_item, statsd and `show stats`): ms.present,
-// pdch.available, pdch.occupied[.gprs|.egprs]. Engine goroutine only.
+// StatItems appends osmo-pcu's stat items to dst (libosmocore
+// osmo_stat_item, statsd and `show stats`), newest group first as
+// libosmocore lists them: libosmogb's "ns.nsvc" alive.delay of each NS-VC
+// and "ns.bind" tx_backlog_length of each bind (always 0 over UDP) while
+// Gb runs, then the "bts" items of every BTS: ms.present, pdch.available,
+// pdch.occupied[.gprs|.egprs]. Engine goroutine only.
 func (e *Engine) StatItems(dst []stats.Item) []stats.Item {
+	if e.gbl != nil {
+		n := e.gbl.gb.NSE()
+		vcs := n.VCs()
+		for i := len(vcs) - 1; i >= 0; i-- {
+			vc := vcs[i]
+			dst = append(dst, stats.Item{Group: "ns.nsvc", Index: vc.Ctrs.Index, IndexName: vc.Ctrs.IndexName,
+				Name: "alive.delay", Value: vc.AliveDelay().Milliseconds(), GroupDescription: "NSVC Peer Statistics",
+				Description: "ALIVE response time        ", Unit: "ms"})
+		}
+		binds := n.Binds()
+		for i := len(binds) - 1; i >= 0; i-- {
+			dst = append(dst, stats.Item{Group: "ns.bind", Index: uint32(binds[i]), Name: "tx_backlog_length",
+				GroupDescription: "NS Bind Statistics", Description: "Transmit backlog length", Unit: "packets"})
+		}
+	}
 	for nr := 0; nr < 256; nr++ {
 		bts := e.bts[uint8(nr)]
 		if bts == nil {

@@ -159,3 +159,36 @@ func TestSNSCounterGroups(t *testing.T) {
 		t.Fatalf("groups after SNS-DELETE %q", got)
 	}
 }
+
+// TestAliveDelay: the "alive.delay" stat item is the time from the first
+// NS-ALIVE of a test round to its NS-ALIVE-ACK, 0 after a reset.
+func TestAliveDelay(t *testing.T) {
+	n, tx, _ := classicNSE(t)
+	n.Start(0)
+	in(n, hResetAck, time.Millisecond) // NS-UNBLOCK, NS-ALIVE
+	in(n, hUnblkAck, time.Millisecond)
+	vc := n.VCs()[0]
+	if vc.AliveDelay() != 0 {
+		t.Fatal(vc.AliveDelay())
+	}
+	in(n, hAliveAck, 5*time.Millisecond)
+	if d := vc.AliveDelay(); d != 4*time.Millisecond {
+		t.Fatalf("alive.delay %v, want 4ms", d)
+	}
+	// Tns-test (30 s) later the next round; one retransmission after
+	// Tns-alive (3 s): the delay runs from the first NS-ALIVE.
+	n.Tick(5*time.Millisecond + 30*time.Second)
+	n.Tick(5*time.Millisecond + 33*time.Second)
+	tx.take()
+	in(n, hAliveAck, 5*time.Millisecond+33*time.Second+100*time.Millisecond)
+	if d := vc.AliveDelay(); d != 3100*time.Millisecond {
+		t.Fatalf("alive.delay %v, want 3.1s", d)
+	}
+	vc.startReset(41 * time.Second) // e.g. after NS-STATUS "NS-VC unknown"
+	if d := vc.AliveDelay(); d != 0 {
+		t.Fatalf("alive.delay after reset %v", d)
+	}
+	if b := n.Binds(); !slices.Equal(b, []int{0}) {
+		t.Fatalf("binds %v", b)
+	}
+}

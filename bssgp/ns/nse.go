@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/gopcu/gopcu/internal/logx"
@@ -240,6 +241,20 @@ func (n *NSE) bindAddr(bind int) netip.AddrPort {
 
 // Config returns the configuration in use.
 func (n *NSE) Config() Config { return n.cfg }
+
+// Binds returns the local binds (sockets) of the configuration in
+// ascending order: libosmogb's "ns.bind" stat item groups, numbered in
+// creation order as the binds of INFO_IND are.
+func (n *NSE) Binds() []int {
+	var out []int
+	for _, ep := range n.cfg.Endpoints {
+		if !slices.Contains(out, ep.Bind) {
+			out = append(out, ep.Bind)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
 
 // VCs returns the NS-VCs (for VTY "show ns").
 func (n *NSE) VCs() []*VC { return n.vcs }

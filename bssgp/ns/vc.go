@@ -46,7 +46,9 @@ type VC struct {
 	peerBlocked  bool
 	aliveTimer   time.Duration // tns-test or tns-alive of the alive procedure
 	aliveRetries int
-	aliveOut     bool // NS-ALIVE outstanding
+	aliveOut     bool          // NS-ALIVE outstanding
+	aliveStart   time.Duration // first NS-ALIVE of the current test round
+	aliveDelay   time.Duration // "alive.delay" stat item
 	since        time.Duration
 	// Ctrs is the NS-VC's "ns:nsvc" counter group: index in allocation
 	// order across the NS instance, named after the NS-VC (VCGroupName).
@@ -101,6 +103,12 @@ func sockaddrStr(a netip.AddrPort) string {
 	return s
 }
 
+// AliveDelay is the NS-VC's "alive.delay" stat item (libosmogb
+// NS_STAT_ALIVE_DELAY, in ms on statsd): how long the SGSN took to answer
+// the last test procedure, from its first NS-ALIVE to the NS-ALIVE-ACK;
+// 0 again when the NS-VC is reset or declared dead.
+func (vc *VC) AliveDelay() time.Duration { return vc.aliveDelay }
+
 // inc and add count on the NS-VC and its NSE (libosmogb RATE_CTR_INC_NS).
 func (vc *VC) inc(ctr int) {
 	vc.Ctrs.Inc(ctr)
@@ -153,6 +161,7 @@ func (vc *VC) startReset(now time.Duration) {
 		return
 	}
 	vc.aliveTimer, vc.aliveOut, vc.peerBlocked = 0, false, false
+	vc.aliveDelay = 0
 	vc.retries = 0
 	vc.setState(VCResetting, now)
 	vc.tx(NewReset(CauseOMIntervention, vc.NSVCI, vc.nse.cfg.NSEI))
@@ -169,6 +178,7 @@ func (vc *VC) startAliveOnly(now time.Duration) {
 // startAlive starts the test procedure with a fresh retry count (§7.4).
 func (vc *VC) startAlive(now time.Duration) {
 	vc.aliveRetries = 0
+	vc.aliveStart = now
 	vc.sendAlive(now)
 }
 
@@ -193,11 +203,13 @@ func (vc *VC) sendUnblock(now time.Duration) {
 func (vc *VC) dead(now time.Duration) {
 	vc.nse.log.Log(context.Background(), logx.LevelNotice, "NS-VC dead: no NS-ALIVE-ACK", "nsvci", vc.NSVCI)
 	vc.inc(CtrDead)
+	vc.aliveDelay = 0
 	if vc.classic {
 		vc.startReset(now)
 		return
 	}
 	vc.aliveRetries = 0
+	vc.aliveStart = now
 	vc.setState(VCRecovering, now)
 	vc.sendAlive(now)
 	if vc.nse.sns != nil {
@@ -235,6 +247,7 @@ func (vc *VC) tick(now time.Duration) {
 	if vc.aliveTimer != 0 && now >= vc.aliveTimer {
 		vc.aliveTimer = 0
 		if !vc.aliveOut {
+			vc.aliveStart = now
 			vc.sendAlive(now) // Tns-test expired: test the NS-VC
 		} else {
 			vc.aliveRetries++
@@ -255,6 +268,7 @@ func (vc *VC) input(p *PDU, raw []byte, now time.Duration) {
 		vc.tx(NewSimple(PDUAliveAck))
 	case PDUAliveAck:
 		if vc.aliveOut {
+			vc.aliveDelay = now - vc.aliveStart
 			vc.startTest(now)
 		}
 		if vc.state == VCRecovering {

@@ -172,8 +172,10 @@ func engineRegistry() *ratectr.Registry {
 // engineItems are the stat items gopcu has today (pcu/bts.go msPresent).
 var engineItems = []Item{{Group: "bts", Name: "ms.present"}}
 
-// missingNames are what osmo-pcu sends and gopcu cannot yet: the BTS's PDCH
-// stat items (not in engineItems) and the NS stat items.
+// missingNames are what osmo-pcu sends and engineItems lack: the BTS's
+// PDCH stat items and the NS stat items, which only a running engine makes
+// (pcu.Engine.StatItems; the NS ones are checked by
+// TestPagingCountersMatchOsmoPCU).
 var missingNames = []string{
 	"TTCN3.bts.0.pdch.available g", "TTCN3.bts.0.pdch.occupied g",
 	"TTCN3.bts.0.pdch.occupied.egprs g", "TTCN3.bts.0.pdch.occupied.gprs g",

@@ -136,14 +136,32 @@ func gopcuPaging(t *testing.T) map[string]int64 {
 	done := make(chan struct{})
 	go func() { eng.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
-	r := New(ttcn3, reg, nil)
+	var items []Item
+	r := New(ttcn3, reg, func() []Item { return items })
 	c := &capture{}
 	r.SetSender(c.send)
 	r.Report(time.Now())
 	pagingScript(t, bts, sg, up)
-	eng.Call(func() {})
+	eng.Call(func() { items = eng.StatItems(items[:0]) })
 	r.Report(time.Now())
-	return sumCounters(c.take(), "TTCN3.")
+	pkts := c.take()
+	// The NS stat items under osmo-pcu's names; the SGSN emulator answers
+	// NS-ALIVE on the same host within a second.
+	for _, want := range []string{"TTCN3.ns.nsvc.NSE00101-NSVC-UDP-0_0_0_0.23001-127_0_0_1.23000.alive.delay:", "TTCN3.ns.bind.0.tx_backlog_length:0|g"} {
+		found := false
+		for _, p := range pkts {
+			for l := range strings.SplitSeq(p, "\n") {
+				if strings.HasPrefix(l, want) && strings.HasSuffix(l, "|g") {
+					v, err := strconv.Atoi(strings.TrimSuffix(l[strings.LastIndexByte(l, ':')+1:], "|g"))
+					found = err == nil && v >= 0 && v < 1000
+				}
+			}
+		}
+		if !found {
+			t.Errorf("gopcu sent no %s gauge (in %q)", want, pkts)
+		}
+	}
+	return sumCounters(pkts, "TTCN3.")
 }
 
 // TestPagingCountersMatchOsmoPCU sends the same PS paging from the SGSN
