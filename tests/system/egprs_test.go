@@ -85,9 +85,6 @@ func TestEGPRSBulkDownlink(t *testing.T) {
 				var got [][]byte
 				ms.OnLLC = func(f []byte) { got = append(got, f) }
 				size := transferSize()
-				if mcs <= 4 && !testing.Short() {
-					size /= 2 // the slow schemes: 512 kB keeps the suite short
-				}
 				want := frames(size, 1500)
 				for _, f := range want {
 					r.dlEGPRS(ms.TLLI, ms.IMSI, f)
@@ -219,7 +216,7 @@ func TestGPRSAndEGPRSShareAPDCH(t *testing.T) {
 
 // TestEGPRSBulkUplink: an EGPRS MS accesses with an 11-bit EGPRS Packet
 // Channel Request, gets an EGPRS UL TBF (LH 00 Immediate Assignment) and
-// sends 1 MB (256 kB for MCS-1..4, one uplink slot) at each MCS with 0, 1
+// sends 1 MB (one uplink slot) at each MCS with 0, 1
 // and 10 % block loss: the SGSN side gets every frame intact and in order.
 // MCS-7..9 blocks carry two units. -short: 100 kB, 0 and 10 %.
 func TestEGPRSBulkUplink(t *testing.T) {
@@ -238,9 +235,6 @@ func TestEGPRSBulkUplink(t *testing.T) {
 				ms := r.cell.AddMS(0xc0000030, "901700000000030", 12)
 				ms.EGPRSClass = 12
 				size := transferSize()
-				if mcs <= 4 && !testing.Short() {
-					size /= 4
-				}
 				want := frames(size, 1500)
 				for _, f := range want {
 					ms.SendLLC(f)
