@@ -2,84 +2,609 @@ package pcu
 
 import (
 	"encoding/binary"
+	"math/bits"
 
 	"github.com/gopcu/gopcu/rlcmac"
 )
 
-// Multislot classes (3GPP TS 45.002 Annex B, Table B.1): Rx, Tx, Sum, type.
-// Sum 0 means "not applicable" (type 2 and classes 19-29: Rx+Tx unlimited).
-var msClasses = [46]struct{ rx, tx, sum, typ uint8 }{
-	{0, 0, 0, 0},
-	{1, 1, 2, 1}, {2, 1, 3, 1}, {2, 2, 3, 1}, {3, 1, 4, 1}, {2, 2, 4, 1}, {3, 2, 4, 1}, {3, 3, 4, 1},
-	{4, 1, 5, 1}, {3, 2, 5, 1}, {4, 2, 5, 1}, {4, 3, 5, 1}, {4, 4, 5, 1},
-	{3, 3, 0, 2}, {4, 4, 0, 2}, {5, 5, 0, 2}, {6, 6, 0, 2}, {7, 7, 0, 2}, {8, 8, 0, 2},
-	{6, 2, 0, 1}, {6, 3, 0, 1}, {6, 4, 0, 1}, {6, 4, 0, 1}, {6, 6, 0, 1},
-	{8, 2, 0, 1}, {8, 3, 0, 1}, {8, 4, 0, 1}, {8, 4, 0, 1}, {8, 6, 0, 1}, {8, 8, 0, 1},
-	{5, 1, 6, 1}, {5, 2, 6, 1}, {5, 3, 6, 1}, {5, 4, 6, 1}, {5, 5, 6, 1},
-	{5, 1, 6, 1}, {5, 2, 6, 1}, {5, 3, 6, 1}, {5, 4, 6, 1}, {5, 5, 6, 1},
-	{6, 1, 7, 1}, {6, 2, 7, 1}, {6, 3, 7, 1}, {6, 4, 7, 1}, {6, 5, 7, 1}, {6, 6, 7, 1},
+// Timeslot allocation (osmo-pcu-facts §4.7), with osmo-pcu's observable
+// behaviour:
+//
+//   - An MS holds a slot reservation while it has TBFs: a TRX, a set of
+//     downlink and of uplink timeslots chosen for its multislot class, and
+//     its first common timeslot (the lowest TS in both sets: the control
+//     TS, PACCH, of its TBFs). Its TBFs take their slots out of the
+//     reservation, which ends when its last TBF is freed. Each PDCH counts
+//     the MSs that reserve it per direction.
+//   - Algorithm A gives every TBF one timeslot, the least busy PDCH (TBFs
+//     of both directions plus reservations) within what the MS already
+//     uses. Counter tbf:alloc:algo-a.
+//   - Algorithm B reserves, for an MS without reservation, the uplink and
+//     downlink window that TS 45.002 Annex B allows its class and that has
+//     the most free capacity, then gives a downlink TBF the whole downlink
+//     reservation and an uplink TBF the reserved uplink slots that are
+//     also downlink slots (where it can read its USF) and have a free USF;
+//     a single-slot request (CCCH) gets one common TS (the MS's first
+//     common TS, else the least busy). Counter tbf:alloc:algo-b.
+//   - dynamic (the default) uses B until B fails, then A until some PDCH
+//     carries at most one downlink TBF again.
+//
+// Failures count tbf:alloc:failed; B also counts the cause (no_tfi,
+// no_slot_combi, no_slot_avail, no_usf), also when dynamic then succeeds
+// with A.
+
+// msClass is a row of 3GPP TS 45.002 Annex B Table B.1: the maximum
+// number of Rx, Tx and Rx+Tx slots (sum 0: no limit), the minimum numbers
+// of slots Tta, Ttb, Tra, Trb, and the type (1: no simultaneous Tx and
+// Rx; 2: full duplex).
+type msClass struct{ rx, tx, sum, tta, ttb, tra, trb, typ uint8 }
+
+// msClasses is Table B.1 for classes 1-45. The table's letters are taken
+// as for a cell without frequency hopping and an MS without TA offset (as
+// osmo-pcu does): Ttb a = 0, b = 1; Tra t0 = 1; Trb a = 0, c = 1, t0 = 0.
+// Tta is not applicable to type 2 (0 here).
+var msClasses = [46]msClass{
+	{}, // 0: unknown, `multislot-class default` is used
+	{1, 1, 2, 3, 2, 4, 2, 1}, {2, 1, 3, 3, 2, 3, 1, 1}, {2, 2, 3, 3, 2, 3, 1, 1}, {3, 1, 4, 3, 1, 3, 1, 1},
+	{2, 2, 4, 3, 1, 3, 1, 1}, {3, 2, 4, 3, 1, 3, 1, 1}, {3, 3, 4, 3, 1, 3, 1, 1}, {4, 1, 5, 3, 1, 2, 1, 1},
+	{3, 2, 5, 3, 1, 2, 1, 1}, {4, 2, 5, 3, 1, 2, 1, 1}, {4, 3, 5, 3, 1, 2, 1, 1}, {4, 4, 5, 2, 1, 2, 1, 1},
+	// 13-18: type 2
+	{3, 3, 0, 0, 0, 3, 0, 2}, {4, 4, 0, 0, 0, 3, 0, 2}, {5, 5, 0, 0, 0, 3, 0, 2},
+	{6, 6, 0, 0, 0, 2, 0, 2}, {7, 7, 0, 0, 0, 1, 0, 2}, {8, 8, 0, 0, 0, 0, 0, 2},
+	// 19-29: type 1 without Rx+Tx limit
+	{6, 2, 0, 3, 1, 2, 1, 1}, {6, 3, 0, 3, 1, 2, 1, 1}, {6, 4, 0, 3, 1, 2, 1, 1}, {6, 4, 0, 2, 1, 2, 1, 1},
+	{6, 6, 0, 2, 1, 2, 1, 1}, {8, 2, 0, 3, 1, 2, 1, 1}, {8, 3, 0, 3, 1, 2, 1, 1}, {8, 4, 0, 3, 1, 2, 1, 1},
+	{8, 4, 0, 2, 1, 2, 1, 1}, {8, 6, 0, 2, 1, 2, 1, 1}, {8, 8, 0, 2, 1, 2, 1, 1},
+	// 30-45
+	{5, 1, 6, 2, 1, 1, 1, 1}, {5, 2, 6, 2, 1, 1, 1, 1}, {5, 3, 6, 2, 1, 1, 1, 1}, {5, 4, 6, 2, 1, 1, 1, 1},
+	{5, 5, 6, 2, 1, 1, 1, 1}, {5, 1, 6, 2, 1, 1, 1, 1}, {5, 2, 6, 2, 1, 1, 1, 1}, {5, 3, 6, 2, 1, 1, 1, 1},
+	{5, 4, 6, 2, 1, 1, 1, 1}, {5, 5, 6, 2, 1, 1, 1, 1}, {6, 1, 7, 1, 1, 1, 0, 1}, {6, 2, 7, 1, 1, 1, 0, 1},
+	{6, 3, 7, 1, 1, 1, 0, 1}, {6, 4, 7, 1, 1, 1, 0, 1}, {6, 5, 7, 1, 1, 1, 0, 1}, {6, 6, 7, 1, 1, 1, 0, 1},
+}
+
+func classRow(class int) *msClass {
+	if class < 1 || class > 45 {
+		class = 12
+	}
+	return &msClasses[class]
 }
 
 // maxDLSlots is the number of downlink slots a class can use while it also
 // transmits on txSlots uplink slots.
 func maxDLSlots(class, txSlots int) int {
-	if class < 1 || class > 45 {
-		class = 12
-	}
-	c := msClasses[class]
+	c := classRow(class)
 	rx := int(c.rx)
 	if c.sum > 0 && txSlots > 0 && rx+txSlots > int(c.sum) {
 		rx = int(c.sum) - txSlots
 	}
-	if rx < 1 {
-		rx = 1
-	}
-	return rx
+	return max(rx, 1)
 }
 
-// maxULSlots is the number of uplink slots a class can use while it also
-// receives on rxSlots downlink slots.
-func maxULSlots(class, rxSlots int) int {
-	if class < 1 || class > 45 {
-		class = 12
-	}
-	c := msClasses[class]
-	tx := int(c.tx)
-	if c.sum > 0 && rxSlots > 0 && tx+rxSlots > int(c.sum) {
-		tx = int(c.sum) - rxSlots
-	}
-	return max(tx, 1)
+// msSlots is an MS's slot reservation (see the top of this file).
+type msSlots struct {
+	on     bool
+	trx    uint8
+	ul, dl uint8
+	first  uint8 // first common TS + 1; 0: none
 }
 
-// chooseULSlots picks up to n consecutive enabled PDCHs, each with a free
-// USF, with the least uplink load; the control TS is the first. It falls
-// back to the single slot one.
-func (e *Engine) chooseULSlots(trx *TRX, n, one int) (uint8, int) {
-	bestMask, bestCost, bestFirst := uint8(1)<<one, 1<<30, one
-	for start := 0; start < 8; start++ {
-		var mask uint8
-		cost, k := 0, 0
-		for ts := start; ts < 8 && k < n; ts++ {
-			p := &trx.PDCH[ts]
-			if !p.Enabled {
-				break
-			}
-			if _, ok := freeUSF(p); !ok {
-				break
-			}
-			mask |= 1 << ts
-			cost += p.load(DirUL)*4 + p.load(DirDL)
-			k++
+func (s *msSlots) firstTS() int { return int(s.first) - 1 }
+
+// trxSlots counts, per TS, the MSs reserving it for uplink and downlink.
+type trxSlots struct{ ul, dl [8]uint16 }
+
+// setSlots makes (trx, ul, dl) the reservation of ms.
+func (e *Engine) setSlots(ms *MS, trx int, ul, dl uint8) {
+	e.unreserve(ms)
+	ms.slots.on, ms.slots.trx, ms.slots.ul, ms.slots.dl = true, uint8(trx), ul, dl
+	c := &ms.bts.TRX[trx].slots
+	for ts := range 8 {
+		if ul&(1<<ts) != 0 {
+			c.ul[ts]++
 		}
-		if k == 0 {
+		if dl&(1<<ts) != 0 {
+			c.dl[ts]++
+		}
+	}
+}
+
+func (e *Engine) unreserve(ms *MS) {
+	s := &ms.slots
+	if !s.on {
+		return
+	}
+	c := &ms.bts.TRX[s.trx].slots
+	for ts := range 8 {
+		if s.ul&(1<<ts) != 0 && c.ul[ts] > 0 {
+			c.ul[ts]--
+		}
+		if s.dl&(1<<ts) != 0 && c.dl[ts] > 0 {
+			c.dl[ts]--
+		}
+	}
+	s.on, s.ul, s.dl = false, 0, 0
+}
+
+// releaseSlots ends the reservation of an MS that has no TBF left (or is
+// freed), with its first common TS.
+func (e *Engine) releaseSlots(ms *MS) {
+	e.unreserve(ms)
+	ms.slots.first = 0
+}
+
+// mergeSlots: the TBFs of old move to m (same subscriber): so does the
+// reservation unless m has its own.
+func (e *Engine) mergeSlots(m, old *MS) {
+	if !m.slots.on && old.slots.on && m.bts == old.bts {
+		m.slots, old.slots = old.slots, msSlots{}
+		return
+	}
+	e.releaseSlots(old)
+}
+
+// adoptSlots gives an MS that took over a TBF of another MS object (its
+// TLLI became known) a reservation built from that TBF: its slots in its
+// direction, the other direction still open; its control TS is the first
+// common TS.
+func (e *Engine) adoptSlots(ms *MS) {
+	if ms.slots.on {
+		return
+	}
+	for _, t := range [2]*TBF{ms.UL, ms.DL} {
+		if t == nil || !t.attached || t.slots == 0 {
 			continue
 		}
-		// more slots first, then less load
-		if score := cost - k*1000; popcount8(mask) > popcount8(bestMask) || popcount8(mask) == popcount8(bestMask) && score < bestCost {
-			bestMask, bestCost, bestFirst = mask, score, start
+		if t.dir == DirUL {
+			e.setSlots(ms, int(t.trx), t.slots, 0)
+		} else {
+			e.setSlots(ms, int(t.trx), 0, t.slots)
+		}
+		ms.slots.first = t.ctrlTS + 1
+		return
+	}
+}
+
+// allocReq is an allocation request: one TBF of an MS.
+type allocReq struct {
+	bts    *BTS
+	ms     *MS
+	dir    Dir
+	single bool // one TS (an assignment on CCCH)
+	useTRX int  // the TRX asked for, -1: any
+}
+
+// allocRes is the outcome of a successful allocation.
+type allocRes struct {
+	trx          int
+	tfi          uint8
+	slots        uint8 // the TBF's timeslots
+	resUL, resDL uint8 // the MS's reservation
+	first        int   // first common TS, the control TS
+	usf          [8]uint8
+	upgrade      bool // single slot given, the reservation has more (DL)
+	algoA        bool
+}
+
+// allocate runs the configured algorithm (`alloc-algorithm`, the first
+// letter decides).
+func (e *Engine) allocate(q *allocReq, r *allocRes) bool {
+	e.adoptSlots(q.ms)
+	algo := byte('d')
+	if a := e.params.AllocAlgo; a != "" {
+		algo = a[0]
+	}
+	switch algo {
+	case 'a':
+		return e.allocA(q, r)
+	case 'b':
+		return e.allocB(q, r)
+	}
+	bts := q.bts
+	if bts.multislotOff && idlePDCH(bts) {
+		bts.multislotOff = false
+	}
+	if !bts.multislotOff {
+		if e.allocB(q, r) {
+			return true
+		}
+		bts.multislotOff = true
+	}
+	return e.allocA(q, r)
+}
+
+// multislotEnabled reports whether the next allocation may be multislot:
+// algorithm B, or dynamic while it uses B.
+func (e *Engine) multislotEnabled(bts *BTS) bool {
+	a := e.params.AllocAlgo
+	switch {
+	case a != "" && a[0] == 'a':
+		return false
+	case a != "" && a[0] == 'b':
+		return true
+	}
+	return !bts.multislotOff || idlePDCH(bts)
+}
+
+// idlePDCH reports whether an enabled PDCH carries at most one DL TBF.
+func idlePDCH(bts *BTS) bool {
+	for t := range bts.TRX {
+		for s := range bts.TRX[t].PDCH {
+			if p := &bts.TRX[t].PDCH[s]; p.Enabled && len(p.dl) <= 1 {
+				return true
+			}
 		}
 	}
-	return bestMask, bestFirst
+	return false
+}
+
+// allocA: one timeslot. TRX: the MS's, else the one asked for, else the
+// first with an enabled PDCH and free TFIs in both directions. TS: the
+// MS's first common TS, else one of its reserved common TSs, else any
+// enabled; the least busy one (TBFs of both directions and reservations,
+// +32 without a free TFI in the other direction) with a free USF for an
+// uplink TBF. TFIs are unique per TRX and direction (osmo-pcu makes them
+// unique per PDCH under algorithm A).
+func (e *Engine) allocA(q *allocReq, r *allocRes) bool {
+	*r = allocRes{first: -1}
+	bts, ms := q.bts, q.ms
+	ti := q.useTRX
+	if ms.slots.on {
+		ti = int(ms.slots.trx)
+	}
+	if ti < 0 || ti >= len(bts.TRX) {
+		ti = -1
+		for i := range bts.TRX {
+			trx := &bts.TRX[i]
+			if trx.enabledMask() != 0 && trx.ulTFI != 0xffffffff && trx.dlTFI != 0xffffffff {
+				ti = i
+				break
+			}
+		}
+		if ti < 0 {
+			return false
+		}
+	}
+	trx := &bts.TRX[ti]
+	mask := uint8(0xff)
+	if fc := ms.slots.firstTS(); fc >= 0 {
+		mask = 1 << fc
+	} else if ms.slots.on && ms.slots.ul|ms.slots.dl != 0 {
+		mask = ms.slots.ul & ms.slots.dl
+	}
+	mask &= trx.enabledMask()
+	if mask == 0 {
+		return false
+	}
+	tfi, ok := allocTFI(trx, q.dir)
+	if !ok {
+		return false
+	}
+	other := trx.ulTFI
+	if q.dir == DirUL {
+		other = trx.dlTFI
+	}
+	best, bestUse := -1, 1<<30
+	var bestUSF uint8
+	for ts := range 8 {
+		if mask&(1<<ts) == 0 {
+			continue
+		}
+		p := &trx.PDCH[ts]
+		use := len(p.ul) + len(p.dl) + int(trx.slots.ul[ts]) + int(trx.slots.dl[ts])
+		if other == 0xffffffff {
+			use += 32
+		}
+		if use >= bestUse {
+			continue
+		}
+		var usf uint8
+		if q.dir == DirUL {
+			if usf, ok = freeUSF(p); !ok {
+				continue
+			}
+		}
+		best, bestUse, bestUSF = ts, use, usf
+	}
+	if best < 0 {
+		return false
+	}
+	r.trx, r.tfi, r.slots, r.first, r.algoA = ti, tfi, 1<<best, best, true
+	r.resUL, r.resDL = 1<<best, 1<<best
+	r.usf[best] = bestUSF
+	return true
+}
+
+// tfiTRXForB picks the TRX and TFI for algorithm B: the MS's TRX (a
+// different one asked for fails), else the one asked for, else the TRX
+// with the most free TFIs in the direction (the first on a tie); the
+// lowest free TFI.
+func tfiTRXForB(q *allocReq) (int, uint8, bool) {
+	bts, ms := q.bts, q.ms
+	use := q.useTRX
+	if ms.slots.on {
+		if use >= 0 && use != int(ms.slots.trx) {
+			return -1, 0, false
+		}
+		use = int(ms.slots.trx)
+	}
+	from, to := 0, len(bts.TRX)-1
+	if use >= 0 && use < len(bts.TRX) {
+		from, to = use, use
+	}
+	best, bestFree := -1, 0
+	for i := from; i <= to; i++ {
+		trx := &bts.TRX[i]
+		if trx.enabledMask() == 0 {
+			continue
+		}
+		used := trx.dlTFI
+		if q.dir == DirUL {
+			used = trx.ulTFI
+		}
+		if free := 32 - bits.OnesCount32(used); free > bestFree {
+			best, bestFree = i, free
+		}
+	}
+	if best < 0 {
+		bts.Ctr.Inc(CtrTBFAllocFailedNoTFI)
+		return -1, 0, false
+	}
+	tfi, _ := allocTFI(&bts.TRX[best], q.dir)
+	return best, tfi, true
+}
+
+// allocB is algorithm B (multislot).
+func (e *Engine) allocB(q *allocReq, r *allocRes) bool {
+	*r = allocRes{first: -1}
+	bts, ms := q.bts, q.ms
+	ti, tfi, ok := tfiTRXForB(q)
+	if !ok {
+		return false
+	}
+	trx := &bts.TRX[ti]
+	var resUL, resDL uint8
+	if ms.slots.on {
+		// PDCHs disabled since drop out of the reservation
+		en := trx.enabledMask()
+		resUL, resDL = ms.slots.ul&en, ms.slots.dl&en
+	}
+	if resUL == 0 || resDL == 0 {
+		ul, dl, ok := findMultiSlots(trx, classRow(ms.multislotClass(e.params.MultislotDefault)), resUL, resDL)
+		if !ok {
+			bts.Ctr.Inc(CtrTBFAllocFailedNoSlotCombi)
+			return false
+		}
+		resUL, resDL = ul, dl
+	}
+	sl := resDL
+	if q.dir == DirUL {
+		sl = resUL
+	}
+	if q.single {
+		common := resDL & resUL
+		ts := ms.slots.firstTS()
+		if ts < 0 {
+			ts = leastBusy(trx, q.dir, common)
+		}
+		sl = 0
+		if ts >= 0 {
+			sl = common & (1 << ts)
+		}
+	}
+	if sl == 0 {
+		bts.Ctr.Inc(CtrTBFAllocFailedNoSlotAvail)
+		return false
+	}
+	ul, dl := resUL, resDL
+	if q.dir == DirDL {
+		dl = sl
+		r.upgrade = q.single && bits.OnesCount8(resDL) > bits.OnesCount8(sl)
+	} else {
+		// an uplink TBF gets the slots where the MS also receives (its
+		// USFs), each with a free USF
+		ul = sl & resDL
+		for ts := range 8 {
+			if ul&(1<<ts) == 0 {
+				continue
+			}
+			u, ok := freeUSF(&trx.PDCH[ts])
+			if !ok {
+				ul &^= 1 << ts
+				continue
+			}
+			r.usf[ts] = u
+		}
+		if ul == 0 {
+			bts.Ctr.Inc(CtrTBFAllocFailedNoUSF)
+			return false
+		}
+		resUL = ul
+	}
+	if dl&ul == 0 {
+		return false
+	}
+	r.trx, r.tfi, r.first = ti, tfi, bits.TrailingZeros8(dl&ul)
+	r.slots = dl
+	if q.dir == DirUL {
+		r.slots = ul
+	}
+	r.resUL, r.resDL = resUL, resDL
+	return true
+}
+
+// leastBusy is the TS in mask with the fewest TBFs of direction dir (the
+// lowest on a tie), -1 for an empty mask.
+func leastBusy(trx *TRX, dir Dir, mask uint8) int {
+	best, bestN := -1, 1<<30
+	for ts := range 8 {
+		if mask&(1<<ts) != 0 {
+			if n := trx.PDCH[ts].load(dir); n < bestN {
+				best, bestN = ts, n
+			}
+		}
+	}
+	return best
+}
+
+// multislotPDCHs are the enabled PDCHs of a TRX usable together: a
+// multislot MS needs one training sequence (TS 45.002 §6.4.2), so only
+// PDCHs with the TSC of the lowest enabled one count.
+func multislotPDCHs(trx *TRX, multi bool) uint8 {
+	var m uint8
+	tsc := -1
+	for ts := range 8 {
+		p := &trx.PDCH[ts]
+		if !p.Enabled {
+			continue
+		}
+		if multi {
+			if tsc < 0 {
+				tsc = int(p.TSC)
+			} else if int(p.TSC) != tsc {
+				continue
+			}
+		}
+		m |= 1 << ts
+	}
+	return m
+}
+
+func rotl8(x uint8, n int) uint8 { return bits.RotateLeft8(x, n&7) }
+
+// window is n consecutive timeslots from TS start, wrapping after TS 7.
+func window(start, n int) uint8 {
+	if n >= 8 {
+		return 0xff
+	}
+	return rotl8(uint8(1)<<n-1, start)
+}
+
+// rxRange is the set of positions p (timeslots counted from the start of
+// the first uplink slot, in uplink timing) where a type 1 MS can receive
+// around ntx uplink slots: at least trb (switch to Rx) after the last Tx
+// slot and at least tt (switch to Tx) before the next frame's first one.
+func rxRange(ntx, trb, tt int) uint8 {
+	var m uint8
+	for p := ntx + trb; p < 8-tt; p++ {
+		m |= 1 << p
+	}
+	return m
+}
+
+// findMultiSlots is algorithm B's reservation (TS 45.002 Annex B, §6.4.2.2):
+// over uplink windows of 1..Tx slots (TS order: size, then start) and
+// downlink windows of min(Rx, Sum-Tx) slots, with the minimum slot
+// distances of Tta/Trb or Ttb/Tra, it keeps the first pair of the highest
+// capacity: every downlink slot counts max(32 - MSs reserving it, 1), every
+// common slot with a free USF the same for uplink. A type 1 MS's windows
+// do not wrap past TS 7, it transmits on at most 2 slots, and its common
+// slots are min(Tx, Rx, 2); a type 2 MS's are min(Tx, Rx). ulIn/dlIn (0:
+// any) limit the slots. Uplink TS n starts 3 timeslots after downlink TS n.
+func findMultiSlots(trx *TRX, c *msClass, ulIn, dlIn uint8) (ul, dl uint8, ok bool) {
+	usable := multislotPDCHs(trx, max(c.rx, c.tx) > 1)
+	if ulIn == 0 {
+		ulIn = 0xff
+	}
+	if dlIn == 0 {
+		dlIn = 0xff
+	}
+	ulAvail, dlAvail := ulIn&usable, dlIn&usable
+	type1 := c.typ == 1
+	bestCap := 0
+	for ntx := 1; ntx <= int(c.tx); ntx++ {
+		nrx := int(c.rx)
+		if c.sum > 0 && int(c.sum)-ntx < nrx {
+			nrx = int(c.sum) - ntx
+		}
+		// receive positions relative to the uplink start: [0] with the
+		// distances Tta, Trb; [1] with Ttb, Tra
+		rel := [2]uint8{0xff, 0xff}
+		if type1 {
+			rel[0] = rxRange(ntx, int(c.trb), int(max(c.tta, c.ttb)))
+			rel[1] = rxRange(ntx, int(max(c.trb, c.tra)), int(c.ttb))
+		}
+		for u0 := range 8 {
+			txWin := window(u0, ntx)
+			if type1 && ntx < 8 && txWin&0x81 == 0x81 {
+				continue
+			}
+			tx := txWin & ulAvail
+			if tx&(1<<u0) == 0 || tx&(1<<((u0+ntx-1)&7)) == 0 {
+				continue
+			}
+			ntxSlots := bits.OnesCount8(tx)
+			var allowed [2]uint8
+			for v := range 2 {
+				allowed[v] = dlAvail
+				if type1 {
+					allowed[v] &= rotl8(rel[v], u0+3)
+				}
+			}
+			for d0 := range 8 {
+				rxWin := window(d0, nrx)
+				if type1 && nrx < 8 && rxWin&0x81 == 0x81 {
+					continue
+				}
+				for v := range 2 {
+					rx := allowed[v] & rxWin
+					if rx == 0 {
+						continue
+					}
+					nrxSlots := bits.OnesCount8(rx)
+					common := min(ntxSlots, nrxSlots)
+					if type1 {
+						// at most 2 Tx slots; up to 6 slots in all the
+						// distances Ttb/Tra apply, beyond Tta/Trb (as
+						// osmo-pcu reads TS 45.002 Table 6.4.2.2.1)
+						if ntxSlots >= 3 || (nrxSlots+ntxSlots <= 6) != (v == 1) {
+							continue
+						}
+						common = min(common, 2)
+					}
+					if bits.OnesCount8(rx&tx) != common {
+						continue
+					}
+					if capa := capacity(trx, rx, tx); capa > bestCap {
+						bestCap, ul, dl = capa, tx, rx
+					}
+				}
+			}
+		}
+	}
+	return ul, dl, bestCap > 0
+}
+
+// capacity of a reservation: per downlink slot max(32 - MSs reserving it,
+// 1), plus the same for uplink per common slot with a free USF.
+func capacity(trx *TRX, rx, tx uint8) int {
+	n := 0
+	for ts := range 8 {
+		if rx&(1<<ts) == 0 {
+			continue
+		}
+		n += max(32-int(trx.slots.dl[ts]), 1)
+		if tx&(1<<ts) != 0 {
+			if _, ok := freeUSF(&trx.PDCH[ts]); ok {
+				n += max(32-int(trx.slots.ul[ts]), 1)
+			}
+		}
+	}
+	return n
+}
+
+// commitAlloc records an allocation in the MS (reservation, first common
+// TS) and counts the algorithm.
+func (e *Engine) commitAlloc(q *allocReq, r *allocRes) {
+	ms := q.ms
+	if !ms.slots.on || int(ms.slots.trx) != r.trx || ms.slots.ul != r.resUL || ms.slots.dl != r.resDL {
+		e.setSlots(ms, r.trx, r.resUL, r.resDL)
+	}
+	ms.slots.first = uint8(r.first + 1)
+	if r.algoA {
+		q.bts.Ctr.Inc(CtrTBFAllocAlgoA)
+	} else {
+		q.bts.Ctr.Inc(CtrTBFAllocAlgoB)
+	}
 }
 
 // allocTFI takes the lowest free TFI of a direction on a TRX.
@@ -88,12 +613,10 @@ func allocTFI(trx *TRX, dir Dir) (uint8, bool) {
 	if dir == DirUL {
 		used = trx.ulTFI
 	}
-	for i := uint8(0); i < 32; i++ {
-		if used&(1<<i) == 0 {
-			return i, true
-		}
+	if used == 0xffffffff {
+		return 0, false
 	}
-	return 0, false
+	return uint8(bits.TrailingZeros32(^used)), true
 }
 
 // freeUSF finds the lowest free USF (0..6) on a PDCH.
@@ -106,40 +629,7 @@ func freeUSF(p *PDCH) (uint8, bool) {
 	return 0, false
 }
 
-// pickTRX chooses the TRX for a new TBF: the one the MS already uses, else
-// the one with the most free TFIs in that direction and an enabled PDCH.
-func pickTRX(bts *BTS, ms *MS, dir Dir) int {
-	if o := ms.UL; o != nil && o.slots != 0 {
-		return int(o.trx)
-	}
-	if o := ms.DL; o != nil && o.slots != 0 {
-		return int(o.trx)
-	}
-	best, bestFree := -1, -1
-	for i := range bts.TRX {
-		trx := &bts.TRX[i]
-		if trx.enabledMask() == 0 {
-			continue
-		}
-		used := trx.dlTFI
-		if dir == DirUL {
-			used = trx.ulTFI
-		}
-		free := 32 - popcount32(used)
-		if free > bestFree {
-			best, bestFree = i, free
-		}
-	}
-	return best
-}
-
-func popcount32(x uint32) int {
-	n := 0
-	for ; x != 0; x &= x - 1 {
-		n++
-	}
-	return n
-}
+func popcount8(x uint8) int { return bits.OnesCount8(x) }
 
 // load is how busy a PDCH is for a direction (TBFs attached).
 func (p *PDCH) load(dir Dir) int {
@@ -149,61 +639,26 @@ func (p *PDCH) load(dir Dir) int {
 	return len(p.dl)
 }
 
-// allocUL allocates an uplink TBF on one timeslot: the MS's DL control TS
-// if it has a DL TBF (common slot), else the least busy PDCH with a free USF.
-func (e *Engine) allocUL(bts *BTS, ms *MS) (*TBF, error) { return e.allocULSlots(bts, ms, false) }
+// allocUL allocates an uplink TBF: for a one-phase access (a new MS, the
+// assignment goes on CCCH) on one timeslot; for an MS with a DL TBF (the
+// request came in its DL Ack/Nack, the assignment goes on PACCH) like
+// allocULSlots with multi.
+func (e *Engine) allocUL(bts *BTS, ms *MS) (*TBF, error) {
+	return e.allocULSlots(bts, ms, ms.DL != nil)
+}
 
-// allocULSlots is allocUL; with multi (an assignment on PACCH, which can
-// name several USFs) and an MS without DL TBF, the TBF gets up to the
-// class's Tx slots, consecutive PDCHs each with a free USF (algorithm B;
-// `alloc-algorithm a` keeps one slot).
+// allocULSlots allocates an uplink TBF; multi: assigned on PACCH, which
+// can name several timeslots (osmo-pcu-facts §4.7).
 func (e *Engine) allocULSlots(bts *BTS, ms *MS, multi bool) (*TBF, error) {
-	ti := pickTRX(bts, ms, DirUL)
-	if ti < 0 {
+	q := allocReq{bts: bts, ms: ms, dir: DirUL, single: !multi, useTRX: -1}
+	var r allocRes
+	if !e.allocate(&q, &r) {
 		bts.Ctr.Inc(CtrTBFAllocFailed)
-		bts.Ctr.Inc(CtrTBFAllocFailedNoSlotAvail)
 		return nil, errNoResource
 	}
-	trx := &bts.TRX[ti]
-	tfi, ok := allocTFI(trx, DirUL)
-	if !ok {
-		bts.Ctr.Inc(CtrTBFAllocFailed)
-		bts.Ctr.Inc(CtrTBFAllocFailedNoTFI)
-		return nil, errNoResource
-	}
-	best, bestLoad := -1, 1<<30
-	for ts := 0; ts < 8; ts++ {
-		p := &trx.PDCH[ts]
-		if !p.Enabled {
-			continue
-		}
-		if _, ok := freeUSF(p); !ok {
-			continue
-		}
-		if ms.DL != nil && ms.DL.slots != 0 {
-			if uint8(ts) != ms.DL.ctrlTS {
-				continue
-			}
-		}
-		if l := p.load(DirUL)*4 + p.load(DirDL); l < bestLoad {
-			best, bestLoad = ts, l
-		}
-	}
-	if best < 0 {
-		bts.Ctr.Inc(CtrTBFAllocFailed)
-		bts.Ctr.Inc(CtrTBFAllocFailedNoUSF)
-		return nil, errNoResource
-	}
-	slots := uint8(1) << best
-	if multi && e.params.AllocAlgo != "a" && (ms.DL == nil || ms.DL.slots == 0) {
-		slots, best = e.chooseULSlots(trx, maxULSlots(ms.multislotClass(e.params.MultislotDefault), 0), best)
-	}
-	t := &TBF{dir: DirUL, ms: ms, bts: bts, trx: uint8(ti), tfi: tfi, slots: slots, ctrlTS: uint8(best), created: e.now, cs: ms.CSUL, puaTS: -1}
-	for ts := 0; ts < 8; ts++ {
-		if slots&(1<<ts) != 0 {
-			t.usf[ts], _ = freeUSF(&trx.PDCH[ts])
-		}
-	}
+	e.commitAlloc(&q, &r)
+	t := &TBF{dir: DirUL, ms: ms, bts: bts, trx: uint8(r.trx), tfi: r.tfi, slots: r.slots, ctrlTS: uint8(r.first),
+		created: e.now, cs: ms.CSUL, puaTS: -1, usf: r.usf}
 	t.rw.Reset(false, rlcmac.GPRSWS)
 	t.ub = make([]ulBlock, rlcmac.GPRSSNS)
 	e.attach(t)
@@ -211,34 +666,21 @@ func (e *Engine) allocULSlots(bts *BTS, ms *MS, multi bool) (*TBF, error) {
 	ms.UL = t
 	ms.idleSince = -1
 	bts.Ctr.Inc(CtrTBFULAlloc)
-	bts.Ctr.Inc(e.algoCounter())
 	return t, nil
 }
 
-// allocDL allocates a downlink TBF. single restricts it to one slot (CCCH
-// assignment); otherwise it takes up to the MS class's Rx slots around the
-// least loaded window, always containing the MS's uplink slot if any.
+// allocDL allocates a downlink TBF. single: one slot (a CCCH assignment;
+// dlAssignSettled may then upgrade it to the MS's reservation); otherwise
+// the MS's downlink reservation (algorithm B) or one slot (A).
 func (e *Engine) allocDL(bts *BTS, ms *MS, single bool) (*TBF, error) {
-	ti := pickTRX(bts, ms, DirDL)
-	if ti < 0 {
+	q := allocReq{bts: bts, ms: ms, dir: DirDL, single: single, useTRX: -1}
+	var r allocRes
+	if !e.allocate(&q, &r) {
 		bts.Ctr.Inc(CtrTBFAllocFailed)
-		bts.Ctr.Inc(CtrTBFAllocFailedNoSlotAvail)
 		return nil, errNoResource
 	}
-	trx := &bts.TRX[ti]
-	tfi, ok := allocTFI(trx, DirDL)
-	if !ok {
-		bts.Ctr.Inc(CtrTBFAllocFailed)
-		bts.Ctr.Inc(CtrTBFAllocFailedNoTFI)
-		return nil, errNoResource
-	}
-	slots, ctrl, ok := e.chooseDLSlots(trx, ms, single)
-	if !ok {
-		bts.Ctr.Inc(CtrTBFAllocFailed)
-		bts.Ctr.Inc(CtrTBFAllocFailedNoSlotCombi)
-		return nil, errNoResource
-	}
-	t := &TBF{dir: DirDL, ms: ms, bts: bts, trx: uint8(ti), tfi: tfi, slots: slots, ctrlTS: ctrl, created: e.now,
+	e.commitAlloc(&q, &r)
+	t := &TBF{dir: DirDL, ms: ms, bts: bts, trx: uint8(r.trx), tfi: r.tfi, slots: r.slots, ctrlTS: uint8(r.first), created: e.now,
 		cs: ms.CSDL, drained: -1}
 	e.setupDLWindow(t)
 	e.attach(t)
@@ -247,112 +689,28 @@ func (e *Engine) allocDL(bts *BTS, ms *MS, single bool) (*TBF, error) {
 	ms.DL = t
 	ms.idleSince = -1
 	bts.Ctr.Inc(CtrTBFDLAlloc)
-	bts.Ctr.Inc(e.algoCounter())
 	return t, nil
 }
 
-// algoCounter is the tbf:alloc:algo-* counter of an allocation. osmo-pcu's
-// `alloc-algorithm dynamic` (the default) allocates with algorithm B unless
-// multislot is disabled, so it counts algo-b as `alloc-algorithm b` does;
-// only `alloc-algorithm a` counts algo-a.
-func (e *Engine) algoCounter() int {
-	if e.params.AllocAlgo == "a" {
-		return CtrTBFAllocAlgoA
-	}
-	return CtrTBFAllocAlgoB
-}
-
-func popcount8(x uint8) int { return popcount32(uint32(x)) }
-
-// chooseDLSlots picks the DL timeslot mask and control TS.
-func (e *Engine) chooseDLSlots(trx *TRX, ms *MS, single bool) (uint8, uint8, bool) {
-	need := -1
-	if ms.UL != nil && ms.UL.attached {
-		need = int(ms.UL.ctrlTS)
-	}
-	if single {
-		return e.chooseDLSlotsSingle(trx, need)
-	}
-	return e.chooseDLSlotsWith(trx, ms, need, nil)
-}
-
-func (e *Engine) chooseDLSlotsSingle(trx *TRX, need int) (uint8, uint8, bool) {
-	if need >= 0 {
-		return 1 << need, uint8(need), true
-	}
-	enabled := trx.enabledMask()
-	best, bc := -1, 1<<30
-	for ts := 0; ts < 8; ts++ {
-		if enabled&(1<<ts) != 0 && trx.PDCH[ts].load(DirDL) < bc {
-			best, bc = ts, trx.PDCH[ts].load(DirDL)
-		}
-	}
-	if best < 0 {
-		return 0, 0, false
-	}
-	return 1 << best, uint8(best), true
-}
-
-// chooseDLSlotsWith picks a multislot DL mask that contains timeslot need
-// (if >= 0); self (a TBF being re-allocated) does not count as load.
+// chooseDLSlotsWith is the multislot upgrade of a DL TBF assigned on one
+// slot (CCCH) while multislot allocation is on: the MS's downlink
+// reservation. The control TS stays need (the slot the MS listens to,
+// where the assignment goes) if it is a common slot, else it is the first
+// common one. trx is the TBF's TRX; self is not used.
 func (e *Engine) chooseDLSlotsWith(trx *TRX, ms *MS, need int, self *TBF) (uint8, uint8, bool) {
-	enabled := trx.enabledMask()
-	if enabled == 0 {
+	_ = self
+	if !e.multislotEnabled(ms.bts) || !ms.slots.on || int(ms.slots.trx) != int(trx.Nr) {
 		return 0, 0, false
 	}
-	ulTS := need
-	single := e.params.AllocAlgo == "a"
-	cost := func(ts int) int {
-		n := trx.PDCH[ts].load(DirDL)
-		if self != nil && self.slots&(1<<ts) != 0 {
-			n--
-		}
-		return n
-	}
-	if single {
-		return e.chooseDLSlotsSingle(trx, ulTS)
-	}
-	tx := 0
-	if ms.UL != nil && ms.UL.attached {
-		tx = 1
-	}
-	n := maxDLSlots(ms.multislotClass(e.params.MultislotDefault), tx)
-	// Best window of up to n consecutive enabled slots (TS 45.002 Annex B:
-	// the Rx slots of a type-1 MS are consecutive) by total free capacity.
-	bestMask, bestCap := uint8(0), -1
-	for start := 0; start < 8; start++ {
-		var mask uint8
-		capa := 0
-		for ts := start; ts < 8 && ts < start+n; ts++ {
-			if enabled&(1<<ts) == 0 {
-				break
-			}
-			mask |= 1 << ts
-			capa += 64 / (1 + cost(ts))
-		}
-		if mask == 0 || ulTS >= 0 && mask&(1<<ulTS) == 0 {
-			continue
-		}
-		if capa > bestCap {
-			bestMask, bestCap = mask, capa
-		}
-	}
-	if bestMask == 0 {
+	dl := ms.slots.dl & trx.enabledMask()
+	c := dl & ms.slots.ul
+	if c == 0 {
 		return 0, 0, false
 	}
-	ctrl := uint8(0)
-	if ulTS >= 0 {
-		ctrl = uint8(ulTS)
-	} else {
-		// control TS: the least loaded slot of the window
-		bc := 1 << 30
-		for ts := 0; ts < 8; ts++ {
-			if bestMask&(1<<ts) != 0 && cost(ts) < bc {
-				ctrl, bc = uint8(ts), cost(ts)
-			}
-		}
+	if need >= 0 && need < 8 && c&(1<<need) != 0 {
+		return dl, uint8(need), true
 	}
-	return bestMask, ctrl, true
+	return dl, uint8(bits.TrailingZeros8(c)), true
 }
 
 // egprsWS is the EGPRS window size for n slots (osmo-pcu-facts §3.4):

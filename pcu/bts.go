@@ -80,6 +80,7 @@ type TRX struct {
 	PDCH  [pcuif.NumTS]PDCH
 	ulTFI uint32 // TFIs in use per direction (unique per TRX)
 	dlTFI uint32
+	slots trxSlots // MSs reserving each TS (alloc.go)
 }
 
 func (t *TRX) enabledMask() uint8 {
@@ -108,6 +109,8 @@ type BTS struct {
 	ms        *msStore
 	tbfs      []*TBF
 	msPresent ratectr.StatItem
+
+	multislotOff bool // `alloc-algorithm dynamic` fell back to A (alloc.go)
 }
 
 func newBTS(nr uint8, reg *ratectr.Registry) *BTS {

@@ -36,6 +36,7 @@ type MS struct {
 	created       time.Duration
 	idleSince     time.Duration // when the last TBF went away; -1 while active
 	lastEnq       time.Duration // last DL-UNITDATA (idle-ack timer)
+	slots         msSlots       // timeslot reservation (alloc.go)
 
 	// L1 measurements of the last uplink block.
 	RSSI  int8
@@ -143,6 +144,7 @@ func (e *Engine) freeMS(m *MS) {
 		m.bts.Ctr.Add(CtrLLCFrameDropped, uint64(frames))
 	}
 	e.releaseTAI(m)
+	e.releaseSlots(m)
 	e.dropMSCounters(m)
 	m.bts.ms.remove(m)
 	m.bts.msPresent.Set(int64(len(m.bts.ms.all)))
@@ -160,6 +162,7 @@ func (e *Engine) mergeMS(m, old *MS) {
 	}
 	m.Queue.Merge(old.Queue)
 	e.moveTAI(old, m)
+	e.mergeSlots(m, old)
 	e.dropMSCounters(old)
 	if m.IMSI == "" && old.IMSI != "" {
 		imsi := old.IMSI

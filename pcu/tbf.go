@@ -334,6 +334,7 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 	t.timer = tmNone
 	if !t.ms.Active() {
 		t.ms.idleSince = e.now
+		e.releaseSlots(t.ms)
 	}
 	e.tbfLog.Debug("TBF freed", "tbf", t.String())
 }

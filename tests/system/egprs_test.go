@@ -333,7 +333,7 @@ func TestEGPRSAccessTypes(t *testing.T) {
 	}
 	ms := r.show("show ms all")
 	if !strings.Contains(ms, "  Mode:                   EGPRS\r\n") || !strings.Contains(ms, "  EGPRS MS class:         12\r\n") ||
-		!strings.Contains(ms, "  Timing advance index:   0 (TS 4)\r\n") {
+		!strings.Contains(ms, "  Timing advance index:   0 (TS 6)\r\n") { // class 12 on TS 4-7: UL on TS 6 (osmo-pcu's algorithm B)
 		t.Fatalf("show ms all:\n%s", ms)
 	}
 	for _, c := range []struct{ ctr, want int }{
@@ -402,14 +402,16 @@ func TestEGPRSResegmentation(t *testing.T) {
 // TestEGPRSTwoPhase: an EGPRS MS doing two-phase access (11-bit Two Phase
 // Access Request, multi block assignment, Packet Resource Request with an
 // EGPRS multislot class) gets an EGPRS UL TBF on 4 slots in the Packet
-// Uplink Assignment and sends 200 kB at MCS-6 intact.
+// Uplink Assignment and sends 200 kB at MCS-6 intact. (Its multislot class
+// is 14, type 2: the allocation follows the GPRS class, and a type 1 class
+// such as 12 gets at most 2 uplink slots, as in osmo-pcu.)
 func TestEGPRSTwoPhase(t *testing.T) {
 	p := bulkParams()
 	p.ForceMCSUL, p.MCSMaxUL = 6, 6
 	r := startEGPRSRadio(t, p, 41)
 	r.cell.ULLqualCb = 300 // 30 dB: MCS-6 stays
-	ms := r.cell.AddMS(0xc0000050, "901700000000050", 12)
-	ms.EGPRSClass, ms.TwoPhase = 12, true
+	ms := r.cell.AddMS(0xc0000050, "901700000000050", 14)
+	ms.EGPRSClass, ms.TwoPhase = 14, true
 	want := frames(200<<10, 1500)
 	for _, f := range want {
 		ms.SendLLC(f)

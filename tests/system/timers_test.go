@@ -227,15 +227,16 @@ func TestULLinkAdaptation(t *testing.T) {
 	}
 }
 
-// TestULMultislot: an MS of multislot class 12 (Tx 4) that asks for an
-// uplink TBF with a Packet Resource Request (two-phase access, the
-// assignment goes on PACCH and can name several USFs) gets 4 uplink slots
-// and sends 100 kB at least 3 times as fast as a one-phase MS, which is
-// assigned one slot on CCCH.
+// TestULMultislot: an MS of multislot class 14 (type 2, Rx 4, Tx 4) that
+// asks for an uplink TBF with a Packet Resource Request (two-phase access,
+// the assignment goes on PACCH and can name several USFs) gets 4 uplink
+// slots and sends 100 kB at least 3 times as fast as a one-phase MS, which
+// is assigned one slot on CCCH. (A type 1 MS such as class 12 gets at most
+// 2 uplink slots, as in osmo-pcu: see pcu/alloc_test.go.)
 func TestULMultislot(t *testing.T) {
 	run := func(twoPhase bool) (int, string) {
 		r := startRadio(t, pcuif.V12, nil, 31)
-		ms := r.cell.AddMS(0xc0004201, "901700000004201", 12)
+		ms := r.cell.AddMS(0xc0004201, "901700000004201", 14)
 		ms.TwoPhase = twoPhase
 		want := frames(100<<10, 1500)
 		for _, f := range want {

@@ -1,0 +1,566 @@
+package pcu
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gopcu/gopcu/pcu/pcuif"
+)
+
+// The expectations in this file are osmo-pcu's observable allocation
+// results, as its unit tests record them (tests/alloc/MslotTest.ok and
+// AllocTest.ok: slot sets per multislot class and PDCH set, TBF sequences
+// per algorithm). Where gopcu deliberately differs the row says so.
+
+// allocEngine is an engine with one active BTS whose TRX have the given
+// PDCH masks, allocating with algo.
+func allocEngine(tb testing.TB, algo string, pdch ...uint8) (*Engine, *BTS) {
+	tb.Helper()
+	e := New(Config{SocketPath: "/nonexistent"})
+	ii := &pcuif.InfoInd{Version: pcuif.V12, Flags: pcuif.FlagActive | pcuif.FlagCS(1) | pcuif.FlagCS(2) | pcuif.FlagCS(3) | pcuif.FlagCS(4), InitialCS: 4}
+	for i, m := range pdch {
+		ii.TRX[i].ARFCN = 871 + uint16(i)
+		ii.TRX[i].PDCHMask = m
+	}
+	b, err := pcuif.Marshal(ii, pcuif.V12)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e.handleMessage(b)
+	bts := e.bts[0]
+	if bts == nil || !bts.Active {
+		tb.Fatal("BTS not active")
+	}
+	e.params.AllocAlgo = algo
+	return e, bts
+}
+
+func TestMultislotClassTable(t *testing.T) {
+	for _, c := range []struct {
+		class              int
+		rx, tx, sum, typ   uint8
+		tta, ttb, tra, trb uint8
+	}{
+		{1, 1, 1, 2, 1, 3, 2, 4, 2}, {10, 4, 2, 5, 1, 3, 1, 2, 1}, {12, 4, 4, 5, 1, 2, 1, 2, 1},
+		{13, 3, 3, 0, 2, 0, 0, 3, 0}, {18, 8, 8, 0, 2, 0, 0, 0, 0}, {29, 8, 8, 0, 1, 2, 1, 2, 1},
+		{33, 5, 4, 6, 1, 2, 1, 1, 1}, {38, 5, 4, 6, 1, 2, 1, 1, 1}, {45, 6, 6, 7, 1, 1, 1, 1, 0},
+	} {
+		g := msClasses[c.class]
+		if g != (msClass{c.rx, c.tx, c.sum, c.tta, c.ttb, c.tra, c.trb, c.typ}) {
+			t.Errorf("class %d: %+v", c.class, g)
+		}
+	}
+	if maxDLSlots(0, 0) != 4 || maxDLSlots(10, 2) != 3 || maxDLSlots(29, 8) != 8 {
+		t.Errorf("maxDLSlots: class 0 %d, 10 with 2 Tx %d, 29 %d", maxDLSlots(0, 0), maxDLSlots(10, 2), maxDLSlots(29, 8))
+	}
+}
+
+// TestFindMultiSlots: algorithm B's reservation for an MS alone on the
+// TRX (MslotTest, "sequential"), per set of enabled PDCHs and class.
+func TestFindMultiSlots(t *testing.T) {
+	for _, c := range []struct {
+		pdch   uint8
+		class  int
+		ul, dl uint8
+	}{
+		{0x01, 1, 0b00000001, 0b00000001},
+		{0x01, 4, 0b00000001, 0b00000001},
+		{0x01, 10, 0b00000001, 0b00000001},
+		{0x01, 12, 0b00000001, 0b00000001},
+		{0x01, 13, 0b00000001, 0b00000001},
+		{0x01, 14, 0b00000001, 0b00000001},
+		{0x01, 18, 0b00000001, 0b00000001},
+		{0x01, 23, 0b00000001, 0b00000001},
+		{0x01, 29, 0b00000001, 0b00000001},
+		{0x01, 33, 0b00000001, 0b00000001},
+		{0x01, 38, 0b00000001, 0b00000001},
+		{0x01, 45, 0b00000001, 0b00000001},
+		{0x03, 1, 0b00000001, 0b00000001},
+		{0x03, 4, 0b00000001, 0b00000011},
+		{0x03, 10, 0b00000011, 0b00000011},
+		{0x03, 12, 0b00000011, 0b00000011},
+		{0x03, 13, 0b00000011, 0b00000011},
+		{0x03, 14, 0b00000011, 0b00000011},
+		{0x03, 18, 0b00000011, 0b00000011},
+		{0x03, 23, 0b00000011, 0b00000011},
+		{0x03, 29, 0b00000011, 0b00000011},
+		{0x03, 33, 0b00000011, 0b00000011},
+		{0x03, 38, 0b00000011, 0b00000011},
+		{0x03, 45, 0b00000011, 0b00000011},
+		{0x0f, 1, 0b00000001, 0b00000001},
+		{0x0f, 4, 0b00000010, 0b00000111},
+		{0x0f, 10, 0b00000100, 0b00001111},
+		{0x0f, 12, 0b00000100, 0b00001111},
+		{0x0f, 13, 0b00000111, 0b00000111},
+		{0x0f, 14, 0b00001111, 0b00001111},
+		{0x0f, 18, 0b00001111, 0b00001111},
+		{0x0f, 23, 0b00000100, 0b00001111},
+		{0x0f, 29, 0b00000100, 0b00001111},
+		{0x0f, 33, 0b00001100, 0b00001111},
+		{0x0f, 38, 0b00001100, 0b00001111},
+		{0x0f, 45, 0b00001100, 0b00001111},
+		{0x1f, 1, 0b00000001, 0b00000001},
+		{0x1f, 4, 0b00000010, 0b00000111},
+		{0x1f, 10, 0b00000100, 0b00001111},
+		{0x1f, 12, 0b00000100, 0b00001111},
+		{0x1f, 13, 0b00000111, 0b00000111},
+		{0x1f, 14, 0b00001111, 0b00001111},
+		{0x1f, 18, 0b00011111, 0b00011111},
+		{0x1f, 23, 0b00000100, 0b00001111},
+		{0x1f, 29, 0b00000100, 0b00001111},
+		{0x1f, 33, 0b00001000, 0b00011111},
+		{0x1f, 38, 0b00001000, 0b00011111},
+		{0x1f, 45, 0b00011000, 0b00011111},
+		{0xff, 1, 0b00000001, 0b00000001},
+		{0xff, 4, 0b00000010, 0b00000111},
+		{0xff, 10, 0b00000100, 0b00001111},
+		{0xff, 12, 0b00000100, 0b00001111},
+		{0xff, 13, 0b00000111, 0b00000111},
+		{0xff, 14, 0b00001111, 0b00001111},
+		{0xff, 18, 0b11111111, 0b11111111},
+		{0xff, 23, 0b00000100, 0b00001111},
+		{0xff, 29, 0b00000001, 0b11000011},
+		{0xff, 33, 0b00001000, 0b00011111},
+		{0xff, 38, 0b00001000, 0b00011111},
+		{0xff, 45, 0b00010000, 0b00111111},
+		{0xf0, 1, 0b00010000, 0b00010000},
+		{0xf0, 4, 0b00100000, 0b01110000},
+		{0xf0, 10, 0b01000000, 0b11110000},
+		{0xf0, 12, 0b01000000, 0b11110000},
+		{0xf0, 13, 0b01110000, 0b01110000},
+		{0xf0, 14, 0b11110000, 0b11110000},
+		{0xf0, 18, 0b11110000, 0b11110000},
+		{0xf0, 23, 0b01000000, 0b11110000},
+		{0xf0, 29, 0b01000000, 0b11110000},
+		{0xf0, 33, 0b11000000, 0b11110000},
+		{0xf0, 38, 0b11000000, 0b11110000},
+		{0xf0, 45, 0b11000000, 0b11110000},
+		{0xe0, 1, 0b00100000, 0b00100000},
+		{0xe0, 4, 0b01000000, 0b11100000},
+		{0xe0, 10, 0b11000000, 0b11100000},
+		{0xe0, 12, 0b11000000, 0b11100000},
+		{0xe0, 13, 0b11100000, 0b11100000},
+		{0xe0, 14, 0b11100000, 0b11100000},
+		{0xe0, 18, 0b11100000, 0b11100000},
+		{0xe0, 23, 0b11000000, 0b11100000},
+		{0xe0, 29, 0b11000000, 0b11100000},
+		{0xe0, 33, 0b11000000, 0b11100000},
+		{0xe0, 38, 0b11000000, 0b11100000},
+		{0xe0, 45, 0b11000000, 0b11100000},
+		{0x80, 1, 0b10000000, 0b10000000},
+		{0x80, 4, 0b10000000, 0b10000000},
+		{0x80, 10, 0b10000000, 0b10000000},
+		{0x80, 12, 0b10000000, 0b10000000},
+		{0x80, 13, 0b10000000, 0b10000000},
+		{0x80, 14, 0b10000000, 0b10000000},
+		{0x80, 18, 0b10000000, 0b10000000},
+		{0x80, 23, 0b10000000, 0b10000000},
+		{0x80, 29, 0b10000000, 0b10000000},
+		{0x80, 33, 0b10000000, 0b10000000},
+		{0x80, 38, 0b10000000, 0b10000000},
+		{0x80, 45, 0b10000000, 0b10000000},
+		{0x1c, 1, 0b00000100, 0b00000100},
+		{0x1c, 4, 0b00001000, 0b00011100},
+		{0x1c, 10, 0b00011000, 0b00011100},
+		{0x1c, 12, 0b00011000, 0b00011100},
+		{0x1c, 13, 0b00011100, 0b00011100},
+		{0x1c, 14, 0b00011100, 0b00011100},
+		{0x1c, 18, 0b00011100, 0b00011100},
+		{0x1c, 23, 0b00011000, 0b00011100},
+		{0x1c, 29, 0b00011000, 0b00011100},
+		{0x1c, 33, 0b00011000, 0b00011100},
+		{0x1c, 38, 0b00011000, 0b00011100},
+		{0x1c, 45, 0b00011000, 0b00011100},
+		{0x81, 1, 0b00000001, 0b00000001},
+		{0x81, 4, 0b00000001, 0b00000001},
+		{0x81, 10, 0b00000001, 0b00000001},
+		{0x81, 12, 0b00000001, 0b00000001},
+		{0x81, 13, 0b10000001, 0b10000001},
+		{0x81, 14, 0b10000001, 0b10000001},
+		{0x81, 18, 0b10000001, 0b10000001},
+		{0x81, 23, 0b00000001, 0b00000001},
+		{0x81, 29, 0b00000001, 0b10000001},
+		{0x81, 33, 0b00000001, 0b00000001},
+		{0x81, 38, 0b00000001, 0b00000001},
+		{0x81, 45, 0b00000001, 0b00000001},
+	} {
+		var trx TRX
+		for ts := range 8 {
+			trx.PDCH[ts].Enabled = c.pdch&(1<<ts) != 0
+		}
+		ul, dl, ok := findMultiSlots(&trx, &msClasses[c.class], 0, 0)
+		if !ok || ul != c.ul || dl != c.dl {
+			t.Errorf("PDCHs %08b class %d: UL %08b DL %08b ok %v, want UL %08b DL %08b", c.pdch, c.class, ul, dl, ok, c.ul, c.dl)
+		}
+	}
+	// a multislot MS uses one training sequence: TS 2 has another TSC
+	var trx TRX
+	for ts := range 8 {
+		trx.PDCH[ts].Enabled = true
+	}
+	trx.PDCH[2].TSC = 3
+	if ul, dl, _ := findMultiSlots(&trx, &msClasses[12], 0, 0); (ul|dl)&(1<<2) != 0 {
+		t.Errorf("TS with another TSC used: UL %08b DL %08b", ul, dl)
+	}
+}
+
+type allocStep struct {
+	dir   Dir
+	slots uint8
+	ctrl  uint8
+}
+
+// TestAllocBSequences: algorithm B for one MS (AllocTest
+// test_alloc_b_for_ms): on PDCHs 5-7 an UL TBF on one slot then a DL TBF;
+// a DL TBF on one slot (CCCH), an UL TBF on PACCH, then the DL TBF's
+// multislot upgrade; on PDCHs 1-4 an UL then a DL TBF, both on PACCH. The
+// control TS is the MS's first common TS. Class 0 is the default class 12.
+func TestAllocBSequences(t *testing.T) {
+	for _, c := range []struct {
+		class             int
+		ulDL, dlUL, jolly []allocStep
+	}{
+		{0, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00001000, 3}, {DirDL, 0b00011110, 3}}},
+		{1, []allocStep{{DirUL, 0b00100000, 5}, {DirDL, 0b00100000, 5}}, []allocStep{{DirDL, 0b00100000, 5}, {DirUL, 0b00100000, 5}, {DirDL, 0b00100000, 5}}, []allocStep{{DirUL, 0b00000010, 1}, {DirDL, 0b00000010, 1}}},
+		{4, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00000100, 2}, {DirDL, 0b00001110, 2}}},
+		{10, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00001000, 3}, {DirDL, 0b00011110, 3}}},
+		{12, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00001000, 3}, {DirDL, 0b00011110, 3}}},
+		{13, []allocStep{{DirUL, 0b00100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirDL, 0b00100000, 5}, {DirUL, 0b11100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirUL, 0b00001110, 1}, {DirDL, 0b00001110, 1}}},
+		{14, []allocStep{{DirUL, 0b00100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirDL, 0b00100000, 5}, {DirUL, 0b11100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirUL, 0b00011110, 1}, {DirDL, 0b00011110, 1}}},
+		{18, []allocStep{{DirUL, 0b00100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirDL, 0b00100000, 5}, {DirUL, 0b11100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirUL, 0b00011110, 1}, {DirDL, 0b00011110, 1}}},
+		{23, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00001000, 3}, {DirDL, 0b00011110, 3}}},
+		{29, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00001000, 3}, {DirDL, 0b00011110, 3}}},
+		{33, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00011000, 3}, {DirDL, 0b00011110, 3}}},
+		{38, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00011000, 3}, {DirDL, 0b00011110, 3}}},
+		{45, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00011000, 3}, {DirDL, 0b00011110, 3}}},
+	} {
+		check := func(name string, i int, tb *TBF, err error, want []allocStep) {
+			t.Helper()
+			if err != nil || tb == nil {
+				t.Fatalf("class %d %s step %d: %v", c.class, name, i, err)
+			}
+			if w := want[i]; tb.dir != w.dir || tb.slots != w.slots || tb.ctrlTS != w.ctrl || tb.ms.slots.firstTS() != int(w.ctrl) {
+				t.Errorf("class %d %s step %d: %v slots %08b ctrl %d first %d, want %v %08b ctrl %d", c.class, name, i,
+					tb.dir, tb.slots, tb.ctrlTS, tb.ms.slots.firstTS(), w.dir, w.slots, w.ctrl)
+			}
+		}
+		e, bts := allocEngine(t, "b", 0xe0)
+		ms := e.newMS(bts, 0xc0000001)
+		ms.MSClass = c.class
+		ul, err := e.allocULSlots(bts, ms, false)
+		check("UL, DL", 0, ul, err, c.ulDL)
+		dl, err := e.allocDL(bts, ms, false)
+		check("UL, DL", 1, dl, err, c.ulDL)
+
+		e, bts = allocEngine(t, "b", 0xe0)
+		ms = e.newMS(bts, 0xc0000001)
+		ms.MSClass = c.class
+		dl, err = e.allocDL(bts, ms, true)
+		check("DL, UL, upgrade", 0, dl, err, c.dlUL)
+		ul, err = e.allocUL(bts, ms) // with a DL TBF: on PACCH
+		check("DL, UL, upgrade", 1, ul, err, c.dlUL)
+		if mask, ctrl, ok := e.chooseDLSlotsWith(&bts.TRX[0], ms, int(dl.ctrlTS), dl); ok {
+			dl.slots, dl.ctrlTS = mask, ctrl
+		}
+		check("DL, UL, upgrade", 2, dl, nil, c.dlUL)
+
+		e, bts = allocEngine(t, "b", 0x1e)
+		ms = e.newMS(bts, 0xc0000001)
+		ms.MSClass = c.class
+		ul, err = e.allocULSlots(bts, ms, true)
+		check("jolly", 0, ul, err, c.jolly)
+		dl, err = e.allocDL(bts, ms, false)
+		check("jolly", 1, dl, err, c.jolly)
+	}
+}
+
+const (
+	modeUL = iota
+	modeDL
+	modeULDL
+	modeDLUL
+	modeDLAfterUL
+	modeULAfterDL
+)
+
+// allocMany allocates TBFs for new MSs of classes minC..maxC (in turn) in
+// the given mode (AllocTest alloc_many_tbfs, all on PACCH) until one
+// fails. It returns each MS's slots as AllocTest prints them, TS 0 first:
+// C common (UL TBF or first common TS, and DL TBF), U uplink, D downlink.
+func allocMany(e *Engine, bts *BTS, minC, maxC, mode int) []string {
+	var out []string
+	class := minC
+	for n := 0; ; n++ {
+		ms := e.newMS(bts, 0xc0000000+uint32(n))
+		ms.MSClass = class
+		alloc := func(dir Dir) (*TBF, error) {
+			if dir == DirUL {
+				return e.allocULSlots(bts, ms, true)
+			}
+			return e.allocDL(bts, ms, false)
+		}
+		d1, d2 := DirUL, DirDL
+		if mode == modeDL || mode == modeDLUL || mode == modeULAfterDL {
+			d1, d2 = DirDL, DirUL
+		}
+		first, err := alloc(d1)
+		if err != nil {
+			return out
+		}
+		if mode >= modeULDL {
+			if _, err := alloc(d2); err != nil {
+				e.freeTBF(first, false)
+				return out
+			}
+		}
+		if mode == modeDLAfterUL || mode == modeULAfterDL {
+			e.freeTBF(first, false)
+		}
+		ulS, dlS := uint8(1)<<ms.slots.firstTS(), uint8(0)
+		if ms.UL != nil {
+			ulS |= ms.UL.slots
+		}
+		if ms.DL != nil {
+			dlS = ms.DL.slots
+		}
+		var b strings.Builder
+		for ts := range 8 {
+			m := uint8(1) << ts
+			switch {
+			case m&ulS&dlS != 0:
+				b.WriteByte('C')
+			case m&ulS != 0:
+				b.WriteByte('U')
+			case m&dlS != 0:
+				b.WriteByte('D')
+			default:
+				b.WriteByte('.')
+			}
+		}
+		out = append(out, b.String())
+		if class++; class > maxC {
+			class = minC
+		}
+	}
+}
+
+// TestSuccessiveAllocations: MSs allocated one after the other on PDCHs
+// 3-7 until allocation fails (AllocTest test_successive_allocation): each
+// MS's slots and how many MSs fit. gopcu's TFIs are unique per TRX also
+// under algorithm A (osmo-pcu: per PDCH), so A stops at 32 TBFs of a
+// direction where osmo-pcu goes on; the slots up to there are the same.
+func TestSuccessiveAllocations(t *testing.T) {
+	for _, c := range []struct {
+		algo       string
+		minC, maxC int
+		mode       int
+		n          int
+		slots      string
+	}{
+		{"a", 1, 1, modeULDL, 32, "...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C..."}, // osmo-pcu: 35 (per-PDCH TFIs under A)
+		{"b", 10, 10, modeULDL, 15, "...DDCD. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...CC..."},
+		{"b", 12, 12, modeULDL, 15, "...DDCD. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...CC..."},
+		{"b", 1, 12, modeULDL, 23, "...C.... ....DC.. ......DC ...DCD.. ......CC ...CC... .....CC. ....DDCD ...DCC.. .....DCC ...DCC.. .....DCC ...C.... ......DC ...DC... ....DCD. ...CC... ......CC ...CC... ....DDCD .....DDC ...DDCD. ...DDCD."},
+		{"b", 1, 45, modeULDL, 17, "...C.... ....DC.. ......DC ...DCD.. ......CC ...CC... .....CC. ....DDCD ...DCC.. .....DCC ...DCC.. .....DCC ...CCC.. ...CCCC. ...CCCCC ...CDDDC ...CDDDC"},
+		{"dynamic", 1, 45, modeULDL, 17, "...C.... ....DC.. ......DC ...DCD.. ......CC ...CC... .....CC. ....DDCD ...DCC.. .....DCC ...DCC.. .....DCC ...CCC.. ...CCCC. ...CCCCC ...CDDDC ...CDDDC"},
+		{"a", 1, 1, modeDLUL, 32, "...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C..."}, // osmo-pcu: 35 (per-PDCH TFIs under A)
+		{"b", 10, 10, modeDLUL, 15, "...DDCD. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...CC..."},
+		{"dynamic", 10, 10, modeDLUL, 15, "...DDCD. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...CC..."},
+		{"a", 1, 1, modeDLAfterUL, 32, "...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C..."}, // osmo-pcu: 160 (per-PDCH TFIs under A)
+		{"b", 10, 10, modeDLAfterUL, 32, "...DDCD. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...CD... .....DCD ...CD... ...CD... .....DCD ...CD... ....DCD. .....DCD ...CD... ...CD..."},
+		{"dynamic", 10, 10, modeDLAfterUL, 32, "...DDCD. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...CD... .....DCD ...CD... ...CD... .....DCD ...CD... ....DCD. .....DCD ...CD... ...CD..."}, // osmo-pcu: 101 (per-PDCH TFIs under A)
+		{"a", 1, 1, modeULAfterDL, 32, "...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U..."},         // osmo-pcu: 35 (per-PDCH TFIs under A)
+		{"b", 10, 10, modeULAfterDL, 15, ".....U.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ...UU..."},
+		{"dynamic", 10, 10, modeULAfterDL, 15, ".....U.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ...UU..."},
+		{"a", 1, 1, modeUL, 32, "...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U..."}, // osmo-pcu: 35 (per-PDCH TFIs under A)
+		{"b", 10, 10, modeUL, 15, ".....U.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ...UU..."},
+		{"dynamic", 10, 10, modeUL, 21, ".....U.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ...UU... ...U.... ...U.... ...U.... ...U.... ...U.... ...U...."},
+		{"a", 1, 1, modeDL, 32, "...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C..."}, // osmo-pcu: 160 (per-PDCH TFIs under A)
+		{"b", 10, 10, modeDL, 32, "...DDCD. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...CD... .....DCD ...CD... ...CD... .....DCD ...CD... ....DCD. .....DCD ...CD... ...CD..."},
+		{"dynamic", 10, 10, modeDL, 32, "...DDCD. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...CD... .....DCD ...CD... ...CD... .....DCD ...CD... ....DCD. .....DCD ...CD... ...CD..."}, // osmo-pcu: 101 (per-PDCH TFIs under A)
+	} {
+		e, bts := allocEngine(t, c.algo, 0xf8)
+		got := allocMany(e, bts, c.minC, c.maxC, c.mode)
+		if len(got) != c.n || strings.Join(got, " ") != c.slots {
+			t.Errorf("%s class %d..%d mode %d: %d MSs\n got %s\nwant %s", c.algo, c.minC, c.maxC, c.mode, len(got), strings.Join(got, " "), c.slots)
+		}
+	}
+}
+
+// TestDynamicCounters: `alloc-algorithm dynamic` uses B until B fails,
+// then A; each allocation counts its algorithm, B's failure its cause.
+// UL TBFs of class 10 on PDCHs 3-7: 15 by B, then B finds no USF left on
+// a slot combination and A puts 6 more on TS 3 (AllocTest: 21 in all).
+func TestDynamicCounters(t *testing.T) {
+	e, bts := allocEngine(t, "dynamic", 0xf8)
+	got := allocMany(e, bts, 10, 10, modeUL)
+	a, b, failed := bts.Ctr.Value(CtrTBFAllocAlgoA), bts.Ctr.Value(CtrTBFAllocAlgoB), bts.Ctr.Value(CtrTBFAllocFailed)
+	causes := bts.Ctr.Value(CtrTBFAllocFailedNoTFI) + bts.Ctr.Value(CtrTBFAllocFailedNoUSF) + bts.Ctr.Value(CtrTBFAllocFailedNoSlotCombi) +
+		bts.Ctr.Value(CtrTBFAllocFailedNoSlotAvail)
+	// no DL TBF: a PDCH is idle, so every allocation tries B first
+	if len(got) != 21 || a != 6 || b != 15 || failed != 1 || causes != 7 {
+		t.Fatalf("%d MSs, algo-a %d, algo-b %d, failed %d, B failure causes %d", len(got), a, b, failed, causes)
+	}
+}
+
+// TestDynamicSwitch: once B failed, dynamic allocates with A (one slot)
+// while every PDCH carries two or more DL TBFs, and with B again as soon
+// as one carries at most one.
+func TestDynamicSwitch(t *testing.T) {
+	e, bts := allocEngine(t, "a", 0xf0)
+	var tbfs []*TBF
+	for i := range 8 { // two single-slot DL TBFs per PDCH
+		ms := e.newMS(bts, 0xc0000100+uint32(i))
+		tb, err := e.allocDL(bts, ms, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbfs = append(tbfs, tb)
+	}
+	e.params.AllocAlgo = "dynamic"
+	bts.multislotOff = true
+	ms := e.newMS(bts, 0xc0000200)
+	tb, err := e.allocDL(bts, ms, false)
+	if err != nil || popcount8(tb.slots) != 1 || bts.Ctr.Value(CtrTBFAllocAlgoA) != 9 {
+		t.Fatalf("busy PDCHs: %v slots %08b, algo-a %d", err, tb.slots, bts.Ctr.Value(CtrTBFAllocAlgoA))
+	}
+	if _, _, ok := e.chooseDLSlotsWith(&bts.TRX[0], ms, int(tb.ctrlTS), tb); ok {
+		t.Fatal("multislot upgrade while dynamic uses A")
+	}
+	for _, o := range tbfs[:2] { // TS 4 (the first two) now carries none
+		e.freeTBF(o, false)
+	}
+	ms = e.newMS(bts, 0xc0000201)
+	tb, err = e.allocDL(bts, ms, false)
+	if err != nil || popcount8(tb.slots) < 2 || bts.multislotOff || bts.Ctr.Value(CtrTBFAllocAlgoB) != 1 {
+		t.Fatalf("idle PDCH: %v slots %08b, multislot off %v, algo-b %d", err, tb.slots, bts.multislotOff, bts.Ctr.Value(CtrTBFAllocAlgoB))
+	}
+}
+
+// TestTwoConsecutiveDL: two class 11 MSs on PDCHs 4-7 (AllocTest
+// test_2_consecutive_dl_tbfs): the first DL TBF gets 4 slots, the second 3
+// (the reservations of the first count against its window).
+func TestTwoConsecutiveDL(t *testing.T) {
+	e, bts := allocEngine(t, "b", 0xf0)
+	var n []int
+	for i := range 2 {
+		ms := e.newMS(bts, 0xc0000300+uint32(i))
+		ms.MSClass, ms.EGPRSClass = 11, 11
+		tb, err := e.allocDL(bts, ms, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n = append(n, popcount8(tb.slots))
+	}
+	if n[0] != 4 || n[1] != 3 {
+		t.Fatalf("slots %v, want [4 3]", n)
+	}
+}
+
+// TestAllocAUSF: algorithm A puts UL TBFs on the least busy PDCH until the
+// USFs (7 per PDCH) run out (AllocTest test_alloc_a: 14 on TS 2-3, 28 on
+// TS 1-4); then allocation fails, counting tbf:alloc:failed only.
+func TestAllocAUSF(t *testing.T) {
+	for _, c := range []struct {
+		pdch uint8
+		n    int
+	}{{0x0c, 14}, {0x1e, 28}} {
+		e, bts := allocEngine(t, "a", c.pdch)
+		got := allocMany(e, bts, 1, 1, modeUL)
+		if len(got) != c.n || bts.Ctr.Value(CtrTBFAllocFailed) != 1 || bts.Ctr.Value(CtrTBFAllocFailedNoUSF) != 0 {
+			t.Errorf("PDCHs %08b: %d UL TBFs (want %d), failed %d, no_usf %d", c.pdch, len(got), c.n,
+				bts.Ctr.Value(CtrTBFAllocFailed), bts.Ctr.Value(CtrTBFAllocFailedNoUSF))
+		}
+	}
+}
+
+// TestAllocBFailures: B's failure causes. 32 DL TBFs use all TFIs of the
+// TRX: the next counts no_tfi; USFs exhausted count no_usf.
+func TestAllocBFailures(t *testing.T) {
+	e, bts := allocEngine(t, "b", 0xf0)
+	got := allocMany(e, bts, 1, 1, modeDL)
+	if len(got) != 32 || bts.Ctr.Value(CtrTBFAllocFailedNoTFI) != 1 || bts.Ctr.Value(CtrTBFAllocFailed) != 1 {
+		t.Errorf("%d DL TBFs, no_tfi %d, failed %d", len(got), bts.Ctr.Value(CtrTBFAllocFailedNoTFI), bts.Ctr.Value(CtrTBFAllocFailed))
+	}
+	e, bts = allocEngine(t, "b", 0x80)
+	got = allocMany(e, bts, 12, 12, modeUL)
+	if len(got) != 7 || bts.Ctr.Value(CtrTBFAllocFailedNoUSF) != 1 || bts.Ctr.Value(CtrTBFAllocFailed) != 1 {
+		t.Errorf("%d UL TBFs on one PDCH, no_usf %d, failed %d", len(got), bts.Ctr.Value(CtrTBFAllocFailedNoUSF), bts.Ctr.Value(CtrTBFAllocFailed))
+	}
+}
+
+// TestAllocTRX: with two TRX, B takes the TRX with the most free TFIs of
+// the direction, A the first TRX with free TFIs; an MS's next TBF stays on
+// its TRX.
+func TestAllocTRX(t *testing.T) {
+	e, bts := allocEngine(t, "b", 0xf0, 0xf0)
+	var trx []uint8
+	for i := range 4 {
+		ms := e.newMS(bts, 0xc0000400+uint32(i))
+		tb, err := e.allocDL(bts, ms, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trx = append(trx, tb.trx)
+		if i == 1 {
+			ul, err := e.allocUL(bts, ms)
+			if err != nil || ul.trx != tb.trx || ul.ctrlTS != tb.ctrlTS {
+				t.Fatalf("UL TBF of an MS on TRX %d TS %d: %v", tb.trx, tb.ctrlTS, ul)
+			}
+		}
+	}
+	if trx[0] != 0 || trx[1] != 1 || trx[2] != 0 || trx[3] != 1 {
+		t.Errorf("B: DL TBFs on TRX %v, want 0 1 0 1", trx)
+	}
+	e, bts = allocEngine(t, "a", 0xf0, 0xf0)
+	for i := range 3 {
+		tb, err := e.allocDL(bts, e.newMS(bts, 0xc0000500+uint32(i)), true)
+		if err != nil || tb.trx != 0 {
+			t.Fatalf("A: DL TBF %d on TRX %v (%v)", i, tb, err)
+		}
+	}
+}
+
+// TestReservationLifetime: an MS keeps its reservation (and first common
+// TS) while it has a TBF, and the PDCHs count it; its last TBF gone, both
+// are released.
+func TestReservationLifetime(t *testing.T) {
+	e, bts := allocEngine(t, "dynamic", 0xf0)
+	ms := e.newMS(bts, 0xc0000600)
+	dl, err := e.allocDL(bts, ms, true) // CCCH: one slot, reserved 4
+	if err != nil {
+		t.Fatal(err)
+	}
+	trx := &bts.TRX[0]
+	if !ms.slots.on || popcount8(ms.slots.dl) != 4 || dl.slots != 1<<dl.ctrlTS || trx.slots.dl[4] != 1 {
+		t.Fatalf("reservation %+v, TBF slots %08b, PDCH 4 reserved %d", ms.slots, dl.slots, trx.slots.dl[4])
+	}
+	ul, err := e.allocUL(bts, ms)
+	if err != nil || ul.ctrlTS != dl.ctrlTS {
+		t.Fatalf("UL %v: %v", ul, err)
+	}
+	e.freeTBF(dl, false)
+	if !ms.slots.on || ms.slots.firstTS() != int(ul.ctrlTS) {
+		t.Fatalf("released with a TBF left: %+v", ms.slots)
+	}
+	e.freeTBF(ul, false)
+	if ms.slots.on || ms.slots.firstTS() >= 0 || trx.slots != (trxSlots{}) {
+		t.Fatalf("after the last TBF: %+v, PDCH counts %+v", ms.slots, trx.slots)
+	}
+}
+
+// TestAllocateNoGarbage: choosing the slots allocates nothing.
+func TestAllocateNoGarbage(t *testing.T) {
+	e, bts := allocEngine(t, "dynamic", 0xff)
+	ms := e.newMS(bts, 0xc0000700)
+	n := testing.AllocsPerRun(100, func() {
+		q := allocReq{bts: bts, ms: ms, dir: DirDL, useTRX: -1}
+		var r allocRes
+		if !e.allocate(&q, &r) {
+			t.Fatal("allocation failed")
+		}
+	})
+	if n != 0 {
+		t.Fatalf("%v allocations per run", n)
+	}
+}
