@@ -379,7 +379,9 @@ func (e *Engine) pollDL(t *TBF, p *PDCH, fn uint32, prio int, fbi, small, resend
 	t.pollOut = true
 	t.sincePoll = 0
 	t.pollSoon = false
-	t.lastPoll = e.now
+	// the poll's age counts from the frame of its answer, as osmo-pcu's
+	// frames-since-last-poll (keep-open dummies every 200 ms after it)
+	t.lastPoll = e.now + time.Duration(fnDelta(rrbpFN(fn, rrbp), e.lastFN))*FramePeriod
 	if fbi {
 		e.setState(t, TBFFinished)
 		e.setTimer(t, tmT3191, e.params.T3191)
@@ -631,6 +633,10 @@ func (e *Engine) fillDLBlock(t *TBF, bsn int, cs rlcmac.CodingScheme) {
 		b.fbi = e.keepOpenOver(t)
 		d := llc.AppendDummy(e.dummyBuf[:0], cs.DataLen()-1)
 		u.Append(d, true)
+		// osmo-pcu counts the dummy as a frame's octets (not as a
+		// scheduled frame): llc:dl_bytes and rlc:dl_payload_bytes
+		t.bts.Ctr.Add(CtrLLCDLBytes, uint64(len(d)))
+		t.bts.Ctr.Add(CtrRLCDLPayloadBytes, uint64(len(d)))
 		u.Pad()
 	case u.Space() > 0:
 		u.Pad()

@@ -239,9 +239,13 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 	bts.Ctr.Inc(CtrGPRSULCS1 + int(blk.CS-rlcmac.CS1))
 	t.gprsCtr.Inc(int(blk.CS - rlcmac.CS1))
 	h := &blk.Header
-	if blk.Unit.HasTLLI && !t.tlliKnown {
-		e.ulTLLI(t, blk.Unit.TLLI)
-		t = t.ms.UL // the TBF may now belong to the merged MS object
+	if blk.Unit.HasTLLI {
+		if !t.tlliKnown {
+			e.ulTLLI(t, blk.Unit.TLLI)
+			t = t.ms.UL // the TBF may now belong to the merged MS object
+		}
+		// every block with a TLLI is acknowledged (contention resolution
+		// until the MS has seen it; osmo-pcu-facts §3.4)
 		t.pendPUAN = true
 	}
 	bsn := int(h.BSN)
@@ -257,7 +261,6 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 	ub := t.ulb(bsn)
 	ub.e, ub.ti, ub.pi, ub.last = h.E, h.TI, h.PI, h.CV == 0
 	ub.n = copy(ub.data[:], blk.Data)
-	bts.Ctr.Add(CtrRLCULPayloadBytes, uint64(len(blk.Data)))
 	e.reassembleReady(t)
 	if h.CV == 0 {
 		t.lastSeen = true
@@ -311,9 +314,11 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 	bts.Ctr.Inc(CtrEGPRSULMCS1 + int(blk.CS-rlcmac.MCS1))
 	t.egprsCtr.Inc(int(blk.CS - rlcmac.MCS1))
 	for i := 0; i < blk.NUnits; i++ {
-		if u := &blk.Unit[i]; u.HasTLLI && !t.tlliKnown {
-			e.ulTLLI(t, u.TLLI)
-			t = t.ms.UL
+		if u := &blk.Unit[i]; u.HasTLLI {
+			if !t.tlliKnown {
+				e.ulTLLI(t, u.TLLI)
+				t = t.ms.UL
+			}
 			t.pendPUAN = true
 		}
 	}
@@ -340,7 +345,6 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 		ub.e, ub.ti, ub.pi, ub.last = h.E[i], h.TI[i], h.PI, h.CV == 0 && (i == blk.NUnits-1 || h.BSN2 == h.BSN1)
 		ub.n = copy(ub.data[:], blk.Data[i][:dl])
 		ub.spb, ub.spbLen = 0, 0 // whole: halves of an earlier split are void
-		bts.Ctr.Add(CtrRLCULPayloadBytes, uint64(dl))
 	}
 	e.reassembleReady(t)
 	if h.CV == 0 && (h.SPB == 0 || splitDone) {
@@ -404,7 +408,6 @@ func (e *Engine) ulSplitHalf(t *TBF, blk *rlcmac.EGPRSULBlock) (*TBF, bool) {
 		}
 	}
 	t.rw.Receive(bsn)
-	bts.Ctr.Add(CtrRLCULPayloadBytes, uint64(2*hl))
 	return t, true
 }
 
@@ -420,6 +423,8 @@ func (e *Engine) reassemble(t *TBF, ub *ulBlock) {
 	for i := 0; i < u.N; i++ {
 		c := &u.Chunks[i]
 		t.llcBuf = append(t.llcBuf, data[c.Off:c.Off+c.Len]...)
+		// the LLC octets (no TLLI, LI or filler), as osmo-pcu counts them
+		t.bts.Ctr.Add(CtrRLCULPayloadBytes, uint64(c.Len))
 		if !c.Complete {
 			continue
 		}

@@ -121,8 +121,13 @@ func TestTBFCountersOverStatsd(t *testing.T) {
 	check("downlink TBF", dlc, map[string]int64{
 		"rach.requests": 0, "immediate.assignment_DL": 1, "immediate.assignment_UL": 0,
 		"tbf.dl.alloc": 1, "tbf.dl.freed": 1, "tbf.dl.aborted": 0, "tbf.ul.alloc": 0,
-		"llc.dl_bytes": 300, "pkt.dl_ack_nack_timeout": 0, "pkt.dl_ack_nack_failed": 0,
+		"pkt.dl_ack_nack_timeout": 0, "pkt.dl_ack_nack_failed": 0, "llc.scheduled": 1,
 	})
+	// The LLC UI dummies of the delayed release (X2031) count as LLC and
+	// RLC payload octets, as in osmo-pcu (TestTBFCountersMatchOsmoPCU).
+	if b, p := dlc["bts.0.llc.dl_bytes"], dlc["bts.0.rlc.dl_payload_bytes"]; b < 300 || p != b {
+		t.Errorf("downlink TBF: llc.dl_bytes %d, rlc.dl_payload_bytes %d, want equal and >= 300", b, p)
+	}
 	if ul["bts.0.rlc.ul_bytes"] == 0 || dlc["bts.0.rlc.sent"] == 0 || dlc["bts.0.rlc.dl_bytes"] == 0 {
 		t.Errorf("RLC counters did not move: ul_bytes %d, sent %d, dl_bytes %d", ul["bts.0.rlc.ul_bytes"], dlc["bts.0.rlc.sent"], dlc["bts.0.rlc.dl_bytes"])
 	}

@@ -243,7 +243,13 @@ func (b *BTS) handle(msg []byte) pcuif.Message {
 		switch d.SAPI {
 		case pcuif.SAPIPCH:
 			if b.cfg.Version < pcuif.V12 {
-				c := &pcuif.Data{Kind: pcuif.TypeDataCnf, SAPI: pcuif.SAPIPCH, Payload: d.Payload}
+				// OsmoBTS echoes the 23-octet MAC block, without the
+				// 3 paging group digits (osmo-pcu-facts §1.7).
+				mac := d.Payload
+				if len(mac) == pcuif.PCHLegacyLen {
+					mac = mac[3:]
+				}
+				c := &pcuif.Data{Kind: pcuif.TypeDataCnf, SAPI: pcuif.SAPIPCH, Payload: mac}
 				c.BTSNr = d.BTSNr
 				return c
 			}

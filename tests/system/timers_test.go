@@ -293,8 +293,9 @@ func vtyConfigure(t *testing.T, r *radioRig, cmds ...string) {
 // (osmo-pcu-facts §4.10, §9.1). With `timer T3190 2` and no delayed
 // release (X2031 0), no preemptive retransmission and one slot, a DL TBF
 // whose final block (FBI, polled) and first two re-polls are lost is
-// polled again every second (217 to 222 frames: the next block after the
-// age is reached), each time by resending its final block with a poll; the
+// polled again every second after the previous poll's answer frame (13
+// frames after it, RRBP 0: as osmo-pcu's frames since the last poll; so
+// 230 to 235 frames: the next block after the age is reached), each time by resending its final block with a poll; the
 // lost polls count pkt:dl_ack_nack_timeout and N3105 but do not release
 // it, and the answer to the third re-poll ends it (WAIT_RELEASE). With
 // `timer T3190 1` the period is half a second.
@@ -302,7 +303,7 @@ func TestT3190PollAge(t *testing.T) {
 	for _, c := range []struct {
 		t3190      string
 		minF, maxF uint32
-	}{{"2", 217, 222}, {"1", 109, 114}} {
+	}{{"2", 230, 235}, {"1", 122, 127}} {
 		t.Run("T3190="+c.t3190, func(t *testing.T) {
 			r := startRadio(t, pcuif.V12, nil, 12)
 			vtyConfigure(t, r, "timer T3190 "+c.t3190, "timer X2031 0", "no dl-tbf-preemptive-retransmission", "alloc-algorithm a")
