@@ -337,7 +337,8 @@ var (
 func csDescs(prefix, label string, n int) []ratectr.Desc {
 	d := make([]ratectr.Desc, n)
 	for i := range d {
-		d[i] = ratectr.Desc{Name: fmt.Sprintf("%s%d", prefix, i+1), Description: fmt.Sprintf("%s%d", label, i+1)}
+		// osmo-pcu's descriptions end in 8 blanks ("CS1        ")
+		d[i] = ratectr.Desc{Name: fmt.Sprintf("%s%d", prefix, i+1), Description: fmt.Sprintf("%s%d        ", label, i+1)}
 	}
 	return d
 }

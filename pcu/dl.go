@@ -712,6 +712,7 @@ func (e *Engine) dlAckNackEGPRS(t *TBF, a *rlcmac.EGPRSAckNack) {
 // dlAckNack applies a Packet Downlink Ack/Nack (TS 44.060 §11.2.6).
 func (e *Engine) dlAckNack(t *TBF, a *rlcmac.AckNackDescription) {
 	acked, nacked, _ := t.sw.ApplyGPRSAckNack(a)
+	t.ms.meas.dlAck(acked, nacked) // (osmo-pcu 1.1.0 shows none of EGPRS Ack/Nacks)
 	e.dlAcked(t, a.FinalAck, acked, nacked)
 }
 

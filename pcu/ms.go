@@ -40,8 +40,9 @@ type MS struct {
 
 	// L1 measurements of the last uplink block.
 	RSSI  int8
-	LinkQ int16 // C/I in cB
-	BTO   int16 // burst timing offset, quarter bits
+	LinkQ int16  // C/I in cB
+	BTO   int16  // burst timing offset, quarter bits
+	meas  msMeas // what `show ms` reports of both links (msmeas.go)
 }
 
 func (m *MS) String() string {

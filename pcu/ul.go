@@ -235,6 +235,7 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 	}
 	e.adaptULCS(t, int(d.LqualCb)/10)
 	t.ms.RSSI, t.ms.LinkQ, t.ms.BTO = d.RSSI, d.LqualCb, d.TAOffsQbits
+	t.ms.meas.ul(d)
 	e.taFromBurst(t.ms, d.TAOffsQbits)
 	bts.Ctr.Inc(CtrGPRSULCS1 + int(blk.CS-rlcmac.CS1))
 	t.gprsCtr.Inc(int(blk.CS - rlcmac.CS1))
@@ -310,6 +311,7 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 	}
 	e.adaptULCS(t, int(d.LqualCb)/10)
 	t.ms.RSSI, t.ms.LinkQ, t.ms.BTO = d.RSSI, d.LqualCb, d.TAOffsQbits
+	t.ms.meas.ul(d)
 	e.taFromBurst(t.ms, d.TAOffsQbits)
 	bts.Ctr.Inc(CtrEGPRSULMCS1 + int(blk.CS-rlcmac.MCS1))
 	t.egprsCtr.Inc(int(blk.CS - rlcmac.MCS1))
@@ -611,6 +613,7 @@ func (e *Engine) ulControl(bts *BTS, p *PDCH, d *pcuif.Data) {
 			return
 		}
 		e.dlAckNack(t, &m.AckNack)
+		t.ms.meas.quality(&m.Quality)
 		if m.HasChanReq {
 			bts.Ctr.Inc(CtrChannelRequestDescription)
 			e.ulOnPACCH(bts, t)

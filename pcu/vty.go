@@ -2,10 +2,12 @@ package pcu
 
 import (
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/pcu/config"
 	"github.com/gopcu/gopcu/vty"
@@ -136,7 +138,9 @@ func (e *Engine) InstallVTY(v *vty.VTY) {
 					if p.Enabled {
 						en = "enabled"
 					}
-					c.Printf("  TS%d: PDCH %s, %d DL TBFs, %d UL TBFs\n", s, en, len(p.dl), len(p.ul))
+					// osmo-pcu 1.1.0's order of the words (its numbers are
+					// swapped: it shows the DL TBFs as UL TBFs)
+					c.Printf("  TS%d: PDCH %s, %d UL TBFs, %d DL TBFs\n", s, en, len(p.ul), len(p.dl))
 				}
 			}
 		}
@@ -146,7 +150,10 @@ func (e *Engine) InstallVTY(v *vty.VTY) {
 		filter := c.Args[0]
 		for _, nr := range e.btsNrs() {
 			b := e.bts[nr]
-			for _, dir := range []Dir{DirUL, DirDL} {
+			for i, dir := range []Dir{DirUL, DirDL} {
+				if i > 0 {
+					c.Printf("\n")
+				}
 				c.Printf("%s TBFs\n", dir)
 				for _, t := range b.tbfs {
 					if t.dir != dir || filter == "ccch" && !t.ccch || filter == "pacch" && t.ccch {
@@ -154,7 +161,6 @@ func (e *Engine) InstallVTY(v *vty.VTY) {
 					}
 					e.showTBF(c, t)
 				}
-				c.Printf("\n")
 			}
 		}
 		return nil
@@ -242,6 +248,9 @@ func (e *Engine) btsNrs() []uint8 {
 	return out
 }
 
+// showTBF writes one TBF as osmo-pcu 1.1.0's `show tbf`: flags are its
+// assignment flags (CCCH 1, PACCH 2) and 4 once a DL TBF got a Packet
+// Downlink Ack/Nack; created is the wall clock less the TBF's radio age.
 func (e *Engine) showTBF(c *vty.Context, t *TBF) {
 	m := t.ms
 	valid := "valid"
@@ -249,49 +258,78 @@ func (e *Engine) showTBF(c *vty.Context, t *TBF) {
 		valid = "invalid"
 	}
 	c.Printf("TBF: TFI=%d TLLI=0x%08x (%s) TA=%d DIR=%s IMSI=%s\n", t.tfi, m.TLLI, valid, m.TA, t.dir, m.IMSI)
-	ccch, pacch := 0, 0
+	flags := 2
 	if t.ccch {
-		ccch = 1
-	} else {
-		pacch = 2
+		flags = 1
 	}
-	c.Printf(" created=%d state=%s flags=%08x [CCCH:%d, PACCH:%d] 1st_cTS=%d ctrl_TS=%d MS_CLASS=%d/%d\n",
-		int64(t.created/time.Second), t.state, 0, ccch, pacch, t.ctrlTS, t.ctrlTS, m.MSClass, m.EGPRSClass)
-	var ts []string
+	if t.dir == DirDL && t.everAcked {
+		flags |= 4
+	}
+	created := time.Now().Add(-(e.now - t.created)).Unix()
+	c.Printf(" created=%d state=%s flags=%08x [CCCH:%d, PACCH:%d] 1st_TS=%d 1st_cTS=%d ctrl_TS=%d MS_CLASS=%d/%d\n",
+		created, t.state, flags, flags&1, flags&2, lowestSlot(t.slots), t.ctrlTS, t.ctrlTS, m.MSClass, m.EGPRSClass)
+	var ts strings.Builder
 	for s := 0; s < 8; s++ {
 		if t.slots&(1<<s) != 0 {
 			mark := ""
 			if uint8(s) == t.ctrlTS {
 				mark = "!"
 			}
-			ts = append(ts, fmt.Sprintf("%d%s", s, mark))
+			fmt.Fprintf(&ts, "%d%s ", s, mark)
 		}
 	}
-	mode := "GPRS"
-	if t.egprs {
-		mode = "EGPRS"
-	}
-	c.Printf(" TS_alloc=%s TRX_ID=%d CS=%s %s", strings.Join(ts, ","), t.trx, t.cs, mode)
+	c.Printf(" TS_alloc=%s TRX_ID=%d CS=%s", ts.String(), t.trx, t.cs)
 	if t.dir == DirUL {
 		c.Printf(" WS=%d V(Q)=%d V(R)=%d\n", t.rw.WS(), t.rw.VQ(), t.rw.VR())
+		// osmo-pcu 1.1.0 lists no counter under an UL TBF's statistics
+		c.Printf(" TBF Statistics:\n")
 	} else {
 		stalled := ""
 		if t.sw.Stalled() {
 			stalled = " STALLED"
 		}
-		c.Printf(" WS=%d V(A)=%d V(S)=%d nBSN=%d%s\n", t.sw.WS(), t.sw.VA(), t.sw.VS(), t.sw.Distance(), stalled)
+		c.Printf(" WS=%d V(A)=%d V(S)=%d nBSN=%d%s\n", t.sw.WS(), t.sw.VA(), t.sw.VS(), t.sw.ResendNeeded(), stalled)
+		if t.ctr != nil {
+			t.ctr.WriteVTY(c, " ", false)
+		}
 	}
-	c.Printf("\n")
+	for _, g := range []*ratectr.Group{t.gprsCtr, t.egprsCtr} {
+		if g != nil {
+			g.WriteVTY(c, " ", false)
+		}
+	}
+	c.Printf("\n\n")
 }
 
+// lowestSlot is the first timeslot of a mask (0 for none).
+func lowestSlot(slots uint8) int {
+	if slots == 0 {
+		return 0
+	}
+	return bits.TrailingZeros8(slots)
+}
+
+// pacchSlot is the PACCH of an MS as osmo-pcu 1.1.0 shows it: the lowest
+// timeslot its TBFs have in common (TS 44.060 §8.1.1.2.2; a TBF assigned
+// on PACCH counts once assigned), -1 for none.
+func pacchSlot(m *MS) int {
+	var mask uint8 = 0xff
+	have := false
+	for _, t := range []*TBF{m.UL, m.DL} {
+		if t != nil && (t.ccch || t.state != TBFAssign) {
+			mask &= t.slots
+			have = true
+		}
+	}
+	if !have || mask == 0 {
+		return -1
+	}
+	return lowestSlot(mask)
+}
+
+// showMS writes one MS as osmo-pcu 1.1.0's `show ms`.
 func (e *Engine) showMS(c *vty.Context, m *MS) {
 	c.Printf("MS TLLI=%08x, IMSI=%s\n", m.TLLI, m.IMSI)
-	if m.Active() {
-		c.Printf("  State:                  ACTIVE\n")
-	} else {
-		idle := e.now - m.idleSince
-		c.Printf("  State:                  IDLE for %ds, release in %ds\n", int(idle.Seconds()), int((e.params.X2030 - idle).Seconds()))
-	}
 	mode, dl, ul := "GPRS", m.CSDL, m.CSUL
 	if m.egprs(m.bts) {
 		mode, dl = "EGPRS", m.MCSDL
@@ -299,27 +337,32 @@ func (e *Engine) showMS(c *vty.Context, m *MS) {
 			ul = m.MCSUL
 		}
 	}
+	c.Printf("  Timing advance (TA):    %d\n", m.TA)
+	c.Printf("  Coding scheme uplink:   %s\n", ul)
+	c.Printf("  Coding scheme downlink: %s\n", dl)
 	c.Printf("  Mode:                   %s\n", mode)
 	c.Printf("  MS class:               %d\n", m.MSClass)
 	c.Printf("  EGPRS MS class:         %d\n", m.EGPRSClass)
-	c.Printf("  DL LLC queue length:    %d\n", m.Queue.Len())
-	c.Printf("  DL LLC queue octets:    %d\n", m.Queue.Octets())
-	c.Printf("  DL Coding Scheme:       %s\n", dl)
-	c.Printf("  UL Coding Scheme:       %s\n", ul)
-	c.Printf("  Timing advance (TA):    %d\n", m.TA)
-	if m.TAI >= 0 {
-		c.Printf("  Timing advance index:   %d (TS %d)\n", m.TAI, m.taiTS)
+	c.Printf("  PACCH:                  ")
+	if s := pacchSlot(m); s >= 0 {
+		c.Printf("%d ", s)
 	}
-	c.Printf("  RSSI:                   %d dBm\n", m.RSSI)
-	c.Printf("  Link quality:           %d dB\n", m.LinkQ/10)
-	c.Printf("  Burst timing offset:    %d/4 bit\n", m.BTO)
+	c.Printf("\n")
+	c.Printf("  LLC queue length:       %d\n", m.Queue.Len())
+	c.Printf("  LLC queue octets:       %d\n", m.Queue.Octets())
+	m.meas.show(c.Printf, m)
 	if t := m.UL; t != nil {
 		c.Printf("  Uplink TBF:             TFI=%d, state=%s\n", t.tfi, t.state)
 	}
 	if t := m.DL; t != nil {
 		c.Printf("  Downlink TBF:           TFI=%d, state=%s\n", t.tfi, t.state)
+		kbps := 0
+		if age := e.now - t.created; age > 0 {
+			kbps = int(float64(t.sentBytes) * 8 / age.Seconds() / 1000)
+		}
+		c.Printf("  Current DL Throughput:  %d Kbps \n", kbps)
 	}
-	for _, l := range m.Queue.Stats(e.now).Lines(e.now) {
-		c.Printf("  %s\n", l)
+	if m.Ctr != nil {
+		m.Ctr.WriteVTY(c, "  ", false)
 	}
 }

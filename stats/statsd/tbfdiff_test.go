@@ -157,6 +157,12 @@ func (v *osmoVTY) cmd(c string) string {
 // namespace of its own with the BTS emulator (PCUIF v10) and the SGSN
 // emulator.
 func osmoPCUSide(t *testing.T, pcuCmds ...string) *radioSide {
+	return osmoPCUSideInfo(t, nil, pcuCmds...)
+}
+
+// osmoPCUSideInfo is osmoPCUSide with the BTS emulator's INFO_IND (nil:
+// its default).
+func osmoPCUSideInfo(t *testing.T, info *pcuif.InfoInd, pcuCmds ...string) *radioSide {
 	bin, err := exec.LookPath("osmo-pcu")
 	if err != nil {
 		t.Skip("osmo-pcu not installed")
@@ -176,7 +182,7 @@ func osmoPCUSide(t *testing.T, pcuCmds ...string) *radioSide {
 	if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(osmoPCUConfig+pcuLines(pcuCmds)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s.bts, err = btsemu.Listen(btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10})
+	s.bts, err = btsemu.Listen(btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10, Info: info})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,13 +298,21 @@ var knownTBFDiffs = map[string]string{
 	"bts.0.rlc.dl_bytes":   "includes the idle blocks (compared without them)",
 }
 
-// runTBFSession plays tbfScript to one side and returns its counters.
-func runTBFSession(s *radioSide) map[string]int64 {
+// idleShow are compared after tbfScript (the MS idle, no TBF).
+var idleShow = []string{"show tbf all", "show ms all", "show bts pdch"}
+
+// runTBFSession plays tbfScript to one side and returns its counters and
+// the idleShow outputs.
+func runTBFSession(s *radioSide) (map[string]int64, map[string]string) {
 	tbfScript(s)
+	show := map[string]string{}
+	for _, c := range idleShow {
+		show[c] = strings.ReplaceAll(s.show(c), "\r\n", "\n")
+	}
 	m := s.report()
 	// what the DL blocks other than the idle dummies carried
 	m["bts.0.rlc.dl_bytes-without-dummies"] = m["bts.0.rlc.dl_bytes"] - 23*m["bts.0.rlc.sent-dummy"]
-	return m
+	return m, show
 }
 
 // TestTBFCountersMatchOsmoPCU plays the same radio session (one MS: a
@@ -316,13 +330,16 @@ func TestTBFCountersMatchOsmoPCU(t *testing.T) {
 		t.Skip("network namespaces need root")
 	}
 	var ref, got map[string]int64
+	var refShow, gotShow map[string]string
 	t.Run("sessions", func(t *testing.T) {
-		t.Run("osmo-pcu", func(t *testing.T) { t.Parallel(); ref = runTBFSession(osmoPCUSide(t)) })
-		t.Run("gopcu", func(t *testing.T) { t.Parallel(); got = runTBFSession(gopcuSide(t)) })
+		t.Run("osmo-pcu", func(t *testing.T) { t.Parallel(); ref, refShow = runTBFSession(osmoPCUSide(t)) })
+		t.Run("gopcu", func(t *testing.T) { t.Parallel(); got, gotShow = runTBFSession(gopcuSide(t)) })
 	})
 	if ref == nil || got == nil {
 		t.FailNow()
 	}
+	// the idle MS as both show it (TestShowMatchesOsmoPCU has the TBFs)
+	compareShow(t, idleShow, refShow, gotShow)
 	for k, want := range map[string]int64{"bts.0.tbf.ul.freed": 1, "bts.0.tbf.dl.freed": 1, "bts.0.llc.ul_bytes": 200} {
 		if ref[k] != want {
 			t.Fatalf("osmo-pcu: %s = %d, want %d", k, ref[k], want)

@@ -196,6 +196,9 @@ type MS struct {
 	// Mute makes the MS deaf and silent (it left the cell or lost
 	// coverage): timers and N counters of the PCU then run out.
 	Mute bool
+	// DLQuality is the Channel Quality Report of its Packet Downlink
+	// Ack/Nacks (TS 44.060 §11.2.6; zero by default).
+	DLQuality rlcmac.ChannelQualityReport
 	// DistanceQbits is the MS's round-trip distance in quarter bits: its
 	// RACH shows it, and its bursts arrive DistanceQbits - 4*TA late.
 	DistanceQbits int
@@ -685,7 +688,7 @@ func (m *MS) dlData(d pcuif.Data) {
 	}
 	if h.SP && !m.dl.egprs {
 		final := m.dl.finalRx && m.dl.rw.Complete()
-		a := rlcmac.PacketDownlinkAckNack{DownlinkTFI: m.dl.tfi, AckNack: m.dl.rw.GPRSAckNack(final)}
+		a := rlcmac.PacketDownlinkAckNack{DownlinkTFI: m.dl.tfi, AckNack: m.dl.rw.GPRSAckNack(final), Quality: m.DLQuality}
 		a.HasChanReq, a.ChanReq = m.chanReq()
 		m.sendAck(d, h.RRBP, &a, final)
 	}

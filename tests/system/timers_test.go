@@ -260,7 +260,7 @@ func TestULMultislot(t *testing.T) {
 	one, _ := run(false)
 	multi, tbf := run(true)
 	t.Logf("100 kB uplink: %d block periods on one slot, %d with two-phase access", one, multi)
-	if !strings.Contains(tbf, "TS_alloc=4!,5,6,7 ") {
+	if !strings.Contains(tbf, "TS_alloc=4! 5 6 7  ") {
 		t.Fatalf("two-phase UL TBF:\n%s", tbf)
 	}
 	if multi*3 > one {
