@@ -1,10 +1,12 @@
 package vty
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 
 	"github.com/gopcu/gopcu/internal/logx"
 )
@@ -39,6 +41,11 @@ type LogTarget struct {
 	ForceAll slog.Level
 	forceSet bool
 	Levels   map[string]slog.Level
+	// Disabled are the categories this target does not log at all
+	// (libosmocore's per-target category "enabled" = 0): a new target
+	// starts with the categories' defaults (osmo-pcu 1.1.0: csn1, lmi,
+	// lmib), `logging level CAT LEVEL` and `logging level set-all` enable.
+	Disabled map[string]bool
 }
 
 // Forced returns the `logging level force-all` level and whether it is
@@ -55,9 +62,13 @@ func (t *LogTarget) SetForceAll(l slog.Level) { t.ForceAll, t.forceSet = l, true
 func (t *LogTarget) ReleaseForceAll() { t.forceSet = false }
 
 // Wants reports whether the target logs a record of the category and
-// level by its levels (libosmocore: the forced level alone while set,
-// else the category's).
+// level by its levels (libosmocore: nothing of a disabled category, then
+// the forced level alone while set, else the category's); the filter
+// (FilterAll) is not looked at.
 func (t *LogTarget) Wants(cat string, l slog.Level) bool {
+	if t.Disabled[cat] {
+		return false
+	}
 	if t.forceSet {
 		return l >= t.ForceAll
 	}
@@ -67,20 +78,96 @@ func (t *LogTarget) Wants(cat string, l slog.Level) bool {
 	return true
 }
 
+// LogxTarget is the target as a logx output named name writing to sink:
+// its levels, enabled categories, force-all, filter and line format;
+// catIndex numbers the categories for `logging print category-hex`
+// (Logging.CatIndex). Categories the target has no level for (gopcu's own)
+// are logged from NOTICE.
+func (t *LogTarget) LogxTarget(name string, sink logx.Sink, catIndex map[string]int) *logx.Target {
+	lt := &logx.Target{
+		Name:      name,
+		Levels:    make(map[string]slog.Level, len(t.Levels)),
+		Default:   logx.LevelNotice,
+		FilterAll: t.FilterAll,
+		CatIndex:  catIndex,
+		Colors:    logx.CategoryColors,
+		Sink:      sink,
+		Format: logx.Format{
+			Timestamp:    t.Timestamp,
+			ExtTimestamp: t.ExtTime,
+			ThreadID:     t.ThreadID,
+			Category:     t.Category,
+			CategoryHex:  t.CatHex,
+			Level:        t.PrintLevel,
+			File:         logx.ParseFileMode(t.PrintFile),
+			FileLast:     t.FileLast,
+			Color:        t.Color,
+		},
+	}
+	for k, l := range t.Levels {
+		lt.Levels[k] = l
+	}
+	if len(t.Disabled) > 0 {
+		lt.Disabled = make(map[string]bool, len(t.Disabled))
+		for k, d := range t.Disabled {
+			lt.Disabled[k] = d
+		}
+	}
+	lt.ForceAll, lt.Force = t.Forced()
+	return lt
+}
+
 // Logging is the logging configuration of the VTY: targets and the
 // category table. `logging level` on any target also sets the level of the
 // category in Registry (logx has one output, so it follows the last change).
+// Telnet sessions that ran `logging enable` are outputs of the handler
+// Server.LogHandler returns; Registry is told what they want (SetDemand),
+// so their levels decide for them whatever the other targets' are.
 type Logging struct {
 	Categories []LogCategory
 	Targets    []*LogTarget
 	Registry   *logx.Registry
+
+	syncMu  sync.Mutex
+	vty     *VTY
+	sessOut *logx.Fanout // of Server.LogHandler: the sessions' targets
+}
+
+// CatIndex numbers the categories as `logging print category-hex` prints
+// them: libosmocore numbers them in the order of its table (osmo-pcu's,
+// then the library's), which is the VTY's; the registry's other
+// categories (gopcu's own) follow.
+func (lg *Logging) CatIndex() map[string]int {
+	idx := make(map[string]int, len(lg.Categories))
+	for i, c := range lg.Categories {
+		idx[c.Name] = i
+	}
+	if lg.Registry != nil {
+		for _, c := range lg.Registry.Categories() {
+			if _, ok := idx[c.Name]; !ok {
+				idx[c.Name] = len(idx)
+			}
+		}
+	}
+	return idx
+}
+
+// defaultDisabled are the categories a new target does not log.
+func (lg *Logging) defaultDisabled() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range lg.Categories {
+		if c.Disabled {
+			m[c.Name] = true
+		}
+	}
+	return m
 }
 
 // defaultLogCategories derives the category table from logx.
 func defaultLogCategories() []LogCategory {
 	var out []LogCategory
 	for _, c := range logx.DefaultCategories {
-		out = append(out, LogCategory{Name: c.Name, Help: c.Description, Level: c.Default})
+		out = append(out, LogCategory{Name: c.Name, Help: c.Description, Level: c.Default, Disabled: !c.Enabled})
 	}
 	return out
 }
@@ -107,7 +194,8 @@ func levelName(l slog.Level) string {
 
 // NewTarget makes a target with libosmocore's defaults for a new target.
 func (lg *Logging) NewTarget(kind, arg string) *LogTarget {
-	t := &LogTarget{Kind: kind, Arg: arg, Color: true, CatHex: true, PrintFile: "1", Levels: map[string]slog.Level{}}
+	t := &LogTarget{Kind: kind, Arg: arg, Color: true, CatHex: true, PrintFile: "1", Levels: map[string]slog.Level{},
+		Disabled: lg.defaultDisabled()}
 	for _, c := range lg.Categories {
 		t.Levels[c.Name] = c.Level
 	}
@@ -142,7 +230,7 @@ func (v *VTY) installLogging() {
 	if cats == nil {
 		cats = defaultLogCategories()
 	}
-	lg := &Logging{Categories: cats}
+	lg := &Logging{Categories: cats, vty: v}
 	v.Logging = lg
 	logNode := v.addNode(LogNode, "config-log", "%s(config-log)# ", v.writeLog)
 
@@ -180,11 +268,15 @@ func (v *VTY) installLogging() {
 			if t == nil {
 				return c.Warnf("%% Logging was not enabled.\n")
 			}
-			if s := c.Session(); s != nil && t.Kind == "vty" {
-				s.logMu.Lock()
-				defer s.logMu.Unlock()
+			s := c.Session()
+			if s == nil || t.Kind != "vty" {
+				return h(c, t)
 			}
-			return h(c, t)
+			s.logMu.Lock()
+			err := h(c, t)
+			s.logMu.Unlock()
+			lg.SyncSessions()
+			return err
 		}
 	}
 	bit := func(p func(t *LogTarget) *bool) Handler {
@@ -227,6 +319,7 @@ func (v *VTY) installLogging() {
 			return c.Warnf("%% Invalid category '%s'\n", c.Args[0])
 		}
 		t.Levels[c.Args[0]] = l
+		delete(t.Disabled, c.Args[0])
 		if lg.Registry != nil && t.Kind != "vty" {
 			_ = lg.Registry.SetLevel(c.Args[0], l)
 		}
@@ -240,6 +333,7 @@ func (v *VTY) installLogging() {
 				for k := range t.Levels {
 					t.Levels[k] = l
 				}
+				clear(t.Disabled)
 				if lg.Registry != nil && t.Kind != "vty" {
 					lg.Registry.SetAll(l)
 				}
@@ -278,11 +372,13 @@ func (v *VTY) installLogging() {
 		if s.LogTarget() != nil {
 			return c.Warnf("%% Logging already enabled.\n")
 		}
-		t := &LogTarget{Kind: "vty", Levels: map[string]slog.Level{}, PrintFile: "1", Color: true, CatHex: true}
+		t := &LogTarget{Kind: "vty", Levels: map[string]slog.Level{}, PrintFile: "1", Color: true, CatHex: true,
+			Disabled: lg.defaultDisabled()}
 		for _, cat := range lg.Categories {
 			t.Levels[cat.Name] = cat.Level
 		}
 		s.setLogTarget(t)
+		lg.SyncSessions()
 		return nil
 	}, libCmd())
 	v.InstallVE("logging disable", hp("logging disable", ""), func(c *Context) error {
@@ -291,6 +387,7 @@ func (v *VTY) installLogging() {
 			return c.Warnf("%% Logging was not enabled.\n")
 		}
 		s.setLogTarget(nil)
+		lg.SyncSessions()
 		return nil
 	}, libCmd())
 	for _, x := range common {
@@ -434,7 +531,7 @@ func showTarget(c *Context, lg *Logging, t *LogTarget) {
 	c.Print(" Log Level specific information:\n")
 	for _, cat := range lg.Categories {
 		en := "Enabled"
-		if cat.Disabled {
+		if t.Disabled[cat.Name] {
 			en = "Disabled"
 		}
 		c.Printf("  %-10s %-10s %-8s %s\n", strings.ToUpper(cat.Name), logx.LevelName(t.Levels[cat.Name]), en, cat.Help)
@@ -514,3 +611,75 @@ func hp(str, fallback string) string {
 	}
 	return fallback
 }
+
+// SyncSessions makes the `logging enable` targets of the telnet sessions
+// the outputs of the session handler (Server.LogHandler) and tells the
+// Registry the lowest level each category is wanted at by any of them, so
+// a session at debug sees debug records while every other output stays at
+// its level. The VTY calls it whenever a session's logging changes.
+func (lg *Logging) SyncSessions() {
+	v := lg.vty
+	if v == nil {
+		return
+	}
+	lg.syncMu.Lock()
+	defer lg.syncMu.Unlock()
+	v.mu.Lock()
+	list := make([]*Session, 0, len(v.sessions))
+	for s := range v.sessions {
+		list = append(list, s)
+	}
+	v.mu.Unlock()
+	sortSessions(list)
+	var idx map[string]int
+	var targets []*logx.Target
+	for _, s := range list {
+		s.logMu.Lock()
+		t, n := s.logTarget, s.notify
+		if t != nil && n != nil {
+			if idx == nil {
+				idx = lg.CatIndex()
+			}
+			targets = append(targets, t.LogxTarget(fmt.Sprintf("vty %d", s.id), &sessionSink{n}, idx))
+		}
+		s.logMu.Unlock()
+	}
+	if lg.sessOut != nil {
+		lg.sessOut.Configure(logx.FanoutConfig{Default: true, Targets: targets})
+	}
+	if lg.Registry == nil {
+		return
+	}
+	var demand map[string]slog.Level
+	if lg.sessOut != nil && len(targets) > 0 {
+		demand = map[string]slog.Level{}
+		for _, c := range lg.Registry.Categories() {
+			min := logx.LevelOff
+			for _, t := range targets {
+				if l := t.MinLevel(c.Name); l < min {
+					min = l
+				}
+			}
+			if min < logx.LevelOff {
+				demand[c.Name] = min
+			}
+		}
+	}
+	lg.Registry.SetDemand(lg, demand)
+}
+
+// sessionSink writes log lines to a telnet session (libosmocore
+// _vty_output: the line, then "\r" when it holds a "\n").
+type sessionSink struct{ notify func([]byte) }
+
+func (n *sessionSink) Output(_ *logx.Entry, line []byte) error {
+	b := make([]byte, 0, len(line)+1)
+	b = append(b, line...)
+	if bytes.IndexByte(line, '\n') >= 0 {
+		b = append(b, '\r')
+	}
+	n.notify(b)
+	return nil
+}
+
+func (n *sessionSink) Close() error { return nil }

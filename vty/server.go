@@ -1,14 +1,13 @@
 package vty
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/gopcu/gopcu/internal/logx"
 )
 
 // Executor runs command handlers where the application's state lives. Do
@@ -153,6 +152,12 @@ func (s *Server) handle(c net.Conn) {
 		}
 	}()
 	sess := s.V.NewSession(run)
+	send := func(b []byte) {
+		if len(b) > 0 {
+			q <- b
+		}
+	}
+	sess.flush = send
 	var qmu sync.Mutex
 	qclosed := false
 	sess.setNotify(func(b []byte) {
@@ -174,11 +179,6 @@ func (s *Server) handle(c net.Conn) {
 		qmu.Unlock()
 		<-writerDone
 	}()
-	send := func(b []byte) {
-		if len(b) > 0 {
-			q <- b
-		}
-	}
 	send(sess.Start())
 	if sess.Closed() {
 		return
@@ -200,66 +200,17 @@ func (s *Server) handle(c net.Conn) {
 }
 
 // LogHandler returns a slog handler that passes records to next and copies
-// them to every session that ran `logging enable`, filtered by that
-// session's `logging level` settings (records carry logx's "cat" attribute).
-// Install it with logx.Registry.SetHandler.
+// them to every session that ran `logging enable`, filtered and formatted
+// by that session's logging settings as libosmocore's vty target does
+// (records carry logx's "cat" attribute). Install it with
+// logx.Registry.SetHandler; the VTY's Logging.Registry is then kept
+// emitting what the sessions want (Logging.SyncSessions).
 func (s *Server) LogHandler(next slog.Handler) slog.Handler {
-	return &sessionLog{v: s.V, next: next}
-}
-
-type sessionLog struct {
-	v     *VTY
-	next  slog.Handler
-	attrs []slog.Attr
-}
-
-func (h *sessionLog) Enabled(ctx context.Context, l slog.Level) bool { return true }
-
-func (h *sessionLog) Handle(ctx context.Context, r slog.Record) error {
-	var err error
-	if h.next != nil && h.next.Enabled(ctx, r.Level) {
-		err = h.next.Handle(ctx, r)
-	}
-	cat := ""
-	var b strings.Builder
-	b.WriteString(r.Message)
-	emit := func(a slog.Attr) bool {
-		if a.Key == "cat" {
-			cat = a.Value.String()
-			return true
-		}
-		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
-		return true
-	}
-	for _, a := range h.attrs {
-		emit(a)
-	}
-	r.Attrs(emit)
-	h.v.mu.Lock()
-	list := make([]*Session, 0, len(h.v.sessions))
-	for ss := range h.v.sessions {
-		list = append(list, ss)
-	}
-	h.v.mu.Unlock()
-	for _, ss := range list {
-		ss.logLine(cat, r.Level, b.String())
-	}
-	return err
-}
-
-func (h *sessionLog) WithAttrs(as []slog.Attr) slog.Handler {
-	n := *h
-	n.attrs = append(append([]slog.Attr(nil), h.attrs...), as...)
-	if h.next != nil {
-		n.next = h.next.WithAttrs(as)
-	}
-	return &n
-}
-
-func (h *sessionLog) WithGroup(g string) slog.Handler {
-	n := *h
-	if h.next != nil {
-		n.next = h.next.WithGroup(g)
-	}
-	return &n
+	f := logx.NewFanout(next)
+	lg := s.V.Logging
+	lg.syncMu.Lock()
+	lg.sessOut = f
+	lg.syncMu.Unlock()
+	lg.SyncSessions()
+	return f
 }

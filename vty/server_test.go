@@ -340,6 +340,14 @@ func TestWriteKill9(t *testing.T) {
 	}
 }
 
+// TestSessionLogging: a telnet session's `logging enable` target gets the
+// records its own levels want, as osmo-pcu 1.1.0's vty target (recorded
+// live): nothing without `logging filter all 1` (osmo-pcu's filter
+// function wants an NS-VC/BVC filter otherwise), nothing of csn1 until
+// `logging level csn1 ...`, lines formatted by the session's settings
+// (color, category-hex, ...) ending in "\n" then "\r". Its debug level
+// makes the registry emit debug records although the registry's own
+// (base) level, which the other outputs follow, stays at notice.
 func TestSessionLogging(t *testing.T) {
 	v := testTree()
 	loop := newLoop()
@@ -363,16 +371,55 @@ func TestSessionLogging(t *testing.T) {
 	defer c.Close()
 	r := bufio.NewReader(c)
 	readUntil(t, r, c, "OsmoPCU> ")
-	c.Write([]byte("logging enable\r"))
-	readUntil(t, r, c, "OsmoPCU> ")
-	c.Write([]byte("logging level rlcmac error\r"))
-	readUntil(t, r, c, "OsmoPCU> ")
-	reg.Logger(logx.CatRLCMAC).Log(context.Background(), logx.LevelNotice, "filtered")
-	reg.Logger(logx.CatRLCMAC).Log(context.Background(), logx.LevelError, "boom", "tfi", 3)
-	reg.Logger(logx.CatPCU).Log(context.Background(), logx.LevelNotice, "pcu note")
-	got := readUntil(t, r, c, "pcu note\n\r")
-	if strings.Contains(got, "filtered") || !strings.Contains(got, "boom tfi=3\n\r") {
+	cmd := func(s string) {
+		t.Helper()
+		c.Write([]byte(s + "\r"))
+		readUntil(t, r, c, s+"\r\nOsmoPCU> ")
+	}
+	ctx := context.Background()
+	rlcmac, pcu, csn1 := reg.Logger(logx.CatRLCMAC), reg.Logger(logx.CatPCU), reg.Logger(logx.CatCSN1)
+	cmd("logging enable")
+	pcu.Error("no-filter")
+	cmd("logging filter all 1")
+	cmd("logging print file 0")
+	pcu.Error("colored")
+	// osmo-pcu 1.1.0: "\x1b[1;35m<000c> logging_vty.c:1165 withfilter\n\x1b[0;m\r"
+	if got := readUntil(t, r, c, "\r"); got != "\x1b[1;35m<000c> colored\n\x1b[0;m\r" || strings.Contains(got, "no-filter") {
+		t.Fatalf("%q", got)
+	}
+	cmd("logging color 0")
+	cmd("logging print category-hex 0")
+	cmd("logging print category 1")
+	cmd("logging level rlcmac debug")
+	if l, _ := reg.Level(logx.CatRLCMAC); l != logx.LevelNotice {
+		t.Errorf("base level %v", l)
+	}
+	if l, _ := reg.Effective(logx.CatRLCMAC); l != logx.LevelDebug {
+		t.Errorf("effective level %v", l)
+	}
+	rlcmac.Debug("dbg", "tfi", 3)
+	pcu.Info("pcu-info")
+	csn1.Error("csn1-off")
+	logx.Notice(pcu, "pcu note")
+	got := readUntil(t, r, c, "DPCU pcu note\n\r")
+	if got != "DRLCMAC dbg tfi=3\n\rDPCU pcu note\n\r" {
 		t.Errorf("%q", got)
+	}
+	cmd("logging level csn1 error")
+	csn1.Error("csn1-on")
+	readUntil(t, r, c, "DCSN1 csn1-on\n\r")
+	cmd("logging level force-all info")
+	rlcmac.Debug("forced-away")
+	pcu.Log(ctx, logx.LevelInfo, "forced-info")
+	if got := readUntil(t, r, c, "\n\r"); got != "DPCU forced-info\n\r" {
+		t.Errorf("%q", got)
+	}
+	cmd("logging disable")
+	if l, _ := reg.Effective(logx.CatRLCMAC); l != logx.LevelNotice {
+		t.Errorf("effective level after logging disable: %v", l)
+	}
+	if l, _ := reg.Effective(logx.CatCSN1); l != logx.LevelOff {
+		t.Errorf("csn1 effective level after logging disable: %v", l)
 	}
 }
 

@@ -3,7 +3,6 @@ package vty
 import (
 	"bytes"
 	"fmt"
-	"log/slog"
 	"os"
 	"sort"
 	"strings"
@@ -71,6 +70,9 @@ type Session struct {
 	logMu     sync.Mutex
 	logTarget *LogTarget   // `logging enable` of this session
 	notify    func([]byte) // asynchronous output (log lines), never blocks
+	// flush sends output ahead of the Feed result (the connection's
+	// goroutine), so that log lines made by a command come after its echo.
+	flush func([]byte)
 }
 
 func (s *Session) setNotify(f func([]byte)) {
@@ -90,30 +92,6 @@ func (s *Session) setLogTarget(t *LogTarget) {
 	s.logMu.Lock()
 	s.logTarget = t
 	s.logMu.Unlock()
-}
-
-// logLine sends one log record to the session if its target wants it
-// (libosmocore _vty_output: the line, then "\r" after its "\n").
-func (s *Session) logLine(cat string, l slog.Level, msg string) {
-	s.logMu.Lock()
-	t, n := s.logTarget, s.notify
-	if t == nil || n == nil {
-		s.logMu.Unlock()
-		return
-	}
-	if !t.Wants(cat, l) {
-		s.logMu.Unlock()
-		return
-	}
-	line := msg + "\n\r"
-	if t.Category && cat != "" {
-		line = "D" + strings.ToUpper(cat) + " " + line
-	}
-	if t.PrintLevel {
-		line = strings.ToUpper(levelName(l)) + " " + line
-	}
-	s.logMu.Unlock()
-	n([]byte(line))
 }
 
 // NewSession makes a session on the tree. run executes command handlers
@@ -164,6 +142,9 @@ func (s *Session) Release() {
 	s.v.mu.Lock()
 	delete(s.v.sessions, s)
 	s.v.mu.Unlock()
+	if s.LogTarget() != nil && s.v.Logging != nil {
+		s.v.Logging.SyncSessions()
+	}
 }
 
 // write adds terminal output; bare LF becomes CR LF (VTY_NEWLINE).
@@ -884,6 +865,12 @@ func (s *Session) command() {
 		return
 	case resArgcMax:
 		return
+	}
+	if s.flush != nil && s.out.Len() > 0 && s.LogTarget() != nil {
+		// libosmocore writes log lines of the command (logp) after the
+		// echo of its line and before its output and prompt.
+		s.flush(bytes.Clone(s.out.Bytes()))
+		s.out.Reset()
 	}
 	var out bytes.Buffer
 	var c *Context

@@ -30,10 +30,12 @@ var logApplyMu sync.Mutex
 //
 // The `log stderr` target osmo-pcu has at start-up, while unchanged, is
 // gopcu's default stderr output (slog text lines, as before there were
-// targets) with the categories' default levels, or defLevel for all of
-// them when not empty (--log-level); `no log stderr` removes it. The
-// registry's category levels become the lowest level any output wants and
-// each output filters for itself. Files and GSMTAP sockets stay open from
+// targets) with the categories' default levels and enabled flags (csn1
+// off, as osmo-pcu), or defLevel for all of them, all enabled, when not
+// empty (--log-level); `no log stderr` removes it. The registry's category
+// levels become the lowest level any output wants (disabled where none
+// wants the category) and each output filters for itself; telnet sessions
+// add their wishes to the registry themselves (vty.Logging.SyncSessions). Files and GSMTAP sockets stay open from
 // one call to the next. Targets that cannot be opened are left out and
 // reported in the error; `log alarms` and `log systemd-journal` are
 // accepted by the VTY but inert.
@@ -47,10 +49,16 @@ func applyLogTargets(v *vty.VTY, logs *logx.Registry, base slog.Handler, stderr 
 	defLevels := map[string]slog.Level{}
 	for _, c := range v.Logging.Categories {
 		defLevels[c.Name] = c.Level
+		if c.Disabled {
+			defLevels[c.Name] = logx.LevelOff
+		}
 	}
 	for _, c := range logs.Categories() {
 		if _, ok := defLevels[c.Name]; !ok {
 			defLevels[c.Name] = logx.LevelNotice
+			if !defaultEnabled(c.Name) {
+				defLevels[c.Name] = logx.LevelOff
+			}
 		}
 	}
 	if defLevel != "" {
@@ -68,18 +76,7 @@ func applyLogTargets(v *vty.VTY, logs *logx.Registry, base slog.Handler, stderr 
 	for _, t := range fan.Config().Targets {
 		old[t.Name] = t.Sink
 	}
-	// `logging print category-hex`: libosmocore numbers the categories in
-	// the order of its table (osmo-pcu's, then the library's), which is
-	// the VTY's; gopcu's own categories follow.
-	catIndex := map[string]int{}
-	for i, c := range lg.Categories {
-		catIndex[c.Name] = i
-	}
-	for _, c := range logs.Categories() {
-		if _, ok := catIndex[c.Name]; !ok {
-			catIndex[c.Name] = len(catIndex)
-		}
-	}
+	catIndex := lg.CatIndex() // `logging print category-hex`
 	ident := v.Info.Name
 	if ident == "" {
 		ident = "gopcu"
@@ -107,58 +104,43 @@ func applyLogTargets(v *vty.VTY, logs *logx.Registry, base slog.Handler, stderr 
 		if sink == nil {
 			continue
 		}
-		t := &logx.Target{
-			Name:      name,
-			Levels:    make(map[string]slog.Level, len(vt.Levels)),
-			Default:   logx.LevelNotice,
-			FilterAll: vt.FilterAll,
-			CatIndex:  catIndex,
-			Colors:    logx.CategoryColors,
-			Sink:      sink,
-			Format: logx.Format{
-				Timestamp:    vt.Timestamp,
-				ExtTimestamp: vt.ExtTime,
-				ThreadID:     vt.ThreadID,
-				Category:     vt.Category,
-				CategoryHex:  vt.CatHex,
-				Level:        vt.PrintLevel,
-				File:         logx.ParseFileMode(vt.PrintFile),
-				FileLast:     vt.FileLast,
-				Color:        vt.Color,
-			},
-		}
-		for k, l := range vt.Levels {
-			t.Levels[k] = l
-		}
-		t.ForceAll, t.Force = vt.Forced() // `logging level force-all`
+		t := vt.LogxTarget(name, sink, catIndex)
 		cfg.Targets = append(cfg.Targets, t)
 	}
-	if len(cfg.Targets) > 0 && cfg.Default {
+	if cfg.Default {
+		// Always: telnet sessions may make the registry emit more.
 		cfg.DefaultLevels = defLevels
 	}
 	fan.Configure(cfg)
 
 	// Registry levels: the lowest any output wants.
-	switch {
-	case len(cfg.Targets) > 0:
+	if len(cfg.Targets) > 0 || hadTargets || defLevel != "" {
 		for _, c := range logs.Categories() {
-			min := slog.Level(1 << 20)
+			min := logx.LevelOff
 			if cfg.Default {
 				min = defLevels[c.Name]
 			}
 			for _, t := range cfg.Targets {
-				if t.FilterAll {
-					min = minLevel(min, t.MinLevel(c.Name))
-				}
+				min = minLevel(min, t.MinLevel(c.Name))
+			}
+			if min >= logx.LevelOff { // no output wants the category
+				_ = logs.SetEnabled(c.Name, false)
+				continue
 			}
 			_ = logs.SetLevel(c.Name, min)
 		}
-	case hadTargets: // targets gone: back to the default output's levels
-		for cat, l := range defLevels {
-			_ = logs.SetLevel(cat, l)
-		}
 	}
 	return errors.Join(errs...)
+}
+
+// defaultEnabled is a logx category's enabled flag at start-up.
+func defaultEnabled(cat string) bool {
+	for _, c := range logx.DefaultCategories {
+		if c.Name == cat {
+			return c.Enabled
+		}
+	}
+	return true
 }
 
 func minLevel(a, b slog.Level) slog.Level {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -400,9 +401,10 @@ func TestDaemonLogFile(t *testing.T) {
 // TestLogCategoryHex: `logging print category-hex 1` prints osmo-pcu
 // 1.1.0's subsystem numbers (its VTY table: 15 own categories, then
 // libosmocore's from lglobal on); gopcu's own categories follow them.
+// csn1 is off by default and enabled by its `logging level`.
 func TestLogCategoryHex(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "hex.log")
-	v, logs, fan, stderr := logSetup(t, "log file "+path+"\n logging filter all 1\n logging print file 0\n")
+	v, logs, fan, stderr := logSetup(t, "log file "+path+"\n logging filter all 1\n logging print file 0\n logging level csn1 notice\n")
 	if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -434,42 +436,8 @@ func TestDaemonVTYLogTarget(t *testing.T) {
 	if !execReappliesLogTargets {
 		t.Skip("daemon.exec does not re-apply the log targets yet")
 	}
-	dir := t.TempDir()
-	logFile := filepath.Join(dir, "x.log")
-	cfgFile := filepath.Join(dir, "empty.cfg")
-	if err := os.WriteFile(cfgFile, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	port := freePort(t)
-	s, err := parseSettings([]string{"-c", cfgFile, "--pcu-sock", filepath.Join(dir, "no-bts"), "--vty-port", strconv.Itoa(port)}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &lockedBuf{}
-	fan := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions()))
-	d, err := newDaemon(s, logx.New(fan), &ratectr.Registry{}, io.Discard, stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.base = fan
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- d.run(ctx) }()
-	defer func() {
-		cancel()
-		<-done
-	}()
-	var c net.Conn
-	for i := 0; i < 250; i++ {
-		if c, err = net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if c == nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	logFile := filepath.Join(t.TempDir(), "x.log")
+	_, c, stderr := startLogDaemon(t)
 	go func() { _, _ = io.Copy(io.Discard, c) }()
 	for _, l := range []string{"enable", "configure terminal", "log file " + logFile, " logging filter all 1",
 		" logging print file 0", " logging print category 1", " logging level pcu debug", "end", "logp pcu debug hello-from-vty"} {
@@ -490,5 +458,156 @@ func TestDaemonVTYLogTarget(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), "hello-from-vty") {
 		t.Errorf("pcu debug on the default stderr output:\n%s", stderr.String())
+	}
+}
+
+// startLogDaemon runs a daemon with an empty config, gopcu's default
+// stderr output into stderr, and a telnet connection to its VTY.
+func startLogDaemon(t *testing.T) (*daemon, net.Conn, *lockedBuf) {
+	t.Helper()
+	dir := t.TempDir()
+	cfgFile := filepath.Join(dir, "empty.cfg")
+	if err := os.WriteFile(cfgFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	s, err := parseSettings([]string{"-c", cfgFile, "--pcu-sock", filepath.Join(dir, "no-bts"), "--vty-port", strconv.Itoa(port)}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &lockedBuf{}
+	fan := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions()))
+	d, err := newDaemon(s, logx.New(fan), &ratectr.Registry{}, io.Discard, stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.base = fan
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	var c net.Conn
+	for i := 0; i < 250; i++ {
+		if c, err = net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if c == nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return d, c, stderr
+}
+
+// TestDisabledCategoryOutputs: csn1 starts disabled as in osmo-pcu 1.1.0:
+// neither the default stderr output nor a new `log file` target logs it,
+// at any level, until that target's `logging level csn1 ...`; the other
+// outputs keep it off. --log-level (gopcu's, like set-all) enables all.
+func TestDisabledCategoryOutputs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.log")
+	v, logs, fan, stderr := logSetup(t, "log file "+path+"\n logging filter all 1\n logging print category-hex 0\n"+
+		" logging print category 1\n logging print file 0\n logging level force-all debug\n")
+	if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
+		t.Fatal(err)
+	}
+	csn1 := logs.Logger(logx.CatCSN1)
+	csn1.Error("off")
+	if l, _ := logs.Effective(logx.CatCSN1); l != logx.LevelOff {
+		t.Errorf("csn1 emitted from %v", l)
+	}
+	s := v.NewSession(nil)
+	defer s.Release()
+	s.Start()
+	for _, cmd := range []string{"enable", "configure terminal", "log file " + path, "logging level csn1 fatal"} {
+		if out := s.Exec(cmd); strings.Contains(out, "%") {
+			t.Fatalf("%s: %q", cmd, out)
+		}
+	}
+	if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
+		t.Fatal(err)
+	}
+	csn1.Debug("on") // force-all debug: the category level does not matter
+	if got := readFile(t, path); got != "DCSN1 on\n" {
+		t.Errorf("%s: %q", path, got)
+	}
+	if se := stderr.String(); strings.Contains(se, "csn1") {
+		t.Errorf("stderr: %s", se)
+	}
+
+	v, logs, fan, stderr = logSetup(t, "")
+	logs.SetAll(logx.LevelError) // main.go for --log-level
+	if err := applyLogTargets(v, logs, fan, stderr, "error"); err != nil {
+		t.Fatal(err)
+	}
+	logs.Logger(logx.CatCSN1).Error("all-on")
+	if se := stderr.String(); !strings.Contains(se, "all-on") {
+		t.Errorf("--log-level error: stderr %q", se)
+	}
+}
+
+// TestDaemonSessionLevels: a telnet session that ran `logging enable`
+// with `logging level set-all debug` sees debug records (the registry
+// emits what the session wants) while the default stderr output stays at
+// notice; when the session ends the registry goes back to notice.
+func TestDaemonSessionLevels(t *testing.T) {
+	d, c, stderr := startLogDaemon(t)
+	r := bufio.NewReader(c)
+	var got bytes.Buffer
+	readUntil := func(suffix string) {
+		t.Helper()
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for !strings.HasSuffix(got.String(), suffix) {
+			b, err := r.ReadByte()
+			if err != nil {
+				t.Fatalf("%v; have %q", err, got.String())
+			}
+			got.WriteByte(b)
+		}
+	}
+	readUntil("OsmoPCU> ")
+	for _, l := range []string{"logging enable", "logging filter all 1", "logging color 0", "logging print category-hex 0",
+		"logging print file 0", "logging print category 1", "logging print level 1", "logging level set-all debug"} {
+		c.Write([]byte(l + "\r"))
+		readUntil(l + "\r\nOsmoPCU> ")
+	}
+	if l, _ := d.logs.Effective(logx.CatTBF); l != logx.LevelDebug {
+		t.Errorf("registry emits tbf from %v", l)
+	}
+	if l, _ := d.logs.Level(logx.CatTBF); l != logx.LevelNotice {
+		t.Errorf("registry base level tbf %v", l)
+	}
+	got.Reset()
+	// osmo-pcu 1.1.0: echo, the line, the prompt
+	c.Write([]byte("logp pcu debug hello-debug\r"))
+	readUntil("OsmoPCU> ")
+	if want := "logp pcu debug hello-debug\r\nDPCU DEBUG hello-debug\n\rOsmoPCU> "; got.String() != want {
+		t.Errorf("logp: %q, want %q", got.String(), want)
+	}
+	d.logs.Logger(logx.CatTBF).Debug("tbf-debug", "tfi", 7)
+	readUntil("DTBF DEBUG tbf-debug tfi=7\n\r")
+	c.Write([]byte("logging level force-all error\r"))
+	readUntil("logging level force-all error\r\nOsmoPCU> ")
+	if l, _ := d.logs.Effective(logx.CatTBF); l != logx.LevelNotice {
+		t.Errorf("after force-all error: registry emits tbf from %v", l)
+	}
+	if se := stderr.String(); strings.Contains(se, "hello-debug") || strings.Contains(se, "tbf-debug") {
+		t.Errorf("debug records on the default stderr output:\n%s", se)
+	}
+	c.Write([]byte("logging level force-all debug\r"))
+	readUntil("logging level force-all debug\r\nOsmoPCU> ")
+	c.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if l, _ := d.logs.Effective(logx.CatTBF); l == logx.LevelNotice {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("registry still emits tbf debug after the session ended")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

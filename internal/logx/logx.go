@@ -26,7 +26,9 @@ const (
 	LevelNotice = slog.Level(2)
 	LevelError  = slog.LevelError
 	LevelFatal  = slog.Level(12)
-	// LevelEverything is used by "logging level ... everything" (deprecated alias of debug).
+	// LevelOff is above every level: a category or output at LevelOff
+	// logs nothing (libosmocore: category not enabled).
+	LevelOff = slog.Level(1 << 30)
 )
 
 // Standard categories of gopcu, named as osmo-pcu's VTY names them.
@@ -60,10 +62,15 @@ type Category struct {
 	Name        string
 	Description string
 	Default     slog.Level
-	Enabled     bool
+	// Enabled is libosmocore's per-category "enabled": a disabled
+	// category logs nothing, whatever its level, until a `logging level`
+	// command for it (or set-all) enables it. osmo-pcu 1.1.0 starts with
+	// csn1 disabled (gprs_debug.cpp), and libosmocore's lmi and lmib.
+	Enabled bool
 }
 
-// DefaultCategories is osmo-pcu's category list plus the library ones gopcu uses.
+// DefaultCategories is osmo-pcu's category list plus the library ones gopcu
+// uses, with osmo-pcu 1.1.0's initial levels and enabled flags.
 var DefaultCategories = []Category{
 	{CatCSN1, "Concrete Syntax Notation One (CSN1)", LevelNotice, false},
 	{CatL1IF, "GPRS PCU Layer 1 Interface (L1IF)", LevelNotice, true},
@@ -123,21 +130,32 @@ func LevelName(l slog.Level) string {
 
 type catState struct {
 	desc    Category
-	level   atomic.Int64
-	enabled atomic.Bool
+	level   atomic.Int64 // base level (SetLevel)
+	enabled atomic.Bool  // base enabled flag
+	// eff is the level loggers check: the lowest of the base level (or
+	// LevelOff while disabled) and every demand (SetDemand).
+	eff atomic.Int64
 }
 
 // Registry holds the categories and their levels. It is safe for
-// concurrent use: loggers check their level with one atomic load.
+// concurrent use: loggers check their level with one atomic load, so a
+// record no output wants costs one load and a compare.
+//
+// A category's effective level is the lowest of its base level (SetLevel,
+// SetAll, SetEnabled; set by whoever owns the process's outputs) and the
+// levels of all demands (SetDemand: further outputs such as telnet
+// sessions that run `logging enable`). The handler behind the registry
+// gets every record any of them wants and must filter for each output.
 type Registry struct {
-	mu   sync.Mutex
-	cats map[string]*catState
-	out  atomic.Pointer[slog.Handler]
+	mu      sync.Mutex
+	cats    map[string]*catState
+	demands map[any]map[string]slog.Level
+	out     atomic.Pointer[slog.Handler]
 }
 
 // New makes a registry with DefaultCategories writing to h.
 func New(h slog.Handler) *Registry {
-	r := &Registry{cats: map[string]*catState{}}
+	r := &Registry{cats: map[string]*catState{}, demands: map[any]map[string]slog.Level{}}
 	r.SetHandler(h)
 	for _, c := range DefaultCategories {
 		r.add(c)
@@ -154,12 +172,28 @@ func NewText(w io.Writer) *Registry {
 // Discard returns a registry whose loggers write nothing.
 func Discard() *Registry { return New(discardHandler{}) }
 
+// add registers a category; r.mu is held (or r not yet shared).
 func (r *Registry) add(c Category) *catState {
 	s := &catState{desc: c}
 	s.level.Store(int64(c.Default))
 	s.enabled.Store(c.Enabled)
 	r.cats[c.Name] = s
+	r.update(s)
 	return s
+}
+
+// update recomputes the effective level of s; r.mu is held.
+func (r *Registry) update(s *catState) {
+	eff := LevelOff
+	if s.enabled.Load() {
+		eff = slog.Level(s.level.Load())
+	}
+	for _, d := range r.demands {
+		if l, ok := d[s.desc.Name]; ok && l < eff {
+			eff = l
+		}
+	}
+	s.eff.Store(int64(eff))
 }
 
 // SetHandler replaces the output handler for all loggers.
@@ -180,28 +214,68 @@ func (r *Registry) Logger(cat string) *slog.Logger {
 	return slog.New(&handler{r: r, s: r.state(cat)})
 }
 
-// SetLevel sets a category's level; unknown categories are an error.
+// SetLevel sets a category's base level and enables it (libosmocore's
+// `logging level CAT LEVEL`); unknown categories are an error.
 func (r *Registry) SetLevel(cat string, l slog.Level) error {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	s, ok := r.cats[cat]
-	r.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("logx: unknown category %q", cat)
 	}
 	s.level.Store(int64(l))
+	s.enabled.Store(true)
+	r.update(s)
 	return nil
 }
 
-// SetAll sets the level of every category.
+// SetEnabled enables or disables a category's base output without
+// changing its level; unknown categories are an error.
+func (r *Registry) SetEnabled(cat string, on bool) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s, ok := r.cats[cat]
+	if !ok {
+		return fmt.Errorf("logx: unknown category %q", cat)
+	}
+	s.enabled.Store(on)
+	r.update(s)
+	return nil
+}
+
+// SetAll sets the base level of every category and enables it
+// (`logging level set-all`).
 func (r *Registry) SetAll(l slog.Level) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, s := range r.cats {
 		s.level.Store(int64(l))
+		s.enabled.Store(true)
+		r.update(s)
 	}
 }
 
-// Level reports a category's level.
+// SetDemand records the lowest level per category that the output(s)
+// named by key want (categories missing from levels: none); a nil or
+// empty map removes the demand. Loggers then emit a record when the base
+// level or any demand wants it.
+func (r *Registry) SetDemand(key any, levels map[string]slog.Level) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(levels) == 0 {
+		if _, ok := r.demands[key]; !ok {
+			return
+		}
+		delete(r.demands, key)
+	} else {
+		r.demands[key] = levels
+	}
+	for _, s := range r.cats {
+		r.update(s)
+	}
+}
+
+// Level reports a category's base level.
 func (r *Registry) Level(cat string) (slog.Level, bool) {
 	r.mu.Lock()
 	s, ok := r.cats[cat]
@@ -212,7 +286,20 @@ func (r *Registry) Level(cat string) (slog.Level, bool) {
 	return slog.Level(s.level.Load()), true
 }
 
-// Categories lists the categories sorted by name.
+// Effective reports the lowest level a category's loggers emit (LevelOff:
+// none): the base level or a demand, whichever is lower.
+func (r *Registry) Effective(cat string) (slog.Level, bool) {
+	r.mu.Lock()
+	s, ok := r.cats[cat]
+	r.mu.Unlock()
+	if !ok {
+		return 0, false
+	}
+	return slog.Level(s.eff.Load()), true
+}
+
+// Categories lists the categories sorted by name, with their base level
+// (as Default) and enabled flag.
 func (r *Registry) Categories() []Category {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -235,7 +322,7 @@ type handler struct {
 }
 
 func (h *handler) Enabled(_ context.Context, l slog.Level) bool {
-	return l >= slog.Level(h.s.level.Load())
+	return l >= slog.Level(h.s.eff.Load())
 }
 
 func (h *handler) Handle(ctx context.Context, rec slog.Record) error {

@@ -2,6 +2,8 @@ package logx
 
 import (
 	"bytes"
+	"context"
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -26,5 +28,108 @@ func TestCategoryLevels(t *testing.T) {
 	}
 	if lv, err := ParseLevel("notice"); err != nil || lv != LevelNotice {
 		t.Fatal("ParseLevel notice")
+	}
+}
+
+// TestDisabledCategory: osmo-pcu 1.1.0 starts with csn1 disabled: nothing
+// is logged for it, at any level, until SetLevel (`logging level csn1 X`)
+// or SetAll enables it; SetEnabled turns it off again.
+func TestDisabledCategory(t *testing.T) {
+	var b bytes.Buffer
+	r := NewText(&b)
+	l := r.Logger(CatCSN1)
+	l.Error("off")
+	if b.Len() != 0 {
+		t.Fatalf("disabled csn1 logged: %q", b.String())
+	}
+	for _, c := range r.Categories() {
+		if c.Enabled != (c.Name != CatCSN1) {
+			t.Errorf("%s enabled=%v", c.Name, c.Enabled)
+		}
+	}
+	if err := r.SetLevel(CatCSN1, LevelNotice); err != nil {
+		t.Fatal(err)
+	}
+	l.Info("info-hidden")
+	l.Error("on")
+	if got := b.String(); !strings.Contains(got, "msg=on") || strings.Contains(got, "info-hidden") {
+		t.Fatalf("after SetLevel: %q", got)
+	}
+	if err := r.SetEnabled(CatCSN1, false); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	l.Error("off-again")
+	if b.Len() != 0 {
+		t.Fatalf("csn1 logged after SetEnabled(false): %q", b.String())
+	}
+	if lv, _ := r.Level(CatCSN1); lv != LevelNotice {
+		t.Fatalf("level lost: %v", lv)
+	}
+	r.SetAll(LevelError)
+	l.Error("set-all")
+	if !strings.Contains(b.String(), "set-all") {
+		t.Fatalf("SetAll did not enable csn1: %q", b.String())
+	}
+}
+
+// TestDemand: a demand (another output's wish, e.g. a telnet session at
+// debug) lowers the level loggers emit at without touching the base
+// level; removing it restores the base; a disabled category is emitted
+// when a demand wants it.
+func TestDemand(t *testing.T) {
+	var b bytes.Buffer
+	r := NewText(&b)
+	l := r.Logger(CatPCU)
+	l.Debug("before")
+	r.SetDemand("sess", map[string]slog.Level{CatPCU: LevelDebug, CatCSN1: LevelInfo})
+	l.Debug("during")
+	r.Logger(CatCSN1).Info("csn1-during")
+	r.Logger(CatCSN1).Debug("csn1-debug")
+	if lv, _ := r.Level(CatPCU); lv != LevelNotice {
+		t.Fatalf("base level changed: %v", lv)
+	}
+	if lv, _ := r.Effective(CatPCU); lv != LevelDebug {
+		t.Fatalf("effective %v", lv)
+	}
+	r.SetDemand("other", map[string]slog.Level{CatPCU: LevelError})
+	r.SetDemand("sess", nil)
+	l.Debug("after")
+	got := b.String()
+	if strings.Contains(got, "before") || !strings.Contains(got, "during") || !strings.Contains(got, "csn1-during") ||
+		strings.Contains(got, "csn1-debug") || strings.Contains(got, "after") {
+		t.Fatalf("%q", got)
+	}
+	if lv, _ := r.Effective(CatCSN1); lv != LevelOff {
+		t.Fatalf("csn1 effective %v after the demand went", lv)
+	}
+	// A category created after the demand gets it too.
+	r.SetDemand("sess", map[string]slog.Level{"newcat": LevelDebug})
+	if !r.Logger("newcat").Enabled(context.Background(), LevelDebug) {
+		t.Fatal("demand not applied to a new category")
+	}
+}
+
+// TestNotWantedCostsNothing: a record below every level is dropped by one
+// atomic load, without allocating.
+func TestNotWantedCostsNothing(t *testing.T) {
+	r := New(NewFanout(discardHandler{}))
+	r.SetDemand("sess", map[string]slog.Level{CatRLCMAC: LevelInfo})
+	l := r.Logger(CatPCU).With("bts", 0)
+	c := r.Logger(CatCSN1)
+	if n := testing.AllocsPerRun(1000, func() {
+		l.Debug("x", "tfi", 1)
+		c.Error("y", "tfi", 2)
+	}); n != 0 {
+		t.Fatalf("%v allocations per unwanted record", n)
+	}
+}
+
+// BenchmarkNotWanted is the cost of a debug record nothing wants.
+func BenchmarkNotWanted(b *testing.B) {
+	l := New(NewFanout(discardHandler{})).Logger(CatPCU).With("bts", 0)
+	b.ReportAllocs()
+	for b.Loop() {
+		l.Debug("x", "tfi", 1)
 	}
 }

@@ -71,7 +71,7 @@ type Entry struct {
 // Sink is where a target's lines go. Sinks must be safe for concurrent use.
 type Sink interface {
 	// Output writes one entry; line is the entry formatted by the
-	// target's Format, ending in "\n".
+	// target's Format (AppendLine). The sink must not keep line.
 	Output(e *Entry, line []byte) error
 	Close() error
 }
@@ -84,6 +84,10 @@ type Target struct {
 	// use Default.
 	Levels  map[string]slog.Level
 	Default slog.Level
+	// Disabled are the categories the target does not log at all
+	// (libosmocore: category not enabled; checked before the levels and
+	// force-all).
+	Disabled map[string]bool
 	// Force, when set, replaces every category level ("logging level
 	// force-all").
 	Force    bool
@@ -100,23 +104,20 @@ type Target struct {
 	Sink   Sink
 }
 
-// Wants reports whether the target logs a record of the category and level.
+// Wants reports whether the target logs a record of the category and level
+// (libosmocore should_log_to_target: enabled, then the forced or the
+// category level, then the filter).
 func (t *Target) Wants(cat string, l slog.Level) bool {
-	if !t.FilterAll {
-		return false
-	}
-	if t.Force {
-		return l >= t.ForceAll
-	}
-	min, ok := t.Levels[cat]
-	if !ok {
-		min = t.Default
-	}
-	return l >= min
+	return l >= t.MinLevel(cat)
 }
 
-// MinLevel is the lowest level the target lets through for a category.
+// MinLevel is the lowest level the target logs for a category; LevelOff
+// when it logs none of it (category disabled, or no `logging filter all
+// 1`).
 func (t *Target) MinLevel(cat string) slog.Level {
+	if !t.FilterAll || t.Disabled[cat] {
+		return LevelOff
+	}
 	if t.Force {
 		return t.ForceAll
 	}
@@ -150,8 +151,9 @@ func OsmoLevel(l slog.Level) uint8 {
 	return OsmoFatal
 }
 
-// CategoryColors are osmo-pcu's category colors (gprs_debug.c); gopcu's
-// own and the library categories have none.
+// CategoryColors are osmo-pcu's category colors (gprs_debug.c) and
+// libosmocore 1.7's library category colors (256-color palette; lglobal
+// has none); gopcu's own categories have none.
 var CategoryColors = map[string]string{
 	CatCSN1: "\033[1;31m", CatL1IF: "\033[1;32m", CatRLCMAC: "\033[0;33m",
 	CatRLCMACData: "\033[0;33m", CatRLCMACDL: "\033[1;33m", CatRLCMACUL: "\033[1;36m",
@@ -159,6 +161,14 @@ var CategoryColors = map[string]string{
 	CatTBF: "\033[1;34m", CatTBFDL: "\033[1;34m", CatTBFUL: "\033[1;34m",
 	CatNS: "\033[1;34m", CatPCU: "\033[1;35m", CatNACC: "\033[1;37m",
 	CatRIM: "\033[1;38m", CatE1: "\033[1;31m",
+	"llapd": "\033[38;5;12m", "linp": "\033[38;5;23m", "lmux": "\033[38;5;25m",
+	"lmi": "\033[38;5;27m", "lmib": "\033[38;5;29m", "lsms": "\033[38;5;31m",
+	"lctrl": "\033[38;5;33m", "lgtp": "\033[38;5;35m", CatStats: "\033[38;5;37m",
+	"lgsup": "\033[38;5;39m", "loap": "\033[38;5;41m", "lss7": "\033[38;5;43m",
+	"lsccp": "\033[38;5;45m", "lsua": "\033[38;5;47m", "lm3ua": "\033[38;5;49m",
+	"lmgcp": "\033[38;5;51m", "ljibuf": "\033[38;5;53m", "lrspro": "\033[38;5;55m",
+	CatLNS: "\033[38;5;57m", CatBSSGP: "\033[38;5;59m", "lnsdata": "\033[38;5;61m",
+	"lnssignal": "\033[38;5;63m", "liuup": "\033[38;5;65m", "lpfcp": "\033[38;5;51m",
 }
 
 const colorEnd = "\033[0;m"
@@ -179,7 +189,8 @@ func levelColor(l slog.Level) string {
 func CatPrefix(cat string) string { return "D" + strings.ToUpper(cat) }
 
 // AppendLine appends e formatted by the target's Format (libosmocore's
-// log line layout) to b, ending in "\n".
+// log line layout) to b: it ends in "\n", followed by the color reset when
+// the line is colored (libosmocore appends it after the message's "\n").
 func (t *Target) AppendLine(b []byte, e *Entry) []byte {
 	f := &t.Format
 	subsysColor := ""
@@ -238,10 +249,11 @@ func (t *Target) AppendLine(b []byte, e *Entry) []byte {
 		b = append(b, src...)
 		b = append(b, ')')
 	}
+	b = append(b, '\n')
 	if f.Color && subsysColor != "" {
 		b = append(b, colorEnd...)
 	}
-	return append(b, '\n')
+	return b
 }
 
 // WriterSink writes lines to a writer (stderr).

@@ -171,6 +171,30 @@ func TestTargetFilterAllAndForce(t *testing.T) {
 	}
 }
 
+// TestTargetDisabledCategory: a category disabled on a target is not
+// logged there at any level, even under force-all (libosmocore checks
+// "enabled" first); MinLevel says LevelOff for it.
+func TestTargetDisabledCategory(t *testing.T) {
+	r, f := setup(nil)
+	a := &bufSink{}
+	ta := plainTarget("a", a, map[string]slog.Level{CatCSN1: LevelDebug})
+	ta.Disabled = map[string]bool{CatCSN1: true}
+	ta.Force, ta.ForceAll = true, LevelDebug
+	f.Configure(FanoutConfig{Targets: []*Target{ta}})
+	r.Logger(CatCSN1).Error("csn1")
+	r.Logger(CatPCU).Debug("pcu")
+	if got := a.String(); got != "DPCU DEBUG pcu\n" {
+		t.Errorf("got %q", got)
+	}
+	if ta.MinLevel(CatCSN1) != LevelOff || ta.MinLevel(CatPCU) != LevelDebug {
+		t.Errorf("MinLevel csn1 %v pcu %v", ta.MinLevel(CatCSN1), ta.MinLevel(CatPCU))
+	}
+	ta.FilterAll = false
+	if ta.MinLevel(CatPCU) != LevelOff {
+		t.Error("MinLevel without filter all")
+	}
+}
+
 func TestLineFormat(t *testing.T) {
 	tm := time.Date(2026, 3, 4, 5, 6, 7, 89_000_000, time.Local)
 	e := &Entry{Time: tm, Cat: CatPCU, Level: LevelNotice, Msg: "hello", File: "/src/gopcu/pcu/tbf.go", Line: 42}
@@ -183,7 +207,7 @@ func TestLineFormat(t *testing.T) {
 		{Format{ExtTimestamp: true, Timestamp: true, Level: true}, "20260304050607089 NOTICE hello\n"},
 		{Format{Category: true, CategoryHex: true, Level: true, File: FileBasename}, "DPCU NOTICE <000e> tbf.go:42 hello\n"},
 		{Format{File: FilePath, FileLast: true}, "hello (/src/gopcu/pcu/tbf.go:42)\n"},
-		{Format{Color: true, Category: true}, "\033[1;35m\033[1;33mDPCU\033[0;m\033[1;35m hello\033[0;m\n"},
+		{Format{Color: true, Category: true}, "\033[1;35m\033[1;33mDPCU\033[0;m\033[1;35m hello\n\033[0;m"}, // reset after "\n" as osmo-pcu 1.1.0 sends it
 	}
 	for _, c := range cases {
 		tg := &Target{Format: c.f, CatIndex: map[string]int{CatPCU: 14}, Colors: CategoryColors}

@@ -37,7 +37,9 @@ type step struct{ In, Out string }
 
 const refFile = "testdata/osmo-pcu-1.1.0.transcript"
 
-func readTranscript(t testing.TB) []step {
+func readTranscript(t testing.TB) []step { return readTranscriptFile(t, refFile) }
+
+func readTranscriptFile(t testing.TB, refFile string) []step {
 	t.Helper()
 	raw, err := os.ReadFile(refFile)
 	if err != nil {
@@ -61,9 +63,11 @@ func readTranscript(t testing.TB) []step {
 	return out
 }
 
-func loadScript(t testing.TB) []string {
+func loadScript(t testing.TB) []string { return loadScriptFile(t, "testdata/script.txt") }
+
+func loadScriptFile(t testing.TB, path string) []string {
 	t.Helper()
-	f, err := os.Open("testdata/script.txt")
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,9 +160,13 @@ func compareSteps(t *testing.T, ref, ours []step) {
 // recordLive runs the script against a real osmo-pcu 1.1.0 on 127.0.0.1
 // (a process of our own, stopped by PID) and stores the transcript.
 func recordLive(t *testing.T, script []string) {
+	recordLiveFile(t, script, "testdata/script.txt", refFile)
+}
+
+func recordLiveFile(t *testing.T, script []string, scriptFile, refFile string) {
 	ref := liveTranscript(t, script, nil)
 	var b bytes.Buffer
-	b.WriteString("# osmo-pcu 1.1.0 (Debian) VTY transcript of testdata/script.txt; > input, < output (Go-quoted)\n")
+	fmt.Fprintf(&b, "# osmo-pcu 1.1.0 (Debian) VTY transcript of %s; > input, < output (Go-quoted)\n", scriptFile)
 	for _, st := range ref {
 		fmt.Fprintf(&b, "> %s\n< %s\n", strconv.Quote(st.In), strconv.Quote(st.Out))
 	}
