@@ -379,9 +379,13 @@ func (e *Engine) pollDL(t *TBF, p *PDCH, fn uint32, prio int, fbi, small, resend
 	t.pollOut = true
 	t.sincePoll = 0
 	t.pollSoon = false
-	// the poll's age counts from the frame of its answer, as osmo-pcu's
-	// frames-since-last-poll (keep-open dummies every 200 ms after it)
-	t.lastPoll = e.now + time.Duration(fnDelta(rrbpFN(fn, rrbp), e.lastFN))*FramePeriod
+	t.lastPoll = e.now
+	if e.params.OsmoPollAge {
+		// osmo-pcu counts a poll's age from the frame of its answer (its
+		// frames since the last poll): kept-open TBFs are polled about
+		// one RRBP later each time
+		t.lastPoll += time.Duration(fnDelta(rrbpFN(fn, rrbp), e.lastFN)) * FramePeriod
+	}
 	if fbi {
 		e.setState(t, TBFFinished)
 		e.setTimer(t, tmT3191, e.params.T3191)

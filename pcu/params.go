@@ -29,6 +29,12 @@ type Params struct {
 	MultislotDefault     int // `multislot-class default`, 12
 	PreemptiveRetx       bool
 	DLArq2               bool // `egprs dl arq-type arq2`: no split blocks
+	// OsmoPollAge counts a DL poll's age from its answer's frame, as
+	// osmo-pcu does, instead of from when it was sent: a kept-open TBF is
+	// then polled (and an MS with new uplink data can ask for a TBF) about
+	// 60 ms later each time. Off by default; the differential tests
+	// against osmo-pcu turn it on.
+	OsmoPollAge bool
 
 	T3141, T3169, T3191, T3193, T3195 time.Duration
 	T3192                             time.Duration // from SI13; 1500 ms

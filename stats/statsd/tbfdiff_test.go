@@ -221,7 +221,9 @@ func gopcuSide(t *testing.T) *radioSide {
 	}
 	t.Cleanup(s.bts.Close)
 	reg := &ratectr.Registry{}
-	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg, Gb: true,
+	params := pcu.DefaultParams()
+	params.OsmoPollAge = true // osmo-pcu's poll cadence on kept-open TBFs
+	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg, Gb: true, Params: &params,
 		ListenUDP: func(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error) {
 			var u *ns.UDP
 			err := n.Do(func() (err error) { u, err = ns.ListenUDP(binds, deliver); return })

@@ -2,6 +2,7 @@ package system
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -272,10 +273,24 @@ func TestULMultislot(t *testing.T) {
 // reaches the engine as its Params (as cmd/gopcu does).
 func vtyConfigure(t *testing.T, r *radioRig, cmds ...string) {
 	t.Helper()
+	vtyConfigureParams(t, r, nil, cmds...)
+}
+
+// vtyConfigureParams is vtyConfigure with mod applied to the parameters
+// the VTY config makes (for those the VTY has no command for).
+func vtyConfigureParams(t *testing.T, r *radioRig, mod func(*pcu.Params), cmds ...string) {
+	t.Helper()
 	v, cfg := config.New(pcu.Version)
 	r.eng.InstallVTY(v)
 	exec := vty.ExecutorFunc(func(f func()) {
-		r.eng.Call(func() { f(); r.eng.SetParams(pcu.ParamsFromConfig(cfg)) })
+		r.eng.Call(func() {
+			f()
+			p := pcu.ParamsFromConfig(cfg)
+			if mod != nil {
+				mod(&p)
+			}
+			r.eng.SetParams(p)
+		})
 	})
 	s := v.NewSession(exec.Do)
 	defer s.Release()
@@ -293,20 +308,22 @@ func vtyConfigure(t *testing.T, r *radioRig, cmds ...string) {
 // (osmo-pcu-facts §4.10, §9.1). With `timer T3190 2` and no delayed
 // release (X2031 0), no preemptive retransmission and one slot, a DL TBF
 // whose final block (FBI, polled) and first two re-polls are lost is
-// polled again every second after the previous poll's answer frame (13
-// frames after it, RRBP 0: as osmo-pcu's frames since the last poll; so
-// 230 to 235 frames: the next block after the age is reached), each time by resending its final block with a poll; the
+// polled again every second (217 to 222 frames: the next block after the
+// age is reached; 13 frames more with OsmoPollAge, which counts the age
+// from the poll's answer frame as osmo-pcu), each time by resending its
+// final block with a poll; the
 // lost polls count pkt:dl_ack_nack_timeout and N3105 but do not release
 // it, and the answer to the third re-poll ends it (WAIT_RELEASE). With
 // `timer T3190 1` the period is half a second.
 func TestT3190PollAge(t *testing.T) {
 	for _, c := range []struct {
 		t3190      string
+		osmo       bool
 		minF, maxF uint32
-	}{{"2", 230, 235}, {"1", 122, 127}} {
-		t.Run("T3190="+c.t3190, func(t *testing.T) {
+	}{{"2", false, 217, 222}, {"1", false, 109, 114}, {"2", true, 230, 235}} {
+		t.Run(fmt.Sprintf("T3190=%s/osmo=%v", c.t3190, c.osmo), func(t *testing.T) {
 			r := startRadio(t, pcuif.V12, nil, 12)
-			vtyConfigure(t, r, "timer T3190 "+c.t3190, "timer X2031 0", "no dl-tbf-preemptive-retransmission", "alloc-algorithm a")
+			vtyConfigureParams(t, r, func(p *pcu.Params) { p.OsmoPollAge = c.osmo }, "timer T3190 "+c.t3190, "timer X2031 0", "no dl-tbf-preemptive-retransmission", "alloc-algorithm a")
 			type polled struct {
 				fn  uint32
 				bsn uint8
