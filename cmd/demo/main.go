@@ -29,6 +29,7 @@ func main() {
 	plot := flag.String("plot", "demo.png", "PNG plot file (empty: none)")
 	loss := flag.Float64("loss", 0, "radio block loss rate (0..1)")
 	quiet := flag.Bool("q", false, "no live status lines")
+	flag.BoolVar(&cfg.PingFromNet, "ping-from-net", false, "the network pings the MS (default: the MS pings the server, as the seed's phone)")
 	flag.Parse()
 	cfg.FileBytes = *size << 10
 	cfg.RealTime = !*fast
@@ -53,8 +54,9 @@ func main() {
 	if len(scs) == 0 {
 		fail(fmt.Errorf("unknown scenario %q", *scen))
 	}
-	fmt.Printf("gopcu demo: %d MS, CS-%d on %d PDCHs (%.0f kbit/s LLC payload per MS at most), %d kB download per MS, ping every %v, %s\n",
-		cfg.MSs, cfg.CS, cfg.Slots, float64([]int{0, 20, 30, 36, 50}[cfg.CS]*8*50*min(cfg.Slots, 4))/1000, *size, cfg.PingInterval,
+	fmt.Printf("gopcu demo: %d MS, CS-%d on %d PDCHs (%.0f kbit/s LLC payload per MS at most), %d kB download per MS, %s every %v, %s\n",
+		cfg.MSs, cfg.CS, cfg.Slots, float64([]int{0, 20, 30, 36, 50}[cfg.CS]*8*50*min(cfg.Slots, 4))/1000, *size,
+		map[bool]string{true: "the network pings each MS", false: "each MS pings the server"}[cfg.PingFromNet], cfg.PingInterval,
 		map[bool]string{true: "real time", false: "virtual time"}[cfg.RealTime])
 	var rows []demo.Summary
 	var results []*demo.Result

@@ -12,9 +12,9 @@ import (
 // TestDemoShort runs the demo's three scenarios in virtual time (the
 // README's demo in its CI mode) and checks the summary: without AQM the
 // phone's ping suffers the standing queue (seconds), gopcu's default keeps
-// it near the idle ping without costing download time. The targets
-// (busy p50 <= 1.5 x idle, goodput >= 95 % of AQM off) are reported; the
-// test guards what gopcu reaches today (see docs/bufferbloat.md).
+// it near the idle ping without costing download time: the targets,
+// busy p50 <= 1.5 x idle and goodput >= 95 % of AQM off (the run is in
+// virtual time and seeded, so the numbers are the same on every machine).
 func TestDemoShort(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Dir = t.TempDir()
@@ -50,11 +50,11 @@ func TestDemoShort(t *testing.T) {
 	ratio := float64(gop.BusyP50) / float64(gop.IdleP50)
 	good := gop.GoodputKbps / off.GoodputKbps
 	t.Logf("gopcu default: busy ping p50 = %.2f x idle (target <= 1.5), goodput = %.1f %% of AQM off (target >= 95 %%)", ratio, 100*good)
-	if gop.BusyP50 > off.BusyP50/5 || ratio > 2.2 {
-		t.Fatalf("gopcu default busy ping p50 %v (idle %v, AQM off %v)", gop.BusyP50, gop.IdleP50, off.BusyP50)
+	if gop.BusyP50 > off.BusyP50/5 || ratio > 1.5 {
+		t.Fatalf("gopcu default busy ping p50 %v > 1.5 x idle %v (AQM off %v)", gop.BusyP50, gop.IdleP50, off.BusyP50)
 	}
-	if good < 0.9 {
-		t.Fatalf("gopcu default goodput %.1f kbit/s < 90 %% of AQM off %.1f", gop.GoodputKbps, off.GoodputKbps)
+	if good < 0.95 {
+		t.Fatalf("gopcu default goodput %.1f kbit/s < 95 %% of AQM off %.1f", gop.GoodputKbps, off.GoodputKbps)
 	}
 	var img bytes.Buffer
 	if err := WritePlot(&img, results); err != nil {

@@ -63,6 +63,10 @@ type Config struct {
 	Status       io.Writer
 	Dir          string    // where the PCU socket lives
 	Trace        io.Writer // ping timeline (sent, received by the MS, answered)
+	// PingFromNet makes the server side ping the MS (request down, reply
+	// up) instead of the MS pinging the server (request up, reply down),
+	// which is what the seed measured on its phone and the real-TCP lab does.
+	PingFromNet bool
 }
 
 // DefaultConfig is the seed scenario's shape: one MS at ~50 kbit/s (CS-2 on
@@ -199,6 +203,14 @@ func Run(ctx context.Context, cfg Config, sc Scenario) (*Result, error) {
 	for i := range pingFor {
 		pingFor[i] = time.Duration(i) * cfg.PingInterval / time.Duration(cfg.MSs) / 2
 	}
+	recordPing := func(a *msApp, idx int, rtt time.Duration) {
+		if downloadStart < 0 {
+			a.res.IdlePing = append(a.res.IdlePing, rtt)
+		} else {
+			a.res.BusyPing = append(a.res.BusyPing, rtt)
+		}
+		res.Series = append(res.Series, Point{T: vt - max(downloadStart, idleEnd), MS: idx, Ping: rtt, QueueDelay: -1})
+	}
 	// MS side: data, acks, ping replies.
 	for i, a := range apps {
 		i, a := i, a
@@ -227,6 +239,12 @@ func Run(ctx context.Context, cfg Config, sc Scenario) (*Result, error) {
 				ack := appFrame(kindAck, uint32(a.rcvNext), stamp, 20)
 				putSACK(ack, sack)
 				a.ms.SendLLC(ack)
+			case kindReply: // the answer to the MS's own ping
+				rtt := vt - stamp
+				if cfg.Trace != nil {
+					fmt.Fprintf(cfg.Trace, "ping %d: reply after %v\n", seq, rtt)
+				}
+				recordPing(a, i, rtt)
 			case kindPing:
 				if cfg.Trace != nil {
 					fmt.Fprintf(cfg.Trace, "ping %d sent at %v\n", seq, stamp)
@@ -262,18 +280,19 @@ func Run(ctx context.Context, cfg Config, sc Scenario) (*Result, error) {
 				if cfg.Trace != nil {
 					fmt.Fprintf(cfg.Trace, "ping %d: reply after %v\n", seq, rtt)
 				}
-				if downloadStart < 0 {
-					a.res.IdlePing = append(a.res.IdlePing, rtt)
-				} else {
-					a.res.BusyPing = append(a.res.BusyPing, rtt)
-				}
-				res.Series = append(res.Series, Point{T: vt - max(downloadStart, idleEnd), MS: idx, Ping: rtt, QueueDelay: -1})
+				recordPing(a, idx, rtt)
+			case kindPing: // the MS's ping reaches the server, which answers
+				sendDL(a, appFrameDir(kindReply, false, seq, stamp, 43))
 			}
 		}
 		for i, a := range apps {
 			if vt >= pingFor[i] {
 				a.pingSeq++
-				sendDL(a, appFrame(kindPing, a.pingSeq, vt, 43))
+				if cfg.PingFromNet {
+					sendDL(a, appFrame(kindPing, a.pingSeq, vt, 43))
+				} else {
+					a.ms.SendLLC(appFrameDir(kindPing, true, a.pingSeq, vt, 43))
+				}
 				// ±10 % jitter: a real ping's period is not locked to the
 				// radio's frame boundaries
 				pingFor[i] += cfg.PingInterval*9/10 + time.Duration(rnd.Int63n(int64(cfg.PingInterval/5)+1))

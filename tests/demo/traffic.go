@@ -30,6 +30,11 @@ const (
 )
 
 func appFrame(kind byte, seq uint32, stamp time.Duration, payload int) []byte {
+	return appFrameDir(kind, kind == kindAck || kind == kindReply, seq, stamp, payload)
+}
+
+// appFrameDir is appFrame with the direction given: up is MS -> server.
+func appFrameDir(kind byte, up bool, seq uint32, stamp time.Duration, payload int) []byte {
 	l4 := 20 // TCP
 	proto := byte(6)
 	if kind == kindPing || kind == kindReply {
@@ -42,7 +47,7 @@ func appFrame(kind byte, seq uint32, stamp time.Duration, payload int) []byte {
 	binary.BigEndian.PutUint16(ip[2:], uint16(ipLen+l4+appHdr+payload))
 	ip[0], ip[8], ip[9] = 0x45, 64, proto
 	src, dst := []byte{10, 0, 0, 1}, []byte{10, 1, 0, 1}
-	if kind == kindAck || kind == kindReply {
+	if up {
 		src, dst = dst, src
 	}
 	copy(ip[12:], src)
