@@ -170,7 +170,8 @@ func TestParsePing(t *testing.T) {
 // every second, through gopcu over the emulated radio in real time, with
 // AQM off and with gopcu's default, then a 30 kB download with SNDCP
 // segmentation. The downloads must complete byte-exact and the pings be
-// answered; busy ping and goodput ratios are logged (about 50 s).
+// answered, and with gopcu's default the busy ping p50 must stay within
+// 1.5 x the idle ping and the goodput within 95 % of AQM off (about 50 s).
 func TestLabShort(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real time: about 50 s")
@@ -186,13 +187,14 @@ func TestLabShort(t *testing.T) {
 	cfg.Dir = t.TempDir()
 	scs := demo.Scenarios()
 	var rows []Row
-	for _, sc := range []demo.Scenario{scs[0], scs[2]} {
+	var lag time.Duration
+	run := func(sc demo.Scenario) Row {
+		t.Helper()
 		r, err := Run(context.Background(), cfg, sc)
 		if err != nil {
 			t.Fatal(err)
 		}
 		row := Summarize(r, cfg)
-		rows = append(rows, row)
 		if !row.AllDone || !row.Exact {
 			t.Fatalf("%s: download incomplete or not byte-exact", sc.Name)
 		}
@@ -203,6 +205,11 @@ func TestLabShort(t *testing.T) {
 			t.Errorf("%s: the lab dropped %d packets itself", sc.Name, r.TUNDrops)
 		}
 		t.Logf("%s: radio clock lagged the wall clock by %v at most", sc.Name, r.MaxLag)
+		lag = max(lag, r.MaxLag)
+		return row
+	}
+	for _, sc := range []demo.Scenario{scs[0], scs[2]} {
+		rows = append(rows, run(sc))
 	}
 	// The same with the TS 44.064 default N201-U of SAPI 3 (500 octets):
 	// every full TCP segment travels as three SNDCP segments (TS 44.065
@@ -222,8 +229,25 @@ func TestLabShort(t *testing.T) {
 	WriteTable(&tbl, append(rows, row))
 	t.Logf("\n%s", tbl.String())
 	off, gop := rows[0], rows[1]
-	t.Logf("gopcu default: busy ping p50 = %.2f x idle (target <= 1.5), goodput = %.1f %% of AQM off (target >= 95 %%)",
-		float64(gop.BusyP50)/float64(gop.IdleP50), 100*gop.GoodputKbps/off.GoodputKbps)
+	judge := func(gop Row) (ratio, good float64, ok bool) {
+		ratio, good = float64(gop.BusyP50)/float64(gop.IdleP50), gop.GoodputKbps/off.GoodputKbps
+		t.Logf("gopcu default: busy ping p50 = %.2f x idle (target <= 1.5), goodput = %.1f %% of AQM off (target >= 95 %%)", ratio, 100*good)
+		return ratio, good, ratio <= 1.5 && good >= 0.95
+	}
+	// The two criteria, on a machine that kept the radio in real
+	// time (a radio clock behind the wall clock distorts every RTT). A
+	// real-time run on a shared machine can be disturbed once: a miss is
+	// run again, and the second run decides.
+	ratio, good, ok := judge(gop)
+	if !ok && lag <= 100*time.Millisecond {
+		t.Logf("missed the targets; running gopcu's default once more")
+		ratio, good, ok = judge(run(scs[2]))
+	}
+	if lag > 100*time.Millisecond {
+		t.Logf("radio clock lagged by %v: criteria not judged", lag)
+	} else if !ok {
+		t.Errorf("gopcu default: busy ping p50 %.2f x idle (<= 1.5), goodput %.1f %% of AQM off (>= 95 %%)", ratio, 100*good)
+	}
 	if out, _ := exec.Command("ip", "netns", "list").Output(); strings.Contains(string(out), fmt.Sprintf("%s%d-", nsPrefix, os.Getpid())) {
 		t.Errorf("namespaces left behind:\n%s", out)
 	}
