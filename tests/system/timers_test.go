@@ -269,15 +269,9 @@ func TestULMultislot(t *testing.T) {
 	}
 }
 
-// vtyConfigure types pcu node commands into a VTY session whose config
-// reaches the engine as its Params (as cmd/gopcu does).
-func vtyConfigure(t *testing.T, r *radioRig, cmds ...string) {
-	t.Helper()
-	vtyConfigureParams(t, r, nil, cmds...)
-}
-
-// vtyConfigureParams is vtyConfigure with mod applied to the parameters
-// the VTY config makes (for those the VTY has no command for).
+// vtyConfigureParams runs VTY commands in the `pcu` node of the engine's
+// VTY and applies the resulting parameters, with mod applied to them (for
+// those the VTY has no command for).
 func vtyConfigureParams(t *testing.T, r *radioRig, mod func(*pcu.Params), cmds ...string) {
 	t.Helper()
 	v, cfg := config.New(pcu.Version)
