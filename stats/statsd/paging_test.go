@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -127,15 +126,8 @@ func gopcuPaging(t *testing.T) map[string]int64 {
 	defer bts.Close()
 	reg := &ratectr.Registry{}
 	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg, Gb: true,
-		ListenUDP: func(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error) {
-			var u *ns.UDP
-			err := n.Do(func() (err error) { u, err = ns.ListenUDP(binds, deliver); return })
-			return u, err
-		}})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { eng.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
+		ListenUDP: listenIn(n)})
+	runEngine(t, eng)
 	var items []Item
 	r := New(ttcn3, reg, func() []Item { return items })
 	c := &capture{}

@@ -110,10 +110,7 @@ func gopcuRACH(t *testing.T) map[string]int64 {
 	defer bts.Close()
 	reg := &ratectr.Registry{}
 	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { eng.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
+	runEngine(t, eng)
 	r := New(ttcn3, reg, nil)
 	c := &capture{}
 	r.SetSender(c.send)

@@ -44,11 +44,8 @@ func TestTBFCountersOverStatsd(t *testing.T) {
 	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg})
 	sink := &ulSink{}
 	eng.SetGb(sink)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { eng.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
-	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	runEngine(t, eng)
+	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer wcancel()
 	if err := bts.WaitActive(wctx, 4); err != nil {
 		t.Fatal(err)

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
@@ -224,15 +223,8 @@ func gopcuSide(t *testing.T) *radioSide {
 	params := pcu.DefaultParams()
 	params.OsmoPollAge = true // osmo-pcu's poll cadence on kept-open TBFs
 	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg, Gb: true, Params: &params,
-		ListenUDP: func(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error) {
-			var u *ns.UDP
-			err := n.Do(func() (err error) { u, err = ns.ListenUDP(binds, deliver); return })
-			return u, err
-		}})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { eng.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+		ListenUDP: listenIn(n)})
+	runEngine(t, eng)
 	r := New(ttcn3, reg, nil)
 	c := &capture{}
 	r.SetSender(c.send)
