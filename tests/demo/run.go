@@ -282,6 +282,9 @@ func Run(ctx context.Context, cfg Config, sc Scenario) (*Result, error) {
 				}
 				recordPing(a, idx, rtt)
 			case kindPing: // the MS's ping reaches the server, which answers
+				if cfg.Trace != nil {
+					fmt.Fprintf(cfg.Trace, "ping %d: at server after %v\n", seq, vt-stamp)
+				}
 				sendDL(a, appFrameDir(kindReply, false, seq, stamp, 43))
 			}
 		}

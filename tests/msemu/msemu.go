@@ -930,7 +930,15 @@ func (m *MS) dlControl(d pcuif.Data) {
 		}
 	case *rlcmac.PacketUplinkAssignment:
 		m.cell.Blocks.Control++
-		if !m.addressed(&x.ID, d.TRX) || m.ul.active {
+		if !m.addressed(&x.ID, d.TRX) {
+			return
+		}
+		if m.ul.active {
+			// the network repeats the assignment of the TBF the MS already
+			// uses (its Control Ack was lost): acknowledge it again
+			if x.Dynamic.HasUplinkTFI && x.Dynamic.UplinkTFI == m.ul.tfi && h.SP {
+				m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TRX, d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
+			}
 			return
 		}
 		var slots uint8
