@@ -242,13 +242,13 @@ func Run(ctx context.Context, cfg Config, sc Scenario) (*Result, error) {
 			case kindReply: // the answer to the MS's own ping
 				rtt := vt - stamp
 				if cfg.Trace != nil {
-					fmt.Fprintf(cfg.Trace, "ping %d: reply after %v\n", seq, rtt)
+					fmt.Fprintf(cfg.Trace, "ping %d (MS %d): reply after %v\n", seq, i, rtt)
 				}
 				recordPing(a, i, rtt)
 			case kindPing:
 				if cfg.Trace != nil {
-					fmt.Fprintf(cfg.Trace, "ping %d sent at %v\n", seq, stamp)
-					fmt.Fprintf(cfg.Trace, "ping %d: at MS after %v (UL TBF active %v)\n", seq, vt-stamp, a.ms.ULActive())
+					fmt.Fprintf(cfg.Trace, "ping %d (MS %d) sent at %v\n", seq, i, stamp)
+					fmt.Fprintf(cfg.Trace, "ping %d (MS %d): at MS after %v (UL TBF active %v)\n", seq, i, vt-stamp, a.ms.ULActive())
 				}
 				a.ms.SendLLC(appFrame(kindReply, seq, stamp, 43))
 			}
@@ -278,12 +278,12 @@ func Run(ctx context.Context, cfg Config, sc Scenario) (*Result, error) {
 			case kindReply:
 				rtt := vt - stamp
 				if cfg.Trace != nil {
-					fmt.Fprintf(cfg.Trace, "ping %d: reply after %v\n", seq, rtt)
+					fmt.Fprintf(cfg.Trace, "ping %d (MS %d): reply after %v\n", seq, idx, rtt)
 				}
 				recordPing(a, idx, rtt)
 			case kindPing: // the MS's ping reaches the server, which answers
 				if cfg.Trace != nil {
-					fmt.Fprintf(cfg.Trace, "ping %d: at server after %v\n", seq, vt-stamp)
+					fmt.Fprintf(cfg.Trace, "ping %d (MS %d): at server after %v\n", seq, idx, vt-stamp)
 				}
 				sendDL(a, appFrameDir(kindReply, false, seq, stamp, 43))
 			}
