@@ -3,6 +3,7 @@ package pcu
 import (
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/rlcmac"
 )
 
 // PDCH is one timeslot of a TRX used for packet data.
@@ -105,6 +106,10 @@ type BTS struct {
 	CSMask  uint8  // bit n-1 = CS-n allowed (CS-1 always)
 	MCSMask uint16 // bit n-1 = MCS-n allowed
 	SI      [4][]byte
+	// SI13 is the last SI13 decoded from BCCH (HaveSI13): T3168 and T3192
+	// of its GPRS Cell Options (osmo-pcu-facts §1.8 DATA_IND BCCH).
+	SI13     rlcmac.SI13
+	HaveSI13 bool
 
 	ms        *msStore
 	tbfs      []*TBF

@@ -2,6 +2,7 @@ package pcu
 
 import (
 	"errors"
+	"time"
 
 	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/internal/logx"
@@ -362,8 +363,32 @@ func (e *Engine) onSI(bts *BTS, d *pcuif.Data) {
 		if idx >= 0 {
 			bts.SI[idx] = append(bts.SI[idx][:0], d.Payload...)
 		}
+		if idx == 3 {
+			e.onSI13(bts, d.Payload)
+		}
 	default:
 		e.l1log.Error("BCCH DATA_IND with unexpected length", "len", len(d.Payload))
+	}
+}
+
+// onSI13 decodes an SI13 from BCCH: its GPRS Cell Options give T3168 and
+// T3192 (`show bts-timer`); T3192 must be shorter than T3193, or a DL TBF
+// would be freed while the MS still listens (osmo-pcu warns the same).
+// An undecodable SI13 is logged and counted; the previous values stay.
+func (e *Engine) onSI13(bts *BTS, b []byte) {
+	s, err := rlcmac.DecodeSI13(b)
+	if err != nil {
+		bts.Ctr.Inc(CtrDecodeErrors)
+		logx.Notice(e.l1log, "undecodable SI13", "err", err)
+		return
+	}
+	if s.PBCCH {
+		logx.Notice(e.l1log, "SI13 announces a PBCCH: no GPRS Cell Options on BCCH")
+		return
+	}
+	bts.SI13, bts.HaveSI13 = s, true
+	if t3193 := time.Duration(bts.Info.T3193x10ms) * 10 * time.Millisecond; t3193 > 0 && s.T3192() >= t3193 {
+		logx.Notice(e.l1log, "T3192 from SI13 is not shorter than T3193 from INFO_IND", "t3192", s.T3192(), "t3193", t3193)
 	}
 }
 

@@ -216,6 +216,13 @@ func (e *Engine) InstallVTY(v *vty.VTY) {
 			set(3191, uint64(b.Info.T3191))
 			set(3193, uint64(b.Info.T3193x10ms)*10)
 			set(3195, uint64(b.Info.T3195))
+			if b.HaveSI13 { // (T3192 may be 0 ms)
+				for t, d := range map[int]time.Duration{3168: b.SI13.T3168(), 3192: b.SI13.T3192()} {
+					if td := ts.Get(t); td != nil {
+						td.Val = uint64(d / time.Millisecond)
+					}
+				}
+			}
 			c.Printf("BTS%d:\n", nr)
 			if err := ts.Show(c, arg, " "); err != nil {
 				return err

@@ -173,3 +173,16 @@ func FuzzCRBB(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSI13: any 23 octets decode or fail cleanly, never panic; valid SI13
+// blocks are the seeds.
+func FuzzSI13(f *testing.F) {
+	for _, c := range si13Cases {
+		f.Add(si13Block(f, c.s, c.ma))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if s, err := DecodeSI13(b); err == nil {
+			_ = s.T3168() + s.T3192()
+		}
+	})
+}

@@ -234,6 +234,7 @@ func TestTsharkOracle(t *testing.T) {
 		t.Skip("tshark not installed")
 	}
 	cases := append(sampleMessages(t), ccchCases(t)...)
+	cases = append(cases, si13OracleCases(t)...)
 	cases = append(cases, dataCases(t)...)
 	var buf bytes.Buffer
 	w, err := gsmtap.NewPcapWriter(&buf)

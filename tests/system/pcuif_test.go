@@ -4,6 +4,7 @@ package system
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -381,5 +382,42 @@ func TestPDCHEnergySaving(t *testing.T) {
 	}
 	if n := step(20); n != 20*4 {
 		t.Fatalf("after the release: %d empty blocks in 20 block periods, want 80", n)
+	}
+}
+
+// TestSI13FromBCCH: an SI13 on BCCH (DATA_IND) sets T3168 and T3192 as
+// `show bts-timer` shows them (its GPRS Cell Options: T3168 code 7 =
+// 4000 ms, T3192 code 5 = 120 ms; tshark decodes the same block alike in
+// rlcmac's oracle test); an undecodable SI13 is counted and changes nothing.
+func TestSI13FromBCCH(t *testing.T) {
+	r := startRadio(t, pcuif.V12, nil, 1)
+	before := r.show("show bts-timer")
+	if !strings.Contains(before, "T3168 = 4000 ms") || !strings.Contains(before, "T3192 = 1500 ms") {
+		t.Fatalf("defaults:\n%s", before)
+	}
+	si13, _ := hex.DecodeString("01060082a64c1e940fc5ef692a5053cb4b2b2b2b2b2b2b")
+	bad := append([]byte(nil), si13...)
+	bad[3] ^= 0x80 // rest octets start with L: nothing there
+	send := func(b []byte) {
+		if err := r.bts.Send(&pcuif.Data{Kind: pcuif.TypeDataInd, SAPI: pcuif.SAPIBCCH, FN: 0, Payload: b}); err != nil {
+			t.Fatal(err)
+		}
+		// the socket is ordered: once the next RTS is answered, the
+		// DATA_IND before it was handled
+		if err := r.cell.Step(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(si13)
+	got := r.show("show bts-timer")
+	for _, want := range []string{"T3168 = 4000 ms", "T3192 = 120 ms"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("after SI13 no %q:\n%s", want, got)
+		}
+	}
+	dec := ctrVal(r, pcu.CtrDecodeErrors)
+	send(bad)
+	if r.show("show bts-timer") != got || ctrVal(r, pcu.CtrDecodeErrors) != dec+1 {
+		t.Fatalf("an undecodable SI13 changed the timers or was not counted")
 	}
 }
