@@ -249,4 +249,9 @@ func TestRealSGSNAndRACH(t *testing.T) {
 		t.Fatalf("no block on TS %d carrying USF %d:\n%s", ts, usf, out)
 	}
 	t.Logf("RACH answered: IMMEDIATE ASSIGNMENT on TS %d, USF %d", ts, usf)
+	// The BTS passed osmo-bsc's SI13 on: its GPRS Cell Options give
+	// T3168 (osmo-bsc's 2000 ms, not the 4000 ms default) and T3192.
+	if tm := l.vty(4240, "show bts-timer"); !strings.Contains(tm, "T3168 = 2000 ms") || !strings.Contains(tm, "T3192 = 1500 ms") {
+		t.Errorf("T3168/T3192 not from osmo-bsc's SI13:\n%s", tm)
+	}
 }
