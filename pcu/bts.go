@@ -4,6 +4,7 @@ import (
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
+	"time"
 )
 
 // PDCH is one timeslot of a TRX used for packet data.
@@ -111,6 +112,8 @@ type BTS struct {
 	SI13     rlcmac.SI13
 	HaveSI13 bool
 
+	fc fcMeasure // since the last FLOW-CONTROL-BVC
+
 	ms        *msStore
 	tbfs      []*TBF
 	msPresent ratectr.StatItem
@@ -158,4 +161,16 @@ func (b *BTS) genIdleBlocks(v pcuif.Version, trx uint8) bool {
 		return true
 	}
 	return false
+}
+
+// fcMeasure is what the cell did since the last FLOW-CONTROL-BVC
+// (osmo-pcu-facts §2.5): PDTCH blocks it could send (every RTS), DL data
+// blocks the MSs acknowledged and their LLC octets, and the sojourn of the
+// LLC frames it dequeued.
+type fcMeasure struct {
+	rtsBlocks  uint64
+	recvBlocks uint64
+	recvBytes  uint64
+	delaySum   time.Duration
+	delayN     int
 }

@@ -674,6 +674,8 @@ func (e *Engine) nextFrame(t *TBF) bool {
 	}
 	t.bts.Ctr.Inc(CtrLLCFrameSched)
 	t.bts.Ctr.Add(CtrLLCDLBytes, uint64(len(fr.Data)))
+	t.bts.fc.delaySum += e.now - fr.Enqueued // the SGSN's view: dequeue - enqueue, as osmo-pcu
+	t.bts.fc.delayN++
 	if o := e.cfg.Observer; o != nil {
 		o.Sojourn(m.TLLI, fr.Sojourn)
 	}
@@ -706,18 +708,33 @@ func (e *Engine) reportDiscard(m *MS, d llc.Discard) {
 
 // dlAckNackEGPRS applies an EGPRS Packet Downlink Ack/Nack (§11.2.6a).
 func (e *Engine) dlAckNackEGPRS(t *TBF, a *rlcmac.EGPRSAckNack) {
+	va := t.sw.VA()
 	acked, nacked, _, err := t.sw.ApplyEGPRSAckNack(a)
 	if err != nil {
 		t.bts.Ctr.Inc(CtrDecodeErrors)
 	}
+	e.countDelivered(t, va)
 	e.dlAcked(t, a.FinalAck, acked, nacked)
 }
 
 // dlAckNack applies a Packet Downlink Ack/Nack (TS 44.060 §11.2.6).
 func (e *Engine) dlAckNack(t *TBF, a *rlcmac.AckNackDescription) {
+	va := t.sw.VA()
 	acked, nacked, _ := t.sw.ApplyGPRSAckNack(a)
 	t.ms.meas.dlAck(acked, nacked) // (osmo-pcu 1.1.0 shows none of EGPRS Ack/Nacks)
+	e.countDelivered(t, va)
 	e.dlAcked(t, a.FinalAck, acked, nacked)
+}
+
+// countDelivered adds the blocks V(A) moved past since va, and their LLC
+// octets, to the BTS's flow-control measurement (osmo-pcu-facts §2.5 step
+// 3: what the cell really delivered).
+func (e *Engine) countDelivered(t *TBF, va int) {
+	fc := &t.bts.fc
+	for bsn := va; bsn != t.sw.VA(); bsn = (bsn + 1) & (t.sw.SNS() - 1) {
+		fc.recvBlocks++
+		fc.recvBytes += uint64(t.dlb(bsn).bytes)
+	}
 }
 
 func (e *Engine) dlAcked(t *TBF, final bool, acked, nacked int) {

@@ -167,20 +167,38 @@ func (h gbHandler) BVCState(up bool, now time.Duration) {
 }
 
 // FlowControl gives FLOW-CONTROL-BVC the cell's drain capacity
-// (osmo-pcu-facts §2.5): PDCHs x current coding scheme rate.
+// (osmo-pcu-facts §2.5): PDCHs x current coding scheme rate, blended with
+// what the MSs acknowledged since the last one by the share of blocks that
+// carried it, and the mean queueing delay of the frames sent.
 func (h gbHandler) FlowControl(now time.Duration) (bssgp.FlowParams, bool) {
 	e := h.e
 	bts := e.bts[0]
 	if bts == nil {
 		return bssgp.FlowParams{}, false
 	}
+	return e.flowParams(bts), true
+}
+
+func (e *Engine) flowParams(bts *BTS) bssgp.FlowParams {
 	cs, _ := e.initialCS(bts)
 	peak := cs.DataLen() * 50
-	in := bssgp.FlowInput{NumPDCH: max(bts.EnabledPDCHs(), 1), PeakRatePerPDCH: peak, MaxSlotsPerMS: min(maxDLSlots(e.params.MultislotDefault, 0), 4),
+	npdch := max(bts.EnabledPDCHs(), 1)
+	in := bssgp.FlowInput{NumPDCH: npdch, PeakRatePerPDCH: peak, MaxSlotsPerMS: min(maxDLSlots(e.params.MultislotDefault, 0), 4),
 		ForceBVCBucket: e.params.FCForceBVCBucket, ForceBVCLeak: e.params.FCForceBVCLeak,
 		ForceMSBucket: e.params.FCForceMSBucket, ForceMSLeak: e.params.FCForceMSLeak, BucketTime: e.params.FCBucketTime,
 		LLCLifetime: int(e.params.LLC.Lifetime)}
-	return bssgp.ComputeFlowControl(in), true
+	fc := &bts.fc
+	if fc.rtsBlocks > 0 && fc.recvBlocks > 0 {
+		// osmo-pcu's measurement: octets per acknowledged block x 50
+		// blocks/s x PDCHs, weighted by the share of blocks used
+		in.UsagePermille = int(min(fc.recvBlocks*1000/fc.rtsBlocks, 1000))
+		in.MeasuredRate = int(fc.recvBytes * 1000 * uint64(npdch) / (20 * fc.recvBlocks))
+	}
+	if fc.delayN > 0 {
+		in.AvgQueueDelay = fc.delaySum / time.Duration(fc.delayN)
+	}
+	*fc = fcMeasure{}
+	return bssgp.ComputeFlowControl(in)
 }
 
 func (h gbHandler) Other(bvci uint16, p bssgp.PDU, now time.Duration) {

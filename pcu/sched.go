@@ -230,6 +230,7 @@ func (p *PDCH) pollRRBP(fn uint32, t *TBF, why pollReason) (uint8, bool) {
 // data before a dummy block (osmo-pcu-facts §9.1). nil means idle.
 func (e *Engine) schedule(bts *BTS, p *PDCH, r *pcuif.RTSReq) []byte {
 	e.advance(bts, r.FN)
+	bts.fc.rtsBlocks++
 	trx := &bts.TRX[r.TRX]
 	usf := usfUnused
 	if len(p.ul) > 0 {
