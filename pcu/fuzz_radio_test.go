@@ -12,7 +12,6 @@ import (
 // TBF with data: every uplink path (GPRS and EGPRS data, split halves,
 // control blocks answering polls or not) has a TBF to reach.
 func radioFuzzEngine(tb testing.TB) (*Engine, *BTS) {
-	e := New(Config{SocketPath: "/nonexistent"})
 	ii := &pcuif.InfoInd{Version: pcuif.V12, Flags: pcuif.FlagActive, InitialCS: 2, InitialMCS: 6}
 	for n := 1; n <= 4; n++ {
 		ii.Flags |= pcuif.FlagCS(n)
@@ -20,17 +19,8 @@ func radioFuzzEngine(tb testing.TB) (*Engine, *BTS) {
 	for n := 1; n <= 9; n++ {
 		ii.Flags |= pcuif.FlagMCS(n)
 	}
-	ii.TRX[0].ARFCN = 871
 	ii.TRX[0].PDCHMask = 0xf0
-	b, err := pcuif.Marshal(ii, pcuif.V12)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	e.handleMessage(b)
-	bts := e.bts[0]
-	if bts == nil || !bts.Active {
-		tb.Fatal("BTS not active")
-	}
+	e, bts := infoEngine(tb, ii)
 	frame := make([]byte, 300)
 	frame[0], frame[1] = 0x03, 0xc0
 	for i, egprs := range []bool{false, true} {

@@ -10,10 +10,16 @@ import (
 // benchEngine is an engine with one active BTS (PDCHs on TS 0-7) fed
 // directly, without the socket.
 func benchEngine(tb testing.TB) (*Engine, *BTS) {
-	e := New(Config{SocketPath: "/nonexistent"})
 	ii := &pcuif.InfoInd{Version: pcuif.V12, Flags: pcuif.FlagActive | pcuif.FlagCS(1) | pcuif.FlagCS(2) | pcuif.FlagCS(3) | pcuif.FlagCS(4), InitialCS: 4}
-	ii.TRX[0].ARFCN = 871
 	ii.TRX[0].PDCHMask = 0xff
+	return infoEngine(tb, ii)
+}
+
+// infoEngine is an engine whose BTS got ii (TRX 0 on ARFCN 871), fed
+// directly, without the socket.
+func infoEngine(tb testing.TB, ii *pcuif.InfoInd) (*Engine, *BTS) {
+	e := New(Config{SocketPath: "/nonexistent"})
+	ii.TRX[0].ARFCN = 871
 	b, err := pcuif.Marshal(ii, pcuif.V12)
 	if err != nil {
 		tb.Fatal(err)
