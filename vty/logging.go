@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -161,6 +162,62 @@ func (lg *Logging) defaultDisabled() map[string]bool {
 		}
 	}
 	return m
+}
+
+// applyMask is `logging set-log-mask MASK` (libosmocore
+// log_parse_category_mask): every category of t is switched off, then each
+// ':'-separated entry switches on the categories it names by their
+// libosmocore names ("DRLCMAC", "DLNS"; case-insensitive), with
+// "NAME,LEVEL" at the libosmocore level number (1 debug, 3 info, 5 notice,
+// 7 error, 8 fatal; an entry with a level names every category starting
+// with NAME, as libosmocore's compare does), without a level at DEBUG.
+func (lg *Logging) applyMask(t *LogTarget, mask string) {
+	if t.Disabled == nil {
+		t.Disabled = map[string]bool{}
+	}
+	for _, cat := range lg.Categories {
+		t.Disabled[cat.Name] = true
+	}
+	for _, tok := range strings.Split(mask, ":") {
+		name, lv, hasLevel := strings.Cut(tok, ",")
+		level := logx.LevelDebug
+		if hasLevel {
+			n, _ := strconv.Atoi(lv)
+			level = osmoLevel(n)
+		}
+		for _, cat := range lg.Categories {
+			osmo := "D" + strings.ToUpper(cat.Name)
+			match := strings.EqualFold(osmo, name)
+			if hasLevel {
+				match = len(name) <= len(osmo) && strings.EqualFold(osmo[:len(name)], name)
+			}
+			if !match {
+				continue
+			}
+			delete(t.Disabled, cat.Name)
+			if t.Levels != nil {
+				t.Levels[cat.Name] = level
+			}
+			if lg.Registry != nil && t.Kind != "vty" {
+				_ = lg.Registry.SetLevel(cat.Name, level)
+			}
+		}
+	}
+}
+
+// osmoLevel maps a libosmocore level number onto a level (0 and 1 debug).
+func osmoLevel(n int) slog.Level {
+	switch {
+	case n <= logx.OsmoDebug:
+		return logx.LevelDebug
+	case n <= logx.OsmoInfo:
+		return logx.LevelInfo
+	case n <= logx.OsmoNotice:
+		return logx.LevelNotice
+	case n <= logx.OsmoError:
+		return logx.LevelError
+	}
+	return logx.LevelFatal
 }
 
 // defaultLogCategories derives the category table from logx.
@@ -393,9 +450,13 @@ func (v *VTY) installLogging() {
 	for _, x := range common {
 		v.InstallVE(x.str, hp(x.str, x.help), x.h, libCmd())
 	}
-	v.InstallVE("logging set-log-mask MASK", hp("logging set-log-mask MASK", ""), need(func(c *Context, t *LogTarget) error { return nil }), libCmd())
+	setMask := need(func(c *Context, t *LogTarget) error {
+		lg.applyMask(t, c.Args[0])
+		return nil
+	})
+	v.InstallVE("logging set-log-mask MASK", hp("logging set-log-mask MASK", ""), setMask, libCmd())
 	v.InstallVE("logging set log mask MASK", lstr+"Decide which categories to output.\nLog commands\nMask commands\n'set log mask' is deprecated, please refer to the docs of 'set-log-mask' instead\n",
-		need(func(c *Context, t *LogTarget) error { return nil }), libCmd(), Deprecated())
+		setMask, libCmd(), Deprecated())
 	for _, x := range levelCmds {
 		v.InstallVE(x.str, hp(x.str, x.help), x.h, libCmd())
 	}

@@ -1,6 +1,7 @@
 package vty
 
 import (
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -100,5 +101,47 @@ func TestForceAllSession(t *testing.T) {
 	}
 	if !tg.Wants(logx.CatRLCMAC, logx.LevelDebug) {
 		t.Fatal("rlcmac debug not back")
+	}
+}
+
+// TestSetLogMask: `logging set-log-mask MASK` (libosmocore
+// log_parse_category_mask; VIEW/ENABLE only, for the session's own
+// `logging enable` target) switches every category of the target off,
+// then on for each entry by its libosmocore name: "DRLCMAC" at DEBUG,
+// "DLNS,7" at ERROR, and "DRLCMACDL,3" (with a level: a name prefix) every
+// category starting with DRLCMACDL at INFO; the deprecated `logging set log
+// mask` does the same. Without `logging enable` there is nothing to set.
+func TestSetLogMask(t *testing.T) {
+	v := testTree()
+	s := v.NewSession(nil)
+	s.Start()
+	s.Exec("enable")
+	if out := s.Exec("logging set-log-mask DPCU"); !strings.Contains(out, "Logging was not enabled") {
+		t.Fatalf("without logging enable: %q", out)
+	}
+	s.Exec("logging enable")
+	if out := s.Exec("logging set-log-mask drlcmac:DLNS,7:DRLCMACDL,3"); out != "" {
+		t.Fatalf("set-log-mask: %q", out)
+	}
+	tg := s.LogTarget()
+	for _, c := range []struct {
+		cat  string
+		l    slog.Level
+		want bool
+	}{
+		{logx.CatRLCMAC, logx.LevelDebug, true},
+		{logx.CatPCU, logx.LevelFatal, false}, // not named: off
+		{"lns", logx.LevelError, true},
+		{"lns", logx.LevelNotice, false},
+		{logx.CatRLCMACDL, logx.LevelInfo, true},
+		{logx.CatRLCMACDL, logx.LevelDebug, false},
+	} {
+		if got := tg.Wants(c.cat, c.l); got != c.want {
+			t.Errorf("after the mask, %s at %v: wants %v, want %v", c.cat, c.l, got, c.want)
+		}
+	}
+	s.Exec("logging set log mask DPCU")
+	if !tg.Wants(logx.CatPCU, logx.LevelDebug) || tg.Wants(logx.CatRLCMAC, logx.LevelFatal) {
+		t.Fatal("deprecated `logging set log mask` not applied")
 	}
 }
