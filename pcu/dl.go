@@ -259,6 +259,7 @@ const (
 	prioPreempt   // unacked blocks may be resent while idle
 	prioKeepOpen  // delayed release: dummy LLC block or the final block
 	prioNewData   // LLC data waiting
+	prioPollDue   // data or resends, and a poll is due: on the control TS only
 	prioResend    // NACKed blocks
 	prioPollAgain // the MS must be asked for an Ack/Nack (stalled window or old poll)
 )
@@ -285,10 +286,19 @@ func (e *Engine) dlPrio(t *TBF, ts uint8) int {
 	if ts == t.ctrlTS && !t.pollOut && t.sw.CountUnacked() > 0 && (stalled || e.now-t.lastPoll >= e.highAge()) {
 		return prioPollAgain
 	}
-	if t.sw.ResendNeeded() >= 0 {
+	resend := t.sw.ResendNeeded() >= 0
+	newData := t.state == TBFFlow && !stalled && (t.haveCur || t.ms.Queue.Len() > 0)
+	if ts == t.ctrlTS && !t.pollOut && (resend || newData) && t.sincePoll >= 20 && t.sw.CountUnacked() > 0 {
+		// A TBF polls only on its control TS. Airtime fairness counts
+		// all its PDCHs, so a multislot TBF ahead in airtime could lose
+		// its control TS to TBFs on fewer slots and fill its window
+		// unpolled (stall; no Channel Request Description either).
+		return prioPollDue
+	}
+	if resend {
 		return prioResend
 	}
-	if t.state == TBFFlow && !stalled && (t.haveCur || t.ms.Queue.Len() > 0) {
+	if newData {
 		return prioNewData
 	}
 	if t.state == TBFFlow && !stalled && ts == t.ctrlTS && !t.pollOut {
