@@ -214,29 +214,10 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 		logx.Notice(e.tbfLog, "undecodable UL data block", "err", err, "len", len(d.Payload))
 		return
 	}
-	var t *TBF
-	for _, x := range p.ul {
-		if x.tfi == blk.Header.TFI {
-			t = x
-			break
-		}
-	}
-	if t == nil || t.state != TBFFlow && t.state != TBFFinished && t.state != TBFAssign {
-		e.tbfLog.Debug("UL data block for no TBF", "tfi", blk.Header.TFI, "ts", p.TS)
+	t := e.ulDataTBF(p, d, blk.Header.TFI, false)
+	if t == nil {
 		return
 	}
-	// the granted block is used
-	if i := p.reserved(d.FN); i >= 0 && p.resv[i].kind == resvUSF {
-		p.resv = append(p.resv[:i], p.resv[i+1:]...)
-	}
-	t.n3101 = 0
-	if t.state == TBFAssign {
-		e.setState(t, TBFFlow)
-	}
-	e.adaptULCS(t, int(d.LqualCb)/10)
-	t.ms.RSSI, t.ms.LinkQ, t.ms.BTO = d.RSSI, d.LqualCb, d.TAOffsQbits
-	t.ms.meas.ul(d)
-	e.taFromBurst(t.ms, d.TAOffsQbits)
 	bts.Ctr.Inc(CtrGPRSULCS1 + int(blk.CS-rlcmac.CS1))
 	t.gprsCtr.Inc(int(blk.CS - rlcmac.CS1))
 	h := &blk.Header
@@ -271,6 +252,38 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 	}
 }
 
+// ulDataTBF finds the UL TBF an uplink data block on p is for (by TFI;
+// EGPRS blocks only for EGPRS TBFs) and does what any data block does to
+// it: the granted block is used, N3101 restarts, an assigned TBF is in
+// FLOW, and the block's measurements feed the link adaptation, the MS's L1
+// values and the TA loop. nil: no such TBF (logged).
+func (e *Engine) ulDataTBF(p *PDCH, d *pcuif.Data, tfi uint8, egprs bool) *TBF {
+	var t *TBF
+	for _, x := range p.ul {
+		if x.tfi == tfi {
+			t = x
+			break
+		}
+	}
+	if t == nil || egprs && !t.egprs || t.state != TBFFlow && t.state != TBFFinished && t.state != TBFAssign {
+		e.tbfLog.Debug("UL data block for no TBF", "tfi", tfi, "ts", p.TS, "egprs", egprs)
+		return nil
+	}
+	// the granted block is used
+	if i := p.reserved(d.FN); i >= 0 && p.resv[i].kind == resvUSF {
+		p.resv = append(p.resv[:i], p.resv[i+1:]...)
+	}
+	t.n3101 = 0
+	if t.state == TBFAssign {
+		e.setState(t, TBFFlow)
+	}
+	e.adaptULCS(t, int(d.LqualCb)/10)
+	t.ms.RSSI, t.ms.LinkQ, t.ms.BTO = d.RSSI, d.LqualCb, d.TAOffsQbits
+	t.ms.meas.ul(d)
+	e.taFromBurst(t.ms, d.TAOffsQbits)
+	return t
+}
+
 // reassembleReady raises V(Q) over the units received in order and
 // reassembles them.
 func (e *Engine) reassembleReady(t *TBF) {
@@ -291,28 +304,10 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 		return
 	}
 	h := &blk.Header
-	var t *TBF
-	for _, x := range p.ul {
-		if x.tfi == h.TFI {
-			t = x
-			break
-		}
-	}
-	if t == nil || !t.egprs || t.state != TBFFlow && t.state != TBFFinished && t.state != TBFAssign {
-		e.tbfLog.Debug("EGPRS UL data block for no EGPRS TBF", "tfi", h.TFI, "ts", p.TS)
+	t := e.ulDataTBF(p, d, h.TFI, true)
+	if t == nil {
 		return
 	}
-	if i := p.reserved(d.FN); i >= 0 && p.resv[i].kind == resvUSF {
-		p.resv = append(p.resv[:i], p.resv[i+1:]...)
-	}
-	t.n3101 = 0
-	if t.state == TBFAssign {
-		e.setState(t, TBFFlow)
-	}
-	e.adaptULCS(t, int(d.LqualCb)/10)
-	t.ms.RSSI, t.ms.LinkQ, t.ms.BTO = d.RSSI, d.LqualCb, d.TAOffsQbits
-	t.ms.meas.ul(d)
-	e.taFromBurst(t.ms, d.TAOffsQbits)
 	bts.Ctr.Inc(CtrEGPRSULMCS1 + int(blk.CS-rlcmac.MCS1))
 	t.egprsCtr.Inc(int(blk.CS - rlcmac.MCS1))
 	for i := 0; i < blk.NUnits; i++ {
