@@ -86,41 +86,36 @@ func ConfigFromVTY(r *vty.StatsReporter, interval int) (Config, error) {
 // dials each. Reporters that fail to open are returned with the error
 // joined; libosmocore disables those.
 func FromVTY(sc *vty.StatsConfig, reg *ratectr.Registry, items func() []Item) ([]*Reporter, error) {
-	var out []*Reporter
-	var errs []error
-	for _, vr := range sc.Reporters {
-		if vr.Type != "statsd" || !vr.Enabled {
-			continue
-		}
-		cfg, err := ConfigFromVTY(vr, sc.Interval)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
+	return fromVTY(sc, "statsd", func(cfg Config) (*Reporter, error) {
 		r := New(cfg, reg, items)
-		if err := r.Dial(); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		out = append(out, r)
-	}
-	return out, errors.Join(errs...)
+		return r, r.Dial()
+	})
 }
 
 // LogFromVTY builds one log Reporter per enabled `stats reporter log`.
 func LogFromVTY(sc *vty.StatsConfig, reg *ratectr.Registry, items func() []Item, logf func(string)) ([]*Reporter, error) {
+	return fromVTY(sc, "log", func(cfg Config) (*Reporter, error) { return NewLog(cfg, reg, items, logf), nil })
+}
+
+// fromVTY makes a Reporter with mk for every enabled reporter of type typ;
+// the ones whose config or mk fails are left out, their errors joined.
+func fromVTY(sc *vty.StatsConfig, typ string, mk func(Config) (*Reporter, error)) ([]*Reporter, error) {
 	var out []*Reporter
 	var errs []error
 	for _, vr := range sc.Reporters {
-		if vr.Type != "log" || !vr.Enabled {
+		if vr.Type != typ || !vr.Enabled {
 			continue
 		}
 		cfg, err := ConfigFromVTY(vr, sc.Interval)
+		if err == nil {
+			var r *Reporter
+			if r, err = mk(cfg); err == nil {
+				out = append(out, r)
+			}
+		}
 		if err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		out = append(out, NewLog(cfg, reg, items, logf))
 	}
 	return out, errors.Join(errs...)
 }
