@@ -2,11 +2,18 @@ package statsd
 
 import (
 	"context"
+	"net"
 	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/tests/btsemu"
 	"github.com/gopcu/gopcu/tests/netns"
 )
 
@@ -26,4 +33,63 @@ func listenIn(n *netns.NS) func([]netip.AddrPort, func(ns.Datagram)) (*ns.UDP, e
 		err := n.Do(func() (err error) { u, err = ns.ListenUDP(binds, deliver); return })
 		return u, err
 	}
+}
+
+// osmoPCU is Debian's osmo-pcu in a network namespace of its own, with
+// the TTCN-3 statsd reporter config (osmoPCUConfig, then cmds in its pcu
+// node), the statsd listener ln in that namespace and the BTS emulator
+// (PCUIF v10, info or its default INFO_IND) on its PCU socket. Start it
+// with start once what it should find (an SGSN emulator in ns) is there.
+type osmoPCU struct {
+	ns   *netns.NS
+	ln   *net.UDPConn
+	bts  *btsemu.BTS
+	dir  string
+	bin  string
+	pkts <-chan string
+}
+
+func newOsmoPCU(t *testing.T, info *pcuif.InfoInd, cmds ...string) *osmoPCU {
+	t.Helper()
+	bin, err := exec.LookPath("osmo-pcu")
+	if err != nil {
+		t.Skip("osmo-pcu not installed")
+	}
+	o := &osmoPCU{ns: netns.New(t), dir: t.TempDir(), bin: bin}
+	if err := o.ns.Do(func() (err error) {
+		o.ln, err = net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: DefaultPort})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { o.ln.Close() })
+	if err := os.WriteFile(filepath.Join(o.dir, "osmo-pcu.cfg"), []byte(osmoPCUConfig+pcuLines(cmds)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o.bts, err = btsemu.Listen(btsemu.Config{Path: filepath.Join(o.dir, "pcu_bts"), Version: pcuif.V10, Info: info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(o.bts.Close)
+	return o
+}
+
+// start runs osmo-pcu; with collect, counters gathers what it reports.
+func (o *osmoPCU) start(collect bool) {
+	if collect {
+		o.pkts = readPackets(o.ln)
+	}
+	o.ns.Start(o.dir, "osmo-pcu.log", o.bin, "-c", "osmo-pcu.cfg")
+}
+
+// counters waits for two more reports (stats interval 1), stops listening
+// and sums the counter deltas osmo-pcu sent since start.
+func (o *osmoPCU) counters() map[string]int64 {
+	time.Sleep(2200 * time.Millisecond)
+	o.ln.Close()
+	var all []string
+	for p := range o.pkts {
+		all = append(all, p)
+	}
+	return sumCounters(all, "TTCN3.")
 }

@@ -17,8 +17,6 @@ import (
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
-	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
 	"github.com/gopcu/gopcu/tests/netns"
 )
 
@@ -77,28 +75,11 @@ func TestOsmoPCUReference(t *testing.T) {
 	if out, _ := exec.Command(bin, "-V").CombinedOutput(); !strings.Contains(string(out), "OsmoPCU version 1.1.0") {
 		t.Skipf("not osmo-pcu 1.1.0: %.40s", out)
 	}
-	ns := netns.New(t)
-	var ln *net.UDPConn
-	if err := ns.Do(func() error {
-		var err error
-		ln, err = net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: DefaultPort})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(osmoPCUConfig), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	// osmo-pcu 1.1.0 allocates its BTS and Gb groups on the first INFO_IND
 	// (PCUIF v10); with no BTS connected it has no group and sends nothing.
-	bts, err := btsemu.Listen(btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bts.Close()
-	ns.Start(dir, "osmo-pcu.log", bin, "-c", "osmo-pcu.cfg")
+	o := newOsmoPCU(t, nil)
+	ln := o.ln
+	o.start(false)
 
 	seen := map[string]bool{}
 	b := make([]byte, 65536)
@@ -124,11 +105,11 @@ func TestOsmoPCUReference(t *testing.T) {
 		}
 	}
 	if pkts == 0 {
-		log, _ := os.ReadFile(filepath.Join(dir, "osmo-pcu.log"))
+		log, _ := os.ReadFile(filepath.Join(o.dir, "osmo-pcu.log"))
 		t.Fatalf("osmo-pcu sent nothing; log:\n%s", log)
 	}
 	if *update {
-		recordShowStats(t, ns)
+		recordShowStats(t, o.ns)
 	}
 	got := make([]string, 0, len(seen))
 	for k := range seen {

@@ -3,9 +3,7 @@ package statsd
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/netip"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -79,39 +77,11 @@ func pagingScript(t *testing.T, bts *btsemu.BTS, sg *sgsnemu.Server, up chan str
 }
 
 func osmoPCUPaging(t *testing.T) map[string]int64 {
-	bin, err := exec.LookPath("osmo-pcu")
-	if err != nil {
-		t.Skip("osmo-pcu not installed")
-	}
-	n := netns.New(t)
-	var ln *net.UDPConn
-	if err := n.Do(func() (err error) {
-		ln, err = net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: DefaultPort})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	sg, up := sgsnIn(t, n)
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(osmoPCUConfig), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bts, err := btsemu.Listen(btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bts.Close()
-	pkts := readPackets(ln)
-	n.Start(dir, "osmo-pcu.log", bin, "-c", "osmo-pcu.cfg")
-	pagingScript(t, bts, sg, up)
-	time.Sleep(2200 * time.Millisecond) // two more reports (stats interval 1)
-	ln.Close()
-	var all []string
-	for p := range pkts {
-		all = append(all, p)
-	}
-	return sumCounters(all, "TTCN3.")
+	o := newOsmoPCU(t, nil)
+	sg, up := sgsnIn(t, o.ns)
+	o.start(true)
+	pagingScript(t, o.bts, sg, up)
+	return o.counters()
 }
 
 func gopcuPaging(t *testing.T) map[string]int64 {

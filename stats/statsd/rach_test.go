@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -17,7 +16,6 @@ import (
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/netns"
 )
 
 // rachScript plays the same radio events to a PCU behind bts: 8 idle
@@ -64,40 +62,10 @@ func sumCounters(pkts []string, prefix string) map[string]int64 {
 }
 
 func osmoPCURACH(t *testing.T) map[string]int64 {
-	bin, err := exec.LookPath("osmo-pcu")
-	if err != nil {
-		t.Skip("osmo-pcu not installed")
-	}
-	ns := netns.New(t)
-	var ln *net.UDPConn
-	if err := ns.Do(func() error {
-		var err error
-		ln, err = net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: DefaultPort})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(osmoPCUConfig), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bts, err := btsemu.Listen(btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bts.Close()
-	pkts := readPackets(ln)
-	ns.Start(dir, "osmo-pcu.log", bin, "-c", "osmo-pcu.cfg")
-	rachScript(t, bts)
-	// osmo-pcu reports every second (stats interval 1): wait for two more.
-	time.Sleep(2200 * time.Millisecond)
-	ln.Close()
-	var all []string
-	for p := range pkts {
-		all = append(all, p)
-	}
-	return sumCounters(all, "TTCN3.")
+	o := newOsmoPCU(t, nil)
+	o.start(true)
+	rachScript(t, o.bts)
+	return o.counters()
 }
 
 func gopcuRACH(t *testing.T) map[string]int64 {

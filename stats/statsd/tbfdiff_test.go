@@ -162,46 +162,16 @@ func osmoPCUSide(t *testing.T, pcuCmds ...string) *radioSide {
 // osmoPCUSideInfo is osmoPCUSide with the BTS emulator's INFO_IND (nil:
 // its default).
 func osmoPCUSideInfo(t *testing.T, info *pcuif.InfoInd, pcuCmds ...string) *radioSide {
-	bin, err := exec.LookPath("osmo-pcu")
-	if err != nil {
-		t.Skip("osmo-pcu not installed")
-	}
-	s := &radioSide{t: t, name: "osmo-pcu"}
-	n := netns.New(t)
-	var ln *net.UDPConn
-	if err := n.Do(func() (err error) {
-		ln, err = net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: DefaultPort})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
+	o := newOsmoPCU(t, info, pcuCmds...)
+	s := &radioSide{t: t, name: "osmo-pcu", bts: o.bts}
+	n := o.ns
 	s.sgsnIn(n)
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(osmoPCUConfig+pcuLines(pcuCmds)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s.bts, err = btsemu.Listen(btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10, Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.bts.Close)
-	pkts := readPackets(ln)
-	n.Start(dir, "osmo-pcu.log", bin, "-c", "osmo-pcu.cfg")
+	o.start(true)
 	s.ready()
 	v := dialOsmoVTY(t, n)
 	s.show = v.cmd
 	s.tbfs = func() int { return strings.Count(v.cmd("show tbf all"), "TBF: ") }
-	s.report = func() map[string]int64 {
-		// osmo-pcu reports every second (stats interval 1): wait for two more.
-		time.Sleep(2200 * time.Millisecond)
-		ln.Close()
-		var all []string
-		for p := range pkts {
-			all = append(all, p)
-		}
-		return sumCounters(all, "TTCN3.")
-	}
+	s.report = o.counters
 	return s
 }
 
