@@ -596,44 +596,45 @@ func (e *Engine) ulControl(bts *BTS, p *PDCH, d *pcuif.Data) {
 			e.setState(t, TBFFlow)
 		}
 	case *rlcmac.PacketDownlinkAckNack:
-		var t *TBF
-		for _, x := range bts.tbfs {
-			if x.dir == DirDL && x.attached && x.trx == p.TRX && x.tfi == m.DownlinkTFI {
-				t = x
-				break
-			}
-		}
+		t := dlTBFByTFI(bts, p, m.DownlinkTFI)
 		if t == nil {
 			e.tbfLog.Debug("DL Ack/Nack for no TBF", "tfi", m.DownlinkTFI)
 			return
 		}
 		e.dlAckNack(t, &m.AckNack)
 		t.ms.meas.quality(&m.Quality)
-		if m.HasChanReq {
-			bts.Ctr.Inc(CtrChannelRequestDescription)
-			e.ulOnPACCH(bts, t)
-		}
+		e.chanReqInAck(bts, t, m.HasChanReq)
 	case *rlcmac.EGPRSPacketDownlinkAckNack:
-		var t *TBF
-		for _, x := range bts.tbfs {
-			if x.dir == DirDL && x.attached && x.trx == p.TRX && x.tfi == m.DownlinkTFI {
-				t = x
-				break
-			}
-		}
+		t := dlTBFByTFI(bts, p, m.DownlinkTFI)
 		if t == nil || !t.egprs {
 			e.tbfLog.Debug("EGPRS DL Ack/Nack for no EGPRS TBF", "tfi", m.DownlinkTFI)
 			return
 		}
 		e.dlAckNackEGPRS(t, &m.AckNack)
-		if m.HasChanReq {
-			bts.Ctr.Inc(CtrChannelRequestDescription)
-			e.ulOnPACCH(bts, t)
-		}
+		e.chanReqInAck(bts, t, m.HasChanReq)
 	case *rlcmac.PacketResourceRequest:
 		e.resourceRequest(bts, p, r, m)
 	default:
 		e.tbfLog.Debug("UL control message ignored", "msg", msg.Name())
+	}
+}
+
+// dlTBFByTFI is the DL TBF with DL TFI tfi on p's TRX (nil: none).
+func dlTBFByTFI(bts *BTS, p *PDCH, tfi uint8) *TBF {
+	for _, x := range bts.tbfs {
+		if x.dir == DirDL && x.attached && x.trx == p.TRX && x.tfi == tfi {
+			return x
+		}
+	}
+	return nil
+}
+
+// chanReqInAck handles a Channel Request Description in a DL Ack/Nack of
+// dl: the MS asks for an UL TBF.
+func (e *Engine) chanReqInAck(bts *BTS, dl *TBF, has bool) {
+	if has {
+		bts.Ctr.Inc(CtrChannelRequestDescription)
+		e.ulOnPACCH(bts, dl)
 	}
 }
 
