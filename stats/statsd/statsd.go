@@ -323,6 +323,17 @@ func (r *Reporter) Tick(now time.Time) bool {
 	return true
 }
 
+// itemState is the reporter's state of stat item it, made on first sight.
+func (r *Reporter) itemState(it *Item) *itemState {
+	k := itemKey{it.Group, it.Index, it.IndexName, it.Name}
+	st := r.itemSt[k]
+	if st == nil {
+		st = &itemState{head: r.head(it.Group, it.Index, it.IndexName, it.Name)}
+		r.itemSt[k] = st
+	}
+	return st
+}
+
 // sample notes the stat items' values between reports: a report sends the
 // highest value of its interval, as libosmocore's stat items do.
 func (r *Reporter) sample() {
@@ -330,12 +341,7 @@ func (r *Reporter) sample() {
 		return
 	}
 	for _, it := range r.items() {
-		k := itemKey{it.Group, it.Index, it.IndexName, it.Name}
-		st := r.itemSt[k]
-		if st == nil {
-			st = &itemState{head: r.head(it.Group, it.Index, it.IndexName, it.Name)}
-			r.itemSt[k] = st
-		}
+		st := r.itemState(&it)
 		if !st.hasMax || it.Value > st.max {
 			st.max, st.hasMax = it.Value, true
 		}
@@ -387,12 +393,7 @@ func (r *Reporter) Report(now time.Time) {
 	}
 	if r.items != nil {
 		for _, it := range r.items() {
-			k := itemKey{it.Group, it.Index, it.IndexName, it.Name}
-			st := r.itemSt[k]
-			if st == nil {
-				st = &itemState{head: r.head(it.Group, it.Index, it.IndexName, it.Name)}
-				r.itemSt[k] = st
-			}
+			st := r.itemState(&it)
 			st.seen = r.gen
 			val := it.Value
 			if st.hasMax && st.max > val {
