@@ -28,6 +28,7 @@ func (e *Engine) HandleDLUnitdata(btsNr uint8, d *DLUnitdata) {
 		logx.Notice(e.log, "DL-UNITDATA for an inactive BTS dropped", "tlli", d.TLLI)
 		return
 	}
+	e.timersDue() // a TBF whose timer ran out while the BTS sent nothing is gone
 	m := bts.ms.byTLLI[d.TLLI]
 	if m == nil && d.OldTLLI != 0 {
 		if m = bts.ms.byTLLI[d.OldTLLI]; m != nil {
@@ -81,8 +82,7 @@ func (e *Engine) establishDL(bts *BTS, m *MS) {
 			if err != nil {
 				return
 			}
-			e.freeTBFKeep(old)
-			nt.assignOn = old
+			e.fire(old, evReuse)
 			e.assignPACCH(nt, old)
 		case TBFFlow:
 			t.drained = -1
@@ -105,33 +105,26 @@ func (e *Engine) establishDL(bts *BTS, m *MS) {
 	if err != nil {
 		return
 	}
-	nt.ccch = true
-	e.setState(nt, TBFAssign)
-	e.sendDLImmAss(nt)
+	e.fire(nt, evAssignCCCH)
 }
 
-// freeTBFKeep releases the resources of a DL TBF in WAIT_RELEASE but keeps
+// detachKeep releases the resources of a DL TBF in WAIT_RELEASE but keeps
 // it as the carrier of the new assignment (the MS listens on its PACCH
-// until T3192 ends); T3193 frees it for good.
-func (e *Engine) freeTBFKeep(t *TBF) {
+// until T3192 ends); T3193 frees it for good (evReuse).
+func (e *Engine) detachKeep(t *TBF) {
 	if t.attached {
 		e.detach(t)
 	}
 	if t.ms.DL == t {
 		t.ms.DL = nil
 	}
-	t.state = TBFReleasing
-	e.setTimer(t, tmT3193, e.params.T3193)
 }
 
 // assignPACCH schedules a Packet Downlink Assignment for nt on the control
-// TS of carrier (an UL TBF, or the old DL TBF).
+// TS of carrier (an UL TBF, the old DL TBF, or nt itself).
 func (e *Engine) assignPACCH(nt, carrier *TBF) {
-	nt.ccch = false
 	nt.assignOn = carrier
-	nt.sendPDA = true
-	e.setState(nt, TBFAssign)
-	e.setTimer(nt, tmX2001, e.params.X2001)
+	e.fire(nt, evAssignPACCH)
 }
 
 // sendDLImmAss sends the Immediate Assignment (Packet Downlink Assignment
@@ -158,24 +151,18 @@ func (e *Engine) sendDLImmAss(t *TBF) {
 	}
 	e.sendPCH(bts, t.ms.IMSI, mac[:], t.ms.TLLI, true)
 	bts.Ctr.Inc(CtrImmAssDL)
-	e.setTimer(t, tmCCCHCnf, 2*time.Second)
 }
 
 // dlImmAssConfirmed: the BTS sent the IMM ASS on PCH (DATA_CNF).
 func (e *Engine) dlImmAssConfirmed(bts *BTS, tlli uint32) {
-	m := bts.ms.byTLLI[tlli]
-	if m == nil || m.DL == nil || m.DL.state != TBFAssign || !m.DL.ccch {
-		return
+	if m := bts.ms.byTLLI[tlli]; m != nil && m.DL != nil {
+		e.fire(m.DL, evAssignCnf)
 	}
-	e.setTimer(m.DL, tmX2002, e.params.X2002)
 }
 
 // dlAssignSettled: X2002 after the CCCH assignment. Upgrade to multislot
 // on PACCH when the MS class and free slots allow it, else start.
 func (e *Engine) dlAssignSettled(t *TBF) {
-	if t.state != TBFAssign {
-		return
-	}
 	if e.params.AllocAlgo != "a" {
 		trx := &t.bts.TRX[t.trx]
 		if mask, ctrl, ok := e.chooseDLSlotsWith(trx, t.ms, int(t.ctrlTS), t); ok && popcount8(mask) > popcount8(t.slots) {
@@ -189,8 +176,7 @@ func (e *Engine) dlAssignSettled(t *TBF) {
 			return
 		}
 	}
-	e.setState(t, TBFFlow)
-	t.lastPoll = e.now
+	e.fire(t, evAssignSettled)
 }
 
 // encodePDA builds the Packet Downlink Assignment for nt on p.
@@ -222,8 +208,7 @@ func (e *Engine) encodePDA(nt *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 		p.dropReservations(nt)
 		return 0
 	}
-	nt.sendPDA = false
-	nt.pdaPolled = true
+	nt.dlAss.fire(ctlSentPolled)
 	nt.bts.Ctr.Inc(CtrPktDLAssignment)
 	return n
 }
@@ -238,18 +223,14 @@ func reverseBits(x uint8) uint8 {
 	return r
 }
 
-// pdaAcked: Packet Control Ack for a Packet Downlink Assignment.
-func (e *Engine) pdaAcked(t *TBF) {
-	if t.state != TBFAssign {
-		return
-	}
-	if c := t.assignOn; c != nil && c.dir == DirDL && c.state == TBFReleasing {
+// dlAssignAcked: the Packet Downlink Assignment was acknowledged
+// (evAssignAcked, ASSIGN -> FLOW): a kept old DL TBF that carried it goes.
+func (e *Engine) dlAssignAcked(t *TBF) {
+	if c := t.assignOn; c != nil && c != t && c.dir == DirDL && c.state == TBFReleasing {
 		e.freeTBF(c, false)
 	}
 	t.assignOn = nil
-	t.timer = tmNone
-	t.n3105 = 0
-	e.setState(t, TBFFlow)
+	t.n[nN3105] = 0
 	t.lastPoll = e.now
 }
 
@@ -397,8 +378,7 @@ func (e *Engine) pollDL(t *TBF, p *PDCH, fn uint32, prio int, fbi, small, resend
 		t.lastPoll += time.Duration(fnDelta(rrbpFN(fn, rrbp), e.lastFN)) * FramePeriod
 	}
 	if fbi {
-		e.setState(t, TBFFinished)
-		e.setTimer(t, tmT3191, e.params.T3191)
+		e.fire(t, evLastSent)
 	}
 	return rrbp, true
 }
@@ -759,7 +739,7 @@ func (e *Engine) dlAcked(t *TBF, final bool, acked, nacked int) {
 		t.inflight = t.inflight[:n]
 	}
 	t.pollOut = false
-	t.n3105 = 0
+	t.n[nN3105] = 0
 	t.everAcked = true
 	if nacked > 0 {
 		t.bts.Ctr.Add(CtrRLCNacked, uint64(nacked))
@@ -769,15 +749,10 @@ func (e *Engine) dlAcked(t *TBF, final bool, acked, nacked int) {
 	}
 	e.adaptDLCS(t, acked, nacked)
 	if t.state == TBFAssign {
-		e.setState(t, TBFFlow)
+		e.fire(t, evFirstData)
 	}
 	if final && t.state == TBFFinished {
-		// TS 44.060 §9.3.2.4: the MS waits T3192 on the old PACCH.
-		e.setState(t, TBFWaitRelease)
-		e.setTimer(t, tmT3193, e.params.T3193)
-		if t.ms.Queue.Len() > 0 {
-			e.establishDL(t.bts, t.ms)
-		}
+		e.fire(t, evFinalAck)
 	}
 }
 

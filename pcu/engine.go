@@ -95,10 +95,15 @@ type Engine struct {
 
 	hooks []func(Event)
 
-	// radio time: follows the BTS frame number
-	now     time.Duration
-	lastFN  uint32
-	fnValid bool
+	// engine time (clockNow): the later of radio time, which follows the
+	// BTS frame number, and the monotonic clock, both from the first FN
+	now      time.Duration
+	radio    time.Duration
+	wallBase time.Duration // Clock.Now() at engine time 0
+	lastFN   uint32
+	fnValid  bool
+	// nextDeadline is the earliest running TBF timer (0: none)
+	nextDeadline time.Duration
 
 	params    Params
 	llcShared *llc.Shared
@@ -182,6 +187,11 @@ func (e *Engine) Run(ctx context.Context) error {
 	defer tick.Stop()
 	gbTimer := time.NewTimer(time.Hour)
 	defer gbTimer.Stop()
+	// TBF timers run on the monotonic clock too: wake up for the earliest
+	// when the BTS sends nothing (re-armed only when it changes)
+	tbfWake := time.NewTimer(time.Hour)
+	defer tbfWake.Stop()
+	armed := time.Duration(-1)
 	defer e.gbClose()
 	e.openGSMTAP()
 	defer e.closeGSMTAP()
@@ -193,7 +203,16 @@ func (e *Engine) Run(ctx context.Context) error {
 				gbTimer.Reset(max(d-now, 0))
 			}
 		}
+		if e.nextDeadline != armed {
+			armed = e.nextDeadline
+			if armed != 0 && e.fnValid {
+				tbfWake.Reset(max(armed-(e.cfg.Clock.Now()-e.wallBase), 0))
+			}
+		}
 		select {
+		case <-tbfWake.C:
+			armed = -1
+			e.timersDue()
 		case ev := <-e.linkEv:
 			e.handleLink(ev)
 		case d := <-e.gbRx:

@@ -36,14 +36,14 @@ func radioFuzzEngine(tb testing.TB) (*Engine, *BTS) {
 		if egprs {
 			e.makeEGPRSUL(ul)
 		}
-		e.setState(ul, TBFFlow)
+		ul.state = TBFFlow
 		m.Queue.Enqueue(e.now, frame, 0xffff)
 		dl, err := e.allocDL(bts, m, false)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		e.setupDLWindow(dl)
-		e.setState(dl, TBFFlow)
+		dl.state = TBFFlow
 	}
 	return e, bts
 }

@@ -26,16 +26,51 @@ const resvExpiryFrames = 26
 func (e *Engine) advance(bts *BTS, fn uint32) {
 	if !e.fnValid {
 		e.lastFN, e.fnValid = fn, true
+		e.radio = e.now
+		e.wallBase = e.cfg.Clock.Now() - e.now
 		return
 	}
-	d := fnDelta(fn, e.lastFN)
-	if d <= 0 {
+	if d := fnDelta(fn, e.lastFN); d > 0 {
+		e.radio += time.Duration(d) * FramePeriod
+		e.lastFN = fn
+		e.expireReservations(bts, fn)
+	}
+	if e.clockNow() {
+		e.runTimers(bts)
+	}
+}
+
+// clockNow moves the engine's time to the later of radio time (the BTS's
+// frame number) and the monotonic clock, both counted from the first
+// frame number: TBF timers run on the monotonic clock as osmo-pcu's do
+// (a BTS whose frame clock stalls still sees its TBFs released), while a
+// BTS that runs faster than real time (an emulator in virtual time) keeps
+// the radio-time behaviour. It reports whether the time moved.
+func (e *Engine) clockNow() bool {
+	if !e.fnValid {
+		return false
+	}
+	now := e.radio
+	if w := e.cfg.Clock.Now() - e.wallBase; w > now {
+		now = w
+	}
+	if now <= e.now {
+		return false
+	}
+	e.now = now
+	return true
+}
+
+// timersDue moves the time and fires what is due on every BTS: the
+// engine loop calls it when the earliest TBF deadline passes without a
+// frame from the BTS, and before it acts on input from the SGSN.
+func (e *Engine) timersDue() {
+	if !e.clockNow() {
 		return
 	}
-	e.now += time.Duration(d) * FramePeriod
-	e.lastFN = fn
-	e.expireReservations(bts, fn)
-	e.runTimers(bts)
+	for _, bts := range e.bts {
+		e.runTimers(bts)
+	}
 }
 
 func (e *Engine) expireReservations(bts *BTS, fn uint32) {
@@ -73,14 +108,18 @@ func (e *Engine) expireReservations(bts *BTS, fn uint32) {
 
 // runTimers fires due TBF timers and releases idle MSs.
 func (e *Engine) runTimers(bts *BTS) {
-	for i := 0; i < len(bts.tbfs); i++ {
-		t := bts.tbfs[i]
-		if t.timer != tmNone && e.now >= t.deadline {
-			k := t.timer
-			t.timer = tmNone
-			e.timerExpired(t, k)
-			if i < len(bts.tbfs) && bts.tbfs[i] != t {
-				i--
+	if e.nextDeadline != 0 && e.now >= e.nextDeadline {
+		e.nextDeadline = 0
+		for _, b := range e.bts { // (the deadline is engine-wide)
+			for i := 0; i < len(b.tbfs); i++ {
+				t := b.tbfs[i]
+				next := e.expireTimers(t)
+				if next != 0 && (e.nextDeadline == 0 || next < e.nextDeadline) {
+					e.nextDeadline = next
+				}
+				if i < len(b.tbfs) && b.tbfs[i] != t {
+					i--
+				}
 			}
 		}
 	}
@@ -100,44 +139,12 @@ func (e *Engine) runTimers(bts *BTS) {
 	}
 }
 
-func (e *Engine) timerExpired(t *TBF, k timerKind) {
-	e.tbfLog.Debug("TBF timer expired", "tbf", t.String(), "timer", timerNames[k])
-	switch k {
-	case tmX2002:
-		if t.dir == DirUL {
-			e.setState(t, TBFFlow)
-			return
-		}
-		e.dlAssignSettled(t)
-	case tmX2001:
-		t.bts.Ctr.Inc(CtrDLAssTimeout)
-		e.freeTBF(t, false)
-	case tmT3141:
-		e.freeTBF(t, true)
-	case tmCCCHCnf:
-		// The BTS never confirmed the IMM ASS: send it again.
-		e.sendDLImmAss(t)
-	case tmT3169, tmT3191, tmT3195:
-		if k == tmT3191 {
-			t.bts.Ctr.Inc(CtrRLCRelTimedout)
-		}
-		e.freeTBF(t, t.state == TBFFlow)
-	case tmT3193:
-		e.freeTBF(t, false)
-	}
-}
-
 // usfTimeout: a granted uplink block stayed empty (N3101, TS 44.060 §13.3).
 func (e *Engine) usfTimeout(t *TBF) {
 	if t.state != TBFFlow || t.freed {
 		return
 	}
-	t.n3101++
-	if t.n3101 >= e.params.N3101 && e.params.N3101 > 0 {
-		e.tbfLog.Info("N3101 reached, releasing UL TBF", "tbf", t.String())
-		e.setState(t, TBFReleasing)
-		e.setTimer(t, tmT3169, e.params.T3169)
-	}
+	e.count(t, nN3101)
 }
 
 // pollTimeout: the MS did not answer a poll (osmo-pcu-facts §4.5).
@@ -150,24 +157,19 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 	case pollULAck:
 		bts.Ctr.Inc(CtrRLCAckTimedout)
 		bts.Ctr.Inc(CtrPktULAckNackTimeout)
-		t.finalAckOut = false
-		t.n3103++
-		if t.n3103 >= e.params.N3103 {
-			bts.Ctr.Inc(CtrPktULAckNackFailed)
-			e.setState(t, TBFReleasing)
-			e.setTimer(t, tmT3169, e.params.T3169)
+		if e.count(t, nN3103) {
+			t.ulAck.fire(ctlAbort)
 			return
 		}
-		t.pendPUAN = true
+		t.ulAck.fire(ctlPollTimeout) // send it again
 	case pollULAss:
 		bts.Ctr.Inc(CtrRLCAssTimedout)
 		bts.Ctr.Inc(CtrULAssPollTimeout)
-		t.sendPUA = true // repeat the assignment
+		t.ulAss.fire(ctlPollTimeout) // repeat the assignment
 	case pollDLAss:
 		bts.Ctr.Inc(CtrRLCAssTimedout)
 		bts.Ctr.Inc(CtrDLAssTimeout)
-		t.sendPDA = true // repeat the assignment
-		t.pdaPolled = false
+		t.dlAss.fire(ctlPollTimeout) // repeat the assignment
 	case pollDLAck:
 		t.pollOut = false
 		if t.state == TBFReleasing {
@@ -176,20 +178,13 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 			bts.Ctr.Inc(CtrRLCAckTimedout)
 			bts.Ctr.Inc(CtrPktDLAckNackTimeout)
 		}
-		t.n3105++
-		e.tbfLog.Debug("DL Ack/Nack poll timed out", "tbf", t.String(), "n3105", t.n3105)
-		if t.n3105 >= e.params.N3105 {
+		e.tbfLog.Debug("DL Ack/Nack poll timed out", "tbf", t.String(), "n3105", t.n[nN3105]+1)
+		if e.count(t, nN3105) {
 			bts.Ctr.Inc(CtrPktDLAckNackFailed)
 			bts.Ctr.Inc(CtrRLCAckFailed)
-			e.setState(t, TBFReleasing)
-			e.setTimer(t, tmT3195, e.params.T3195)
 			return
 		}
-		if t.ccch && !t.everAcked && t.state == TBFFlow {
-			// the MS probably never got the IMM ASS: assign again (TS 44.060 §7.2.1.1)
-			e.setState(t, TBFAssign)
-			e.sendDLImmAss(t)
-		}
+		e.fire(t, evAckMiss)
 	}
 }
 
@@ -203,7 +198,8 @@ func (e *Engine) pickUSF(p *PDCH, fn uint32) uint8 {
 	n := len(p.ul)
 	for i := 0; i < n; i++ {
 		t := p.ul[(p.nextUL+i)%n]
-		if !(t.state == TBFFlow || t.state == TBFAssign && !t.sendPUA) || t.finalAckOut || t.lastSeen && t.rw.Complete() {
+		// (a TBF whose final Ack/Nack is out has all its blocks)
+		if !(t.state == TBFFlow || t.state == TBFAssign && t.ulAss != ctlSend) || t.lastSeen && t.rw.Complete() {
 			continue
 		}
 		p.nextUL = (p.nextUL + i + 1) % n
@@ -272,18 +268,18 @@ func (e *Engine) buildControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8,
 		// an assignment goes on its carrier's PDCH (or, two-phase, on
 		// the single block's), which may be on another TRX than the TBF
 		switch {
-		case t.dir == DirDL && t.sendPDA && t.assignOn != nil && t.assignOn.ctrlTS == p.TS && t.assignOn.trx == trx.Nr:
+		case t.dir == DirDL && t.dlAss == ctlSend && t.assignOn != nil && t.assignOn.ctrlTS == p.TS && t.assignOn.trx == trx.Nr:
 			if n := e.encodePDA(t, p, fn, usf, blk); n > 0 {
 				t.ms.Ctr.Inc(MSCtrDLCtrlMsgSched)
 				return n
 			}
-		case t.dir == DirUL && t.sendPUA && (t.assignOn != nil && t.assignOn.ctrlTS == p.TS && t.assignOn.trx == trx.Nr ||
+		case t.dir == DirUL && t.ulAss == ctlSend && (t.assignOn != nil && t.assignOn.ctrlTS == p.TS && t.assignOn.trx == trx.Nr ||
 			t.assignOn == nil && t.puaTS == int8(p.TS) && t.puaTRX == trx.Nr):
 			if n := e.encodePUA(t, p, fn, usf, blk); n > 0 {
 				t.ms.Ctr.Inc(MSCtrDLCtrlMsgSched)
 				return n
 			}
-		case t.dir == DirUL && t.pendPUAN && t.trx == trx.Nr && t.ctrlTS == p.TS:
+		case t.dir == DirUL && t.ulAck == ctlSend && t.trx == trx.Nr && t.ctrlTS == p.TS:
 			if n := e.encodePUAN(t, p, fn, usf, blk); n > 0 {
 				t.ms.Ctr.Inc(MSCtrDLCtrlMsgSched)
 				return n

@@ -65,7 +65,7 @@ func BenchmarkScheduleRTS16TBF(b *testing.B) {
 		b.StopTimer()
 		p.resv = p.resv[:0]
 		for _, t := range tbfs {
-			t.pollOut, t.n3105 = false, 0
+			t.pollOut, t.n[nN3105] = false, 0
 		}
 		b.StartTimer()
 		if i%16 == 15 { // every TBF got a block: refill queues and acknowledge everything

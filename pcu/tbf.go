@@ -25,7 +25,8 @@ func (d Dir) String() string {
 	return "DL"
 }
 
-// TBFState is the state of a TBF (osmo-pcu-facts §4.4).
+// TBFState is the lifecycle state of a TBF (tbf_fsm.go; osmo-pcu tbf_fsm.c
+// has the same names).
 type TBFState uint8
 
 // TBF states.
@@ -41,22 +42,6 @@ const (
 var tbfStateNames = [...]string{"NEW", "ASSIGN", "FLOW", "FINISHED", "WAIT_RELEASE", "RELEASING"}
 
 func (s TBFState) String() string { return tbfStateNames[s] }
-
-type timerKind uint8
-
-const (
-	tmNone    timerKind = iota
-	tmX2002             // assignment settle (CCCH) -> FLOW
-	tmX2001             // PACCH DL assignment guard -> free
-	tmT3141             // UL contention resolution -> free
-	tmT3169             // UL RELEASING -> free
-	tmT3191             // DL final block polled without ack -> free
-	tmT3193             // DL WAIT_RELEASE -> free
-	tmT3195             // DL RELEASING -> free
-	tmCCCHCnf           // waiting for the BTS's confirmation of a DL IMM ASS
-)
-
-var timerNames = [...]string{"", "X2002", "X2001", "T3141", "T3169", "T3191", "T3193", "T3195", "CCCH-CNF"}
 
 // dlBlock keeps a sent DL RLC data unit for retransmission.
 type dlBlock struct {
@@ -103,21 +88,23 @@ type TBF struct {
 	created time.Duration
 	cs      rlcmac.CodingScheme
 
-	timer    timerKind
-	deadline time.Duration
+	// deadline of each running timer (0: not running; tbf_fsm.go)
+	deadline [tmCount]time.Duration
+	// N3101, N3103, N3105 (tbfCounters)
+	n [nCount]int
 
-	// control messages this TBF has to send on its control TS
 	attached bool // owns its TFI, USFs and slots
 	listed   bool // in the BTS's TBF list
 	freed    bool
 
-	pendPUAN  bool  // Packet Uplink Ack/Nack (UL)
-	assignOn  *TBF  // TBF assigned on PACCH: the TBF whose control TS carries the assignment
-	sendPDA   bool  // Packet Downlink Assignment still has to be (re)sent
-	sendPUA   bool  // Packet Uplink Assignment still has to be (re)sent
-	puaTS     int8  // two-phase access: the PDCH the PUA goes on (no carrier TBF); -1 none
-	puaTRX    uint8 // and its TRX (the TBF may be on another one)
-	pdaPolled bool
+	// control procedures (tbf_fsm.go): the messages this TBF has to send
+	// on its (or, for an assignment, its carrier's) control TS
+	ulAss    ctlState // UL: Packet Uplink Assignment
+	dlAss    ctlState // DL: Packet Downlink Assignment
+	ulAck    ctlState // UL: Packet Uplink Ack/Nack
+	assignOn *TBF     // TBF assigned on PACCH: the TBF whose control TS carries the assignment
+	puaTS    int8     // two-phase access: the PDCH the PUA goes on (no carrier TBF); -1 none
+	puaTRX   uint8    // and its TRX (the TBF may be on another one)
 
 	// downlink
 	sw       rlcmac.SendWindow
@@ -140,7 +127,6 @@ type TBF struct {
 	egprsCtr  *ratectr.Group // "tbf:egprs" (nil for a GPRS DL TBF)
 	lastPoll  time.Duration
 	everAcked bool
-	n3105     int
 	drained   time.Duration // when the LLC queue drained (keep-open start), -1 if data
 	sentBytes uint64        // LLC octets sent
 	airtime   uint64        // DL data blocks sent, retransmissions included (fairness)
@@ -149,14 +135,11 @@ type TBF struct {
 	// uplink
 	rw          rlcmac.ReceiveWindow
 	ub          []ulBlock // received units by BSN & (len-1); len a power of two >= WS
-	llcBuf      []byte
-	n3101       int
-	n3103       int
-	tlliKnown   bool
-	contention  bool // contention resolution done (TLLI echoed in a PUAN)
-	sinceAck    int
-	lastSeen    bool // CV=0 received
-	finalAckOut bool // final PUAN sent, waiting for Packet Control Ack
+	llcBuf     []byte
+	tlliKnown  bool
+	contention bool // contention resolution done (TLLI echoed in a PUAN)
+	sinceAck   int
+	lastSeen   bool // CV=0 received
 }
 
 func (t *TBF) String() string {
@@ -186,18 +169,6 @@ func (t *TBF) Attached() bool { return t.attached }
 
 // TLLI is the TLLI of the TBF's MS.
 func (t *TBF) TLLI() uint32 { return t.ms.TLLI }
-
-func (e *Engine) setTimer(t *TBF, k timerKind, d time.Duration) {
-	t.timer, t.deadline = k, e.now+d
-}
-
-func (e *Engine) setState(t *TBF, s TBFState) {
-	if t.state == s {
-		return
-	}
-	e.tbfLog.Debug("TBF state change", "tbf", t.String(), "to", s.String())
-	t.state = s
-}
 
 // attach registers the TBF on its PDCHs and the TRX's TFI table, and (the
 // first time) in the BTS's TBF list.
@@ -331,7 +302,8 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 		}
 	}
 	t.state = TBFReleasing
-	t.timer = tmNone
+	t.deadline = [tmCount]time.Duration{}
+	t.ulAss, t.dlAss, t.ulAck = ctlNone, ctlNone, ctlNone
 	if !t.ms.Active() {
 		t.ms.idleSince = e.now
 		e.releaseSlots(t.ms)
@@ -349,8 +321,14 @@ func (e *Engine) TBFs(btsNr uint8) []*TBF {
 
 // Debug summarises internal state (tests and traces).
 func (t *TBF) Debug() string {
-	return fmt.Sprintf("vs=%d va=%d unacked=%d pollOut=%v haveCur=%v drained=%v timer=%s@%v sendPDA=%v assignOn=%v q=%d",
-		t.sw.VS(), t.sw.VA(), t.sw.CountUnacked(), t.pollOut, t.haveCur, t.drained, timerNames[t.timer], t.deadline, t.sendPDA, t.assignOn != nil, t.ms.Queue.Len())
+	var timers []string
+	for k := timerKind(0); k < tmCount; k++ {
+		if t.running(k) {
+			timers = append(timers, fmt.Sprintf("%s@%v", tbfTimers[k].name, t.deadline[k]))
+		}
+	}
+	return fmt.Sprintf("vs=%d va=%d unacked=%d pollOut=%v haveCur=%v drained=%v timers=%v ul_ass=%s dl_ass=%s ul_ack=%s assignOn=%v q=%d",
+		t.sw.VS(), t.sw.VA(), t.sw.CountUnacked(), t.pollOut, t.haveCur, t.drained, timers, t.ulAss, t.dlAss, t.ulAck, t.assignOn != nil, t.ms.Queue.Len())
 }
 
 // dlb is the stored unit of a BSN.

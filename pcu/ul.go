@@ -67,9 +67,7 @@ func (e *Engine) onePhase(bts *BTS, ra uint16, is11 bool, fn uint32, ta uint8, e
 	if is11 {
 		e.makeEGPRSUL(t)
 	}
-	t.ccch = true
-	e.setState(t, TBFAssign)
-	e.setTimer(t, tmX2002, e.params.X2002)
+	e.fire(t, evAssignCCCH)
 	ia := rlcmac.ImmediateAssignment{TBF: true}
 	packetChannel(&ia, &bts.TRX[t.trx], t.ctrlTS)
 	ia.ReqRef.RA = uint8(ra)
@@ -227,15 +225,15 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 			t = t.ms.UL // the TBF may now belong to the merged MS object
 		}
 		// every block with a TLLI is acknowledged (contention resolution
-		// until the MS has seen it; osmo-pcu-facts §3.4)
-		t.pendPUAN = true
+		// until the MS has seen it; osmo-pcu rlc_ul.cpp)
+		t.ulAck.fire(ctlSched)
 	}
 	bsn := int(h.BSN)
 	ok, dup := t.rw.Receive(bsn)
 	t.sinceAck++
 	if h.SI || t.sinceAck >= 20 {
 		// the MS's window is stalled (SI), or it is time (TS 44.060 §9.1.8)
-		t.pendPUAN = true
+		t.ulAck.fire(ctlSched)
 	}
 	if !ok || dup {
 		return
@@ -248,7 +246,7 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 		t.lastSeen = true
 	}
 	if t.lastSeen {
-		t.pendPUAN = true
+		t.ulAck.fire(ctlSched)
 	}
 }
 
@@ -273,9 +271,9 @@ func (e *Engine) ulDataTBF(p *PDCH, d *pcuif.Data, tfi uint8, egprs bool) *TBF {
 	if i := p.reserved(d.FN); i >= 0 && p.resv[i].kind == resvUSF {
 		p.resv = append(p.resv[:i], p.resv[i+1:]...)
 	}
-	t.n3101 = 0
+	t.n[nN3101] = 0
 	if t.state == TBFAssign {
-		e.setState(t, TBFFlow)
+		e.fire(t, evFirstData)
 	}
 	e.adaptULCS(t, int(d.LqualCb)/10)
 	t.ms.RSSI, t.ms.LinkQ, t.ms.BTO = d.RSSI, d.LqualCb, d.TAOffsQbits
@@ -316,12 +314,12 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 				e.ulTLLI(t, u.TLLI)
 				t = t.ms.UL
 			}
-			t.pendPUAN = true
+			t.ulAck.fire(ctlSched)
 		}
 	}
 	t.sinceAck++
 	if h.SI || t.sinceAck >= 20 {
-		t.pendPUAN = true
+		t.ulAck.fire(ctlSched)
 	}
 	dl := blk.CS.DataLen()
 	splitDone := false
@@ -349,7 +347,7 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 		t.lastSeen = true
 	}
 	if t.lastSeen {
-		t.pendPUAN = true
+		t.ulAck.fire(ctlSched)
 	}
 }
 
@@ -401,7 +399,7 @@ func (e *Engine) ulSplitHalf(t *TBF, blk *rlcmac.EGPRSULBlock) (*TBF, bool) {
 		if rlcmac.ParseULUnit(ub.data[:ub.n], true, ub.e, ub.ti, ub.pi, ub.last, &u) == nil && u.HasTLLI {
 			e.ulTLLI(t, u.TLLI)
 			t = t.ms.UL
-			t.pendPUAN = true
+			t.ulAck.fire(ctlSched)
 		}
 	}
 	t.rw.Receive(bsn)
@@ -499,19 +497,20 @@ func (e *Engine) encodePUAN(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 	if n == 0 {
 		return 0
 	}
-	t.pendPUAN = false
 	t.sinceAck = 0
 	if final {
-		t.finalAckOut = true
-		t.n3103 = 0
-		e.setState(t, TBFFinished)
+		t.ulAck.fire(ctlSentPolled)
+		if t.state != TBFFinished {
+			t.n[nN3103] = 0
+			e.fire(t, evLastSent)
+		}
+	} else {
+		t.ulAck.fire(ctlSent)
 	}
 	if t.tlliKnown && !t.contention {
 		t.contention = true
 		t.bts.Ctr.Inc(CtrImmAssULContentionResolutionSuccess)
-		if t.timer == tmT3141 {
-			t.timer = tmNone
-		}
+		e.stopTimer(t, tmT3141)
 		if t.ms.Queue.Len() > 0 && t.ms.DL == nil {
 			e.establishDL(t.bts, t.ms)
 		}
@@ -556,7 +555,7 @@ func (e *Engine) encodePUA(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) in
 		p.dropReservations(t)
 		return 0
 	}
-	t.sendPUA = false
+	t.ulAss.fire(ctlSentPolled)
 	t.bts.Ctr.Inc(CtrPktULAssignment)
 	return n
 }
@@ -583,17 +582,18 @@ func (e *Engine) ulControl(bts *BTS, p *PDCH, d *pcuif.Data) {
 		switch r.reason {
 		case pollULAck:
 			t := r.tbf
-			e.freeTBF(t, false)
+			t.ulAck.fire(ctlAck)
+			e.fire(t, evFinalAck)
 			if t.ms.Queue.Len() > 0 {
 				e.establishDL(bts, t.ms)
 			}
 		case pollDLAss:
-			e.pdaAcked(r.tbf)
+			r.tbf.dlAss.fire(ctlAck)
+			e.fire(r.tbf, evAssignAcked)
 		case pollULAss:
-			t := r.tbf
-			t.assignOn = nil
-			t.timer = tmNone
-			e.setState(t, TBFFlow)
+			r.tbf.ulAss.fire(ctlAck)
+			r.tbf.assignOn = nil
+			e.fire(r.tbf, evAssignAcked)
 		}
 	case *rlcmac.PacketDownlinkAckNack:
 		t := dlTBFByTFI(bts, p, m.DownlinkTFI)
@@ -650,8 +650,7 @@ func (e *Engine) ulOnPACCH(bts *BTS, dl *TBF) {
 	}
 	t.tlliKnown, t.contention = true, true
 	t.assignOn = dl
-	t.sendPUA = true
-	e.setState(t, TBFAssign)
+	e.fire(t, evAssignPACCH)
 }
 
 // singleBlock answers a two-phase access RACH with a single block
@@ -729,8 +728,7 @@ func (e *Engine) resourceRequest(bts *BTS, p *PDCH, r resv, m *rlcmac.PacketReso
 	}
 	t.tlliKnown, t.contention = true, true
 	t.puaTRX, t.puaTS = p.TRX, int8(p.TS)
-	t.sendPUA = true
-	e.setState(t, TBFAssign)
+	e.fire(t, evAssignPACCH)
 	bts.Ctr.Inc(CtrImmAssULContentionResolutionSuccess)
 }
 
@@ -769,8 +767,7 @@ func (e *Engine) reuseULTBF(bts *BTS, p *PDCH, old *TBF, m *rlcmac.PacketResourc
 	}
 	t.tlliKnown, t.contention = true, true
 	t.puaTRX, t.puaTS = p.TRX, int8(p.TS)
-	t.sendPUA = true
-	e.setState(t, TBFAssign)
+	e.fire(t, evAssignPACCH)
 	if ms.Queue.Len() > 0 && ms.DL == nil {
 		e.establishDL(bts, ms)
 	}

@@ -1,0 +1,429 @@
+package pcu
+
+import "time"
+
+// The TBF lifecycle as explicit state machines.
+//
+// Every TBF runs one lifecycle machine (NEW, ASSIGN, FLOW, FINISHED,
+// WAIT_RELEASE, RELEASING; TS 44.060 §8.1.1, §9.3.2.4, §9.3.3, §13) and up
+// to three control procedures, each a small machine of its own: the UL
+// assignment (Packet Uplink Assignment on PACCH), the DL assignment
+// (Packet Downlink Assignment on PACCH) and the UL acknowledgement (Packet
+// Uplink Ack/Nack). osmo-pcu has the same split (tbf_ul_fsm.c, tbf_dl_fsm.c,
+// tbf_ul_ass_fsm.c, tbf_dl_ass_fsm.c, tbf_ul_ack_fsm.c).
+//
+// What moves a TBF is an event (tbfEvent). lifecycle below is the whole
+// transition table: for a direction, a set of states and an event, the
+// state to enter, the timer to start there (the state's other timers
+// stop), and what to do. Events a state does not accept are ignored and
+// logged, as an osmo_fsm logs "event not permitted". The timers and the N
+// counters of the lifecycle are data too: tbfTimers and tbfCounters.
+
+// tbfEvent is an input to a TBF's lifecycle machine.
+type tbfEvent uint8
+
+// Lifecycle events.
+const (
+	evAssignCCCH    tbfEvent = iota // assignment sent (again) on CCCH: IMM ASS
+	evAssignPACCH                   // assignment to be sent on PACCH
+	evAssignCnf                     // the BTS sent the DL IMM ASS on PCH (DATA_CNF)
+	evAssignSettled                 // X2002 after the CCCH assignment: the MS is on the PDCH
+	evAssignAcked                   // Packet Control Ack for the PACCH assignment
+	evFirstData                     // UL: a data block of the TBF; DL: an Ack/Nack
+	evLastSent                      // DL: final block sent with poll; UL: final Ack/Nack sent
+	evFinalAck                      // DL: final Ack/Nack; UL: Control Ack for the final Ack/Nack
+	evAckMiss                       // DL: an Ack/Nack poll was not answered (below N3105)
+	evMaxN3101                      // UL: N3101 reached
+	evMaxN3103                      // UL: N3103 reached
+	evMaxN3105                      // DL: N3105 reached
+	evReuse                         // DL in WAIT_RELEASE: carries the next TBF's assignment
+	evTimer                         // a timer of the TBF expired (which one: tbfTimers)
+	evCount
+)
+
+var tbfEventNames = [evCount]string{"ASSIGN_ADD_CCCH", "ASSIGN_ADD_PACCH", "ASSIGN_PCUIF_CNF", "ASSIGN_READY_CCCH",
+	"ASSIGN_ACK_PACCH", "FIRST_DATA", "LAST_DATA_SENT", "FINAL_ACK", "DL_ACKNACK_MISS", "MAX_N3101", "MAX_N3103",
+	"MAX_N3105", "REUSE_AS_CARRIER", "TIMEOUT"}
+
+func (ev tbfEvent) String() string { return tbfEventNames[ev] }
+
+// timerKind names a TBF timer.
+type timerKind uint8
+
+// TBF timers (tbfTimers has their durations and what their expiry does).
+const (
+	tmX2001   timerKind = iota // DL PACCH assignment guard
+	tmX2002                    // CCCH assignment settle
+	tmCCCHCnf                  // the BTS's DATA_CNF for a DL IMM ASS on PCH
+	tmT3141                    // UL one-phase access: contention resolution
+	tmT3168                    // UL PACCH assignment guard
+	tmT3169                    // UL RELEASING: the USFs may be reused
+	tmT3191                    // DL FINISHED: the final block polled, no final ack
+	tmT3193                    // DL WAIT_RELEASE: the MS's T3192 runs
+	tmT3195                    // DL RELEASING: the TFI may be reused
+	tmCount
+	tmNone = tmCount // no timer
+)
+
+// tbfTimer describes a TBF timer: where it comes from and how long it is
+// for a TBF (INFO_IND values override the configured ones, as osmo-pcu's
+// pcu_l1_if.cpp does when the BTS sends T3142 != 0).
+type tbfTimer struct {
+	name string
+	ref  string // its definition
+	dur  func(e *Engine, t *TBF) time.Duration
+}
+
+var tbfTimers = [tmCount]tbfTimer{
+	tmX2001:   {"X2001", "osmo-pcu X2001 (`timer X2001`)", func(e *Engine, t *TBF) time.Duration { return e.params.X2001 }},
+	tmX2002:   {"X2002", "osmo-pcu X2002 (`timer X2002`)", func(e *Engine, t *TBF) time.Duration { return e.params.X2002 }},
+	tmCCCHCnf: {"CCCH-CNF", "gopcu: DATA_CNF of the PCH IMM ASS (2 s), then it is sent again", func(*Engine, *TBF) time.Duration { return 2 * time.Second }},
+	tmT3141:   {"T3141", "TS 44.060 §13.1 (`timer T3141`)", func(e *Engine, t *TBF) time.Duration { return e.params.T3141 }},
+	tmT3168:   {"T3168", "TS 44.060 §13.1, 4 × T3168 from SI13 (osmo-pcu tbf_ul_ass_fsm.c)", func(e *Engine, t *TBF) time.Duration { return 4 * t3168(t.bts) }},
+	tmT3169:   {"T3169", "TS 44.060 §13.1, INFO_IND", func(e *Engine, t *TBF) time.Duration { return e.btsTimer(t.bts, tmT3169) }},
+	tmT3191:   {"T3191", "TS 44.060 §13.1, INFO_IND", func(e *Engine, t *TBF) time.Duration { return e.btsTimer(t.bts, tmT3191) }},
+	tmT3193:   {"T3193", "TS 44.060 §13.1, INFO_IND", func(e *Engine, t *TBF) time.Duration { return e.btsTimer(t.bts, tmT3193) }},
+	tmT3195:   {"T3195", "TS 44.060 §13.1, INFO_IND", func(e *Engine, t *TBF) time.Duration { return e.btsTimer(t.bts, tmT3195) }},
+}
+
+// T3190 (TS 44.060 §13.1, `timer T3190`) is the MS's DL inactivity timer:
+// the scheduler polls a DL TBF before half of it passes (highAge); it is
+// never armed on a TBF.
+
+// btsTimer is the duration of T3169/T3191/T3193/T3195 for TBFs of bts: the
+// BTS's INFO_IND value when it sent one (T3142 != 0), else the default.
+func (e *Engine) btsTimer(bts *BTS, k timerKind) time.Duration {
+	p := &e.params
+	if bts != nil && bts.Info.T3142 != 0 {
+		in := &bts.Info
+		switch k {
+		case tmT3169:
+			return time.Duration(in.T3169) * time.Second
+		case tmT3191:
+			return time.Duration(in.T3191) * time.Second
+		case tmT3193:
+			return time.Duration(in.T3193x10ms) * 10 * time.Millisecond
+		case tmT3195:
+			return time.Duration(in.T3195) * time.Second
+		}
+	}
+	switch k {
+	case tmT3169:
+		return p.T3169
+	case tmT3191:
+		return p.T3191
+	case tmT3193:
+		return p.T3193
+	}
+	return p.T3195
+}
+
+// t3168 is T3168 from the cell's SI13 (GPRS Cell Options), 4 s without one.
+func t3168(bts *BTS) time.Duration {
+	if bts != nil && bts.HaveSI13 {
+		return bts.SI13.T3168()
+	}
+	return 4 * time.Second
+}
+
+// nCounter names an N counter of the lifecycle (TS 44.060 §13.3).
+type nCounter uint8
+
+const (
+	nN3101 nCounter = iota // UL: granted blocks left unused
+	nN3103                 // UL: final Ack/Nack polls unanswered
+	nN3105                 // DL: polls unanswered
+	nCount
+)
+
+// tbfCounters: each N counter's maximum (INFO_IND's when the BTS sent one,
+// as osmo-pcu) and the event its maximum raises, once: as osmo-pcu's
+// tbf_n_inc(), "counter == max" after the increment (a maximum of 0 never
+// triggers).
+var tbfCounters = [nCount]struct {
+	name string
+	ev   tbfEvent
+	max  func(e *Engine, bts *BTS) int
+}{
+	nN3101: {"N3101", evMaxN3101, func(e *Engine, b *BTS) int { return e.btsN(b, nN3101) }},
+	nN3103: {"N3103", evMaxN3103, func(e *Engine, b *BTS) int { return e.btsN(b, nN3103) }},
+	nN3105: {"N3105", evMaxN3105, func(e *Engine, b *BTS) int { return e.btsN(b, nN3105) }},
+}
+
+func (e *Engine) btsN(bts *BTS, n nCounter) int {
+	if bts != nil && bts.Info.T3142 != 0 {
+		return int([nCount]uint8{bts.Info.N3101, bts.Info.N3103, bts.Info.N3105}[n])
+	}
+	return [nCount]int{e.params.N3101, e.params.N3103, e.params.N3105}[n]
+}
+
+// count increments N counter n of t and raises its maximum's event when
+// it reaches the maximum. It reports whether it did.
+func (e *Engine) count(t *TBF, n nCounter) bool {
+	t.n[n]++
+	c := &tbfCounters[n]
+	if mx := c.max(e, t.bts); mx > 0 && t.n[n] == mx {
+		e.tbfLog.Info(c.name+" reached", "tbf", t.String(), "n", t.n[n])
+		e.fire(t, c.ev)
+		return true
+	}
+	return false
+}
+
+// dirs a transition applies to.
+const (
+	onUL = 1 << DirUL
+	onDL = 1 << DirDL
+	onUD = onUL | onDL
+)
+
+// states is a set of TBF states.
+type states uint8
+
+func in(s ...TBFState) states {
+	var m states
+	for _, x := range s {
+		m |= 1 << x
+	}
+	return m
+}
+
+// stay as the target keeps the state (and its timers).
+const stay TBFState = 0xff
+
+// transition is a row of the lifecycle table. A row matches the TBF's
+// direction, its state, the event, the expired timer for evTimer rows, and
+// its guard. Entering a new state stops the old state's timer; start is
+// the timer the row starts (tmNone: none).
+type transition struct {
+	dirs  uint8
+	from  states
+	ev    tbfEvent
+	timer timerKind // evTimer rows: the timer that expired
+	guard func(e *Engine, t *TBF) bool
+	to    TBFState
+	start timerKind
+	act   func(e *Engine, t *TBF)
+}
+
+// lifecycle is the TBF lifecycle (TS 44.060 §7, §8.1, §9.3, §13; osmo-pcu
+// tbf_ul_fsm.c and tbf_dl_fsm.c). The first matching row wins. (Set in
+// init: its actions lead back to fire, which reads it.)
+var lifecycle []transition
+
+func init() { lifecycle = lifecycleTable() }
+
+func lifecycleTable() []transition {
+	return []transition{
+		// --- assignment --------------------------------------------------------------------
+		// UL one-phase access (IMM ASS on AGCH): the MS comes after X2002;
+		// contention resolution must end within T3141 (§7.1.2.3).
+		{dirs: onUL, from: in(TBFNew), ev: evAssignCCCH, to: TBFAssign, start: tmX2002,
+			act: func(e *Engine, t *TBF) { t.ccch = true; e.startTimer(t, tmT3141) }},
+		{dirs: onUL, from: in(TBFAssign), ev: evTimer, timer: tmX2002, to: TBFFlow, start: tmNone},
+		// UL TBF on PACCH: a Packet Uplink Assignment, repeated until acked,
+		// for at most 4 × T3168
+		{dirs: onUL, from: in(TBFNew, TBFAssign), ev: evAssignPACCH, to: TBFAssign, start: tmT3168,
+			act: func(e *Engine, t *TBF) { t.ccch = false; t.ulAss.fire(ctlSched) }},
+		{dirs: onUL, from: in(TBFAssign), ev: evTimer, timer: tmT3168, to: TBFReleasing, start: tmNone,
+			act: func(e *Engine, t *TBF) { t.ulAss.fire(ctlAbort); e.freeTBF(t, false) }},
+		// DL on PCH (IMM ASS, confirmed by the BTS), settled after X2002
+		{dirs: onDL, from: in(TBFNew, TBFAssign, TBFFlow), ev: evAssignCCCH, to: TBFAssign, start: tmCCCHCnf,
+			act: func(e *Engine, t *TBF) { t.ccch = true; e.sendDLImmAss(t) }},
+		{dirs: onDL, from: in(TBFAssign), ev: evTimer, timer: tmCCCHCnf, to: TBFAssign, start: tmCCCHCnf,
+			act: (*Engine).sendDLImmAss}, // never confirmed: again
+		{dirs: onDL, from: in(TBFAssign), ev: evAssignCnf, guard: func(_ *Engine, t *TBF) bool { return t.ccch },
+			to: TBFAssign, start: tmX2002},
+		{dirs: onDL, from: in(TBFAssign), ev: evTimer, timer: tmX2002, to: stay, act: (*Engine).dlAssignSettled},
+		{dirs: onDL, from: in(TBFAssign), ev: evAssignSettled, to: TBFFlow, start: tmNone,
+			act: func(e *Engine, t *TBF) { t.lastPoll = e.now }},
+		// DL on PACCH (Packet Downlink Assignment on a carrier's control TS),
+		// guarded by X2001
+		{dirs: onDL, from: in(TBFNew, TBFAssign), ev: evAssignPACCH, to: TBFAssign, start: tmX2001,
+			act: func(e *Engine, t *TBF) { t.ccch = false; t.dlAss.fire(ctlSched) }},
+		{dirs: onDL, from: in(TBFAssign), ev: evTimer, timer: tmX2001, to: TBFReleasing, start: tmNone,
+			act: func(e *Engine, t *TBF) { t.bts.Ctr.Inc(CtrDLAssTimeout); e.freeTBF(t, false) }},
+		// the assignment acknowledged, or the MS shows up on the PDCH
+		{dirs: onUL, from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow, start: tmNone},
+		{dirs: onDL, from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow, start: tmNone, act: (*Engine).dlAssignAcked},
+		{dirs: onUD, from: in(TBFAssign), ev: evFirstData, to: TBFFlow, start: tmNone},
+		// --- data transfer ends ------------------------------------------------------------
+		{dirs: onUL, from: in(TBFFlow, TBFAssign), ev: evLastSent, to: TBFFinished, start: tmNone},
+		{dirs: onUL, from: in(TBFFinished), ev: evFinalAck, to: TBFReleasing, act: func(e *Engine, t *TBF) { e.freeTBF(t, false) }},
+		// T3191 (re)starts with every poll of the final block (§9.3.2.3)
+		{dirs: onDL, from: in(TBFFlow, TBFFinished), ev: evLastSent, to: TBFFinished, start: tmT3191},
+		{dirs: onDL, from: in(TBFFinished), ev: evTimer, timer: tmT3191, to: TBFReleasing,
+			act: func(e *Engine, t *TBF) { t.bts.Ctr.Inc(CtrRLCRelTimedout); e.freeTBF(t, false) }},
+		// §9.3.2.4: the MS waits T3192 on the old PACCH; T3193 covers it
+		{dirs: onDL, from: in(TBFFinished), ev: evFinalAck, to: TBFWaitRelease, start: tmT3193,
+			act: func(e *Engine, t *TBF) {
+				if t.ms.Queue.Len() > 0 {
+					e.establishDL(t.bts, t.ms)
+				}
+			}},
+		{dirs: onDL, from: in(TBFWaitRelease), ev: evReuse, to: TBFReleasing, start: tmT3193, act: (*Engine).detachKeep},
+		{dirs: onDL, from: in(TBFWaitRelease, TBFReleasing), ev: evTimer, timer: tmT3193, to: TBFReleasing,
+			act: func(e *Engine, t *TBF) { e.freeTBF(t, false) }},
+		// --- failures --------------------------------------------------------------------------
+		// a CCCH-assigned DL TBF never acknowledged: the MS probably missed the
+		// IMM ASS, assign it again (§7.2.1.1)
+		{dirs: onDL, from: in(TBFFlow), ev: evAckMiss, guard: func(_ *Engine, t *TBF) bool { return t.ccch && !t.everAcked },
+			to: TBFAssign, start: tmCCCHCnf, act: (*Engine).sendDLImmAss},
+		{dirs: onUL, from: in(TBFAssign, TBFFlow, TBFFinished), ev: evMaxN3101, to: TBFReleasing, start: tmT3169},
+		{dirs: onUL, from: in(TBFFinished), ev: evMaxN3103, to: TBFReleasing, start: tmT3169,
+			act: func(_ *Engine, t *TBF) { t.bts.Ctr.Inc(CtrPktULAckNackFailed) }},
+		{dirs: onDL, from: in(TBFAssign, TBFFlow, TBFFinished, TBFWaitRelease), ev: evMaxN3105, to: TBFReleasing, start: tmT3195},
+		{dirs: onUL, from: in(TBFReleasing), ev: evTimer, timer: tmT3169, to: TBFReleasing,
+			act: func(e *Engine, t *TBF) { e.freeTBF(t, false) }},
+		{dirs: onDL, from: in(TBFReleasing), ev: evTimer, timer: tmT3195, to: TBFReleasing,
+			act: func(e *Engine, t *TBF) { e.freeTBF(t, false) }},
+		// contention resolution not done in T3141 (§7.1.2.3): the TBF goes
+		{dirs: onUL, from: in(TBFAssign, TBFFlow), ev: evTimer, timer: tmT3141, to: TBFReleasing,
+			act: func(e *Engine, t *TBF) { e.freeTBF(t, true) }},
+	}
+}
+
+// fire delivers ev to t's lifecycle machine (expired: the timer of an
+// evTimer). It reports whether a row accepted it.
+func (e *Engine) fire(t *TBF, ev tbfEvent) bool { return e.fireTimer(t, ev, tmNone) }
+
+func (e *Engine) fireTimer(t *TBF, ev tbfEvent, expired timerKind) bool {
+	if t.freed {
+		return false
+	}
+	for i := range lifecycle {
+		r := &lifecycle[i]
+		if r.dirs&(1<<t.dir) == 0 || r.from&(1<<t.state) == 0 || r.ev != ev || ev == evTimer && r.timer != expired {
+			continue
+		}
+		if r.guard != nil && !r.guard(e, t) {
+			continue
+		}
+		from := t.state
+		if r.to != stay {
+			// a transition, to another state or back into this one,
+			// stops the state's timers; the row starts the new one
+			e.stopStateTimers(t)
+			t.state = r.to
+			if r.start != tmNone {
+				e.startTimer(t, r.start)
+			}
+		}
+		e.tbfLog.Debug("TBF event", "tbf", t.String(), "event", ev.String(), "timer", timerName(expired), "from", from.String())
+		if r.act != nil {
+			r.act(e, t)
+		}
+		return true
+	}
+	e.tbfLog.Debug("TBF event ignored", "tbf", t.String(), "event", ev.String(), "timer", timerName(expired))
+	return false
+}
+
+func timerName(k timerKind) string {
+	if k >= tmCount {
+		return ""
+	}
+	return tbfTimers[k].name
+}
+
+// stateTimers are the timers that belong to a state and stop when the
+// TBF leaves it; T3141 runs across ASSIGN and FLOW until contention
+// resolution.
+const stateTimers = 1<<tmX2001 | 1<<tmX2002 | 1<<tmCCCHCnf | 1<<tmT3168 | 1<<tmT3169 | 1<<tmT3191 | 1<<tmT3193 | 1<<tmT3195
+
+func (e *Engine) stopStateTimers(t *TBF) {
+	for k := timerKind(0); k < tmCount; k++ {
+		if stateTimers&(1<<k) != 0 {
+			t.deadline[k] = 0
+		}
+	}
+}
+
+// startTimer arms timer k of t for its duration from tbfTimers.
+func (e *Engine) startTimer(t *TBF, k timerKind) {
+	at := e.now + tbfTimers[k].dur(e, t)
+	if at <= 0 {
+		at = 1 // 0 means "not running"
+	}
+	t.deadline[k] = at
+	if e.nextDeadline == 0 || at < e.nextDeadline {
+		e.nextDeadline = at
+	}
+}
+
+func (e *Engine) stopTimer(t *TBF, k timerKind) { t.deadline[k] = 0 }
+
+// running reports whether timer k of t runs.
+func (t *TBF) running(k timerKind) bool { return t.deadline[k] != 0 }
+
+// expireTimers fires the due timers of t, earliest first; it returns the
+// earliest deadline still running (0: none).
+func (e *Engine) expireTimers(t *TBF) time.Duration {
+	for !t.freed {
+		k, at := tmNone, time.Duration(0)
+		for i := timerKind(0); i < tmCount; i++ {
+			if d := t.deadline[i]; d != 0 && (at == 0 || d < at) {
+				k, at = i, d
+			}
+		}
+		if k == tmNone || at > e.now {
+			return at
+		}
+		t.deadline[k] = 0
+		e.tbfLog.Debug("TBF timer expired", "tbf", t.String(), "timer", tbfTimers[k].name)
+		e.fireTimer(t, evTimer, k)
+	}
+	return 0
+}
+
+// --- control procedures ------------------------------------------------------------------
+
+// ctlState is the state of a per-TBF control procedure: a PACCH message
+// that has to be sent and, when polled, acknowledged (osmo-pcu
+// tbf_ul_ass_fsm.c, tbf_dl_ass_fsm.c, tbf_ul_ack_fsm.c).
+type ctlState uint8
+
+// Control procedure states.
+const (
+	ctlNone    ctlState = iota // nothing to send
+	ctlSend                    // scheduled: goes with the next chance on the control TS
+	ctlWaitAck                 // sent with a poll: waiting for the Packet Control Ack
+	ctlStates
+)
+
+var ctlStateNames = [ctlStates]string{"NONE", "SEND", "WAIT_ACK"}
+
+func (s ctlState) String() string { return ctlStateNames[s] }
+
+// ctlEvent is an input to a control procedure.
+type ctlEvent uint8
+
+const (
+	ctlSched       ctlEvent = iota // the message is needed (again)
+	ctlSent                        // sent without a poll
+	ctlSentPolled                  // sent with a poll
+	ctlAck                         // the poll was answered with a Packet Control Ack
+	ctlPollTimeout                 // the poll was not answered
+	ctlAbort                       // the procedure ends (TBF released, MS moved on)
+	ctlEvents
+)
+
+// ctlTable is the transition table of every control procedure; ctlStates
+// in a cell means the event is ignored. A message scheduled while a
+// polled one waits is sent again (a retransmitted UL block makes the final
+// Packet Uplink Ack/Nack go again, with a new poll).
+var ctlTable = [ctlStates][ctlEvents]ctlState{
+	ctlNone:    {ctlSched: ctlSend, ctlSent: ctlStates, ctlSentPolled: ctlStates, ctlAck: ctlStates, ctlPollTimeout: ctlStates, ctlAbort: ctlNone},
+	ctlSend:    {ctlSched: ctlSend, ctlSent: ctlNone, ctlSentPolled: ctlWaitAck, ctlAck: ctlStates, ctlPollTimeout: ctlStates, ctlAbort: ctlNone},
+	ctlWaitAck: {ctlSched: ctlSend, ctlSent: ctlStates, ctlSentPolled: ctlStates, ctlAck: ctlNone, ctlPollTimeout: ctlSend, ctlAbort: ctlNone},
+}
+
+// fire moves the procedure; it reports whether the event was accepted.
+func (s *ctlState) fire(ev ctlEvent) bool {
+	n := ctlTable[*s][ev]
+	if n == ctlStates {
+		return false
+	}
+	*s = n
+	return true
+}
