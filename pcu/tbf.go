@@ -133,8 +133,8 @@ type TBF struct {
 	laUp      time.Duration // last link adaptation step
 
 	// uplink
-	rw          rlcmac.ReceiveWindow
-	ub          []ulBlock // received units by BSN & (len-1); len a power of two >= WS
+	rw         rlcmac.ReceiveWindow
+	ub         []ulBlock // received units by BSN & (len-1); len a power of two >= WS
 	llcBuf     []byte
 	tlliKnown  bool
 	contention bool // contention resolution done (TLLI echoed in a PUAN)
