@@ -335,6 +335,12 @@ func (e *Engine) handleDataInd(bts *BTS, d *pcuif.Data) {
 			return
 		}
 		e.onULBlock(bts, d)
+		if d.SAPI == pcuif.SAPIPDTCH {
+			// the block at d.FN was the answer, if any: reservations up
+			// to it on this PDCH are unanswered (as osmo-pcu's
+			// pdch_ulc_expire_fn on every DATA.ind, empty ones too)
+			e.expirePDCH(bts, &bts.TRX[d.TRX].PDCH[d.TS], d.FN, -1)
+		}
 	case pcuif.SAPIBCCH:
 		e.onSI(bts, d)
 	default:

@@ -77,31 +77,39 @@ func (e *Engine) expireReservations(bts *BTS, fn uint32) {
 	for ti := range bts.TRX {
 		trx := &bts.TRX[ti]
 		for ts := range trx.PDCH {
-			p := &trx.PDCH[ts]
-			if len(p.resv) == 0 {
-				continue
+			if p := &trx.PDCH[ts]; len(p.resv) > 0 {
+				e.expirePDCH(bts, p, fn, resvExpiryFrames)
 			}
-			keep := p.resv[:0]
-			expired := e.expired[:0]
-			for _, r := range p.resv {
-				if fnDelta(fn, r.fn) > resvExpiryFrames {
-					expired = append(expired, r)
-				} else {
-					keep = append(keep, r)
-				}
-			}
-			p.resv = keep
-			e.expired = expired[:0] // scratch kept for the next call (no allocation per block)
-			for _, r := range expired {
-				switch r.kind {
-				case resvUSF:
-					e.usfTimeout(r.tbf)
-				case resvSBA:
-					bts.Ctr.Inc(CtrSBATimedout)
-				default:
-					e.pollTimeout(r.tbf, r.reason)
-				}
-			}
+		}
+	}
+}
+
+// expirePDCH ends the reservations of p whose FN lies more than margin
+// frames before fn: their uplink block came without the answer (USF:
+// N3101, poll: the poll's timeout, single block: freed).
+func (e *Engine) expirePDCH(bts *BTS, p *PDCH, fn uint32, margin int) {
+	if len(p.resv) == 0 {
+		return
+	}
+	keep := p.resv[:0]
+	expired := e.expired[:0]
+	for _, r := range p.resv {
+		if fnDelta(fn, r.fn) > margin {
+			expired = append(expired, r)
+		} else {
+			keep = append(keep, r)
+		}
+	}
+	p.resv = keep
+	e.expired = expired[:0] // scratch kept for the next call (no allocation per block)
+	for _, r := range expired {
+		switch r.kind {
+		case resvUSF:
+			e.usfTimeout(r.tbf)
+		case resvSBA:
+			bts.Ctr.Inc(CtrSBATimedout)
+		default:
+			e.pollTimeout(r.tbf, r.reason)
 		}
 	}
 }
