@@ -5,6 +5,7 @@ import (
 
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/llc"
+	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 )
 
@@ -149,7 +150,14 @@ func (e *Engine) sendDLImmAss(t *TBF) {
 		e.tbfLog.Error("cannot encode DL IMM ASS", "err", err)
 		return
 	}
-	e.sendPCH(bts, t.ms.IMSI, mac[:], t.ms.TLLI, true)
+	if t.ms.IMSI == "" && e.ver >= pcuif.V11 {
+		// no IMSI, no paging group: the MS is taken as non-DRX and
+		// listens to AGCH (osmo-pcu bts_snd_dl_ass; PCUIF v11+ confirms
+		// AGCH_2 by msg_id; v10 confirms only PCH)
+		e.sendAGCH(bts, mac[:], t.ms.TLLI, true)
+	} else {
+		e.sendPCH(bts, t.ms.IMSI, mac[:], t.ms.TLLI, true)
+	}
 	bts.Ctr.Inc(CtrImmAssDL)
 }
 

@@ -104,6 +104,8 @@ type Engine struct {
 	fnValid  bool
 	// nextDeadline is the earliest running TBF timer (0: none)
 	nextDeadline time.Duration
+	// sent, in tests, sees every message to the BTS before it is encoded
+	sent func(pcuif.Message)
 
 	params    Params
 	llcShared *llc.Shared

@@ -65,6 +65,9 @@ func (e *Engine) sendTxtVersion() {
 }
 
 func (e *Engine) send(m pcuif.Message, v pcuif.Version) {
+	if e.sent != nil {
+		e.sent(m)
+	}
 	buf := e.link.TxBuf()
 	n, err := pcuif.MarshalTo(buf.B[:], m, v)
 	if err != nil {

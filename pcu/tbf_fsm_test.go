@@ -1,6 +1,7 @@
 package pcu
 
 import (
+	"encoding/hex"
 	"fmt"
 	"testing"
 	"time"
@@ -337,4 +338,141 @@ func TestT3141ContentionResolution(t *testing.T) {
 	if !ul.freed || bts.Ctr.Value(CtrTBFULAborted) != aborted+1 {
 		t.Fatalf("T3141 passed: freed=%v aborted %d", ul.freed, bts.Ctr.Value(CtrTBFULAborted)-aborted)
 	}
+}
+
+// sentData collects the DATA_REQs the engine sends.
+func sentData(e *Engine) *[]pcuif.Data {
+	var out []pcuif.Data
+	e.sent = func(m pcuif.Message) {
+		if d, ok := m.(*pcuif.Data); ok {
+			c := *d
+			c.Payload = append([]byte(nil), d.Payload...)
+			out = append(out, c)
+		}
+	}
+	return &out
+}
+
+// TestDLImmAssWithoutIMSIOnAGCH: DL-UNITDATA without IMSI leaves no paging
+// group, so the DL Immediate Assignment goes on AGCH (AGCH_2, confirmed by
+// msg_id = TLLI), as osmo-pcu; with an IMSI it goes on PCH.
+func TestDLImmAssWithoutIMSIOnAGCH(t *testing.T) {
+	e, bts := fsmEngine(t, &fakeClock{}, nil)
+	out := sentData(e)
+	llcUI := []byte{0x41, 0xc0, 1, 2, 3}
+	for _, c := range []struct {
+		tlli uint32
+		imsi string
+		sapi pcuif.SAPI
+	}{{0xc0800001, "", pcuif.SAPIAGCH2}, {0xc0800002, "001010000000002", pcuif.SAPIPCH2}} {
+		*out = (*out)[:0]
+		e.HandleDLUnitdata(0, &DLUnitdata{TLLI: c.tlli, IMSI: c.imsi, Lifetime: 1000, LLC: append([]byte(nil), llcUI...)})
+		if len(*out) != 1 || (*out)[0].SAPI != c.sapi {
+			t.Fatalf("IMSI %q: sent %+v, want one DATA_REQ on SAPI %v", c.imsi, *out, c.sapi)
+		}
+		if c.sapi == pcuif.SAPIAGCH2 {
+			var a pcuif.AGCH2
+			if err := a.Unmarshal((*out)[0].Payload); err != nil || a.MsgID != c.tlli || !a.Confirm {
+				t.Fatalf("AGCH_2 %+v (%v): want msg_id %08x with confirmation", a, err, c.tlli)
+			}
+			var ia rlcmac.ImmediateAssignment
+			if err := rlcmac.DecodeImmediateAssignment(a.MAC[:], &ia); err != nil || ia.Rest.Kind != rlcmac.IARPacketDownlink || ia.Rest.TLLI != c.tlli {
+				t.Fatalf("not a DL assignment for the TLLI: %+v %v", ia.Rest, err)
+			}
+			e.onDataCnf2(bts, &pcuif.DataCnf2{MsgID: c.tlli})
+			if !bts.ms.byTLLI[c.tlli].DL.running(tmX2002) {
+				t.Fatal("the AGCH_2 confirmation did not start X2002")
+			}
+		}
+	}
+}
+
+// TestPUAOnPACCHByTLLI: an MS asks for an UL TBF in its DL Ack/Nack's
+// Channel Request Description; the Packet Uplink Assignment on the DL
+// TBF's PACCH names it by its TLLI (osmo-pcu), not by the DL TBF's TFI.
+func TestPUAOnPACCHByTLLI(t *testing.T) {
+	e, bts := fsmEngine(t, &fakeClock{}, nil)
+	dl := tbfIn(t, e, bts, DirDL, TBFFlow, 0xc0900001)
+	dl.ms.DL = dl
+	e.chanReqInAck(bts, dl, true)
+	ul := dl.ms.UL
+	if ul == nil || ul.ulAss != ctlSend {
+		t.Fatal("no UL TBF to assign")
+	}
+	fn := nextBlockFN(0)
+	rts := pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: fn, ARFCN: 871, TS: dl.ctrlTS, BlockNr: uint8(blockNr(fn))}
+	blk := e.schedule(bts, &bts.TRX[0].PDCH[dl.ctrlTS], &rts)
+	_, msg, err := rlcmac.DecodeDL(blk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pua, ok := msg.(*rlcmac.PacketUplinkAssignment)
+	if !ok || pua.ID.Kind != rlcmac.IDTLLI || pua.ID.TLLI != 0xc0900001 {
+		t.Fatalf("sent %s %+v, want a Packet Uplink Assignment for TLLI c0900001", msg.Name(), msg)
+	}
+}
+
+// TestULLinkAdaptationFromZeroDB: 0 dB is a measurement. UL blocks at
+// 0 dB take an UL TBF from CS-4 down to CS-1 (one step a block, as
+// osmo-pcu's ms_update_cs_ul: this and the previous value below the
+// window), and a Packet Resource Request at 0 dB gives the new TBF CS-1
+// from the INFO_IND's initial CS-2.
+func TestULLinkAdaptationFromZeroDB(t *testing.T) {
+	e, bts := fsmEngine(t, &fakeClock{}, nil)
+	ul := tbfIn(t, e, bts, DirUL, TBFFlow, 0xc0a00001)
+	ul.cs = rlcmac.CS4
+	for i := 0; i < 5; i++ {
+		e.adaptULCS(ul, 0)
+		ul.ms.LinkQ = 0
+	}
+	if ul.cs != rlcmac.CS1 {
+		t.Fatalf("after 5 blocks at 0 dB: %v, want CS-1", ul.cs)
+	}
+	// two-phase access: the single block's Packet Resource Request at 0 dB
+	e.params.TwoPhaseAccess = true
+	e.onRACH(bts, &pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: 0x78, FN: 0})
+	p, r := sbaOf(t, bts)
+	prr, _ := hex.DecodeString("4016713dc094270ca2ae57ef909006aa0fc0001f80222b") // osmo-pcu RLCMACTest.cpp
+	e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIPDTCH, FN: r.fn, TRX: p.TRX, TS: p.TS, ARFCN: 871, Payload: prr, LqualCb: 0})
+	m := bts.ms.byTLLI[0xc4f70250]
+	if m == nil || m.UL == nil || m.UL.cs != rlcmac.CS1 {
+		t.Fatalf("UL TBF after a 0 dB Packet Resource Request: %v", m)
+	}
+}
+
+// TestTwoPhaseEGPRSFromRAC: an 8-bit RACH (two-phase access) whose Packet
+// Resource Request announces EGPRS in its MS Radio Access Capability
+// (osmo-pcu's golden PRR: TLLI c4f70250, multislot class 11, EGPRS class
+// 11) gets an EGPRS UL TBF with `mcs` initial, as osmo-pcu.
+func TestTwoPhaseEGPRSFromRAC(t *testing.T) {
+	e, bts := fsmEngine(t, &fakeClock{}, func(ii *pcuif.InfoInd) {
+		for i := 1; i <= 9; i++ {
+			ii.Flags |= pcuif.FlagMCS(i)
+		}
+		ii.InitialMCS = 6
+	})
+	e.params.TwoPhaseAccess = true
+	e.onRACH(bts, &pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: 0x78, FN: 0})
+	p, r := sbaOf(t, bts)
+	prr, _ := hex.DecodeString("4016713dc094270ca2ae57ef909006aa0fc0001f80222b")
+	e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIPDTCH, FN: r.fn, TRX: p.TRX, TS: p.TS, ARFCN: 871, Payload: prr, LqualCb: 200})
+	m := bts.ms.byTLLI[0xc4f70250]
+	if m == nil || m.UL == nil || !m.UL.egprs || m.UL.cs != rlcmac.MCS6 {
+		t.Fatalf("no EGPRS UL TBF at MCS-6 for the EGPRS MS: %+v", m)
+	}
+}
+
+// sbaOf is the single block reserved on bts (and its PDCH).
+func sbaOf(t *testing.T, bts *BTS) (*PDCH, resv) {
+	t.Helper()
+	for i := range bts.TRX[0].PDCH {
+		p := &bts.TRX[0].PDCH[i]
+		for _, r := range p.resv {
+			if r.kind == resvSBA {
+				return p, r
+			}
+		}
+	}
+	t.Fatal("no single block allocated")
+	return nil, resv{}
 }

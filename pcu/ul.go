@@ -526,10 +526,14 @@ func (e *Engine) encodePUA(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) in
 	pd := &trx.PDCH[t.ctrlTS]
 	m := rlcmac.PacketUplinkAssignment{ChannelCoding: uint8(t.cs - rlcmac.CS1), TLLIBlockChannelCoding: true,
 		Alloc: rlcmac.AllocDynamic}
-	if carrier != nil {
-		m.ID = rlcmac.MSID{Kind: rlcmac.IDGlobalTFI, GlobalTFI: rlcmac.GlobalTFI{Downlink: carrier.dir == DirDL, TFI: carrier.tfi}}
+	// the MS by its TLLI when known (a Channel Request Description in a DL
+	// Ack/Nack, a re-establishment, two-phase access), else by the Global
+	// TFI of the TBF whose PACCH carries the assignment (TS 44.060
+	// §11.2.29; osmo-pcu create_packet_ul_assign)
+	if t.ms.TLLI != TLLIUnset || carrier == nil {
+		m.ID = rlcmac.MSID{Kind: rlcmac.IDTLLI, TLLI: t.ms.TLLI}
 	} else {
-		m.ID = rlcmac.MSID{Kind: rlcmac.IDTLLI, TLLI: t.ms.TLLI} // two-phase access: the MS has no TBF yet
+		m.ID = rlcmac.MSID{Kind: rlcmac.IDGlobalTFI, GlobalTFI: rlcmac.GlobalTFI{Downlink: carrier.dir == DirDL, TFI: carrier.tfi}}
 	}
 	m.TA = packetTA(t.ms)
 	m.HasFreq = true
@@ -613,7 +617,7 @@ func (e *Engine) ulControl(bts *BTS, p *PDCH, d *pcuif.Data) {
 		e.dlAckNackEGPRS(t, &m.AckNack)
 		e.chanReqInAck(bts, t, m.HasChanReq)
 	case *rlcmac.PacketResourceRequest:
-		e.resourceRequest(bts, p, r, m)
+		e.resourceRequest(bts, p, r, m, d.LqualCb)
 	default:
 		e.tbfLog.Debug("UL control message ignored", "msg", msg.Name())
 	}
@@ -696,7 +700,7 @@ func (e *Engine) singleBlock(bts *BTS, ra uint16, is11 bool, rachFN uint32, ta u
 // resourceRequest handles a Packet Resource Request (TS 44.060 §11.2.16)
 // in a single block allocation: the MS named by its TLLI gets an UL TBF,
 // assigned with a Packet Uplink Assignment on the PDCH of the request.
-func (e *Engine) resourceRequest(bts *BTS, p *PDCH, r resv, m *rlcmac.PacketResourceRequest) {
+func (e *Engine) resourceRequest(bts *BTS, p *PDCH, r resv, m *rlcmac.PacketResourceRequest, lq int16) {
 	if r.kind == resvPoll && r.reason == pollULAck && r.tbf != nil {
 		e.reuseULTBF(bts, p, r.tbf, m)
 		return
@@ -723,9 +727,16 @@ func (e *Engine) resourceRequest(bts *BTS, p *PDCH, r resv, m *rlcmac.PacketReso
 	if err != nil {
 		return
 	}
-	if r.egprs && ms.EGPRSClass > 0 && bts.MCSMask != 0 {
-		e.makeEGPRSUL(t) // EGPRS two-phase access: an EGPRS TBF on PACCH
+	if ms.EGPRSClass > 0 && bts.MCSMask != 0 {
+		// an EGPRS MS (11-bit EGPRS Packet Channel Request, or an 8-bit
+		// RACH whose Packet Resource Request announces EGPRS in its MS
+		// Radio Access Capability) gets an EGPRS TBF, as osmo-pcu
+		e.makeEGPRSUL(t)
 	}
+	// the request's C/I is the MS's first UL measurement (osmo-pcu
+	// ms_update_l1_meas on the Packet Resource Request)
+	e.adaptULCS(t, int(lq)/10)
+	ms.LinkQ = lq
 	t.tlliKnown, t.contention = true, true
 	t.puaTRX, t.puaTS = p.TRX, int8(p.TS)
 	e.fire(t, evAssignPACCH)
@@ -780,10 +791,9 @@ func (e *Engine) reuseULTBF(bts *BTS, p *PDCH, old *TBF, m *rlcmac.PacketResourc
 // `mcs link-quality-ranges` windows and skip MCSs the BTS does not offer.
 func (e *Engine) adaptULCS(t *TBF, lq int) {
 	m := t.ms
+	// the previous block's C/I; 0 dB before the first block, as osmo-pcu's
+	// ms_update_cs_ul (0 dB is a measurement, not "none")
 	prev := int(m.LinkQ) / 10
-	if m.LinkQ == 0 { // no previous block: nothing to compare with
-		return
-	}
 	egprs := t.cs.IsEGPRS()
 	base, n, mx, mask := rlcmac.CS1, 4, e.params.CSMaxUL, uint16(t.bts.CSMask)
 	if egprs {
