@@ -791,9 +791,16 @@ func (e *Engine) adaptDLCS(t *TBF, acked, nacked int) {
 	case rate > p.CSAdjUpper && cs > 1:
 		cs--
 		t.laUp = e.now
-	case rate < p.CSAdjLower && cs < mx && e.now-t.laUp >= time.Second:
+	case rate < p.CSAdjLower && cs < mx && e.now-max(t.laUp, t.ms.created) >= time.Second:
+		// (the first step up waits a second from the MS's creation, as
+		// osmo-pcu's last_cs_not_low starts at ms_alloc)
 		cs++
 		t.laUp = e.now
+	case rate <= p.CSAdjUpper && rate >= p.CSAdjLower:
+		// a medium error rate restarts the hold before the next step up
+		// (osmo-pcu ms_update_error_rate: last_cs_not_low)
+		t.laUp = e.now
+		return
 	default:
 		return
 	}

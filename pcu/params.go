@@ -38,6 +38,8 @@ type Params struct {
 
 	T3141, T3169, T3191, T3193, T3195 time.Duration
 	T3190                             time.Duration // `timer T3190`: DL poll age bound (5 s)
+	T3113                             time.Duration // `timer T3113`: PCH paging timeout (7 s)
+	T3172                             time.Duration // `timer T3172`: Packet Access Reject wait indication (5 s)
 	X2001, X2002, X2030, X2031        time.Duration
 	N3101, N3103, N3105               int
 
@@ -69,7 +71,7 @@ func DefaultParams() Params {
 			{16, 18}, {17, 20}, {19, 24}, {23, 256}},
 		MCSMaxDL: 9, MCSMaxUL: 9, WSBase: 64, MultislotDefault: 12, PreemptiveRetx: true,
 		T3141: 10 * time.Second, T3169: 5 * time.Second, T3191: 5 * time.Second, T3193: 1600 * time.Millisecond,
-		T3195: 5 * time.Second, T3190: 5 * time.Second,
+		T3195: 5 * time.Second, T3190: 5 * time.Second, T3113: 7 * time.Second, T3172: 5 * time.Second,
 		X2001: 2 * time.Second, X2002: 200 * time.Millisecond, X2030: 60 * time.Second, X2031: 2 * time.Second,
 		N3101: 10, N3103: 4, N3105: 8,
 		LLC:       llc.DefaultConfig(),

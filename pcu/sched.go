@@ -180,6 +180,7 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 		t.dlAss.fire(ctlPollTimeout) // repeat the assignment
 	case pollDLAck:
 		t.pollOut = false
+		t.pollSoon = true // the poll was lost: the next block on the control TS asks again
 		if t.state == TBFReleasing {
 			bts.Ctr.Inc(CtrRLCRelTimedout)
 		} else {
@@ -267,34 +268,91 @@ func (e *Engine) schedule(bts *BTS, p *PDCH, r *pcuif.RTSReq) []byte {
 	return nil
 }
 
-// buildControl emits a pending control message whose control TS is this PDCH.
+// ctlCand is a control message candidate on a PDCH: the TBF whose control
+// TS carries it (osmo-pcu's candidate) and the TBF it is for.
+type ctlCand struct{ carrier, t *TBF }
+
+// Control message kinds, in osmo-pcu's round-robin order
+// (gprs_rlcmac_sched.cpp sched_select_ctrl_msg: UL-ASS, DL-ASS, UL-ACK,
+// NACC). Each message sent moves the PDCH's start one kind on, so a
+// running UL TBF's Ack/Nacks cannot crowd out an assignment.
+const (
+	ctlKindULAss = iota // Packet Uplink Assignment or Packet Access Reject
+	ctlKindDLAss        // Packet Downlink Assignment
+	ctlKindULAck        // Packet Uplink Ack/Nack
+	ctlKinds
+)
+
+// buildControl emits a pending control message whose control TS is this
+// PDCH (TS 44.060 §8.1.1.1.2 PACCH), as osmo-pcu picks it: the candidates
+// of each kind by their carrier (the last one found wins), tried in
+// round-robin order from p.nextCtrl. A carrier with several messages sends
+// the first of UL-ASS reject, UL-ASS from a DL TBF, DL-ASS from an UL
+// TBF, UL-ACK. An assignment for the carrier's own direction waits for the
+// fallback after the rotation. Paging goes last.
 func (e *Engine) buildControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8, blk []byte) int {
+	var cand [ctlKinds]ctlCand
+	on := func(c *TBF) bool { return c != nil && c.ctrlTS == p.TS && c.trx == trx.Nr }
 	for _, t := range bts.tbfs {
 		if t.freed {
 			continue
 		}
 		// an assignment goes on its carrier's PDCH (or, two-phase, on
-		// the single block's), which may be on another TRX than the TBF
+		// the single block's, the TBF its own carrier), which may be on
+		// another TRX than the TBF
 		switch {
-		case t.dir == DirDL && t.dlAss == ctlSend && t.assignOn != nil && t.assignOn.ctrlTS == p.TS && t.assignOn.trx == trx.Nr:
-			if n := e.encodePDA(t, p, fn, usf, blk); n > 0 {
-				t.ms.Ctr.Inc(MSCtrDLCtrlMsgSched)
-				return n
-			}
-		case t.dir == DirUL && t.ulAss == ctlSend && (t.assignOn != nil && t.assignOn.ctrlTS == p.TS && t.assignOn.trx == trx.Nr ||
-			t.assignOn == nil && t.puaTS == int8(p.TS) && t.puaTRX == trx.Nr):
-			if n := e.encodePUA(t, p, fn, usf, blk); n > 0 {
-				t.ms.Ctr.Inc(MSCtrDLCtrlMsgSched)
-				return n
-			}
-		case t.dir == DirUL && t.ulAck == ctlSend && t.trx == trx.Nr && t.ctrlTS == p.TS:
-			if n := e.encodePUAN(t, p, fn, usf, blk); n > 0 {
-				t.ms.Ctr.Inc(MSCtrDLCtrlMsgSched)
-				return n
-			}
+		case t.dir == DirUL && t.ulAss == ctlSend && on(t.assignOn):
+			cand[ctlKindULAss] = ctlCand{t.assignOn, t}
+		case t.dir == DirUL && t.ulAss == ctlSend && t.assignOn == nil && t.puaTS == int8(p.TS) && t.puaTRX == trx.Nr:
+			cand[ctlKindULAss] = ctlCand{t, t}
+		case t.dir == DirDL && t.ulRej == ctlSend && on(t):
+			cand[ctlKindULAss] = ctlCand{t, t}
+		case t.dir == DirDL && t.dlAss == ctlSend && on(t.assignOn):
+			cand[ctlKindDLAss] = ctlCand{t.assignOn, t}
+		}
+		if t.dir == DirUL && t.ulAck == ctlSend && on(t) {
+			cand[ctlKindULAck] = ctlCand{t, t}
 		}
 	}
-	for len(p.pages) > 0 { // paging last among control messages (osmo-pcu-facts §9.1)
+	for i := 0; i < ctlKinds; i++ {
+		x := cand[(p.nextCtrl+i)%ctlKinds].carrier
+		if x == nil {
+			continue
+		}
+		n := 0
+		switch ua, da := cand[ctlKindULAss], cand[ctlKindDLAss]; {
+		case x == ua.carrier && ua.t.dir == DirDL && ua.t.ulRej == ctlSend:
+			n = e.encodeAccessReject(ua.t, usf, blk)
+		case x == ua.carrier && x.dir == DirDL:
+			n = e.encodePUA(ua.t, p, fn, usf, blk)
+		case x == da.carrier && x.dir == DirUL:
+			n = e.encodePDA(da.t, p, fn, usf, blk)
+		case x == cand[ctlKindULAck].carrier:
+			n = e.encodePUAN(x, p, fn, usf, blk)
+		}
+		if n > 0 {
+			p.nextCtrl = (p.nextCtrl + 1) % ctlKinds
+			x.ms.Ctr.Inc(MSCtrDLCtrlMsgSched)
+			return n
+		}
+	}
+	// assignments sent by a TBF of their own direction
+	for _, c := range []ctlCand{cand[ctlKindDLAss], cand[ctlKindULAss]} {
+		if c.t == nil {
+			continue
+		}
+		n := 0
+		if c.t.dir == DirDL {
+			n = e.encodePDA(c.t, p, fn, usf, blk)
+		} else {
+			n = e.encodePUA(c.t, p, fn, usf, blk)
+		}
+		if n > 0 {
+			c.carrier.ms.Ctr.Inc(MSCtrDLCtrlMsgSched)
+			return n
+		}
+	}
+	for len(p.pages) > 0 { // paging last among control messages
 		if n := e.encodePaging(p, usf, blk); n > 0 {
 			return n
 		}

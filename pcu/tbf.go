@@ -102,6 +102,7 @@ type TBF struct {
 	ulAss    ctlState // UL: Packet Uplink Assignment
 	dlAss    ctlState // DL: Packet Downlink Assignment
 	ulAck    ctlState // UL: Packet Uplink Ack/Nack
+	ulRej    ctlState // DL: Packet Access Reject for the MS's UL request (no USF, TFI or slot free)
 	assignOn *TBF     // TBF assigned on PACCH: the TBF whose control TS carries the assignment
 	puaTS    int8     // two-phase access: the PDCH the PUA goes on (no carrier TBF); -1 none
 	puaTRX   uint8    // and its TRX (the TBF may be on another one)
@@ -303,7 +304,7 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 	}
 	t.state = TBFReleasing
 	t.deadline = [tmCount]time.Duration{}
-	t.ulAss, t.dlAss, t.ulAck = ctlNone, ctlNone, ctlNone
+	t.ulAss, t.dlAss, t.ulAck, t.ulRej = ctlNone, ctlNone, ctlNone, ctlNone
 	if !t.ms.Active() {
 		t.ms.idleSince = e.now
 		e.releaseSlots(t.ms)

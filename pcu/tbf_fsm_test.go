@@ -476,3 +476,131 @@ func sbaOf(t *testing.T, bts *BTS) (*PDCH, resv) {
 	t.Fatal("no single block allocated")
 	return nil, resv{}
 }
+
+// scheduleOn asks for the block at the next block FN after *fn on TS ts
+// and decodes it as a control message (nil: a data block).
+func scheduleOn(t *testing.T, e *Engine, bts *BTS, ts uint8, fn *uint32) ([]byte, rlcmac.Message) {
+	t.Helper()
+	*fn = nextBlockFN(*fn)
+	rts := pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: *fn, ARFCN: 871, TS: ts, BlockNr: uint8(blockNr(*fn))}
+	blk := e.schedule(bts, &bts.TRX[0].PDCH[ts], &rts)
+	if len(blk) == 0 || blk[0]>>6 == rlcmac.PTData {
+		return blk, nil
+	}
+	_, m, err := rlcmac.DecodeDL(blk)
+	if err != nil {
+		t.Fatalf("undecodable control block % x: %v", blk, err)
+	}
+	return blk, m
+}
+
+// TestControlRotation: osmo-pcu's order of pending control messages. With
+// the final Packet Uplink Ack/Nack pending when DL data arrives, the
+// Packet Downlink Assignment goes first; when it was not answered it goes
+// again within X2001 although the UL TBF has an Ack/Nack pending at every
+// block (round robin over UL-ASS, DL-ASS, UL-ACK).
+func TestControlRotation(t *testing.T) {
+	e, bts := fsmEngine(t, &fakeClock{}, nil)
+	ul := tbfIn(t, e, bts, DirUL, TBFFlow, 0xc0b00001)
+	ul.ms.UL = ul
+	ul.tlliKnown, ul.contention = true, true
+	ul.ulAck.fire(ctlSched)
+	ul.ms.Queue.Enqueue(e.now, []byte{0x41, 0xc0, 1, 2, 3}, 0xffff)
+	e.establishDL(bts, ul.ms)
+	dl := ul.ms.DL
+	if dl == nil || dl.dlAss != ctlSend || dl.assignOn != ul {
+		t.Fatal("no DL TBF assigned on the UL TBF's PACCH")
+	}
+	fn := uint32(0)
+	names := func(n int) []string {
+		var got []string
+		for i := 0; i < n; i++ {
+			ul.ulAck.fire(ctlSched) // an Ack/Nack is always due
+			_, m := scheduleOn(t, e, bts, ul.ctrlTS, &fn)
+			if m == nil {
+				got = append(got, "data")
+				continue
+			}
+			got = append(got, m.Name())
+		}
+		return got
+	}
+	if got := names(2); got[0] != "Packet Downlink Assignment" || got[1] != "Packet Uplink Ack/Nack" {
+		t.Fatalf("first control blocks %q: want the assignment before the Ack/Nack", got)
+	}
+	e.pollTimeout(dl, pollDLAss) // the MS did not answer
+	got := names(3)
+	found := false
+	for _, n := range got {
+		found = found || n == "Packet Downlink Assignment"
+	}
+	if !found {
+		t.Fatalf("after the assignment's poll timed out: %q, the assignment is not repeated", got)
+	}
+}
+
+// TestPacketAccessRejectWaitIndication: an MS asks for an UL TBF in its
+// DL Ack/Nack when no USF is free: it gets a Packet Access Reject on the
+// DL TBF's PACCH with WAIT_INDICATION from T3172, in 20 ms units (size 1)
+// when it fits, else in seconds (size 0), as osmo-pcu (TTCN-3
+// TC_t3172_wait_ind_size0/1).
+func TestPacketAccessRejectWaitIndication(t *testing.T) {
+	for _, c := range []struct {
+		t3172 time.Duration
+		wait  uint8
+		size  bool
+	}{{5000 * time.Millisecond, 250, true}, {6 * time.Second, 6, false}} {
+		e, bts := fsmEngine(t, &fakeClock{}, func(ii *pcuif.InfoInd) { ii.TRX[0].PDCHMask = 0x80 })
+		e.params.T3172 = c.t3172
+		for i := uint32(0); i < 7; i++ { // every USF of the PDCH
+			tbfIn(t, e, bts, DirUL, TBFFlow, 0xc0c00010+i)
+		}
+		dl := tbfIn(t, e, bts, DirDL, TBFFlow, 0xc0c00001)
+		dl.ms.DL = dl
+		rejects := bts.Ctr.Value(CtrPktAccessReject)
+		e.chanReqInAck(bts, dl, true)
+		fn := uint32(0)
+		_, m := scheduleOn(t, e, bts, 7, &fn)
+		r, ok := m.(*rlcmac.PacketAccessReject)
+		if !ok {
+			t.Fatalf("T3172 %v: sent %v, want a Packet Access Reject", c.t3172, m)
+		}
+		if x := r.Reject[0]; x.IDKind != rlcmac.RejectTLLI || x.TLLI != 0xc0c00001 || !x.HasWait || x.Wait != c.wait || x.WaitSize != c.size {
+			t.Fatalf("T3172 %v: reject %+v, want wait %d size %v", c.t3172, x, c.wait, c.size)
+		}
+		if bts.Ctr.Value(CtrPktAccessReject) != rejects+1 || dl.ms.UL != nil {
+			t.Fatal("reject not counted, or an UL TBF exists")
+		}
+	}
+}
+
+// TestPollAfterLostPoll: a CCCH-assigned DL TBF whose first poll was not
+// answered is assigned again; once it is back in FLOW its retransmitted
+// data carries a poll (RRBP) at once, as osmo-pcu polls when "the
+// previous poll was lost".
+func TestPollAfterLostPoll(t *testing.T) {
+	e, bts := fsmEngine(t, &fakeClock{}, nil)
+	m := e.newMS(bts, 0xc0d00001)
+	m.MSClass = 1
+	m.Queue.Enqueue(e.now, []byte{0x41, 0xc0, 1, 2, 3}, 0xffff)
+	e.establishDL(bts, m)
+	dl := m.DL
+	e.dlImmAssConfirmed(bts, m.TLLI)
+	e.fireTimer(dl, evTimer, tmX2002)
+	fn := uint32(0)
+	blk, _ := scheduleOn(t, e, bts, dl.ctrlTS, &fn)
+	if len(blk) == 0 || blk[0]&0x08 == 0 {
+		t.Fatalf("first data block % x without poll", blk)
+	}
+	bts.TRX[0].PDCH[dl.ctrlTS].dropReservations(dl)
+	e.pollTimeout(dl, pollDLAck)
+	if dl.state != TBFAssign {
+		t.Fatalf("poll lost on a never acknowledged CCCH TBF: %s, want ASSIGN", dl.state)
+	}
+	e.dlImmAssConfirmed(bts, m.TLLI)
+	e.fireTimer(dl, evTimer, tmX2002)
+	blk, _ = scheduleOn(t, e, bts, dl.ctrlTS, &fn)
+	if len(blk) == 0 || blk[0]>>6 != rlcmac.PTData || blk[0]&0x08 == 0 {
+		t.Fatalf("retransmission % x: want a data block with S/P set", blk)
+	}
+}

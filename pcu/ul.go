@@ -1,6 +1,8 @@
 package pcu
 
 import (
+	"time"
+
 	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -650,11 +652,36 @@ func (e *Engine) ulOnPACCH(bts *BTS, dl *TBF) {
 	}
 	t, err := e.allocUL(bts, ms)
 	if err != nil {
+		// no USF, TFI or slot: a Packet Access Reject on the DL TBF's
+		// PACCH tells the MS to wait T3172 (TS 44.060 §7.1.3.2.1, osmo-pcu
+		// tbf_ul_ass_fsm.c SEND_ASS_REJ)
+		dl.ulRej.fire(ctlSched)
 		return
 	}
 	t.tlliKnown, t.contention = true, true
 	t.assignOn = dl
 	e.fire(t, evAssignPACCH)
+}
+
+// encodeAccessReject builds the Packet Access Reject (TS 44.060 §11.2.1)
+// for the MS of t, by TLLI, with WAIT_INDICATION from T3172: in units of
+// 20 ms when it fits 255 of them, else in seconds (osmo-pcu
+// write_packet_access_reject).
+func (e *Engine) encodeAccessReject(t *TBF, usf uint8, blk []byte) int {
+	r := rlcmac.RejectEntry{IDKind: rlcmac.RejectTLLI, TLLI: t.ms.TLLI, HasWait: true}
+	if w := e.params.T3172; w <= 255*20*time.Millisecond {
+		r.Wait, r.WaitSize = uint8(w/(20*time.Millisecond)), true
+	} else {
+		r.Wait = uint8(min(w/time.Second, 255))
+	}
+	m := rlcmac.PacketAccessReject{N: 1, Reject: [4]rlcmac.RejectEntry{r}}
+	h := rlcmac.DLCtrlHeader{USF: usf}
+	n := e.encodeCtrl(blk, &h, &m)
+	if n > 0 {
+		t.ulRej.fire(ctlSent)
+		t.bts.Ctr.Inc(CtrPktAccessReject)
+	}
+	return n
 }
 
 // singleBlock answers a two-phase access RACH with a single block

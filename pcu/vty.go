@@ -85,6 +85,8 @@ func ParamsFromConfig(c *config.Config) Params {
 	}
 	set(&p.T3141, 3141)
 	set(&p.T3190, 3190)
+	set(&p.T3113, 3113)
+	set(&p.T3172, 3172)
 	set(&p.X2001, -2001)
 	set(&p.X2002, -2002)
 	set(&p.X2030, -2030)

@@ -176,8 +176,9 @@ func osmoPCUSideInfo(t *testing.T, info *pcuif.InfoInd, pcuCmds ...string) *radi
 }
 
 // gopcuSide runs gopcu's engine the same way (Gb in a namespace of its
-// own, the BTS emulator speaking PCUIF v10).
-func gopcuSide(t *testing.T) *radioSide {
+// own, the BTS emulator speaking PCUIF v10); mods change its parameters
+// as the osmo-pcu side's pcuCmds do.
+func gopcuSide(t *testing.T, mods ...func(*pcu.Params)) *radioSide {
 	s := &radioSide{t: t, name: "gopcu"}
 	n := netns.New(t)
 	s.sgsnIn(n)
@@ -192,6 +193,9 @@ func gopcuSide(t *testing.T) *radioSide {
 	reg := &ratectr.Registry{}
 	params := pcu.DefaultParams()
 	params.OsmoPollAge = true // osmo-pcu's poll cadence on kept-open TBFs
+	for _, m := range mods {
+		m(&params)
+	}
 	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg, Gb: true, Params: &params,
 		ListenUDP: listenIn(n)})
 	runEngine(t, eng)
