@@ -24,7 +24,7 @@ type PDCH struct {
 	resv      []resv  // UL block reservations: USF grants and polls
 	nextUL    int     // round-robin cursors
 	nextDL    int
-	nextCtrl  int // control message kind to try first (ctlKind)
+	nextCtrl  int         // control message kind to try first (ctlKind)
 	blocksOut uint64      // DL data blocks sent (statistics)
 	pages     []pageEntry // Packet Paging Requests waiting for PACCH
 	taiOwner  [16]*MS     // MSs by Timing Advance Index (PTCCH/D slot)
