@@ -1,6 +1,7 @@
 package pcu
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"testing"
@@ -602,5 +603,102 @@ func TestPollAfterLostPoll(t *testing.T) {
 	blk, _ = scheduleOn(t, e, bts, dl.ctrlTS, &fn)
 	if len(blk) == 0 || blk[0]>>6 != rlcmac.PTData || blk[0]&0x08 == 0 {
 		t.Fatalf("retransmission % x: want a data block with S/P set", blk)
+	}
+}
+
+// dlOnCCCH queues a frame for a new MS (TLLI, IMSI) and gets its DL TBF
+// assigned on CCCH.
+func dlOnCCCH(t *testing.T, e *Engine, bts *BTS, tlli uint32) *TBF {
+	t.Helper()
+	m := e.newMS(bts, tlli)
+	bts.ms.setIMSI(m, "001010000000099")
+	m.Queue.Enqueue(e.now, []byte{0x41, 0xc0, 1, 2, 3}, 0xffff)
+	e.establishDL(bts, m)
+	if m.DL == nil || !m.DL.ccch || m.DL.state != TBFAssign {
+		t.Fatal("no DL TBF assigned on CCCH")
+	}
+	return m.DL
+}
+
+// TestNewULAccessReassignsDLOnPACCH: an MS whose DL TBF was assigned on
+// PCH accesses again with a one-phase RACH (it never got the assignment).
+// Its first UL block with its TLLI ends the CCCH-assigned DL TBF, whose
+// frame goes back to the queue, and once the Packet Uplink Ack/Nack has
+// resolved the contention the DL TBF is assigned again with a Packet
+// Downlink Assignment on the UL TBF's PACCH (osmo-pcu tbf_ul_fsm.c).
+func TestNewULAccessReassignsDLOnPACCH(t *testing.T) {
+	e, bts := fsmEngine(t, &fakeClock{}, nil)
+	const tlli = 0xc0e00001
+	old := dlOnCCCH(t, e, bts, tlli)
+	e.onRACH(bts, &pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: 0x78, FN: 0})
+	var ul *TBF
+	for _, x := range bts.tbfs {
+		if x.dir == DirUL {
+			ul = x
+		}
+	}
+	if ul == nil {
+		t.Fatal("no UL TBF for the RACH")
+	}
+	e.fireTimer(ul, evTimer, tmX2002)
+	ts := lowestSlot(ul.slots)
+	unit := make([]byte, rlcmac.CS1.DataLen())
+	binary.BigEndian.PutUint32(unit, tlli)
+	var blk [rlcmac.MaxBlockLen]byte
+	n, err := rlcmac.EncodeGPRSUL(blk[:], rlcmac.CS1, &rlcmac.GPRSULHeader{CV: 15, TFI: ul.tfi, TI: true, E: true}, unit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIPDTCH, FN: ulBlockFN(0), TRX: 0, TS: uint8(ts), ARFCN: 871, Payload: blk[:n], LqualCb: 100})
+	ms := bts.ms.byTLLI[tlli]
+	if !old.freed || ms.UL != ul || ms.DL != nil || ms.Queue.Len() != 1 {
+		t.Fatalf("after the first UL block with the TLLI: old DL freed=%v, MS UL ours=%v, DL %v, queue %d", old.freed, ms.UL == ul, ms.DL, ms.Queue.Len())
+	}
+	fn := uint32(0)
+	if _, m := scheduleOn(t, e, bts, ul.ctrlTS, &fn); m == nil || m.Name() != "Packet Uplink Ack/Nack" {
+		t.Fatalf("sent %v, want the Packet Uplink Ack/Nack", m)
+	}
+	if _, m := scheduleOn(t, e, bts, ul.ctrlTS, &fn); m == nil || m.Name() != "Packet Downlink Assignment" {
+		t.Fatalf("sent %v, want the Packet Downlink Assignment on PACCH", m)
+	}
+	if ms.DL == nil || ms.DL.ccch || ms.DL.assignOn != ul {
+		t.Fatalf("DL TBF %v not assigned on the UL TBF's PACCH", ms.DL)
+	}
+}
+
+// TestTwoPhaseReassignsDLOnPACCH: the same with two-phase access. The
+// Packet Resource Request frees the MS's CCCH-assigned DL TBF; once the
+// Packet Uplink Assignment is acknowledged, the DL TBF is assigned again
+// on the new UL TBF's PACCH.
+func TestTwoPhaseReassignsDLOnPACCH(t *testing.T) {
+	e, bts := fsmEngine(t, &fakeClock{}, nil)
+	const tlli = 0xc4f70250 // the golden Packet Resource Request's
+	old := dlOnCCCH(t, e, bts, tlli)
+	e.onRACH(bts, &pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: 0x70, FN: 0})
+	p, r := sbaOf(t, bts)
+	prr, _ := hex.DecodeString("4016713dc094270ca2ae57ef909006aa0fc0001f80222b") // osmo-pcu RLCMACTest.cpp
+	e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIPDTCH, FN: r.fn, TRX: p.TRX, TS: p.TS, ARFCN: 871, Payload: prr, LqualCb: 100})
+	ms := bts.ms.byTLLI[tlli]
+	if !old.freed || ms.UL == nil || ms.DL != nil {
+		t.Fatalf("after the Packet Resource Request: old DL freed=%v, UL %v, DL %v", old.freed, ms.UL, ms.DL)
+	}
+	fn := r.fn
+	if _, m := scheduleOn(t, e, bts, p.TS, &fn); m == nil || m.Name() != "Packet Uplink Assignment" {
+		t.Fatalf("sent %v, want the Packet Uplink Assignment", m)
+	}
+	var poll uint32
+	for _, x := range p.resv {
+		if x.kind == resvPoll && x.reason == pollULAss {
+			poll = x.fn
+		}
+	}
+	var blk [rlcmac.MaxBlockLen]byte
+	n, err := rlcmac.EncodeUL(blk[:], &rlcmac.ULCtrlHeader{}, &rlcmac.PacketControlAck{TLLI: tlli, CtrlAck: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIPDTCH, FN: poll, TRX: p.TRX, TS: p.TS, ARFCN: 871, Payload: blk[:n]})
+	if ms.UL.state != TBFFlow || ms.DL == nil || ms.DL.ccch || ms.DL.assignOn != ms.UL || ms.DL.dlAss != ctlSend {
+		t.Fatalf("after the assignment's Control Ack: UL %s, DL %v: want a DL TBF assigned on the UL TBF's PACCH", ms.UL.state, ms.DL)
 	}
 }

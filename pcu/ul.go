@@ -450,6 +450,14 @@ func (e *Engine) ulTLLI(t *TBF, tlli uint32) {
 		if old.UL != nil && old.UL != t {
 			e.freeTBF(old.UL, true)
 		}
+		if dlPendingOnCCCH(old.DL) {
+			// a DL TBF still assigned on CCCH will not reach an MS that
+			// is on the PDCH now: it goes (its frames back to the
+			// queue) and is assigned again on PACCH once contention
+			// resolution is done (osmo-pcu tbf_ul_fsm.c, FIRST_UL_DATA_RECVD)
+			e.tbfLog.Info("first UL data while a DL TBF is pending on CCCH: freeing it", "tbf", old.DL.String())
+			e.freeTBF(old.DL, false)
+		}
 		// move the TBF to the known MS and drop the RACH one
 		ms.UL = nil
 		old.UL = t
@@ -461,6 +469,15 @@ func (e *Engine) ulTLLI(t *TBF, tlli uint32) {
 		return
 	}
 	bts.ms.setTLLI(ms, tlli)
+}
+
+// dlPendingOnCCCH reports whether dl is a DL TBF assigned on CCCH that
+// the MS never acknowledged: an MS that accesses again never got its
+// assignment. (osmo-pcu frees any DL TBF of the MS there; one the MS has
+// acknowledged, or that finishes, is left to its own timers here, so
+// frames it delivered are not sent twice.)
+func dlPendingOnCCCH(dl *TBF) bool {
+	return dl != nil && dl.ccch && !dl.everAcked && (dl.state == TBFAssign || dl.state == TBFFlow)
 }
 
 // encodePUAN builds the Packet Uplink Ack/Nack (TS 44.060 §11.2.28).
@@ -597,9 +614,13 @@ func (e *Engine) ulControl(bts *BTS, p *PDCH, d *pcuif.Data) {
 			r.tbf.dlAss.fire(ctlAck)
 			e.fire(r.tbf, evAssignAcked)
 		case pollULAss:
-			r.tbf.ulAss.fire(ctlAck)
-			r.tbf.assignOn = nil
-			e.fire(r.tbf, evAssignAcked)
+			t := r.tbf
+			t.ulAss.fire(ctlAck)
+			t.assignOn = nil
+			e.fire(t, evAssignAcked)
+			if t.ms.Queue.Len() > 0 && t.ms.DL == nil {
+				e.establishDL(bts, t.ms) // on the new UL TBF's PACCH
+			}
 		}
 	case *rlcmac.PacketDownlinkAckNack:
 		t := dlTBFByTFI(bts, p, m.DownlinkTFI)
@@ -747,8 +768,14 @@ func (e *Engine) resourceRequest(bts *BTS, p *PDCH, r resv, m *rlcmac.PacketReso
 			ms.MSClass, ms.EGPRSClass = int(g), int(eg)
 		}
 	}
+	// any old TBF of the MS goes: it is on the PDCH for a new one (a DL
+	// TBF is assigned again on PACCH once this one is acknowledged;
+	// osmo-pcu bts_rcv_resource_request)
 	if ms.UL != nil {
 		e.freeTBF(ms.UL, true)
+	}
+	if dlPendingOnCCCH(ms.DL) {
+		e.freeTBF(ms.DL, false)
 	}
 	t, err := e.allocULSlots(bts, ms, true)
 	if err != nil {

@@ -90,7 +90,9 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64, hop, poorUL bool) {
 		ms.EGPRSClass = 12
 		r.dlEGPRS(ms.TLLI, ms.IMSI, llcFrame(2, 600))
 		if loss > 0 {
-			for i := 3; i < 12; i++ {
+			// long enough for the link adaptation to step below the
+			// MCS family's middle, so units are resent split
+			for i := 3; i < 24; i++ {
 				r.dlEGPRS(ms.TLLI, ms.IMSI, llcFrame(i, 1500))
 			}
 		}
@@ -108,7 +110,7 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64, hop, poorUL bool) {
 	ctx := context.Background()
 	want := 1
 	if loss > 0 {
-		want = 10
+		want = 22
 	}
 	for s := 0; s < 4000 && (got < want || len(r.gb.frames(ms.TLLI)) < wantUL); s++ {
 		if err := r.cell.Step(ctx); err != nil {
