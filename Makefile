@@ -1,5 +1,5 @@
 # gopcu: the two commands of the README, and a few helpers.
-.PHONY: demo test build bench lab clean
+.PHONY: demo test build bench lab clean vty-ref deb
 
 # The main job: gopcu with its built-in emulators, no BTS/SGSN/root needed.
 demo:
@@ -12,6 +12,12 @@ test:
 
 build:
 	go build -o bin/ ./cmd/...
+
+# docs/vty-reference.md from `gopcu --vty-ref-mode expert --vty-ref-xml`
+# (cmd/gopcu TestVTYReferenceDocCurrent fails when it is stale).
+vty-ref:
+	go run ./cmd/gopcu --vty-ref-mode expert --vty-ref-xml 2>/dev/null | go run ./scripts/vtyrefmd > docs/vty-reference.md.tmp
+	mv docs/vty-reference.md.tmp docs/vty-reference.md
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...

@@ -42,6 +42,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "gopcu version %s\n", pcu.Version)
 		return 0
 	}
+	if s.VTYRefXML {
+		return writeVTYRef(s, stdout, stderr)
+	}
 	base := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions())) // outputs: applyLogTargets
 	logs := logx.New(base)
 	if s.LogLevel != "" {
