@@ -10,9 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
@@ -63,14 +61,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gopcu: %v\n", err)
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	signal.Ignore(syscall.SIGPIPE)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	d.handleSignals(ctx, cancel, os.Exit) // signals.go: SIGTERM/SIGINT, SIGHUP, SIGUSR1/2
 	if err := d.run(ctx); err != nil {
 		fmt.Fprintf(stderr, "gopcu: %v\n", err)
-		return 1
+		return exitFailure
 	}
-	return 0
+	return exitOK
 }
 
 // daemon wires the engine and its interfaces.
