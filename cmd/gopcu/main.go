@@ -115,6 +115,7 @@ func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout,
 	}
 	if s.MetricsAddr != "" {
 		w.prom = prom.New(ctrs)
+		w.gauges = newEngineGauges(w.prom.Registry())
 		ecfg.Observer = promObserver{w.prom}
 	}
 	eng := pcu.New(ecfg)
@@ -190,7 +191,11 @@ func (d *daemon) run(ctx context.Context) error {
 	if d.s.Console {
 		go d.console(ctx)
 	}
+	if err := sdNotify("READY=1\nSTATUS=VTY on " + ln.Addr().String()); err != nil {
+		logx.Notice(log, "sd_notify", "err", err)
+	}
 	err = d.eng.Run(ctx)
+	_ = sdNotify("STOPPING=1")
 	// Leave the counters in the log: operators and the lab test read them.
 	for _, g := range d.ctrs.Groups() {
 		for i, desc := range g.Descs {

@@ -116,36 +116,40 @@ func (d *daemon) snapshot() stateDump {
 	s := stateDump{HeapAlloc: ms.HeapAlloc, HeapSys: ms.HeapSys, Sys: ms.Sys, Goroutines: runtime.NumGoroutine()}
 	_ = d.eng.Call(func() {
 		for nr := 0; nr < 256; nr++ {
-			b := d.eng.BTS(uint8(nr))
-			if b == nil {
-				continue
+			if b := d.eng.BTS(uint8(nr)); b != nil {
+				s.BTS = append(s.BTS, btsTotals(d.eng, b))
 			}
-			bd := btsDump{Nr: b.Nr, Active: b.Active}
-			for t := range b.TRX {
-				for ts := range b.TRX[t].PDCH {
-					if b.TRX[t].PDCH[ts].Enabled {
-						bd.PDCHs++
-					}
-				}
-			}
-			for _, m := range d.eng.MSList(b.Nr) {
-				bd.MS++
-				if m.Queue != nil {
-					bd.LLCFrames += m.Queue.Len()
-					bd.LLCOctets += m.Queue.Octets()
-				}
-			}
-			for _, t := range d.eng.TBFs(b.Nr) {
-				if t.Dir() == pcu.DirUL {
-					bd.TBFsUL++
-				} else {
-					bd.TBFsDL++
-				}
-			}
-			s.BTS = append(s.BTS, bd)
 		}
 	})
 	return s
+}
+
+// btsTotals counts a BTS's enabled PDCHs, MSs, TBFs and queued LLC
+// frames (engine goroutine only).
+func btsTotals(e *pcu.Engine, b *pcu.BTS) btsDump {
+	bd := btsDump{Nr: b.Nr, Active: b.Active}
+	for t := range b.TRX {
+		for ts := range b.TRX[t].PDCH {
+			if b.TRX[t].PDCH[ts].Enabled {
+				bd.PDCHs++
+			}
+		}
+	}
+	for _, m := range e.MSList(b.Nr) {
+		bd.MS++
+		if m.Queue != nil {
+			bd.LLCFrames += m.Queue.Len()
+			bd.LLCOctets += m.Queue.Octets()
+		}
+	}
+	for _, t := range e.TBFs(b.Nr) {
+		if t.Dir() == pcu.DirUL {
+			bd.TBFsUL++
+		} else {
+			bd.TBFsDL++
+		}
+	}
+	return bd
 }
 
 // dumpState logs the snapshot at NOTICE in the PCU category.

@@ -76,10 +76,16 @@ func startBTS(t *testing.T, dir string) string {
 // port, and waits until its VTY answers.
 func startGopcu(t *testing.T, args ...string) *proc {
 	t.Helper()
+	return startGopcuEnv(t, nil, args...)
+}
+
+// startGopcuEnv is startGopcu with extra environment variables.
+func startGopcuEnv(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
 	port := freePort(t)
 	p := &proc{stderr: &syncBuf{}, done: make(chan struct{}), vty: fmt.Sprintf("127.0.0.1:%d", port)}
 	p.cmd = exec.Command(os.Args[0], append(args, "--vty-port", fmt.Sprint(port))...)
-	p.cmd.Env = append(os.Environ(), "GOPCU_TEST_MAIN=1")
+	p.cmd.Env = append(append(os.Environ(), "GOPCU_TEST_MAIN=1"), env...)
 	p.cmd.Stdout, p.cmd.Stderr = io.Discard, p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -291,5 +297,37 @@ func TestExitCodes(t *testing.T) {
 		if rc := run(c.args, io.Discard, io.Discard); rc != c.want {
 			t.Errorf("gopcu %s: exit code %d, want %d", strings.Join(c.args, " "), rc, c.want)
 		}
+	}
+}
+
+// TestSystemdNotify: with $NOTIFY_SOCKET set (systemd Type=notify), gopcu
+// sends READY=1 once its VTY listens and STOPPING=1 on SIGTERM.
+func TestSystemdNotify(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "notify")
+	sock, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sock.Close()
+	p := startGopcuEnv(t, []string{"NOTIFY_SOCKET=" + path}, "-c", logConfig(t, dir, filepath.Join(dir, "log")), "--pcu-sock", filepath.Join(dir, "no_bts"))
+	read := func() string {
+		sock.SetReadDeadline(time.Now().Add(10 * time.Second))
+		buf := make([]byte, 1024)
+		n, err := sock.Read(buf)
+		if err != nil {
+			t.Fatalf("notify socket: %v", err)
+		}
+		return string(buf[:n])
+	}
+	if got := read(); got != "READY=1\nSTATUS=VTY on "+p.vty {
+		t.Fatalf("first notification %q", got)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if got := read(); got != "STOPPING=1" {
+		t.Fatalf("second notification %q", got)
+	}
+	if rc := p.wait(t, 5*time.Second); rc != exitOK {
+		t.Fatalf("exit code %d", rc)
 	}
 }
