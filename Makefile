@@ -13,6 +13,10 @@ test:
 build:
 	go build -o bin/ ./cmd/...
 
+# The Debian package (dpkg-deb; packaging/build-deb.sh): dist/gopcu_*.deb.
+deb:
+	./packaging/build-deb.sh dist
+
 # docs/vty-reference.md from `gopcu --vty-ref-mode expert --vty-ref-xml`
 # (cmd/gopcu TestVTYReferenceDocCurrent fails when it is stale).
 vty-ref:
@@ -23,4 +27,4 @@ bench:
 	go test -run '^$$' -bench . -benchmem ./...
 
 clean:
-	rm -rf bin .cache
+	rm -rf bin .cache dist

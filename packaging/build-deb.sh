@@ -35,13 +35,15 @@ root="$stage/root"
 mkdir -p "$root/DEBIAN" "$root/usr/bin" "$root/lib/systemd/system" "$root/etc/osmocom" \
 	"$root/usr/share/doc/gopcu/examples"
 
-# Static binaries (CGO_ENABLED=0: no libc dependency), no build paths.
-ld='-s -w'
-go build -trimpath -ldflags "$ld" -o "$root/usr/bin/gopcu" ./cmd/gopcu
-for c in btsemu msemu demo tcplab; do
-	go build -trimpath -ldflags "$ld" -o "$root/usr/bin/gopcu-$c" "./cmd/$c"
+# Static binaries (CGO_ENABLED=0: no libc dependency), no build paths; one
+# go build for all of them, so that shared packages compile once.
+mkdir -p "$stage/bin"
+go build -trimpath -ldflags '-s -w' -o "$stage/bin/" ./cmd/gopcu ./cmd/btsemu ./cmd/msemu ./cmd/demo ./cmd/tcplab \
+	./tests/sgsnemu/cmd/sgsnemu
+install -m 0755 "$stage/bin/gopcu" "$root/usr/bin/gopcu"
+for c in btsemu msemu demo tcplab sgsnemu; do
+	install -m 0755 "$stage/bin/$c" "$root/usr/bin/gopcu-$c"
 done
-go build -trimpath -ldflags "$ld" -o "$root/usr/bin/gopcu-sgsnemu" ./tests/sgsnemu/cmd/sgsnemu
 
 upstream="$("$root/usr/bin/gopcu" -V | awk '{print $3}')"
 if [ -z "${VERSION:-}" ]; then
