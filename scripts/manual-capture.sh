@@ -49,7 +49,8 @@ vty "show version" "show bts statistics" "show bts pdch" "show tbf all" \
 	"show fsm-instances all" "show alarms" "show vty-attributes" "show startup-config" \
 	"show talloc-context application brief" >"$out/show.txt" 2>&1 || true
 tlli=$(grep -m1 -o 'MS TLLI=[0-9a-f]*' "$out/show.txt" | cut -d= -f2 || true)
-imsi=$(grep -m1 -o 'IMSI=[0-9]*' "$out/show.txt" | cut -d= -f2 || true)
+imsi=$(grep -m1 -o "IMSI=[0-9][0-9]*" "$out/show.txt" | cut -d= -f2 || true)
+imsi=${imsi:-901700000100000} # msemu's first IMSI (unknown to the PCU until the SGSN names it)
 vty "show ms tlli $tlli" "show ms imsi $imsi" "show tbf ccch" "show tbf pacch" \
 	"show ns nsei 101 stats" "show stats" "show asciidoc counters" "show online-help" >"$out/show2.txt" 2>&1 || true
 curl -s 127.0.0.1:9240/metrics >"$out/metrics.txt"
