@@ -74,7 +74,13 @@ sock="$tmp/pcu_bts"
 /usr/bin/gopcu-btsemu -path "$sock" >"$tmp/btsemu.log" 2>&1 &
 pids+=($!)
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-/usr/bin/gopcu -c /etc/osmocom/gopcu.cfg --pcu-sock "$sock" --vty-port "$port" >"$tmp/gopcu.log" 2>&1 &
+# Without any capability and with no_new_privs, as gopcu.service runs it
+# (CapabilityBoundingSet=, NoNewPrivileges=yes).
+nocaps=()
+if command -v setpriv >/dev/null; then
+	nocaps=(setpriv --no-new-privs --inh-caps=-all --ambient-caps=-all --bounding-set=-all)
+fi
+"${nocaps[@]}" /usr/bin/gopcu -c /etc/osmocom/gopcu.cfg --pcu-sock "$sock" --vty-port "$port" >"$tmp/gopcu.log" 2>&1 &
 gp=$!
 pids+=($gp)
 vty_out=""
@@ -100,7 +106,7 @@ PY
 	sleep 0.1
 done
 grep -q "TS4: PDCH enabled" <<<"$vty_out" || { echo "$vty_out"; cat "$tmp/gopcu.log"; fail "VTY: no enabled PDCH"; }
-echo "installed gopcu: VTY on port $port answers, $(grep -c 'PDCH enabled' <<<"$vty_out") PDCHs enabled"
+echo "installed gopcu${nocaps:+ (no capabilities)}: VTY on port $port answers, $(grep -c 'PDCH enabled' <<<"$vty_out") PDCHs enabled"
 for _ in $(seq 1 50); do
 	grep -q 'answered=[1-9]' "$tmp/btsemu.log" && break
 	sleep 0.1
