@@ -20,7 +20,9 @@ deb:
 # docs/vty-reference.md from `gopcu --vty-ref-mode expert --vty-ref-xml`
 # (cmd/gopcu TestVTYReferenceDocCurrent fails when it is stale).
 vty-ref:
-	go run ./cmd/gopcu --vty-ref-mode expert --vty-ref-xml 2>/dev/null | go run ./scripts/vtyrefmd > docs/vty-reference.md.tmp
+	go run ./cmd/gopcu --vty-ref-mode expert --vty-ref-xml > docs/vty-reference.xml.tmp
+	go run ./scripts/vtyrefmd < docs/vty-reference.xml.tmp > docs/vty-reference.md.tmp
+	rm docs/vty-reference.xml.tmp
 	mv docs/vty-reference.md.tmp docs/vty-reference.md
 
 bench:
