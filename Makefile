@@ -1,5 +1,5 @@
 # gopcu: the two commands of the README, and a few helpers.
-.PHONY: demo test build bench lab clean
+.PHONY: demo test build bench lab clean vty-ref deb
 
 # The main job: gopcu with its built-in emulators, no BTS/SGSN/root needed.
 demo:
@@ -13,8 +13,20 @@ test:
 build:
 	go build -o bin/ ./cmd/...
 
+# The Debian package (dpkg-deb; packaging/build-deb.sh): dist/gopcu_*.deb.
+deb:
+	./packaging/build-deb.sh dist
+
+# docs/vty-reference.md from `gopcu --vty-ref-mode expert --vty-ref-xml`
+# (cmd/gopcu TestVTYReferenceDocCurrent fails when it is stale).
+vty-ref:
+	go run ./cmd/gopcu --vty-ref-mode expert --vty-ref-xml > docs/vty-reference.xml.tmp
+	go run ./scripts/vtyrefmd < docs/vty-reference.xml.tmp > docs/vty-reference.md.tmp
+	rm docs/vty-reference.xml.tmp
+	mv docs/vty-reference.md.tmp docs/vty-reference.md
+
 bench:
 	go test -run '^$$' -bench . -benchmem ./...
 
 clean:
-	rm -rf bin .cache
+	rm -rf bin .cache dist

@@ -5,6 +5,7 @@
 #
 #   FUZZTIME   default time per fuzz target (default 10s; pcu/pcuif's 30s)
 #   SKIP_FUZZ=1  skip the fuzzing step
+#   SKIP_DEB=1   skip the Debian package step (build, install, run, purge)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin:$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin"
@@ -45,7 +46,13 @@ fi
 step "go test -race ./..."
 go test -race -count=1 -timeout 20m ./...
 
-# --- 4. fuzzers ------------------------------------------------------------------------------
+# --- 4. the Debian package: build; as root install, check, run, purge -------------------------
+if [ "${SKIP_DEB:-0}" != 1 ]; then
+	step "Debian package (packaging/test-deb.sh)"
+	./packaging/test-deb.sh
+fi
+
+# --- 5. fuzzers ------------------------------------------------------------------------------
 if [ "${SKIP_FUZZ:-0}" != 1 ]; then
 	step "fuzzing"
 	for f in $(grep -rl --include='*_test.go' '^func Fuzz' . | sort); do

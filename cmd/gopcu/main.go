@@ -10,9 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
@@ -42,6 +40,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "gopcu version %s\n", pcu.Version)
 		return 0
 	}
+	if s.VTYRefXML {
+		return writeVTYRef(s, stdout, stderr)
+	}
 	base := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions())) // outputs: applyLogTargets
 	logs := logx.New(base)
 	if s.LogLevel != "" {
@@ -60,14 +61,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gopcu: %v\n", err)
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	signal.Ignore(syscall.SIGPIPE)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	d.handleSignals(ctx, cancel, os.Exit) // signals.go: SIGTERM/SIGINT, SIGHUP, SIGUSR1/2
 	if err := d.run(ctx); err != nil {
 		fmt.Fprintf(stderr, "gopcu: %v\n", err)
-		return 1
+		return exitFailure
 	}
-	return 0
+	return exitOK
 }
 
 // daemon wires the engine and its interfaces.
@@ -114,6 +115,7 @@ func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout,
 	}
 	if s.MetricsAddr != "" {
 		w.prom = prom.New(ctrs)
+		w.gauges = newEngineGauges(w.prom.Registry())
 		ecfg.Observer = promObserver{w.prom}
 	}
 	eng := pcu.New(ecfg)
@@ -189,7 +191,11 @@ func (d *daemon) run(ctx context.Context) error {
 	if d.s.Console {
 		go d.console(ctx)
 	}
+	if err := sdNotify("READY=1\nSTATUS=VTY on " + ln.Addr().String()); err != nil {
+		logx.Notice(log, "sd_notify", "err", err)
+	}
 	err = d.eng.Run(ctx)
+	_ = sdNotify("STOPPING=1")
 	// Leave the counters in the log: operators and the lab test read them.
 	for _, g := range d.ctrs.Groups() {
 		for i, desc := range g.Descs {

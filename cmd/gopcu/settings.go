@@ -30,6 +30,8 @@ type settings struct {
 	LogLevel     string
 	MetricsAddr  string
 	PcapFile     string
+	VTYRefXML    bool   // --vty-ref-xml: print the XML VTY reference and exit
+	VTYRefMode   string // --vty-ref-mode: default, expert or hidden
 }
 
 func parseSettings(args []string, stderr io.Writer) (*settings, error) {
@@ -57,6 +59,8 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 	fs.String("log-level", "", "Initial level of all log categories (debug, info, notice, error, fatal)")
 	fs.String("metrics-addr", "", "Serve Prometheus metrics on this address (host:port, path /metrics); empty = off")
 	fs.String("pcap", "", "Write Gb (NS/BSSGP) and GSMTAP datagrams to this pcap file")
+	fs.String("vty-ref-mode", "default", "VTY reference generation mode (default, expert or hidden)")
+	fs.Bool("vty-ref-xml", false, "Generate the VTY reference XML output and exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -86,6 +90,8 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 	s.Help, _ = fs.GetBool("help")
 	s.Version, _ = fs.GetBool("version")
 	s.Console, _ = fs.GetBool("console")
+	s.VTYRefXML, _ = fs.GetBool("vty-ref-xml")
+	s.VTYRefMode, _ = fs.GetString("vty-ref-mode")
 	s.MCC, _ = fs.GetInt("mcc")
 	s.MNC, _ = fs.GetInt("mnc")
 	if fs.Changed("mcc") != fs.Changed("mnc") {

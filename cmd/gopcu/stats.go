@@ -22,6 +22,7 @@ type statsWiring struct {
 	reporters []*statsd.Reporter
 	key       string // the reporters' config when they were built
 	prom      *prom.Exporter
+	gauges    *engineGauges // with prom
 	promSrv   *prom.Server
 	capture   *capture.Capture
 }
@@ -93,6 +94,7 @@ func (w *statsWiring) tick(now time.Time) {
 	}
 	if w.prom != nil {
 		w.prom.SetItems(w.itemsNow())
+		w.gauges.update(w.d.eng)
 	}
 }
 

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/pcu"
+)
+
+// Exit codes, as osmo-pcu's where it has them (osmo-pcu src/pcu_main.cpp:
+// return 0 after the main loop, exit(1) for a broken -c file or a VTY that
+// cannot listen; libosmocore's option handling exit(2) for an unknown
+// --vty-ref-mode).
+const (
+	exitOK       = 0 // normal end: SIGTERM/SIGINT, -h, -V, --vty-ref-xml
+	exitFailure  = 1 // bad option, config file, VTY/metrics listen, log target
+	exitUsage    = 2 // unknown --vty-ref-mode
+	exitShutdown = 3 // SIGTERM/SIGINT, but the shutdown did not finish within shutdownGrace
+)
+
+// shutdownGrace bounds the clean shutdown after SIGTERM/SIGINT: engine
+// stop, Gb close, counters to the log, files flushed. Past it gopcu exits
+// with exitShutdown so that systemd's stop never waits for its own
+// TimeoutStopSec.
+var shutdownGrace = 5 * time.Second
+
+// handleSignals is the process's signal handling (osmo-pcu's sighandler):
+//
+//   - SIGTERM, SIGINT: cancel (clean shutdown, exit code 0). As osmo-pcu,
+//     the handlers then go back to the default action, so a second SIGTERM
+//     or SIGINT kills the process at once; and the shutdown is bounded by
+//     shutdownGrace.
+//   - SIGHUP: reopen the files of the `log file` targets (after logrotate
+//     moved them; libosmocore's log_targets_reopen). osmo-pcu ignores
+//     SIGHUP.
+//   - SIGUSR1, SIGUSR2: a state dump in the log (osmo-pcu prints its talloc
+//     report to stderr): memory use, goroutines, per BTS the PDCHs, MSs,
+//     TBFs and LLC queue totals.
+//
+// SIGPIPE is ignored. The handlers are installed when it returns; they
+// run until ctx ends.
+func (d *daemon) handleSignals(ctx context.Context, cancel context.CancelFunc, exit func(int)) {
+	ch := make(chan os.Signal, 4)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2)
+	signal.Ignore(syscall.SIGPIPE)
+	go d.signalLoop(ctx, ch, cancel, exit)
+}
+
+func (d *daemon) signalLoop(ctx context.Context, ch chan os.Signal, cancel context.CancelFunc, exit func(int)) {
+	defer signal.Stop(ch)
+	log := d.logs.Logger(logx.CatPCU)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case sig := <-ch:
+			switch sig {
+			case syscall.SIGTERM, syscall.SIGINT:
+				logx.Notice(log, "signal received, shutting down", "signal", sigName(sig))
+				signal.Reset(syscall.SIGTERM, syscall.SIGINT)
+				cancel()
+				go func() {
+					time.Sleep(shutdownGrace)
+					fmt.Fprintf(d.stderr, "gopcu: shutdown took longer than %v\n", shutdownGrace)
+					exit(exitShutdown)
+				}()
+				return
+			case syscall.SIGHUP:
+				if err := d.reopenLogs(); err != nil {
+					log.Error("SIGHUP: reopening log files", "err", err)
+				} else {
+					logx.Notice(log, "SIGHUP: log files reopened")
+				}
+			case syscall.SIGUSR1, syscall.SIGUSR2:
+				d.dumpState(sigName(sig))
+			}
+		}
+	}
+}
+
+// reopenLogs reopens the `log file` targets.
+func (d *daemon) reopenLogs() error {
+	if f, ok := d.base.(*logx.Fanout); ok {
+		return f.Reopen()
+	}
+	return nil
+}
+
+// stateDump is what SIGUSR1 writes: one line for the process, one per BTS.
+type stateDump struct {
+	HeapAlloc, HeapSys, Sys uint64
+	Goroutines              int
+	BTS                     []btsDump
+}
+
+type btsDump struct {
+	Nr                   uint8
+	Active               bool
+	PDCHs                int // enabled
+	MS                   int
+	TBFsUL, TBFsDL       int
+	LLCFrames, LLCOctets int
+}
+
+// snapshot collects the dump (the BTS part inside the engine goroutine;
+// not running: process part only).
+func (d *daemon) snapshot() stateDump {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	s := stateDump{HeapAlloc: ms.HeapAlloc, HeapSys: ms.HeapSys, Sys: ms.Sys, Goroutines: runtime.NumGoroutine()}
+	_ = d.eng.Call(func() {
+		for nr := 0; nr < 256; nr++ {
+			if b := d.eng.BTS(uint8(nr)); b != nil {
+				s.BTS = append(s.BTS, btsTotals(d.eng, b))
+			}
+		}
+	})
+	return s
+}
+
+// btsTotals counts a BTS's enabled PDCHs, MSs, TBFs and queued LLC
+// frames (engine goroutine only).
+func btsTotals(e *pcu.Engine, b *pcu.BTS) btsDump {
+	bd := btsDump{Nr: b.Nr, Active: b.Active}
+	for t := range b.TRX {
+		for ts := range b.TRX[t].PDCH {
+			if b.TRX[t].PDCH[ts].Enabled {
+				bd.PDCHs++
+			}
+		}
+	}
+	for _, m := range e.MSList(b.Nr) {
+		bd.MS++
+		if m.Queue != nil {
+			bd.LLCFrames += m.Queue.Len()
+			bd.LLCOctets += m.Queue.Octets()
+		}
+	}
+	for _, t := range e.TBFs(b.Nr) {
+		if t.Dir() == pcu.DirUL {
+			bd.TBFsUL++
+		} else {
+			bd.TBFsDL++
+		}
+	}
+	return bd
+}
+
+// dumpState logs the snapshot at NOTICE in the PCU category.
+func (d *daemon) dumpState(sig string) {
+	s := d.snapshot()
+	log := d.logs.Logger(logx.CatPCU)
+	logx.Notice(log, "state dump", "signal", sig, "heap_alloc", s.HeapAlloc, "heap_sys", s.HeapSys,
+		"sys", s.Sys, "goroutines", s.Goroutines, "bts", len(s.BTS))
+	for _, b := range s.BTS {
+		logx.Notice(log, "state dump", "bts", b.Nr, "active", b.Active, "pdch", b.PDCHs, "ms", b.MS,
+			"tbf_ul", b.TBFsUL, "tbf_dl", b.TBFsDL, "llc_frames", b.LLCFrames, "llc_octets", b.LLCOctets)
+	}
+}
+
+// sigName is the signal's SIGxxx name.
+func sigName(s os.Signal) string {
+	switch s {
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGUSR1:
+		return "SIGUSR1"
+	case syscall.SIGUSR2:
+		return "SIGUSR2"
+	}
+	return s.String()
+}

@@ -1,0 +1,333 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/tests/btsemu"
+)
+
+// TestMain lets the tests run the test binary as gopcu itself (a real
+// process that signals can be sent to): GOPCU_TEST_MAIN=1 runs main.
+func TestMain(m *testing.M) {
+	if os.Getenv("GOPCU_TEST_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// proc is a gopcu process started by startGopcu.
+type proc struct {
+	cmd    *exec.Cmd
+	stderr *syncBuf
+	done   chan struct{}
+	err    error
+	vty    string
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startBTS starts the BTS emulator with PDCHs on TS 4-7 and NS towards
+// unused loopback ports.
+func startBTS(t *testing.T, dir string) string {
+	t.Helper()
+	sock := filepath.Join(dir, "pcu_bts")
+	info := btsemu.DefaultInfo(pcuif.V12)
+	info.SetRemote(0, 101, uint16(freePort(t)), netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(freePort(t))))
+	bts, err := btsemu.Listen(btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(bts.Close)
+	return sock
+}
+
+// startGopcu runs this test binary as gopcu with args plus a free VTY
+// port, and waits until its VTY answers.
+func startGopcu(t *testing.T, args ...string) *proc {
+	t.Helper()
+	return startGopcuEnv(t, nil, args...)
+}
+
+// startGopcuEnv is startGopcu with extra environment variables.
+func startGopcuEnv(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
+	port := freePort(t)
+	p := &proc{stderr: &syncBuf{}, done: make(chan struct{}), vty: fmt.Sprintf("127.0.0.1:%d", port)}
+	p.cmd = exec.Command(os.Args[0], append(args, "--vty-port", fmt.Sprint(port))...)
+	p.cmd.Env = append(append(os.Environ(), "GOPCU_TEST_MAIN=1"), env...)
+	p.cmd.Stdout, p.cmd.Stderr = io.Discard, p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		c, err := net.Dial("tcp", p.vty)
+		if err == nil {
+			c.Close()
+			return p
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("gopcu ended: %v\n%s", p.err, p.stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("VTY %s never answered:\n%s", p.vty, p.stderr.String())
+		}
+	}
+}
+
+// wait waits up to d for the process to end and returns its exit code.
+func (p *proc) wait(t *testing.T, d time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(d):
+		t.Fatalf("gopcu still running after %v:\n%s", d, p.stderr.String())
+	}
+	if ee, ok := p.err.(*exec.ExitError); ok {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return ee.ExitCode()
+	}
+	if p.err != nil {
+		t.Fatal(p.err)
+	}
+	return 0
+}
+
+// pollFile waits until the file contains want.
+func pollFile(t *testing.T, path, want string) string {
+	t.Helper()
+	var got []byte
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		got, _ = os.ReadFile(path)
+		if bytes.Contains(got, []byte(want)) {
+			return string(got)
+		}
+	}
+	t.Fatalf("%s never contained %q:\n%s", path, want, got)
+	return ""
+}
+
+// logConfig is a config file with a `log file` target at NOTICE.
+func logConfig(t *testing.T, dir, logFile string) string {
+	t.Helper()
+	cfg := filepath.Join(dir, "gopcu.cfg")
+	text := fmt.Sprintf("log file %s\n logging filter all 1\n logging print file 0\n logging level set-all notice\n", logFile)
+	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// TestSignalTerminate: SIGTERM and SIGINT end gopcu cleanly (counters in
+// the log, exit code 0) within 5 s, while it serves the BTS emulator.
+func TestSignalTerminate(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sigName(sig), func(t *testing.T) {
+			dir := t.TempDir()
+			sock := startBTS(t, dir)
+			cfg := filepath.Join(dir, "empty.cfg")
+			os.WriteFile(cfg, nil, 0o644)
+			p := startGopcu(t, "-c", cfg, "--pcu-sock", sock)
+			for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.stderr.String(), "Gb started"); time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("no INFO_IND handled:\n%s", p.stderr.String())
+				}
+			}
+			start := time.Now()
+			p.cmd.Process.Signal(sig)
+			if rc := p.wait(t, 5*time.Second); rc != exitOK {
+				t.Fatalf("exit code %d, want 0:\n%s", rc, p.stderr.String())
+			}
+			t.Logf("%s: exit after %v", sigName(sig), time.Since(start))
+			for _, want := range []string{"signal received, shutting down", "signal=" + sigName(sig), "counter at exit", "name=rx:info_ind value=1"} {
+				if !strings.Contains(p.stderr.String(), want) {
+					t.Errorf("stderr lacks %q:\n%s", want, p.stderr.String())
+				}
+			}
+		})
+	}
+}
+
+// TestSignalHangupReopensLogs: after logrotate's rename, SIGHUP makes the
+// `log file` target write to a new file of the configured name.
+func TestSignalHangupReopensLogs(t *testing.T) {
+	dir := t.TempDir()
+	logFile := filepath.Join(dir, "gopcu.log")
+	p := startGopcu(t, "-c", logConfig(t, dir, logFile), "--pcu-sock", filepath.Join(dir, "no_bts"))
+	pollFile(t, logFile, "VTY listening")
+	if err := os.Rename(logFile, logFile+".1"); err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Process.Signal(syscall.SIGHUP)
+	got := pollFile(t, logFile, "SIGHUP: log files reopened")
+	if strings.Contains(got, "VTY listening") {
+		t.Fatalf("new file has the old lines:\n%s", got)
+	}
+	if old, _ := os.ReadFile(logFile + ".1"); strings.Contains(string(old), "reopened") {
+		t.Fatalf("rotated file got the new lines:\n%s", old)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if rc := p.wait(t, 5*time.Second); rc != exitOK {
+		t.Fatalf("exit code %d", rc)
+	}
+}
+
+// TestSignalUser1DumpsState: SIGUSR1 (and SIGUSR2, as osmo-pcu) write the
+// state dump to the log: process memory and, per BTS, the engine's
+// PDCHs, MSs, TBFs and LLC queue totals.
+func TestSignalUser1DumpsState(t *testing.T) {
+	dir := t.TempDir()
+	logFile := filepath.Join(dir, "gopcu.log")
+	sock := startBTS(t, dir)
+	p := startGopcu(t, "-c", logConfig(t, dir, logFile), "--pcu-sock", sock)
+	pollFile(t, logFile, "Gb started")
+	p.cmd.Process.Signal(syscall.SIGUSR1)
+	got := pollFile(t, logFile, "state dump bts=0")
+	for _, want := range []string{"state dump signal=SIGUSR1 heap_alloc=", " goroutines=", " bts=1\n",
+		"state dump bts=0 active=true pdch=4 ms=0 tbf_ul=0 tbf_dl=0 llc_frames=0 llc_octets=0\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("log lacks %q:\n%s", want, got)
+		}
+	}
+	p.cmd.Process.Signal(syscall.SIGUSR2)
+	pollFile(t, logFile, "state dump signal=SIGUSR2")
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if rc := p.wait(t, 5*time.Second); rc != exitOK {
+		t.Fatalf("exit code %d", rc)
+	}
+}
+
+// TestShutdownBounded: when the shutdown after SIGTERM hangs, gopcu exits
+// with exitShutdown after shutdownGrace; a second SIGTERM has the default
+// action again (osmo-pcu resets its handlers to SIG_DFL).
+func TestShutdownBounded(t *testing.T) {
+	old := shutdownGrace
+	shutdownGrace = 50 * time.Millisecond
+	defer func() { shutdownGrace = old }()
+	d := &daemon{logs: logx.Discard(), stderr: io.Discard}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := make(chan os.Signal, 1)
+	codes := make(chan int, 1)
+	ch <- syscall.SIGTERM // as signal.Notify delivers it
+	start := time.Now()
+	go d.signalLoop(ctx, ch, cancel, func(c int) { codes <- c })
+	select {
+	case <-ctx.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("SIGTERM did not cancel")
+	}
+	select {
+	case c := <-codes:
+		if c != exitShutdown || time.Since(start) < shutdownGrace {
+			t.Fatalf("exit(%d) after %v", c, time.Since(start))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no forced exit")
+	}
+}
+
+// TestExitCodes: osmo-pcu's exit codes where it has them.
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.cfg")
+	os.WriteFile(bad, []byte("pcu\n no-such-command\n"), 0o644)
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"-V"}, exitOK},
+		{[]string{"-h"}, exitOK},
+		{[]string{"--vty-ref-xml"}, exitOK},
+		{[]string{"--no-such-flag"}, exitFailure},
+		{[]string{"-c", bad}, exitFailure},
+		{[]string{"-c", filepath.Join(dir, "missing.cfg")}, exitFailure},
+		{[]string{"-c", filepath.Join(dir, "missing.cfg"), "-m", "1"}, exitFailure},
+		{[]string{"--pcu-sock", filepath.Join(dir, "s"), "--vty-port", fmt.Sprint(busy.Addr().(*net.TCPAddr).Port)}, exitFailure},
+		{[]string{"--vty-ref-mode", "x", "--vty-ref-xml"}, exitUsage},
+	} {
+		if rc := run(c.args, io.Discard, io.Discard); rc != c.want {
+			t.Errorf("gopcu %s: exit code %d, want %d", strings.Join(c.args, " "), rc, c.want)
+		}
+	}
+}
+
+// TestSystemdNotify: with $NOTIFY_SOCKET set (systemd Type=notify), gopcu
+// sends READY=1 once its VTY listens and STOPPING=1 on SIGTERM.
+func TestSystemdNotify(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "notify")
+	sock, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sock.Close()
+	p := startGopcuEnv(t, []string{"NOTIFY_SOCKET=" + path}, "-c", logConfig(t, dir, filepath.Join(dir, "log")), "--pcu-sock", filepath.Join(dir, "no_bts"))
+	read := func() string {
+		sock.SetReadDeadline(time.Now().Add(10 * time.Second))
+		buf := make([]byte, 1024)
+		n, err := sock.Read(buf)
+		if err != nil {
+			t.Fatalf("notify socket: %v", err)
+		}
+		return string(buf[:n])
+	}
+	if got := read(); got != "READY=1\nSTATUS=VTY on "+p.vty {
+		t.Fatalf("first notification %q", got)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if got := read(); got != "STOPPING=1" {
+		t.Fatalf("second notification %q", got)
+	}
+	if rc := p.wait(t, 5*time.Second); rc != exitOK {
+		t.Fatalf("exit code %d", rc)
+	}
+}
