@@ -120,6 +120,8 @@ type BTS struct {
 	msPresent ratectr.StatItem
 
 	multislotOff bool // `alloc-algorithm dynamic` fell back to A (alloc.go)
+
+	pch pchPages // PS pagings on PCH waiting for the MS (T3113, paging.go)
 }
 
 func newBTS(nr uint8, reg *ratectr.Registry) *BTS {

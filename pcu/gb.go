@@ -216,6 +216,11 @@ func (e *Engine) pagingPS(p *bssgp.PagingPS) {
 	if err != nil {
 		return
 	}
+	e.clockNow()
+	if bts.pchPending(imsi) { // T3113 runs: paged already (osmo-pcu gprs_bssgp_pcu.c)
+		bts.Ctr.Inc(CtrPCHRequestsAlready)
+		return
+	}
 	var pr rlcmac.PagingRequestType1
 	if p.HasTMSI {
 		// TS 24.008 §10.5.1.4: odd/even 0, type TMSI (4), filler 0xF
@@ -234,6 +239,7 @@ func (e *Engine) pagingPS(p *bssgp.PagingPS) {
 	}
 	e.sendPCH(bts, imsi, mac[:], msgIDNone, false)
 	bts.Ctr.Inc(CtrPCHRequests)
+	e.pchStart(bts, imsi, p.PTMSI, p.HasTMSI)
 }
 
 // flowControlMS sends FLOW-CONTROL-MS for every MS with a DL TBF (TS

@@ -1,6 +1,8 @@
 package pcu
 
 import (
+	"time"
+
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
@@ -162,4 +164,89 @@ func (e *Engine) onSuspReq(bts *BTS, m *pcuif.SuspReq) {
 	if err := e.gbl.gb.SendSuspend(m.TLLI, rai, e.gbNow()); err != nil {
 		e.gbLog.Error("cannot send SUSPEND", "tlli", m.TLLI, "err", err)
 	}
+}
+
+// maxPCHPages bounds the PS pagings on PCH a BTS remembers (the SGSN can
+// page any number of IMSIs): beyond it a page still goes out, untracked.
+const maxPCHPages = 4096
+
+// pchPage is a PS paging on PCH waiting for its MS: T3113 (TS 44.018
+// §3.3.2.1; osmo-pcu bts_pch_timer.c) runs per IMSI.
+type pchPage struct {
+	imsi     string
+	ptmsi    uint32
+	hasTMSI  bool
+	deadline time.Duration
+}
+
+// pchPages are the pending pagings of a BTS in start order, which is
+// deadline order (one T3113 for all); byIMSI holds the live ones' deadline.
+type pchPages struct {
+	q      []pchPage
+	byIMSI map[string]time.Duration
+}
+
+// pchPending reports whether imsi is being paged on PCH (T3113 running).
+func (b *BTS) pchPending(imsi string) bool {
+	_, ok := b.pch.byIMSI[imsi]
+	return ok
+}
+
+// pchStart starts T3113 for a paging of imsi sent on PCH.
+func (e *Engine) pchStart(b *BTS, imsi string, ptmsi uint32, hasTMSI bool) {
+	if b.pch.byIMSI == nil {
+		b.pch.byIMSI = map[string]time.Duration{}
+	}
+	if len(b.pch.byIMSI) >= maxPCHPages {
+		return
+	}
+	at := max(e.now+e.params.T3113, 1)
+	b.pch.q = append(b.pch.q, pchPage{imsi: imsi, ptmsi: ptmsi, hasTMSI: hasTMSI, deadline: at})
+	b.pch.byIMSI[imsi] = at
+	if e.nextDeadline == 0 || at < e.nextDeadline {
+		e.nextDeadline = at
+	}
+}
+
+// pchStop stops T3113 of the paging that reached ms (it is on a PDCH):
+// by its TLLI as the paging's P-TMSI, else by its IMSI (osmo-pcu
+// bts_pch_timer_stop).
+func (e *Engine) pchStop(b *BTS, ms *MS) {
+	if len(b.pch.byIMSI) == 0 {
+		return
+	}
+	for _, p := range b.pch.q {
+		if p.hasTMSI && p.ptmsi == ms.TLLI && b.pch.byIMSI[p.imsi] == p.deadline {
+			delete(b.pch.byIMSI, p.imsi)
+			return
+		}
+	}
+	delete(b.pch.byIMSI, ms.IMSI)
+}
+
+// expirePCH counts the pagings whose T3113 ran out (pch:requests:timeout)
+// and returns the next deadline (0: none).
+func (e *Engine) expirePCH(b *BTS) time.Duration {
+	q := b.pch.q
+	i := 0
+	for ; i < len(q); i++ {
+		p := &q[i]
+		d, live := b.pch.byIMSI[p.imsi]
+		if !live || d != p.deadline {
+			continue // stopped, or paged again later
+		}
+		if p.deadline > e.now {
+			break
+		}
+		delete(b.pch.byIMSI, p.imsi)
+		b.Ctr.Inc(CtrPCHRequestsTimedout)
+		e.log.Info("PCH paging timeout", "imsi", p.imsi)
+	}
+	n := copy(q, q[i:])
+	clear(q[n:])
+	b.pch.q = q[:n]
+	if n > 0 {
+		return q[0].deadline
+	}
+	return 0
 }

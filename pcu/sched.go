@@ -118,17 +118,20 @@ func (e *Engine) expirePDCH(bts *BTS, p *PDCH, fn uint32, margin int) {
 func (e *Engine) runTimers(bts *BTS) {
 	if e.nextDeadline != 0 && e.now >= e.nextDeadline {
 		e.nextDeadline = 0
+		earliest := func(next time.Duration) {
+			if next != 0 && (e.nextDeadline == 0 || next < e.nextDeadline) {
+				e.nextDeadline = next
+			}
+		}
 		for _, b := range e.bts { // (the deadline is engine-wide)
 			for i := 0; i < len(b.tbfs); i++ {
 				t := b.tbfs[i]
-				next := e.expireTimers(t)
-				if next != 0 && (e.nextDeadline == 0 || next < e.nextDeadline) {
-					e.nextDeadline = next
-				}
+				earliest(e.expireTimers(t))
 				if i < len(b.tbfs) && b.tbfs[i] != t {
 					i--
 				}
 			}
+			earliest(e.expirePCH(b))
 		}
 	}
 	for i := 0; i < len(bts.ms.all); i++ {

@@ -4,11 +4,15 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/pcu/config"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
+	"github.com/gopcu/gopcu/vty"
 )
 
 // fakeClock is a monotonic clock the test moves.
@@ -700,5 +704,77 @@ func TestTwoPhaseReassignsDLOnPACCH(t *testing.T) {
 	e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIPDTCH, FN: poll, TRX: p.TRX, TS: p.TS, ARFCN: 871, Payload: blk[:n]})
 	if ms.UL.state != TBFFlow || ms.DL == nil || ms.DL.ccch || ms.DL.assignOn != ms.UL || ms.DL.dlAss != ctlSend {
 		t.Fatalf("after the assignment's Control Ack: UL %s, DL %v: want a DL TBF assigned on the UL TBF's PACCH", ms.UL.state, ms.DL)
+	}
+}
+
+// TestT3113PCHPaging: a PS paging on PCH starts T3113 for its IMSI
+// (`timer T3113`). While it runs, another paging of the IMSI is counted
+// as pch:requests:already and not sent; its expiry counts
+// pch:requests:timeout; an MS that comes to the PDCH stops it (osmo-pcu
+// bts_pch_timer.c).
+func TestT3113PCHPaging(t *testing.T) {
+	clk := &fakeClock{}
+	e, bts := fsmEngine(t, clk, nil)
+	e.params.T3113 = 2 * time.Second
+	out := sentData(e)
+	page := func(imsi string) {
+		mi, err := bssgp.EncodeIMSI(imsi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.pagingPS(&bssgp.PagingPS{IMSI: mi})
+	}
+	ctr := func(i int) uint64 { return bts.Ctr.Value(i) }
+	page("001010000000111")
+	page("001010000000111")
+	if len(*out) != 1 || ctr(CtrPCHRequests) != 1 || ctr(CtrPCHRequestsAlready) != 1 {
+		t.Fatalf("two pagings within T3113: %d sent, requests %d, already %d", len(*out), ctr(CtrPCHRequests), ctr(CtrPCHRequestsAlready))
+	}
+	clk.t += 2100 * time.Millisecond
+	e.timersDue()
+	if ctr(CtrPCHRequestsTimedout) != 1 {
+		t.Fatalf("T3113 passed: timeout %d", ctr(CtrPCHRequestsTimedout))
+	}
+	page("001010000000111")
+	if len(*out) != 2 || ctr(CtrPCHRequests) != 2 {
+		t.Fatal("no paging after T3113")
+	}
+	// the MS answers: a one-phase access and its first block with its TLLI
+	m := e.newMS(bts, 0xc0f00001)
+	bts.ms.setIMSI(m, "001010000000111")
+	e.onRACH(bts, &pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: 0x78, FN: 0})
+	var ul *TBF
+	for _, x := range bts.tbfs {
+		if x.dir == DirUL {
+			ul = x
+		}
+	}
+	e.fireTimer(ul, evTimer, tmX2002)
+	unit := make([]byte, rlcmac.CS1.DataLen())
+	binary.BigEndian.PutUint32(unit, m.TLLI)
+	var blk [rlcmac.MaxBlockLen]byte
+	n, _ := rlcmac.EncodeGPRSUL(blk[:], rlcmac.CS1, &rlcmac.GPRSULHeader{CV: 15, TFI: ul.tfi, TI: true, E: true}, unit)
+	e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIPDTCH, FN: ulBlockFN(0), TS: uint8(lowestSlot(ul.slots)), ARFCN: 871, Payload: blk[:n]})
+	clk.t += 2100 * time.Millisecond
+	e.timersDue()
+	if ctr(CtrPCHRequestsTimedout) != 1 {
+		t.Fatalf("the paged MS came, yet T3113 expired (timeouts %d)", ctr(CtrPCHRequestsTimedout))
+	}
+}
+
+// TestTimersFromVTY: `timer T3113` and `timer T3172` reach the engine's
+// parameters.
+func TestTimersFromVTY(t *testing.T) {
+	v, cfg := config.New(Version)
+	s := v.NewSession(vty.ExecutorFunc(func(f func()) { f() }).Do)
+	defer s.Release()
+	s.Start()
+	for _, c := range []string{"enable", "configure terminal", "pcu", "timer T3113 9", "timer T3172 3000"} {
+		if out := string(s.Feed([]byte(c + "\r"))); strings.Contains(out, "%") {
+			t.Fatalf("%s: %s", c, out)
+		}
+	}
+	if p := ParamsFromConfig(cfg); p.T3113 != 9*time.Second || p.T3172 != 3*time.Second {
+		t.Fatalf("T3113 %v T3172 %v", p.T3113, p.T3172)
 	}
 }

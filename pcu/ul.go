@@ -441,6 +441,7 @@ func (e *Engine) reassemble(t *TBF, ub *ulBlock) {
 // one created by the RACH.
 func (e *Engine) ulTLLI(t *TBF, tlli uint32) {
 	t.tlliKnown = true
+	defer func() { e.pchStop(t.bts, t.ms) }() // a paged MS came: T3113 stops
 	ms := t.ms
 	if ms.TLLI == tlli {
 		return
