@@ -36,6 +36,7 @@ func (e *Engine) advance(bts *BTS, fn uint32) {
 	e.lastFN = fn
 	e.expireReservations(bts, fn)
 	e.runTimers(bts)
+	e.naccTick(bts)
 }
 
 func (e *Engine) expireReservations(bts *BTS, fn uint32) {
@@ -168,6 +169,8 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 		bts.Ctr.Inc(CtrDLAssTimeout)
 		t.sendPDA = true // repeat the assignment
 		t.pdaPolled = false
+	case pollCellChgContinue:
+		e.naccPollTimeout(t)
 	case pollDLAck:
 		t.pollOut = false
 		if t.state == TBFReleasing {
@@ -289,6 +292,9 @@ func (e *Engine) buildControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8,
 				return n
 			}
 		}
+	}
+	if n := e.naccControl(bts, trx, p, fn, usf, blk); n > 0 { // NACC (nacc_engine.go)
+		return n
 	}
 	for len(p.pages) > 0 { // paging last among control messages (osmo-pcu-facts §9.1)
 		if n := e.encodePaging(p, usf, blk); n > 0 {

@@ -594,6 +594,8 @@ func (e *Engine) ulControl(bts *BTS, p *PDCH, d *pcuif.Data) {
 			t.assignOn = nil
 			t.timer = tmNone
 			e.setState(t, TBFFlow)
+		case pollCellChgContinue:
+			e.naccControlAck(r.tbf, d.FN, p.TS)
 		}
 	case *rlcmac.PacketDownlinkAckNack:
 		t := dlTBFByTFI(bts, p, m.DownlinkTFI)
@@ -614,6 +616,8 @@ func (e *Engine) ulControl(bts *BTS, p *PDCH, d *pcuif.Data) {
 		e.chanReqInAck(bts, t, m.HasChanReq)
 	case *rlcmac.PacketResourceRequest:
 		e.resourceRequest(bts, p, r, m)
+	case *rlcmac.PacketCellChangeNotification:
+		e.naccNotification(bts, p, m)
 	default:
 		e.tbfLog.Debug("UL control message ignored", "msg", msg.Name())
 	}
