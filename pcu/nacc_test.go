@@ -27,7 +27,7 @@ func (f *fakeNACCEnv) neighRequest(k neighKey) error {
 	f.neighReq = append(f.neighReq, k)
 	return f.neighErr
 }
-func (f *fakeNACCEnv) localSI(c bssgp.CellID) (siInfo, bool) { s, ok := f.local[c]; return s, ok }
+func (f *fakeNACCEnv) localSI(c bssgp.CellID) (siInfo, bool)  { s, ok := f.local[c]; return s, ok }
 func (f *fakeNACCEnv) siLookup(c bssgp.CellID) (siInfo, bool) { s, ok := f.si[c]; return s, ok }
 func (f *fakeNACCEnv) rimRequest(c bssgp.CellID) error {
 	f.rimReq = append(f.rimReq, c)

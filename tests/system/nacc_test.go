@@ -291,7 +291,9 @@ func TestRIMServer(t *testing.T) {
 		}
 	}
 	r.run(t, 2, false, func() bool { return false })
-	geran := func(c bssgp.CellID) bssgp.RIMRoutingInfo { return bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingGERAN, Cell: c} }
+	geran := func(c bssgp.CellID) bssgp.RIMRoutingInfo {
+		return bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingGERAN, Cell: c}
+	}
 	ask := func(p *bssgp.RIM) []bssgp.PDU {
 		r.eng.Call(func() { r.eng.RIMReceived(p) })
 		return r.gb.take()
