@@ -3,9 +3,14 @@ package system
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/hex"
+	"io"
+	"net"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/pcu"
@@ -348,5 +353,99 @@ func TestRIMServer(t *testing.T) {
 	bad := rimReq(geran(serving), geran(other), bssgp.RIMAppSI3, &serving) // libosmogb cannot decode SI3 containers
 	if out := ask(bad); len(out) != 0 {
 		t.Fatalf("undecodable request answered: %#v", out)
+	}
+}
+
+// fakeBSCCtrl is osmo-bsc's neighbour resolution CTRL service (osmo-bsc
+// neighbor_ident_ctrl.c): IPA-framed "GET <id> neighbor_resolve_cgi_ps_from_lac_ci.<lac>.<ci>.<arfcn>.<bsic>",
+// answered with GET_REPLY ... <mcc>-<mnc>-<lac>-<rac>-<ci> or ERROR.
+func fakeBSCCtrl(t *testing.T) (addr string, port int, cmds chan string) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	cmds = make(chan string, 16)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		for {
+			var h [3]byte
+			if _, err := io.ReadFull(c, h[:]); err != nil {
+				return
+			}
+			b := make([]byte, binary.BigEndian.Uint16(h[:]))
+			if _, err := io.ReadFull(c, b); err != nil || h[2] != 0xee || b[0] != 0x04 {
+				return
+			}
+			cmd := string(b[1:])
+			cmds <- cmd
+			f := strings.Fields(cmd)
+			reply := "ERROR " + f[1] + " No target CGI PS found"
+			if len(f) == 3 && strings.HasSuffix(f[2], ".880.10") {
+				reply = "GET_REPLY " + f[1] + " " + f[2] + " 901-70-2-3-7000"
+			}
+			out := append([]byte{byte((len(reply) + 1) >> 8), byte(len(reply) + 1), 0xee, 0x04}, reply...)
+			if _, err := c.Write(out); err != nil {
+				return
+			}
+		}
+	}()
+	a := ln.Addr().(*net.TCPAddr)
+	return a.IP.String(), a.Port, cmds
+}
+
+// TestNACCOverCTRL: with osmo-pcu 1.1.0's `neighbor resolution ADDR PORT`
+// the target is resolved over the BSC's CTRL interface (no PCUIF
+// container), with osmo-pcu's command and id (ARFCN*100+BSIC); an ERROR
+// reply ends in the Continue.
+func TestNACCOverCTRL(t *testing.T) {
+	addr, port, cmds := fakeBSCCtrl(t)
+	p := bulkParams()
+	p.NACC.NeighCtrlAddr, p.NACC.NeighCtrlPort = addr, port
+	p.NACC.X1 = time.Hour // radio time runs faster than the CTRL goroutines here
+	r := &naccRig{radioRig: startRadio(t, pcuif.V12, p, 6)}
+	r.gb = &rimGb{fakeGb: r.radioRig.gb}
+	r.eng.Call(func() { r.eng.SetGb(r.gb) })
+	r.bts.OnContainer(func(c pcuif.Container) pcuif.Message {
+		t.Errorf("PCUIF container %+v despite `neighbor resolution`", c)
+		return nil
+	})
+	ms := ulMS(r, 0xc0000080)
+	r.run(t, 300, false, func() bool { return ms.ULActive() })
+	ms.SendCellChangeNotification(&rlcmac.PacketCellChangeNotification{ARFCN: 880, BSIC: 10})
+	// the CTRL answer comes from another goroutine: step in real time
+	deadline := time.Now().Add(5 * time.Second)
+	for len(ms.NACC.Continues) == 0 && time.Now().Before(deadline) {
+		r.run(t, 1, true, func() bool { return false })
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case c := <-cmds:
+		if c != "GET 88010 neighbor_resolve_cgi_ps_from_lac_ci.1.6969.880.10" {
+			t.Fatalf("CTRL command %q", c)
+		}
+	default:
+		t.Fatal("no CTRL command")
+	}
+	want := append(append(append([]byte(nil), naccSI1...), naccSI3...), naccSI13...)
+	if !bytes.Equal(ms.NACC.Data, want) || len(ms.NACC.Continues) != 1 {
+		t.Fatalf("NACC over CTRL: %+v", ms.NACC)
+	}
+	ms2 := ulMS(r, 0xc0000081)
+	r.run(t, 300, false, func() bool { return ms2.ULActive() })
+	ms2.SendCellChangeNotification(&rlcmac.PacketCellChangeNotification{ARFCN: 12, BSIC: 3})
+	for len(ms2.NACC.Continues) == 0 && time.Now().Before(deadline) {
+		r.run(t, 1, true, func() bool { return false })
+		time.Sleep(time.Millisecond)
+	}
+	if c := <-cmds; c != "GET 1203 neighbor_resolve_cgi_ps_from_lac_ci.1.6969.12.3" {
+		t.Fatalf("CTRL command %q", c)
+	}
+	if len(ms2.NACC.Continues) != 1 || len(ms2.NACC.Indexes) != 0 {
+		t.Fatalf("after CTRL ERROR: %+v", ms2.NACC)
 	}
 }
