@@ -111,8 +111,8 @@ func TestNACCViaRealSGSN(t *testing.T) {
 		}
 	}
 	// cell B's BTS broadcasts its SI
-	for _, si := range [][]byte{naccSI1, naccSI3, naccSI13} {
-		if err := b.bts.Send(&pcuif.Data{Kind: pcuif.TypeDataInd, SAPI: pcuif.SAPIBCCH, Payload: append([]byte{0x55, 0x06}, si...)}); err != nil {
+	for _, si := range bcchSI() {
+		if err := b.bts.Send(&pcuif.Data{Kind: pcuif.TypeDataInd, SAPI: pcuif.SAPIBCCH, Payload: si}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -289,8 +289,7 @@ func TestRIMServer(t *testing.T) {
 	r := startNACC(t, pcuif.V12)
 	serving := bssgp.CellID{RAI: bssgp.RAI{MCC: 901, MNC: 70, LAC: 1}, CI: 6969}
 	// the BTS's SI on BCCH: L2 pseudo length, PD, then the 21 octets
-	for _, si := range [][]byte{naccSI1, naccSI3, naccSI13} {
-		b := append([]byte{0x55, 0x06}, si...)
+	for _, b := range bcchSI() {
 		if err := r.bts.Send(&pcuif.Data{Kind: pcuif.TypeDataInd, SAPI: pcuif.SAPIBCCH, Payload: b}); err != nil {
 			t.Fatal(err)
 		}
