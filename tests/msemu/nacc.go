@@ -12,12 +12,14 @@ type NACC struct {
 	// Indexes are the CONTAINER_INDEX values in the order received.
 	Indexes []uint8
 	// HasID, ARFCN, BSIC: the target named by the first Neighbour Cell Data.
-	HasID       bool
-	ARFCN       uint16
-	BSIC        uint8
-	PSI         bool   // PD 001 (PSI) instead of 000 (SI)
-	Data        []byte // the containers' octets concatenated (CD_LENGTH honoured)
-	Complete    bool   // a container ended without CD_LENGTH 31
+	HasID    bool
+	ARFCN    uint16
+	BSIC     uint8
+	PSI      bool   // PD 001 (PSI) instead of 000 (SI)
+	Data     []byte // the containers' octets concatenated (CD_LENGTH honoured)
+	Complete bool   // a container ended without CD_LENGTH 31
+	// Blocks are the raw DL blocks of both messages, in order.
+	Blocks      [][]byte
 	Continues   []*rlcmac.PacketCellChangeContinue
 	ContinueFNs []uint32 // FN each Continue arrived in
 	// DropContinueAcks is how many polled Continues to leave unanswered
@@ -67,6 +69,7 @@ func (m *MS) naccDL(d pcuif.Data, h rlcmac.DLCtrlHeader, msg rlcmac.Message) boo
 			return true
 		}
 		n := &m.NACC
+		n.Blocks = append(n.Blocks, append([]byte(nil), d.Payload...))
 		n.Indexes = append(n.Indexes, x.ContainerIndex)
 		c := x.Container[:19]
 		if x.HasID {
@@ -99,6 +102,7 @@ func (m *MS) naccDL(d pcuif.Data, h rlcmac.DLCtrlHeader, msg rlcmac.Message) boo
 			return true
 		}
 		n := &m.NACC
+		n.Blocks = append(n.Blocks, append([]byte(nil), d.Payload...))
 		n.Continues = append(n.Continues, x)
 		n.ContinueFNs = append(n.ContinueFNs, d.FN)
 		if h.SP {
