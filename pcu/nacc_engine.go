@@ -3,6 +3,7 @@ package pcu
 import (
 	"errors"
 	"log/slog"
+	"net"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
@@ -23,6 +24,9 @@ type NACCParams struct {
 	// the PCU socket. Empty: PCUIF NEIGH_ADDR_REQ.
 	NeighCtrlAddr string
 	NeighCtrlPort int
+	// Dial, when set, opens the CTRL connection (tests use it to dial
+	// inside a network namespace); nil: net.Dialer.
+	Dial func(network, addr string) (net.Conn, error)
 }
 
 // DefaultNACCParams are osmo-pcu's defaults.
@@ -37,12 +41,18 @@ const pollCellChgContinue pollReason = 100
 // naccEngine is the engine's NACC state: caches, the per-MS state machines
 // and the CTRL client.
 type naccEngine struct {
-	neigh  neighCache
-	si     siCache
-	fsms   []*naccMS
-	ctrl   *neighCtrl
-	log    *slog.Logger
-	rimLog *slog.Logger
+	neigh   neighCache
+	si      siCache
+	fsms    []*naccMS
+	waiters []neighWaiter // ResolveNeighbour callers
+	ctrl    *neighCtrl
+	log     *slog.Logger
+	rimLog  *slog.Logger
+}
+
+type neighWaiter struct {
+	k    neighKey
+	done func(cgi bssgp.CellID, ok bool)
 }
 
 type naccMS struct {
@@ -77,7 +87,7 @@ func (v naccEnvE) neighRequest(k neighKey) error {
 			if n.ctrl != nil {
 				n.ctrl.close()
 			}
-			n.ctrl = newNeighCtrl(e, e.params.NACC.NeighCtrlAddr, e.params.NACC.NeighCtrlPort, n.log)
+			n.ctrl = newNeighCtrl(e, e.params.NACC.NeighCtrlAddr, e.params.NACC.NeighCtrlPort, e.params.NACC.Dial, n.log)
 		}
 		return n.ctrl.request(k)
 	}
@@ -358,4 +368,41 @@ func (e *Engine) naccResolved(k neighKey, cgi *bssgp.CellID) {
 		x.fsm.rxRACCI(k, cgi, e.now)
 	}
 	e.naccReap()
+	ws := n.waiters[:0]
+	for _, w := range n.waiters {
+		switch {
+		case w.k != k:
+			ws = append(ws, w)
+		case cgi != nil:
+			w.done(*cgi, true)
+		default:
+			w.done(bssgp.CellID{}, false)
+		}
+	}
+	n.waiters = ws
+}
+
+// ResolveNeighbour resolves (ARFCN, BSIC) seen from BTS btsNr to the
+// target's CGI-PS the way NACC does (neighbour cache, else the BSC over
+// the PCU socket or the CTRL interface); done is called in the engine
+// goroutine with the answer. Engine goroutine only.
+func (e *Engine) ResolveNeighbour(btsNr uint8, arfcn uint16, bsic uint8, done func(cgi bssgp.CellID, ok bool)) error {
+	bts := e.bts[btsNr]
+	if bts == nil || !bts.Active {
+		return errNoBTS
+	}
+	cgi := btsCGI(bts)
+	k := neighKey{cgi.RAI.LAC, cgi.CI, arfcn, bsic}
+	env := naccEnvE{e, bts}
+	if c, ok := env.neighLookup(k); ok {
+		done(c, true)
+		return nil
+	}
+	n := e.naccState()
+	n.waiters = append(n.waiters, neighWaiter{k, done})
+	if err := env.neighRequest(k); err != nil {
+		n.waiters = n.waiters[:len(n.waiters)-1]
+		return err
+	}
+	return nil
 }

@@ -43,18 +43,23 @@ type neighCtrl struct {
 	mu         sync.Mutex
 	pending    map[uint32]neighKey // CTRL id -> key (ids are arfcn*100+bsic)
 	dialTimout time.Duration
+	dial       func(network, addr string) (net.Conn, error)
 }
 
 // IPA framing (osmo ipaccess.h): 2-octet length, protocol 0xEE (Osmocom),
-// then the extension octet 0x04 (CTRL).
+// then the extension octet 0x00 (IPAC_PROTO_EXT_CTRL).
 const (
 	ipaProtoOsmo = 0xee
-	ipaExtCtrl   = 0x04
+	ipaExtCtrl   = 0x00
 )
 
-func newNeighCtrl(e *Engine, addr string, port int, log *slog.Logger) *neighCtrl {
+func newNeighCtrl(e *Engine, addr string, port int, dial func(network, addr string) (net.Conn, error), log *slog.Logger) *neighCtrl {
 	c := &neighCtrl{e: e, addr: addr, port: port, log: log, reqs: make(chan neighKey, 64), quit: make(chan struct{}),
-		pending: map[uint32]neighKey{}, dialTimout: time.Second}
+		pending: map[uint32]neighKey{}, dialTimout: time.Second, dial: dial}
+	if c.dial == nil {
+		d := net.Dialer{Timeout: c.dialTimout}
+		c.dial = d.Dial
+	}
 	go c.run()
 	return c
 }
@@ -103,8 +108,7 @@ func (c *neighCtrl) run() {
 			}
 		case k := <-c.reqs:
 			if conn == nil {
-				d := net.Dialer{Timeout: c.dialTimout}
-				nc, err := d.Dial("tcp", net.JoinHostPort(c.addr, strconv.Itoa(c.port)))
+				nc, err := c.dial("tcp", net.JoinHostPort(c.addr, strconv.Itoa(c.port)))
 				if err != nil {
 					c.log.Error("failed to establish CTRL (neighbor resolution) connection to BSC", "addr", c.addr, "port", c.port, "err", err)
 					c.fail(k)

@@ -377,7 +377,7 @@ func fakeBSCCtrl(t *testing.T) (addr string, port int, cmds chan string) {
 				return
 			}
 			b := make([]byte, binary.BigEndian.Uint16(h[:]))
-			if _, err := io.ReadFull(c, b); err != nil || h[2] != 0xee || b[0] != 0x04 {
+			if _, err := io.ReadFull(c, b); err != nil || h[2] != 0xee || b[0] != 0x00 {
 				return
 			}
 			cmd := string(b[1:])
@@ -387,7 +387,7 @@ func fakeBSCCtrl(t *testing.T) (addr string, port int, cmds chan string) {
 			if len(f) == 3 && strings.HasSuffix(f[2], ".880.10") {
 				reply = "GET_REPLY " + f[1] + " " + f[2] + " 901-70-2-3-7000"
 			}
-			out := append([]byte{byte((len(reply) + 1) >> 8), byte(len(reply) + 1), 0xee, 0x04}, reply...)
+			out := append([]byte{byte((len(reply) + 1) >> 8), byte(len(reply) + 1), 0xee, 0x00}, reply...)
 			if _, err := c.Write(out); err != nil {
 				return
 			}
