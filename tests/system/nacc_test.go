@@ -7,12 +7,16 @@ import (
 	"encoding/hex"
 	"io"
 	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
@@ -447,4 +451,118 @@ func TestNACCOverCTRL(t *testing.T) {
 	if len(ms2.NACC.Continues) != 1 || len(ms2.NACC.Indexes) != 0 {
 		t.Fatalf("after CTRL ERROR: %+v", ms2.NACC)
 	}
+}
+
+// TestGSMTAPSessionNACC: a NACC run tapped with GSMTAP (every category):
+// tshark decodes the Packet Cell Change Notification, the four Packet
+// Neighbour Cell Data, the Packet Cell Change Continue and its Packet
+// Control Ack without a malformed packet.
+func TestGSMTAPSessionNACC(t *testing.T) {
+	lc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: gsmtap.UDPPort})
+	if err != nil {
+		t.Skipf("GSMTAP port busy: %v", err)
+	}
+	defer lc.Close()
+	var mu sync.Mutex
+	var pkts [][]byte
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			n, err := lc.Read(buf)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			pkts = append(pkts, append([]byte(nil), buf[:n]...))
+			mu.Unlock()
+		}
+	}()
+	p := bulkParams()
+	p.GSMTAPHost, p.GSMTAPCategories = "127.0.0.1", 0xffffffff
+	r := &naccRig{radioRig: startRadio(t, pcuif.V12, p, 7)}
+	r.gb = &rimGb{fakeGb: r.radioRig.gb}
+	r.eng.Call(func() { r.eng.SetGb(r.gb) })
+	r.bts.OnContainer(func(c pcuif.Container) pcuif.Message {
+		req, _ := pcuif.ParseNeighAddrReq(c.Data)
+		cnf := pcuif.NeighAddrCnf{Req: req, MCC: 901, MNC: 70, LAC: 2, RAC: 3, CellID: 7000}
+		return &pcuif.Container{MsgType: pcuif.ContNeighAddrCnf, Data: cnf.Marshal()}
+	})
+	ms := ulMS(r, 0xc0000090)
+	r.run(t, 300, false, func() bool { return ms.ULActive() })
+	ms.SendCellChangeNotification(&rlcmac.PacketCellChangeNotification{ARFCN: 880, BSIC: 10, RXLevServing: 30})
+	r.run(t, 300, true, func() bool { return len(ms.NACC.Continues) > 0 })
+	r.run(t, 10, true, func() bool { return false })
+	if _, err := exec.LookPath("tshark"); err != nil {
+		t.Skip("tshark not installed")
+	}
+	var pcap bytes.Buffer
+	w, err := gsmtap.NewPcapWriter(&pcap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the last datagrams on loopback: wait until the Control Ack is there
+	sawAck := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, b := range pkts {
+			var h gsmtap.Header
+			if n, err := h.Unmarshal(b); err == nil && h.Uplink && h.SubType == gsmtap.ChannelPACCH {
+				if _, m, err := rlcmac.DecodeUL(b[n:]); err == nil {
+					if _, ok := m.(*rlcmac.PacketControlAck); ok {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(2 * time.Second); !sawAck() && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	mu.Lock()
+	for _, b := range pkts {
+		var h gsmtap.Header
+		n, err := h.Unmarshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.SubType != gsmtap.ChannelPACCH {
+			continue
+		}
+		if err := w.Write(time.Now(), &h, b[n:]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Unlock()
+	f := filepath.Join(t.TempDir(), "nacc.pcap")
+	if err := os.WriteFile(f, pcap.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("tshark", "-n", "-r", f, "-V").CombinedOutput()
+	if err != nil {
+		t.Fatalf("tshark: %v\n%s", err, out)
+	}
+	s := string(out)
+	for _, bad := range []string{"Malformed", "[Expert Info (Error"} {
+		if strings.Contains(s, bad) {
+			t.Fatalf("tshark reports %q", bad)
+		}
+	}
+	for w, n := range map[string]int{"RLC/MAC: PACKET_CELL_CHANGE_NOTIFICATION (12) (Uplink)": 1,
+		"RLC/MAC: PACKET_NEIGHBOUR_CELL_DATA (12) (Downlink)": 4, "RLC/MAC: PACKET_CELL_CHANGE_CONTINUE (11) (Downlink)": 1,
+		"RLC/MAC: PACKET_CONTROL_ACKNOWLEDGEMENT (1) (Uplink)": 1} {
+		if got := strings.Count(s, w); got != n {
+			t.Errorf("tshark shows %d × %q, want %d\n%s", got, w, n, grepLines(s, "RLC/MAC:"))
+		}
+	}
+}
+
+func grepLines(s, w string) string {
+	var l []string
+	for _, x := range strings.Split(s, "\n") {
+		if strings.Contains(x, w) {
+			l = append(l, x)
+		}
+	}
+	return strings.Join(l, "\n")
 }
