@@ -234,6 +234,15 @@ func (f *naccFSM) rxSI(cgi bssgp.CellID, si siInfo, now time.Duration) {
 	f.setState(naccTxNeighbourData, now)
 }
 
+// rxSIError: the SGSN or the target's BSS refused the request for cgi
+// (RAN-INFORMATION-ERROR, -APPLICATION-ERROR, or a RAN-INFORMATION with an
+// application error): the Continue without SI, not waiting for X2.
+func (f *naccFSM) rxSIError(cgi bssgp.CellID, now time.Duration) {
+	if f.waitingSI(cgi) {
+		f.setState(naccTxContinue, now)
+	}
+}
+
 // tick fires X1/X2.
 func (f *naccFSM) tick(now time.Duration) {
 	if f.timerOn && now >= f.deadline {

@@ -231,6 +231,14 @@ func TestNACCFailures(t *testing.T) {
 	f = newTestFSM(&fakeNACCEnv{neigh: map[neighKey]bssgp.CellID{naccKey1: naccTgt}, rimErr: errors.New("no Gb")})
 	f.rxNotification(pccnGSM, 0)
 	wantState(t, f, naccTxContinue)
+
+	// RAN-INFORMATION-ERROR from another cell: ignored; from the target: Continue
+	f = newTestFSM(&fakeNACCEnv{neigh: map[neighKey]bssgp.CellID{naccKey1: naccTgt}})
+	f.rxNotification(pccnGSM, 0)
+	f.rxSIError(naccTgt2, 0)
+	wantState(t, f, naccWaitSI)
+	f.rxSIError(naccTgt, 0)
+	wantState(t, f, naccTxContinue)
 }
 
 // TestNACCRetransmissions: a duplicate PCCN changes nothing, a new GSM

@@ -16,7 +16,10 @@ import (
 //     container does not decode gets no answer;
 //   - a RAN-INFORMATION for NACC fills the SI cache and wakes the NACC state
 //     machines waiting for that cell;
-//   - RAN-INFORMATION-ACK, -ERROR and -APPLICATION-ERROR are logged.
+//   - RAN-INFORMATION-ERROR and -APPLICATION-ERROR (and a RAN-INFORMATION
+//     with an application error) are logged and end the wait of the NACC
+//     state machines for that cell (osmo-pcu lets X2 expire);
+//     RAN-INFORMATION-ACK is logged.
 
 // RIMReceived hands a RIM PDU received on the signalling BVC to the engine.
 // Engine goroutine only.
@@ -55,6 +58,15 @@ func (e *Engine) rimRx(p *bssgp.RIM) {
 		e.rimRequest(bts, p, &c)
 	case bssgp.PDURANInformation:
 		e.rimInformation(p, &c)
+	case bssgp.PDURANInformationError, bssgp.PDURANInfoAppError:
+		cause := -1
+		if c.HasCause {
+			cause = int(c.Cause)
+		} else if len(c.AppError) > 0 {
+			cause = int(c.AppError[0])
+		}
+		log.Error("Rx RIM error", "pdu", p.PDUType.String(), "src", p.Src.String(), "cause", cause)
+		e.rimFailed(p.Src)
 	default:
 		log.Error("RIM PDU not handled by this application", "pdu", p.PDUType.String(), "src", p.Src.String())
 	}
@@ -164,6 +176,7 @@ func (e *Engine) rimInformation(p *bssgp.RIM, c *bssgp.RIMContainer) {
 			cause = int(c.AppError[0])
 		}
 		n.rimLog.Error("Rx RAN-INFO with an app error", "src", p.Src.String(), "nacc_cause", cause)
+		e.rimFailed(p.Src)
 		return
 	}
 	a, _ := bssgp.ParseNACCInfo(c.AppCont)
@@ -177,6 +190,19 @@ func (e *Engine) rimInformation(p *bssgp.RIM, c *bssgp.RIMContainer) {
 		if x.fsm.waitingSI(a.ReportingCell) {
 			x.fsm.rxSI(a.ReportingCell, si, e.now)
 		}
+	}
+	e.naccReap()
+}
+
+// rimFailed ends the wait of the NACC state machines asking for the SI of
+// the cell that refused (gopcu: at once; osmo-pcu only logs and lets X2
+// expire).
+func (e *Engine) rimFailed(src bssgp.RIMRoutingInfo) {
+	if src.Discr != bssgp.RIMRoutingGERAN || e.nacc == nil {
+		return
+	}
+	for _, x := range e.nacc.fsms {
+		x.fsm.rxSIError(src.Cell, e.now)
 	}
 	e.naccReap()
 }

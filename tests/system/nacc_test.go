@@ -566,3 +566,43 @@ func grepLines(s, w string) string {
 	}
 	return strings.Join(l, "\n")
 }
+
+// TestNACCRIMError: the SGSN answers the RAN-INFORMATION-REQUEST with
+// RAN-INFORMATION-ERROR (or the target with an application error): the MS
+// gets the Continue at once, without Neighbour Cell Data, not after X2.
+func TestNACCRIMError(t *testing.T) {
+	for _, appErr := range []bool{false, true} {
+		r := startNACC(t, pcuif.V12)
+		ms := ulMS(r, 0xc00000a0)
+		r.run(t, 300, false, func() bool { return ms.ULActive() })
+		ms.SendCellChangeNotification(&rlcmac.PacketCellChangeNotification{ARFCN: 880, BSIC: 10})
+		var req *bssgp.RIM
+		for i := 0; i < 100 && req == nil; i++ {
+			if reqs := r.run(t, 1, false, func() bool { return false }); len(reqs) > 0 {
+				req = reqs[0]
+			}
+		}
+		if req == nil {
+			t.Fatal("no RAN-INFORMATION-REQUEST")
+		}
+		var ans *bssgp.RIM
+		if appErr {
+			c := bssgp.RIMContainer{AppID: bssgp.RIMAppNACC, SeqNum: 1, HasSeqNum: true, ProtVer: 1, HasProtVer: true,
+				AppError: []byte{bssgp.NACCCauseUnspecified}}
+			c.SetPDUInd(bssgp.RIMInfoSingle, false)
+			ans = req.Mirror(bssgp.PDURANInfoAppError, bssgp.MarshalRIMContainer(bssgp.IERANInfoAppErrRIM, &c))
+		} else {
+			c := bssgp.RIMContainer{AppID: bssgp.RIMAppNACC, HasCause: true, Cause: bssgp.CauseUnknownDestination, ProtVer: 1,
+				HasProtVer: true, PDUInError: req.Container}
+			ans = req.Mirror(bssgp.PDURANInformationError, bssgp.MarshalRIMContainer(bssgp.IERANInfoErrorRIMCont, &c))
+		}
+		r.eng.Call(func() { r.eng.RIMReceived(ans) })
+		n := 0
+		for ; n < 100 && len(ms.NACC.Continues) == 0; n++ {
+			r.run(t, 1, false, func() bool { return false })
+		}
+		if len(ms.NACC.Continues) != 1 || len(ms.NACC.Indexes) != 0 || n > 10 {
+			t.Fatalf("app error %v: Continue after %d blocks: %+v", appErr, n, ms.NACC)
+		}
+	}
+}
