@@ -21,3 +21,8 @@ func (a EngineAdapter) ULUnitdata(bts uint8, tlli uint32, llc []byte) {
 func (a EngineAdapter) LLCDiscarded(bts uint8, tlli uint32, frames uint8, octets uint32) {
 	_ = a.Gb.SendLLCDiscarded(tlli, int(frames), int(octets), a.Now())
 }
+
+// SendSignalling sends a PDU on the signalling BVC (RIM, STATUS).
+func (a EngineAdapter) SendSignalling(p PDU) error {
+	return a.Gb.SendPDU(BVCISignalling, 0, p)
+}

@@ -50,7 +50,7 @@ type Handler interface {
 	FlowControl(now time.Duration) (p FlowParams, ok bool)
 	// Other delivers any other decoded PDU (SUSPEND-ACK/NACK, RESUME-ACK/NACK,
 	// FLUSH-LL, RA-CAPABILITY, RA-CAPABILITY-UPDATE-ACK, FLOW-CONTROL-*-ACK,
-	// STATUS, RIM PDUs as *Raw...), with the BVCI it came on.
+	// STATUS, RIM PDUs as *RIM, others as *Raw), with the BVCI it came on.
 	Other(bvci uint16, p PDU, now time.Duration)
 }
 
@@ -535,8 +535,18 @@ func (g *Gb) rxSignalling(t PDUType, sdu []byte, now time.Duration) {
 		if g.h != nil {
 			g.h.Other(BVCISignalling, p, now)
 		}
-	case PDUSGSNInvokeTrace, PDUOverload, PDURANInformation, PDURANInformationReq, PDURANInformationAck,
-		PDURANInformationError, PDURANInfoAppError:
+	case PDURANInformation, PDURANInformationReq, PDURANInformationAck, PDURANInformationError, PDURANInfoAppError:
+		// RIM PDUs (TS 48.018 §8c): routing checks and containers are the
+		// engine's (osmo-pcu handle_rim); undecodable -> STATUS (libosmogb).
+		p := &RIM{PDUType: t}
+		if err := Unmarshal(sdu, p); err != nil {
+			g.decodeErr(err, sdu)
+			return
+		}
+		if g.h != nil {
+			g.h.Other(BVCISignalling, p, now)
+		}
+	case PDUSGSNInvokeTrace, PDUOverload:
 		if g.h != nil {
 			g.h.Other(BVCISignalling, &Raw{PDUType: t, Body: sdu[1:]}, now)
 		}

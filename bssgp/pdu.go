@@ -77,7 +77,7 @@ func Unmarshal(b []byte, p PDU) error {
 }
 
 // NewPDU returns an empty PDU struct for type t, or a *Raw for PDU types this
-// package does not model (RIM, PFC, MBMS, PS handover, LCS...).
+// package does not model (PFC, MBMS, PS handover, LCS...).
 func NewPDU(t PDUType) PDU {
 	switch t {
 	case PDUDLUnitdata:
@@ -136,6 +136,8 @@ func NewPDU(t PDUType) PDU {
 		return new(LLCDiscarded)
 	case PDUStatus:
 		return new(Status)
+	case PDURANInformation, PDURANInformationReq, PDURANInformationAck, PDURANInformationError, PDURANInfoAppError:
+		return &RIM{PDUType: t}
 	}
 	return &Raw{PDUType: t}
 }

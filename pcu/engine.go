@@ -119,6 +119,8 @@ type Engine struct {
 	tap       *gsmtapTap
 	expired   []resv // scratch of expireReservations
 	fcTicks   int
+
+	nacc *naccEngine // NACC and RIM state (nacc_engine.go)
 }
 
 // New makes an engine; Run starts it.

@@ -202,6 +202,10 @@ func (e *Engine) flowParams(bts *BTS) bssgp.FlowParams {
 }
 
 func (h gbHandler) Other(bvci uint16, p bssgp.PDU, now time.Duration) {
+	if r, ok := p.(*bssgp.RIM); ok {
+		h.e.rimRx(r) // rim.go
+		return
+	}
 	h.e.gbLog.Debug("BSSGP PDU not handled by the engine", "bvci", bvci, "pdu", p.Type())
 }
 

@@ -444,4 +444,4 @@ func (e *Engine) onDataCnf2(bts *BTS, m *pcuif.DataCnf2) {
 	}
 }
 func (e *Engine) onAppInfoReq(bts *BTS, m *pcuif.AppInfoReq) {}
-func (e *Engine) onContainer(bts *BTS, m *pcuif.Container)   {}
+func (e *Engine) onContainer(bts *BTS, m *pcuif.Container)   { e.naccContainer(bts, m) }

@@ -42,6 +42,7 @@ type Params struct {
 	T3172                             time.Duration // `timer T3172`: Packet Access Reject wait indication (5 s)
 	X2001, X2002, X2030, X2031        time.Duration
 	N3101, N3103, N3105               int
+	NACC                              NACCParams // X1, X2, X10, X11, `neighbor resolution`
 
 	LLC llc.Config
 
@@ -74,6 +75,7 @@ func DefaultParams() Params {
 		T3195: 5 * time.Second, T3190: 5 * time.Second, T3113: 7 * time.Second, T3172: 5 * time.Second,
 		X2001: 2 * time.Second, X2002: 200 * time.Millisecond, X2030: 60 * time.Second, X2031: 2 * time.Second,
 		N3101: 10, N3103: 4, N3105: 8,
+		NACC:      DefaultNACCParams(),
 		LLC:       llc.DefaultConfig(),
 		GbDialect: "classic", FlowControlInterval: time.Second,
 	}

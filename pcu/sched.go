@@ -134,6 +134,7 @@ func (e *Engine) runTimers(bts *BTS) {
 			earliest(e.expirePCH(b))
 		}
 	}
+	e.naccTick(bts)
 	for i := 0; i < len(bts.ms.all); i++ {
 		m := bts.ms.all[i]
 		if m.Active() {
@@ -181,6 +182,8 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 		bts.Ctr.Inc(CtrRLCAssTimedout)
 		bts.Ctr.Inc(CtrDLAssTimeout)
 		t.dlAss.fire(ctlPollTimeout) // repeat the assignment
+	case pollCellChgContinue:
+		e.naccPollTimeout(t)
 	case pollDLAck:
 		t.pollOut = false
 		t.pollSoon = true // the poll was lost: the next block on the control TS asks again
@@ -283,6 +286,7 @@ const (
 	ctlKindULAss = iota // Packet Uplink Assignment or Packet Access Reject
 	ctlKindDLAss        // Packet Downlink Assignment
 	ctlKindULAck        // Packet Uplink Ack/Nack
+	ctlKindNACC         // Packet Neighbour Cell Data, Packet Cell Change Continue (nacc_engine.go)
 	ctlKinds
 )
 
@@ -318,6 +322,13 @@ func (e *Engine) buildControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8,
 		}
 	}
 	for i := 0; i < ctlKinds; i++ {
+		if (p.nextCtrl+i)%ctlKinds == ctlKindNACC {
+			if n := e.naccControl(bts, trx, p, fn, usf, blk); n > 0 {
+				p.nextCtrl = (p.nextCtrl + 1) % ctlKinds
+				return n
+			}
+			continue
+		}
 		x := cand[(p.nextCtrl+i)%ctlKinds].carrier
 		if x == nil {
 			continue

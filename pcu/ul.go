@@ -622,6 +622,8 @@ func (e *Engine) ulControl(bts *BTS, p *PDCH, d *pcuif.Data) {
 			if t.ms.Queue.Len() > 0 && t.ms.DL == nil {
 				e.establishDL(bts, t.ms) // on the new UL TBF's PACCH
 			}
+		case pollCellChgContinue:
+			e.naccControlAck(r.tbf, d.FN, p.TS)
 		}
 	case *rlcmac.PacketDownlinkAckNack:
 		t := dlTBFByTFI(bts, p, m.DownlinkTFI)
@@ -642,6 +644,8 @@ func (e *Engine) ulControl(bts *BTS, p *PDCH, d *pcuif.Data) {
 		e.chanReqInAck(bts, t, m.HasChanReq)
 	case *rlcmac.PacketResourceRequest:
 		e.resourceRequest(bts, p, r, m, d.LqualCb)
+	case *rlcmac.PacketCellChangeNotification:
+		e.naccNotification(bts, p, m)
 	default:
 		e.tbfLog.Debug("UL control message ignored", "msg", msg.Name())
 	}

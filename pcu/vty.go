@@ -91,6 +91,11 @@ func ParamsFromConfig(c *config.Config) Params {
 	set(&p.X2002, -2002)
 	set(&p.X2030, -2030)
 	set(&p.X2031, -2031)
+	set(&p.NACC.X1, -1)
+	set(&p.NACC.X2, -2)
+	set(&p.NACC.X10, -10)
+	set(&p.NACC.X11, -11)
+	p.NACC.NeighCtrlAddr, p.NACC.NeighCtrlPort = c.NeighCtrlAddr, c.NeighCtrlPort
 	return p
 }
 

@@ -437,20 +437,111 @@ func (m *PacketMeasurementReport) csn(c *Coder) {
 	c.Ext(&r99, "Release 99") // additions not decoded
 }
 
-// PacketCellChangeNotification (TS 44.060 §11.2.3a), GSM target cell.
+// Target cell kinds of a Packet Cell Change Notification (TS 44.060
+// §11.2.3a: "0" GSM, "10" 3G target cell, "110" the Rel-8 struct with an
+// optional GSM, 3G and/or E-UTRAN target, "1110" CSG target).
+const (
+	PCCNTargetGSM    uint8 = 0
+	PCCNTarget3G     uint8 = 1
+	PCCNTargetRel8   uint8 = 2
+	PCCNTargetCSG    uint8 = 3 // decoded as unsupported (osmo-pcu: not supported)
+	pccnTargetsKnown       = 3
+)
+
+// PCCN3GTarget is the 3G Target Cell struct of a PCCN (FDD and/or TDD).
+type PCCN3GTarget struct {
+	HasFDD, HasFDDBandwidth bool
+	FDDARFCN                uint16 // 14 bits
+	FDDBandwidth            uint8
+	ScramblingCode          uint16 // 9 bits
+	HasTDD, HasTDDBandwidth bool
+	TDDARFCN                uint16 // 14 bits
+	TDDBandwidth            uint8
+	CellParameter           uint8 // 7 bits
+	SyncCase                uint8
+	ReportingQuantity       uint8 // 6 bits
+}
+
+func (t *PCCN3GTarget) csn(c *Coder) {
+	if c.Opt(&t.HasFDD, "FDD Target Cell") {
+		c.U16(&t.FDDARFCN, 14, "FDD_ARFCN")
+		if c.Opt(&t.HasFDDBandwidth, "BANDWIDTH_FDD") {
+			c.U8(&t.FDDBandwidth, 3, "BANDWIDTH_FDD")
+		}
+		c.U16(&t.ScramblingCode, 9, "SCRAMBLING_CODE")
+	}
+	if c.Opt(&t.HasTDD, "TDD Target Cell") {
+		c.U16(&t.TDDARFCN, 14, "TDD_ARFCN")
+		if c.Opt(&t.HasTDDBandwidth, "BANDWIDTH_TDD") {
+			c.U8(&t.TDDBandwidth, 3, "BANDWIDTH_TDD")
+		}
+		c.U8(&t.CellParameter, 7, "CELL_PARAMETER")
+		c.U8(&t.SyncCase, 1, "Sync Case TSTD")
+	}
+	c.U8(&t.ReportingQuantity, 6, "REPORTING_QUANTITY")
+}
+
+// PCCNEUTRANTarget is the E-UTRAN Target Cell struct of a PCCN.
+type PCCNEUTRANTarget struct {
+	EARFCN            uint16
+	HasBandwidth      bool
+	Bandwidth         uint8
+	PCID              uint16 // Physical Layer Cell Identity, 9 bits
+	ReportingQuantity uint8
+}
+
+func (t *PCCNEUTRANTarget) csn(c *Coder) {
+	c.U16(&t.EARFCN, 16, "EARFCN")
+	if c.Opt(&t.HasBandwidth, "Measurement Bandwidth") {
+		c.U8(&t.Bandwidth, 3, "Measurement Bandwidth")
+	}
+	c.U16(&t.PCID, 9, "Physical Layer Cell Identity")
+	c.U8(&t.ReportingQuantity, 6, "REPORTING_QUANTITY")
+}
+
+// PCCNEUTRANMeas is one cell of the E-UTRAN CCN Measurement Report.
+type PCCNEUTRANMeas struct {
+	FreqIndex, ReportingQuantity uint8
+	CellID                       uint16
+}
+
+// PacketCellChangeNotification (TS 44.060 §11.2.3a). Target selects the
+// target cell struct: GSM (ARFCN, BSIC), 3G (UTRAN), or the Rel-8 struct
+// whose GSM part (HasGSM: ARFCN, BSIC), 3G part and E-UTRAN part are each
+// optional, plus an optional E-UTRAN CCN Measurement Report.
 type PacketCellChangeNotification struct {
 	ulMsg
-	GlobalTFI    GlobalTFI
-	ARFCN        uint16
-	BSIC         uint8
-	PSI3         bool // 1: PSI3_CHANGE_MARK follows, else BA_IND
-	BAInd        uint8
-	PSI3CM       uint8
-	PMOUsed      bool
-	PCCNSending  bool
-	RXLevServing uint8
-	NMeas        uint8
-	Meas         [7]NCMeasurement
+	GlobalTFI      GlobalTFI
+	Target         uint8
+	HasGSM         bool // Rel-8 struct: GSM target present
+	ARFCN          uint16
+	BSIC           uint8
+	Has3G          bool // Rel-8 struct: 3G target present (always for PCCNTarget3G)
+	UTRAN          PCCN3GTarget
+	HasEUTRAN      bool
+	EUTRAN         PCCNEUTRANTarget
+	HasEUTRANMeas  bool
+	EUTRAN3GBAUsed uint8
+	NEUTRANMeas    uint8 // 1..4
+	EUTRANMeas     [4]PCCNEUTRANMeas
+	PSI3           bool // 1: PSI3_CHANGE_MARK follows, else BA_IND
+	BAInd          uint8
+	PSI3CM         uint8
+	PMOUsed        bool
+	PCCNSending    bool
+	RXLevServing   uint8
+	NMeas          uint8
+	Meas           [7]NCMeasurement
+}
+
+// TargetGSM returns the GSM target cell (ARFCN, BSIC) if the notification
+// names one: the GSM struct, or the Rel-8 struct with its GSM part
+// (osmo-pcu nacc_fsm.c fill_neigh_key_from_bts_pkt_cell_chg_not).
+func (m *PacketCellChangeNotification) TargetGSM() (arfcn uint16, bsic uint8, ok bool) {
+	if m.Target == PCCNTargetGSM || m.Target == PCCNTargetRel8 && m.HasGSM {
+		return m.ARFCN, m.BSIC, true
+	}
+	return 0, 0, false
 }
 
 func (*PacketCellChangeNotification) MsgType() uint8 { return MTPacketCellChangeNotification }
@@ -458,9 +549,54 @@ func (*PacketCellChangeNotification) Name() string   { return "Packet Cell Chang
 
 func (m *PacketCellChangeNotification) csn(c *Coder) {
 	m.GlobalTFI.csn(c)
-	c.Fixed(0, 1, "Target Cell (GSM)")
-	c.U16(&m.ARFCN, 10, "ARFCN")
-	c.U8(&m.BSIC, 6, "BSIC")
+	// target cell choice: 0 | 10 | 110 | 1110
+	for i := uint8(0); i < pccnTargetsKnown; i++ {
+		one := m.Target > i
+		c.Bool(&one, "Target Cell choice")
+		if c.Err() != nil {
+			return
+		}
+		if !one {
+			m.Target = i
+			break
+		}
+		if i == pccnTargetsKnown-1 {
+			m.Target = PCCNTargetCSG
+			c.Fail(ErrUnsupported, "CSG target cell")
+			return
+		}
+	}
+	switch m.Target {
+	case PCCNTargetGSM:
+		c.U16(&m.ARFCN, 10, "ARFCN")
+		c.U8(&m.BSIC, 6, "BSIC")
+	case PCCNTarget3G:
+		m.Has3G = true
+		m.UTRAN.csn(c)
+	case PCCNTargetRel8:
+		if c.Opt(&m.HasGSM, "GSM target cell") {
+			c.U16(&m.ARFCN, 10, "ARFCN")
+			c.U8(&m.BSIC, 6, "BSIC")
+		}
+		if c.Opt(&m.Has3G, "3G target cell") {
+			m.UTRAN.csn(c)
+		}
+		if c.Opt(&m.HasEUTRAN, "E-UTRAN target cell") {
+			m.EUTRAN.csn(c)
+		}
+		if c.Opt(&m.HasEUTRANMeas, "E-UTRAN CCN Measurement Report") {
+			c.U8(&m.EUTRAN3GBAUsed, 1, "3G_BA_USED")
+			n := m.NEUTRANMeas - 1
+			c.U8(&n, 2, "N_E-UTRAN")
+			m.NEUTRANMeas = n + 1
+			for i := 0; i < int(m.NEUTRANMeas) && i < len(m.EUTRANMeas); i++ {
+				e := &m.EUTRANMeas[i]
+				c.U8(&e.FreqIndex, 3, "E-UTRAN_FREQUENCY_INDEX")
+				c.U16(&e.CellID, 9, "CELL IDENTITY")
+				c.U8(&e.ReportingQuantity, 6, "REPORTING_QUANTITY")
+			}
+		}
+	}
 	c.Bool(&m.PSI3, "BA_IND/PSI3_CHANGE_MARK")
 	if m.PSI3 {
 		c.U8(&m.PSI3CM, 2, "PSI3_CHANGE_MARK")

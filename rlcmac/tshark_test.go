@@ -130,6 +130,9 @@ func sampleMessages(t *testing.T) []oracleCase {
 		{"Neighbour Cell Data", gsmtap.ChannelPACCH, false, mustDL(t, DLCtrlHeader{USF: 7}, &PacketNeighbourCellData{GlobalTFI: GlobalTFI{TFI: 1}, ContainerIndex: 0, HasID: true, ARFCN: 880, BSIC: 10,
 			Container: [19]byte{0x21, 0x55, 0x06, 0x19}}),
 			[]string{"PACKET_NEIGHBOUR_CELL_DATA", "CONTAINER_INDEX: 0"}},
+		{"Neighbour Cell Data continued", gsmtap.ChannelPACCH, false, mustDL(t, DLCtrlHeader{USF: 7}, &PacketNeighbourCellData{GlobalTFI: GlobalTFI{Downlink: true, TFI: 1}, ContainerIndex: 2,
+			Container: [19]byte{0x1f, 0x19, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}}),
+			[]string{"PACKET_NEIGHBOUR_CELL_DATA", "CONTAINER_INDEX: 2", "PNCD_CONTAINER Choice: 0", "0001 1111 = CONTAINER:  (Count 0)"}},
 		{"Serving Cell Data", gsmtap.ChannelPACCH, false, mustDL(t, DLCtrlHeader{USF: 7}, &PacketServingCellData{GlobalTFI: GlobalTFI{TFI: 1}, ContainerIndex: 2}),
 			[]string{"PACKET_SERVING_CELL_DATA", "CONTAINER_INDEX: 2"}},
 		// Uplink.
@@ -155,6 +158,15 @@ func sampleMessages(t *testing.T) []oracleCase {
 			[]string{"PACKET_MEASUREMENT_REPORT", "RXLEV_SERVING_CELL: 40", "RXLEV_N: 20"}},
 		{"CCN", gsmtap.ChannelPACCH, true, mustUL(t, &PacketCellChangeNotification{GlobalTFI: GlobalTFI{TFI: 4}, ARFCN: 880, BSIC: 10, RXLevServing: 30}),
 			[]string{"PACKET_CELL_CHANGE_NOTIFICATION", "ARFCN: 880", "BSIC: 10"}},
+		{"CCN 3G", gsmtap.ChannelPACCH, true, mustUL(t, &PacketCellChangeNotification{GlobalTFI: GlobalTFI{Downlink: true, TFI: 2}, Target: PCCNTarget3G,
+			UTRAN: PCCN3GTarget{HasFDD: true, FDDARFCN: 10700, ScramblingCode: 300, ReportingQuantity: 40}, RXLevServing: 20}),
+			[]string{"PACKET_CELL_CHANGE_NOTIFICATION", "FDD_ARFCN: 10700", "SCRAMBLING_CODE: 300"}},
+		{"CCN E-UTRAN", gsmtap.ChannelPACCH, true, mustUL(t, &PacketCellChangeNotification{GlobalTFI: GlobalTFI{TFI: 3}, Target: PCCNTargetRel8,
+			HasEUTRAN: true, EUTRAN: PCCNEUTRANTarget{EARFCN: 6300, PCID: 101, ReportingQuantity: 33}, RXLevServing: 25}),
+			[]string{"PACKET_CELL_CHANGE_NOTIFICATION", "EARFCN: 6300"}},
+		{"CCN Rel-8 GSM", gsmtap.ChannelPACCH, true, mustUL(t, &PacketCellChangeNotification{GlobalTFI: GlobalTFI{TFI: 3}, Target: PCCNTargetRel8,
+			HasGSM: true, ARFCN: 871, BSIC: 63, RXLevServing: 25}),
+			[]string{"PACKET_CELL_CHANGE_NOTIFICATION", "ARFCN: 871", "BSIC: 63"}},
 	}
 }
 

@@ -100,6 +100,12 @@ type Config struct {
 	NSPriority       int  // gb socket-priority, -1 unset
 	Timers           vty.Tdefs
 	Queue            QueueExt // gopcu's queue extensions (hidden commands)
+
+	// `neighbor resolution A.B.C.D [<0-65535>]` (osmo-pcu 1.1.0, removed in
+	// 1.3.0): the BSC's neighbour resolution CTRL service; "" = unset
+	// (resolve over the PCU socket). The port defaults to 4248.
+	NeighCtrlAddr string
+	NeighCtrlPort int
 }
 
 // Timers returns osmo-pcu's PCU timer table with defaults (facts §4.10).
@@ -265,6 +271,9 @@ func (cfg *Config) Write(c *vty.Context) {
 	}
 	if cfg.NSPriority != -1 {
 		c.Printf(" gb socket-priority %d\n", cfg.NSPriority)
+	}
+	if cfg.NeighCtrlAddr != "" {
+		c.Printf(" neighbor resolution %s %d\n", cfg.NeighCtrlAddr, cfg.NeighCtrlPort)
 	}
 	cfg.Timers.Write(c, " timer ")
 }
@@ -552,6 +561,16 @@ func installPCU(n *vty.Node, cfg *Config) {
 	in("gb-dialect (classic|ip-sns)", func(c *vty.Context) error { cfg.NSDialectSNS = c.Args[0] == "ip-sns"; return nil }, nsReset)
 	in("gb ip-dscp <0-63>", arg(&cfg.NSIPDSCP), nsReset)
 	in("gb socket-priority <0-255>", arg(&cfg.NSPriority), nsReset)
+	in("neighbor resolution (A.B.C.D|X:X::X:X) [<0-65535>]", func(c *vty.Context) error {
+		c.Print("% Warning: The CTRL interface for Neighbor Address Resolution is now deprecated.Upgrade osmo-bsc and drop the " +
+			"'neighbor resolution (A.B.C.D|X:X::X:X) [<0-65535>]' VTY option in order to let osmo-pcu use the new resoluton " +
+			"method using the PCUIF over IPA multiplex, which will work out of the box without required configuration.\n")
+		cfg.NeighCtrlAddr, cfg.NeighCtrlPort = c.Args[0], 4248
+		if len(c.Args) > 1 {
+			cfg.NeighCtrlPort = atoi(c.Args[1])
+		}
+		return nil
+	})
 	in("timer [TNNNN] [(<0-2147483647>|default)]", func(c *vty.Context) error { return cfg.Timers.TimerCmd(c) }, imm)
 }
 

@@ -74,6 +74,7 @@ const everyCommand = `pcu
  gb-dialect ip-sns
  gb ip-dscp 46
  gb socket-priority 5
+ neighbor resolution 192.0.2.7 4249
  timer T3113 9
  timer X2031 500
 `

@@ -66,6 +66,7 @@ type BTS struct {
 	dataReqs []pcuif.Data // CCCH and unsolicited DATA_REQs
 	stats    Stats
 	onData   func(pcuif.Data)
+	onCont   func(pcuif.Container) pcuif.Message
 
 	fn uint32 // next block's first FN
 	wg sync.WaitGroup
@@ -131,6 +132,15 @@ func (b *BTS) Close() {
 func (b *BTS) OnDataReq(f func(pcuif.Data)) {
 	b.mu.Lock()
 	b.onData = f
+	b.mu.Unlock()
+}
+
+// OnContainer sets a function answering the PCU's CONTAINER messages
+// (NEIGH_ADDR_REQ, relayed to the BSC by a real BTS); a non-nil result is
+// sent back. It runs in the reader goroutine and must not call the BTS.
+func (b *BTS) OnContainer(f func(pcuif.Container) pcuif.Message) {
+	b.mu.Lock()
+	b.onCont = f
 	b.mu.Unlock()
 }
 
@@ -210,6 +220,12 @@ func (b *BTS) handle(msg []byte) pcuif.Message {
 		b.log.Error("PCU message not of the full union size", "type", m.Type(), "len", len(msg))
 	}
 	switch m := m.(type) {
+	case *pcuif.Container:
+		if b.onCont != nil {
+			c := *m
+			c.Data = append([]byte(nil), m.Data...)
+			return b.onCont(c)
+		}
 	case *pcuif.TxtInd:
 		b.txt = append(b.txt, m.Text)
 	case *pcuif.ActReq:

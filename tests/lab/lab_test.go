@@ -2,7 +2,9 @@ package lab
 
 import (
 	"bufio"
+	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/tests/netns"
 )
 
 // need skips unless the lab can run: root (network namespaces) and the
@@ -253,5 +257,76 @@ func TestRealSGSNAndRACH(t *testing.T) {
 	// T3168 (osmo-bsc's 2000 ms, not the 4000 ms default) and T3192.
 	if tm := l.vty(4240, "show bts-timer"); !strings.Contains(tm, "T3168 = 2000 ms") || !strings.Contains(tm, "T3192 = 1500 ms") {
 		t.Errorf("T3168/T3192 not from osmo-bsc's SI13:\n%s", tm)
+	}
+}
+
+// TestRealBSCNeighbourResolution: Debian's osmo-bsc 1.9 resolves the
+// neighbour its config names (ARFCN 880, BSIC 10 -> CGI-PS
+// 901-70-2-3-7000) for gopcu, both ways NACC uses: NEIGH_ADDR_REQ in a
+// PCUIF CONTAINER that osmo-bts-virtual relays to the BSC, and osmo-pcu
+// 1.1.0's CTRL command on the BSC's neighbour resolution port 4248. An
+// unknown neighbour fails both ways.
+func TestRealBSCNeighbourResolution(t *testing.T) {
+	need(t)
+	l := upWithoutPCU(t)
+	for _, ctrl := range []bool{false, true} {
+		name := "PCUIF"
+		if ctrl {
+			name = "CTRL"
+		}
+		t.Run(name, func(t *testing.T) {
+			p := pcu.DefaultParams()
+			if ctrl {
+				ns := &netns.NS{Name: l.netns}
+				p.NACC.NeighCtrlAddr, p.NACC.NeighCtrlPort = "127.0.0.1", 4248
+				p.NACC.Dial = func(network, addr string) (c net.Conn, err error) {
+					err = ns.Do(func() (err error) { c, err = net.Dial(network, addr); return })
+					return c, err
+				}
+			}
+			eng := pcu.New(pcu.Config{SocketPath: l.sock, Params: &p, MinBackoff: 100 * time.Millisecond})
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { eng.Run(ctx); close(done) }()
+			defer func() { cancel(); <-done }()
+			resolve := func(arfcn uint16, bsic uint8) (bssgp.CellID, bool) {
+				type res struct {
+					cgi bssgp.CellID
+					ok  bool
+				}
+				ch := make(chan res, 1)
+				deadline := time.Now().Add(20 * time.Second)
+				for {
+					var err error
+					eng.Call(func() {
+						err = eng.ResolveNeighbour(0, arfcn, bsic, func(c bssgp.CellID, ok bool) { ch <- res{c, ok} })
+					})
+					if err == nil {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("BTS never came up: %v", err)
+					}
+					time.Sleep(100 * time.Millisecond) // waiting for INFO_IND
+				}
+				select {
+				case r := <-ch:
+					return r.cgi, r.ok
+				case <-time.After(10 * time.Second):
+					t.Fatal("no answer from osmo-bsc within 10 s")
+				}
+				return bssgp.CellID{}, false
+			}
+			cgi, ok := resolve(880, 10)
+			want := bssgp.CellID{RAI: bssgp.RAI{MCC: 901, MNC: 70, LAC: 2, RAC: 3}, CI: 7000}
+			if !ok || !cgi.Equal(want) {
+				bl, _ := os.ReadFile(filepath.Join(l.run, "osmo-bsc.log"))
+				t.Fatalf("resolved %v (ok %v), want %v\nosmo-bsc.log:\n%s", cgi, ok, want, bl)
+			}
+			if _, ok := resolve(881, 11); ok {
+				t.Fatal("an unknown neighbour resolved")
+			}
+			t.Logf("osmo-bsc resolved ARFCN 880 BSIC 10 to %v over %s", cgi, name)
+		})
 	}
 }

@@ -222,6 +222,10 @@ type MS struct {
 	dl dlState
 	ul ulState
 
+	// NACC: Packet Cell Change Notification out, Neighbour Cell Data and
+	// Cell Change Continue in (nacc.go).
+	NACC NACC
+
 	// Statistics.
 	DLFrames, DLOctets, ULFrames, ULOctets int
 	Polls, Acks                            int
@@ -497,6 +501,9 @@ func (m *MS) segmentUL() {
 
 // ulTransmit sends one UL data block at fn on ts (our USF was seen).
 func (m *MS) ulTransmit(fn uint32, ts uint8) {
+	if m.naccTx(fn, ts) {
+		return
+	}
 	u := &m.ul
 	if !u.cvStarted && len(m.ulQueue) > 0 {
 		m.segmentUL() // TS 44.060 §9.3.1: data may join until the countdown starts
@@ -963,6 +970,7 @@ func (m *MS) dlControl(d pcuif.Data) {
 		}
 	default:
 		m.cell.Blocks.Control++
+		m.naccDL(d, h, msg)
 	}
 }
 

@@ -1,0 +1,408 @@
+package pcu
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/rlcmac"
+)
+
+// NACCParams are the NACC timers and the neighbour resolution settings
+// (osmo-pcu gprs_pcu.c T_defs, pcu_vty.c `neighbor resolution`).
+type NACCParams struct {
+	X1  time.Duration // [ARFCN+BSIC]->[RAC+CI] resolution timeout, 1000 ms
+	X2  time.Duration // RIM RAN-INFO response timeout, 1000 ms
+	X10 time.Duration // neighbour cache keep-time, 5 s
+	X11 time.Duration // SI cache keep-time, 5 s
+	// NeighCtrlAddr / NeighCtrlPort: `neighbor resolution A.B.C.D [PORT]`
+	// (osmo-pcu 1.1.0): resolve over the BSC's CTRL interface instead of
+	// the PCU socket. Empty: PCUIF NEIGH_ADDR_REQ.
+	NeighCtrlAddr string
+	NeighCtrlPort int
+	// Dial, when set, opens the CTRL connection (tests use it to dial
+	// inside a network namespace); nil: net.Dialer.
+	Dial func(network, addr string) (net.Conn, error)
+}
+
+// DefaultNACCParams are osmo-pcu's defaults.
+func DefaultNACCParams() NACCParams {
+	return NACCParams{X1: time.Second, X2: time.Second, X10: 5 * time.Second, X11: 5 * time.Second, NeighCtrlPort: 4248}
+}
+
+// pollCellChgContinue is the poll of a Packet Cell Change Continue (osmo-pcu
+// PDCH_ULC_POLL_CELL_CHG_CONTINUE); a value apart from the TBF polls.
+const pollCellChgContinue pollReason = 100
+
+// naccEngine is the engine's NACC state: caches, the per-MS state machines
+// and the CTRL client.
+type naccEngine struct {
+	neigh   neighCache
+	si      siCache
+	fsms    []*naccMS
+	waiters []neighWaiter // ResolveNeighbour callers
+	ctrl    *neighCtrl
+	log     *slog.Logger
+	rimLog  *slog.Logger
+}
+
+type neighWaiter struct {
+	k    neighKey
+	done func(cgi bssgp.CellID, ok bool)
+}
+
+type naccMS struct {
+	ms  *MS
+	fsm *naccFSM
+}
+
+func (e *Engine) naccState() *naccEngine {
+	if e.nacc == nil {
+		e.nacc = &naccEngine{log: e.cfg.Logs.Logger(logx.CatNACC), rimLog: e.cfg.Logs.Logger(logx.CatRIM)}
+	}
+	return e.nacc
+}
+
+// naccEnv adapts the engine to one MS's state machine.
+type naccEnvE struct {
+	e   *Engine
+	bts *BTS
+}
+
+func (v naccEnvE) neighLookup(k neighKey) (bssgp.CellID, bool) {
+	return v.e.naccState().neigh.lookup(k, v.e.now, v.e.params.NACC.X10)
+}
+
+var errNoBTS = errors.New("pcu: no BTS connection")
+
+func (v naccEnvE) neighRequest(k neighKey) error {
+	e := v.e
+	if e.params.NACC.NeighCtrlAddr != "" {
+		n := e.naccState()
+		if n.ctrl == nil || n.ctrl.addr != e.params.NACC.NeighCtrlAddr || n.ctrl.port != e.params.NACC.NeighCtrlPort {
+			if n.ctrl != nil {
+				n.ctrl.close()
+			}
+			n.ctrl = newNeighCtrl(e, e.params.NACC.NeighCtrlAddr, e.params.NACC.NeighCtrlPort, e.params.NACC.Dial, n.log)
+		}
+		return n.ctrl.request(k)
+	}
+	if !e.Connected() || e.link == nil {
+		return errNoBTS
+	}
+	c := &pcuif.Container{MsgType: pcuif.ContNeighAddrReq,
+		Data: pcuif.NeighAddrReq{LocalLAC: k.LocalLAC, LocalCI: k.LocalCI, TgtARFCN: k.ARFCN, TgtBSIC: k.BSIC}.Marshal()}
+	c.BTSNr = v.bts.Nr
+	e.send(c, e.ver)
+	return nil
+}
+
+func (v naccEnvE) localSI(cgi bssgp.CellID) (siInfo, bool) {
+	for _, b := range v.e.bts {
+		if b == v.bts || !b.Active || !btsCGI(b).Equal(cgi) {
+			continue
+		}
+		return btsSI(b), true
+	}
+	return siInfo{}, false
+}
+
+func (v naccEnvE) siLookup(cgi bssgp.CellID) (siInfo, bool) {
+	return v.e.naccState().si.lookup(cgi, v.e.now, v.e.params.NACC.X11)
+}
+
+func (v naccEnvE) rimRequest(cgi bssgp.CellID) error {
+	c := bssgp.RIMContainer{AppID: bssgp.RIMAppNACC, SeqNum: 1, HasSeqNum: true, ProtVer: 1, HasProtVer: true,
+		AppCont: bssgp.MarshalNACCRequest(cgi)}
+	c.SetPDUInd(bssgp.RIMReqSingle, false)
+	p := &bssgp.RIM{PDUType: bssgp.PDURANInformationReq,
+		Dest:      bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingGERAN, Cell: cgi},
+		Src:       bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingGERAN, Cell: btsCGI(v.bts)},
+		Container: bssgp.MarshalRIMContainer(bssgp.IERANInfoReqRIMCont, &c)}
+	return v.e.sendSignalling(p)
+}
+
+func (v naccEnvE) timeouts() (time.Duration, time.Duration) {
+	return v.e.params.NACC.X1, v.e.params.NACC.X2
+}
+
+// btsCGI is the CGI-PS of a BTS from its INFO_IND (osmo-pcu bts->cgi_ps).
+func btsCGI(b *BTS) bssgp.CellID {
+	ii := &b.Info
+	return bssgp.CellID{RAI: bssgp.RAI{MCC: ii.MCC, MNC: ii.MNC, MNC3Digits: ii.MNC3Digits, LAC: ii.LAC, RAC: uint8(ii.RAC)}, CI: ii.CellID}
+}
+
+// btsSI is SI1, SI3 and SI13 of a BTS as RIM and NACC carry them: 21
+// octets each without the L2 pseudo length and protocol discriminator,
+// only those the BTS has sent (osmo-pcu bts_fill_si_cache_value).
+func btsSI(b *BTS) siInfo {
+	var si siInfo
+	for _, i := range []int{0, 2, 3} {
+		if len(b.SI[i]) == 23 {
+			si.buf = append(si.buf, b.SI[i][2:23]...)
+		}
+	}
+	return si
+}
+
+// signallingSender is the part of the Gb adapter NACC uses.
+type signallingSender interface {
+	SendSignalling(p bssgp.PDU) error
+}
+
+var errNoGb = errors.New("pcu: no Gb")
+
+func (e *Engine) sendSignalling(p bssgp.PDU) error {
+	s, ok := e.gb.(signallingSender)
+	if !ok {
+		return errNoGb
+	}
+	return s.SendSignalling(p)
+}
+
+// naccOf returns the NACC state machine of m (nil: none).
+func (n *naccEngine) naccOf(m *MS) *naccFSM {
+	for _, x := range n.fsms {
+		if x.ms == m {
+			return x.fsm
+		}
+	}
+	return nil
+}
+
+// naccNotification handles a Packet Cell Change Notification received on
+// p (osmo-pcu pdch.cpp rcv_cell_change_notification): the MS is found by
+// its TBF's TFI, its NACC state machine is created or fed.
+func (e *Engine) naccNotification(bts *BTS, p *PDCH, m *rlcmac.PacketCellChangeNotification) {
+	bts.Ctr.Inc(CtrPktCellChgNotification)
+	n := e.naccState()
+	var t *TBF
+	for _, x := range bts.tbfs {
+		if x.attached && !x.freed && x.trx == p.TRX && x.tfi == m.GlobalTFI.TFI && (x.dir == DirDL) == m.GlobalTFI.Downlink {
+			t = x
+			break
+		}
+	}
+	if t == nil {
+		logx.Notice(n.log, "Packet Cell Change Notification for no TBF", "downlink", m.GlobalTFI.Downlink, "tfi", m.GlobalTFI.TFI)
+		return
+	}
+	f := n.naccOf(t.ms)
+	if f == nil {
+		cgi := btsCGI(bts)
+		f = newNACCFSM(naccEnvE{e, bts}, cgi.RAI.LAC, cgi.CI, n.log.With("ms", t.ms.String()))
+		n.fsms = append(n.fsms, &naccMS{t.ms, f})
+	}
+	f.rxNotification(m, e.now)
+	e.naccReap()
+}
+
+// naccReap drops finished state machines and those of freed MSs.
+func (e *Engine) naccReap() {
+	n := e.nacc
+	if n == nil {
+		return
+	}
+	out := n.fsms[:0]
+	for _, x := range n.fsms {
+		if x.fsm.state == naccDone || !msAlive(x.ms) {
+			continue
+		}
+		out = append(out, x)
+	}
+	for i := len(out); i < len(n.fsms); i++ {
+		n.fsms[i] = nil
+	}
+	n.fsms = out
+}
+
+func msAlive(m *MS) bool {
+	for _, x := range m.bts.ms.all {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// naccTick runs the NACC timers (X1, X2) and the cache keep-times on radio
+// time. Called on every advance of the frame clock.
+func (e *Engine) naccTick(bts *BTS) {
+	n := e.nacc
+	if n == nil || len(n.fsms) == 0 && len(n.neigh.m) == 0 && len(n.si.m) == 0 {
+		return
+	}
+	for _, x := range n.fsms {
+		x.fsm.tick(e.now)
+	}
+	n.neigh.expire(e.now, e.params.NACC.X10)
+	n.si.expire(e.now, e.params.NACC.X11)
+	e.naccReap()
+}
+
+// naccTBF is the TBF of m whose control TS is p, to address NACC messages
+// to (osmo-pcu get_ctrl_msg_tbf_candidates: a DL TBF wins over an UL TBF).
+func naccTBF(m *MS, trx uint8, p *PDCH) *TBF {
+	for _, t := range []*TBF{m.DL, m.UL} {
+		if t != nil && t.attached && !t.freed && t.trx == trx && t.ctrlTS == p.TS {
+			return t
+		}
+	}
+	return nil
+}
+
+// naccControl builds a pending NACC control message for this PDCH: Packet
+// Neighbour Cell Data or Packet Cell Change Continue (with a poll). It
+// returns the block length, 0 if none.
+func (e *Engine) naccControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8, blk []byte) int {
+	n := e.nacc
+	if n == nil || len(n.fsms) == 0 {
+		return 0
+	}
+	for _, x := range n.fsms {
+		f := x.fsm
+		if !f.rts() || x.ms.bts != bts {
+			continue
+		}
+		t := naccTBF(x.ms, trx.Nr, p)
+		if t == nil {
+			continue
+		}
+		tfi := rlcmac.GlobalTFI{Downlink: t.dir == DirDL, TFI: t.tfi}
+		switch f.state {
+		case naccTxNeighbourData:
+			h := rlcmac.DLCtrlHeader{USF: usf}
+			nb := e.encodeCtrl(blk, &h, f.neighbourData(tfi, e.now))
+			if nb == 0 {
+				f.terminated = true
+				f.setState(naccDone, e.now)
+				e.naccReap()
+				return 0
+			}
+			bts.Ctr.Inc(CtrPktNeighCellData)
+			t.ms.Ctr.Inc(MSCtrDLCtrlMsgSched)
+			e.naccReap()
+			return nb
+		case naccTxContinue:
+			rrbp, ok := p.pollRRBP(fn, t, pollCellChgContinue)
+			if !ok {
+				n.log.Error("failed registering poll for Packet Cell Change Continue", "ms", x.ms.String())
+				continue
+			}
+			h := rlcmac.DLCtrlHeader{RRBP: rrbp, SP: true, USF: usf}
+			nb := e.encodeCtrl(blk, &h, f.cellChangeContinue(tfi))
+			if nb == 0 {
+				p.dropReservations(t)
+				continue
+			}
+			bts.Ctr.Inc(CtrPktCellChgContinue)
+			t.ms.Ctr.Inc(MSCtrDLCtrlMsgSched)
+			f.continueSent(rrbpFN(fn, rrbp), p.TS, e.now)
+			n.log.Debug("scheduled Packet Cell Change Continue polling on PACCH", "fn", rrbpFN(fn, rrbp), "ts", p.TS)
+			return nb
+		}
+	}
+	return 0
+}
+
+// naccControlAck: a Packet Control Ack answered a Continue's poll (osmo-pcu
+// pdch.cpp rcv_control_ack, PDCH_ULC_POLL_CELL_CHG_CONTINUE).
+func (e *Engine) naccControlAck(t *TBF, fn uint32, ts uint8) {
+	var f *naccFSM
+	if e.nacc != nil {
+		f = e.nacc.naccOf(t.ms)
+	}
+	if f == nil || !f.expectsAck(fn, ts) {
+		logx.Notice(e.naccState().log, "POLL_CELL_CHG_CONTINUE not expected", "fn", fn, "ts", ts)
+		return
+	}
+	f.rxControlAck(e.now)
+	e.naccReap()
+}
+
+// naccPollTimeout: the Continue's poll stayed unanswered; send it again.
+func (e *Engine) naccPollTimeout(t *TBF) {
+	if e.nacc == nil {
+		return
+	}
+	if f := e.nacc.naccOf(t.ms); f != nil {
+		f.continueTimeout(e.now)
+	}
+}
+
+// naccContainer handles a PCUIF CONTAINER from the BSC: NEIGH_ADDR_CNF
+// (osmo-pcu pcu_l1_if.cpp pcu_rx_neigh_addr_cnf).
+func (e *Engine) naccContainer(bts *BTS, m *pcuif.Container) {
+	n := e.naccState()
+	if m.MsgType != pcuif.ContNeighAddrCnf {
+		logx.Notice(n.log, "unexpected PCUIF container", "msg_type", m.MsgType)
+		return
+	}
+	c, err := pcuif.ParseNeighAddrCnf(m.Data)
+	if err != nil {
+		n.log.Error("bad NEIGH_ADDR_CNF", "err", err)
+		return
+	}
+	k := neighKey{c.Req.LocalLAC, c.Req.LocalCI, c.Req.TgtARFCN, c.Req.TgtBSIC}
+	var cgi *bssgp.CellID
+	if c.ErrCode == 0 {
+		v := bssgp.CellID{RAI: bssgp.RAI{MCC: c.MCC, MNC: c.MNC, MNC3Digits: c.MNC3Digits, LAC: c.LAC, RAC: c.RAC}, CI: c.CellID}
+		cgi = &v
+		n.neigh.add(k, v, e.now)
+		n.log.Debug("neighbour resolved", "arfcn", k.ARFCN, "bsic", k.BSIC, "cgi", v.String())
+	} else {
+		logx.Notice(n.log, "neighbour resolution failed", "arfcn", k.ARFCN, "bsic", k.BSIC, "err_code", c.ErrCode)
+	}
+	e.naccResolved(k, cgi)
+}
+
+// naccResolved delivers a resolution (nil: failed) to every state machine
+// waiting for k.
+func (e *Engine) naccResolved(k neighKey, cgi *bssgp.CellID) {
+	n := e.naccState()
+	for _, x := range n.fsms {
+		x.fsm.rxRACCI(k, cgi, e.now)
+	}
+	e.naccReap()
+	ws := n.waiters[:0]
+	for _, w := range n.waiters {
+		switch {
+		case w.k != k:
+			ws = append(ws, w)
+		case cgi != nil:
+			w.done(*cgi, true)
+		default:
+			w.done(bssgp.CellID{}, false)
+		}
+	}
+	n.waiters = ws
+}
+
+// ResolveNeighbour resolves (ARFCN, BSIC) seen from BTS btsNr to the
+// target's CGI-PS the way NACC does (neighbour cache, else the BSC over
+// the PCU socket or the CTRL interface); done is called in the engine
+// goroutine with the answer. Engine goroutine only.
+func (e *Engine) ResolveNeighbour(btsNr uint8, arfcn uint16, bsic uint8, done func(cgi bssgp.CellID, ok bool)) error {
+	bts := e.bts[btsNr]
+	if bts == nil || !bts.Active {
+		return errNoBTS
+	}
+	cgi := btsCGI(bts)
+	k := neighKey{cgi.RAI.LAC, cgi.CI, arfcn, bsic}
+	env := naccEnvE{e, bts}
+	if c, ok := env.neighLookup(k); ok {
+		done(c, true)
+		return nil
+	}
+	n := e.naccState()
+	n.waiters = append(n.waiters, neighWaiter{k, done})
+	if err := env.neighRequest(k); err != nil {
+		n.waiters = n.waiters[:len(n.waiters)-1]
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,208 @@
+package pcu
+
+import (
+	"github.com/gopcu/gopcu/bssgp"
+)
+
+// RIM (TS 48.018 §8c) for NACC, as osmo-pcu src/gprs_bssgp_rim.c:
+//
+//   - every RIM PDU must be addressed to a GERAN cell (else STATUS "Unknown
+//     RIM Application Identity") of one of this PCU's BTSs (else STATUS
+//     "Unknown destination address", §8c.3.1.2);
+//   - a RAN-INFORMATION-REQUEST for the NACC application whose reporting
+//     cell is the destination cell is answered with RAN-INFORMATION (single
+//     report, SI1, SI3 and SI13 of that BTS); another application or
+//     another reporting cell gets RAN-INFORMATION-ERROR; a request whose
+//     container does not decode gets no answer;
+//   - a RAN-INFORMATION for NACC fills the SI cache and wakes the NACC state
+//     machines waiting for that cell;
+//   - RAN-INFORMATION-ERROR and -APPLICATION-ERROR (and a RAN-INFORMATION
+//     with an application error) are logged and end the wait of the NACC
+//     state machines for that cell (osmo-pcu lets X2 expire);
+//     RAN-INFORMATION-ACK is logged.
+
+// RIMReceived hands a RIM PDU received on the signalling BVC to the engine.
+// Engine goroutine only.
+func (e *Engine) RIMReceived(p *bssgp.RIM) { e.rimRx(p) }
+
+func (e *Engine) rimRx(p *bssgp.RIM) {
+	n := e.naccState()
+	log := n.rimLog
+	if p.Dest.Discr != bssgp.RIMRoutingGERAN {
+		log.Error("only GERAN supported, destination cell is not a GERAN cell -- rejected", "dest", p.Dest.String())
+		e.rimStatus(bssgp.CauseUnknownRIMAppIdentity, p)
+		return
+	}
+	var bts *BTS
+	for _, b := range e.bts {
+		if b.Active && btsCGI(b).Equal(p.Dest.Cell) {
+			bts = b
+			break
+		}
+	}
+	if bts == nil {
+		log.Error("destination cell unknown to this PCU", "dest", p.Dest.Cell.String())
+		e.rimStatus(bssgp.CauseUnknownDestination, p)
+		return
+	}
+	kind := bssgp.RIMContainerIEI(p.PDUType)
+	c, err := bssgp.ParseRIMContainer(kind, p.Container)
+	if err != nil || !rimAppContainerDecodes(kind, &c) {
+		// libosmogb leaves such a PDU undecoded; osmo-pcu logs it and
+		// answers nothing.
+		log.Error("erroneous RIM PDU received -- reject", "dest", p.Dest.Cell.String(), "pdu", p.PDUType.String(), "err", err)
+		return
+	}
+	switch p.PDUType {
+	case bssgp.PDURANInformationReq:
+		e.rimRequest(bts, p, &c)
+	case bssgp.PDURANInformation:
+		e.rimInformation(p, &c)
+	case bssgp.PDURANInformationError, bssgp.PDURANInfoAppError:
+		cause := -1
+		if c.HasCause {
+			cause = int(c.Cause)
+		} else if len(c.AppError) > 0 {
+			cause = int(c.AppError[0])
+		}
+		log.Error("Rx RIM error", "pdu", p.PDUType.String(), "src", p.Src.String(), "cause", cause)
+		e.rimFailed(p.Src)
+	default:
+		log.Error("RIM PDU not handled by this application", "pdu", p.PDUType.String(), "src", p.Src.String())
+	}
+}
+
+// rimAppContainerDecodes applies libosmogb's application container checks:
+// only NACC containers decode (8 octets of reporting cell for a request, a
+// valid SI list for RAN-INFORMATION, a cause for an application error).
+func rimAppContainerDecodes(kind bssgp.IEI, c *bssgp.RIMContainer) bool {
+	switch kind {
+	case bssgp.IERANInfoReqRIMCont:
+		if c.AppCont == nil {
+			return true
+		}
+		_, err := bssgp.ParseNACCRequest(c.AppCont)
+		return c.AppID == bssgp.RIMAppNACC && err == nil
+	case bssgp.IERANInfoRIMCont:
+		if c.AppCont != nil {
+			_, err := bssgp.ParseNACCInfo(c.AppCont)
+			return c.AppID == bssgp.RIMAppNACC && err == nil
+		}
+		if c.AppError != nil {
+			return c.AppID == bssgp.RIMAppNACC && len(c.AppError) >= 1
+		}
+	case bssgp.IERANInfoAppErrRIM:
+		return c.AppID == bssgp.RIMAppNACC && len(c.AppError) >= 1
+	}
+	return true
+}
+
+func (e *Engine) rimStatus(c bssgp.Cause, p *bssgp.RIM) {
+	b, err := bssgp.Marshal(p)
+	if err != nil {
+		return
+	}
+	if err := e.sendSignalling(&bssgp.Status{Cause: c, PDUInError: b}); err != nil {
+		e.naccState().rimLog.Error("cannot send STATUS", "err", err)
+	}
+}
+
+// rimRequest answers a RAN-INFORMATION-REQUEST for bts (osmo-pcu
+// handle_ran_info_request).
+func (e *Engine) rimRequest(bts *BTS, p *bssgp.RIM, c *bssgp.RIMContainer) {
+	log := e.naccState().rimLog
+	var rep bssgp.CellID
+	if c.AppCont != nil {
+		rep, _ = bssgp.ParseNACCRequest(c.AppCont)
+	}
+	var resp *bssgp.RIM
+	switch {
+	case c.AppID != bssgp.RIMAppNACC:
+		log.Error("Rx RAN-INFO-REQ with unknown/wrong application ID -- reject", "cell", btsCGI(bts).String(), "app", c.AppID)
+		resp = rimError(p)
+	case !rep.Equal(btsCGI(bts)):
+		log.Error("reporting cell in RIM application container does not match destination cell -- rejected",
+			"reporting", rep.String(), "dest", btsCGI(bts).String())
+		resp = rimError(p)
+	default:
+		log.Info("responding to RAN INFORMATION REQUEST", "cell", rep.String())
+		resp = e.rimInfo(bts, p)
+	}
+	if err := e.sendSignalling(resp); err != nil {
+		log.Error("cannot send RIM PDU", "pdu", resp.PDUType.String(), "err", err)
+	}
+}
+
+// rimError is RAN-INFORMATION-ERROR for a refused request: application
+// NACC, protocol version 1, the request's RIM container as PDU in Error.
+// The cause is 0 as osmo-pcu leaves it (format_response_pdu_err).
+func rimError(req *bssgp.RIM) *bssgp.RIM {
+	c := bssgp.RIMContainer{AppID: bssgp.RIMAppNACC, HasCause: true, Cause: 0, ProtVer: 1, HasProtVer: true,
+		PDUInError: req.Container}
+	return req.Mirror(bssgp.PDURANInformationError, bssgp.MarshalRIMContainer(bssgp.IERANInfoErrorRIMCont, &c))
+}
+
+// rimInfo is the RAN-INFORMATION answering a NACC request: single report,
+// sequence number 1, the BVC's cell as reporting cell, SI1, SI3, SI13.
+func (e *Engine) rimInfo(bts *BTS, req *bssgp.RIM) *bssgp.RIM {
+	rep := btsCGI(bts)
+	if e.gbl != nil && bts.Nr == 0 {
+		rep = e.gbl.cfg.CellID // osmo-pcu: the BVC context's RA-ID and cell id
+	}
+	si := btsSI(bts)
+	a := bssgp.NACCInfo{ReportingCell: rep}
+	for i := 0; i+bssgp.RIMSILen <= len(si.buf); i += bssgp.RIMSILen {
+		a.SI = append(a.SI, si.buf[i:i+bssgp.RIMSILen])
+	}
+	if len(a.SI) < 3 {
+		e.naccState().log.Info("TX RAN INFO RESPONSE (NACC): some SI are missing", "cell", rep.String(), "si", len(a.SI))
+	}
+	c := bssgp.RIMContainer{AppID: bssgp.RIMAppNACC, SeqNum: 1, HasSeqNum: true, ProtVer: 1, HasProtVer: true, AppCont: a.Marshal()}
+	c.SetPDUInd(bssgp.RIMInfoSingle, false)
+	return req.Mirror(bssgp.PDURANInformation, bssgp.MarshalRIMContainer(bssgp.IERANInfoRIMCont, &c))
+}
+
+// rimInformation stores a RAN-INFORMATION's SI in the SI cache and wakes
+// the waiting NACC state machines (osmo-pcu handle_ran_info_response).
+func (e *Engine) rimInformation(p *bssgp.RIM, c *bssgp.RIMContainer) {
+	n := e.naccState()
+	if c.AppID != bssgp.RIMAppNACC {
+		n.rimLog.Error("Rx RAN-INFO with unknown/wrong application ID -- reject", "app", c.AppID)
+		return
+	}
+	if c.AppError != nil || c.AppCont == nil {
+		cause := -1
+		if len(c.AppError) > 0 {
+			cause = int(c.AppError[0])
+		}
+		n.rimLog.Error("Rx RAN-INFO with an app error", "src", p.Src.String(), "nacc_cause", cause)
+		e.rimFailed(p.Src)
+		return
+	}
+	a, _ := bssgp.ParseNACCInfo(c.AppCont)
+	si := siInfo{psi: a.PSI}
+	for _, s := range a.SI {
+		si.buf = append(si.buf, s...)
+	}
+	n.rimLog.Info("Rx RAN-INFO", "cell", a.ReportingCell.String(), "psi", a.PSI, "num_si", len(a.SI))
+	n.si.add(a.ReportingCell, si, e.now)
+	for _, x := range n.fsms {
+		if x.fsm.waitingSI(a.ReportingCell) {
+			x.fsm.rxSI(a.ReportingCell, si, e.now)
+		}
+	}
+	e.naccReap()
+}
+
+// rimFailed ends the wait of the NACC state machines asking for the SI of
+// the cell that refused (gopcu: at once; osmo-pcu only logs and lets X2
+// expire).
+func (e *Engine) rimFailed(src bssgp.RIMRoutingInfo) {
+	if src.Discr != bssgp.RIMRoutingGERAN || e.nacc == nil {
+		return
+	}
+	for _, x := range e.nacc.fsms {
+		x.fsm.rxSIError(src.Cell, e.now)
+	}
+	e.naccReap()
+}

@@ -1,0 +1,161 @@
+package system
+
+import (
+	"bytes"
+	"context"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/rlcmac"
+	"github.com/gopcu/gopcu/tests/btsemu"
+	"github.com/gopcu/gopcu/tests/msemu"
+	"github.com/gopcu/gopcu/tests/netns"
+)
+
+// gbCell is one gopcu with its BTS emulator, Gb in the test's namespace.
+type gbCell struct {
+	bts *btsemu.BTS
+	eng *pcu.Engine
+	r   *rig
+}
+
+func startGbCell(t *testing.T, n *netns.NS, dir, name string, info *pcuif.InfoInd, p *pcu.Params) *gbCell {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: info.Version, Info: info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := pcu.New(pcu.Config{SocketPath: path, Gb: true, Params: p,
+		ListenUDP: func(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error) {
+			var u *ns.UDP
+			err := n.Do(func() (err error) { u, err = ns.ListenUDP(binds, deliver); return })
+			return u, err
+		}})
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &rig{t: t, path: path, bts: bts, eng: eng, cancel: cancel, done: make(chan struct{})}
+	go func() { eng.Run(ctx); close(r.done) }()
+	t.Cleanup(r.stop)
+	r.waitActive(4)
+	return &gbCell{bts: bts, eng: eng, r: r}
+}
+
+func (c *gbCell) waitGb(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		var up bool
+		c.eng.Call(func() { up = c.eng.GbUp() })
+		if up {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("BVC not unblocked by osmo-sgsn within 15 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestNACCViaRealSGSN: two gopcu instances with their BTS emulators and
+// different cells (A: 901-70-1-0-6969, ARFCN 871 BSIC 63; B:
+// 901-70-2-3-7000, ARFCN 880 BSIC 10) on Debian's osmo-sgsn 1.9. An MS in
+// cell A reports B as target: A's BSC resolves it, A's
+// RAN-INFORMATION-REQUEST goes through osmo-sgsn's RIM routing to B, B
+// answers with the SI1/SI3/SI13 its BTS broadcasts, and the MS receives
+// them in Packet Neighbour Cell Data byte for byte.
+func TestNACCViaRealSGSN(t *testing.T) {
+	if _, err := exec.LookPath("osmo-sgsn"); err != nil {
+		t.Skip("osmo-sgsn not installed (make test installs it)")
+	}
+	n := netns.New(t)
+	dir := t.TempDir()
+	cfgText, err := os.ReadFile("../lab/configs/osmo-sgsn.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(dir, "osmo-sgsn.cfg")
+	if err := os.WriteFile(cfgPath, cfgText, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n.Start(dir, "osmo-sgsn.log", "osmo-sgsn", "-c", cfgPath)
+	defer func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(filepath.Join(dir, "osmo-sgsn.log"))
+			t.Logf("osmo-sgsn.log:\n%s", b)
+		}
+	}()
+
+	infoA := btsemu.DefaultInfo(pcuif.V12)
+	infoB := btsemu.DefaultInfo(pcuif.V12)
+	infoB.BSIC, infoB.LAC, infoB.RAC, infoB.CellID, infoB.BVCI, infoB.NSEI = 10, 2, 3, 7000, 1801, 102
+	infoB.TRX[0].ARFCN = 880
+	infoB.SetRemote(0, 102, 23002, netip.MustParseAddrPort("127.0.0.1:23000"))
+	pa := pcu.DefaultParams()
+	pa.NACC.X1, pa.NACC.X2 = time.Hour, time.Hour // the radio runs faster than real time here
+	a := startGbCell(t, n, dir, "bts_a", infoA, &pa)
+	b := startGbCell(t, n, dir, "bts_b", infoB, nil)
+	a.waitGb(t)
+	b.waitGb(t)
+	out, _ := n.Output("python3", "../lab/tools/vty.py", "4245", "show bssgp")
+	for _, w := range []string{"BVCI  1800, RA-ID: 901-70-1-0, CID: 6969, STATE: UNBLOCKED", "BVCI  1801, RA-ID: 901-70-2-3, CID: 7000, STATE: UNBLOCKED"} {
+		if !strings.Contains(out, w) {
+			t.Fatalf("osmo-sgsn show bssgp lacks %q:\n%s", w, out)
+		}
+	}
+	// cell B's BTS broadcasts its SI
+	for _, si := range bcchSI() {
+		if err := b.bts.Send(&pcuif.Data{Kind: pcuif.TypeDataInd, SAPI: pcuif.SAPIBCCH, Payload: si}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// cell A's BSC knows B as neighbour
+	a.bts.OnContainer(func(c pcuif.Container) pcuif.Message {
+		req, _ := pcuif.ParseNeighAddrReq(c.Data)
+		cnf := pcuif.NeighAddrCnf{Req: req, ErrCode: 1}
+		if req.TgtARFCN == 880 && req.TgtBSIC == 10 {
+			cnf = pcuif.NeighAddrCnf{Req: req, MCC: 901, MNC: 70, LAC: 2, RAC: 3, CellID: 7000}
+		}
+		return &pcuif.Container{MsgType: pcuif.ContNeighAddrCnf, Data: cnf.Marshal()}
+	})
+
+	cell := msemu.NewCell(a.bts, 31)
+	ms := cell.AddMS(0xd0000002, "901700000000043", 10)
+	for i := 0; i < 8; i++ {
+		ms.SendLLC(llcFrame(i, 1400))
+	}
+	ctx := context.Background()
+	step := func(until func() bool, d time.Duration) {
+		deadline := time.Now().Add(d)
+		for !until() && time.Now().Before(deadline) {
+			if err := cell.Step(ctx); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	step(ms.ULActive, 5*time.Second)
+	if !ms.ULActive() {
+		t.Fatal("no UL TBF")
+	}
+	ms.SendCellChangeNotification(&rlcmac.PacketCellChangeNotification{ARFCN: 880, BSIC: 10, RXLevServing: 20})
+	step(func() bool { return len(ms.NACC.Continues) > 0 }, 10*time.Second)
+	want := append(append(append([]byte(nil), naccSI1...), naccSI3...), naccSI13...)
+	if !bytes.Equal(ms.NACC.Data, want) || !ms.NACC.Complete || len(ms.NACC.Continues) != 1 {
+		t.Fatalf("MS got %x (%d Continues), want %x", ms.NACC.Data, len(ms.NACC.Continues), want)
+	}
+	for c, wantN := range map[int]uint64{pcu.CtrPktNeighCellData: 4, pcu.CtrPktCellChgContinue: 1} {
+		var got uint64
+		a.eng.Call(func() { got = a.eng.BTS(0).Ctr.Value(c) })
+		if got != wantN {
+			t.Errorf("%s = %d, want %d", pcu.BTSCounterDescs[c].Name, got, wantN)
+		}
+	}
+}
