@@ -86,6 +86,27 @@ type msSlots struct {
 	trx    uint8
 	ul, dl uint8
 	first  uint8 // first common TS + 1; 0: none
+	class  uint8 // the multislot class algorithm B reserved for; 0: not B's
+}
+
+// allocClass is the multislot class algorithm B allocates for: the MS's
+// GPRS class, else its EGPRS class (TS 45.002 Annex B has one table for
+// both), else `multislot-class default` when it is configured, else
+// class 1. A network that does not know an MS's class only knows that it
+// receives and transmits on one timeslot (every row of TS 45.002 Table
+// B.1 has Rx, Tx >= 1); osmo-pcu assumes its default class 12 (4 slots),
+// which an MS of a lower class cannot use (TTCN-3
+// TC_dl_multislot_tbf_ms_class_unknown expects 1 slot).
+func (e *Engine) allocClass(ms *MS) int {
+	switch {
+	case ms.MSClass >= 1 && ms.MSClass <= 45:
+		return ms.MSClass
+	case ms.EGPRSClass >= 1 && ms.EGPRSClass <= 45:
+		return ms.EGPRSClass
+	case e.params.MultislotDefault >= 1 && e.params.MultislotDefault <= 45:
+		return e.params.MultislotDefault
+	}
+	return 1
 }
 
 func (s *msSlots) firstTS() int { return int(s.first) - 1 }
@@ -122,7 +143,7 @@ func (e *Engine) unreserve(ms *MS) {
 			c.dl[ts]--
 		}
 	}
-	s.on, s.ul, s.dl = false, 0, 0
+	s.on, s.ul, s.dl, s.class = false, 0, 0, 0
 }
 
 // releaseSlots ends the reservation of an MS that has no TBF left (or is
@@ -183,6 +204,7 @@ type allocRes struct {
 	usf          [8]uint8
 	upgrade      bool // single slot given, the reservation has more (DL)
 	algoA        bool
+	class        uint8 // algorithm B: the class reserved for
 }
 
 // allocate runs the configured algorithm (`alloc-algorithm`, the first
@@ -368,8 +390,22 @@ func (e *Engine) allocB(q *allocReq, r *allocRes) bool {
 		en := trx.enabledMask()
 		resUL, resDL = ms.slots.ul&en, ms.slots.dl&en
 	}
+	class := e.allocClass(ms)
+	if ms.slots.on && ms.slots.class != 0 && int(ms.slots.class) != class && resUL != 0 && resDL != 0 {
+		// The class became known (MS Radio Access Capability in a
+		// DL-UNITDATA or a Packet Resource Request) after the reservation
+		// was made for another: reserve for it, if the new reservation
+		// still holds the MS's TBFs (osmo-pcu keeps the old one; TTCN-3
+		// TC_dl_multislot_tbf_ms_class_from_sgsn expects 8 slots for class
+		// 18 after a one-phase access).
+		if needC, needDL, ok := tbfSlots(ms, ti); ok {
+			if ul, dl, ok := findMultiSlotsHolding(trx, classRow(class), 0, 0, needC, needDL); ok {
+				resUL, resDL = ul, dl
+			}
+		}
+	}
 	if resUL == 0 || resDL == 0 {
-		ul, dl, ok := findMultiSlots(trx, classRow(ms.multislotClass(e.params.MultislotDefault)), resUL, resDL)
+		ul, dl, ok := findMultiSlots(trx, classRow(class), resUL, resDL)
 		if !ok {
 			bts.Ctr.Inc(CtrTBFAllocFailedNoSlotCombi)
 			return false
@@ -429,7 +465,31 @@ func (e *Engine) allocB(q *allocReq, r *allocRes) bool {
 		r.slots = ul
 	}
 	r.resUL, r.resDL = resUL, resDL
+	r.class = uint8(class)
 	return true
+}
+
+// tbfSlots is what a new reservation of ms on TRX trx must hold to keep
+// its TBFs where they are: as common slots its first common TS and its
+// uplink TBF's slots (it reads its USFs on the downlink), as downlink
+// slots its downlink TBF's. ok=false: a TBF is on another TRX.
+func tbfSlots(ms *MS, trx int) (common, dl uint8, ok bool) {
+	if fc := ms.slots.firstTS(); fc >= 0 {
+		common |= 1 << fc
+	}
+	if t := ms.UL; t != nil {
+		if int(t.trx) != trx {
+			return 0, 0, false
+		}
+		common |= t.slots
+	}
+	if t := ms.DL; t != nil {
+		if int(t.trx) != trx {
+			return 0, 0, false
+		}
+		dl |= t.slots
+	}
+	return common, dl, true
 }
 
 // leastBusy is the TS in mask with the fewest TBFs of direction dir (the
@@ -501,6 +561,12 @@ func rxRange(ntx, trb, tt int) uint8 {
 // slots are min(Tx, Rx, 2); a type 2 MS's are min(Tx, Rx). ulIn/dlIn (0:
 // any) limit the slots. Uplink TS n starts 3 timeslots after downlink TS n.
 func findMultiSlots(trx *TRX, c *msClass, ulIn, dlIn uint8) (ul, dl uint8, ok bool) {
+	return findMultiSlotsHolding(trx, c, ulIn, dlIn, 0, 0)
+}
+
+// findMultiSlotsHolding is findMultiSlots among the reservations whose
+// common slots hold needCommon and whose downlink slots hold needDL.
+func findMultiSlotsHolding(trx *TRX, c *msClass, ulIn, dlIn, needCommon, needDL uint8) (ul, dl uint8, ok bool) {
 	usable := multislotPDCHs(trx, max(c.rx, c.tx) > 1)
 	if ulIn == 0 {
 		ulIn = 0xff
@@ -561,7 +627,7 @@ func findMultiSlots(trx *TRX, c *msClass, ulIn, dlIn uint8) (ul, dl uint8, ok bo
 						}
 						common = min(common, 2)
 					}
-					if bits.OnesCount8(rx&tx) != common {
+					if bits.OnesCount8(rx&tx) != common || rx&tx&needCommon != needCommon || rx&needDL != needDL {
 						continue
 					}
 					if capa := capacity(trx, rx, tx); capa > bestCap {
@@ -600,6 +666,7 @@ func (e *Engine) commitAlloc(q *allocReq, r *allocRes) {
 		e.setSlots(ms, r.trx, r.resUL, r.resDL)
 	}
 	ms.slots.first = uint8(r.first + 1)
+	ms.slots.class = r.class
 	if r.algoA {
 		q.bts.Ctr.Inc(CtrTBFAllocAlgoA)
 	} else {

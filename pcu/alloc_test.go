@@ -13,7 +13,9 @@ import (
 // per algorithm). Where gopcu deliberately differs the row says so.
 
 // allocEngine is an engine with one active BTS whose TRX have the given
-// PDCH masks, allocating with algo.
+// PDCH masks, allocating with algo, with osmo-pcu's `multislot-class
+// default 12` (osmo-pcu's AllocTest results are for that class when the
+// MS's is unknown).
 func allocEngine(tb testing.TB, algo string, pdch ...uint8) (*Engine, *BTS) {
 	tb.Helper()
 	e := New(Config{SocketPath: "/nonexistent"})
@@ -32,6 +34,7 @@ func allocEngine(tb testing.TB, algo string, pdch ...uint8) (*Engine, *BTS) {
 		tb.Fatal("BTS not active")
 	}
 	e.params.AllocAlgo = algo
+	e.params.MultislotDefault = 12
 	return e, bts
 }
 
@@ -562,5 +565,46 @@ func TestAllocateNoGarbage(t *testing.T) {
 	})
 	if n != 0 {
 		t.Fatalf("%v allocations per run", n)
+	}
+}
+
+// TestAllocClassFromSGSNAndUnknown: TTCN-3 TC_dl_multislot_tbf_ms_class_from_sgsn
+// and TC_dl_multislot_tbf_ms_class_unknown on one TRX with 8 PDCHs. After a
+// one-phase access (one UL slot, class unknown) a DL TBF on PACCH gets the
+// slots of the class the SGSN's MS Radio Access Capability gave (class 18:
+// 8), and 1 slot when the class stays unknown (TS 45.002 Table B.1: every
+// class has 1 Rx and 1 Tx slot); osmo-pcu 1.1.0 gives 4 in both cases
+// (its default class 12, which `multislot-class default 12` restores).
+func TestAllocClassFromSGSNAndUnknown(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		pdch           uint8
+		class, egprs   int
+		defaultClass   int
+		wantUL, wantDL int
+	}{
+		{"class 18 from the SGSN", 0xff, 18, 0, 0, 1, 8},
+		{"unknown class", 0xff, 0, 0, 0, 1, 1},
+		{"EGPRS class 18 only", 0xff, 0, 18, 0, 1, 8},
+		{"unknown, multislot-class default 12", 0xf0, 0, 0, 12, 1, 4},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, bts := allocEngine(t, "dynamic", c.pdch)
+			e.params.MultislotDefault = c.defaultClass
+			ms := e.newMS(bts, 0xc0000700)
+			ul, err := e.allocUL(bts, ms) // one-phase access: CCCH, one slot
+			if err != nil || popcount8(ul.slots) != c.wantUL {
+				t.Fatalf("UL TBF %v: %v", ul, err)
+			}
+			ms.MSClass, ms.EGPRSClass = c.class, c.egprs // DL-UNITDATA's MS RAC
+			dl, err := e.allocDL(bts, ms, false)         // assigned on PACCH
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := popcount8(dl.slots); n != c.wantDL || dl.slots&ul.slots != ul.slots || dl.ctrlTS != ul.ctrlTS {
+				t.Fatalf("DL TBF on %08b (%d slots, control TS %d), want %d slots with the UL TBF's %08b (control TS %d)",
+					dl.slots, n, dl.ctrlTS, c.wantDL, ul.slots, ul.ctrlTS)
+			}
+		})
 	}
 }

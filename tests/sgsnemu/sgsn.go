@@ -16,6 +16,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/rlcmac"
 )
 
 // Callbacks are invoked on the owner goroutine. PDU pointers and slices are
@@ -88,6 +89,35 @@ type SGSN struct {
 	// SNSSizeIP4 / SNSSizeIP6 are the endpoint counts of the BSS's last
 	// SNS-SIZE (-1: IE absent).
 	SNSSizeIP4, SNSSizeIP6 int
+	rac                    map[uint32][]byte // MS Radio Access Capability per TLLI
+}
+
+// SetMSRAC makes DL-UNITDATA for tlli carry the MS Radio Access Capability
+// rac (TS 48.018 §11.3.22), as an SGSN does once the MS attached.
+func (s *SGSN) SetMSRAC(tlli uint32, rac []byte) {
+	if s.rac == nil {
+		s.rac = map[uint32][]byte{}
+	}
+	s.rac[tlli] = append([]byte(nil), rac...)
+}
+
+// MultislotRAC encodes an MS Radio Access Capability (TS 24.008
+// §10.5.5.12a) of one access technology (DCS 1800) with a GPRS multislot
+// class.
+func MultislotRAC(class int) []byte {
+	var r rlcmac.MSRadioAccessCapability
+	r.N = 1
+	r.Values[0].AccessTech = 3
+	r.Values[0].RFPowerCap = 1
+	r.Values[0].HasMultislot = true
+	r.Values[0].Multislot.HasGPRS = true
+	r.Values[0].Multislot.GPRSClass = uint8(class)
+	b := make([]byte, 64)
+	n, err := rlcmac.EncodeMSRadioAccessCapability(b, &r)
+	if err != nil {
+		panic(err)
+	}
+	return b[:n]
 }
 
 // SNSAck is one received SNS-ACK.
@@ -396,7 +426,7 @@ func (s *SGSN) SendDLUnitdata(bvci uint16, tlli uint32, imsi string, llc []byte,
 	if err != nil {
 		return err
 	}
-	dl := &bssgp.DLUnitdata{TLLI: tlli, PDULifetime: s.cfg.DLLifetime, Alignment: -1, LLC: llc}
+	dl := &bssgp.DLUnitdata{TLLI: tlli, PDULifetime: s.cfg.DLLifetime, Alignment: -1, LLC: llc, MSRAC: s.rac[tlli]}
 	if imsi != "" {
 		if dl.IMSI, err = bssgp.EncodeIMSI(imsi); err != nil {
 			return err
