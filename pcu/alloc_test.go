@@ -3,6 +3,7 @@ package pcu
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
@@ -606,5 +607,41 @@ func TestAllocClassFromSGSNAndUnknown(t *testing.T) {
 					dl.slots, n, dl.ctrlTS, c.wantDL, ul.slots, ul.ctrlTS)
 			}
 		})
+	}
+}
+
+// TestAllAllocatedCounter: pdch:all_allocated counts the seconds during
+// which no enabled PDCH can take a TBF (osmo-pcu bts_all_pdch_allocated,
+// libosmocore osmo_time_cc with 1 s granules rounded at half), sampled
+// every second.
+func TestAllAllocatedCounter(t *testing.T) {
+	e, bts := allocEngine(t, "b", 0x80) // one PDCH, TS 7
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	e.sampleAllAllocated(sec(0))
+	var uls []*TBF
+	for i := range 7 { // USFs 0..6: the PDCH is full
+		tb, err := e.allocUL(bts, e.newMS(bts, 0xc0000800+uint32(i)))
+		if err != nil {
+			t.Fatal(i, err)
+		}
+		uls = append(uls, tb)
+	}
+	if _, err := e.allocUL(bts, e.newMS(bts, 0xc00008ff)); err == nil {
+		t.Fatal("an eighth UL TBF on one PDCH")
+	}
+	e.sampleAllAllocated(sec(1)) // full from now on
+	if v := bts.Ctr.Value(CtrPDCHAllAllocated); v != 0 {
+		t.Fatalf("%d before any time passed", v)
+	}
+	e.sampleAllAllocated(sec(2))
+	e.sampleAllAllocated(sec(3))
+	if v := bts.Ctr.Value(CtrPDCHAllAllocated); v != 2 {
+		t.Fatalf("after 2 s all allocated: %d", v)
+	}
+	e.freeTBF(uls[0], false)       // a USF is free again
+	e.sampleAllAllocated(sec(3.6)) // 0.6 s more counted: rounds up
+	e.sampleAllAllocated(sec(10))
+	if v := bts.Ctr.Value(CtrPDCHAllAllocated); v != 3 {
+		t.Fatalf("after 2.6 s all allocated: %d", v)
 	}
 }

@@ -119,6 +119,7 @@ type BTS struct {
 	msPresent ratectr.StatItem
 
 	multislotOff bool // `alloc-algorithm dynamic` fell back to A (alloc.go)
+	allAlloc     timeCC // pdch:all_allocated (alloc.go)
 }
 
 func newBTS(nr uint8, reg *ratectr.Registry) *BTS {
