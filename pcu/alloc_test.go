@@ -645,3 +645,32 @@ func TestAllAllocatedCounter(t *testing.T) {
 		t.Fatalf("after 2.6 s all allocated: %d", v)
 	}
 }
+
+// TestAllocFailureCauses: algorithm B's two slot failures. no_slot_avail:
+// the PDCH of the MS's control TS was switched off (a later INFO_IND)
+// and a CCCH DL TBF needs a common slot of its reservation. no_slot_combi:
+// a multislot MS whose UL TBF sits on a PDCH with another training
+// sequence than the PDCHs usable together (TS 45.002 §6.4.2) gets no
+// reservation for its DL TBF.
+func TestAllocFailureCauses(t *testing.T) {
+	e, bts := allocEngine(t, "b", 0xf0)
+	ms := e.newMS(bts, 0xc0000a00)
+	ms.MSClass = 12
+	ul, err := e.allocUL(bts, ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bts.TRX[0].PDCH[ul.ctrlTS].Enabled = false
+	if _, err := e.allocDL(bts, ms, true); err == nil || bts.Ctr.Value(CtrTBFAllocFailedNoSlotAvail) != 1 {
+		t.Fatalf("control TS off: %v, no_slot_avail %d", err, bts.Ctr.Value(CtrTBFAllocFailedNoSlotAvail))
+	}
+
+	e, bts = allocEngine(t, "b", 0xf0)
+	bts.TRX[0].PDCH[4].TSC = 3 // TS 4 alone is usable for multislot
+	ms = e.newMS(bts, 0xc0000a01)
+	e.setSlots(ms, 0, 1<<6, 0) // its UL TBF's slot (TLLI learnt: adoptSlots)
+	ms.MSClass = 12
+	if _, err := e.allocDL(bts, ms, false); err == nil || bts.Ctr.Value(CtrTBFAllocFailedNoSlotCombi) != 1 {
+		t.Fatalf("UL slot on another TSC: %v, no_slot_combi %d", err, bts.Ctr.Value(CtrTBFAllocFailedNoSlotCombi))
+	}
+}

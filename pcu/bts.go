@@ -118,7 +118,7 @@ type BTS struct {
 	tbfs      []*TBF
 	msPresent ratectr.StatItem
 
-	multislotOff bool // `alloc-algorithm dynamic` fell back to A (alloc.go)
+	multislotOff bool   // `alloc-algorithm dynamic` fell back to A (alloc.go)
 	allAlloc     timeCC // pdch:all_allocated (alloc.go)
 }
 
