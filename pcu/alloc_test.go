@@ -674,3 +674,27 @@ func TestAllocFailureCauses(t *testing.T) {
 		t.Fatalf("UL slot on another TSC: %v, no_slot_combi %d", err, bts.Ctr.Value(CtrTBFAllocFailedNoSlotCombi))
 	}
 }
+
+// TestMultiTRXOnePhaseSpread: TTCN-3 TC_multitrx_multims_alloc (3 TRX
+// with 2 PDCHs each, 8 one-phase accesses): UL TBF i goes to TRX i mod 3,
+// the TRX with the most free UL TFIs (osmo-pcu bts_tfi_find_free).
+// TC_ta_ptcch_ul_multi_tbf expects the opposite for 8 TRX with 1 PDCH
+// each (7 UL TBFs with TFI, USF and TAI 0..6, all on TRX 0 TS 7); no TRX
+// choice meets both, and osmo-pcu (which passes TC_multitrx_multims_alloc)
+// fails that one too: gopcu keeps the spread.
+func TestMultiTRXOnePhaseSpread(t *testing.T) {
+	e, bts := allocEngine(t, "dynamic", 0xc0, 0x30, 0x03)
+	for i := range 8 {
+		tb, err := e.allocUL(bts, e.newMS(bts, 0xc0000b00+uint32(i)))
+		if err != nil || int(tb.trx) != i%3 {
+			t.Fatalf("UL TBF %d on TRX %v (%v), want %d", i, tb, err, i%3)
+		}
+	}
+	e, bts = allocEngine(t, "dynamic", 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80)
+	for i := range 7 {
+		tb, err := e.allocUL(bts, e.newMS(bts, 0xc0000c00+uint32(i)))
+		if err != nil || int(tb.trx) != i || tb.tfi != 0 {
+			t.Fatalf("UL TBF %d: %v (%v), want TRX %d TFI 0", i, tb, err, i)
+		}
+	}
+}
