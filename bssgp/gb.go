@@ -608,11 +608,15 @@ func (g *Gb) rxPaging(t PDUType, sdu []byte, now time.Duration) {
 	}
 }
 
+// rxPTP handles a PDU on our PTP BVC. It is accepted in every state of the
+// bring-up, as osmo-pcu accepts it: TS 48.018 §5.4.1 rejects traffic on a
+// BVC marked as blocked, and the BSS side never marks its BVC so
+// (osmo-pcu gprs_bssgp_pcu_rx_ptp tests libosmogb's BVC_S_BLOCKED, which
+// only bssgp_rx_bvc_block sets, on the SGSN side; a BVC is not blocked
+// after a reset, §8.4). So a PDU the SGSN sends right after its
+// BVC-UNBLOCK-ACK and that overtakes it, or after the BVC-RESET-ACK, gets
+// through.
 func (g *Gb) rxPTP(t PDUType, sdu []byte, now time.Duration) {
-	if !g.unblocked {
-		g.sendStatus(CauseBVCIBlocked, g.cfg.BVCI, true, sdu)
-		return
-	}
 	switch t {
 	case PDUDLUnitdata:
 		if err := g.dl.Unmarshal(sdu); err != nil {

@@ -259,11 +259,15 @@ var badPDUs = []struct {
 	{"DL-UNITDATA lifetime len 3", 1800, "00 c0000002 000000 16830bb800 0e0001ff", CauseInvalidMandatoryInfo, false},
 	{"DL-UNITDATA IE overruns PDU", 1800, "00 c0000002 000000 16820bb8 0e00ff41", CauseInvalidMandatoryInfo, false},
 	{"DL-UNITDATA IMSI is TMSI", 1800, "00 c0000002 000000 16820bb8 0d85f4deadbeef 0e0001ff", CauseConditionalIEError, false},
+	// TTCN-3 TC_bssgp_dl_unitdata_with_invalid_imsi: IMSI '1122'H (4 digits).
+	{"DL-UNITDATA IMSI of 4 digits", 1800, "00 c0000002 000000 16820bb8 0d831121f2 0e0001ff", CauseConditionalIEError, false},
+	{"DL-UNITDATA even IMSI without filler", 1800, "00 c0000002 000000 16820bb8 0d8411213243 0e0001ff", CauseConditionalIEError, false},
 	{"DL-UNITDATA LLC too long", 1800, "00 c0000002 000000 16820bb8 0e0608" + strings.Repeat("00", 1544), CauseConditionalIEError, false},
 	{"DL-UNITDATA unknown BVCI", 1801, "00 c0000002 000000 16820bb8 0e0001ff", CauseUnknownBVCI, true},
 	{"DL-UNITDATA on PTM BVCI", 1, "00 c0000002 000000 16820bb8 0e0001ff", CausePDUNotCompatibleFeat, true},
 	{"PAGING-PS no IMSI", 0, "06 04820708 18830000 00", CauseMissingMandatoryIE, false},
 	{"PAGING-PS IMSI garbage", 0, "06 0d83f0ffff 04820708 18830000 00", CauseInvalidMandatoryInfo, false},
+	{"PAGING-PS IMSI of 4 digits", 0, "06 0d831121f2 04820708 18830000 00", CauseInvalidMandatoryInfo, false},
 	{"PAGING-PS TMSI len 2", 1800, "06 0d889910070000000010 04820708 18830000 00 2082dead", CauseConditionalIEError, false},
 	{"PAGING-PS no area", 0, "06 0d889910070000000010 18830000 00", CauseMissingConditionalIE, false},
 	{"PAGING-CS no DRX", 0, "07 0d889910070000000010 04820708", CauseMissingMandatoryIE, false},
@@ -324,17 +328,36 @@ func TestMalformedGetStatus(t *testing.T) {
 	expect(t, tx.take())
 }
 
-func TestBlockedPTPGetsStatus(t *testing.T) {
-	g, tx, _ := labGb(t)
+// PTP PDUs that arrive while our BVC-UNBLOCK is pending (the SGSN's
+// BVC-UNBLOCK-ACK overtaken, or sent after its BVC-RESET-ACK) are taken
+// as osmo-pcu takes them: no STATUS "BVC blocked", delivered.
+func TestPTPAcceptedWhileUnblockPending(t *testing.T) {
+	g, tx, h := labGb(t)
 	g.Start(0)
 	for _, s := range []string{"030182006504820065", "07", "0b", "000000002304820000"} {
 		g.inHex(s, 0)
 	}
 	tx.take()
+	// The PTP BVC-RESET is acknowledged: gopcu sends BVC-UNBLOCK.
+	g.inHex("000000002304820708", 0)
+	if out := tx.take(); len(out) != 1 || out[0] != "000000002404820708" {
+		t.Fatalf("no BVC-UNBLOCK: %v", out)
+	}
+	if g.Unblocked() {
+		t.Fatal("unblocked without BVC-UNBLOCK-ACK")
+	}
 	g.inHex("00000708 00 c0000002 000000 16820bb8 0e0001ff", 0)
-	out := tx.take()
-	if len(out) != 1 || !strings.HasPrefix(out[0], "000000004107810904820708") {
-		t.Fatal(out)
+	g.inHex("00000708 06 0d889910070000000010 04820708 18830000 00", 0)
+	if out := tx.take(); len(out) != 0 {
+		t.Fatalf("answered %v", out)
+	}
+	if len(h.dl) != 1 || h.dl[0].TLLI != 0xc0000002 || len(h.pagePS) != 1 || h.pagePS[0] != "901700000000001" {
+		t.Fatalf("not delivered: %d DL-UNITDATA, pagings %v", len(h.dl), h.pagePS)
+	}
+	// The late BVC-UNBLOCK-ACK still brings the BVC up.
+	g.inHex("000000002504820708", 0)
+	if !g.Unblocked() {
+		t.Fatal("not unblocked")
 	}
 }
 

@@ -261,19 +261,34 @@ func (d *dec) cellID(p pres) (CellID, bool) {
 	return CellID{RAI: parseRAI(v), CI: binary.BigEndian.Uint16(v[6:])}, true
 }
 
-// imsi checks that an IMSI IE holds a Mobile Identity of type IMSI
-// (TS 48.018 §11.3.14, TS 24.008 §10.5.1.4).
+// imsi checks that an IMSI IE holds a Mobile Identity of type IMSI with 6
+// to 15 digits and, for an even number of digits, the filler nibble
+// (TS 48.018 §11.3.14, TS 24.008 §10.5.1.4, TS 23.003 §2.2; the checks of
+// libosmocore's osmo_mobile_identity_decode, which osmo-pcu applies with
+// hex digits allowed). A bad mandatory IMSI is "Invalid mandatory
+// information", a bad optional one (DL-UNITDATA) "Conditional IE error",
+// as osmo-pcu answers (gprs_bssgp_pcu_rx_dl_ud, the paging handlers).
 func (d *dec) imsi(p pres) []byte {
 	v, ok := d.get(IEIMSI, p, 1, 8)
 	if !ok {
 		return nil
 	}
-	if v[0]&0x07 != 1 {
+	why := ""
+	digits := 2*(len(v)-1) + int(v[0]>>3&1)
+	switch {
+	case v[0]&0x07 != 1:
+		why = "identity type is not IMSI"
+	case digits < 6 || digits > 15:
+		why = "IMSI does not have 6 to 15 digits"
+	case v[0]&0x08 == 0 && v[len(v)-1]>>4 != 0x0f:
+		why = "even IMSI without filler"
+	}
+	if why != "" {
 		r, _ := d.find(IEIMSI)
 		if p == mand {
-			d.fail(CauseInvalidMandatoryInfo, IEIMSI, r.off, "identity type is not IMSI")
+			d.fail(CauseInvalidMandatoryInfo, IEIMSI, r.off, why)
 		} else {
-			d.fail(CauseConditionalIEError, IEIMSI, r.off, "identity type is not IMSI")
+			d.fail(CauseConditionalIEError, IEIMSI, r.off, why)
 		}
 		return nil
 	}

@@ -78,12 +78,45 @@ func bssSentPDUs(t *testing.T) [][]byte {
 	return tx.pkts
 }
 
+// snsSentPDUs drives an IP-SNS NSE whose bind is INFO_IND's wildcard
+// address through SIZE and CONFIG, an SNS-ADD of a known endpoint and an
+// SNS-DELETE, and returns what it sent.
+func snsSentPDUs(t *testing.T) [][]byte {
+	tx := &capTx{}
+	eps := ns.EndpointsFromInfoInd([]ns.InfoIndNSVC{{NSVCI: 101, LocalPort: 23001, RemotePort: 23000,
+		AddrType: ns.InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}}})
+	n, err := ns.NewNSE(ns.Config{NSEI: 101, Dialect: ns.DialectIPSNS, Endpoints: eps}, tx, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := func(p ns.PDU) {
+		b, err := p.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n.Input(0, sgsnAddr(), b, time.Second)
+	}
+	sg := []ns.IPElement{{Addr: sgsnAddr().Addr(), Port: 23000, SigWeight: 1, DataWeight: 1}}
+	extra := []ns.IPElement{{Addr: sgsnAddr().Addr(), Port: 23002, SigWeight: 0, DataWeight: 1}}
+	n.Start(0)
+	in(ns.PDU{Type: ns.PDUSNSSizeAck, NSEI: 101, HasNSEI: true})
+	in(ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: 101, HasNSEI: true})
+	in(ns.PDU{Type: ns.PDUSNSConfig, EndFlag: true, NSEI: 101, HasNSEI: true, IP4: sg, HasIP4: true})
+	in(ns.PDU{Type: ns.PDUSNSAdd, NSEI: 101, HasNSEI: true, TransactionID: 1, IP4: sg, HasIP4: true})
+	in(ns.PDU{Type: ns.PDUSNSAdd, NSEI: 101, HasNSEI: true, TransactionID: 2, IP4: extra, HasIP4: true})
+	in(ns.PDU{Type: ns.PDUSNSDelete, NSEI: 101, HasNSEI: true, TransactionID: 3, IP4: extra, HasIP4: true})
+	if len(tx.pkts) < 7 {
+		t.Fatalf("IP-SNS NSE sent %d PDUs", len(tx.pkts))
+	}
+	return tx.pkts
+}
+
 // TestTsharkDecodes checks with an independent decoder (Wireshark's
 // gprs-ns / bssgp / gprs-llc dissectors) that nothing gopcu sends is
 // malformed or raises an error-level expert item.
 func TestTsharkDecodes(t *testing.T) {
 	need(t, "tshark")
-	pkts := bssSentPDUs(t)
+	pkts := append(bssSentPDUs(t), snsSentPDUs(t)...)
 	// SNS PDUs of the BSS side, and every other NS PDU type.
 	local := netip.MustParseAddrPort("127.0.0.1:23001")
 	ip4 := []ns.IPElement{{Addr: local.Addr(), Port: 23001, SigWeight: 1, DataWeight: 1}}
@@ -119,7 +152,7 @@ func TestTsharkDecodes(t *testing.T) {
 		t.Errorf("LLC FCS not verified:\n%s", grepLines(s, "FCS"))
 	}
 	for _, w := range []string{"UL-UNITDATA", "BVC-RESET", "FLOW-CONTROL-BVC", "FLOW-CONTROL-MS", "LLC-DISCARDED",
-		"SUSPEND", "RESUME", "RADIO-STATUS", "FLUSH_LL_ACK", "STATUS", "NS_STATUS", "NS_RESET", "NS_ALIVE", "SNS_SIZE", "SNS_CONFIG",
+		"SUSPEND", "RESUME", "RADIO-STATUS", "FLUSH_LL_ACK", "STATUS", "NS_STATUS", "NS_RESET", "NS_ALIVE", "SNS_SIZE", "SNS_CONFIG", "SNS_ACK",
 		"Attach Request"} {
 		if !strings.Contains(s, w) {
 			t.Errorf("tshark output lacks %q", w)

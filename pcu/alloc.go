@@ -3,6 +3,7 @@ package pcu
 import (
 	"encoding/binary"
 	"math/bits"
+	"time"
 
 	"github.com/gopcu/gopcu/rlcmac"
 )
@@ -86,6 +87,27 @@ type msSlots struct {
 	trx    uint8
 	ul, dl uint8
 	first  uint8 // first common TS + 1; 0: none
+	class  uint8 // the multislot class algorithm B reserved for; 0: not B's
+}
+
+// allocClass is the multislot class algorithm B allocates for: the MS's
+// GPRS class, else its EGPRS class (TS 45.002 Annex B has one table for
+// both), else `multislot-class default` when it is configured, else
+// class 1. A network that does not know an MS's class only knows that it
+// receives and transmits on one timeslot (every row of TS 45.002 Table
+// B.1 has Rx, Tx >= 1); osmo-pcu assumes its default class 12 (4 slots),
+// which an MS of a lower class cannot use (TTCN-3
+// TC_dl_multislot_tbf_ms_class_unknown expects 1 slot).
+func (e *Engine) allocClass(ms *MS) int {
+	switch {
+	case ms.MSClass >= 1 && ms.MSClass <= 45:
+		return ms.MSClass
+	case ms.EGPRSClass >= 1 && ms.EGPRSClass <= 45:
+		return ms.EGPRSClass
+	case e.params.MultislotDefault >= 1 && e.params.MultislotDefault <= 45:
+		return e.params.MultislotDefault
+	}
+	return 1
 }
 
 func (s *msSlots) firstTS() int { return int(s.first) - 1 }
@@ -122,7 +144,7 @@ func (e *Engine) unreserve(ms *MS) {
 			c.dl[ts]--
 		}
 	}
-	s.on, s.ul, s.dl = false, 0, 0
+	s.on, s.ul, s.dl, s.class = false, 0, 0, 0
 }
 
 // releaseSlots ends the reservation of an MS that has no TBF left (or is
@@ -183,6 +205,7 @@ type allocRes struct {
 	usf          [8]uint8
 	upgrade      bool // single slot given, the reservation has more (DL)
 	algoA        bool
+	class        uint8 // algorithm B: the class reserved for
 }
 
 // allocate runs the configured algorithm (`alloc-algorithm`, the first
@@ -368,8 +391,22 @@ func (e *Engine) allocB(q *allocReq, r *allocRes) bool {
 		en := trx.enabledMask()
 		resUL, resDL = ms.slots.ul&en, ms.slots.dl&en
 	}
+	class := e.allocClass(ms)
+	if ms.slots.on && ms.slots.class != 0 && int(ms.slots.class) != class && resUL != 0 && resDL != 0 {
+		// The class became known (MS Radio Access Capability in a
+		// DL-UNITDATA or a Packet Resource Request) after the reservation
+		// was made for another: reserve for it, if the new reservation
+		// still holds the MS's TBFs (osmo-pcu keeps the old one; TTCN-3
+		// TC_dl_multislot_tbf_ms_class_from_sgsn expects 8 slots for class
+		// 18 after a one-phase access).
+		if needC, needDL, ok := tbfSlots(ms, ti); ok {
+			if ul, dl, ok := findMultiSlotsHolding(trx, classRow(class), 0, 0, needC, needDL); ok {
+				resUL, resDL = ul, dl
+			}
+		}
+	}
 	if resUL == 0 || resDL == 0 {
-		ul, dl, ok := findMultiSlots(trx, classRow(ms.multislotClass(e.params.MultislotDefault)), resUL, resDL)
+		ul, dl, ok := findMultiSlots(trx, classRow(class), resUL, resDL)
 		if !ok {
 			bts.Ctr.Inc(CtrTBFAllocFailedNoSlotCombi)
 			return false
@@ -429,7 +466,31 @@ func (e *Engine) allocB(q *allocReq, r *allocRes) bool {
 		r.slots = ul
 	}
 	r.resUL, r.resDL = resUL, resDL
+	r.class = uint8(class)
 	return true
+}
+
+// tbfSlots is what a new reservation of ms on TRX trx must hold to keep
+// its TBFs where they are: as common slots its first common TS and its
+// uplink TBF's slots (it reads its USFs on the downlink), as downlink
+// slots its downlink TBF's. ok=false: a TBF is on another TRX.
+func tbfSlots(ms *MS, trx int) (common, dl uint8, ok bool) {
+	if fc := ms.slots.firstTS(); fc >= 0 {
+		common |= 1 << fc
+	}
+	if t := ms.UL; t != nil {
+		if int(t.trx) != trx {
+			return 0, 0, false
+		}
+		common |= t.slots
+	}
+	if t := ms.DL; t != nil {
+		if int(t.trx) != trx {
+			return 0, 0, false
+		}
+		dl |= t.slots
+	}
+	return common, dl, true
 }
 
 // leastBusy is the TS in mask with the fewest TBFs of direction dir (the
@@ -501,6 +562,12 @@ func rxRange(ntx, trb, tt int) uint8 {
 // slots are min(Tx, Rx, 2); a type 2 MS's are min(Tx, Rx). ulIn/dlIn (0:
 // any) limit the slots. Uplink TS n starts 3 timeslots after downlink TS n.
 func findMultiSlots(trx *TRX, c *msClass, ulIn, dlIn uint8) (ul, dl uint8, ok bool) {
+	return findMultiSlotsHolding(trx, c, ulIn, dlIn, 0, 0)
+}
+
+// findMultiSlotsHolding is findMultiSlots among the reservations whose
+// common slots hold needCommon and whose downlink slots hold needDL.
+func findMultiSlotsHolding(trx *TRX, c *msClass, ulIn, dlIn, needCommon, needDL uint8) (ul, dl uint8, ok bool) {
 	usable := multislotPDCHs(trx, max(c.rx, c.tx) > 1)
 	if ulIn == 0 {
 		ulIn = 0xff
@@ -561,7 +628,7 @@ func findMultiSlots(trx *TRX, c *msClass, ulIn, dlIn uint8) (ul, dl uint8, ok bo
 						}
 						common = min(common, 2)
 					}
-					if bits.OnesCount8(rx&tx) != common {
+					if bits.OnesCount8(rx&tx) != common || rx&tx&needCommon != needCommon || rx&needDL != needDL {
 						continue
 					}
 					if capa := capacity(trx, rx, tx); capa > bestCap {
@@ -600,6 +667,7 @@ func (e *Engine) commitAlloc(q *allocReq, r *allocRes) {
 		e.setSlots(ms, r.trx, r.resUL, r.resDL)
 	}
 	ms.slots.first = uint8(r.first + 1)
+	ms.slots.class = r.class
 	if r.algoA {
 		q.bts.Ctr.Inc(CtrTBFAllocAlgoA)
 	} else {
@@ -779,4 +847,80 @@ func freqParams(trx *TRX, p *PDCH) rlcmac.FrequencyParameters {
 	v := binary.BigEndian.Uint64(p.MA[:]) << (64 - uint(p.MABitLen))
 	binary.BigEndian.PutUint64(f.MA[:], v)
 	return f
+}
+
+// timeCC counts the time a condition holds in whole granules, as
+// libosmocore's osmo_time_cc (time_cc.c) does for osmo-pcu's
+// pdch:all_allocated with its defaults X16 = 1 s granularity, X17 = 0
+// (an increment once half a granule has accumulated, ahead of time) and
+// X18 = 60 s (remainders forgotten after that long without the condition).
+type timeCC struct {
+	started       bool
+	flag          bool
+	last          time.Duration // time counted up to
+	sum, reported time.Duration
+}
+
+const (
+	ccGranule = time.Second
+	ccRound   = ccGranule / 2
+	ccForget  = 60 * time.Second
+)
+
+// sample records the condition at now and returns the counter increment.
+func (c *timeCC) sample(flag bool, now time.Duration) uint64 {
+	if !c.started {
+		c.started, c.last = true, now
+	}
+	if c.flag {
+		c.sum += now - c.last
+	} else if c.sum > 0 && now >= c.last+ccForget {
+		c.sum, c.reported = 0, 0
+	}
+	c.last = now
+	var n uint64
+	if c.reported <= c.sum {
+		d := c.sum - c.reported
+		n = uint64(d / ccGranule)
+		if d%ccGranule >= ccRound {
+			n++
+		}
+		c.reported += time.Duration(n) * ccGranule
+	}
+	c.flag = flag
+	return n
+}
+
+// allPDCHAllocated reports whether no enabled PDCH of the BTS can take
+// another TBF: each has no free UL or DL TFI or no free USF (osmo-pcu
+// bts_all_pdch_allocated, pdch_is_full; true without enabled PDCHs, as
+// there).
+func allPDCHAllocated(bts *BTS) bool {
+	for t := range bts.TRX {
+		trx := &bts.TRX[t]
+		for ts := range trx.PDCH {
+			p := &trx.PDCH[ts]
+			if !p.Enabled {
+				continue
+			}
+			if _, free := freeUSF(p); free && trx.ulTFI != 0xffffffff && trx.dlTFI != 0xffffffff {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sampleAllAllocated counts pdch:all_allocated, the seconds during which
+// every enabled PDCH of a BTS was allocated; sampled every second, as
+// osmo-pcu's update_stats_timer does (gprs_pcu.c).
+func (e *Engine) sampleAllAllocated(now time.Duration) {
+	for _, bts := range e.bts {
+		if bts == nil || !bts.Active {
+			continue
+		}
+		if n := bts.allAlloc.sample(allPDCHAllocated(bts), now); n > 0 {
+			bts.Ctr.Add(CtrPDCHAllAllocated, n)
+		}
+	}
 }

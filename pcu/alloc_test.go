@@ -3,6 +3,7 @@ package pcu
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
@@ -13,7 +14,9 @@ import (
 // per algorithm). Where gopcu deliberately differs the row says so.
 
 // allocEngine is an engine with one active BTS whose TRX have the given
-// PDCH masks, allocating with algo.
+// PDCH masks, allocating with algo, with osmo-pcu's `multislot-class
+// default 12` (osmo-pcu's AllocTest results are for that class when the
+// MS's is unknown).
 func allocEngine(tb testing.TB, algo string, pdch ...uint8) (*Engine, *BTS) {
 	tb.Helper()
 	e := New(Config{SocketPath: "/nonexistent"})
@@ -32,6 +35,7 @@ func allocEngine(tb testing.TB, algo string, pdch ...uint8) (*Engine, *BTS) {
 		tb.Fatal("BTS not active")
 	}
 	e.params.AllocAlgo = algo
+	e.params.MultislotDefault = 12
 	return e, bts
 }
 
@@ -562,5 +566,135 @@ func TestAllocateNoGarbage(t *testing.T) {
 	})
 	if n != 0 {
 		t.Fatalf("%v allocations per run", n)
+	}
+}
+
+// TestAllocClassFromSGSNAndUnknown: TTCN-3 TC_dl_multislot_tbf_ms_class_from_sgsn
+// and TC_dl_multislot_tbf_ms_class_unknown on one TRX with 8 PDCHs. After a
+// one-phase access (one UL slot, class unknown) a DL TBF on PACCH gets the
+// slots of the class the SGSN's MS Radio Access Capability gave (class 18:
+// 8), and 1 slot when the class stays unknown (TS 45.002 Table B.1: every
+// class has 1 Rx and 1 Tx slot); osmo-pcu 1.1.0 gives 4 in both cases
+// (its default class 12, which `multislot-class default 12` restores).
+func TestAllocClassFromSGSNAndUnknown(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		pdch           uint8
+		class, egprs   int
+		defaultClass   int
+		wantUL, wantDL int
+	}{
+		{"class 18 from the SGSN", 0xff, 18, 0, 0, 1, 8},
+		{"unknown class", 0xff, 0, 0, 0, 1, 1},
+		{"EGPRS class 18 only", 0xff, 0, 18, 0, 1, 8},
+		{"unknown, multislot-class default 12", 0xf0, 0, 0, 12, 1, 4},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e, bts := allocEngine(t, "dynamic", c.pdch)
+			e.params.MultislotDefault = c.defaultClass
+			ms := e.newMS(bts, 0xc0000700)
+			ul, err := e.allocUL(bts, ms) // one-phase access: CCCH, one slot
+			if err != nil || popcount8(ul.slots) != c.wantUL {
+				t.Fatalf("UL TBF %v: %v", ul, err)
+			}
+			ms.MSClass, ms.EGPRSClass = c.class, c.egprs // DL-UNITDATA's MS RAC
+			dl, err := e.allocDL(bts, ms, false)         // assigned on PACCH
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := popcount8(dl.slots); n != c.wantDL || dl.slots&ul.slots != ul.slots || dl.ctrlTS != ul.ctrlTS {
+				t.Fatalf("DL TBF on %08b (%d slots, control TS %d), want %d slots with the UL TBF's %08b (control TS %d)",
+					dl.slots, n, dl.ctrlTS, c.wantDL, ul.slots, ul.ctrlTS)
+			}
+		})
+	}
+}
+
+// TestAllAllocatedCounter: pdch:all_allocated counts the seconds during
+// which no enabled PDCH can take a TBF (osmo-pcu bts_all_pdch_allocated,
+// libosmocore osmo_time_cc with 1 s granules rounded at half), sampled
+// every second.
+func TestAllAllocatedCounter(t *testing.T) {
+	e, bts := allocEngine(t, "b", 0x80) // one PDCH, TS 7
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	e.sampleAllAllocated(sec(0))
+	var uls []*TBF
+	for i := range 7 { // USFs 0..6: the PDCH is full
+		tb, err := e.allocUL(bts, e.newMS(bts, 0xc0000800+uint32(i)))
+		if err != nil {
+			t.Fatal(i, err)
+		}
+		uls = append(uls, tb)
+	}
+	if _, err := e.allocUL(bts, e.newMS(bts, 0xc00008ff)); err == nil {
+		t.Fatal("an eighth UL TBF on one PDCH")
+	}
+	e.sampleAllAllocated(sec(1)) // full from now on
+	if v := bts.Ctr.Value(CtrPDCHAllAllocated); v != 0 {
+		t.Fatalf("%d before any time passed", v)
+	}
+	e.sampleAllAllocated(sec(2))
+	e.sampleAllAllocated(sec(3))
+	if v := bts.Ctr.Value(CtrPDCHAllAllocated); v != 2 {
+		t.Fatalf("after 2 s all allocated: %d", v)
+	}
+	e.freeTBF(uls[0], false)       // a USF is free again
+	e.sampleAllAllocated(sec(3.6)) // 0.6 s more counted: rounds up
+	e.sampleAllAllocated(sec(10))
+	if v := bts.Ctr.Value(CtrPDCHAllAllocated); v != 3 {
+		t.Fatalf("after 2.6 s all allocated: %d", v)
+	}
+}
+
+// TestAllocFailureCauses: algorithm B's two slot failures. no_slot_avail:
+// the PDCH of the MS's control TS was switched off (a later INFO_IND)
+// and a CCCH DL TBF needs a common slot of its reservation. no_slot_combi:
+// a multislot MS whose UL TBF sits on a PDCH with another training
+// sequence than the PDCHs usable together (TS 45.002 §6.4.2) gets no
+// reservation for its DL TBF.
+func TestAllocFailureCauses(t *testing.T) {
+	e, bts := allocEngine(t, "b", 0xf0)
+	ms := e.newMS(bts, 0xc0000a00)
+	ms.MSClass = 12
+	ul, err := e.allocUL(bts, ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bts.TRX[0].PDCH[ul.ctrlTS].Enabled = false
+	if _, err := e.allocDL(bts, ms, true); err == nil || bts.Ctr.Value(CtrTBFAllocFailedNoSlotAvail) != 1 {
+		t.Fatalf("control TS off: %v, no_slot_avail %d", err, bts.Ctr.Value(CtrTBFAllocFailedNoSlotAvail))
+	}
+
+	e, bts = allocEngine(t, "b", 0xf0)
+	bts.TRX[0].PDCH[4].TSC = 3 // TS 4 alone is usable for multislot
+	ms = e.newMS(bts, 0xc0000a01)
+	e.setSlots(ms, 0, 1<<6, 0) // its UL TBF's slot (TLLI learnt: adoptSlots)
+	ms.MSClass = 12
+	if _, err := e.allocDL(bts, ms, false); err == nil || bts.Ctr.Value(CtrTBFAllocFailedNoSlotCombi) != 1 {
+		t.Fatalf("UL slot on another TSC: %v, no_slot_combi %d", err, bts.Ctr.Value(CtrTBFAllocFailedNoSlotCombi))
+	}
+}
+
+// TestMultiTRXOnePhaseSpread: TTCN-3 TC_multitrx_multims_alloc (3 TRX
+// with 2 PDCHs each, 8 one-phase accesses): UL TBF i goes to TRX i mod 3,
+// the TRX with the most free UL TFIs (osmo-pcu bts_tfi_find_free).
+// TC_ta_ptcch_ul_multi_tbf expects the opposite for 8 TRX with 1 PDCH
+// each (7 UL TBFs with TFI, USF and TAI 0..6, all on TRX 0 TS 7); no TRX
+// choice meets both, and osmo-pcu (which passes TC_multitrx_multims_alloc)
+// fails that one too: gopcu keeps the spread.
+func TestMultiTRXOnePhaseSpread(t *testing.T) {
+	e, bts := allocEngine(t, "dynamic", 0xc0, 0x30, 0x03)
+	for i := range 8 {
+		tb, err := e.allocUL(bts, e.newMS(bts, 0xc0000b00+uint32(i)))
+		if err != nil || int(tb.trx) != i%3 {
+			t.Fatalf("UL TBF %d on TRX %v (%v), want %d", i, tb, err, i%3)
+		}
+	}
+	e, bts = allocEngine(t, "dynamic", 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80)
+	for i := range 7 {
+		tb, err := e.allocUL(bts, e.newMS(bts, 0xc0000c00+uint32(i)))
+		if err != nil || int(tb.trx) != i || tb.tfi != 0 {
+			t.Fatalf("UL TBF %d: %v (%v), want TRX %d TFI 0", i, tb, err, i)
+		}
 	}
 }

@@ -119,7 +119,8 @@ type BTS struct {
 	tbfs      []*TBF
 	msPresent ratectr.StatItem
 
-	multislotOff bool // `alloc-algorithm dynamic` fell back to A (alloc.go)
+	multislotOff bool   // `alloc-algorithm dynamic` fell back to A (alloc.go)
+	allAlloc     timeCC // pdch:all_allocated (alloc.go)
 
 	pch pchPages // PS pagings on PCH waiting for the MS (T3113, paging.go)
 }

@@ -124,6 +124,9 @@ func (e *Engine) detachKeep(t *TBF) {
 // assignPACCH schedules a Packet Downlink Assignment for nt on the control
 // TS of carrier (an UL TBF, the old DL TBF, or nt itself).
 func (e *Engine) assignPACCH(nt, carrier *TBF) {
+	if carrier != nt {
+		nt.bts.Ctr.Inc(CtrTBFReused) // osmo-pcu establish_dl_tbf_on_pacch
+	}
 	nt.assignOn = carrier
 	e.fire(nt, evAssignPACCH)
 }
@@ -413,6 +416,9 @@ func (e *Engine) dlDataBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, bl
 		return 0
 	}
 	countDLBlock(t, p, b.cs)
+	if resend && b.fbi {
+		bts.Ctr.Inc(CtrRLCFinalBlockResent)
+	}
 	if !resend {
 		t.sentBytes += uint64(b.bytes)
 		bts.Ctr.Add(CtrRLCDLPayloadBytes, uint64(b.bytes))
@@ -480,6 +486,9 @@ func (e *Engine) dlDataBlockEGPRS(t *TBF, p *PDCH, fn uint32, usf uint8, prio in
 		return 0
 	}
 	countDLBlock(t, p, cs)
+	if resend1 && b1.fbi || bsn2 != bsn1 && resend2 && b2.fbi {
+		bts.Ctr.Inc(CtrRLCFinalBlockResent)
+	}
 	if !resend1 {
 		t.sentBytes += uint64(b1.bytes)
 		bts.Ctr.Add(CtrRLCDLPayloadBytes, uint64(b1.bytes))

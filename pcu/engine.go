@@ -227,6 +227,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		case f := <-e.calls:
 			f()
 		case <-tick.C:
+			e.sampleAllAllocated(e.cfg.Clock.Now())
 			e.cfg.Counters.Tick()
 			e.fcTicks++
 			if iv := int(e.params.FlowControlInterval / time.Second); iv > 0 && e.fcTicks%iv == 0 {

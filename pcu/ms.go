@@ -55,14 +55,6 @@ func (m *MS) String() string {
 // Active reports whether the MS has a TBF.
 func (m *MS) Active() bool { return m.UL != nil || m.DL != nil }
 
-// multislotClass is the class used for allocation.
-func (m *MS) multislotClass(def int) int {
-	if m.MSClass > 0 && m.MSClass <= 45 {
-		return m.MSClass
-	}
-	return def
-}
-
 // msStore indexes the MSs of a BTS by TLLI and IMSI.
 type msStore struct {
 	all    []*MS

@@ -26,7 +26,7 @@ type Params struct {
 	CSMaxDL, CSMaxUL     int       // `cs max`, default 4
 	AllocAlgo            string    // "a", "b", "dynamic"
 	TwoPhaseAccess       bool
-	MultislotDefault     int // `multislot-class default`, 12
+	MultislotDefault     int // `multislot-class default` when configured, 0: not (see allocClass)
 	PreemptiveRetx       bool
 	DLArq2               bool // `egprs dl arq-type arq2`: no split blocks
 	// OsmoPollAge counts a DL poll's age from its answer's frame, as
@@ -70,7 +70,7 @@ func DefaultParams() Params {
 		CSLQ: [4][2]int{{-256, 6}, {5, 8}, {7, 13}, {12, 256}},
 		MCSLQ: [9][2]int{{-256, 6}, {5, 8}, {7, 13}, {12, 15}, {14, 17},
 			{16, 18}, {17, 20}, {19, 24}, {23, 256}},
-		MCSMaxDL: 9, MCSMaxUL: 9, WSBase: 64, MultislotDefault: 12, PreemptiveRetx: true,
+		MCSMaxDL: 9, MCSMaxUL: 9, WSBase: 64, PreemptiveRetx: true,
 		T3141: 10 * time.Second, T3169: 5 * time.Second, T3191: 5 * time.Second, T3193: 1600 * time.Millisecond,
 		T3195: 5 * time.Second, T3190: 5 * time.Second, T3113: 7 * time.Second, T3172: 5 * time.Second,
 		X2001: 2 * time.Second, X2002: 200 * time.Millisecond, X2030: 60 * time.Second, X2031: 2 * time.Second,

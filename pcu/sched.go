@@ -177,10 +177,18 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 	case pollULAss:
 		bts.Ctr.Inc(CtrRLCAssTimedout)
 		bts.Ctr.Inc(CtrULAssPollTimeout)
+		if e.assignPollFailed(t, CtrULAssFailed) {
+			t.ulAss.fire(ctlAbort)
+			return
+		}
 		t.ulAss.fire(ctlPollTimeout) // repeat the assignment
 	case pollDLAss:
 		bts.Ctr.Inc(CtrRLCAssTimedout)
 		bts.Ctr.Inc(CtrDLAssTimeout)
+		if e.assignPollFailed(t, CtrDLAssFailed) {
+			t.dlAss.fire(ctlAbort)
+			return
+		}
 		t.dlAss.fire(ctlPollTimeout) // repeat the assignment
 	case pollCellChgContinue:
 		e.naccPollTimeout(t)
@@ -201,6 +209,23 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 		}
 		e.fire(t, evAckMiss)
 	}
+}
+
+// assignPollFailed counts an unanswered assignment poll in N3105 of the
+// TBF that sent it (its carrier, or itself), as osmo-pcu's
+// tbf.cpp poll_timeout; at the maximum that TBF is released (MAX_N3105)
+// and the assignment ends: rlc:ass:failed and ctr count it.
+func (e *Engine) assignPollFailed(t *TBF, ctr int) bool {
+	c := t.assignOn
+	if c == nil {
+		c = t
+	}
+	if !e.count(c, nN3105) {
+		return false
+	}
+	t.bts.Ctr.Inc(CtrRLCAssFailed)
+	t.bts.Ctr.Inc(ctr)
+	return true
 }
 
 // pickUSF decides the USF of the DL block at fn: who may send in the next

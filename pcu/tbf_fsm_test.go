@@ -216,6 +216,14 @@ func TestNCountersFromInfoInd(t *testing.T) {
 	if d := ul.deadline[tmT3169] - e.now; d != 3*time.Second {
 		t.Errorf("T3169 %v, want the INFO_IND's 3 s", d)
 	}
+	// N3103 = 4: the final Packet Uplink Ack/Nack's poll unanswered 4 times
+	fin := tbfIn(t, e, bts, DirUL, TBFFinished, 0xc0200003)
+	for i := 1; i <= 4; i++ {
+		e.pollTimeout(fin, pollULAck)
+	}
+	if fin.state != TBFReleasing || bts.Ctr.Value(CtrPktULAckNackFailed) != 1 {
+		t.Fatalf("after 4 final-ack poll timeouts: %s, pkt:ul_ack_nack_failed %d", fin.state, bts.Ctr.Value(CtrPktULAckNackFailed))
+	}
 	dl := tbfIn(t, e, bts, DirDL, TBFFlow, 0xc0200002)
 	e.pollTimeout(dl, pollDLAck)
 	if dl.state != TBFFlow {
@@ -254,6 +262,9 @@ func TestT3191OnMonotonicClock(t *testing.T) {
 	}
 	if bts.Ctr.Value(CtrImmAssDL) != imm+1 {
 		t.Fatal("no new Immediate Assignment")
+	}
+	if bts.Ctr.Value(CtrRLCRelTimedout) != 1 {
+		t.Fatal("T3191's expiry not counted in rlc:rel:timedout")
 	}
 }
 
@@ -776,5 +787,35 @@ func TestTimersFromVTY(t *testing.T) {
 	}
 	if p := ParamsFromConfig(cfg); p.T3113 != 9*time.Second || p.T3172 != 3*time.Second {
 		t.Fatalf("T3113 %v T3172 %v", p.T3113, p.T3172)
+	}
+}
+
+// TestAssignmentPollFailed: every unanswered poll of an assignment counts
+// in N3105 of the TBF that sent it (osmo-pcu tbf.cpp poll_timeout); at
+// N3105 that TBF is released and rlc:ass:failed and ul:assignment_failed
+// (dl:assignment_failed for a Packet Downlink Assignment) count it.
+func TestAssignmentPollFailed(t *testing.T) {
+	e, bts := fsmEngine(t, &fakeClock{}, func(ii *pcuif.InfoInd) {
+		ii.T3142, ii.T3169, ii.T3191, ii.T3193x10ms, ii.T3195, ii.N3101, ii.N3103, ii.N3105 = 20, 5, 5, 160, 5, 10, 4, 3
+	})
+	dl := tbfIn(t, e, bts, DirDL, TBFFlow, 0xc1000001)
+	dl.ms.DL = dl
+	e.chanReqInAck(bts, dl, true)
+	ul := dl.ms.UL
+	for i := 1; i <= 3; i++ {
+		e.pollTimeout(ul, pollULAss)
+	}
+	if bts.Ctr.Value(CtrRLCAssFailed) != 1 || bts.Ctr.Value(CtrULAssFailed) != 1 || dl.state != TBFReleasing || ul.ulAss != ctlNone {
+		t.Fatalf("3 unanswered PUA polls with N3105 = 3: ass failed %d, ul failed %d, carrier %s, assignment %s",
+			bts.Ctr.Value(CtrRLCAssFailed), bts.Ctr.Value(CtrULAssFailed), dl.state, ul.ulAss)
+	}
+	// a DL TBF assigned on its own PACCH (multislot upgrade): its own N3105
+	d2 := tbfIn(t, e, bts, DirDL, TBFAssign, 0xc1000002)
+	e.assignPACCH(d2, d2)
+	for i := 1; i <= 3; i++ {
+		e.pollTimeout(d2, pollDLAss)
+	}
+	if bts.Ctr.Value(CtrDLAssFailed) != 1 || d2.state != TBFReleasing || d2.dlAss != ctlNone {
+		t.Fatalf("3 unanswered PDA polls: dl failed %d, TBF %s, assignment %s", bts.Ctr.Value(CtrDLAssFailed), d2.state, d2.dlAss)
 	}
 }

@@ -35,7 +35,10 @@ func ParamsFromConfig(c *config.Config) Params {
 	p.MCSMaxDL, p.MCSMaxUL = c.MaxMCSDL, c.MaxMCSUL
 	p.WSBase, p.WSPDCH = c.WSBase, c.WSPDCH
 	p.TwoPhaseAccess = c.ForceTwoPhase
-	p.MultislotDefault = c.MSClassDefault
+	p.MultislotDefault = 0 // the default class 12 is only osmo-pcu's guess (allocClass)
+	if c.MSClassDefault != config.DefaultMSClass {
+		p.MultislotDefault = c.MSClassDefault
+	}
 	p.PreemptiveRetx = c.DLPreemptiveRetx
 	p.DLArq2 = c.DLArq2
 	p.LLC = llc.DefaultConfig()

@@ -22,7 +22,8 @@ type InfoIndNSVC struct {
 // EndpointsFromInfoInd maps the INFO_IND NS-VC entries to endpoints, one per
 // valid entry, as osmo-pcu does. Entries sharing a local port and address
 // family share a bind (socket). Local holds the wildcard address and the
-// local port; for IP-SNS fill in the real source address (ResolveLocal).
+// local port, as osmo-pcu binds them; for IP-SNS the NSE announces the
+// source address towards the SGSN in place of the wildcard (as libosmogb).
 func EndpointsFromInfoInd(e []InfoIndNSVC) []Endpoint {
 	var eps []Endpoint
 	type key struct {
@@ -70,8 +71,9 @@ func BindAddrs(eps []Endpoint) []netip.AddrPort {
 }
 
 // ResolveLocal replaces unspecified local addresses by the source address
-// the kernel uses towards the endpoint's remote (needed for the IP-SNS
-// endpoint list, TS 48.016 §10.3.2c).
+// the kernel uses towards the endpoint's remote. The NSE needs no such
+// help: for the IP-SNS endpoint list (TS 48.016 §10.3.2c) it resolves the
+// wildcard address itself, towards the SGSN endpoint it signals to.
 func ResolveLocal(eps []Endpoint) ([]Endpoint, error) {
 	out := append([]Endpoint(nil), eps...)
 	for i, ep := range out {

@@ -82,6 +82,10 @@ type Config struct {
 	// (libosmogb nsvc_rate_ctr_idx: 0, 1, ... in allocation order, never
 	// reused); nil: the NSE numbers its own from 0.
 	VCIndex *uint32
+	// SourceAddr resolves a wildcard local address for the IP-SNS
+	// endpoint list: the local address used towards remote. nil:
+	// SourceAddrTowards (the kernel's choice).
+	SourceAddr func(remote netip.AddrPort) (netip.Addr, error)
 }
 
 // Transport sends one datagram from local bind `bind` to `to`. It must not
@@ -170,13 +174,6 @@ func NewNSE(cfg Config, tx Transport, h Handler, log *slog.Logger) (*NSE, error)
 	if cfg.Timers == (Timers{}) {
 		cfg.Timers = DefaultTimers()
 	}
-	if cfg.Dialect == DialectIPSNS {
-		for _, ep := range cfg.Endpoints {
-			if !ep.Local.IsValid() || ep.Local.Addr().IsUnspecified() {
-				return nil, fmt.Errorf("ns: IP-SNS needs a concrete local address per endpoint (see ResolveLocal), have %v", ep.Local)
-			}
-		}
-	}
 	if cfg.MaxNSVCs == 0 {
 		cfg.MaxNSVCs = 8
 	}
@@ -199,6 +196,14 @@ func NewNSE(cfg Config, tx Transport, h Handler, log *slog.Logger) (*NSE, error)
 		n.sns = newSNS(n)
 	}
 	return n, nil
+}
+
+// sourceAddr is Config.SourceAddr or the kernel's choice.
+func (n *NSE) sourceAddr(remote netip.AddrPort) (netip.Addr, error) {
+	if n.cfg.SourceAddr != nil {
+		return n.cfg.SourceAddr(remote)
+	}
+	return SourceAddrTowards(remote)
 }
 
 // Close unregisters the NSE's counter groups (libosmogb frees them with
@@ -513,6 +518,9 @@ func (n *NSE) Reconfigure(cfg Config, now time.Duration) bool {
 	cfg.Counters = n.cfg.Counters // the groups stay where they are
 	if cfg.VCIndex == nil {
 		cfg.VCIndex = n.cfg.VCIndex
+	}
+	if cfg.SourceAddr == nil {
+		cfg.SourceAddr = n.cfg.SourceAddr
 	}
 	if n.sns != nil {
 		cur := n.sns.ep().Remote

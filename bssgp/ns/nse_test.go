@@ -325,11 +325,3 @@ func TestAliveRetriesResetAfterReset(t *testing.T) {
 		t.Fatal("declared dead on the first unanswered ALIVE")
 	}
 }
-
-func TestSNSNeedsLocalAddress(t *testing.T) {
-	_, err := NewNSE(Config{NSEI: 1, Dialect: DialectIPSNS, Endpoints: []Endpoint{
-		{Local: netip.MustParseAddrPort("0.0.0.0:23001"), Remote: sgsn}}}, &recTx{}, &recH{}, nil)
-	if err == nil {
-		t.Fatal("wildcard local address accepted for IP-SNS")
-	}
-}

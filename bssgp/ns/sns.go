@@ -35,6 +35,9 @@ type snsFSM struct {
 	remote6  []IPElement
 	ackedOur bool
 	gotEnd   bool
+	// local4/local6 are our endpoints as announced in the last SNS-SIZE
+	// (and then in SNS-CONFIG).
+	local4, local6 []IPElement
 }
 
 func newSNS(n *NSE) *snsFSM { return &snsFSM{n: n} }
@@ -52,17 +55,37 @@ func (s *snsFSM) setState(st snsState, now time.Duration) {
 	s.retries = 0
 }
 
-// localElements lists our endpoints for SNS-SIZE/SNS-CONFIG.
+// localElements lists our endpoints for SNS-SIZE/SNS-CONFIG, one per local
+// bind of the family (TS 48.016 §10.3.2c, §10.3.2d). A bind on the
+// wildcard address (how osmo-pcu binds INFO_IND's local_port) announces
+// the source address the kernel picks towards the SGSN endpoint used for
+// the SNS signalling, as libosmogb's ns2_sns_compute_local_ep_from_binds
+// does (gprs_ns2_sns.c); a bind whose address cannot be resolved that way
+// is left out, as there.
 func (s *snsFSM) localElements(v6 bool) []IPElement {
 	var l []IPElement
-	seen := map[netip.AddrPort]bool{}
+	seen := map[int]bool{}
 	for _, ep := range s.n.cfg.Endpoints {
 		a := ep.Local
-		if !a.IsValid() || seen[a] || a.Addr().Unmap().Is4() == v6 {
+		if !a.IsValid() || seen[ep.Bind] || a.Addr().Unmap().Is4() == v6 {
 			continue
 		}
-		seen[a] = true
-		l = append(l, IPElement{Addr: a.Addr().Unmap(), Port: a.Port(), SigWeight: 1, DataWeight: 1})
+		seen[ep.Bind] = true
+		addr := a.Addr().Unmap()
+		if addr.IsUnspecified() {
+			remote := s.ep().Remote
+			if remote.Addr().Unmap().Is4() == v6 {
+				continue
+			}
+			r, err := s.n.sourceAddr(remote)
+			if err != nil {
+				s.n.log.Log(context.Background(), logx.LevelError, "no local address towards the SGSN for IP-SNS",
+					"bind", a, "sgsn", remote, "err", err)
+				continue
+			}
+			addr = r.Unmap()
+		}
+		l = append(l, IPElement{Addr: addr, Port: a.Port(), SigWeight: 1, DataWeight: 1})
 	}
 	return l
 }
@@ -100,7 +123,8 @@ func (s *snsFSM) vcDead(now time.Duration) {
 }
 
 func (s *snsFSM) sendSize(now time.Duration) {
-	v4, v6 := s.localElements(false), s.localElements(true)
+	s.local4, s.local6 = s.localElements(false), s.localElements(true)
+	v4, v6 := s.local4, s.local6
 	p := PDU{Type: PDUSNSSize, NSEI: s.n.cfg.NSEI, HasNSEI: true, ResetFlag: true, MaxNSVCs: s.n.cfg.MaxNSVCs}
 	if len(v4) > 0 {
 		p.NumIP4EP, p.HasNumIP4EP = uint16(len(v4)), true
@@ -113,7 +137,7 @@ func (s *snsFSM) sendSize(now time.Duration) {
 }
 
 func (s *snsFSM) sendConfig(now time.Duration) {
-	v4, v6 := s.localElements(false), s.localElements(true)
+	v4, v6 := s.local4, s.local6
 	p := PDU{Type: PDUSNSConfig, EndFlag: true, NSEI: s.n.cfg.NSEI, HasNSEI: true}
 	if len(v4) > 0 {
 		p.IP4, p.HasIP4 = v4, true
@@ -160,12 +184,12 @@ func (s *snsFSM) ack(bind int, to netip.AddrPort, tid uint8, cause *Cause, v4, v
 	p := PDU{Type: PDUSNSAck, NSEI: s.n.cfg.NSEI, HasNSEI: true, TransactionID: tid}
 	if cause != nil {
 		p.Cause, p.HasCause = *cause, true
-		if v4 != nil {
-			p.IP4, p.HasIP4 = v4, true
-		}
-		if v6 != nil {
-			p.IP6, p.HasIP6 = v6, true
-		}
+	}
+	if len(v4) > 0 {
+		p.IP4, p.HasIP4 = v4, true
+	}
+	if len(v6) > 0 {
+		p.IP6, p.HasIP6 = v6, true
 	}
 	s.n.send(bind, to, &p)
 }
@@ -220,6 +244,28 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now ti
 		if s.state != snsConfigured {
 			return
 		}
+		// An endpoint that is already configured (in the SGSN's list or
+		// twice in this PDU) is refused with "Protocol error - unspecified"
+		// and nothing of the PDU is applied (TS 48.016 §7.4b.3.2;
+		// libosmogb ns2_sns_st_configured_add rolls back the elements
+		// added before the offending one).
+		known := func(l []IPElement, x IPElement) bool {
+			for _, e := range l {
+				if e.Addr == x.Addr && e.Port == x.Port {
+					return true
+				}
+			}
+			return false
+		}
+		var seen []IPElement
+		for _, x := range append(p.IP4, p.IP6...) {
+			if known(s.remote4, x) || known(s.remote6, x) || known(seen, x) {
+				c := CauseProtocolErrorUnspec
+				s.ack(bind, from, p.TransactionID, &c, nil, nil)
+				return
+			}
+			seen = append(seen, x)
+		}
 		s.remote4 = append(s.remote4, p.IP4...)
 		s.remote6 = append(s.remote6, p.IP6...)
 		for _, e := range append(p.IP4, p.IP6...) {
@@ -272,7 +318,9 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now ti
 			c := CauseUnknownIPEndpoint
 			s.ack(bind, from, p.TransactionID, &c, p.IP4, p.IP6)
 		} else {
-			s.ack(bind, from, p.TransactionID, nil, nil, nil)
+			// The acknowledgement echoes the deleted elements (libosmogb
+			// ns2_sns_st_configured_delete; none for an IP Address IE).
+			s.ack(bind, from, p.TransactionID, nil, p.IP4, p.IP6)
 		}
 		s.n.updateAvailability(now)
 	case PDUSNSChangeWeight:

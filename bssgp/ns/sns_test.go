@@ -2,6 +2,7 @@ package ns
 
 import (
 	"net/netip"
+	"slices"
 	"testing"
 	"time"
 )
@@ -112,5 +113,147 @@ func TestSNSRestartWhenAllVCsDead(t *testing.T) {
 	}
 	if h.avail[len(h.avail)-1] {
 		t.Fatal("handler not told")
+	}
+}
+
+// sentPDUs decodes what the NSE sent.
+func (r *recTx) pdus(t *testing.T) []*PDU {
+	t.Helper()
+	var out []*PDU
+	for _, x := range r.out {
+		p, err := Parse(x.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	r.out = nil
+	return out
+}
+
+// snsUp runs SIZE, CONFIG both ways and the first ALIVE of an IP-SNS NSE
+// whose SGSN announces sgsnEPs.
+func snsUp(t *testing.T, n *NSE, tx *recTx, sgsnEPs ...IPElement) {
+	t.Helper()
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSSizeAck, NSEI: n.cfg.NSEI, HasNSEI: true}), 0)
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSConfigAck, NSEI: n.cfg.NSEI, HasNSEI: true}), 0)
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSConfig, EndFlag: true, NSEI: n.cfg.NSEI, HasNSEI: true,
+		IP4: sgsnEPs, HasIP4: true}), 0)
+	for _, e := range sgsnEPs {
+		n.Input(0, e.AddrPort(), []byte{0x0b}, 0)
+	}
+	if !n.Available() {
+		t.Fatal("IP-SNS NSE not up")
+	}
+	tx.take()
+}
+
+// INFO_IND gives only local ports (OsmoBTS always does): the binds are on
+// the wildcard address and SNS-SIZE / SNS-CONFIG announce, per bind, the
+// source address towards the SGSN endpoint used for the SNS procedures
+// (libosmogb ns2_sns_compute_local_ep_from_binds), as the TTCN-3
+// TC_sns_po_config_success expects (its IP4 element is the PCU's address
+// and port as the SGSN sees them).
+func TestSNSWildcardLocalAddress(t *testing.T) {
+	remote := [16]byte{192, 0, 2, 1}
+	eps := EndpointsFromInfoInd([]InfoIndNSVC{
+		{NSVCI: 1, LocalPort: 22000, RemotePort: 23000, AddrType: InfoAddrIPv4, RemoteIP: remote},
+		{NSVCI: 2, LocalPort: 22001, RemotePort: 23001, AddrType: InfoAddrIPv4, RemoteIP: remote},
+	})
+	var asked []netip.AddrPort
+	tx, h := &recTx{}, &recH{}
+	n, err := NewNSE(Config{NSEI: 1234, Dialect: DialectIPSNS, Endpoints: eps,
+		SourceAddr: func(r netip.AddrPort) (netip.Addr, error) {
+			asked = append(asked, r)
+			return netip.MustParseAddr("198.51.100.7"), nil
+		}}, tx, h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Start(0)
+	out := tx.pdus(t)
+	if len(out) != 1 || out[0].Type != PDUSNSSize || !out[0].HasNumIP4EP || out[0].NumIP4EP != 2 || out[0].HasNumIP6EP {
+		t.Fatalf("SNS-SIZE %+v", out)
+	}
+	// Both binds are resolved towards the initial SGSN endpoint.
+	if len(asked) != 2 || asked[0] != netip.MustParseAddrPort("192.0.2.1:23000") || asked[1] != asked[0] {
+		t.Fatalf("resolved towards %v", asked)
+	}
+	n.Input(0, eps[0].Remote, mustMarshal(t, PDU{Type: PDUSNSSizeAck, NSEI: 1234, HasNSEI: true}), 0)
+	out = tx.pdus(t)
+	wantEl := []IPElement{
+		{Addr: netip.MustParseAddr("198.51.100.7"), Port: 22000, SigWeight: 1, DataWeight: 1},
+		{Addr: netip.MustParseAddr("198.51.100.7"), Port: 22001, SigWeight: 1, DataWeight: 1},
+	}
+	if len(out) != 1 || out[0].Type != PDUSNSConfig || !slices.Equal(out[0].IP4, wantEl) || !out[0].EndFlag {
+		t.Fatalf("SNS-CONFIG %+v", out)
+	}
+
+	// The kernel's choice (no SourceAddr): towards 127.0.0.1 it is
+	// 127.0.0.1. Two NS-VCs on one local port are one bind, one element.
+	eps = EndpointsFromInfoInd([]InfoIndNSVC{
+		{NSVCI: 1, LocalPort: 22000, RemotePort: 23000, AddrType: InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}},
+		{NSVCI: 2, LocalPort: 22000, RemotePort: 23001, AddrType: InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}},
+	})
+	n, err = NewNSE(Config{NSEI: 1234, Dialect: DialectIPSNS, Endpoints: eps}, tx, h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Start(0)
+	if out = tx.pdus(t); len(out) != 1 || out[0].NumIP4EP != 1 {
+		t.Fatalf("SNS-SIZE %+v", out)
+	}
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSSizeAck, NSEI: 1234, HasNSEI: true}), 0)
+	want(t, tx.take(), "0f01048204d205887f00000155f00101") // 127.0.0.1:22000, weights 1/1
+}
+
+// TTCN-3 TC_sns_add_nack, TC_sns_del: an SNS-ADD of an endpoint that is
+// already configured gets SNS-ACK with "Protocol error - unspecified" and
+// changes nothing; an SNS-DELETE is acknowledged with the deleted IP4
+// elements.
+func TestSNSAddExistingAndDeleteEcho(t *testing.T) {
+	tx, h := &recTx{}, &recH{}
+	n, err := NewNSE(Config{NSEI: 1234, Dialect: DialectIPSNS,
+		Endpoints: []Endpoint{{Local: netip.MustParseAddrPort("127.0.0.1:22000"), Remote: sgsn}}}, tx, h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Start(0)
+	sig := IPElement{Addr: sgsn.Addr(), Port: 23000, SigWeight: 1, DataWeight: 0}
+	user := IPElement{Addr: sgsn.Addr(), Port: 23001, SigWeight: 0, DataWeight: 1}
+	snsUp(t, n, tx, sig, user)
+	if len(n.VCs()) != 2 {
+		t.Fatal(len(n.VCs()))
+	}
+	dup := sig
+	dup.SigWeight, dup.DataWeight = 0, 1
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSAdd, NSEI: 1234, HasNSEI: true, TransactionID: 23,
+		IP4: []IPElement{dup}, HasIP4: true}), time.Second)
+	// SNS-ACK, NSEI 1234, TID 23, cause 0x0b, no IP4 list.
+	want(t, tx.take(), "0c048204d21700810b")
+	// A new endpoint followed by a known one: refused as a whole.
+	fresh := IPElement{Addr: sgsn.Addr(), Port: 23002, SigWeight: 0, DataWeight: 1}
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSAdd, NSEI: 1234, HasNSEI: true, TransactionID: 24,
+		IP4: []IPElement{fresh, dup}, HasIP4: true}), time.Second)
+	want(t, tx.take(), "0c048204d21800810b")
+	if len(n.VCs()) != 2 {
+		t.Fatalf("%d NS-VCs after refused SNS-ADDs", len(n.VCs()))
+	}
+	// SNS-DELETE of the user-plane endpoint: SNS-ACK echoes it.
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSDelete, NSEI: 1234, HasNSEI: true, TransactionID: 25,
+		IP4: []IPElement{user}, HasIP4: true}), time.Second)
+	out := tx.pdus(t)
+	if len(out) != 1 || out[0].Type != PDUSNSAck || out[0].TransactionID != 25 || out[0].HasCause ||
+		!slices.Equal(out[0].IP4, []IPElement{user}) {
+		t.Fatalf("SNS-ACK %+v", out)
+	}
+	if len(n.VCs()) != 1 || n.VCs()[0].Remote != sig.AddrPort() {
+		t.Fatalf("NS-VCs after delete: %d", len(n.VCs()))
+	}
+	// The deleted endpoint can be added again.
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSAdd, NSEI: 1234, HasNSEI: true, TransactionID: 26,
+		IP4: []IPElement{user}, HasIP4: true}), time.Second)
+	if out := tx.pdus(t); len(out) < 1 || out[len(out)-1].Type != PDUSNSAck || out[len(out)-1].HasCause {
+		t.Fatalf("%+v", out)
 	}
 }

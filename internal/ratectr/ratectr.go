@@ -90,7 +90,50 @@ type Group struct {
 
 // NewGroup makes a group of len(descs) counters, all zero.
 func NewGroup(name, description string, index uint32, descs []Desc) *Group {
-	return &Group{Name: name, Description: description, Index: index, Descs: descs, ctrs: make([]Counter, len(descs))}
+	g := &Group{Name: name, Description: description, Index: index, Descs: descs, ctrs: make([]Counter, len(descs))}
+	tracked.Lock()
+	if tracked.on {
+		tracked.groups = append(tracked.groups, g)
+	}
+	tracked.Unlock()
+	return g
+}
+
+// tracked holds every group made since Track (for tests).
+var tracked struct {
+	sync.Mutex
+	on     bool
+	groups []*Group
+}
+
+// Track makes the package remember every group made from now on, for
+// tests that check which counters their scenarios move (Moved). The
+// groups are kept for the life of the process.
+func Track() {
+	tracked.Lock()
+	tracked.on = true
+	tracked.Unlock()
+}
+
+// Moved returns, per group name, the names of the counters that are not
+// zero in some group made since Track.
+func Moved() map[string]map[string]bool {
+	tracked.Lock()
+	defer tracked.Unlock()
+	out := map[string]map[string]bool{}
+	for _, g := range tracked.groups {
+		m := out[g.Name]
+		if m == nil {
+			m = map[string]bool{}
+			out[g.Name] = m
+		}
+		for i := range g.ctrs {
+			if g.ctrs[i].Value() != 0 {
+				m[g.Descs[i].Name] = true
+			}
+		}
+	}
+	return out
 }
 
 // Ctr returns counter i (the index into Descs).

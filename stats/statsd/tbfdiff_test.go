@@ -3,6 +3,7 @@ package statsd
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"net"
 	"net/netip"
 	"os"
@@ -72,7 +73,11 @@ func (s *radioSide) ready() {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	s.ctx = ctx
-	if err := s.bts.WaitActive(ctx, 4); err != nil {
+	pdchs := 0
+	for _, trx := range s.bts.Info().TRX {
+		pdchs += bits.OnesCount8(trx.PDCHMask)
+	}
+	if err := s.bts.WaitActive(ctx, pdchs); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -179,24 +184,38 @@ func osmoPCUSideInfo(t *testing.T, info *pcuif.InfoInd, pcuCmds ...string) *radi
 // own, the BTS emulator speaking PCUIF v10); mods change its parameters
 // as the osmo-pcu side's pcuCmds do.
 func gopcuSide(t *testing.T, mods ...func(*pcu.Params)) *radioSide {
+	return gopcuSideWith(t, nil, func(p *pcu.Params) {
+		// osmo-pcu allocates for its default class 12 while an MS's class
+		// is unknown (the emulated MSs do a one-phase access); gopcu
+		// allocates one slot unless `multislot-class default` is set.
+		p.MultislotDefault = 12
+		for _, m := range mods {
+			m(p)
+		}
+	})
+}
+
+// gopcuSideWith is gopcuSide with the BTS emulator's INFO_IND (nil: its
+// default) and gopcu's own defaults changed by params (nil: none).
+func gopcuSideWith(t *testing.T, info *pcuif.InfoInd, params func(*pcu.Params)) *radioSide {
 	s := &radioSide{t: t, name: "gopcu"}
 	n := netns.New(t)
 	s.sgsnIn(n)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pcu_bts")
 	var err error
-	s.bts, err = btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V10})
+	s.bts, err = btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V10, Info: info})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.bts.Close)
 	reg := &ratectr.Registry{}
-	params := pcu.DefaultParams()
-	params.OsmoPollAge = true // osmo-pcu's poll cadence on kept-open TBFs
-	for _, m := range mods {
-		m(&params)
+	p := pcu.DefaultParams()
+	p.OsmoPollAge = true // osmo-pcu's poll cadence on kept-open TBFs
+	if params != nil {
+		params(&p)
 	}
-	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg, Gb: true, Params: &params,
+	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg, Gb: true, Params: &p,
 		ListenUDP: listenIn(n)})
 	runEngine(t, eng)
 	r := New(ttcn3, reg, nil)

@@ -196,6 +196,13 @@ type MS struct {
 	// Mute makes the MS deaf and silent (it left the cell or lost
 	// coverage): timers and N counters of the PCU then run out.
 	Mute bool
+	// BeforeControl, when set, sees every decoded downlink control
+	// message on the MS's PDCHs before the MS acts on it; setting Mute
+	// in it makes the MS fall silent before it answers that message.
+	BeforeControl func(msg rlcmac.Message)
+	// BeforeFinalData is BeforeControl for the GPRS data block of the MS's
+	// DL TBF that has the final block indicator (FBI) set.
+	BeforeFinalData func()
 	// DLQuality is the Channel Quality Report of its Packet Downlink
 	// Ack/Nacks (TS 44.060 §11.2.6; zero by default).
 	DLQuality rlcmac.ChannelQualityReport
@@ -689,6 +696,12 @@ func (m *MS) dlData(d pcuif.Data) {
 	if !cs.IsGPRS() {
 		return
 	}
+	if h.FBI && m.BeforeFinalData != nil {
+		m.BeforeFinalData()
+		if m.Mute {
+			return
+		}
+	}
 	m.receiveUnit(int(h.BSN), d.Payload[3:3+cs.DataLen()], unitHdr{h.E, h.FBI})
 	if h.FBI {
 		m.dl.finalRx = true
@@ -864,6 +877,14 @@ func (m *MS) dlControl(d pcuif.Data) {
 	h, msg, err := rlcmac.DecodeDL(d.Payload)
 	if err != nil {
 		return
+	}
+	if m.BeforeControl != nil {
+		if _, dummy := msg.(*rlcmac.PacketDownlinkDummyControlBlock); !dummy {
+			m.BeforeControl(msg)
+			if m.Mute {
+				return
+			}
+		}
 	}
 	switch x := msg.(type) {
 	case *rlcmac.PacketDownlinkDummyControlBlock:

@@ -113,6 +113,11 @@ func (s *Server) SendDLUnitdata(bvci uint16, tlli uint32, imsi string, llc []byt
 	return err
 }
 
+// SetMSRAC is SGSN.SetMSRAC from any goroutine.
+func (s *Server) SetMSRAC(tlli uint32, rac []byte) {
+	s.Do(func(sg *SGSN, now time.Duration) { sg.SetMSRAC(tlli, rac) })
+}
+
 // Close stops the goroutine and closes the socket.
 func (s *Server) Close() error {
 	s.stop()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/rlcmac"
 )
 
 // Callbacks are invoked on the owner goroutine. PDU pointers and slices are
@@ -41,6 +42,10 @@ type Config struct {
 	// Echo sends every UL-UNITDATA LLC PDU back to the same TLLI as
 	// DL-UNITDATA (a traffic source for demos).
 	Echo bool
+	// HoldUnblockAck leaves the BSS's BVC-UNBLOCK unanswered (the test
+	// sends the BVC-UNBLOCK-ACK itself, e.g. after other PTP PDUs that
+	// overtake it); the BVC counts as unblocked on the SGSN side at once.
+	HoldUnblockAck bool
 }
 
 // BVC is what the emulator knows of one BVC of the BSS.
@@ -79,8 +84,40 @@ type SGSN struct {
 	snsSentConf bool
 	snsTID      uint8
 	// SNSAcks collects the SNS-ACKs the BSS sent for SNSAdd/SNSDelete/
-	// SNSChangeWeight (transaction ID, cause).
+	// SNSChangeWeight (transaction ID, cause, IP elements).
 	SNSAcks []SNSAck
+	// SNSSizeIP4 / SNSSizeIP6 are the endpoint counts of the BSS's last
+	// SNS-SIZE (-1: IE absent).
+	SNSSizeIP4, SNSSizeIP6 int
+	rac                    map[uint32][]byte // MS Radio Access Capability per TLLI
+}
+
+// SetMSRAC makes DL-UNITDATA for tlli carry the MS Radio Access Capability
+// rac (TS 48.018 §11.3.22), as an SGSN does once the MS attached.
+func (s *SGSN) SetMSRAC(tlli uint32, rac []byte) {
+	if s.rac == nil {
+		s.rac = map[uint32][]byte{}
+	}
+	s.rac[tlli] = append([]byte(nil), rac...)
+}
+
+// MultislotRAC encodes an MS Radio Access Capability (TS 24.008
+// §10.5.5.12a) of one access technology (DCS 1800) with a GPRS multislot
+// class.
+func MultislotRAC(class int) []byte {
+	var r rlcmac.MSRadioAccessCapability
+	r.N = 1
+	r.Values[0].AccessTech = 3
+	r.Values[0].RFPowerCap = 1
+	r.Values[0].HasMultislot = true
+	r.Values[0].Multislot.HasGPRS = true
+	r.Values[0].Multislot.GPRSClass = uint8(class)
+	b := make([]byte, 64)
+	n, err := rlcmac.EncodeMSRadioAccessCapability(b, &r)
+	if err != nil {
+		panic(err)
+	}
+	return b[:n]
 }
 
 // SNSAck is one received SNS-ACK.
@@ -88,7 +125,11 @@ type SNSAck struct {
 	TransactionID uint8
 	Cause         ns.Cause
 	HasCause      bool
+	IP4, IP6      []ns.IPElement
 }
+
+// SNSBSSEndpoints returns the endpoints the BSS announced in SNS-CONFIG.
+func (s *SGSN) SNSBSSEndpoints() []ns.IPElement { return append([]ns.IPElement(nil), s.snsBSS...) }
 
 // New builds an emulator that sends through tx from bind 0.
 func New(cfg Config, tx ns.Transport, cb Callbacks) *SGSN {
@@ -219,6 +260,13 @@ func (s *SGSN) inputSNS(from netip.AddrPort, p *ns.PDU, now time.Duration) {
 	switch p.Type {
 	case ns.PDUSNSSize:
 		s.snsNSEI, s.snsRemote, s.snsBSS, s.snsSentConf = p.NSEI, from, nil, false
+		s.SNSSizeIP4, s.SNSSizeIP6 = -1, -1
+		if p.HasNumIP4EP {
+			s.SNSSizeIP4 = int(p.NumIP4EP)
+		}
+		if p.HasNumIP6EP {
+			s.SNSSizeIP6 = int(p.NumIP6EP)
+		}
 		s.vcs = nil
 		s.sendNS(from, ns.PDU{Type: ns.PDUSNSSizeAck, NSEI: p.NSEI, HasNSEI: true})
 	case ns.PDUSNSConfig:
@@ -237,7 +285,8 @@ func (s *SGSN) inputSNS(from netip.AddrPort, p *ns.PDU, now time.Duration) {
 			s.snsSentConf = true
 		}
 	case ns.PDUSNSAck:
-		s.SNSAcks = append(s.SNSAcks, SNSAck{p.TransactionID, p.Cause, p.HasCause})
+		s.SNSAcks = append(s.SNSAcks, SNSAck{TransactionID: p.TransactionID, Cause: p.Cause, HasCause: p.HasCause,
+			IP4: append([]ns.IPElement(nil), p.IP4...), IP6: append([]ns.IPElement(nil), p.IP6...)})
 	case ns.PDUSNSConfigAck:
 		if !s.snsSentConf {
 			return
@@ -245,7 +294,10 @@ func (s *SGSN) inputSNS(from netip.AddrPort, p *ns.PDU, now time.Duration) {
 		for _, e := range s.snsBSS {
 			r := e.AddrPort()
 			if s.find(r) == nil {
-				s.vcs = append(s.vcs, &vc{remote: r, nsei: s.snsNSEI, sns: true, aliveAt: now + s.cfg.TnsTest})
+				// An IP-SNS NS-VC has no blocking procedure: it carries
+				// traffic once configured (libosmogb sends BVC-RESET
+				// before its first NS-ALIVE).
+				s.vcs = append(s.vcs, &vc{remote: r, nsei: s.snsNSEI, sns: true, unblocked: true, aliveAt: now + s.cfg.TnsTest})
 				s.sendNS(r, ns.NewSimple(ns.PDUAlive))
 			}
 		}
@@ -305,7 +357,9 @@ func (s *SGSN) bssgpIn(v *vc, bvci uint16, sdu []byte, now time.Duration) {
 			s.sendBSSGP(v, 0, &bssgp.Status{Cause: bssgp.CauseUnknownBVCI, BVCI: m.BVCI, HasBVCI: true, PDUInError: sdu})
 			return
 		}
-		s.sendBSSGP(v, 0, &bssgp.BVCUnblockAck{BVCI: m.BVCI})
+		if !s.cfg.HoldUnblockAck {
+			s.sendBSSGP(v, 0, &bssgp.BVCUnblockAck{BVCI: m.BVCI})
+		}
 		s.setBVC(b, true, now)
 	case *bssgp.BVCBlock:
 		if b := s.bvcs[m.BVCI]; b != nil {
@@ -372,7 +426,7 @@ func (s *SGSN) SendDLUnitdata(bvci uint16, tlli uint32, imsi string, llc []byte,
 	if err != nil {
 		return err
 	}
-	dl := &bssgp.DLUnitdata{TLLI: tlli, PDULifetime: s.cfg.DLLifetime, Alignment: -1, LLC: llc}
+	dl := &bssgp.DLUnitdata{TLLI: tlli, PDULifetime: s.cfg.DLLifetime, Alignment: -1, LLC: llc, MSRAC: s.rac[tlli]}
 	if imsi != "" {
 		if dl.IMSI, err = bssgp.EncodeIMSI(imsi); err != nil {
 			return err

@@ -168,6 +168,7 @@ func TestGbEndToEnd(t *testing.T) {
 func TestFlowControlMS(t *testing.T) {
 	g := startGb(t, pcuif.V12)
 	ms := g.cell.AddMS(0xc0002002, "901700000002002", 12)
+	g.sgsn.SetMSRAC(ms.TLLI, sgsnemu.MultislotRAC(12))
 	for i := 0; i < 60; i++ {
 		if err := g.sgsn.SendDLUnitdata(1800, ms.TLLI, ms.IMSI, llcFrame(i, 1500)); err != nil {
 			t.Fatal(err)

@@ -65,10 +65,19 @@ func llcFrame(seq, n int) []byte {
 	return b
 }
 
+// dl queues a DL-UNITDATA for tlli with the MS's multislot class, as an
+// SGSN that has the MS Radio Access Capability from the attach sends it
+// (TS 48.018 §10.2.1); the engine assumes one slot for an unknown class.
 func (r *radioRig) dl(tlli uint32, imsi string, frame []byte) {
 	f := append([]byte(nil), frame...)
+	class := 0
+	for _, m := range r.cell.MSs {
+		if m.TLLI == tlli {
+			class = m.Class
+		}
+	}
 	r.eng.Call(func() {
-		r.eng.HandleDLUnitdata(0, &pcu.DLUnitdata{TLLI: tlli, IMSI: imsi, Lifetime: 0xffff, LLC: f})
+		r.eng.HandleDLUnitdata(0, &pcu.DLUnitdata{TLLI: tlli, IMSI: imsi, Lifetime: 0xffff, MSClass: class, LLC: f})
 	})
 }
 
