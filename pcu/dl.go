@@ -416,7 +416,9 @@ func (e *Engine) dlDataBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, bl
 		return 0
 	}
 	countDLBlock(t, p, b.cs)
-	if resend && b.fbi {
+	if resend && b.fbi && prio == prioPollAgain {
+		// nothing else to send: the final block again, to poll (osmo-pcu
+		// tbf_dl.cpp counts only this, not NACKed or preemptive resends)
 		bts.Ctr.Inc(CtrRLCFinalBlockResent)
 	}
 	if !resend {
@@ -486,7 +488,7 @@ func (e *Engine) dlDataBlockEGPRS(t *TBF, p *PDCH, fn uint32, usf uint8, prio in
 		return 0
 	}
 	countDLBlock(t, p, cs)
-	if resend1 && b1.fbi || bsn2 != bsn1 && resend2 && b2.fbi {
+	if prio == prioPollAgain && (resend1 && b1.fbi || bsn2 != bsn1 && resend2 && b2.fbi) {
 		bts.Ctr.Inc(CtrRLCFinalBlockResent)
 	}
 	if !resend1 {
