@@ -56,6 +56,7 @@ func (e *Engine) HandleDLUnitdata(btsNr uint8, d *DLUnitdata) {
 	if m.EGPRSClass == 0 && d.EGPRS > 0 {
 		m.EGPRSClass = d.EGPRS
 	}
+	m.suspended = false // the SGSN sends again: the MS is back (RESUME)
 	if err := m.Queue.Enqueue(e.now, d.LLC, d.Lifetime); err != nil {
 		e.llcLog.Error("cannot enqueue LLC frame", "ms", m.String(), "err", err)
 		return

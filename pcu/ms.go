@@ -36,6 +36,9 @@ type MS struct {
 	created       time.Duration
 	idleSince     time.Duration // when the last TBF went away; -1 while active
 	lastEnq       time.Duration // last DL-UNITDATA (idle-ack timer)
+	// suspended: the MS left for a CS call (PCUIF SUSP_REQ); its queued
+	// frames wait for new DL data or its next access (no DL TBF before)
+	suspended bool
 	slots         msSlots       // timeslot reservation (alloc.go)
 
 	// L1 measurements of the last uplink block.

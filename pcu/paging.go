@@ -140,6 +140,10 @@ func (e *Engine) onPagReq(bts *BTS, m *pcuif.PagReq) {
 // end and the SGSN learns it with BSSGP SUSPEND.
 func (e *Engine) onSuspReq(bts *BTS, m *pcuif.SuspReq) {
 	if ms := bts.ms.byTLLI[m.TLLI]; ms != nil {
+		// the MS is on a dedicated channel now: no DL TBF for it until it
+		// comes back (new DL data from the SGSN, or its own access), as
+		// osmo-pcu, which frees the TBFs and keeps the queue
+		ms.suspended = true
 		if ms.UL != nil {
 			e.freeTBF(ms.UL, true)
 		}

@@ -141,7 +141,9 @@ func (e *Engine) runTimers(bts *BTS) {
 			continue
 		}
 		if m.Queue.Len() > 0 {
-			e.establishDL(bts, m) // data waiting (e.g. after an UL TBF ended)
+			if !m.suspended {
+				e.establishDL(bts, m) // data waiting (e.g. after an UL TBF ended)
+			}
 			continue
 		}
 		if m.idleSince >= 0 && (m.TLLI == TLLIUnset || e.now-m.idleSince >= e.params.X2030) {

@@ -819,3 +819,36 @@ func TestAssignmentPollFailed(t *testing.T) {
 		t.Fatalf("3 unanswered PDA polls: dl failed %d, TBF %s, assignment %s", bts.Ctr.Value(CtrDLAssFailed), d2.state, d2.dlAss)
 	}
 }
+
+// TestSuspendKeepsMSSilent: SUSPEND (PCUIF SUSP_REQ) of an MS with an
+// active DL TBF frees its TBFs; the MS is then silent: only idle blocks,
+// no new Immediate Assignment at once, though frames are still queued.
+// New DL data from the SGSN brings the DL TBF back.
+func TestSuspendKeepsMSSilent(t *testing.T) {
+	e, bts := fsmEngine(t, &fakeClock{}, nil)
+	dl := tbfIn(t, e, bts, DirDL, TBFFlow, 0xc1100001)
+	m := dl.ms
+	m.DL = dl
+	e.setupDLWindow(dl)
+	for i := 0; i < 3; i++ {
+		m.Queue.Enqueue(e.now, []byte{0x41, 0xc0, byte(i), 2, 3}, 0xffff)
+	}
+	imm := bts.Ctr.Value(CtrImmAssDL)
+	e.onSuspReq(bts, &pcuif.SuspReq{TLLI: m.TLLI})
+	if !dl.freed || m.DL != nil || m.Queue.Len() == 0 {
+		t.Fatalf("after SUSPEND: DL freed=%v, DL %v, queue %d", dl.freed, m.DL, m.Queue.Len())
+	}
+	fn := uint32(0)
+	for i := 0; i < 20; i++ {
+		if blk, msg := scheduleOn(t, e, bts, dl.ctrlTS, &fn); len(blk) > 0 && (msg == nil || msg.Name() != "Packet Downlink Dummy Control Block") {
+			t.Fatalf("block %d after SUSPEND: % x, want idle", i, blk)
+		}
+	}
+	if bts.Ctr.Value(CtrImmAssDL) != imm || m.DL != nil {
+		t.Fatal("the suspended MS was assigned again")
+	}
+	e.HandleDLUnitdata(0, &DLUnitdata{TLLI: m.TLLI, Lifetime: 1000, LLC: []byte{0x41, 0xc0, 9}})
+	if m.DL == nil || bts.Ctr.Value(CtrImmAssDL) != imm+1 {
+		t.Fatal("new DL data did not bring the DL TBF back")
+	}
+}

@@ -441,7 +441,10 @@ func (e *Engine) reassemble(t *TBF, ub *ulBlock) {
 // one created by the RACH.
 func (e *Engine) ulTLLI(t *TBF, tlli uint32) {
 	t.tlliKnown = true
-	defer func() { e.pchStop(t.bts, t.ms) }() // a paged MS came: T3113 stops
+	defer func() {
+		e.pchStop(t.bts, t.ms) // a paged MS came: T3113 stops
+		t.ms.suspended = false // and is back on the PDCH
+	}()
 	ms := t.ms
 	if ms.TLLI == tlli {
 		return
@@ -767,6 +770,7 @@ func (e *Engine) resourceRequest(bts *BTS, p *PDCH, r resv, m *rlcmac.PacketReso
 	if ms == nil {
 		ms = e.newMS(bts, m.ID.TLLI)
 	}
+	ms.suspended = false // its own access: it is back
 	ms.TA = r.ta
 	if m.HasRAC {
 		if g, eg, _ := m.RAC.MultislotClasses(); g > 0 {
