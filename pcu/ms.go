@@ -39,7 +39,7 @@ type MS struct {
 	// suspended: the MS left for a CS call (PCUIF SUSP_REQ); its queued
 	// frames wait for new DL data or its next access (no DL TBF before)
 	suspended bool
-	slots         msSlots       // timeslot reservation (alloc.go)
+	slots     msSlots // timeslot reservation (alloc.go)
 
 	// L1 measurements of the last uplink block.
 	RSSI  int8
