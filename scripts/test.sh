@@ -44,16 +44,37 @@ fi
 
 # --- 3. tests (unit, system against emulators, interop against real peers) -------------------
 step "go test -race ./..."
-go test -race -count=1 -timeout 20m ./...
+# -json through scripts/testreport: a line per package, the output of
+# failing tests, and the skipped tests with their reasons; the skips are
+# printed again at the very end, so a partial run never looks complete
+mkdir -p .cache
+go build -o .cache/testreport ./scripts/testreport
+: >.cache/skipped.txt
+summary() {
+	printf '\n=== skipped in this run:\n'
+	if [ -s .cache/skipped.txt ]; then cat .cache/skipped.txt; else echo "  nothing"; fi
+}
+trap summary EXIT
+set +e
+go test -race -count=1 -timeout 20m -json ./... 2>&1 | .cache/testreport | tee .cache/test-report.txt
+rc=${PIPESTATUS[1]}
+set -e
+sed -n '/^=== .* skipped (this run is partial):$/,$p' .cache/test-report.txt | sed 1d >>.cache/skipped.txt
+[ "$rc" = 0 ] || { echo "go test failed"; exit 1; }
 
 # --- 4. the Debian package: build; as root install, check, run, purge -------------------------
 if [ "${SKIP_DEB:-0}" != 1 ]; then
 	step "Debian package (packaging/test-deb.sh)"
-	./packaging/test-deb.sh
+	./packaging/test-deb.sh | tee .cache/test-deb.txt
+	grep -h "install test skipped" .cache/test-deb.txt | sed 's/^/  /' >>.cache/skipped.txt || true
+else
+	echo "  the Debian package step (SKIP_DEB=1)" >>.cache/skipped.txt
 fi
 
 # --- 5. fuzzers ------------------------------------------------------------------------------
-if [ "${SKIP_FUZZ:-0}" != 1 ]; then
+if [ "${SKIP_FUZZ:-0}" = 1 ]; then
+	echo "  every fuzzer (SKIP_FUZZ=1)" >>.cache/skipped.txt
+else
 	step "fuzzing"
 	for f in $(grep -rl --include='*_test.go' '^func Fuzz' . | sort); do
 		pkg="./$(dirname "${f#./}")"
