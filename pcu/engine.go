@@ -104,7 +104,8 @@ type Engine struct {
 	llcShared *llc.Shared
 	gb        Gb
 	gbl       *gbLink
-	gbRx      chan ns.Datagram
+	gbRx      chan gbDatagram
+	localRes  *localResolver // capture: local address of wildcard binds
 	sgsnCtr   *ratectr.Group
 	tbfLog    *slog.Logger
 	llcLog    *slog.Logger
@@ -158,7 +159,8 @@ func New(cfg Config) *Engine {
 	e.tbfLog = cfg.Logs.Logger(logx.CatTBF)
 	e.llcLog = cfg.Logs.Logger(logx.CatLLC)
 	e.gbLog = cfg.Logs.Logger(logx.CatBSSGP)
-	e.gbRx = make(chan ns.Datagram, 1024)
+	e.gbRx = make(chan gbDatagram, 1024)
+	e.localRes = &localResolver{}
 	e.sgsnCtr = ratectr.NewGroup("pcu:sgsn", "SGSN Statistics", 0, SGSNCounterDescs)
 	cfg.Counters.Register(e.sgsnCtr)
 	e.link = &pcuif.Link{Path: cfg.SocketPath, MinBackoff: cfg.MinBackoff, MaxBackoff: cfg.MaxBackoff, Log: e.l1log}
@@ -168,11 +170,22 @@ func New(cfg Config) *Engine {
 
 // Run runs the engine until ctx ends. It returns after every goroutine it
 // started has ended.
+//
+// The stop path runs in a fixed order: first the engine stops taking
+// commands (Do and Call fail with ErrStopped from then on; a command taken
+// before has run completely), then the Gb sockets close (their readers let
+// go of the engine channel on their own), then the GSMTAP tap and the PCU
+// socket link end.
 func (e *Engine) Run(ctx context.Context) error {
-	defer e.stopOnce.Do(func() { close(e.done) })
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var wg sync.WaitGroup
+	defer func() {
+		e.stopOnce.Do(func() { close(e.done) })
+		cancel()
+		e.gbClose()
+		e.closeGSMTAP()
+		e.drain(&wg)
+	}()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -182,9 +195,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	defer tick.Stop()
 	gbTimer := time.NewTimer(time.Hour)
 	defer gbTimer.Stop()
-	defer e.gbClose()
 	e.openGSMTAP()
-	defer e.closeGSMTAP()
 	for {
 		if e.gbl != nil {
 			now := e.gbNow()
@@ -198,7 +209,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			e.handleLink(ev)
 		case d := <-e.gbRx:
 			if e.gbl != nil {
-				e.gbl.gb.Input(d.Bind, d.From, d.Data, e.gbNow())
+				e.gbl.input(d, e.gbNow())
 			}
 		case <-gbTimer.C:
 		case f := <-e.calls:
@@ -210,8 +221,6 @@ func (e *Engine) Run(ctx context.Context) error {
 				e.flowControlMS()
 			}
 		case <-ctx.Done():
-			cancel()
-			e.drain(&wg)
 			return nil
 		}
 	}
@@ -236,8 +245,16 @@ func (e *Engine) drain(wg *sync.WaitGroup) {
 // ErrStopped is returned by Do and Call when the engine is not running.
 var ErrStopped = errors.New("pcu: engine stopped")
 
-// Do runs f inside the engine goroutine, asynchronously.
+// Do runs f inside the engine goroutine, asynchronously. f runs only
+// there: once the engine stops, functions still queued are dropped, never
+// run elsewhere. An error means f will not run; nil means it runs unless
+// the engine stops first (Call tells which).
 func (e *Engine) Do(f func()) error {
+	select {
+	case <-e.done:
+		return ErrStopped
+	default:
+	}
 	select {
 	case e.calls <- f:
 		return nil
@@ -246,7 +263,9 @@ func (e *Engine) Do(f func()) error {
 	}
 }
 
-// Call runs f inside the engine goroutine and waits for it.
+// Call runs f inside the engine goroutine and waits for it. It returns nil
+// exactly when f ran (completely), ErrStopped when it did not and never
+// will.
 func (e *Engine) Call(f func()) error {
 	fin := make(chan struct{})
 	if err := e.Do(func() { f(); close(fin) }); err != nil {
@@ -256,9 +275,19 @@ func (e *Engine) Call(f func()) error {
 	case <-fin:
 		return nil
 	case <-e.done:
-		return ErrStopped
+		// f runs only in the engine goroutine, which closes done after
+		// its last command: if f ran, fin is closed by now.
+		select {
+		case <-fin:
+			return nil
+		default:
+			return ErrStopped
+		}
 	}
 }
+
+// Done is closed when the engine has stopped taking commands.
+func (e *Engine) Done() <-chan struct{} { return e.done }
 
 // EventKind classifies engine events for observers.
 type EventKind int

@@ -19,6 +19,15 @@ type Executor interface {
 	Do(f func())
 }
 
+// StopNotifier is implemented by an Executor that can stop running
+// handlers (its owner's event loop ended): Stopped is closed then. A
+// session waiting for a handler that will never run answers "% Command not
+// executed" and closes instead of waiting forever; handlers never run
+// anywhere else.
+type StopNotifier interface {
+	Stopped() <-chan struct{}
+}
+
 // ExecutorFunc adapts a function to Executor.
 type ExecutorFunc func(f func())
 
@@ -152,6 +161,9 @@ func (s *Server) handle(c net.Conn) {
 		}
 	}()
 	sess := s.V.NewSession(run)
+	if sn, ok := s.Ex.(StopNotifier); ok {
+		sess.SetStopped(sn.Stopped())
+	}
 	send := func(b []byte) {
 		if len(b) > 0 {
 			q <- b
@@ -189,6 +201,7 @@ func (s *Server) handle(c net.Conn) {
 		if n > 0 {
 			out := sess.Feed(buf[:n])
 			if sess.Closed() {
+				send(out) // empty, except the notice of a stopped executor
 				return
 			}
 			send(out)

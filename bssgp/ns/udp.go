@@ -10,9 +10,10 @@ import (
 
 // Datagram is one received NS datagram, handed to the owner goroutine.
 type Datagram struct {
-	Bind int
-	From netip.AddrPort
-	Data []byte
+	Bind  int
+	From  netip.AddrPort
+	Local netip.AddrPort // the receiving socket's bound address (may be a wildcard)
+	Data  []byte
 }
 
 // UDP is the production Transport: one net.UDPConn per local bind and one
@@ -50,6 +51,8 @@ func ListenUDP(binds []netip.AddrPort, deliver func(Datagram)) (*UDP, error) {
 
 func (u *UDP) read(bind int, c *net.UDPConn, deliver func(Datagram)) {
 	defer u.wg.Done()
+	local := c.LocalAddr().(*net.UDPAddr).AddrPort()
+	local = netip.AddrPortFrom(local.Addr().Unmap(), local.Port())
 	buf := make([]byte, 65536)
 	for {
 		n, from, err := c.ReadFromUDPAddrPort(buf)
@@ -61,7 +64,7 @@ func (u *UDP) read(bind int, c *net.UDPConn, deliver func(Datagram)) {
 		}
 		d := make([]byte, n)
 		copy(d, buf[:n])
-		deliver(Datagram{Bind: bind, From: netip.AddrPortFrom(from.Addr().Unmap(), from.Port()), Data: d})
+		deliver(Datagram{Bind: bind, From: netip.AddrPortFrom(from.Addr().Unmap(), from.Port()), Local: local, Data: d})
 	}
 }
 
@@ -74,12 +77,21 @@ func (u *UDP) Send(bind int, to netip.AddrPort, b []byte) error {
 	return err
 }
 
-// LocalAddr returns the bound address of bind i.
+// LocalAddr returns the bound address of bind i (the zero AddrPort when
+// there is no such bind).
 func (u *UDP) LocalAddr(i int) netip.AddrPort {
+	if i < 0 || i >= len(u.conns) {
+		return netip.AddrPort{}
+	}
 	return u.conns[i].LocalAddr().(*net.UDPAddr).AddrPort()
 }
 
-// Close closes the sockets and waits for the readers to exit.
+// Binds is the number of sockets.
+func (u *UDP) Binds() int { return len(u.conns) }
+
+// Close closes the sockets and waits for the readers to exit. A reader
+// blocked in deliver holds Close up: deliver must return promptly once the
+// owner closes the UDP (e.g. select on a channel the owner closes first).
 func (u *UDP) Close() error {
 	var first error
 	for _, c := range u.conns {

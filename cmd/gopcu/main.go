@@ -62,6 +62,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second SIGTERM/SIGINT during the shutdown kills at once
+	}()
 	signal.Ignore(syscall.SIGPIPE)
 	if err := d.run(ctx); err != nil {
 		fmt.Fprintf(stderr, "gopcu: %v\n", err)
@@ -131,18 +135,23 @@ func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout,
 }
 
 // exec runs a VTY command inside the engine goroutine and then hands the
-// (possibly changed) pcu node to the engine.
+// (possibly changed) pcu node to the engine. Once the engine has stopped
+// the command does not run at all (the VTY sessions learn it through
+// daemonExecutor.Stopped).
 func (d *daemon) exec(f func()) {
-	err := d.eng.Call(func() {
+	_ = d.eng.Call(func() {
 		f()
 		d.eng.SetParams(d.params())
 		d.reapplyLogTargets()
 	})
-	if err != nil {
-		f() // engine stopped: still answer the session
-		d.reapplyLogTargets()
-	}
 }
+
+// daemonExecutor runs VTY handlers in the engine (vty.Executor) and tells
+// the sessions when the engine has stopped (vty.StopNotifier).
+type daemonExecutor struct{ d *daemon }
+
+func (x daemonExecutor) Do(f func())              { x.d.exec(f) }
+func (x daemonExecutor) Stopped() <-chan struct{} { return x.d.eng.Done() }
 
 func (d *daemon) params() pcu.Params {
 	p := pcu.ParamsFromConfig(d.cfg)
@@ -161,7 +170,7 @@ func (d *daemon) run(ctx context.Context) error {
 	}
 	log := d.logs.Logger(logx.CatPCU)
 	logx.Notice(log, "gopcu starting", "version", pcu.Version)
-	srv := vty.NewServer(d.v, vty.ExecutorFunc(d.exec))
+	srv := vty.NewServer(d.v, daemonExecutor{d})
 	if d.base != nil {
 		d.logs.SetHandler(srv.LogHandler(d.base)) // `logging enable` in telnet sessions
 	}
@@ -189,7 +198,16 @@ func (d *daemon) run(ctx context.Context) error {
 	if d.s.Console {
 		go d.console(ctx)
 	}
-	err = d.eng.Run(ctx)
+	// Stop order: the VTY sessions end while the engine still runs their
+	// commands, then the engine stops.
+	engCtx, stopEngine := context.WithCancel(context.Background())
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+		stopEngine()
+	}()
+	err = d.eng.Run(engCtx)
+	stopEngine()
 	// Leave the counters in the log: operators and the lab test read them.
 	for _, g := range d.ctrs.Groups() {
 		for i, desc := range g.Descs {
@@ -207,7 +225,7 @@ func (d *daemon) run(ctx context.Context) error {
 
 // console attaches an interactive VTY console (readline) to the terminal.
 func (d *daemon) console(ctx context.Context) {
-	if err := console.Run(d.v, vty.ExecutorFunc(d.exec), console.Config{}); err != nil {
+	if err := console.Run(d.v, daemonExecutor{d}, console.Config{}); err != nil {
 		fmt.Fprintf(d.stderr, "gopcu: console: %v\n", err)
 	}
 }
