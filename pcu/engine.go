@@ -112,6 +112,8 @@ type Engine struct {
 	gbLog     *slog.Logger
 	tap       *gsmtapTap
 	expired   []resv // scratch of expireReservations
+	msScratch []*MS  // scratch of reclaimMS
+	nextSweep time.Duration
 	fcTicks   int
 }
 

@@ -58,6 +58,8 @@ type Params struct {
 	// GSMTAP (opened at start, as osmo-pcu)
 	GSMTAPHost       string
 	GSMTAPCategories uint32
+	// MSMax bounds the MS objects of a BTS (`ms-max`, gopcu); 0 = no limit.
+	MSMax int
 }
 
 // DefaultParams are osmo-pcu's defaults.
@@ -74,5 +76,6 @@ func DefaultParams() Params {
 		N3101: 10, N3103: 4, N3105: 8,
 		LLC:       llc.DefaultConfig(),
 		GbDialect: "classic", FlowControlInterval: time.Second,
+		MSMax: DefaultMSMax,
 	}
 }

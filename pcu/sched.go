@@ -84,20 +84,7 @@ func (e *Engine) runTimers(bts *BTS) {
 			}
 		}
 	}
-	for i := 0; i < len(bts.ms.all); i++ {
-		m := bts.ms.all[i]
-		if m.Active() {
-			continue
-		}
-		if m.Queue.Len() > 0 {
-			e.establishDL(bts, m) // data waiting (e.g. after an UL TBF ended)
-			continue
-		}
-		if m.idleSince >= 0 && (m.TLLI == TLLIUnset || e.now-m.idleSince >= e.params.X2030) {
-			e.freeMS(m)
-			i--
-		}
-	}
+	e.msTimers(bts) // pcu/ms.go
 }
 
 func (e *Engine) timerExpired(t *TBF, k timerKind) {

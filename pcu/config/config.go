@@ -100,6 +100,7 @@ type Config struct {
 	NSPriority       int  // gb socket-priority, -1 unset
 	Timers           vty.Tdefs
 	Queue            QueueExt // gopcu's queue extensions (hidden commands)
+	MSMax            int      // ms-max (gopcu, hidden), 0 = default
 }
 
 // Timers returns osmo-pcu's PCU timer table with defaults (facts §4.10).

@@ -1,0 +1,91 @@
+package llc
+
+import (
+	"math"
+	"time"
+)
+
+// noExpiry marks a queue none of whose frames can expire.
+const noExpiry = time.Duration(math.MaxInt64)
+
+// noteExpiry keeps the earliest expiry time of the queue's frames up to
+// date after an insert (Expire skips queues with nothing due).
+func (q *Queue) noteExpiry(e *entry) {
+	if q.expGen != q.s.gen {
+		return // stale already: the next Expire looks at every frame
+	}
+	if life, ok := q.s.lifetimeOf(e.life); ok {
+		q.nextExp = min(q.nextExp, e.enq+life)
+	}
+}
+
+// Expire drops every queued frame whose PDU lifetime has run out at now,
+// wherever it stands in its flow (Dequeue checks only the frames it
+// reaches, so without a TBF taking frames an expired frame would stay:
+// TS 48.018 §11.3.25 makes the PDU Lifetime the time after which the BSS
+// deletes the PDU). Frames that expire only within `queue hysteresis` are
+// left for Dequeue to decide. The result, reason lifetime, goes to the SGSN
+// in LLC-DISCARDED like a Dequeue's. Expire does not touch CoDel state.
+func (q *Queue) Expire(now time.Duration) Discard {
+	var d Discard
+	if q.a == nil || q.frames == 0 {
+		return d
+	}
+	if q.expGen == q.s.gen && now < q.nextExp {
+		return d
+	}
+	q.sync()
+	a := q.a
+	next := noExpiry
+	for f := uint8(0); f < NumFlows; f++ {
+		fw := &a.flows[f]
+		prev := int32(-1)
+		for i := fw.head; i >= 0; {
+			e := &a.ents[i]
+			nx := e.next
+			life, ok := q.s.lifetimeOf(e.life)
+			if !ok || now <= e.enq+life {
+				if ok {
+					next = min(next, e.enq+life)
+				}
+				prev, i = i, nx
+				continue
+			}
+			// unlink i from flow f
+			if prev < 0 {
+				fw.head = nx
+			} else {
+				a.ents[prev].next = nx
+			}
+			if fw.tail == i {
+				fw.tail = prev
+			}
+			n := int32(len(e.data))
+			fw.frames--
+			fw.octets -= n
+			q.account(-int64(n), -1)
+			d.Frames++
+			d.Octets += int(n)
+			d.Lifetime++
+			q.drop(i, ReasonLifetime)
+			i = nx
+		}
+	}
+	q.nextExp, q.expGen = next, q.s.gen
+	if q.frames == 0 {
+		q.idle(now)
+	}
+	return d
+}
+
+// ExpireAll runs Expire on every queue holding frames and calls report
+// for each one that dropped some.
+func (s *Shared) ExpireAll(now time.Duration, report func(*Queue, Discard)) {
+	s.scratch = append(s.scratch[:0], s.heap...) // Expire reorders the heap
+	for _, q := range s.scratch {
+		if d := q.Expire(now); d.Frames > 0 && report != nil {
+			report(q, d)
+		}
+	}
+	clear(s.scratch)
+}
