@@ -28,6 +28,7 @@ func (q *Queue) noteExpiry(e *entry) {
 // in LLC-DISCARDED like a Dequeue's. Expire does not touch CoDel state.
 func (q *Queue) Expire(now time.Duration) Discard {
 	var d Discard
+	q.compact()
 	if q.a == nil || q.frames == 0 {
 		return d
 	}
@@ -75,6 +76,7 @@ func (q *Queue) Expire(now time.Duration) Discard {
 	if q.frames == 0 {
 		q.idle(now)
 	}
+	q.compact()
 	return d
 }
 
@@ -88,4 +90,40 @@ func (s *Shared) ExpireAll(now time.Duration, report func(*Queue, Discard)) {
 		}
 	}
 	clear(s.scratch)
+}
+
+// compact gives back entry slots the queue no longer needs: a queue that
+// once held many frames keeps its slab, so without this the slabs of
+// queues drained by overflow drops (the global limit takes from the
+// fattest MS) would add up beyond the memory limit. The slab shrinks to
+// 5/4 of the frames when it is more than twice what they need; an empty
+// queue keeps none.
+func (q *Queue) compact() {
+	a := q.a
+	if a == nil || cap(a.ents) <= poolSlab || cap(a.ents) <= 2*int(q.frames)+poolSlab {
+		return
+	}
+	if q.frames == 0 {
+		a.ents, a.free = nil, -1
+		return
+	}
+	n := make([]entry, 0, int(q.frames)+int(q.frames)/4+poolSlab/4)
+	for f := range a.flows {
+		fw := &a.flows[f]
+		prev := int32(-1)
+		for i := fw.head; i >= 0; i = a.ents[i].next {
+			e := a.ents[i]
+			e.next = -1
+			idx := int32(len(n))
+			n = append(n, e)
+			if prev < 0 {
+				fw.head = idx
+			} else {
+				n[prev].next = idx
+			}
+			prev = idx
+		}
+		fw.tail = prev
+	}
+	a.ents, a.free = n, -1
 }

@@ -79,3 +79,30 @@ func TestExpireAll(t *testing.T) {
 		t.Fatalf("after queue lifetime 50: %v", rep)
 	}
 }
+
+// TestSlabsFollowFrames: a queue that held many frames and lost most of
+// them to the global limit gives its entry slots back at the next sweep,
+// so the slabs of many such queues stay within what is queued (before,
+// each kept the slab of its largest backlog while its MS lived).
+func TestSlabsFollowFrames(t *testing.T) {
+	s := mustShared(t, Config{Lifetime: LifetimeInfinite, MSLimit: 1 << 20, GlobalLimit: 1 << 20})
+	var qs []*Queue
+	for i := 0; i < 20; i++ {
+		q := s.NewQueue(i)
+		for j := 0; j < 10000; j++ { // ~1 MiB each: pushes the others out
+			q.Enqueue(0, uiFrame(3, 4, "x"), LifetimeInfinite)
+		}
+		qs = append(qs, q)
+	}
+	s.ExpireAll(time.Second, nil)
+	slots, frames := 0, 0
+	for _, q := range qs {
+		if q.a != nil {
+			slots += cap(q.a.ents)
+		}
+		frames += q.Len()
+	}
+	if slots > 2*frames+20*poolSlab {
+		t.Fatalf("%d entry slots kept for %d frames", slots, frames)
+	}
+}

@@ -550,6 +550,9 @@ func (q *Queue) overflowDrop() {
 		}
 	}
 	q.drop(q.pop(uint8(best)), ReasonOverflow)
+	if q.frames == 0 {
+		q.compact() // no entry in use: the slab goes
+	}
 }
 
 func (q *Queue) takePending() Discard {
@@ -667,6 +670,7 @@ func (q *Queue) Dequeue(now time.Duration) (fr Frame, ok bool, d Discard) {
 	}
 	if i < 0 {
 		q.idle(now)
+		q.compact()
 		return Frame{}, false, d
 	}
 	e := &q.a.ents[i]
@@ -678,6 +682,7 @@ func (q *Queue) Dequeue(now time.Duration) (fr Frame, ok bool, d Discard) {
 	q.release(i)
 	if q.frames == 0 {
 		q.idle(now)
+		q.compact()
 	}
 	return fr, true, d
 }
@@ -921,6 +926,7 @@ func (q *Queue) Clear() (frames, octets int) {
 			q.drop(i, ReasonCleared)
 		}
 	}
+	q.compact()
 	return frames, octets
 }
 

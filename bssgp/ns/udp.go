@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 )
 
 // Datagram is one received NS datagram, handed to the owner goroutine.
@@ -20,9 +21,17 @@ type Datagram struct {
 // reader goroutine per socket that does nothing but forward raw datagrams to
 // deliver (which should post them to the engine loop, e.g. a channel send).
 type UDP struct {
-	conns []*net.UDPConn
-	wg    sync.WaitGroup
+	conns     []*net.UDPConn
+	wg        sync.WaitGroup
+	oversized atomic.Uint64
 }
+
+// MaxDatagram is the largest datagram the readers pass on: an NS PDU
+// carries at most 1600 octets of NS SDU (TS 48.016 §9.2.10, the Gb's
+// NS-UNITDATA over IP), SNS PDUs with the 8 NS-VCs of an NSE are far
+// shorter. Larger datagrams are dropped and counted (Oversized), so what
+// waits in the owner's channel is bounded per datagram.
+const MaxDatagram = 4096
 
 // ListenUDP binds one socket per address in binds (osmo-pcu binds the
 // wildcard address on INFO_IND local_port[i]: "0.0.0.0:23001" or "[::]:23001")
@@ -62,6 +71,10 @@ func (u *UDP) read(bind int, c *net.UDPConn, deliver func(Datagram)) {
 			}
 			continue // e.g. ICMP port unreachable surfaced as ECONNREFUSED
 		}
+		if n > MaxDatagram {
+			u.oversized.Add(1)
+			continue
+		}
 		d := make([]byte, n)
 		copy(d, buf[:n])
 		deliver(Datagram{Bind: bind, From: netip.AddrPortFrom(from.Addr().Unmap(), from.Port()), Local: local, Data: d})
@@ -85,6 +98,9 @@ func (u *UDP) LocalAddr(i int) netip.AddrPort {
 	}
 	return u.conns[i].LocalAddr().(*net.UDPAddr).AddrPort()
 }
+
+// Oversized counts datagrams dropped for being longer than MaxDatagram.
+func (u *UDP) Oversized() uint64 { return u.oversized.Load() }
 
 // Binds is the number of sockets.
 func (u *UDP) Binds() int { return len(u.conns) }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"syscall"
 
@@ -110,7 +111,7 @@ func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout,
 	ecfg := pcu.Config{SocketPath: sock, PinVersion: pcuif.Version(s.PinVersion), Logs: logs, Counters: ctrs,
 		Params: &params, Gb: true}
 	if s.PcapFile != "" {
-		c, err := openCapture(s.PcapFile, params.GSMTAPHost)
+		c, err := openCapture(s.PcapFile, params.GSMTAPHost, s.PcapMaxMiB, s.PcapFiles)
 		if err != nil {
 			return nil, err
 		}
@@ -121,6 +122,7 @@ func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout,
 		ecfg.Observer = promObserver{w.prom}
 	}
 	eng := pcu.New(ecfg)
+	d.setMemoryLimit(params)
 	eng.InstallVTY(v)
 	d.logs, d.ctrs, d.eng, d.v, d.stdout, d.stderr = logs, ctrs, eng, v, stdout, stderr
 	v.Stats.Report = w.report
@@ -141,9 +143,19 @@ func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout,
 func (d *daemon) exec(f func()) {
 	_ = d.eng.Call(func() {
 		f()
-		d.eng.SetParams(d.params())
+		p := d.params()
+		d.eng.SetParams(p)
+		d.setMemoryLimit(p)
 		d.reapplyLogTargets()
 	})
+}
+
+// setMemoryLimit gives the Go runtime the process's memory bound as its
+// soft limit (docs/reliability.md), unless GOMEMLIMIT sets one.
+func (d *daemon) setMemoryLimit(p pcu.Params) {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(pcu.MemoryBound(p))
+	}
 }
 
 // daemonExecutor runs VTY handlers in the engine (vty.Executor) and tells

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gopcu/gopcu/stats/capture"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 )
@@ -30,6 +31,8 @@ type settings struct {
 	LogLevel     string
 	MetricsAddr  string
 	PcapFile     string
+	PcapMaxMiB   int
+	PcapFiles    int
 }
 
 func parseSettings(args []string, stderr io.Writer) (*settings, error) {
@@ -57,13 +60,15 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 	fs.String("log-level", "", "Initial level of all log categories (debug, info, notice, error, fatal)")
 	fs.String("metrics-addr", "", "Serve Prometheus metrics on this address (host:port, path /metrics); empty = off")
 	fs.String("pcap", "", "Write Gb (NS/BSSGP) and GSMTAP datagrams to this pcap file")
+	fs.Int("pcap-max-size", capture.DefaultMaxSize>>20, "Rotate the pcap file at this size in MiB (0: no limit)")
+	fs.Int("pcap-files", capture.DefaultFiles, "Pcap files kept when rotating (FILE, FILE.1, ...)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	for _, k := range []string{"config-file", "pcu-sock", "pcuif-version", "vty-bind", "vty-port", "log-level", "gsmtap-ip", "metrics-addr", "pcap"} {
+	for _, k := range []string{"config-file", "pcu-sock", "pcuif-version", "vty-bind", "vty-port", "log-level", "gsmtap-ip", "metrics-addr", "pcap", "pcap-max-size", "pcap-files"} {
 		if err := v.BindPFlag(k, fs.Lookup(k)); err != nil {
 			return nil, err
 		}
@@ -82,6 +87,8 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 		LogLevel:     v.GetString("log-level"),
 		MetricsAddr:  v.GetString("metrics-addr"),
 		PcapFile:     v.GetString("pcap"),
+		PcapMaxMiB:   v.GetInt("pcap-max-size"),
+		PcapFiles:    v.GetInt("pcap-files"),
 	}
 	s.Help, _ = fs.GetBool("help")
 	s.Version, _ = fs.GetBool("version")
