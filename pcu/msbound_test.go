@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/rlcmac"
 )
 
 // discardGb records LLC-DISCARDED.
@@ -89,5 +90,27 @@ func TestMSBound(t *testing.T) {
 	}
 	if len(bts.ms.all) > len(bts.tbfs) || len(bts.ms.byTLLI) != len(bts.ms.all) {
 		t.Fatalf("%d MSs (%d by TLLI) left after X2030, %d TBFs", len(bts.ms.all), len(bts.ms.byTLLI), len(bts.tbfs))
+	}
+}
+
+// TestPagingQueueBounded: a flood of PACCH pages for an MS with a TBF
+// keeps at most maxPagesPerPDCH on its PDCH (the newest), the others
+// counted as paging:dropped.
+func TestPagingQueueBounded(t *testing.T) {
+	e, bts := benchEngine(t)
+	m := e.newMS(bts, 0xc0000001)
+	tb := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: 0, slots: 1 << 3, ctrlTS: 3, cs: rlcmac.CS1, drained: -1}
+	e.attach(tb)
+	m.DL = tb
+	tb.state = TBFFlow
+	for i := 0; i < 1000; i++ {
+		e.pagePACCH(bts, m, rlcmac.PageEntry{ForRR: true, TMSI: uint32(i)})
+	}
+	p := &bts.TRX[0].PDCH[3]
+	if len(p.pages) != maxPagesPerPDCH || p.pages[len(p.pages)-1].e.TMSI != 999 || p.pages[0].e.TMSI != 1000-maxPagesPerPDCH {
+		t.Fatalf("%d pages queued (first %d, last %d)", len(p.pages), p.pages[0].e.TMSI, p.pages[len(p.pages)-1].e.TMSI)
+	}
+	if got := e.l1ctr.Value(L1PagingDropped); got != 1000-maxPagesPerPDCH {
+		t.Fatalf("paging:dropped %d", got)
 	}
 }
