@@ -129,6 +129,7 @@ func (gl *gbLink) send(bind int, to netip.AddrPort, b []byte) error {
 // input hands a received datagram to the Gb unless its socket is gone.
 func (gl *gbLink) input(d gbDatagram, now time.Duration) {
 	if d.Bind >= len(gl.socks) || gl.socks[d.Bind] != d.sock {
+		gl.e.l1ctr.Inc(L1GbStale)
 		return
 	}
 	gl.gb.Input(d.Bind, d.From, d.Data, now)
