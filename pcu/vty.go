@@ -116,6 +116,7 @@ func (e *Engine) SetParams(p Params) {
 // InstallVTY gives osmo-pcu's engine `show` commands their handlers.
 // Handlers run in the VTY executor, i.e. inside the engine goroutine.
 func (e *Engine) InstallVTY(v *vty.VTY) {
+	e.installNSVTY(v) // gb.go
 	set := func(cmd string, h vty.Handler) {
 		if err := v.SetHandlerVE(cmd, h); err != nil {
 			e.log.Error("cannot install VTY command", "cmd", cmd, "err", err)
