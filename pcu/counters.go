@@ -257,6 +257,7 @@ const (
 	L1MSReclaimed
 	L1GbStale
 	L1PagingDropped
+	L1FNJump
 	numL1Ctrs
 )
 
@@ -296,6 +297,7 @@ var L1CounterDescs = []ratectr.Desc{
 	{Name: "ms:reclaimed", Description: "Idle MSs freed early to stay within ms-max"},
 	{Name: "gb:rx:stale", Description: "NS datagrams of a bind closed since they arrived (dropped)"},
 	{Name: "paging:dropped", Description: "PACCH pages dropped: the PDCH's paging queue was full"},
+	{Name: "rx:err:fn_jump", Description: "RTS_REQ/TIME_IND whose FN jumped implausibly (ignored)"},
 }
 
 // "pcu:sgsn" group (osmo-pcu's SGSN Statistics).

@@ -99,6 +99,8 @@ type Engine struct {
 	now     time.Duration
 	lastFN  uint32
 	fnValid bool
+	fnOdd   uint32 // clockFN: the last implausible FN
+	fnOddN  int    // ... and how many in a row agreed with each other
 
 	params    Params
 	llcShared *llc.Shared
@@ -290,6 +292,50 @@ func (e *Engine) Call(f func()) error {
 
 // Done is closed when the engine has stopped taking commands.
 func (e *Engine) Done() <-chan struct{} { return e.done }
+
+// fnJumpMax is the largest FN step clockFN takes as the BTS clock moving
+// on (2 s of frames): RTS_REQs come a block or two ahead of air time,
+// TIME_IND a little behind.
+const fnJumpMax = int(2 * time.Second / FramePeriod)
+
+// fnResync is how many implausible FNs that agree with each other (a BTS
+// whose clock really jumped) make clockFN follow the new clock.
+const fnResync = 3
+
+// clockFN advances radio time to fn (RTS_REQ, TIME_IND) unless fn is
+// implausible: a step of more than fnJumpMax either way from the current
+// FN is a corrupt message, not the clock (a single one would otherwise
+// freeze radio time until the BTS clock caught up with it, up to half a
+// hyperframe, or fire every timer at once). It is counted
+// (rx:err:fn_jump) and ignored, until fnResync of them agree: then radio
+// time continues from the new FN without a jump.
+func (e *Engine) clockFN(bts *BTS, fn uint32) {
+	if e.fnValid {
+		if d := fnDelta(fn, e.lastFN); d > fnJumpMax || d < -fnJumpMax {
+			e.l1ctr.Inc(L1FNJump)
+			if e.fnOddN > 0 && abs(fnDelta(fn, e.fnOdd)) <= fnJumpMax {
+				e.fnOddN++
+			} else {
+				e.fnOddN = 1
+			}
+			e.fnOdd = fn
+			if e.fnOddN >= fnResync {
+				e.l1log.Warn("BTS frame number jumped, radio time follows", "from", e.lastFN, "to", fn)
+				e.lastFN, e.fnOddN = fn, 0
+			}
+			return
+		}
+	}
+	e.fnOddN = 0
+	e.advance(bts, fn)
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
 
 // EventKind classifies engine events for observers.
 type EventKind int

@@ -216,7 +216,7 @@ func (p *PDCH) pollRRBP(fn uint32, t *TBF, why pollReason) (uint8, bool) {
 // schedule picks the downlink block for an RTS on a PDTCH: control before
 // data before a dummy block (osmo-pcu-facts §9.1). nil means idle.
 func (e *Engine) schedule(bts *BTS, p *PDCH, r *pcuif.RTSReq) []byte {
-	e.advance(bts, r.FN)
+	e.clockFN(bts, r.FN)
 	bts.fc.rtsBlocks++
 	trx := &bts.TRX[r.TRX]
 	usf := usfUnused
