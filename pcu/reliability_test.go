@@ -108,6 +108,24 @@ func TestGbReconfigureNewBind(t *testing.T) {
 			defer e.gbClose()
 			s0, s1 := sgsnSock(t), sgsnSock(t)
 			p0, p1 := freeUDPPort(t), freeUDPPort(t)
+			// datagrams already arriving while the socket opens reach the
+			// capture at once (bug 5: the capture's local address was
+			// assigned after the reader started; now the datagram carries
+			// it, and -race watches)
+			stop := make(chan struct{})
+			defer close(stop)
+			go func() {
+				to := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: int(p0)}
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+						s0.WriteToUDP([]byte{byte(ns.PDUAlive)}, to)
+						time.Sleep(50 * time.Microsecond)
+					}
+				}
+			}()
 			ii := gbInfo(t)
 			setNSVC(ii, 0, 1, p0, s0)
 			feedInfo(t, e, ii)

@@ -62,7 +62,7 @@ func (res *result) row() string {
 	}
 	term := "-"
 	if res.term > 0 {
-		term = fmt.Sprintf("%v %s", res.term.Round(10*time.Millisecond), map[bool]string{true: "clean", false: "NOT clean"}[res.termOK])
+		term = fmt.Sprintf("%d ms, %s", res.term.Milliseconds(), map[bool]string{true: "exit 0", false: "NOT clean"}[res.termOK])
 	}
 	acc := res.account
 	if acc == "" {
@@ -133,9 +133,17 @@ func (r *rig) finish(res *result, fault func(stop <-chan struct{})) {
 			res.hwm = s.HWM
 		}
 	}
+	alive := r.pcuAlive()
 	res.term, res.termOK = r.sigterm()
 	close(stop)
 	wg.Wait()
+	if !alive {
+		res.note = strings.TrimPrefix(res.note+"; died under the fault before SIGTERM", "; ")
+	}
+	if p := r.panicked(); p != "" {
+		p = strings.Join(strings.Fields(p), " ")
+		res.note = strings.TrimPrefix(res.note+"; crash: "+p[:min(len(p), 80)], "; ")
+	}
 	r.report(res)
 }
 
@@ -191,7 +199,7 @@ func TestSGSNRestart(t *testing.T) {
 		if r.pcuAlive() {
 			res.survived++
 		}
-		if d, ok := r.tr.waitDL(killed, 45*time.Second); ok {
+		if d, ok := r.tr.waitDL(killed, 30*time.Second); ok {
 			res.recovered++
 			res.rec = append(res.rec, d)
 		}

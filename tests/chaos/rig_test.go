@@ -244,6 +244,7 @@ func (r *rig) killPCU() {
 // exit and whether it exited cleanly (status 0); after 10 s it is killed.
 func (r *rig) sigterm() (time.Duration, bool) {
 	if !r.pcuAlive() {
+		r.pcu = nil
 		return 0, false
 	}
 	start := time.Now()
