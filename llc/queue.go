@@ -243,6 +243,9 @@ type Queue struct {
 	closed  bool
 	txArmed bool
 
+	nextExp time.Duration // earliest PDU lifetime expiry of the frames (Expire)
+	expGen  uint32        // Shared.gen nextExp was computed under
+
 	cls [NumClasses]classStats
 }
 
@@ -253,7 +256,7 @@ var ErrClosed = errors.New("llc: queue closed")
 
 // NewQueue makes an empty queue. An idle queue takes no other memory.
 func (s *Shared) NewQueue(owner any) *Queue {
-	return &Queue{s: s, Owner: owner, txStart: noTime, lastEnq: noTime, heapIdx: -1}
+	return &Queue{s: s, Owner: owner, txStart: noTime, lastEnq: noTime, heapIdx: -1, nextExp: noExpiry, expGen: s.gen}
 }
 
 // Frame is a frame handed out by Dequeue.
@@ -438,6 +441,7 @@ func (q *Queue) insert(e entry, front bool) {
 		fw.tail = idx
 	}
 	a.ents[idx] = e
+	q.noteExpiry(&a.ents[idx])
 	n := int32(len(e.data))
 	fw.frames++
 	fw.octets += n
@@ -546,6 +550,9 @@ func (q *Queue) overflowDrop() {
 		}
 	}
 	q.drop(q.pop(uint8(best)), ReasonOverflow)
+	if q.frames == 0 {
+		q.compact() // no entry in use: the slab goes
+	}
 }
 
 func (q *Queue) takePending() Discard {
@@ -663,6 +670,7 @@ func (q *Queue) Dequeue(now time.Duration) (fr Frame, ok bool, d Discard) {
 	}
 	if i < 0 {
 		q.idle(now)
+		q.compact()
 		return Frame{}, false, d
 	}
 	e := &q.a.ents[i]
@@ -674,6 +682,7 @@ func (q *Queue) Dequeue(now time.Duration) (fr Frame, ok bool, d Discard) {
 	q.release(i)
 	if q.frames == 0 {
 		q.idle(now)
+		q.compact()
 	}
 	return fr, true, d
 }
@@ -917,6 +926,7 @@ func (q *Queue) Clear() (frames, octets int) {
 			q.drop(i, ReasonCleared)
 		}
 	}
+	q.compact()
 	return frames, octets
 }
 

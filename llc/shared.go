@@ -35,6 +35,7 @@ type Shared struct {
 
 	victims []*Queue
 	ctr     Counters
+	scratch []*Queue // ExpireAll
 }
 
 // Pool bounds: at most poolMax spare working stores are kept, each with at

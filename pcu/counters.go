@@ -254,6 +254,10 @@ const (
 	L1LLCOverflowDropped
 	L1LLCRequeued
 	L1TALoopUpdates
+	L1MSReclaimed
+	L1GbStale
+	L1PagingDropped
+	L1FNJump
 	numL1Ctrs
 )
 
@@ -290,6 +294,10 @@ var L1CounterDescs = []ratectr.Desc{
 	{Name: "llc:dropped:overflow", Description: "LLC frames dropped by the queue memory limits"},
 	{Name: "llc:requeued", Description: "Unacknowledged LLC frames of an aborted DL TBF put back into the queue"},
 	{Name: "ta:loop_updates", Description: "Timing advance changes from uplink burst timing"},
+	{Name: "ms:reclaimed", Description: "Idle MSs freed early to stay within ms-max"},
+	{Name: "gb:rx:stale", Description: "NS datagrams of a bind closed since they arrived (dropped)"},
+	{Name: "paging:dropped", Description: "PACCH pages dropped: the PDCH's paging queue was full"},
+	{Name: "rx:err:fn_jump", Description: "RTS_REQ/TIME_IND whose FN jumped implausibly (ignored)"},
 }
 
 // "pcu:sgsn" group (osmo-pcu's SGSN Statistics).

@@ -105,19 +105,24 @@ type Engine struct {
 	// nextDeadline is the earliest running TBF timer (0: none)
 	nextDeadline time.Duration
 	// sent, in tests, sees every message to the BTS before it is encoded
-	sent func(pcuif.Message)
+	sent   func(pcuif.Message)
+	fnOdd  uint32 // clockFN: the last implausible FN
+	fnOddN int    // ... and how many in a row agreed with each other
 
 	params    Params
 	llcShared *llc.Shared
 	gb        Gb
 	gbl       *gbLink
-	gbRx      chan ns.Datagram
+	gbRx      chan gbDatagram
+	localRes  *localResolver // capture: local address of wildcard binds
 	sgsnCtr   *ratectr.Group
 	tbfLog    *slog.Logger
 	llcLog    *slog.Logger
 	gbLog     *slog.Logger
 	tap       *gsmtapTap
 	expired   []resv // scratch of expireReservations
+	msScratch []*MS  // scratch of reclaimMS
+	nextSweep time.Duration
 	fcTicks   int
 
 	nacc *naccEngine // NACC and RIM state (nacc_engine.go)
@@ -167,7 +172,8 @@ func New(cfg Config) *Engine {
 	e.tbfLog = cfg.Logs.Logger(logx.CatTBF)
 	e.llcLog = cfg.Logs.Logger(logx.CatLLC)
 	e.gbLog = cfg.Logs.Logger(logx.CatBSSGP)
-	e.gbRx = make(chan ns.Datagram, 1024)
+	e.gbRx = make(chan gbDatagram, 1024)
+	e.localRes = &localResolver{}
 	e.sgsnCtr = ratectr.NewGroup("pcu:sgsn", "SGSN Statistics", 0, SGSNCounterDescs)
 	cfg.Counters.Register(e.sgsnCtr)
 	e.link = &pcuif.Link{Path: cfg.SocketPath, MinBackoff: cfg.MinBackoff, MaxBackoff: cfg.MaxBackoff, Log: e.l1log}
@@ -177,11 +183,22 @@ func New(cfg Config) *Engine {
 
 // Run runs the engine until ctx ends. It returns after every goroutine it
 // started has ended.
+//
+// The stop path runs in a fixed order: first the engine stops taking
+// commands (Do and Call fail with ErrStopped from then on; a command taken
+// before has run completely), then the Gb sockets close (their readers let
+// go of the engine channel on their own), then the GSMTAP tap and the PCU
+// socket link end.
 func (e *Engine) Run(ctx context.Context) error {
-	defer e.stopOnce.Do(func() { close(e.done) })
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var wg sync.WaitGroup
+	defer func() {
+		e.stopOnce.Do(func() { close(e.done) })
+		cancel()
+		e.gbClose()
+		e.closeGSMTAP()
+		e.drain(&wg)
+	}()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -196,9 +213,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	tbfWake := time.NewTimer(time.Hour)
 	defer tbfWake.Stop()
 	armed := time.Duration(-1)
-	defer e.gbClose()
 	e.openGSMTAP()
-	defer e.closeGSMTAP()
 	for {
 		if e.gbl != nil {
 			now := e.gbNow()
@@ -221,7 +236,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			e.handleLink(ev)
 		case d := <-e.gbRx:
 			if e.gbl != nil {
-				e.gbl.gb.Input(d.Bind, d.From, d.Data, e.gbNow())
+				e.gbl.input(d, e.gbNow())
 			}
 		case <-gbTimer.C:
 		case f := <-e.calls:
@@ -234,8 +249,6 @@ func (e *Engine) Run(ctx context.Context) error {
 				e.flowControlMS()
 			}
 		case <-ctx.Done():
-			cancel()
-			e.drain(&wg)
 			return nil
 		}
 	}
@@ -260,8 +273,16 @@ func (e *Engine) drain(wg *sync.WaitGroup) {
 // ErrStopped is returned by Do and Call when the engine is not running.
 var ErrStopped = errors.New("pcu: engine stopped")
 
-// Do runs f inside the engine goroutine, asynchronously.
+// Do runs f inside the engine goroutine, asynchronously. f runs only
+// there: once the engine stops, functions still queued are dropped, never
+// run elsewhere. An error means f will not run; nil means it runs unless
+// the engine stops first (Call tells which).
 func (e *Engine) Do(f func()) error {
+	select {
+	case <-e.done:
+		return ErrStopped
+	default:
+	}
 	select {
 	case e.calls <- f:
 		return nil
@@ -270,7 +291,9 @@ func (e *Engine) Do(f func()) error {
 	}
 }
 
-// Call runs f inside the engine goroutine and waits for it.
+// Call runs f inside the engine goroutine and waits for it. It returns nil
+// exactly when f ran (completely), ErrStopped when it did not and never
+// will.
 func (e *Engine) Call(f func()) error {
 	fin := make(chan struct{})
 	if err := e.Do(func() { f(); close(fin) }); err != nil {
@@ -280,8 +303,62 @@ func (e *Engine) Call(f func()) error {
 	case <-fin:
 		return nil
 	case <-e.done:
-		return ErrStopped
+		// f runs only in the engine goroutine, which closes done after
+		// its last command: if f ran, fin is closed by now.
+		select {
+		case <-fin:
+			return nil
+		default:
+			return ErrStopped
+		}
 	}
+}
+
+// Done is closed when the engine has stopped taking commands.
+func (e *Engine) Done() <-chan struct{} { return e.done }
+
+// fnJumpMax is the largest FN step clockFN takes as the BTS clock moving
+// on (2 s of frames): RTS_REQs come a block or two ahead of air time,
+// TIME_IND a little behind.
+const fnJumpMax = int(2 * time.Second / FramePeriod)
+
+// fnResync is how many implausible FNs that agree with each other (a BTS
+// whose clock really jumped) make clockFN follow the new clock.
+const fnResync = 3
+
+// clockFN advances radio time to fn (RTS_REQ, TIME_IND) unless fn is
+// implausible: a step of more than fnJumpMax either way from the current
+// FN is a corrupt message, not the clock (a single one would otherwise
+// freeze radio time until the BTS clock caught up with it, up to half a
+// hyperframe, or fire every timer at once). It is counted
+// (rx:err:fn_jump) and ignored, until fnResync of them agree: then radio
+// time continues from the new FN without a jump.
+func (e *Engine) clockFN(bts *BTS, fn uint32) {
+	if e.fnValid {
+		if d := fnDelta(fn, e.lastFN); d > fnJumpMax || d < -fnJumpMax {
+			e.l1ctr.Inc(L1FNJump)
+			if e.fnOddN > 0 && abs(fnDelta(fn, e.fnOdd)) <= fnJumpMax {
+				e.fnOddN++
+			} else {
+				e.fnOddN = 1
+			}
+			e.fnOdd = fn
+			if e.fnOddN >= fnResync {
+				e.l1log.Warn("BTS frame number jumped, radio time follows", "from", e.lastFN, "to", fn)
+				e.lastFN, e.fnOddN = fn, 0
+			}
+			return
+		}
+	}
+	e.fnOddN = 0
+	e.advance(bts, fn)
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // EventKind classifies engine events for observers.

@@ -1,7 +1,9 @@
 package pcu
 
 import (
+	"fmt"
 	"net/netip"
+	"strconv"
 	"sync"
 	"time"
 
@@ -11,17 +13,128 @@ import (
 	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
+	"github.com/gopcu/gopcu/vty"
 )
 
 // gbLink is the engine's Gb stack: the bssgp.Gb (NS + BSSGP state
-// machines, owned by the engine goroutine) and the UDP sockets whose reader
-// goroutines post datagrams into the engine loop. It is built from the
-// first BTS's INFO_IND (as osmo-pcu, Gb serves BTS 0) and survives the loss
-// of the BTS.
+// machines, owned by the engine goroutine) and one UDP socket per NS bind
+// whose reader goroutine posts datagrams into the engine loop. It is built
+// from the first BTS's INFO_IND (as osmo-pcu, Gb serves BTS 0), follows
+// later INFO_INDs (binds opened and closed with the NS-VCs that use them)
+// and survives the loss of the BTS.
 type gbLink struct {
-	gb  *bssgp.Gb
-	udp *ns.UDP
-	cfg bssgp.Config
+	gb    *bssgp.Gb
+	socks []*gbSock // indexed by ns.Endpoint.Bind; nil: not open
+	cfg   bssgp.Config
+	e     *Engine
+}
+
+// gbSock is one open NS bind. quit is closed before the socket, so that a
+// reader blocked on the full engine channel lets go (Close waits for it).
+type gbSock struct {
+	addr netip.AddrPort // as configured (wildcard for classic NS)
+	udp  *ns.UDP
+	quit chan struct{}
+}
+
+// gbDatagram is a received NS datagram with the socket it came from: a
+// datagram of a socket closed since (bind reconfigured) is not taken for
+// one of its successor.
+type gbDatagram struct {
+	ns.Datagram
+	sock *gbSock
+}
+
+// openSock opens bind i on addr through Config.ListenUDP.
+func (e *Engine) openSock(i int, addr netip.AddrPort) (*gbSock, error) {
+	s := &gbSock{addr: addr, quit: make(chan struct{})}
+	capt := e.cfg.Capture
+	res := e.localRes
+	deliver := func(d ns.Datagram) {
+		d.Bind = i
+		if capt != nil {
+			capt.UDP(time.Now(), d.From, res.local(d.Local, d.From), d.Data)
+		}
+		select {
+		case e.gbRx <- gbDatagram{d, s}:
+		case <-s.quit:
+		}
+	}
+	u, err := e.cfg.ListenUDP([]netip.AddrPort{addr}, deliver)
+	if err != nil {
+		return nil, err
+	}
+	s.udp = u
+	return s, nil
+}
+
+func (s *gbSock) close() {
+	close(s.quit)
+	s.udp.Close()
+}
+
+// syncSocks makes the open sockets those of binds: unchanged binds keep
+// their socket, changed ones are closed first (a port may move from one
+// bind to another), then the missing ones are opened. It returns how many
+// binds are open.
+func (gl *gbLink) syncSocks(binds []netip.AddrPort) int {
+	for i, s := range gl.socks {
+		if s != nil && (i >= len(binds) || binds[i] != s.addr) {
+			s.close()
+			gl.socks[i] = nil
+		}
+	}
+	if len(gl.socks) > len(binds) {
+		gl.socks = gl.socks[:len(binds)]
+	}
+	for len(gl.socks) < len(binds) {
+		gl.socks = append(gl.socks, nil)
+	}
+	n := 0
+	for i, a := range binds {
+		if gl.socks[i] == nil && a.IsValid() {
+			s, err := gl.e.openSock(i, a)
+			if err != nil {
+				gl.e.gbLog.Error("cannot open an NS UDP socket", "bind", i, "addr", a, "err", err)
+				continue
+			}
+			gl.socks[i] = s
+		}
+		if gl.socks[i] != nil {
+			n++
+		}
+	}
+	return n
+}
+
+func (gl *gbLink) closeSocks() {
+	for _, s := range gl.socks {
+		if s != nil {
+			s.close()
+		}
+	}
+	gl.socks = nil
+}
+
+// send is the NS transport: bind's socket, captured when --pcap is on.
+func (gl *gbLink) send(bind int, to netip.AddrPort, b []byte) error {
+	if bind < 0 || bind >= len(gl.socks) || gl.socks[bind] == nil {
+		return fmt.Errorf("gb: bind %d not open", bind)
+	}
+	s := gl.socks[bind]
+	if c := gl.e.cfg.Capture; c != nil {
+		c.UDP(time.Now(), gl.e.localRes.local(s.udp.LocalAddr(0), to), to, b)
+	}
+	return s.udp.Send(0, to, b)
+}
+
+// input hands a received datagram to the Gb unless its socket is gone.
+func (gl *gbLink) input(d gbDatagram, now time.Duration) {
+	if d.Bind >= len(gl.socks) || gl.socks[d.Bind] != d.sock {
+		gl.e.l1ctr.Inc(L1GbStale)
+		return
+	}
+	gl.gb.Input(d.Bind, d.From, d.Data, now)
 }
 
 // gbNow is the Gb's monotonic time.
@@ -63,47 +176,29 @@ func (e *Engine) gbConfigure(bts *BTS) {
 		Counters:            e.cfg.Counters, // bssgp:bss_ctx, ns:nse, ns:nsvc groups
 	}
 	now := e.gbNow()
+	binds := ns.BindAddrs(eps)
 	if e.gbl != nil {
+		e.gbl.syncSocks(binds) // new binds open before their NS-VCs send
 		if err := e.gbl.gb.Reconfigure(cfg, now); err != nil {
 			e.gbLog.Error("cannot reconfigure Gb", "err", err)
 		}
 		e.gbl.cfg = cfg
 		return
 	}
-	var local func(bind int, peer netip.AddrPort) netip.AddrPort
-	deliver := func(d ns.Datagram) {
-		select {
-		case e.gbRx <- d:
-		case <-e.done:
-		}
-	}
-	if c := e.cfg.Capture; c != nil {
-		next := deliver
-		deliver = func(d ns.Datagram) {
-			c.UDP(time.Now(), d.From, local(d.Bind, d.From), d.Data)
-			next(d)
-		}
-	}
-	udp, err := e.cfg.ListenUDP(ns.BindAddrs(eps), deliver)
-	if err != nil {
-		e.gbLog.Error("cannot open the NS UDP sockets", "err", err)
+	gl := &gbLink{cfg: cfg, e: e}
+	if gl.syncSocks(binds) == 0 {
+		gl.closeSocks()
+		e.gbLog.Error("cannot open the NS UDP sockets, Gb not started")
 		return
 	}
-	local = capturedLocal(udp)
-	var tr ns.Transport = udp
-	if c := e.cfg.Capture; c != nil {
-		tr = ns.TransportFunc(func(bind int, to netip.AddrPort, b []byte) error {
-			c.UDP(time.Now(), local(bind, to), to, b)
-			return udp.Send(bind, to, b)
-		})
-	}
-	gb, err := bssgp.New(cfg, tr, gbHandler{e}, e.cfg.Logs.Logger(logx.CatBSSGP))
+	gb, err := bssgp.New(cfg, ns.TransportFunc(gl.send), gbHandler{e}, e.cfg.Logs.Logger(logx.CatBSSGP))
 	if err != nil {
-		udp.Close()
+		gl.closeSocks()
 		e.gbLog.Error("cannot start Gb", "err", err)
 		return
 	}
-	e.gbl = &gbLink{gb: gb, udp: udp, cfg: cfg}
+	gl.gb = gb
+	e.gbl = gl
 	e.gb = bssgp.EngineAdapter{Gb: gb, Now: e.gbNow}
 	gb.Start(now)
 	logx.Notice(e.gbLog, "Gb started", "nsei", cfg.NS.NSEI, "bvci", cfg.BVCI, "dialect", e.params.GbDialect)
@@ -120,7 +215,7 @@ func (e *Engine) gbDeadline() (time.Duration, bool) {
 func (e *Engine) gbClose() {
 	if e.gbl != nil {
 		e.gbl.gb.Close(e.gbNow())
-		e.gbl.udp.Close()
+		e.gbl.closeSocks()
 		e.gbl = nil
 	}
 }
@@ -273,27 +368,133 @@ func (e *Engine) flowControlMS() {
 	}
 }
 
-// capturedLocal gives the local address a capture shows for a datagram of
+// localResolver gives the local address a capture shows for a datagram of
 // a bind: the bind's address, or for a wildcard bind the source address
-// the kernel picks towards the peer (looked up once per peer).
-func capturedLocal(udp *ns.UDP) func(bind int, peer netip.AddrPort) netip.AddrPort {
-	var mu sync.Mutex
-	cache := map[netip.AddrPort]netip.Addr{}
-	return func(bind int, peer netip.AddrPort) netip.AddrPort {
-		la := udp.LocalAddr(bind)
-		if !la.Addr().IsUnspecified() {
+// the kernel picks towards the peer, looked up once per peer. Any
+// goroutine may call it; it remembers at most maxPeers peers (datagrams
+// from others, e.g. spoofed sources, show the wildcard address), so a
+// flood of strangers costs neither memory nor a lookup each.
+type localResolver struct {
+	mu    sync.Mutex
+	cache map[netip.AddrPort]netip.Addr
+}
+
+const localResolverPeers = 16
+
+func (r *localResolver) local(la, peer netip.AddrPort) netip.AddrPort {
+	if !la.Addr().IsUnspecified() {
+		return la
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a, ok := r.cache[peer]
+	if !ok {
+		if len(r.cache) >= localResolverPeers {
 			return la
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		a, ok := cache[peer]
-		if !ok {
-			var err error
-			if a, err = ns.SourceAddrTowards(peer); err != nil {
-				a = la.Addr()
-			}
-			cache[peer] = a
+		var err error
+		if a, err = ns.SourceAddrTowards(peer); err != nil {
+			a = la.Addr()
 		}
-		return netip.AddrPortFrom(a, la.Port())
+		if r.cache == nil {
+			r.cache = map[netip.AddrPort]netip.Addr{}
+		}
+		r.cache[peer] = a
+	}
+	return netip.AddrPortFrom(a, la.Port())
+}
+
+// installNSVTY gives libosmogb's NS commands their handlers: `show ns`
+// (hidden, entities then binds), `show ns binds|entities [stats]`, `show
+// ns persistent` (the PCU's NSE is dynamic: nothing), `show ns
+// (nsei|nsvc) <0-65535> [stats]`, and in ENABLE `nsvc <0-65535>
+// (block|unblock|reset)` with libosmogb's answers (gprs_ns2_vty.c), so an
+// operator can watch and drive the NS-VCs.
+func (e *Engine) installNSVTY(v *vty.VTY) {
+	nse := func() *ns.NSE {
+		if e.gbl == nil {
+			return nil
+		}
+		return e.gbl.gb.NSE()
+	}
+	stats := func(c *vty.Context, i int) bool { return len(c.Args) > i && c.Args[i] == "stats" }
+	set := func(cmd string, h vty.Handler) {
+		if err := v.SetHandlerVE(cmd, h); err != nil {
+			e.log.Error("cannot install VTY command", "cmd", cmd, "err", err)
+		}
+	}
+	v.InstallVE("show ns", "Show running system information\nDisplay information about the NS protocol\n", func(c *vty.Context) error {
+		if n := nse(); n != nil {
+			now := e.gbNow()
+			n.WriteEntity(c, now, false)
+			n.WriteBinds(c, now, false, 0, 0)
+		}
+		return nil
+	}, vty.Hidden())
+	set("show ns binds [stats]", func(c *vty.Context) error {
+		if n := nse(); n != nil {
+			n.WriteBinds(c, e.gbNow(), stats(c, 0), 0, 0)
+		}
+		return nil
+	})
+	set("show ns entities [stats]", func(c *vty.Context) error {
+		if n := nse(); n != nil {
+			n.WriteEntity(c, e.gbNow(), stats(c, 0))
+		}
+		return nil
+	})
+	set("show ns persistent", func(*vty.Context) error { return nil })
+	set("show ns (nsei|nsvc) <0-65535> [stats]", func(c *vty.Context) error {
+		id, _ := strconv.Atoi(c.Args[1])
+		n := nse()
+		if c.Args[0] == "nsei" {
+			if n == nil || int(n.Config().NSEI) != id {
+				return vty.ErrWarning
+			}
+			n.WriteEntity(c, e.gbNow(), stats(c, 2))
+			return nil
+		}
+		var vc *ns.VC
+		if n != nil {
+			vc = n.VCByNSVCI(uint16(id))
+		}
+		if vc == nil {
+			c.Printf("No such NS Entity\n")
+			return vty.ErrWarning
+		}
+		n.WriteVC(c, vc, e.gbNow(), stats(c, 2))
+		return nil
+	})
+	if err := v.Enable().SetHandler("nsvc <0-65535> (block|unblock|reset)", func(c *vty.Context) error {
+		id, _ := strconv.Atoi(c.Args[0])
+		var vc *ns.VC
+		if n := nse(); n != nil {
+			vc = n.VCByNSVCI(uint16(id))
+		}
+		if vc == nil {
+			c.Printf("Could not find NSVCI %05d\n", id)
+			return vty.ErrWarning
+		}
+		now := e.gbNow()
+		switch c.Args[1] {
+		case "block":
+			if vc.Block(now) != nil {
+				c.Printf("The NS-VC %05d is already blocked.\n", id)
+				return nil
+			}
+			c.Printf("The NS-VC %05d will be blocked.\n", id)
+		case "unblock":
+			if vc.Unblock(now) != nil {
+				c.Printf("The NS-VC %05d is already unblocked.\n", id)
+				return nil
+			}
+			c.Printf("The NS-VC %05d will be unblocked.\n", id)
+		default:
+			vc.Reset(now)
+			c.Printf("The NS-VC %05d has been resetted.\n", id)
+		}
+		return nil
+	}); err != nil {
+		e.log.Error("cannot install VTY command", "cmd", "nsvc", "err", err)
 	}
 }

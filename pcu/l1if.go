@@ -406,7 +406,7 @@ func (e *Engine) onSI13(bts *BTS, b []byte) {
 
 func (e *Engine) onTimeInd(bts *BTS, m *pcuif.TimeInd) {
 	bts.CurFN = m.FN
-	e.advance(bts, m.FN)
+	e.clockFN(bts, m.FN)
 	if fn13 := m.FN % 13; fn13 != 0 && fn13 != 4 && fn13 != 8 {
 		e.l1log.Debug("TIME_IND FN is not a block start", "fn", m.FN)
 	}

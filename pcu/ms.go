@@ -1,7 +1,9 @@
 package pcu
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gopcu/gopcu/internal/ratectr"
@@ -38,8 +40,10 @@ type MS struct {
 	lastEnq       time.Duration // last DL-UNITDATA (idle-ack timer)
 	// suspended: the MS left for a CS call (PCUIF SUSP_REQ); its queued
 	// frames wait for new DL data or its next access (no DL TBF before)
-	suspended bool
-	slots     msSlots // timeslot reservation (alloc.go)
+	suspended   bool
+	slots       msSlots       // timeslot reservation (alloc.go)
+	dlRetry     time.Duration // no DL TBF could be allocated: next try (msTimers)
+	dlRetryTBFs int           // ... or as soon as the BTS has fewer TBFs than this
 
 	// L1 measurements of the last uplink block.
 	RSSI  int8
@@ -118,8 +122,18 @@ func (s *msStore) setIMSI(m *MS, imsi string) {
 	s.byIMSI[imsi] = m
 }
 
-// newMS creates and registers an MS.
+// DefaultMSMax is the default `ms-max`: the MS objects a BTS keeps at
+// most (osmo-pcu has no limit). A cell serves a few hundred MSs with a PS
+// context; this leaves room for that many times over while bounding what
+// DL-UNITDATA for made-up TLLIs can create (docs/reliability.md).
+const DefaultMSMax = 10000
+
+// newMS creates and registers an MS. At `ms-max`, the oldest idle MSs
+// make room first (reclaimMS).
 func (e *Engine) newMS(bts *BTS, tlli uint32) *MS {
+	if mx := e.params.MSMax; mx > 0 && len(bts.ms.all) >= mx {
+		e.reclaimMS(bts, len(bts.ms.all)-mx+1)
+	}
 	m := &MS{bts: bts, TLLI: tlli, created: e.now, idleSince: e.now, lastEnq: -1, TAI: -1}
 	m.Queue = e.llcShared.NewQueue(m)
 	m.CSDL, m.CSUL = e.initialCS(bts)
@@ -148,6 +162,95 @@ func (e *Engine) freeMS(m *MS) {
 		o.MSGone(m.TLLI)
 	}
 	e.log.Debug("MS freed", "ms", m.String())
+}
+
+// Radio-time periods of msTimers.
+const (
+	lifetimeSweepPeriod = 100 * time.Millisecond // PDU lifetime sweep over all queues
+	dlRetryPeriod       = 100 * time.Millisecond // DL TBF for an MS with data, after allocation failed
+)
+
+// msTimers runs the MS part of the radio timers (called on every advance
+// of radio time): the PDU lifetime sweep of the LLC queues (expired frames
+// go even when no TBF takes frames, reported in LLC-DISCARDED), a DL TBF
+// for idle MSs with queued data, and the release of idle MSs with empty
+// queues after X2030 (at once for an MS whose TLLI is unknown, as
+// osmo-pcu's ms_release_timer).
+func (e *Engine) msTimers(bts *BTS) {
+	if e.now >= e.nextSweep {
+		e.nextSweep = e.now + lifetimeSweepPeriod
+		e.llcShared.ExpireAll(e.now, func(q *llc.Queue, d llc.Discard) {
+			if m, ok := q.Owner.(*MS); ok {
+				e.reportDiscard(m, d)
+			}
+		})
+	}
+	for i := 0; i < len(bts.ms.all); i++ {
+		m := bts.ms.all[i]
+		if m.Active() {
+			continue
+		}
+		if m.Queue.Len() > 0 {
+			if m.suspended {
+				continue // (onSuspReq)
+			}
+			// data waiting (e.g. after an UL TBF ended); after a failed
+			// allocation retry when a TBF went away or dlRetryPeriod passed,
+			// not on every block: thousands of MSs may wait for a TFI
+			if e.now < m.dlRetry && len(bts.tbfs) >= m.dlRetryTBFs {
+				continue
+			}
+			e.establishDL(bts, m)
+			if !m.Active() {
+				m.dlRetry, m.dlRetryTBFs = e.now+dlRetryPeriod, len(bts.tbfs)
+			}
+			continue
+		}
+		if m.idleSince >= 0 && (m.TLLI == TLLIUnset || e.now-m.idleSince >= e.params.X2030) {
+			e.freeMS(m)
+			i--
+		}
+	}
+}
+
+// lastActive is when the MS was last busy: its last TBF ended, its last
+// DL-UNITDATA arrived, or it was created.
+func (m *MS) lastActive() time.Duration {
+	return max(m.idleSince, m.lastEnq, m.created)
+}
+
+// reclaimMS frees at least n MSs of bts to make room under `ms-max`:
+// the idle ones (no TBF) with empty queues first, then idle ones with
+// queued frames (dropped, counted and reported in LLC-DISCARDED), each
+// group oldest activity first. MSs with a TBF are never reclaimed (the
+// TFIs bound them). It takes a 1/64 of the limit at once, so that a flood
+// of new TLLIs costs one scan per batch, not per MS.
+func (e *Engine) reclaimMS(bts *BTS, n int) {
+	n = max(n, e.params.MSMax/64)
+	cand := e.msScratch[:0]
+	for _, m := range bts.ms.all {
+		if !m.Active() {
+			cand = append(cand, m)
+		}
+	}
+	slices.SortFunc(cand, func(a, b *MS) int {
+		if qa, qb := a.Queue.Len() > 0, b.Queue.Len() > 0; qa != qb {
+			if qa {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(a.lastActive(), b.lastActive())
+	})
+	for _, m := range cand[:min(n, len(cand))] {
+		if f, o := m.Queue.Clear(); f > 0 {
+			e.reportDiscard(m, llc.Discard{Frames: f, Octets: o})
+		}
+		e.l1ctr.Inc(L1MSReclaimed)
+		e.freeMS(m)
+	}
+	clear(cand)
+	e.msScratch = cand[:0]
 }
 
 // mergeMS moves everything of old into m (same subscriber seen twice:

@@ -13,6 +13,12 @@ type pageEntry struct {
 	e rlcmac.PageEntry
 }
 
+// maxPagesPerPDCH bounds the pages waiting for a PDCH's PACCH: a Packet
+// Paging Request carries a few, one block goes per RTS at most, and a
+// page older than T3113 (7 s) is of no use to the MSC. A flood of
+// PAGING-CS pushes the oldest out (counted as paging:dropped).
+const maxPagesPerPDCH = 64
+
 // pagePACCH queues a Packet Paging Request (TS 44.060 §11.2.10, page for
 // RR connection) on the PACCH of the MS's TBF when the MS is known, else on
 // one timeslot of every MS with a TBF.
@@ -27,6 +33,12 @@ func (e *Engine) pagePACCH(bts *BTS, ms *MS, entry rlcmac.PageEntry) {
 			return true
 		}
 		marked[t.trx] |= 1 << t.ctrlTS
+		if len(p.pages) >= maxPagesPerPDCH {
+			n := copy(p.pages, p.pages[len(p.pages)-maxPagesPerPDCH+1:])
+			clear(p.pages[n:])
+			p.pages = p.pages[:n]
+			e.l1ctr.Inc(L1PagingDropped)
+		}
 		p.pages = append(p.pages, pageEntry{entry})
 		return true
 	}

@@ -61,6 +61,8 @@ type Params struct {
 	// GSMTAP (opened at start, as osmo-pcu)
 	GSMTAPHost       string
 	GSMTAPCategories uint32
+	// MSMax bounds the MS objects of a BTS (`ms-max`, gopcu); 0 = no limit.
+	MSMax int
 }
 
 // DefaultParams are osmo-pcu's defaults.
@@ -78,5 +80,6 @@ func DefaultParams() Params {
 		NACC:      DefaultNACCParams(),
 		LLC:       llc.DefaultConfig(),
 		GbDialect: "classic", FlowControlInterval: time.Second,
+		MSMax: DefaultMSMax,
 	}
 }

@@ -135,22 +135,7 @@ func (e *Engine) runTimers(bts *BTS) {
 		}
 	}
 	e.naccTick(bts)
-	for i := 0; i < len(bts.ms.all); i++ {
-		m := bts.ms.all[i]
-		if m.Active() {
-			continue
-		}
-		if m.Queue.Len() > 0 {
-			if !m.suspended {
-				e.establishDL(bts, m) // data waiting (e.g. after an UL TBF ended)
-			}
-			continue
-		}
-		if m.idleSince >= 0 && (m.TLLI == TLLIUnset || e.now-m.idleSince >= e.params.X2030) {
-			e.freeMS(m)
-			i--
-		}
-	}
+	e.msTimers(bts) // pcu/ms.go
 }
 
 // usfTimeout: a granted uplink block stayed empty (N3101, TS 44.060 §13.3).
@@ -267,7 +252,7 @@ func (p *PDCH) pollRRBP(fn uint32, t *TBF, why pollReason) (uint8, bool) {
 // schedule picks the downlink block for an RTS on a PDTCH: control before
 // data before a dummy block (osmo-pcu-facts §9.1). nil means idle.
 func (e *Engine) schedule(bts *BTS, p *PDCH, r *pcuif.RTSReq) []byte {
-	e.advance(bts, r.FN)
+	e.clockFN(bts, r.FN)
 	bts.fc.rtsBlocks++
 	trx := &bts.TRX[r.TRX]
 	usf := usfUnused

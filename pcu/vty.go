@@ -57,6 +57,9 @@ func ParamsFromConfig(c *config.Config) Params {
 	p.LLC.Target = time.Duration(c.Queue.TargetUS) * time.Microsecond
 	p.LLC.MaxPacket, p.LLC.Quantum = c.Queue.MaxPacket, c.Queue.Quantum
 	p.LLC.MSLimit, p.LLC.GlobalLimit = c.Queue.MSLimit, c.Queue.GlobalLimit
+	if c.MSMax > 0 {
+		p.MSMax = c.MSMax
+	}
 	p.LLC.Lifetime = uint16(c.LLCLifetime)
 	p.LLC.Hysteresis = uint16(c.LLCHysteresis)
 	p.LLC.IdleAckDelay = uint16(c.LLCIdleAckDelay)
@@ -109,12 +112,21 @@ func (e *Engine) SetParams(p Params) {
 		e.llcLog.Error("queue configuration refused", "err", err)
 		p.LLC = e.params.LLC
 	}
+	lowered := p.MSMax > 0 && (e.params.MSMax == 0 || p.MSMax < e.params.MSMax)
 	e.params = p
+	if lowered {
+		for _, b := range e.bts {
+			if n := len(b.ms.all) - p.MSMax; n > 0 {
+				e.reclaimMS(b, n)
+			}
+		}
+	}
 }
 
 // InstallVTY gives osmo-pcu's engine `show` commands their handlers.
 // Handlers run in the VTY executor, i.e. inside the engine goroutine.
 func (e *Engine) InstallVTY(v *vty.VTY) {
+	e.installNSVTY(v) // gb.go
 	set := func(cmd string, h vty.Handler) {
 		if err := v.SetHandlerVE(cmd, h); err != nil {
 			e.log.Error("cannot install VTY command", "cmd", cmd, "err", err)

@@ -2,6 +2,7 @@ package vty
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"sync"
@@ -17,6 +18,15 @@ import (
 // per-session buffer that the session's own goroutine sends.
 type Executor interface {
 	Do(f func())
+}
+
+// StopNotifier is implemented by an Executor that can stop running
+// handlers (its owner's event loop ended): Stopped is closed then. A
+// session waiting for a handler that will never run answers "% Command not
+// executed" and closes instead of waiting forever; handlers never run
+// anywhere else.
+type StopNotifier interface {
+	Stopped() <-chan struct{}
 }
 
 // ExecutorFunc adapts a function to Executor.
@@ -42,17 +52,48 @@ type Server struct {
 	// WriteTimeout bounds one write to a client; a client that does not
 	// read for this long is disconnected. Default 30 s.
 	WriteTimeout time.Duration
+	// MaxSessions bounds the telnet sessions open at once (libosmocore
+	// has no limit): a connection beyond it is told so and closed.
+	// Default DefaultMaxSessions; negative: no limit.
+	MaxSessions int
 
-	mu    sync.Mutex
-	ln    net.Listener
-	conns map[net.Conn]struct{}
-	wg    sync.WaitGroup
-	done  bool
+	mu      sync.Mutex
+	ln      net.Listener
+	conns   map[net.Conn]struct{}
+	wg      sync.WaitGroup
+	done    bool
+	refused uint64
 }
+
+// Sessions is the number of open sessions; Refused counts the connections
+// turned away at MaxSessions.
+func (s *Server) Sessions() (open int, refused uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns), s.refused
+}
+
+// DefaultMaxSessions is the default Server.MaxSessions.
+const DefaultMaxSessions = 32
 
 // NewServer makes a telnet server for the tree executing through ex.
 func NewServer(v *VTY, ex Executor) *Server {
-	return &Server{V: v, Ex: ex, WriteTimeout: 30 * time.Second, conns: map[net.Conn]struct{}{}}
+	return &Server{V: v, Ex: ex, WriteTimeout: 30 * time.Second, MaxSessions: DefaultMaxSessions, conns: map[net.Conn]struct{}{}}
+}
+
+// sessionsFull is written to a connection beyond MaxSessions.
+const sessionsFull = "%% Too many VTY sessions (%d), closing.\r\n"
+
+// refuse tells a connection beyond MaxSessions and closes it, without
+// holding up Serve.
+func (s *Server) refuse(c net.Conn, n int) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		c.SetWriteDeadline(time.Now().Add(time.Second))
+		fmt.Fprintf(c, sessionsFull, n)
+		c.Close()
+	}()
 }
 
 // ListenAndServe listens on addr (e.g. v.BindAddr(4240)) and serves.
@@ -85,6 +126,12 @@ func (s *Server) Serve(ln net.Listener) error {
 			s.mu.Unlock()
 			c.Close()
 			return nil
+		}
+		if s.MaxSessions > 0 && len(s.conns) >= s.MaxSessions {
+			s.refused++
+			s.refuse(c, s.MaxSessions)
+			s.mu.Unlock()
+			continue
 		}
 		s.conns[c] = struct{}{}
 		s.wg.Add(1)
@@ -152,6 +199,9 @@ func (s *Server) handle(c net.Conn) {
 		}
 	}()
 	sess := s.V.NewSession(run)
+	if sn, ok := s.Ex.(StopNotifier); ok {
+		sess.SetStopped(sn.Stopped())
+	}
 	send := func(b []byte) {
 		if len(b) > 0 {
 			q <- b
@@ -189,6 +239,7 @@ func (s *Server) handle(c net.Conn) {
 		if n > 0 {
 			out := sess.Feed(buf[:n])
 			if sess.Closed() {
+				send(out) // empty, except the notice of a stopped executor
 				return
 			}
 			send(out)

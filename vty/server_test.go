@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -73,6 +74,7 @@ func TestManySessionsAndStalledClient(t *testing.T) {
 	// A design that wrote to sockets from the engine would block the loop
 	// for up to WriteTimeout per stalled write: make that unmistakable.
 	srv.WriteTimeout = 30 * time.Second
+	srv.MaxSessions = 64
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -485,4 +487,64 @@ func TestLineBound(t *testing.T) {
 	if out := string(s.Feed([]byte("\r"))); !strings.HasSuffix(out, "% Unknown command.\r\nOsmoPCU> ") {
 		t.Errorf("%q", out[len(out)-40:])
 	}
+}
+
+// TestMaxSessions: beyond MaxSessions a connection is told and closed,
+// the open sessions keep working, and a slot freed is taken again
+// (libosmocore has no limit: a peer could open sessions until fds ran out).
+func TestMaxSessions(t *testing.T) {
+	v := testTree()
+	loop := newLoop()
+	srv := NewServer(v, loop)
+	srv.MaxSessions = 3
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	defer func() {
+		srv.Close()
+		close(loop.ch)
+		<-loop.done
+	}()
+	addr := ln.Addr().String()
+	var open []net.Conn
+	for i := 0; i < 3; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		readUntil(t, bufio.NewReader(c), c, "OsmoPCU> ")
+		open = append(open, c)
+	}
+	for i := 0; i < 20; i++ {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		b, err := io.ReadAll(c)
+		c.Close()
+		if err != nil || string(b) != "% Too many VTY sessions (3), closing.\r\n" {
+			t.Fatalf("connection %d beyond the limit: %q, %v", i, b, err)
+		}
+	}
+	if n, refused := srv.Sessions(); n != 3 || refused != 20 {
+		t.Fatalf("sessions %d, refused %d", n, refused)
+	}
+	open[0].Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for n, _ := srv.Sessions(); n != 2; n, _ = srv.Sessions() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions after one closed", n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	readUntil(t, bufio.NewReader(c), c, "OsmoPCU> ")
 }

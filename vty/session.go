@@ -65,7 +65,9 @@ type Session struct {
 
 	out bytes.Buffer // pending output of the current Feed
 
-	run func(func()) // executes handlers (the owner's executor)
+	run     func(func())    // executes handlers (the owner's executor)
+	stopped <-chan struct{} // closed when run will execute nothing more
+	stopOut bool            // closed by stopped: Feed still returns the notice
 
 	logMu     sync.Mutex
 	logTarget *LogTarget   // `logging enable` of this session
@@ -332,7 +334,7 @@ func (s *Session) Feed(p []byte) []byte {
 			break
 		}
 	}
-	if s.st.closed {
+	if s.st.closed && !s.stopOut {
 		s.out.Reset()
 		return nil
 	}
@@ -524,9 +526,11 @@ func (s *Session) downLevel() {
 	s.vout("\r\n")
 	c := s.ctx(nil, nil)
 	if s.st.node > ConfigNode {
-		s.exec(func() { s.v.goParent(c) })
-	} else {
-		s.exec(func() { _ = cmdExit(c) })
+		if !s.exec(func() { s.v.goParent(c) }) {
+			return
+		}
+	} else if !s.exec(func() { _ = cmdExit(c) }) {
+		return
 	}
 	s.flushCtx(c)
 	if s.st.closed {
@@ -816,18 +820,37 @@ func (s *Session) flushCtx(c *Context) {
 	s.vout(string(crlf(c.out.Bytes())))
 }
 
-// exec runs f through the owner's executor and waits for it.
-func (s *Session) exec(f func()) {
+// SetStopped gives the session a channel its executor closes when it
+// stops running handlers (see StopNotifier); a command waiting for its
+// handler then gets "% Command not executed" and the session closes.
+func (s *Session) SetStopped(ch <-chan struct{}) { s.stopped = ch }
+
+// exec runs f through the owner's executor and waits for it. It reports
+// whether f ran: false when the executor stopped first (the session is
+// closed then).
+func (s *Session) exec(f func()) bool {
 	if s.run == nil {
 		f()
-		return
+		return true
 	}
 	done := make(chan struct{})
 	s.run(func() {
 		defer close(done)
 		f()
 	})
-	<-done
+	select {
+	case <-done:
+		return true
+	case <-s.stopped:
+		select {
+		case <-done: // ran before the executor stopped
+			return true
+		default:
+		}
+		s.vout("% Command not executed: the application is stopping\r\n")
+		s.st.closed, s.stopOut = true, true
+		return false
+	}
 }
 
 func (s *Session) executeLine() {
@@ -874,7 +897,7 @@ func (s *Session) command() {
 	}
 	var out bytes.Buffer
 	var c *Context
-	s.exec(func() {
+	if !s.exec(func() {
 		if doShortcut {
 			s.st.node = EnableNode
 		}
@@ -882,7 +905,9 @@ func (s *Session) command() {
 		if doShortcut {
 			s.st.node = onode
 		}
-	})
+	}) {
+		return
+	}
 	c.runAfter()
 	s.vout(string(crlf(out.Bytes())))
 }

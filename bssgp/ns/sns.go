@@ -231,8 +231,14 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now ti
 				Cause: CausePDUNotCompatible, HasCause: true})
 			return
 		}
-		s.remote4 = append(s.remote4, p.IP4...)
-		s.remote6 = append(s.remote6, p.IP6...)
+		if !s.addRemotes(p.IP4, p.IP6) {
+			c := CauseInvalidNumIP4Endpoints
+			if len(p.IP6) > 0 {
+				c = CauseInvalidNumIP6Endpoints
+			}
+			s.n.send(bind, from, &PDU{Type: PDUSNSConfigAck, NSEI: s.n.cfg.NSEI, HasNSEI: true, Cause: c, HasCause: true})
+			return
+		}
 		s.n.send(bind, from, &PDU{Type: PDUSNSConfigAck, NSEI: s.n.cfg.NSEI, HasNSEI: true})
 		if p.EndFlag {
 			s.gotEnd = true
@@ -266,8 +272,12 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now ti
 			}
 			seen = append(seen, x)
 		}
-		s.remote4 = append(s.remote4, p.IP4...)
-		s.remote6 = append(s.remote6, p.IP6...)
+		// then the bound on NS-VCs an SGSN can make us keep
+		if !s.addRemotes(p.IP4, p.IP6) {
+			c := CauseInvalidNumNSVCs
+			s.ack(bind, from, p.TransactionID, &c, p.IP4, p.IP6)
+			return
+		}
 		for _, e := range append(p.IP4, p.IP6...) {
 			s.addVCs(e, now)
 		}
@@ -348,6 +358,47 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now ti
 		// The BSS starts no ADD/DELETE/CHANGEWEIGHT and receives no SIZE.
 		s.n.sendStatus(bind, from, CausePDUNotCompatible, raw, nil)
 	}
+}
+
+// addRemotes adds SGSN endpoints (SNS-CONFIG, SNS-ADD). A known endpoint
+// is not added twice; the list holds at most MaxNSVCs endpoints (each
+// endpoint gets at least one NS-VC, and the BSS announced no more than
+// MaxNSVCs in SNS-SIZE, TS 48.016 §9.3.1.1): a PDU that would go beyond is
+// refused as a whole, so a peer repeating SNS-ADD cannot grow the lists.
+func (s *snsFSM) addRemotes(v4, v6 []IPElement) bool {
+	known := func(l []IPElement, e IPElement) bool {
+		for _, x := range l {
+			if x.Addr == e.Addr && x.Port == e.Port {
+				return true
+			}
+		}
+		return false
+	}
+	n := len(s.remote4) + len(s.remote6)
+	for _, e := range v4 {
+		if !known(s.remote4, e) {
+			n++
+		}
+	}
+	for _, e := range v6 {
+		if !known(s.remote6, e) {
+			n++
+		}
+	}
+	if n > int(s.n.cfg.MaxNSVCs) {
+		return false
+	}
+	for _, e := range v4 {
+		if !known(s.remote4, e) {
+			s.remote4 = append(s.remote4, e)
+		}
+	}
+	for _, e := range v6 {
+		if !known(s.remote6, e) {
+			s.remote6 = append(s.remote6, e)
+		}
+	}
+	return true
 }
 
 func (s *snsFSM) reweight(x IPElement) bool {

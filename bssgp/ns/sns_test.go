@@ -1,6 +1,7 @@
 package ns
 
 import (
+	"encoding/hex"
 	"net/netip"
 	"slices"
 	"testing"
@@ -255,5 +256,44 @@ func TestSNSAddExistingAndDeleteEcho(t *testing.T) {
 		IP4: []IPElement{user}, HasIP4: true}), time.Second)
 	if out := tx.pdus(t); len(out) < 1 || out[len(out)-1].Type != PDUSNSAck || out[len(out)-1].HasCause {
 		t.Fatalf("%+v", out)
+	}
+}
+
+// TestSNSBoundedEndpoints: an SGSN repeating SNS-ADD with ever new
+// endpoints gets an SNS-ACK with cause "Invalid number of NS-VCs" once
+// MaxNSVCs endpoints are known; NS-VCs and the endpoint lists stay within
+// MaxNSVCs, and a repeated endpoint is not counted twice.
+func TestSNSBoundedEndpoints(t *testing.T) {
+	tx, h := &recTx{}, &recH{}
+	local := netip.MustParseAddrPort("127.0.0.1:23001")
+	n, err := NewNSE(Config{NSEI: 1234, Dialect: DialectIPSNS, MaxNSVCs: 4,
+		Endpoints: []Endpoint{{Bind: 0, Local: local, Remote: sgsn}}}, tx, h, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Start(0)
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSSizeAck, NSEI: 1234, HasNSEI: true}), time.Millisecond)
+	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSConfigAck, NSEI: 1234, HasNSEI: true}), time.Millisecond)
+	sg := IPElement{Addr: netip.MustParseAddr("127.0.0.1"), Port: 23000, SigWeight: 1, DataWeight: 1}
+	for i := 0; i < 3; i++ { // the same endpoint thrice: one entry
+		n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSConfig, EndFlag: i == 2, NSEI: 1234, HasNSEI: true,
+			IP4: []IPElement{sg}, HasIP4: true}), 2*time.Millisecond)
+	}
+	tx.take()
+	refused := 0
+	for i := 0; i < 100; i++ {
+		e := IPElement{Addr: netip.AddrFrom4([4]byte{127, 0, 1, byte(i)}), Port: 23000, SigWeight: 1, DataWeight: 1}
+		n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSAdd, NSEI: 1234, HasNSEI: true, TransactionID: uint8(i),
+			IP4: []IPElement{e}, HasIP4: true}), time.Second)
+		for _, h := range tx.take() {
+			var p PDU
+			b, _ := hex.DecodeString(h)
+			if p.Unmarshal(b) == nil && p.Type == PDUSNSAck && p.HasCause && p.Cause == CauseInvalidNumNSVCs {
+				refused++
+			}
+		}
+	}
+	if len(n.VCs()) != 4 || len(n.sns.remote4) != 4 || refused != 97 {
+		t.Fatalf("NS-VCs %d, endpoints %d, refused %d; want 4, 4, 97", len(n.VCs()), len(n.sns.remote4), refused)
 	}
 }

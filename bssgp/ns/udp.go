@@ -6,22 +6,32 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 )
 
 // Datagram is one received NS datagram, handed to the owner goroutine.
 type Datagram struct {
-	Bind int
-	From netip.AddrPort
-	Data []byte
+	Bind  int
+	From  netip.AddrPort
+	Local netip.AddrPort // the receiving socket's bound address (may be a wildcard)
+	Data  []byte
 }
 
 // UDP is the production Transport: one net.UDPConn per local bind and one
 // reader goroutine per socket that does nothing but forward raw datagrams to
 // deliver (which should post them to the engine loop, e.g. a channel send).
 type UDP struct {
-	conns []*net.UDPConn
-	wg    sync.WaitGroup
+	conns     []*net.UDPConn
+	wg        sync.WaitGroup
+	oversized atomic.Uint64
 }
+
+// MaxDatagram is the largest datagram the readers pass on: an NS PDU
+// carries at most 1600 octets of NS SDU (TS 48.016 §9.2.10, the Gb's
+// NS-UNITDATA over IP), SNS PDUs with the 8 NS-VCs of an NSE are far
+// shorter. Larger datagrams are dropped and counted (Oversized), so what
+// waits in the owner's channel is bounded per datagram.
+const MaxDatagram = 4096
 
 // ListenUDP binds one socket per address in binds (osmo-pcu binds the
 // wildcard address on INFO_IND local_port[i]: "0.0.0.0:23001" or "[::]:23001")
@@ -50,6 +60,8 @@ func ListenUDP(binds []netip.AddrPort, deliver func(Datagram)) (*UDP, error) {
 
 func (u *UDP) read(bind int, c *net.UDPConn, deliver func(Datagram)) {
 	defer u.wg.Done()
+	local := c.LocalAddr().(*net.UDPAddr).AddrPort()
+	local = netip.AddrPortFrom(local.Addr().Unmap(), local.Port())
 	buf := make([]byte, 65536)
 	for {
 		n, from, err := c.ReadFromUDPAddrPort(buf)
@@ -59,9 +71,13 @@ func (u *UDP) read(bind int, c *net.UDPConn, deliver func(Datagram)) {
 			}
 			continue // e.g. ICMP port unreachable surfaced as ECONNREFUSED
 		}
+		if n > MaxDatagram {
+			u.oversized.Add(1)
+			continue
+		}
 		d := make([]byte, n)
 		copy(d, buf[:n])
-		deliver(Datagram{Bind: bind, From: netip.AddrPortFrom(from.Addr().Unmap(), from.Port()), Data: d})
+		deliver(Datagram{Bind: bind, From: netip.AddrPortFrom(from.Addr().Unmap(), from.Port()), Local: local, Data: d})
 	}
 }
 
@@ -74,12 +90,24 @@ func (u *UDP) Send(bind int, to netip.AddrPort, b []byte) error {
 	return err
 }
 
-// LocalAddr returns the bound address of bind i.
+// LocalAddr returns the bound address of bind i (the zero AddrPort when
+// there is no such bind).
 func (u *UDP) LocalAddr(i int) netip.AddrPort {
+	if i < 0 || i >= len(u.conns) {
+		return netip.AddrPort{}
+	}
 	return u.conns[i].LocalAddr().(*net.UDPAddr).AddrPort()
 }
 
-// Close closes the sockets and waits for the readers to exit.
+// Oversized counts datagrams dropped for being longer than MaxDatagram.
+func (u *UDP) Oversized() uint64 { return u.oversized.Load() }
+
+// Binds is the number of sockets.
+func (u *UDP) Binds() int { return len(u.conns) }
+
+// Close closes the sockets and waits for the readers to exit. A reader
+// blocked in deliver holds Close up: deliver must return promptly once the
+// owner closes the UDP (e.g. select on a channel the owner closes first).
 func (u *UDP) Close() error {
 	var first error
 	for _, c := range u.conns {

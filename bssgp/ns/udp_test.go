@@ -48,3 +48,35 @@ func TestUDPDualWildcard(t *testing.T) {
 	}
 	u2.Close()
 }
+
+// TestUDPOversized: a datagram longer than any NS PDU is dropped and
+// counted, the next one passes, and LocalAddr of a bind that does not
+// exist is the zero address instead of a panic.
+func TestUDPOversized(t *testing.T) {
+	ch := make(chan Datagram, 4)
+	u, err := ListenUDP([]netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:0")}, func(d Datagram) { ch <- d })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer u.Close()
+	if err := u.Send(0, u.LocalAddr(0), make([]byte, MaxDatagram+1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Send(0, u.LocalAddr(0), []byte{0x0a}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case d := <-ch:
+		if len(d.Data) != 1 || d.Local != u.LocalAddr(0) {
+			t.Fatalf("got %d octets, local %v", len(d.Data), d.Local)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("nothing received")
+	}
+	if u.Oversized() != 1 {
+		t.Fatalf("oversized %d, want 1", u.Oversized())
+	}
+	if a := u.LocalAddr(5); a.IsValid() {
+		t.Fatalf("LocalAddr(5) = %v", a)
+	}
+}

@@ -2,6 +2,7 @@ package ns
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"strconv"
@@ -50,6 +51,10 @@ type VC struct {
 	aliveStart   time.Duration // first NS-ALIVE of the current test round
 	aliveDelay   time.Duration // "alive.delay" stat item
 	since        time.Duration
+	upSince      time.Duration // last entry into UNBLOCKED (start before): "show ns"
+	started      bool
+	omBlocked    bool // blocked by O&M ("nsvc <nsvci> block") until Unblock
+	blockOut     bool // our NS-BLOCK waits for its NS-BLOCK-ACK
 	// Ctrs is the NS-VC's "ns:nsvc" counter group: index in allocation
 	// order across the NS instance, named after the NS-VC (VCGroupName).
 	Ctrs *ratectr.Group
@@ -149,7 +154,85 @@ func (vc *VC) setState(s VCState, now time.Duration) {
 	}
 	vc.state = s
 	vc.since = now
+	if s == VCUnblocked || !vc.started {
+		vc.upSince, vc.started = now, true
+	}
 	vc.nse.updateAvailability(now)
+}
+
+// ErrAlready is returned by Block and Unblock when there is nothing to do.
+var ErrAlready = errors.New("ns: already in that state")
+
+// Block blocks the NS-VC by O&M ("nsvc <nsvci> block", TS 48.016 §7.2):
+// it carries no NS-UNITDATA from now on, a classic NS-VC tells the peer
+// with NS-BLOCK (cause O&M intervention, repeated on Tns-block), and it
+// stays blocked until Unblock. ErrAlready if it is blocked by O&M already
+// (libosmogb ns2_vc_block).
+func (vc *VC) Block(now time.Duration) error {
+	if vc.omBlocked {
+		return ErrAlready
+	}
+	vc.omBlocked = true
+	switch vc.state {
+	case VCUnblocked, VCBlocked, VCRecovering:
+		vc.setState(VCBlocked, now)
+		if vc.classic {
+			vc.retries = 0
+			vc.sendBlock(now)
+		} else {
+			vc.timer = 0
+		}
+	}
+	return nil
+}
+
+// Unblock ends an O&M block ("nsvc <nsvci> unblock"): a classic NS-VC runs
+// the unblock procedure (NS-UNBLOCK until NS-UNBLOCK-ACK), an IP-SNS one
+// the test procedure. ErrAlready if it is not blocked by O&M.
+func (vc *VC) Unblock(now time.Duration) error {
+	if !vc.omBlocked {
+		return ErrAlready
+	}
+	vc.omBlocked, vc.blockOut = false, false
+	if vc.state != VCBlocked {
+		return nil // RESET running: it unblocks when done
+	}
+	if !vc.classic {
+		vc.startAliveOnly(now)
+		return nil
+	}
+	if !vc.peerBlocked {
+		vc.retries = 0
+		vc.sendUnblock(now)
+	}
+	return nil
+}
+
+// Reset runs the NS-RESET procedure again ("nsvc <nsvci> reset", cause
+// O&M intervention); an IP-SNS NS-VC restarts its test procedure. An O&M
+// block stays.
+func (vc *VC) Reset(now time.Duration) {
+	vc.blockOut = false
+	vc.startReset(now)
+}
+
+func (vc *VC) sendBlock(now time.Duration) {
+	vc.tx(NewBlock(CauseOMIntervention, vc.NSVCI))
+	vc.blockOut = true
+	vc.timer = now + vc.nse.cfg.Timers.TnsBlock
+}
+
+// afterReset enters BLOCKED after a reset and unblocks unless blocked by
+// O&M (then the peer learns the block).
+func (vc *VC) afterReset(now time.Duration) {
+	vc.retries = 0
+	vc.setState(VCBlocked, now)
+	if vc.omBlocked {
+		vc.sendBlock(now)
+	} else {
+		vc.sendUnblock(now)
+	}
+	vc.startAlive(now)
 }
 
 func (vc *VC) tx(p PDU) { vc.nse.send(vc.Bind, vc.Remote, &p) }
@@ -233,6 +316,19 @@ func (vc *VC) tick(now time.Duration) {
 			vc.tx(NewReset(CauseOMIntervention, vc.NSVCI, vc.nse.cfg.NSEI))
 			vc.timer = now + t.TnsReset
 		case VCBlocked:
+			if vc.omBlocked {
+				if vc.blockOut && vc.classic {
+					// §7.2: NS-BLOCK repeated on Tns-block; unanswered
+					// after the retries, the NS-VC stays blocked here
+					vc.retries++
+					if vc.retries <= t.TnsBlockRetries {
+						vc.sendBlock(now)
+					} else {
+						vc.blockOut = false
+					}
+				}
+				break
+			}
 			if vc.peerBlocked {
 				break
 			}
@@ -271,7 +367,7 @@ func (vc *VC) input(p *PDU, raw []byte, now time.Duration) {
 			vc.aliveDelay = now - vc.aliveStart
 			vc.startTest(now)
 		}
-		if vc.state == VCRecovering {
+		if vc.state == VCRecovering && !vc.omBlocked {
 			vc.setState(VCUnblocked, now)
 		}
 	case PDUUnitdata:
@@ -325,10 +421,7 @@ func (vc *VC) inputClassic(p *PDU, raw []byte, now time.Duration) {
 		}
 		vc.tx(NewResetAck(vc.NSVCI, n.cfg.NSEI))
 		vc.peerBlocked = false
-		vc.retries = 0
-		vc.setState(VCBlocked, now)
-		vc.sendUnblock(now)
-		vc.startAlive(now)
+		vc.afterReset(now)
 	case PDUResetAck:
 		if vc.state != VCResetting {
 			return // §7.3.1: unexpected RESET-ACK is ignored
@@ -337,10 +430,7 @@ func (vc *VC) inputClassic(p *PDU, raw []byte, now time.Duration) {
 			n.sendStatus(vc.Bind, vc.Remote, CauseNSVCUnknown, raw, vc)
 			return
 		}
-		vc.retries = 0
-		vc.setState(VCBlocked, now)
-		vc.sendUnblock(now)
-		vc.startAlive(now)
+		vc.afterReset(now)
 	case PDUBlock:
 		if p.NSVCI != vc.NSVCI {
 			n.sendStatus(vc.Bind, vc.Remote, CauseNSVCUnknown, raw, vc)
@@ -353,7 +443,10 @@ func (vc *VC) inputClassic(p *PDU, raw []byte, now time.Duration) {
 			vc.setState(VCBlocked, now)
 		}
 	case PDUBlockAck:
-		// We never block; ignore.
+		if vc.blockOut && p.NSVCI == vc.NSVCI {
+			vc.blockOut = false
+			vc.timer = 0
+		}
 	case PDUUnblock:
 		if vc.state == VCResetting {
 			n.sendStatus(vc.Bind, vc.Remote, CausePDUNotCompatible, raw, vc)
@@ -361,10 +454,15 @@ func (vc *VC) inputClassic(p *PDU, raw []byte, now time.Duration) {
 		}
 		vc.tx(NewSimple(PDUUnblockAck))
 		vc.peerBlocked = false
+		if vc.omBlocked {
+			vc.retries = 0
+			vc.sendBlock(now) // blocked by O&M: the peer learns it again
+			return
+		}
 		vc.timer = 0
 		vc.setState(VCUnblocked, now)
 	case PDUUnblockAck:
-		if vc.state == VCBlocked && !vc.peerBlocked {
+		if vc.state == VCBlocked && !vc.peerBlocked && !vc.omBlocked {
 			vc.timer = 0
 			vc.setState(VCUnblocked, now)
 		}

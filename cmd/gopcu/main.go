@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime/debug"
 	"strconv"
 
 	"github.com/gopcu/gopcu/internal/logx"
@@ -63,7 +64,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	d.handleSignals(ctx, cancel, os.Exit) // signals.go: SIGTERM/SIGINT, SIGHUP, SIGUSR1/2
+	d.handleSignals(ctx, cancel, os.Exit) // signals.go: SIGTERM/SIGINT (a second one kills), SIGHUP, SIGUSR1/2
 	if err := d.run(ctx); err != nil {
 		fmt.Fprintf(stderr, "gopcu: %v\n", err)
 		return exitFailure
@@ -107,7 +108,7 @@ func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout,
 	ecfg := pcu.Config{SocketPath: sock, PinVersion: pcuif.Version(s.PinVersion), Logs: logs, Counters: ctrs,
 		Params: &params, Gb: true}
 	if s.PcapFile != "" {
-		c, err := openCapture(s.PcapFile, params.GSMTAPHost)
+		c, err := openCapture(s.PcapFile, params.GSMTAPHost, s.PcapMaxMiB, s.PcapFiles)
 		if err != nil {
 			return nil, err
 		}
@@ -119,6 +120,7 @@ func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout,
 		ecfg.Observer = promObserver{w.prom}
 	}
 	eng := pcu.New(ecfg)
+	d.setMemoryLimit(params)
 	eng.InstallVTY(v)
 	d.logs, d.ctrs, d.eng, d.v, d.stdout, d.stderr = logs, ctrs, eng, v, stdout, stderr
 	v.Stats.Report = w.report
@@ -133,18 +135,33 @@ func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout,
 }
 
 // exec runs a VTY command inside the engine goroutine and then hands the
-// (possibly changed) pcu node to the engine.
+// (possibly changed) pcu node to the engine. Once the engine has stopped
+// the command does not run at all (the VTY sessions learn it through
+// daemonExecutor.Stopped).
 func (d *daemon) exec(f func()) {
-	err := d.eng.Call(func() {
+	_ = d.eng.Call(func() {
 		f()
-		d.eng.SetParams(d.params())
+		p := d.params()
+		d.eng.SetParams(p)
+		d.setMemoryLimit(p)
 		d.reapplyLogTargets()
 	})
-	if err != nil {
-		f() // engine stopped: still answer the session
-		d.reapplyLogTargets()
+}
+
+// setMemoryLimit gives the Go runtime the process's memory bound as its
+// soft limit (docs/reliability.md), unless GOMEMLIMIT sets one.
+func (d *daemon) setMemoryLimit(p pcu.Params) {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(pcu.MemoryBound(p))
 	}
 }
+
+// daemonExecutor runs VTY handlers in the engine (vty.Executor) and tells
+// the sessions when the engine has stopped (vty.StopNotifier).
+type daemonExecutor struct{ d *daemon }
+
+func (x daemonExecutor) Do(f func())              { x.d.exec(f) }
+func (x daemonExecutor) Stopped() <-chan struct{} { return x.d.eng.Done() }
 
 func (d *daemon) params() pcu.Params {
 	p := pcu.ParamsFromConfig(d.cfg)
@@ -163,7 +180,7 @@ func (d *daemon) run(ctx context.Context) error {
 	}
 	log := d.logs.Logger(logx.CatPCU)
 	logx.Notice(log, "gopcu starting", "version", pcu.Version)
-	srv := vty.NewServer(d.v, vty.ExecutorFunc(d.exec))
+	srv := vty.NewServer(d.v, daemonExecutor{d})
 	if d.base != nil {
 		d.logs.SetHandler(srv.LogHandler(d.base)) // `logging enable` in telnet sessions
 	}
@@ -194,7 +211,16 @@ func (d *daemon) run(ctx context.Context) error {
 	if err := sdNotify("READY=1\nSTATUS=VTY on " + ln.Addr().String()); err != nil {
 		logx.Notice(log, "sd_notify", "err", err)
 	}
-	err = d.eng.Run(ctx)
+	// Stop order: the VTY sessions end while the engine still runs their
+	// commands, then the engine stops.
+	engCtx, stopEngine := context.WithCancel(context.Background())
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+		stopEngine()
+	}()
+	err = d.eng.Run(engCtx)
+	stopEngine()
 	_ = sdNotify("STOPPING=1")
 	// Leave the counters in the log: operators and the lab test read them.
 	for _, g := range d.ctrs.Groups() {
@@ -213,7 +239,7 @@ func (d *daemon) run(ctx context.Context) error {
 
 // console attaches an interactive VTY console (readline) to the terminal.
 func (d *daemon) console(ctx context.Context) {
-	if err := console.Run(d.v, vty.ExecutorFunc(d.exec), console.Config{}); err != nil {
+	if err := console.Run(d.v, daemonExecutor{d}, console.Config{}); err != nil {
 		fmt.Fprintf(d.stderr, "gopcu: console: %v\n", err)
 	}
 }

@@ -167,3 +167,40 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	defer s.mu.Unlock()
 	return s.w.Write(p)
 }
+
+// TestCommandsAfterStop: once the engine has stopped, VTY commands do not
+// run (before, the daemon ran them in the session's goroutine, next to the
+// engine's stop path: issue 17 bug 5); a session waiting for one is told
+// and closed.
+func TestCommandsAfterStop(t *testing.T) {
+	s, err := parseSettings([]string{"--pcu-sock", filepath.Join(t.TempDir(), "none"), "--vty-port", "0"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := newDaemon(s, logx.Discard(), &ratectr.Registry{}, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.run(ctx) }()
+	sess := d.v.NewSession(daemonExecutor{d}.Do)
+	sess.SetStopped(daemonExecutor{d}.Stopped())
+	sess.Start()
+	if out := string(sess.Feed([]byte("show version\r"))); !strings.Contains(out, "OsmoPCU 0.1.0") {
+		t.Fatalf("show version while running:\n%s", out)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	ran := false
+	d.exec(func() { ran = true })
+	if ran {
+		t.Fatal("a command ran after the engine stopped")
+	}
+	out := string(sess.Feed([]byte("show version\r")))
+	if !strings.Contains(out, "% Command not executed") || !sess.Closed() {
+		t.Fatalf("session after stop (closed %v):\n%s", sess.Closed(), out)
+	}
+}

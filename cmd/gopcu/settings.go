@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gopcu/gopcu/stats/capture"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 )
@@ -32,6 +33,8 @@ type settings struct {
 	PcapFile     string
 	VTYRefXML    bool   // --vty-ref-xml: print the XML VTY reference and exit
 	VTYRefMode   string // --vty-ref-mode: default, expert or hidden
+	PcapMaxMiB   int
+	PcapFiles    int
 }
 
 func parseSettings(args []string, stderr io.Writer) (*settings, error) {
@@ -61,13 +64,15 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 	fs.String("pcap", "", "Write Gb (NS/BSSGP) and GSMTAP datagrams to this pcap file")
 	fs.String("vty-ref-mode", "default", "VTY reference generation mode (default, expert or hidden)")
 	fs.Bool("vty-ref-xml", false, "Generate the VTY reference XML output and exit")
+	fs.Int("pcap-max-size", capture.DefaultMaxSize>>20, "Rotate the pcap file at this size in MiB (0: no limit)")
+	fs.Int("pcap-files", capture.DefaultFiles, "Pcap files kept when rotating (FILE, FILE.1, ...)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	for _, k := range []string{"config-file", "pcu-sock", "pcuif-version", "vty-bind", "vty-port", "log-level", "gsmtap-ip", "metrics-addr", "pcap"} {
+	for _, k := range []string{"config-file", "pcu-sock", "pcuif-version", "vty-bind", "vty-port", "log-level", "gsmtap-ip", "metrics-addr", "pcap", "pcap-max-size", "pcap-files"} {
 		if err := v.BindPFlag(k, fs.Lookup(k)); err != nil {
 			return nil, err
 		}
@@ -86,6 +91,8 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 		LogLevel:     v.GetString("log-level"),
 		MetricsAddr:  v.GetString("metrics-addr"),
 		PcapFile:     v.GetString("pcap"),
+		PcapMaxMiB:   v.GetInt("pcap-max-size"),
+		PcapFiles:    v.GetInt("pcap-files"),
 	}
 	s.Help, _ = fs.GetBool("help")
 	s.Version, _ = fs.GetBool("version")

@@ -35,8 +35,11 @@ func (o promObserver) MSGone(tlli uint32)                   { o.e.ForgetMS(tlli)
 
 // openCapture creates the pcap file before the engine exists (the engine
 // takes it in its Config).
-func openCapture(path, gsmtapHost string) (*capture.Capture, error) {
-	opts := capture.Options{}
+func openCapture(path, gsmtapHost string, maxMiB, files int) (*capture.Capture, error) {
+	opts := capture.Options{MaxSize: int64(maxMiB) << 20, Files: files}
+	if maxMiB <= 0 {
+		opts.MaxSize = -1 // --pcap-max-size 0: no limit
+	}
 	if a, err := netip.ParseAddr(gsmtapHost); err == nil {
 		opts.GSMTAPDst = netip.AddrPortFrom(a, 4729)
 	}

@@ -111,19 +111,19 @@ var refLine = regexp.MustCompile(`^(` +
 //     running VTY has them (the telnet transcript tests compare those);
 //   - gopcu's own: `show llc-queue` and the hidden `queue codel
 //     variant|target|maxpacket|quantum`, `queue limit ms|global` (and their
-//     `no` forms) and `multislot-class default`.
+//     `no` forms), `multislot-class default` and `ms-max`.
 func gopcuAddition(node, cmd string) bool {
 	if node == "config-ns" {
 		return true
 	}
 	for _, p := range []string{"show ns ", "logging filter nse ", "logging filter nsvc ", "nsvc &lt;", "show llc-queue",
 		"queue codel variant", "queue codel target", "queue codel maxpacket", "queue codel quantum", "queue limit ",
-		"no queue codel ", "no queue limit ", "multislot-class default "} {
+		"no queue codel ", "no queue limit ", "multislot-class default ", "ms-max ", "no ms-max"} {
 		if strings.HasPrefix(cmd, p) {
 			return true
 		}
 	}
-	return node == "config" && cmd == "ns"
+	return node == "config" && cmd == "ns" || cmd == "show ns"
 }
 
 // osmoPCUOnly: osmo-pcu 1.1.0's commands gopcu does not have (none).

@@ -100,6 +100,7 @@ type Config struct {
 	NSPriority       int  // gb socket-priority, -1 unset
 	Timers           vty.Tdefs
 	Queue            QueueExt // gopcu's queue extensions (hidden commands)
+	MSMax            int      // ms-max (gopcu, hidden), 0 = default
 
 	// `neighbor resolution A.B.C.D [<0-65535>]` (osmo-pcu 1.1.0, removed in
 	// 1.3.0): the BSC's neighbour resolution CTRL service; "" = unset

@@ -19,6 +19,10 @@ import (
 //	queue codel quantum <64-65535>          no queue codel quantum
 //	queue limit ms <4096-1073741824>        no queue limit ms
 //	queue limit global <65536-68719476736>  no queue limit global
+//
+// and gopcu's bound on MS objects (Config.MSMax):
+//
+//	ms-max <1-1000000>                      no ms-max
 type QueueExt struct {
 	Variant     string // "" (rfc) or "osmo"
 	TargetUS    int
@@ -41,6 +45,8 @@ var extHelp = map[string]string{
 	"no queue limit ms":                      "Negate a command or set its defaults\nConfigure the LLC queue\nMemory limits\nPer MS (default)\n",
 	"queue limit global <65536-68719476736>": "Configure the LLC queue\nMemory limits\nAll MSs together\nOctets\n",
 	"no queue limit global":                  "Negate a command or set its defaults\nConfigure the LLC queue\nMemory limits\nAll MSs together (default)\n",
+	"ms-max <1-1000000>":                     "Most MS objects kept per BTS (the oldest idle ones make room)\nNumber of MSs\n",
+	"no ms-max":                              "Negate a command or set its defaults\nMost MS objects kept per BTS (default)\n",
 }
 
 func installQueueExt(n *vty.Node, cfg *Config) {
@@ -77,6 +83,8 @@ func installQueueExt(n *vty.Node, cfg *Config) {
 		return nil
 	})
 	in("no queue limit global", func(*vty.Context) error { q.GlobalLimit = 0; return nil })
+	in("ms-max <1-1000000>", num(&cfg.MSMax))
+	in("no ms-max", zero(&cfg.MSMax))
 }
 
 // writeQueueExt writes the extension lines that differ from the defaults.
@@ -99,5 +107,8 @@ func (cfg *Config) writeQueueExt(c *vty.Context) {
 	}
 	if q.GlobalLimit != 0 {
 		c.Printf(" queue limit global %d\n", q.GlobalLimit)
+	}
+	if cfg.MSMax != 0 {
+		c.Printf(" ms-max %d\n", cfg.MSMax)
 	}
 }

@@ -33,3 +33,21 @@ func TestQueueExtRoundTrip(t *testing.T) {
 		t.Fatalf("defaults written back:\n%s", s)
 	}
 }
+
+// TestMSMaxRoundTrip: `ms-max` (gopcu) is read, written to the running
+// config only when set, and `no ms-max` takes it back to the default.
+func TestMSMaxRoundTrip(t *testing.T) {
+	v, cfg := New("test")
+	if err := v.ReadConfig(strings.NewReader("pcu\n ms-max 500\n"), "t.cfg"); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.MSMax != 500 || !strings.Contains(cfg.String(), " ms-max 500\n") {
+		t.Fatalf("ms-max %d, running config:\n%s", cfg.MSMax, cfg.String())
+	}
+	if err := v.ReadConfig(strings.NewReader("pcu\n no ms-max\n"), "t2.cfg"); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.MSMax != 0 || strings.Contains(cfg.String(), "ms-max") {
+		t.Fatalf("after no ms-max: %d\n%s", cfg.MSMax, cfg.String())
+	}
+}

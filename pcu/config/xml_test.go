@@ -64,10 +64,10 @@ func TestXMLReferenceMatchesOsmoPCU(t *testing.T) {
 	}
 }
 
-// gopcuExtension: gopcu's hidden queue extension commands (ext.go) appear
+// gopcuExtension: gopcu's hidden extension commands (ext.go: queue, ms-max) appear
 // in the expert-mode reference only, as hidden commands do in libosmocore.
 func gopcuExtension(k string) bool {
-	for _, w := range []string{"queue codel variant", "queue codel target", "queue codel maxpacket", "queue codel quantum", "queue limit"} {
+	for _, w := range []string{"queue codel variant", "queue codel target", "queue codel maxpacket", "queue codel quantum", "queue limit", "ms-max"} {
 		if strings.Contains(k, w) {
 			return true
 		}

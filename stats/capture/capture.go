@@ -7,10 +7,15 @@
 // with valid checksums (RFC 791, RFC 768, RFC 8200 §8.1). Open Gb on a
 // non-standard port with `tshark -d udp.port==23000,gprs-ns`.
 //
-// Callers never block: each packet is copied into a bounded queue and
-// written by the capture's own goroutine; when the queue is full the
-// packet is dropped and counted (Dropped). Any goroutine may call the
-// methods concurrently.
+// Callers never block: each packet is copied into a bounded queue (in
+// packets and in octets) and written by the capture's own goroutine; when
+// the queue is full the packet is dropped and counted (Dropped). Any
+// goroutine may call the methods concurrently.
+//
+// The file is bounded too (Options.MaxSize): a file made by Create is then
+// rotated as logrotate does (path.1 is the previous file, up to Files
+// files in all); a capture into a caller's writer stops writing and counts
+// the rest as dropped.
 package capture
 
 import (
@@ -19,6 +24,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,7 +48,21 @@ type Options struct {
 	GSMTAPSrc, GSMTAPDst netip.AddrPort
 	// Snaplen is written to the file header (default 65535).
 	Snaplen uint32
+	// QueueBytes bounds the octets waiting for the writer (default 4 MiB).
+	QueueBytes int64
+	// MaxSize is the size at which a file is complete (default
+	// DefaultMaxSize; negative: no limit).
+	MaxSize int64
+	// Files is how many files a rotating capture keeps, the current one
+	// included (default DefaultFiles; 1: the file starts over when full).
+	Files int
 }
+
+// Defaults of Options.
+const (
+	DefaultMaxSize = 64 << 20
+	DefaultFiles   = 4
+)
 
 type record struct {
 	ts       time.Time
@@ -55,7 +75,12 @@ type Capture struct {
 	opts Options
 	w    *pcapgo.Writer
 	bw   *bufio.Writer
-	file io.Closer // nil when writing to a caller's io.Writer
+	file *os.File // nil when writing to a caller's io.Writer
+	path string
+	size int64 // octets in the current file
+	full bool  // caller's writer at MaxSize
+	rot  atomic.Uint64
+	qlen atomic.Int64 // octets queued
 
 	mu     sync.RWMutex // guards closed and the send on ch against Close
 	closed bool
@@ -67,26 +92,39 @@ type Capture struct {
 	err     atomic.Pointer[error]
 }
 
-// Create creates (truncates) the file at path and starts a capture into it.
+// Create creates (truncates) the file at path and starts a capture into
+// it, rotated at Options.MaxSize.
 func Create(path string, opts Options) (*Capture, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	c, err := New(f, opts)
+	c, err := newCapture(f, opts, f, path)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
-	c.file = f
 	return c, nil
 }
 
 // New writes the pcap file header to w and starts the writer goroutine.
 // Close flushes but does not close w.
 func New(w io.Writer, opts Options) (*Capture, error) {
+	return newCapture(w, opts, nil, "")
+}
+
+func newCapture(w io.Writer, opts Options, file *os.File, path string) (*Capture, error) {
 	if opts.Queue <= 0 {
 		opts.Queue = 4096
+	}
+	if opts.QueueBytes <= 0 {
+		opts.QueueBytes = 4 << 20
+	}
+	if opts.MaxSize == 0 {
+		opts.MaxSize = DefaultMaxSize
+	}
+	if opts.Files <= 0 {
+		opts.Files = DefaultFiles
 	}
 	lo := netip.AddrFrom4([4]byte{127, 0, 0, 1})
 	if !opts.GSMTAPSrc.IsValid() {
@@ -106,9 +144,53 @@ func New(w io.Writer, opts Options) (*Capture, error) {
 	if err := bw.Flush(); err != nil {
 		return nil, err
 	}
-	c := &Capture{opts: opts, w: pw, bw: bw, ch: make(chan record, opts.Queue), done: make(chan struct{})}
+	c := &Capture{opts: opts, w: pw, bw: bw, file: file, path: path, size: pcapHeaderLen,
+		ch: make(chan record, opts.Queue), done: make(chan struct{})}
 	go c.run()
 	return c, nil
+}
+
+// pcapHeaderLen and pcapRecordLen are the pcap file and record headers.
+const (
+	pcapHeaderLen = 24
+	pcapRecordLen = 16
+)
+
+// Rotations counts the files completed (rotated away or started over).
+func (c *Capture) Rotations() uint64 { return c.rot.Load() }
+
+// rotate completes the current file: path.N-2 -> path.N-1, ..., path ->
+// path.1, and a new path with its header. Writer goroutine only.
+func (c *Capture) rotate() error {
+	if err := c.bw.Flush(); err != nil {
+		return err
+	}
+	if err := c.file.Close(); err != nil {
+		return err
+	}
+	for i := c.opts.Files - 1; i >= 1; i-- {
+		from := c.path
+		if i > 1 {
+			from = c.path + "." + strconv.Itoa(i-1)
+		}
+		if err := os.Rename(from, c.path+"."+strconv.Itoa(i)); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	f, err := os.Create(c.path)
+	if err != nil {
+		c.file = nil
+		return err
+	}
+	c.file = f
+	c.bw.Reset(f)
+	c.w = pcapgo.NewWriter(c.bw)
+	if err := c.w.WriteFileHeader(c.opts.Snaplen, layers.LinkTypeRaw); err != nil {
+		return err
+	}
+	c.size = pcapHeaderLen
+	c.rot.Add(1)
+	return nil
 }
 
 // UDP records one UDP datagram from src to dst. It copies payload and
@@ -133,12 +215,14 @@ func (c *Capture) GSMTAPDatagram(ts time.Time, b []byte) bool {
 func (c *Capture) enqueue(r record) bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if c.closed {
+	n := int64(len(r.data))
+	if c.closed || c.qlen.Load()+n > c.opts.QueueBytes {
 		c.dropped.Add(1)
 		return false
 	}
 	select {
 	case c.ch <- r:
+		c.qlen.Add(n)
 		return true
 	default:
 		c.dropped.Add(1)
@@ -191,7 +275,9 @@ func (c *Capture) run() {
 	defer close(c.done)
 	var buf []byte
 	for r := range c.ch {
+		c.qlen.Add(-int64(len(r.data)))
 		if c.Err() != nil {
+			c.dropped.Add(1)
 			continue
 		}
 		buf = AppendIPUDP(buf[:0], r.src, r.dst, r.data)
@@ -199,10 +285,29 @@ func (c *Capture) run() {
 		if ci.CaptureLength > int(c.opts.Snaplen) {
 			ci.CaptureLength = int(c.opts.Snaplen)
 		}
+		rl := int64(pcapRecordLen + ci.CaptureLength)
+		if c.opts.MaxSize > 0 && c.size+rl > c.opts.MaxSize && c.size > pcapHeaderLen {
+			if c.file == nil || c.path == "" {
+				if !c.full {
+					c.full = true
+					if err := c.bw.Flush(); err != nil {
+						c.fail(err)
+					}
+				}
+				c.dropped.Add(1) // a caller's writer is not rotated
+				continue
+			}
+			if err := c.rotate(); err != nil {
+				c.fail(err)
+				c.dropped.Add(1)
+				continue
+			}
+		}
 		if err := c.w.WritePacket(ci, buf[:ci.CaptureLength]); err != nil {
 			c.fail(err)
 			continue
 		}
+		c.size += rl
 		c.written.Add(1)
 		if len(c.ch) == 0 { // idle: make the file readable as it grows
 			if err := c.bw.Flush(); err != nil {

@@ -51,6 +51,9 @@ func Run(v *vty.VTY, ex vty.Executor, cfg Config) error {
 		run = ex.Do
 	}
 	s := v.NewSession(run)
+	if sn, ok := ex.(vty.StopNotifier); ok {
+		s.SetStopped(sn.Stopped())
+	}
 	defer s.Release()
 	rc := &readline.Config{
 		Prompt:          s.Prompt(),

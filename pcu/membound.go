@@ -1,0 +1,43 @@
+package pcu
+
+import "github.com/gopcu/gopcu/llc"
+
+// Memory bound of a gopcu process (docs/reliability.md). Everything a peer
+// can make the engine hold is bounded: LLC frames by the queue limits, MS
+// objects by `ms-max`, TBFs by the TFIs, pages by the per-PDCH paging
+// queue, NS datagrams in flight by the engine channel and ns.MaxDatagram,
+// NS-VCs by the SNS limit, VTY sessions by their maximum, the pcap queue
+// by its octet bound. MemoryBound adds them up.
+const (
+	// BaseMemory covers the Go runtime, code, the PCU socket buffers,
+	// the engine's NS channel (1024 x ns.MaxDatagram), the pcap queue
+	// (4 MiB) and the VTY sessions, with room to spare (measured idle:
+	// docs/reliability.md).
+	BaseMemory = 48 << 20
+	// PerMSMemory is what one MS object costs beyond its queued frames
+	// (MS, counter group, queue, indexes; measured 2.1 KiB).
+	PerMSMemory = 4 << 10
+	// QueueMemoryFactor is the heap per octet charged to the LLC queues:
+	// a frame is charged its length + llc.FrameOverhead, and costs its
+	// allocation (size classes) + its entry slot with slab slack
+	// (compacted to at most 2x); measured 1.0 (1500 octets) to 1.9
+	// (4 octets).
+	QueueMemoryFactor = 2
+)
+
+// MemoryBound is the most memory the process needs with parameters p
+// under any load: BaseMemory + QueueMemoryFactor x the global LLC queue
+// limit + ms-max x PerMSMemory. The daemon gives it to the Go runtime as
+// its soft memory limit, so that garbage is collected before the heap
+// grows past it.
+func MemoryBound(p Params) int64 {
+	g := p.LLC.GlobalLimit
+	if g == 0 {
+		g = llc.DefaultGlobalLimit
+	}
+	ms := p.MSMax
+	if ms <= 0 {
+		ms = DefaultMSMax * 10 // no limit set: assume a large cell
+	}
+	return BaseMemory + QueueMemoryFactor*g + int64(ms)*PerMSMemory
+}

@@ -1,0 +1,331 @@
+package pcu
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/netip"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+)
+
+// nullCapture is a PacketCapture that only counts.
+type nullCapture struct{ n atomic.Int64 }
+
+func (c *nullCapture) UDP(time.Time, netip.AddrPort, netip.AddrPort, []byte) bool {
+	c.n.Add(1)
+	return true
+}
+func (c *nullCapture) GSMTAPDatagram(time.Time, []byte) bool { return true }
+
+// freeUDPPort is a UDP port that was free on the wildcard address a moment ago.
+func freeUDPPort(t *testing.T) uint16 {
+	t.Helper()
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return uint16(c.LocalAddr().(*net.UDPAddr).Port)
+}
+
+// sgsnSock is a loopback UDP socket standing in for an SGSN NS endpoint.
+func sgsnSock(t *testing.T) *net.UDPConn {
+	t.Helper()
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// setNSVC fills INFO_IND NS-VC entry i: local port, the SGSN at c.
+func setNSVC(ii *pcuif.InfoInd, i int, nsvci, local uint16, c *net.UDPConn) {
+	a := c.LocalAddr().(*net.UDPAddr).AddrPort()
+	ii.NSVCI[i], ii.LocalPort[i], ii.RemotePort[i] = nsvci, local, a.Port()
+	ii.AddrType[i] = pcuif.AddrIPv4
+	ip := a.Addr().Unmap().As4()
+	copy(ii.RemoteIP[i][:], ip[:])
+}
+
+// waitNSReset reads from c until an NS-RESET arrives and returns its
+// source address.
+func waitNSReset(t *testing.T, c *net.UDPConn) netip.AddrPort {
+	t.Helper()
+	buf := make([]byte, 2048)
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		n, from, err := c.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			t.Fatalf("no NS-RESET: %v", err)
+		}
+		if n > 0 && ns.PDUType(buf[0]) == ns.PDUReset {
+			return netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
+		}
+	}
+}
+
+func gbInfo(t *testing.T) *pcuif.InfoInd {
+	ii := &pcuif.InfoInd{Version: pcuif.V12, Flags: pcuif.FlagActive | pcuif.FlagCS(1), InitialCS: 1,
+		NSEI: 101, BVCI: 1800, MCC: 901, MNC: 70}
+	ii.TRX[0].PDCHMask = 0x0f
+	ii.TRX[0].ARFCN = 871
+	return ii
+}
+
+func feedInfo(t *testing.T, e *Engine, ii *pcuif.InfoInd) {
+	t.Helper()
+	b, err := pcuif.Marshal(ii, pcuif.V12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.handleMessage(b)
+}
+
+// TestGbReconfigureNewBind: an updated INFO_IND adds a second NS-VC on a
+// new local port. The engine opens a socket for the new bind and the new
+// NS-VC resets from it, with and without --pcap (issue 17 bug 1: the pcap
+// wrapper panicked in ns.(*UDP).LocalAddr; without pcap the NS-VC failed
+// with "no bind 1").
+func TestGbReconfigureNewBind(t *testing.T) {
+	for _, pcap := range []bool{false, true} {
+		t.Run("pcap="+strconv.FormatBool(pcap), func(t *testing.T) {
+			cfg := Config{SocketPath: "/nonexistent", Gb: true}
+			var capt *nullCapture
+			if pcap {
+				capt = &nullCapture{}
+				cfg.Capture = capt
+			}
+			e := New(cfg)
+			defer e.gbClose()
+			s0, s1 := sgsnSock(t), sgsnSock(t)
+			p0, p1 := freeUDPPort(t), freeUDPPort(t)
+			// datagrams already arriving while the socket opens reach the
+			// capture at once (bug 5: the capture's local address was
+			// assigned after the reader started; now the datagram carries
+			// it, and -race watches)
+			stop := make(chan struct{})
+			defer close(stop)
+			go func() {
+				to := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: int(p0)}
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+						s0.WriteToUDP([]byte{byte(ns.PDUAlive)}, to)
+						time.Sleep(50 * time.Microsecond)
+					}
+				}
+			}()
+			ii := gbInfo(t)
+			setNSVC(ii, 0, 1, p0, s0)
+			feedInfo(t, e, ii)
+			if from := waitNSReset(t, s0); from.Port() != p0 {
+				t.Fatalf("NS-RESET of NS-VC 1 from port %d, want %d", from.Port(), p0)
+			}
+			setNSVC(ii, 1, 2, p1, s1)
+			feedInfo(t, e, ii)
+			if from := waitNSReset(t, s1); from.Port() != p1 {
+				t.Fatalf("NS-RESET of NS-VC 2 from port %d, want %d", from.Port(), p1)
+			}
+			if len(e.gbl.socks) != 2 || e.gbl.socks[1] == nil {
+				t.Fatalf("binds open: %v", e.gbl.socks)
+			}
+			// The bind goes away again with its NS-VC.
+			ii.AddrType[1] = pcuif.AddrUnspec
+			feedInfo(t, e, ii)
+			if len(e.gbl.socks) != 1 {
+				t.Fatalf("binds open after removing NS-VC 2: %d, want 1", len(e.gbl.socks))
+			}
+			if c, err := net.ListenUDP("udp4", &net.UDPAddr{Port: int(p1)}); err != nil {
+				t.Fatalf("port %d still bound: %v", p1, err)
+			} else {
+				c.Close()
+			}
+			if pcap && capt.n.Load() < 2 {
+				t.Fatalf("captured %d datagrams, want the NS-RESETs", capt.n.Load())
+			}
+		})
+	}
+}
+
+// TestShutdownUnderNSFlood: SIGTERM (context cancel) while NS datagrams
+// flood in and the engine channel is full: Run returns (issue 17 bug 2:
+// the Gb close waited for readers blocked on the full channel, and the
+// engine's done channel was closed only after it).
+func TestShutdownUnderNSFlood(t *testing.T) {
+	// The NS sockets as usual, with a view of the readers: entered >
+	// left means a reader is blocked handing a datagram to the engine.
+	var entered, left atomic.Int64
+	listen := func(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error) {
+		return ns.ListenUDP(binds, func(d ns.Datagram) {
+			entered.Add(1)
+			deliver(d)
+			left.Add(1)
+		})
+	}
+	e := New(Config{SocketPath: "/nonexistent", Gb: true, ListenUDP: listen})
+	s0 := sgsnSock(t)
+	p0 := freeUDPPort(t)
+	ii := gbInfo(t)
+	setNSVC(ii, 0, 1, p0, s0)
+	feedInfo(t, e, ii) // before Run: the engine goroutine owns it from then on
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- e.Run(ctx) }()
+	waitNSReset(t, s0)
+	// Block the engine, fill its Gb channel from the reader.
+	release := make(chan struct{})
+	if err := e.Do(func() { <-release }); err != nil {
+		t.Fatal(err)
+	}
+	to := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: int(p0)}
+	alive := []byte{byte(ns.PDUAlive)}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(e.gbRx) < cap(e.gbRx) || entered.Load() == left.Load() {
+		for i := 0; i < 64; i++ {
+			s0.WriteToUDP(alive, to)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("engine channel holds %d of %d, reader blocked: %v", len(e.gbRx), cap(e.gbRx), entered.Load() != left.Load())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// keep the flood going through the shutdown
+	stopFlood := make(chan struct{})
+	defer close(stopFlood)
+	go func() {
+		for {
+			select {
+			case <-stopFlood:
+				return
+			default:
+				s0.WriteToUDP(alive, to)
+			}
+		}
+	}()
+	cancel()
+	close(release)
+	select {
+	case <-ran:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return within 5 s of the cancel under an NS flood")
+	}
+}
+
+// goid is the running goroutine's id (tests only).
+func goid() uint64 {
+	var b [64]byte
+	s := b[:runtime.Stack(b[:], false)]
+	s = bytes.TrimPrefix(s, []byte("goroutine "))
+	if i := bytes.IndexByte(s, ' '); i > 0 {
+		s = s[:i]
+	}
+	id, _ := strconv.ParseUint(string(s), 10, 64)
+	return id
+}
+
+// TestCallOnStopPath: commands handed to Do/Call while the engine stops
+// run in the engine goroutine or not at all, and Call returns nil exactly
+// for those that ran (issue 17 bug 5).
+func TestCallOnStopPath(t *testing.T) {
+	for round := 0; round < 20; round++ {
+		e := New(Config{SocketPath: "/nonexistent"})
+		ctx, cancel := context.WithCancel(context.Background())
+		var engID atomic.Uint64
+		ran := make(chan struct{})
+		go func() { engID.Store(goid()); e.Run(ctx); close(ran) }()
+		var inEngine, outside, okCalls, doOK atomic.Int64
+		f := func() {
+			if goid() == engID.Load() {
+				inEngine.Add(1)
+			} else {
+				outside.Add(1)
+			}
+		}
+		var wg sync.WaitGroup
+		stop := make(chan struct{})
+		for g := 0; g < 4; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if e.Call(f) == nil {
+						okCalls.Add(1)
+					}
+				}
+			}()
+		}
+		time.Sleep(2 * time.Millisecond)
+		cancel()
+		<-ran
+		close(stop)
+		wg.Wait()
+		// after the stop nothing runs, and Do says so
+		if e.Do(f) == nil {
+			doOK.Add(1)
+		}
+		if outside.Load() != 0 || doOK.Load() != 0 {
+			t.Fatalf("round %d: %d commands ran outside the engine goroutine, Do after stop accepted %d", round, outside.Load(), doOK.Load())
+		}
+		if okCalls.Load() != inEngine.Load() {
+			t.Fatalf("round %d: Call returned nil %d times, the engine ran %d commands", round, okCalls.Load(), inEngine.Load())
+		}
+	}
+}
+
+// TestFNJumpIgnored: one RTS_REQ/TIME_IND with a wild FN (a corrupt
+// message: the chaos suite's PCU socket fuzz found it froze radio time
+// for 19 s, until the BTS clock caught up with the bogus FN) neither moves
+// radio time nor stops it; a BTS whose clock really jumped is followed
+// after fnResync agreeing FNs.
+func TestFNJumpIgnored(t *testing.T) {
+	e, bts := benchEngine(t)
+	fn := uint32(1000)
+	e.clockFN(bts, fn)
+	step := func(n int) {
+		for i := 0; i < n; i++ {
+			fn += 4
+			e.clockFN(bts, fn)
+		}
+	}
+	step(10)
+	t0 := e.now
+	e.clockFN(bts, fn+MaxFN/3) // bogus, far ahead
+	e.clockFN(bts, fn-5000)    // bogus, far behind
+	if e.now != t0 {
+		t.Fatalf("radio time moved by %v on bogus FNs", e.now-t0)
+	}
+	step(10)
+	if want := t0 + 40*FramePeriod; e.now != want {
+		t.Fatalf("radio time %v after 10 more blocks, want %v", e.now, want)
+	}
+	if got := e.l1ctr.Value(L1FNJump); got != 2 {
+		t.Fatalf("rx:err:fn_jump %d, want 2", got)
+	}
+	// the BTS clock really jumps: followed after fnResync FNs, no time jump
+	t1 := e.now
+	fn += 100000
+	for i := 0; i < fnResync; i++ {
+		e.clockFN(bts, fn)
+		fn += 4
+	}
+	step(5)
+	if e.now <= t1 || e.now > t1+10*4*FramePeriod {
+		t.Fatalf("after a real clock jump: radio time %v -> %v", t1, e.now)
+	}
+}
