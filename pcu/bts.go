@@ -54,7 +54,6 @@ type resv struct {
 	tbf    *TBF
 	reason pollReason
 	ta     uint8 // SBA: timing advance from the RACH
-	egprs  bool  // SBA: asked for by an 11-bit EGPRS access burst
 }
 
 func (p *PDCH) reserved(fn uint32) int {
