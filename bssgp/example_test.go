@@ -26,7 +26,7 @@ func (e *myEngine) Other(bvci uint16, p bssgp.PDU, now time.Duration) {}
 // UDP sockets whose readers post datagrams to the engine goroutine, and the
 // engine loop feeding datagrams and time.
 func Example() {
-	// From INFO_IND (osmo-pcu-facts §1.6).
+	// From INFO_IND (pcuif_proto.h struct gsm_pcu_if_info_ind).
 	eps := ns.EndpointsFromInfoInd([]ns.InfoIndNSVC{
 		{NSVCI: 101, LocalPort: 23001, RemotePort: 23000, AddrType: ns.InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}},
 	})

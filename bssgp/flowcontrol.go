@@ -17,7 +17,7 @@ const (
 )
 
 // FlowInput is what the engine knows about the cell for one
-// FLOW-CONTROL-BVC computation (osmo-pcu-facts §2.5).
+// FLOW-CONTROL-BVC computation (osmo-pcu gprs_bssgp_pcu.c gprs_bssgp_tx_fc_bvc()).
 type FlowInput struct {
 	NumPDCH         int // enabled PDCHs of the cell
 	PeakRatePerPDCH int // octets/s of one PDCH at the current (M)CS: block octets x blocks x 50
@@ -74,7 +74,7 @@ func bucketFor(rate, bucketTime, lifetime, fallback int) int {
 	return fallback
 }
 
-// ComputeFlowControl derives FLOW-CONTROL-BVC values (osmo-pcu-facts §2.5,
+// ComputeFlowControl derives FLOW-CONTROL-BVC values (osmo-pcu gprs_bssgp_pcu.c gprs_bssgp_tx_fc_bvc(),
 // TS 48.018 §8.2.3), fixing osmo-pcu's unit bug for the queue delay.
 func ComputeFlowControl(in FlowInput) FlowParams {
 	var p FlowParams

@@ -12,7 +12,7 @@ import (
 )
 
 // Config is the Gb configuration of one cell/NSE, filled from INFO_IND
-// (osmo-pcu-facts §1.6) and the VTY.
+// (pcuif_proto.h struct gsm_pcu_if_info_ind) and the VTY.
 type Config struct {
 	NS     ns.Config
 	BVCI   uint16 // PTP BVCI (INFO_IND bvci)
@@ -23,7 +23,7 @@ type Config struct {
 	// §8.4; osmo-pcu X101/X102 = 30 s).
 	T1, T2 time.Duration
 	// QoS is the QoS Profile of UL-UNITDATA (TS 48.018 §11.3.28); default
-	// 00 00 04, the value osmo-pcu sends (osmo-pcu-facts §2.3).
+	// 00 00 04, the value osmo-pcu sends (QOS_PROFILE in its tbf_ul.cpp gprs_rlcmac_ul_tbf::snd_ul_ud()).
 	QoS [3]byte
 	// NoAlignment omits the zero-length Alignment Octets IE osmo-pcu puts
 	// into UL-UNITDATA.
@@ -103,7 +103,7 @@ type Gb struct {
 	log     *slog.Logger
 	rootLog *slog.Logger
 
-	// BVC bring-up flags (osmo-pcu-facts §2.2).
+	// BVC bring-up flags (osmo-pcu gprs_bssgp_pcu.c bvc_timeout()).
 	sigReset, ptpReset, unblocked bool
 	timer                         time.Duration // T1/T2
 	fcTimer                       time.Duration
@@ -213,8 +213,8 @@ func fillDefaults(cfg *Config, old Config) {
 	}
 }
 
-// Reconfigure applies the configuration of a later INFO_IND (osmo-pcu-facts
-// §2.1): a changed NSEI or dialect rebuilds NS (and so resets the BVCs);
+// Reconfigure applies the configuration of a later INFO_IND (osmo-pcu
+// gprs_bssgp_pcu.c gprs_ns_update_config()): a changed NSEI or dialect rebuilds NS (and so resets the BVCs);
 // otherwise NS keeps the matching NS-VCs. A changed BVCI or Cell
 // Identifier resets the PTP BVC.
 func (g *Gb) Reconfigure(cfg Config, now time.Duration) error {
@@ -297,7 +297,7 @@ func (g *Gb) NextDeadline() (time.Duration, bool) {
 // ---- NS service user (ns.Handler) ----
 
 // NSAvailable implements ns.Handler: NS recovery starts the BVC procedure,
-// NS failure clears the BVC state (osmo-pcu-facts §2.1 "NS status").
+// NS failure clears the BVC state (osmo-pcu gprs_bssgp_pcu.c handle_nm_status()).
 func (g *Gb) NSAvailable(up bool, now time.Duration) {
 	g.setUnblocked(false, now)
 	g.sigReset, g.ptpReset = false, false
@@ -466,7 +466,7 @@ func (g *Gb) rxStatus(bvci uint16, sdu []byte, now time.Duration) {
 	g.log.Log(context.Background(), logx.LevelNotice, "STATUS received", "cause", st.Cause.String(), "bvci", st.BVCI)
 	if st.HasBVCI && st.BVCI == g.cfg.BVCI && g.sigReset {
 		switch st.Cause {
-		case CauseBVCIBlocked: // re-run UNBLOCK (osmo-pcu-facts §2.2)
+		case CauseBVCIBlocked: // re-run UNBLOCK (osmo-pcu gprs_bssgp_pcu.c gprs_bssgp_pcu_rx_sign())
 			if g.ptpReset {
 				g.setUnblocked(false, now)
 				g.retry(now)
@@ -552,7 +552,7 @@ func (g *Gb) rxSignalling(t PDUType, sdu []byte, now time.Duration) {
 		}
 	default:
 		if t.IsPTP() {
-			// PTP PDUs on BVCI 0: logged, no STATUS (osmo-pcu-facts §2.4).
+			// PTP PDUs on BVCI 0: logged, no STATUS (osmo-pcu gprs_bssgp_pcu.c gprs_bssgp_pcu_rx_sign()).
 			g.log.Log(context.Background(), logx.LevelNotice, "PTP PDU on signalling BVC ignored", "pdu", t.String())
 			return
 		}
@@ -561,7 +561,7 @@ func (g *Gb) rxSignalling(t PDUType, sdu []byte, now time.Duration) {
 }
 
 // rxReset handles an SGSN-initiated BVC-RESET (TS 48.018 §8.4,
-// osmo-pcu-facts §2.2).
+// osmo-pcu gprs_bssgp_pcu.c gprs_bssgp_pcu_rx_sign(), libosmogb bssgp_rx_bvc_reset()).
 func (g *Gb) rxReset(r *BVCReset, sdu []byte, now time.Duration) {
 	switch r.BVCI {
 	case BVCISignalling:

@@ -245,7 +245,7 @@ func TestULSend(t *testing.T) {
 }
 
 // badPDUs: malformed or unexpected PDUs from the SGSN and the STATUS cause
-// they must get (TS 48.018 §8.7, osmo-pcu-facts §2.4). The link stays up.
+// they must get (TS 48.018 §8.7, osmo-pcu gprs_bssgp_pcu.c gprs_bssgp_pcu_rcvmsg()). The link stays up.
 var badPDUs = []struct {
 	name     string
 	bvci     uint16
@@ -635,7 +635,8 @@ func TestEngineAdapter(t *testing.T) {
 		"00000000 2c 1f84c0000001 0f8102 04820708 25830005dc")
 }
 
-// The lab README's osmo-pcu / osmo-sgsn "show ns" and "show bssgp" lines.
+// The "show ns" and "show bssgp" lines of Debian osmo-sgsn 1.9.0 and
+// osmo-pcu 1.1.0 (libosmogb 1.7.0) in the lab (tests/lab).
 func TestWriteVTY(t *testing.T) {
 	g, _, _ := up(t)
 	var b strings.Builder

@@ -166,7 +166,7 @@ func TestRAI(t *testing.T) {
 }
 
 // decodeErrors: malformed PDUs and the cause of the STATUS that answers them
-// (TS 48.018 §8.7, §11.3.8; osmo-pcu-facts §2.4).
+// (TS 48.018 §8.7, §11.3.8; osmo-pcu gprs_bssgp_pcu.c gprs_bssgp_pcu_rcvmsg()).
 var decodeErrors = []struct {
 	name  string
 	hex   string

@@ -61,8 +61,8 @@ func (c *codel) enter(now time.Duration, p *Params) {
 	c.lastCount = c.count
 }
 
-// osmoInvSqrt is 256/√n limited to 255 (osmo-pcu gprs_codel.c control law
-// table, facts §5.4): ⌊256/√n⌋ for n = 2..226, 255 for n ≤ 1; beyond the
+// osmoInvSqrt is 256/√n limited to 255 (osmo-pcu gprs_codel.c control_law()
+// table): ⌊256/√n⌋ for n = 2..226, 255 for n ≤ 1; beyond the
 // table the factor is 16. The values are recomputed, not copied: entry n is
 // the largest integer x with x² · n ≤ 65536 (checked in the tests against
 // the published drop list).

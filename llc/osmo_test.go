@@ -9,7 +9,7 @@ import (
 
 const ms = time.Millisecond
 
-// osmoCodelWant is osmo-pcu tests/codel/codel_test.ok (facts §5.4): the
+// osmoCodelWant is osmo-pcu tests/codel/codel_test.ok (recorded output of its tests/codel/codel_test.c): the
 // packet number, its receive time, now and the CoDel count of every drop.
 const osmoCodelWant = `Dropping packet 21, recv = 0.105, now = 0.210, codel.count = 1
 Dropping packet 32, recv = 0.160, now = 0.310, codel.count = 2

@@ -72,7 +72,7 @@ func TestDRR(t *testing.T) {
 	}
 }
 
-// TestHysteresis: osmo-pcu's lifetime hysteresis (facts §5.3).
+// TestHysteresis: osmo-pcu's lifetime hysteresis (osmo-pcu llc.c llc_queue_dequeue(), `queue hysteresis`).
 func TestHysteresis(t *testing.T) {
 	s := mustShared(t, Config{Hysteresis: 100}) // 1 s
 	q := s.NewQueue(nil)

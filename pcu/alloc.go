@@ -8,7 +8,7 @@ import (
 	"github.com/gopcu/gopcu/rlcmac"
 )
 
-// Timeslot allocation (osmo-pcu-facts §4.7), with osmo-pcu's observable
+// Timeslot allocation (TS 45.002 Annex B; osmo-pcu alloc_algo.cpp), with osmo-pcu's observable
 // behaviour:
 //
 //   - An MS holds a slot reservation while it has TBFs: a TRX, a set of
@@ -716,7 +716,7 @@ func (e *Engine) allocUL(bts *BTS, ms *MS) (*TBF, error) {
 }
 
 // allocULSlots allocates an uplink TBF; multi: assigned on PACCH, which
-// can name several timeslots (osmo-pcu-facts §4.7).
+// can name several timeslots (osmo-pcu alloc_algo.cpp alloc_algorithm_b()).
 func (e *Engine) allocULSlots(bts *BTS, ms *MS, multi bool) (*TBF, error) {
 	q := allocReq{bts: bts, ms: ms, dir: DirUL, single: !multi, useTRX: -1}
 	var r allocRes
@@ -781,7 +781,7 @@ func (e *Engine) chooseDLSlotsWith(trx *TRX, ms *MS, need int, self *TBF) (uint8
 	return dl, uint8(bits.TrailingZeros8(c)), true
 }
 
-// egprsWS is the EGPRS window size for n slots (osmo-pcu-facts §3.4):
+// egprsWS is the EGPRS window size for n slots (TS 44.060 §9.1.9; osmo-pcu tbf.cpp egprs_window_size()):
 // min(n != 1 ? 128·n : 192, max(64, ⌊(base + n·pdch)/32⌋·32)).
 func (e *Engine) egprsWS(n int) int {
 	ws := max(64, (e.params.WSBase+n*e.params.WSPDCH)/32*32)

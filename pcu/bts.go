@@ -108,7 +108,7 @@ type BTS struct {
 	MCSMask uint16 // bit n-1 = MCS-n allowed
 	SI      [4][]byte
 	// SI13 is the last SI13 decoded from BCCH (HaveSI13): T3168 and T3192
-	// of its GPRS Cell Options (osmo-pcu-facts §1.8 DATA_IND BCCH).
+	// of its GPRS Cell Options (TS 44.018 §10.5.2.37b; osmo-pcu pcu_l1_if.cpp pcu_rx_data_ind_bcch()).
 	SI13     rlcmac.SI13
 	HaveSI13 bool
 
@@ -152,7 +152,7 @@ func (b *BTS) EnabledPDCHs() int {
 }
 
 // genIdleBlocks reports whether idle PDCHs on TRX trx must carry a dummy
-// block rather than nothing (osmo-pcu-facts §3.9): only on TRX 0, and only
+// block rather than nothing (osmo-pcu pcu_l1_if.cpp decide_gen_idle_blocks()): only on TRX 0, and only
 // for BTS models that need it (v12 bts_model; v10/v11 BTSs fill idle
 // blocks themselves).
 func (b *BTS) genIdleBlocks(v pcuif.Version, trx uint8) bool {
@@ -167,7 +167,7 @@ func (b *BTS) genIdleBlocks(v pcuif.Version, trx uint8) bool {
 }
 
 // fcMeasure is what the cell did since the last FLOW-CONTROL-BVC
-// (osmo-pcu-facts §2.5): PDTCH blocks it could send (every RTS), DL data
+// (osmo-pcu gprs_bssgp_pcu.c gprs_bssgp_update_frames_sent() and friends): PDTCH blocks it could send (every RTS), DL data
 // blocks the MSs acknowledged and their LLC octets, and the sojourn of the
 // LLC frames it dequeued.
 type fcMeasure struct {

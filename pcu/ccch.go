@@ -7,7 +7,7 @@ import (
 )
 
 // msgIDNone is the msg_id of CCCH messages that need no confirmation
-// (reserved TMSI, osmo-pcu-facts §1.6).
+// (GSM_RESERVED_TMSI, as osmo-pcu's bts.cpp passes to pcu_l1if_tx_agch2()).
 const msgIDNone = 0xffffffff
 
 // sendAGCH sends a 23-octet MAC block (IMM ASS / IMM ASS REJ) on AGCH in

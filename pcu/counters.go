@@ -7,7 +7,7 @@ import (
 )
 
 // BTS rate counter indices: osmo-pcu's group "bts" ("BTS Statistics"), in
-// its order and with its names and descriptions (osmo-pcu-facts §7.1), so
+// its order and with its names and descriptions (osmo-pcu bts.cpp bts_ctr_description), so
 // `show bts statistics`, `show rate-counters` and statsd names match.
 const (
 	CtrPDCHAllAllocated = iota
@@ -312,7 +312,7 @@ var SGSNCounterDescs = []ratectr.Desc{
 	{Name: "rx_paging_ps", Description: "Amount of paging PS requests received"},
 }
 
-// Per-object groups of osmo-pcu (osmo-pcu-facts §7): "pcu:ms" per MS,
+// Per-object groups of osmo-pcu (osmo-pcu gprs_ms.c, tbf.cpp, tbf_dl.cpp, tbf_ul.cpp): "pcu:ms" per MS,
 // "pcu:tbf" per TBF, and the TBF's data blocks per coding scheme in
 // "tbf:gprs" / "tbf:egprs" (a DL TBF has the one of its mode, an UL TBF
 // both). Their indices count up per object.

@@ -9,7 +9,7 @@ import (
 	"github.com/gopcu/gopcu/rlcmac"
 )
 
-// DLUnitdata is a BSSGP DL-UNITDATA for this BTS (osmo-pcu-facts §2.6): the
+// DLUnitdata is a BSSGP DL-UNITDATA for this BTS (TS 48.018 §10.2.1; osmo-pcu gprs_bssgp_pcu.c gprs_bssgp_pcu_rx_dl_ud()): the
 // frame enters the MS's LLC queue and a DL TBF is established if needed.
 // Engine goroutine only.
 type DLUnitdata struct {
@@ -71,7 +71,7 @@ func (e *Engine) HandleDLUnitdata(btsNr uint8, d *DLUnitdata) {
 }
 
 // establishDL starts a DL TBF for an MS with queued data, unless one is
-// running or can take the data (osmo-pcu-facts §4.3).
+// running or can take the data (osmo-pcu gprs_ms.c ms_append_llc_dl_data(), ms_is_reachable_for_dl_ass()).
 func (e *Engine) establishDL(bts *BTS, m *MS) {
 	if t := m.DL; t != nil {
 		switch t.state {
@@ -246,7 +246,7 @@ func (e *Engine) dlAssignAcked(t *TBF) {
 	t.lastPoll = e.now
 }
 
-// DL scheduling priorities (osmo-pcu-facts §9.1 step 7, highest first).
+// DL scheduling priorities (osmo-pcu gprs_rlcmac_sched.cpp tbf_compute_priority(), highest first).
 const (
 	prioNone      = iota
 	prioPreempt   // unacked blocks may be resent while idle
@@ -258,8 +258,8 @@ const (
 )
 
 // highAge is how long a TBF with unacked blocks may go without a poll
-// before it is polled with priority: min(T3190/2, X2031) (osmo-pcu-facts
-// §4.10, §9.1). The MS's T3190 (TS 44.060 §13.1) ends its TBF when no
+// before it is polled with priority: min(T3190/2, X2031) (osmo-pcu gprs_pcu.c
+// T_defs_pcu, gprs_rlcmac_sched.cpp tbf_compute_priority()). The MS's T3190 (TS 44.060 §13.1) ends its TBF when no
 // data block arrived for that long; a poll at half of it comes in time.
 // X2031 = 0 (no delayed release) does not bound it.
 func (e *Engine) highAge() time.Duration {
@@ -433,7 +433,7 @@ func (e *Engine) dlDataBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, bl
 // of the same MCS for MCS-7..9 (§10.3a.3.1). Retransmissions keep the MCS
 // a block was first sent with (ARQ type II, no resegmentation). When an
 // MCS-7/9 unit has no partner it goes alone as MCS-5/6 (same unit size,
-// osmo-pcu-facts §3.4); a lone MCS-8 unit is repeated as its own partner.
+// osmo-pcu tbf_dl.cpp gprs_rlcmac_dl_tbf::create_dl_acked_block()); a lone MCS-8 unit is repeated as its own partner.
 func (e *Engine) dlDataBlockEGPRS(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, blk []byte) int {
 	bts := t.bts
 	bsn1, resend1, ok := e.nextBSN(t, prio, t.cs)
@@ -737,8 +737,8 @@ func (e *Engine) dlAckNack(t *TBF, a *rlcmac.AckNackDescription) {
 }
 
 // countDelivered adds the blocks V(A) moved past since va, and their LLC
-// octets, to the BTS's flow-control measurement (osmo-pcu-facts §2.5 step
-// 3: what the cell really delivered).
+// octets, to the BTS's flow-control measurement (osmo-pcu gprs_bssgp_pcu.c
+// get_and_reset_measured_leak_rate(): what the cell really delivered).
 func (e *Engine) countDelivered(t *TBF, va int) {
 	fc := &t.bts.fc
 	for bsn := va; bsn != t.sw.VA(); bsn = (bsn + 1) & (t.sw.SNS() - 1) {
@@ -776,7 +776,7 @@ func (e *Engine) dlAcked(t *TBF, final bool, acked, nacked int) {
 	}
 }
 
-// adaptDLCS is the DL link adaptation (osmo-pcu-facts §3.8): the error
+// adaptDLCS is the DL link adaptation (osmo-pcu gprs_ms.c ms_update_error_rate()): the error
 // rate of the blocks an Ack/Nack reported moves the coding scheme one step
 // down above `cs threshold` upper, one step up below the lower threshold
 // (at most once a second), within `cs max` and the CSs the BTS allows.

@@ -12,7 +12,7 @@ import (
 // (PDCHs x CS-4 at 2500 octets/s) while nothing was delivered, and once
 // an MS acknowledged blocks, osmo-pcu's blend of the measured rate
 // (octets per acknowledged block x 50 x PDCHs) and the peak rate, weighted
-// by the share of blocks that delivered data (osmo-pcu-facts §2.5); the
+// by the share of blocks that delivered data (osmo-pcu gprs_bssgp_pcu.c gprs_bssgp_tx_fc_bvc()); the
 // BVC Measurement is the mean sojourn of the frames sent. The measurement
 // starts again after each FLOW-CONTROL-BVC.
 func TestFlowControlMeasured(t *testing.T) {

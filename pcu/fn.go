@@ -56,7 +56,7 @@ func fnDelta(a, b uint32) int {
 }
 
 // ulBlockFN is the FN of the uplink block that a USF in the downlink block
-// sent at fn grants: the next block period (osmo-pcu-facts §3.5).
+// sent at fn grants: the next block period (TS 44.060 §10.4.1; osmo-pcu gprs_rlcmac_sched.cpp gprs_rlcmac_rcv_rts_block()).
 func ulBlockFN(fn uint32) uint32 { return nextBlockFN(fn) }
 
 // rrbpOffsets are the RRBP answer offsets in frames for codes 0..3 (TS
@@ -81,7 +81,7 @@ func rrbpFN(fn uint32, rrbp uint8) uint32 {
 }
 
 // rfnToFN reconstructs a full FN from an RFN (FN mod 42432) as seen on
-// RACH, relative to the current FN (osmo-pcu-facts §1.8).
+// RACH, relative to the current FN (osmo-pcu bts.cpp bts_rfn_to_fn()).
 func rfnToFN(rfn, cur uint32) uint32 {
 	const rfnMod = 42432
 	rfn %= rfnMod

@@ -141,7 +141,7 @@ func (gl *gbLink) input(d gbDatagram, now time.Duration) {
 func (e *Engine) gbNow() time.Duration { return e.cfg.Clock.Now() }
 
 // gbConfigure builds or updates the Gb stack from an INFO_IND
-// (osmo-pcu-facts §1.8 step 6-7, §2.1).
+// (osmo-pcu pcu_l1_if.cpp pcu_info_ind_ns(), gprs_bssgp_pcu.c gprs_ns_update_config()).
 func (e *Engine) gbConfigure(bts *BTS) {
 	if !e.cfg.Gb || bts.Nr != 0 {
 		return
@@ -262,7 +262,7 @@ func (h gbHandler) BVCState(up bool, now time.Duration) {
 }
 
 // FlowControl gives FLOW-CONTROL-BVC the cell's drain capacity
-// (osmo-pcu-facts §2.5): PDCHs x current coding scheme rate, blended with
+// (osmo-pcu gprs_bssgp_pcu.c gprs_bssgp_tx_fc_bvc()): PDCHs x current coding scheme rate, blended with
 // what the MSs acknowledged since the last one by the share of blocks that
 // carried it, and the mean queueing delay of the frames sent.
 func (h gbHandler) FlowControl(now time.Duration) (bssgp.FlowParams, bool) {
@@ -305,7 +305,7 @@ func (h gbHandler) Other(bvci uint16, p bssgp.PDU, now time.Duration) {
 }
 
 // pagingPS pages an MS on CCCH (PAGING REQUEST TYPE 1 on PCH,
-// osmo-pcu-facts §4.8).
+// TS 44.018 §9.1.22; osmo-pcu gprs_bssgp_pcu.c gprs_bssgp_pcu_rx_paging_ps()).
 func (e *Engine) pagingPS(p *bssgp.PagingPS) {
 	bts := e.bts[0]
 	if bts == nil || !bts.Active {

@@ -9,7 +9,7 @@ import (
 )
 
 // gsmtapTap sends copies of radio blocks as GSMTAP over UDP (osmo-pcu's
-// `gsmtap-remote-host` and `gsmtap-category`, osmo-pcu-facts §7.3). It is
+// `gsmtap-remote-host` and `gsmtap-category`, osmo-pcu pcu_main.cpp gsmtap_source_init(), port 4729). It is
 // opened once at start; sending never blocks (an unconnected UDP socket;
 // the kernel drops what it cannot queue).
 type gsmtapTap struct {

@@ -15,7 +15,7 @@ import (
 var dummyCtrlBlock = [23]byte{0x47, 0x94, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b,
 	0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b}
 
-// PTCCH/D with all 16 TAIs unused (0x7f) and 0x2B fill (osmo-pcu-facts §3.6).
+// PTCCH/D with all 16 TAIs unused (0x7f) and 0x2B fill (TS 44.004 §7.8; osmo-pcu pdch.cpp pdch_init()).
 var idlePTCCH = [23]byte{0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
 	0x7f, 0x7f, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b}
 
@@ -52,7 +52,7 @@ func (e *Engine) handleLink(ev pcuif.Event) {
 	}
 }
 
-// sendTxtVersion announces the PCU version (osmo-pcu-facts §1.1). Before
+// sendTxtVersion announces the PCU version (osmo-pcu pcu_l1_if.cpp pcu_tx_txt_ind()). Before
 // the first INFO_IND the version is unknown; the announcement is then sent
 // in the v10/v11 size (1006 octets), which a v12 BTS accepts as well since
 // it only checks header + payload length.
@@ -104,7 +104,7 @@ func (e *Engine) decodeError(err error, b []byte) {
 	e.l1log.Error("discarding bad message from BTS", "err", err, "len", len(b))
 }
 
-// handleMessage dispatches one message from the BTS (osmo-pcu-facts §1.8).
+// handleMessage dispatches one message from the BTS (osmo-pcu pcu_l1_if.cpp pcu_rx()).
 func (e *Engine) handleMessage(b []byte) {
 	e.l1ctr.Inc(L1RxMsgs)
 	t, btsNr, err := pcuif.PeekHeader(b)
@@ -171,7 +171,7 @@ func (e *Engine) handleMessage(b []byte) {
 		e.l1ctr.Inc(L1RxDataCnf)
 		e.onDataCnf2(bts, m)
 	case *pcuif.DataCnfDT:
-		e.l1ctr.Inc(L1RxDataCnf) // defined in v10 but never processed (osmo-pcu-facts §1.3)
+		e.l1ctr.Inc(L1RxDataCnf) // defined in v10 but never processed (osmo-pcu 1.1.0 pcu_l1_if.cpp pcu_rx())
 	case *pcuif.PagReq:
 		e.l1ctr.Inc(L1RxPagReq)
 		e.onPagReq(bts, m)
@@ -194,7 +194,7 @@ func (e *Engine) handleMessage(b []byte) {
 	}
 }
 
-// handleInfoInd builds or updates the BTS model (osmo-pcu-facts §1.8).
+// handleInfoInd builds or updates the BTS model (osmo-pcu pcu_l1_if.cpp pcu_rx_info_ind()).
 // Unlike osmo-pcu, a version other than ours is adopted (unless pinned) and
 // an inactive BTS does not end the process.
 func (e *Engine) handleInfoInd(b []byte) {
@@ -291,7 +291,7 @@ func (e *Engine) dropRadio(bts *BTS) {
 }
 
 // handleRTS answers an RTS_REQ with exactly one DATA_REQ for the same
-// SAPI/FN/TRX/TS/block (osmo-pcu-facts §1.8, §9.1).
+// SAPI/FN/TRX/TS/block (osmo-pcu pcu_l1_if.cpp pcu_rx_rts_req(), gprs_rlcmac_sched.cpp gprs_rlcmac_rcv_rts_block()).
 func (e *Engine) handleRTS(bts *BTS, r *pcuif.RTSReq) {
 	p := &bts.TRX[r.TRX].PDCH[r.TS]
 	if !p.Enabled {
@@ -352,7 +352,7 @@ func (e *Engine) handleDataInd(bts *BTS, d *pcuif.Data) {
 	}
 }
 
-// onSI stores system information (osmo-pcu-facts §1.8 DATA_IND BCCH).
+// onSI stores system information (osmo-pcu pcu_l1_if.cpp pcu_rx_data_ind_bcch()).
 func (e *Engine) onSI(bts *BTS, d *pcuif.Data) {
 	switch len(d.Payload) {
 	case 0, 1:
@@ -424,7 +424,7 @@ func (e *Engine) onRACHInd(bts *BTS, m *pcuif.RACHInd) {
 }
 
 // onDataCnf: v10/v11 DATA_CNF on SAPI PCH echoes the MAC block of a DL
-// IMM ASS; the TLLI comes from its rest octets (osmo-pcu-facts §1.7).
+// IMM ASS; the TLLI comes from its rest octets (TS 44.018 §10.5.2.16; osmo-pcu bts.cpp tlli_from_imm_ass()).
 func (e *Engine) onDataCnf(bts *BTS, m *pcuif.Data) {
 	mac := m.Payload
 	if m.SAPI == pcuif.SAPIPCH && len(mac) == pcuif.PCHLegacyLen {

@@ -8,7 +8,7 @@ import (
 	"github.com/gopcu/gopcu/rlcmac"
 )
 
-// pageEntry is one queued CS page for PACCH (osmo-pcu-facts §4.8).
+// pageEntry is one queued CS page for PACCH (TS 44.060 §11.2.10; osmo-pcu bts.cpp bts_add_paging()).
 type pageEntry struct {
 	e rlcmac.PageEntry
 }

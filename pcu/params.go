@@ -8,7 +8,7 @@ import (
 )
 
 // Params are the engine's tunables: the `pcu` node of the VTY maps onto
-// them (pcu/config), timers default to osmo-pcu's (osmo-pcu-facts §4.10).
+// them (pcu/config), timers default to osmo-pcu's (osmo-pcu gprs_pcu.c T_defs_pcu, bts.cpp T_defs_bts).
 // Values from INFO_IND (T3169, T3191, T3193, T3195, N310x, initial CS)
 // override the defaults when the BTS sends them.
 type Params struct {

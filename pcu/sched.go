@@ -146,7 +146,7 @@ func (e *Engine) usfTimeout(t *TBF) {
 	e.count(t, nN3101)
 }
 
-// pollTimeout: the MS did not answer a poll (osmo-pcu-facts §4.5).
+// pollTimeout: the MS did not answer a poll (osmo-pcu tbf.cpp gprs_rlcmac_tbf::poll_timeout()).
 func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 	if t.freed {
 		return
@@ -250,7 +250,7 @@ func (p *PDCH) pollRRBP(fn uint32, t *TBF, why pollReason) (uint8, bool) {
 }
 
 // schedule picks the downlink block for an RTS on a PDTCH: control before
-// data before a dummy block (osmo-pcu-facts §9.1). nil means idle.
+// data before a dummy block (osmo-pcu gprs_rlcmac_sched.cpp gprs_rlcmac_rcv_rts_block()). nil means idle.
 func (e *Engine) schedule(bts *BTS, p *PDCH, r *pcuif.RTSReq) []byte {
 	e.clockFN(bts, r.FN)
 	bts.fc.rtsBlocks++

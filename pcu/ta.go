@@ -7,7 +7,8 @@ import (
 )
 
 // Timing advance (TS 45.010 §5.4-5.6, TS 44.060 §7.1.2.5): gopcu closes
-// the loop osmo-pcu leaves open (osmo-pcu-facts §3.6). Every MS with a TBF
+// the loop osmo-pcu leaves open (its pdch.cpp defines
+// gprs_rlcmac_pdch::reserve_tai() but never calls it). Every MS with a TBF
 // gets a Timing Advance Index on the control PDCH of its TBFs; the PTCCH/D
 // of that PDCH carries its TA; uplink bursts that arrive early or late
 // (the BTS's burst timing offset in DATA_IND) move its TA, and PTCCH/U
@@ -149,7 +150,7 @@ func (p *PDCH) hasTAI() bool {
 }
 
 // ptcchD builds the PTCCH/D block of p into buf: the TA of each TAI's
-// owner, 0x7F for a free TAI, then 0x2B fill (osmo-pcu-facts §3.6).
+// owner, 0x7F for a free TAI, then 0x2B fill (TS 44.004 §7.8; osmo-pcu pdch.cpp pdch_init()).
 func ptcchD(p *PDCH, buf *[23]byte) {
 	for i, m := range p.taiOwner {
 		buf[i] = 0x7f

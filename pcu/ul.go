@@ -19,7 +19,7 @@ type Gb interface {
 // SetGb connects the engine to the Gb side. Call before Run or inside the engine.
 func (e *Engine) SetGb(g Gb) { e.gb = g }
 
-// onRACH handles a channel request on CCCH (osmo-pcu-facts §4.2).
+// onRACH handles a channel request on CCCH (TS 44.018 §9.1.8; osmo-pcu bts.cpp bts_rcv_rach()).
 func (e *Engine) onRACH(bts *BTS, m *pcuif.RACHInd) {
 	bts.Ctr.Inc(CtrRACHRequests)
 	if e.tap != nil {
@@ -98,7 +98,7 @@ func (e *Engine) onePhase(bts *BTS, ra uint16, is11 bool, fn uint32, ta uint8, e
 	e.tbfLog.Info("UL TBF assigned on CCCH", "tbf", t.String(), "ra", ra, "fn", fn, "cs", t.cs)
 }
 
-// egprsRACH handles an 11-bit access burst (osmo-pcu-facts §4.2): on
+// egprsRACH handles an 11-bit access burst (osmo-pcu bts.cpp parse_egprs_pkt_ch_req()): on
 // ACCESS_1/ACCESS_2 bursts an EGPRS Packet Channel Request (TS 44.060
 // §11.2.5a); one-phase requests get an EGPRS UL TBF, two-phase, short and
 // signalling requests a single block, the rest an IMM ASS REJ.
@@ -409,7 +409,7 @@ func (e *Engine) ulSplitHalf(t *TBF, blk *rlcmac.EGPRSULBlock) (*TBF, bool) {
 }
 
 // reassemble appends a data unit's chunks to the TBF's LLC frame and sends
-// every completed frame to the SGSN (osmo-pcu-facts §5.7).
+// every completed frame to the SGSN (osmo-pcu tbf_ul.cpp gprs_rlcmac_ul_tbf::assemble_forward_llc()).
 func (e *Engine) reassemble(t *TBF, ub *ulBlock) {
 	var u rlcmac.ULUnit
 	data := ub.data[:ub.n]
@@ -714,7 +714,7 @@ func (e *Engine) encodeAccessReject(t *TBF, usf uint8, blk []byte) int {
 }
 
 // singleBlock answers a two-phase access RACH with a single block
-// allocation (TS 44.018 §3.5.2.1.3.1, osmo-pcu-facts §4.2): one uplink
+// allocation (TS 44.018 §3.5.2.1.3.1, osmo-pcu bts.cpp bts_alloc_sba()): one uplink
 // block on the highest enabled PDCH of the first TRX, at least 52 frames
 // ahead (AGCH latency), announced by an Immediate Assignment with a TBF
 // starting time.
@@ -847,7 +847,7 @@ func (e *Engine) reuseULTBF(bts *BTS, p *PDCH, old *TBF, m *rlcmac.PacketResourc
 	}
 }
 
-// adaptULCS is the UL link adaptation (osmo-pcu-facts §3.8): when this and
+// adaptULCS is the UL link adaptation (osmo-pcu gprs_ms.c ms_update_cs_ul()): when this and
 // the previous block's C/I are both below the window of the current (M)CS
 // it steps down, both above it (and below `cs max` / `mcs max`) it steps up;
 // the next Packet Uplink Ack/Nack commands the new (M)CS. EGPRS TBFs use the

@@ -121,7 +121,8 @@ func DecompressCRBB(crbb []byte, crbbLen int, startOnes bool, dst []byte) (int, 
 // dst, stopping before the compressed size would exceed maxBits. It returns
 // the compressed length in bits, the number of bitmap bits it covers, and the
 // starting colour. ok is false when compression does not save space
-// (compressed >= covered), mirroring the selection rule of osmo-pcu facts §3.7.
+// (compressed >= covered), mirroring the selection rule of osmo-pcu encoding.cpp
+// write_packet_ack_nack_desc_egprs() (egprs_compress::compress_rbb).
 func CompressRBB(src []byte, n int, dst []byte, maxBits int) (cbits, ubits int, startOnes, ok bool) {
 	if n == 0 || n > len(src)*8 {
 		return 0, 0, false, false

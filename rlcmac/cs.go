@@ -168,7 +168,7 @@ func CSFromCommand(v uint8, egprs bool) CodingScheme {
 	return CSUnknown
 }
 
-// CSFromULLen classifies an uplink block by its length (osmo-pcu facts §3.1).
+// CSFromULLen classifies an uplink block by its length (TS 44.060 §10.0a; osmo-pcu coding_scheme.c mcs_get_by_size_ul()).
 func CSFromULLen(n int) CodingScheme {
 	switch n {
 	case 23:

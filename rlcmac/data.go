@@ -166,7 +166,8 @@ func (r AppendResult) String() string {
 
 // DLUnit fills one RLC data unit (the octets after the data block header)
 // with LLC frame chunks and their length indicators, TS 44.060 §10.4.14
-// (GPRS) / §10.4.14a (EGPRS), following the fill rules of osmo-pcu facts §3.2.
+// (GPRS) / §10.4.14a (EGPRS), following the fill rules of osmo-pcu encoding.cpp
+// rlc_data_to_dl_append_gprs() / rlc_data_to_dl_append_egprs().
 // It writes into the caller's buffer and never allocates.
 //
 // Use: Reset(unit, egprs); for each LLC frame call Append(rest, final) until
@@ -547,7 +548,7 @@ type LLCSource interface {
 }
 
 // FillUnit fills u from src following TS 44.060 §10.4.14/§10.4.14a and
-// osmo-pcu facts §3.2. It returns true when the unit ends the last frame
+// osmo-pcu's encoding.cpp rlc_data_to_dl_append_*(). It returns true when the unit ends the last frame
 // (set FBI, or CV = 0 uplink). When the source runs dry with data in the unit
 // the rest is padded (EGPRS LI = 127).
 func FillUnit(u *DLUnit, src LLCSource) (final bool) {

@@ -71,7 +71,7 @@ func frame(n int, seed byte) []byte {
 	return f
 }
 
-// segment runs the DLUnit loop of osmo-pcu facts §3.2 over frames and returns the units.
+// segment runs the DLUnit loop of osmo-pcu's encoding.cpp rlc_data_to_dl_append_gprs/_egprs() over frames and returns the units.
 func segment(t *testing.T, cs CodingScheme, frames [][]byte) ([][]byte, []bool) {
 	t.Helper()
 	var units [][]byte

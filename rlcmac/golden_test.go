@@ -15,7 +15,7 @@ import (
 //     is byte-identical. The others carry sender-specific trailing bits
 //     (explicit release-extension zeros, MS RA capability fields beyond what
 //     we decode) and are checked by decode -> encode -> decode stability.
-//   - /work/shared/lab/README.md: osmo-pcu 1.1.0 idle dummy block.
+//   - testdata/osmo-pcu-1.1.0-lab.txt: osmo-pcu 1.1.0's idle dummy block in the lab.
 type goldenCtrl struct {
 	name  string
 	src   string
@@ -95,12 +95,12 @@ var goldenCtrls = []goldenCtrl{
 			t.Errorf("%+v", p)
 		}
 	}},
-	{"DL dummy USF 0", "lab README (osmo-pcu 1.1.0)", "40942b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b", false, true, func(t *testing.T, h any, m Message) {
+	{"DL dummy USF 0", "testdata/osmo-pcu-1.1.0-lab.txt", "40942b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b", false, true, func(t *testing.T, h any, m Message) {
 		if _, ok := m.(*PacketDownlinkDummyControlBlock); !ok {
 			t.Errorf("%T", m)
 		}
 	}},
-	{"DL dummy USF 7", "osmo-pcu facts §3.3", "47942b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b", false, true, func(t *testing.T, h any, m Message) {
+	{"DL dummy USF 7", "osmo-pcu encoding.cpp / gprs_rlcmac_sched.cpp sched_dummy()", "47942b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b", false, true, func(t *testing.T, h any, m Message) {
 		if h.(DLCtrlHeader).USF != 7 {
 			t.Errorf("%+v", h)
 		}
@@ -206,8 +206,8 @@ func TestMalformedPollingRequest(t *testing.T) {
 	}
 }
 
-// Immediate Assignment vectors. Sources: lab README (osmo-pcu 1.1.0 answering
-// RACH 0x78 on the virtual Um) and osmo-pcu tests/types/TypesTest.cpp
+// Immediate Assignment vectors. Sources: testdata/osmo-pcu-1.1.0-lab.txt
+// (osmo-pcu 1.1.0 answering RACH 0x78 on the virtual Um) and osmo-pcu tests/types/TypesTest.cpp
 // (test_immediate_assign_*; there the L2 pseudo length octet is not part of
 // the buffer, we prepend 0x2d = plen 11 and pad to 23 octets).
 func TestGoldenImmediateAssignment(t *testing.T) {
@@ -215,7 +215,7 @@ func TestGoldenImmediateAssignment(t *testing.T) {
 		name, src, hex string
 		check          func(m *ImmediateAssignment) bool
 	}{
-		{"lab one-phase", "lab README", "2d063f100ee3677860660000c800300b2b2b2b2b2b2b2b", func(m *ImmediateAssignment) bool {
+		{"lab one-phase", "testdata/osmo-pcu-1.1.0-lab.txt", "2d063f100ee3677860660000c800300b2b2b2b2b2b2b2b", func(m *ImmediateAssignment) bool {
 			r := m.Rest
 			return m.TBF && !m.Downlink && m.TN == 6 && m.TSC == 7 && m.ARFCN == 871 && m.ReqRef.RA == 0x78 &&
 				m.ReqRef.T1 == 12 && m.ReqRef.T3 == 3 && m.ReqRef.T2 == 6 && r.Kind == IARPacketUplink && r.Dynamic &&

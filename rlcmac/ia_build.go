@@ -3,7 +3,8 @@ package rlcmac
 import "time"
 
 // IAParams are the common inputs of the Immediate Assignment builders
-// (TS 44.018 §9.1.18, osmo-pcu facts §3.3).
+// (TS 44.018 §9.1.18, osmo-pcu encoding.cpp
+// Encoding::write_immediate_assignment()).
 type IAParams struct {
 	TN     uint8
 	TSC    uint8
@@ -113,7 +114,7 @@ func IAReject(ra uint16, is11 bool, refFN uint32, wait uint8) ImmediateAssignmen
 }
 
 // WaitIndication encodes a Packet Access Reject WAIT_INDICATION (TS 44.060
-// §12.16 / osmo-pcu facts §3.3): units of 20 ms when it fits (≤ 255 × 20 ms),
+// §12.16 / osmo-pcu encoding.cpp write_packet_access_reject()): units of 20 ms when it fits (≤ 255 × 20 ms),
 // else seconds (capped at 255 s).
 func WaitIndication(d time.Duration) (wait uint8, units20ms bool) {
 	if d <= 255*20*time.Millisecond {

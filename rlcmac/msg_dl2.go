@@ -197,7 +197,7 @@ func (m *PacketServingCellData) csn(c *Coder) {
 }
 
 // EncodePacketApplicationInformation builds the Packet Application
-// Information payload the way osmo-pcu does (facts §3.3, TS 44.060 §11.2.47):
+// Information payload the way osmo-pcu does (osmo-pcu pcu_l1_if.cpp pcu_rx_app_info_req(), TS 44.060 §11.2.47):
 // (len+1) octets: PAGE_MODE 00, 4-bit application type, then data bit-packed
 // (no MAC header). It returns the octets written.
 func EncodePacketApplicationInformation(b []byte, appType uint8, data []byte) (int, error) {

@@ -31,7 +31,7 @@ func TestPollFN(t *testing.T) {
 }
 
 func TestRetxMCS(t *testing.T) {
-	// Table 8.1.1.1/8.1.1.2 spot checks (osmo-pcu facts §3.4: initial MCS-8 is resent as MCS-8).
+	// Table 8.1.1.1/8.1.1.2 spot checks (osmo-pcu tbf_dl.cpp: an initial MCS-8 is resent as MCS-8).
 	for _, tc := range []struct {
 		init, cmd CodingScheme
 		reseg     bool

@@ -2,7 +2,7 @@ package ns
 
 import "net/netip"
 
-// INFO_IND address types (osmo-pcu-facts §1.6, pcuif_proto.h).
+// INFO_IND address types (pcuif_proto.h PCU_IF_ADDR_TYPE_*).
 const (
 	InfoAddrUnused = 0x00
 	InfoAddrIPv4   = 0x04

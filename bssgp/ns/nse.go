@@ -47,7 +47,7 @@ type Timers struct {
 	TsnsProcRetries   int
 }
 
-// DefaultTimers returns osmo's defaults (osmo-pcu-facts §2.1).
+// DefaultTimers returns osmo's defaults (libosmogb gprs_ns2.c gprs_ns2_instantiate()).
 func DefaultTimers() Timers {
 	return Timers{
 		TnsBlock: 3 * time.Second, TnsBlockRetries: 3,
@@ -67,7 +67,7 @@ type Endpoint struct {
 	Remote netip.AddrPort
 }
 
-// Config is the NSE configuration, filled from INFO_IND (osmo-pcu-facts §1.6).
+// Config is the NSE configuration, filled from INFO_IND (pcuif_proto.h struct gsm_pcu_if_info_ind).
 type Config struct {
 	NSEI      uint16
 	Dialect   Dialect
@@ -499,7 +499,7 @@ func (n *NSE) txCount(vc *VC, bind int, to netip.AddrPort, b []byte) error {
 }
 
 // Reconfigure applies a new configuration from a later INFO_IND while
-// keeping what still matches (osmo-pcu-facts §2.1): classic keeps the
+// keeping what still matches (osmo-pcu gprs_bssgp_pcu.c gprs_ns_update_config()): classic keeps the
 // NS-VCs whose bind, remote and NSVCI are unchanged, drops the others and
 // starts new ones; IP-SNS keeps everything when one of the new remotes is
 // the current initial SNS endpoint, else it starts over. NSEI or dialect

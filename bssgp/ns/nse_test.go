@@ -94,7 +94,7 @@ func bringUp(t *testing.T) (*NSE, *recTx, *recH) {
 	return n, tx, h
 }
 
-// The capture's start-up sequence (osmo-pcu-facts §2.1, lab README).
+// The capture's start-up sequence (TS 48.016 §7.3-7.4: NS-RESET, NS-UNBLOCK, then NS-ALIVE; as osmo-pcu 1.1.0 with libosmogb sends it).
 func TestClassicBringUp(t *testing.T) {
 	n, tx, _ := bringUp(t)
 	if d, ok := n.NextDeadline(); !ok || d != 2*time.Millisecond+30*time.Second {

@@ -168,7 +168,7 @@ func (d *daemon) params() pcu.Params {
 	if d.s.MCC > 0 || d.s.MNC > 0 {
 		p.OverrideMCC, p.OverrideMNC = d.s.MCC, d.s.MNC
 	}
-	if d.s.GSMTAPIP != "" { // -i overrides gsmtap-remote-host (osmo-pcu-facts §6.5)
+	if d.s.GSMTAPIP != "" { // -i overrides gsmtap-remote-host (osmo-pcu pcu_main.cpp handle_options())
 		p.GSMTAPHost = d.s.GSMTAPIP
 	}
 	return p

@@ -109,7 +109,7 @@ type Config struct {
 	NeighCtrlPort int
 }
 
-// Timers returns osmo-pcu's PCU timer table with defaults (facts §4.10).
+// Timers returns osmo-pcu's PCU timer table with defaults (osmo-pcu gprs_pcu.c T_defs_pcu).
 func Timers() vty.Tdefs {
 	ts := vty.Tdefs{
 		{T: 3113, Default: 7, Unit: vty.UnitS, Desc: "Timeout for paging"},

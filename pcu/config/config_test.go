@@ -8,7 +8,8 @@ import (
 )
 
 // freshPCU is osmo-pcu 1.1.0's `pcu` node of a process without config file
-// (facts §6.3, recorded from /usr/bin/osmo-pcu).
+// (`show running-config`, recorded from Debian's /usr/bin/osmo-pcu;
+// osmo-pcu pcu_vty.c config_write_pcu()).
 const freshPCU = `pcu
  flow-control-interval 1
  cs max 4

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// shippedExample has the commands of osmo-pcu's doc/examples/osmo-pcu.cfg
-// (facts §6.3): a stderr log target and a small pcu node.
+// shippedExample has the commands of osmo-pcu's doc/examples/osmo-pcu.cfg:
+// a stderr log target and a small pcu node.
 const shippedExample = `log stderr
  logging color 1
  logging print category-hex 0
@@ -23,14 +23,15 @@ pcu
 `
 
 func TestShippedExamplesLoad(t *testing.T) {
-	texts := map[string]string{"shipped": shippedExample}
-	for _, p := range []string{
-		"/usr/share/doc/osmo-pcu/examples/osmo-pcu/osmo-pcu.cfg",
-		"/work/shared/lab/configs/osmo-pcu.cfg",
-	} {
-		if b, err := os.ReadFile(p); err == nil {
-			texts[p] = string(b)
-		}
+	lab, err := os.ReadFile("testdata/lab-osmo-pcu.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := map[string]string{"shipped": shippedExample, "lab": string(lab)}
+	// Debian's osmo-pcu package ships the example; checked when installed.
+	const debian = "/usr/share/doc/osmo-pcu/examples/osmo-pcu/osmo-pcu.cfg"
+	if b, err := os.ReadFile(debian); err == nil {
+		texts[debian] = string(b)
 	}
 	for name, text := range texts {
 		v, cfg := newTree(t)

@@ -2,8 +2,8 @@ package config
 
 import "github.com/gopcu/gopcu/vty"
 
-// BTSTimers returns a BTS's timer table (`show bts-timer`; facts §4.10,
-// osmo-pcu T_defs_bts). Values come from INFO_IND / SI13 and are not
+// BTSTimers returns a BTS's timer table (`show bts-timer`; osmo-pcu bts.cpp
+// T_defs_bts). Values come from INFO_IND / SI13 and are not
 // settable on the VTY; the engine keeps one table per BTS.
 func BTSTimers() vty.Tdefs {
 	ts := vty.Tdefs{

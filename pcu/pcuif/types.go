@@ -8,8 +8,8 @@
 //	+---------------+---------------+-------------------------------+
 //	|   msg_type    |    bts_nr     |            spare              |
 //	+---------------+---------------+-------------------------------+
-//	|  payload (struct of the message type; offsets in the facts    |
-//	|  table osmo-pcu-facts §1.6 are relative to here)              |
+//	|  payload (struct of the message type; the field offsets of    |
+//	|  pcuif_proto.h's structs are relative to here)                |
 //
 // Integers are in host byte order (little-endian on every supported
 // platform; we fix little-endian), except the CONTAINER length and the
@@ -59,7 +59,7 @@ const HeaderLen = 4
 // MsgType is the first octet of every message.
 type MsgType uint8
 
-// Message types (osmo-pcu-facts §1.3).
+// Message types (pcuif_proto.h PCU_IF_MSG_*).
 const (
 	TypeDataReq    MsgType = 0x00
 	TypeDataCnf    MsgType = 0x01 // v10, v11 only
@@ -93,7 +93,7 @@ func (t MsgType) String() string {
 	return fmt.Sprintf("UNKNOWN(0x%02x)", uint8(t))
 }
 
-// SAPI of DATA/RTS/RACH messages (osmo-pcu-facts §1.4).
+// SAPI of DATA/RTS/RACH messages (pcuif_proto.h PCU_IF_SAPI_*).
 type SAPI uint8
 
 // SAPIs.
@@ -147,7 +147,7 @@ func (s SAPI) ValidIn(v Version) bool {
 	return false
 }
 
-// INFO_IND flags (osmo-pcu-facts §1.5).
+// INFO_IND flags (pcuif_proto.h PCU_IF_FLAG_*).
 const (
 	FlagActive    uint32 = 1 << 0
 	FlagDirectPHY uint32 = 1 << 1 // PCU_IF_FLAG_SYSMO in v10/v11

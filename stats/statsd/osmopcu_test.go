@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite testdata/osmo-pcu-1.1.0.names f
 
 const refFile = "testdata/osmo-pcu-1.1.0.names"
 
-// osmoPCUConfig is osmo-pcu's TTCN-3 statsd reporter (osmo-pcu-facts §7.2)
+// osmoPCUConfig is osmo-pcu's TTCN-3 statsd reporter (osmo-ttcn3-hacks pcu/osmo-pcu.cfg)
 // with `stats interval 1` so that osmo-pcu reports on its own.
 const osmoPCUConfig = `log stderr
  logging filter all 1

@@ -260,7 +260,7 @@ func (b *BTS) handle(msg []byte) pcuif.Message {
 		case pcuif.SAPIPCH:
 			if b.cfg.Version < pcuif.V12 {
 				// OsmoBTS echoes the 23-octet MAC block, without the
-				// 3 paging group digits (osmo-pcu-facts §1.7).
+				// 3 paging group digits (osmo-bts pcu_sock.c; osmo-pcu 1.1.0 pcu_l1_if.cpp pcu_rx_data_cnf()).
 				mac := d.Payload
 				if len(mac) == pcuif.PCHLegacyLen {
 					mac = mac[3:]

@@ -271,7 +271,7 @@ func TestEGPRSBulkUplink(t *testing.T) {
 var maxULSteps = 100000
 
 // TestEGPRSAccessTypes: the kinds of 11-bit access bursts (TS 44.060
-// §11.2.5a, osmo-pcu-facts §4.2) get osmo-pcu's answers: one-phase an
+// §11.2.5a, osmo-pcu bts.cpp parse_egprs_pkt_ch_req()) get osmo-pcu's answers: one-phase an
 // EGPRS dynamic assignment, two-phase a multi block assignment, emergency
 // and ACCESS_0 bursts an IMM ASS REJ with RA 0x7F and the Extended RA.
 func TestEGPRSAccessTypes(t *testing.T) {
@@ -455,7 +455,7 @@ func TestEGPRSTwoPhase(t *testing.T) {
 }
 
 // TestEGPRSUplinkLinkAdaptation: the UL MCS follows the C/I of the blocks
-// with the `mcs link-quality-ranges` windows (osmo-pcu-facts §3.8). At 4 dB
+// with the `mcs link-quality-ranges` windows (osmo-pcu gprs_ms.c ms_update_cs_ul()). At 4 dB
 // an MS that starts at MCS-9 is commanded down to MCS-1; it resegments its
 // MCS-9 units into two MCS-3 blocks each (SPB 2 and 3, TS 44.060 Table
 // 8.1.1.1, RESEGMENT = 1 in every Packet Uplink Ack/Nack), with 10 % of

@@ -13,7 +13,7 @@ import (
 
 // TestPagingOnPACCH: a CS paging from the BTS (PAG_REQ, TMSI) for a
 // phone in packet transfer goes out as a Packet Paging Request on the
-// PACCH of its TBF (osmo-pcu-facts §4.8).
+// PACCH of its TBF (TS 44.060 §11.2.10; osmo-pcu bts.cpp bts_add_paging()).
 func TestPagingOnPACCH(t *testing.T) {
 	r := startRadio(t, pcuif.V12, bulkParams(), 5)
 	var mu sync.Mutex

@@ -328,7 +328,7 @@ func TestPinnedVersion(t *testing.T) {
 
 // TestPDCHEnergySaving: with a BTS model that transmits nothing on its own
 // (osmo-bts-trx, PCUIF v12), a PDCH without TBFs is answered with an empty
-// DATA_REQ, so the BTS can leave the timeslot dark (osmo-pcu-facts §3.9,
+// DATA_REQ, so the BTS can leave the timeslot dark (osmo-pcu pcu_l1_if.cpp decide_gen_idle_blocks(),
 // TTCN-3 TC_pdch_energy_saving); a PDCH with a TBF gets blocks on every
 // RTS, and it goes dark again once the TBF is released.
 func TestPDCHEnergySaving(t *testing.T) {

@@ -44,7 +44,7 @@ func stepFor(t *testing.T, c *msemu.Cell, d time.Duration) {
 
 // TestN3101T3169: an MS that stops using its USF grants exhausts N3101
 // (10 empty granted blocks); the UL TBF goes to RELEASING and is freed when
-// T3169 (5 s) expires (TS 44.060 §13.3, osmo-pcu-facts §4.5).
+// T3169 (5 s) expires (TS 44.060 §13.3, osmo-pcu tbf_ul_fsm.c).
 func TestN3101T3169(t *testing.T) {
 	r := startRadio(t, pcuif.V12, bulkParams(), 6)
 	ms := r.cell.AddMS(0xc0006001, "901700000006001", 12)
@@ -300,7 +300,7 @@ func vtyConfigureParams(t *testing.T, r *radioRig, mod func(*pcu.Params), cmds .
 // TestT3190PollAge: T3190 is the MS's timer that ends its DL TBF when no
 // data block arrives for it (TS 44.060 §13.1); the PCU polls a TBF whose
 // blocks are unacknowledged after min(T3190/2, X2031) without a poll
-// (osmo-pcu-facts §4.10, §9.1). With `timer T3190 2` and no delayed
+// (osmo-pcu gprs_pcu.c T_defs_pcu, gprs_rlcmac_sched.cpp tbf_compute_priority()). With `timer T3190 2` and no delayed
 // release (X2031 0), no preemptive retransmission and one slot, a DL TBF
 // whose final block (FBI, polled) and first two re-polls are lost is
 // polled again every second (217 to 222 frames: the next block after the
