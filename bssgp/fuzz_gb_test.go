@@ -3,6 +3,8 @@ package bssgp
 import (
 	"testing"
 	"time"
+
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 // FuzzGbInput feeds arbitrary datagrams to an unblocked Gb: it must never
@@ -11,13 +13,13 @@ import (
 // STATUS...).
 func FuzzGbInput(f *testing.F) {
 	for _, c := range badPDUs {
-		f.Add(append([]byte{0, 0, byte(c.bvci >> 8), byte(c.bvci)}, hx(c.pdu)...))
+		f.Add(append([]byte{0, 0, byte(c.bvci >> 8), byte(c.bvci)}, testutil.MustHex(c.pdu)...))
 	}
 	for _, g := range goldens {
-		f.Add(append([]byte{0, 0, 0x07, 0x08}, hx(g.hex)...))
+		f.Add(append([]byte{0, 0, 0x07, 0x08}, testutil.MustHex(g.hex)...))
 	}
-	f.Add(hx("020081010182006504820065"))
-	f.Add(hx("0a"))
+	f.Add(testutil.MustHex("020081010182006504820065"))
+	f.Add(testutil.MustHex("0a"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		g, tx, _ := up(t)
 		g.Input(0, sgsnAddr, b, time.Second)

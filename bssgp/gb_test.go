@@ -12,6 +12,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 var sgsnAddr = netip.MustParseAddrPort("127.0.0.1:23000")
@@ -57,14 +58,6 @@ func (h *recHandler) Other(bvci uint16, p PDU, now time.Duration) {
 	h.other = append(h.other, p.Type())
 }
 
-func hx(s string) []byte {
-	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
 func expect(t *testing.T, got []string, want ...string) {
 	t.Helper()
 	if len(got) != len(want) {
@@ -93,7 +86,7 @@ func labGb(t testing.TB) (*Gb, *memTx, *recHandler) {
 	return g, tx, h
 }
 
-func (g *Gb) inHex(s string, now time.Duration) { g.Input(0, sgsnAddr, hx(s), now) }
+func (g *Gb) inHex(s string, now time.Duration) { g.Input(0, sgsnAddr, testutil.MustHex(s), now) }
 
 // TestBringUpCapture replays the SGSN side of the capture's start-up and
 // checks that gopcu sends the same bytes as osmo-pcu 1.1.0.
@@ -292,7 +285,7 @@ func TestMalformedGetStatus(t *testing.T) {
 	g, tx, h := up(t)
 	for _, c := range badPDUs {
 		t.Run(c.name, func(t *testing.T) {
-			pdu := hx(c.pdu)
+			pdu := testutil.MustHex(c.pdu)
 			nsu := append([]byte{0, 0, byte(c.bvci >> 8), byte(c.bvci)}, pdu...)
 			g.Input(0, sgsnAddr, nsu, time.Second)
 			out := tx.out

@@ -7,16 +7,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-)
 
-func unhex(t testing.TB, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+	"github.com/gopcu/gopcu/internal/testutil"
+)
 
 // labCell is the lab's cell: RAI 901-70-1-0, CI 6969.
 var labCell = CellID{RAI: RAI{MCC: 901, MNC: 70, LAC: 1, RAC: 0}, CI: 6969}
@@ -99,7 +92,7 @@ var goldens = []struct {
 func TestGolden(t *testing.T) {
 	for _, g := range goldens {
 		t.Run(g.name, func(t *testing.T) {
-			b := unhex(t, g.hex)
+			b := testutil.Hex(t, g.hex)
 			p, err := Parse(b)
 			if err != nil {
 				t.Fatalf("parse: %v", err)
@@ -146,7 +139,7 @@ func TestIMSI(t *testing.T) {
 		}
 	}
 	v, _ := EncodeIMSI("901700000000001")
-	if !bytes.Equal(v, unhex(t, "9910070000000010")) {
+	if !bytes.Equal(v, testutil.Hex(t, "9910070000000010")) {
 		t.Fatalf("%x", v)
 	}
 }
@@ -155,12 +148,12 @@ func TestRAI(t *testing.T) {
 	b := make([]byte, 6)
 	r := RAI{MCC: 262, MNC: 42, LAC: 0x1234, RAC: 5}
 	r.put(b)
-	if !bytes.Equal(b, unhex(t, "62f224123405")) || parseRAI(b) != r {
+	if !bytes.Equal(b, testutil.Hex(t, "62f224123405")) || parseRAI(b) != r {
 		t.Fatalf("%x", b)
 	}
 	r3 := RAI{MCC: 310, MNC: 260, MNC3Digits: true, LAC: 1, RAC: 1}
 	r3.put(b)
-	if !bytes.Equal(b, unhex(t, "130062000101")) || parseRAI(b) != r3 {
+	if !bytes.Equal(b, testutil.Hex(t, "130062000101")) || parseRAI(b) != r3 {
 		t.Fatalf("%x %+v", b, parseRAI(b))
 	}
 }
@@ -205,14 +198,14 @@ var decodeErrors = []struct {
 func TestDecodeErrors(t *testing.T) {
 	for _, c := range decodeErrors {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse(unhex(t, c.hex))
+			_, err := Parse(testutil.Hex(t, c.hex))
 			got, ok := CauseOf(err)
 			if !ok || got != c.cause {
 				t.Fatalf("cause %v (%v) want %v", got, err, c.cause)
 			}
 		})
 	}
-	_, err := Parse(unhex(t, "2204820708"))
+	_, err := Parse(testutil.Hex(t, "2204820708"))
 	if !errors.Is(err, ErrMissingMandatoryIE) {
 		t.Fatal(err)
 	}
@@ -247,7 +240,7 @@ func FuzzParse(f *testing.F) {
 }
 
 func FuzzDLUnitdata(f *testing.F) {
-	f.Add(unhex(f, goldens[12].hex))
+	f.Add(testutil.Hex(f, goldens[12].hex))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var p DLUnitdata
 		_ = p.Unmarshal(b)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 // goldenCtrl is one published control block.
@@ -23,15 +25,6 @@ type goldenCtrl struct {
 	ul    bool
 	same  bool
 	check func(t *testing.T, h any, m Message)
-}
-
-func hexb(t *testing.T, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 var goldenCtrls = []goldenCtrl{
@@ -147,7 +140,7 @@ var goldenCtrls = []goldenCtrl{
 func TestGoldenControlBlocks(t *testing.T) {
 	for _, g := range goldenCtrls {
 		t.Run(g.name, func(t *testing.T) {
-			b := hexb(t, g.hex)
+			b := testutil.Hex(t, g.hex)
 			var hdr any
 			var m Message
 			var err error
@@ -199,7 +192,7 @@ func TestGoldenControlBlocks(t *testing.T) {
 // The "Polling Request (malformed)" vector of RLCMACTest.cpp must be rejected
 // with an error, not a panic.
 func TestMalformedPollingRequest(t *testing.T) {
-	_, _, err := DecodeDL(hexb(t, "4913e00850884013a8048b2b2b2b2b2b2b2b2b2b2b2b2b"))
+	_, _, err := DecodeDL(testutil.Hex(t, "4913e00850884013a8048b2b2b2b2b2b2b2b2b2b2b2b2b"))
 	var be *BitError
 	if !errors.As(err, &be) || !errors.Is(err, ErrInvalid) {
 		t.Fatalf("err %v", err)
@@ -245,7 +238,7 @@ func TestGoldenImmediateAssignment(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := hexb(t, tc.hex)
+			b := testutil.Hex(t, tc.hex)
 			var m ImmediateAssignment
 			if err := DecodeImmediateAssignment(b, &m); err != nil {
 				t.Fatalf("%s: %v", tc.src, err)

@@ -4,13 +4,15 @@ import (
 	"net/netip"
 	"testing"
 	"time"
+
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 // FuzzNSEInput: arbitrary datagrams into a classic and an IP-SNS NSE never
 // panic.
 func FuzzNSEInput(f *testing.F) {
 	for _, g := range goldens {
-		f.Add(unhexNoT(stripSpaces(g.hex)))
+		f.Add(testutil.MustHex(stripSpaces(g.hex)))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		n, _, _ := bringUp(t)

@@ -2,22 +2,14 @@ package ns
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"net/netip"
 	"reflect"
 	"strings"
 	"testing"
-)
 
-func unhex(t testing.TB, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+	"github.com/gopcu/gopcu/internal/testutil"
+)
 
 var (
 	ep1 = IPElement{Addr: netip.MustParseAddr("127.0.0.1"), Port: 23000, SigWeight: 1, DataWeight: 1}
@@ -42,7 +34,7 @@ var goldens = []struct {
 	{"capture NS-UNITDATA BVC-RESET", "000000002204820000078108",
 		NewUnitdata(0, []byte{0x22, 0x04, 0x82, 0x00, 0x00, 0x07, 0x81, 0x08})},
 	{"capture NS-UNITDATA FC-BVC", "00000708261e8101058203e803820320018203e81c82032006820000",
-		NewUnitdata(1800, unhexNoT("261e8101058203e803820320018203e81c82032006820000"))},
+		NewUnitdata(1800, testutil.MustHex("261e8101058203e803820320018203e81c82032006820000"))},
 	{"NS-BLOCK", "04008101018200 65", NewBlock(CauseOMIntervention, 101)},
 	{"NS-BLOCK-ACK", "0501820065", NewBlockAck(101)},
 	{"NS-STATUS proto error", "08 00810b 02820aff", NewStatus(CauseProtocolErrorUnspec, []byte{0x0a, 0xff})},
@@ -80,12 +72,10 @@ var goldens = []struct {
 		PDU{Type: PDUSNSDelete, NSEI: 1234, HasNSEI: true, TransactionID: 8, IP4: []IPElement{ep2}, HasIP4: true}},
 }
 
-func unhexNoT(s string) []byte { b, _ := hex.DecodeString(s); return b }
-
 func TestGolden(t *testing.T) {
 	for _, g := range goldens {
 		t.Run(g.name, func(t *testing.T) {
-			b := unhex(t, g.hex)
+			b := testutil.Hex(t, g.hex)
 			var p PDU
 			if err := p.Unmarshal(b); err != nil {
 				t.Fatalf("parse: %v", err)
@@ -148,7 +138,7 @@ func TestDecodeErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse(unhex(t, c.hex))
+			_, err := Parse(testutil.Hex(t, c.hex))
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -158,7 +148,7 @@ func TestDecodeErrors(t *testing.T) {
 			}
 		})
 	}
-	_, err := Parse(unhex(t, "0201820065"))
+	_, err := Parse(testutil.Hex(t, "0201820065"))
 	if !errors.Is(err, ErrMissingEssentialIE) {
 		t.Fatalf("errors.Is: %v", err)
 	}
@@ -173,7 +163,7 @@ func TestMarshalShortBuffer(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	for _, g := range goldens {
-		f.Add(unhexNoT(strings.ReplaceAll(g.hex, " ", "")))
+		f.Add(testutil.MustHex(strings.ReplaceAll(g.hex, " ", "")))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var p PDU
@@ -210,7 +200,7 @@ func BenchmarkUnitdataParse(b *testing.B) {
 }
 
 func TestSNSLongNSEILength(t *testing.T) {
-	p, err := Parse(unhex(t, "0c 04000204d2 07"))
+	p, err := Parse(testutil.Hex(t, "0c 04000204d2 07"))
 	if err != nil || p.NSEI != 1234 || p.TransactionID != 7 {
 		t.Fatal(p, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 // vec builds a message of total length n from hex fragments at absolute
@@ -84,7 +86,7 @@ func goldens(t testing.TB) []golden {
 				&Data{Kind: TypeDataReq, SAPI: SAPIPDTCH, Payload: dummyBlock(), FN: 17350, ARFCN: 871, TS: 6, BlockNr: 8}},
 			golden{"DATA_IND BCCH SI13", v, vec(t, n, map[int]string{0: "02 00 00 00 04 17 01 06 00 90 00 18 5a 6f c9 f1 46 08 41 1b 2b 2b 2b 2b 2b 2b 2b 2b 2b",
 				182: "ff 7f"}),
-				&Data{Kind: TypeDataInd, SAPI: SAPIBCCH, Payload: mustHex("01 06 00 90 00 18 5a 6f c9 f1 46 08 41 1b 2b 2b 2b 2b 2b 2b 2b 2b 2b"), LqualCb: 32767}},
+				&Data{Kind: TypeDataInd, SAPI: SAPIBCCH, Payload: testutil.MustHex("01 06 00 90 00 18 5a 6f c9 f1 46 08 41 1b 2b 2b 2b 2b 2b 2b 2b 2b 2b"), LqualCb: 32767}},
 			golden{"DATA_IND PDTCH meas", v, vec(t, n, map[int]string{0: "02 03 00 00 05 02 aa bb", 168: "10 00 00 00 67 03 02 05 01 c4 e8 03 fc ff 78 00"}),
 				&Data{hdr: hdr{3}, Kind: TypeDataInd, SAPI: SAPIPDTCH, Payload: []byte{0xaa, 0xbb}, FN: 16, ARFCN: 871, TRX: 2, TS: 5, BlockNr: 1,
 					RSSI: -60, BER10k: 1000, TAOffsQbits: -4, LqualCb: 120}},
@@ -106,7 +108,7 @@ func goldens(t testing.TB) []golden {
 			golden{"APP_INFO_REQ", v, vec(t, n, map[int]string{0: "04 00 00 00 00 02 ff ff"}), &AppInfoReq{AppType: 0, Data: []byte{0xff, 0xff}}},
 			golden{"E1_CCU_IND", v, vec(t, n, map[int]string{0: "33 00 00 00 00 04 01 02 03"}), &E1CCUInd{TS: 4, E1Nr: 1, E1TS: 2, E1TSSubSl: 3}},
 			golden{"CONTAINER NEIGH_ADDR_REQ", v, vec(t, 15, map[int]string{0: "80 00 00 00 81 00 00 07 00 01 1b 39 03 67 3f"}),
-				&Container{MsgType: ContNeighAddrReq, Data: mustHex("00 01 1b 39 03 67 3f")}},
+				&Container{MsgType: ContNeighAddrReq, Data: testutil.MustHex("00 01 1b 39 03 67 3f")}},
 		)
 	}
 	// Version specific messages.
@@ -114,7 +116,7 @@ func goldens(t testing.TB) []golden {
 		golden{"INFO_IND lab v10", V10, infoIndLab(t), labInfo()},
 		// Real Immediate Assignment of osmo-pcu 1.1.0 on the v10 AGCH SAPI (lab RACH probe).
 		golden{"DATA_REQ AGCH v10", V10, vec(t, 1006, map[int]string{0: "00 00 00 00 02 17 2d 06 3f 10 0e e3 67 78 60 66 00 00 c8 00 30 0b 2b 2b 2b 2b 2b 2b 2b"}),
-			&Data{Kind: TypeDataReq, SAPI: SAPIAGCH, Payload: mustHex("2d 06 3f 10 0e e3 67 78 60 66 00 00 c8 00 30 0b 2b 2b 2b 2b 2b 2b 2b")}},
+			&Data{Kind: TypeDataReq, SAPI: SAPIAGCH, Payload: testutil.MustHex("2d 06 3f 10 0e e3 67 78 60 66 00 00 c8 00 30 0b 2b 2b 2b 2b 2b 2b 2b")}},
 		golden{"DATA_CNF v10", V10, vec(t, 1006, map[int]string{0: "01 00 00 00 03 02 30 31"}), &Data{Kind: TypeDataCnf, SAPI: SAPIPCH, Payload: []byte("01")}},
 		golden{"DATA_CNF_DT v10", V10, vec(t, 1006, map[int]string{0: "11 00 00 00 08 44 33 22 11 0d 00 00 00 67 03 00 04 02 c4 00 00 00 00 00 00"}),
 			&DataCnfDT{SAPI: SAPIAGCHDT, TLLI: 0x11223344, FN: 13, ARFCN: 871, TS: 4, BlockNr: 2, RSSI: -60}},
@@ -152,16 +154,8 @@ func goldens(t testing.TB) []golden {
 	return gs
 }
 
-func mustHex(s string) []byte {
-	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
 func dummyBlock() []byte {
-	b := mustHex("40 94")
+	b := testutil.MustHex("40 94")
 	for len(b) < 23 {
 		b = append(b, 0x2b)
 	}
@@ -220,7 +214,7 @@ func TestLabInfoInd(t *testing.T) {
 
 func TestCCCHPayloads(t *testing.T) {
 	p := PCH2{MsgID: 0xdeadbeef, IMSI: "262420000000001", Confirm: true}
-	copy(p.MAC[:], mustHex("2d 06 3f 10 0e e3 67 78 60 66 00 00 c8 00 30 0b 2b 2b 2b 2b 2b 2b 2b"))
+	copy(p.MAC[:], testutil.MustHex("2d 06 3f 10 0e e3 67 78 60 66 00 00 c8 00 30 0b 2b 2b 2b 2b 2b 2b 2b"))
 	b := make([]byte, PCH2Len)
 	if _, err := p.MarshalTo(b); err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/hex"
 	"io"
 	"net"
 	"os"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
@@ -28,18 +28,10 @@ import (
 // them (21 octets from the message type on).
 var (
 	naccTarget = bssgp.CellID{RAI: bssgp.RAI{MCC: 901, MNC: 70, LAC: 2, RAC: 3}, CI: 7000}
-	naccSI1    = mustHexS("19" + "000000000000000000000000000000" + "01" + "e50400" + "2b")
-	naccSI3    = mustHexS("1b" + "1b58" + "09f1070002" + "480300" + "25" + "4740" + "e50400" + "2b2b2b2b")
-	naccSI13   = mustHexS("0082a64c1e940fc5ef692a5053cb4b2b2b2b2b2b2b")
+	naccSI1    = testutil.MustHex("19" + "000000000000000000000000000000" + "01" + "e50400" + "2b")
+	naccSI3    = testutil.MustHex("1b" + "1b58" + "09f1070002" + "480300" + "25" + "4740" + "e50400" + "2b2b2b2b")
+	naccSI13   = testutil.MustHex("0082a64c1e940fc5ef692a5053cb4b2b2b2b2b2b2b")
 )
-
-func mustHexS(s string) []byte {
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
 
 // rimGb is the SGSN side for NACC: it records the RIM PDUs the engine
 // sends on the signalling BVC.

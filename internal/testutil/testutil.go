@@ -1,0 +1,115 @@
+// Package testutil holds the helpers gopcu's tests share: hex vectors,
+// golden files and polling with a deadline instead of fixed sleeps.
+//
+// It is imported only by _test.go files and test-support packages.
+package testutil
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// MustHex decodes a hex string; spaces and newlines are ignored. It panics
+// on bad input, so it suits package-level test vectors.
+func MustHex(s string) []byte {
+	b, err := hex.DecodeString(stripSpace(s))
+	if err != nil {
+		panic(fmt.Sprintf("testutil.MustHex(%q): %v", s, err))
+	}
+	return b
+}
+
+// Hex decodes a hex string like MustHex and fails the test on bad input.
+func Hex(t testing.TB, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(stripSpace(s))
+	if err != nil {
+		t.Fatalf("bad hex %q: %v", s, err)
+	}
+	return b
+}
+
+func stripSpace(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '\t', '\n', '\r':
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// UpdateGolden reports whether golden files are to be rewritten: the
+// environment variable GOPCU_UPDATE_GOLDEN is set to a non-empty value.
+func UpdateGolden() bool { return os.Getenv("GOPCU_UPDATE_GOLDEN") != "" }
+
+// Golden compares got with the file at path (relative to the test's
+// package directory). With update (or UpdateGolden()) it first writes got
+// to the file. A mismatch reports the first differing line.
+func Golden(t testing.TB, path string, got []byte, update bool) {
+	t.Helper()
+	if update || UpdateGolden() {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("golden file: %v (rewrite with GOPCU_UPDATE_GOLDEN=1)", err)
+	}
+	if bytes.Equal(got, want) {
+		return
+	}
+	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := 0; i < len(gl) || i < len(wl); i++ {
+		var g, w string
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if g != w || i >= len(gl) || i >= len(wl) {
+			t.Fatalf("%s differs at line %d:\n got %q\nwant %q", path, i+1, g, w)
+		}
+	}
+}
+
+// PollInterval is how often Eventually evaluates its condition.
+const PollInterval = 5 * time.Millisecond
+
+// Eventually polls cond every PollInterval until it returns true and
+// fails the test with msg (a format for args) when that has not happened
+// within deadline. It replaces fixed "settle" sleeps: a condition that
+// holds at once costs nothing, a slow machine gets the whole deadline.
+func Eventually(t testing.TB, deadline time.Duration, cond func() bool, msg string, args ...any) {
+	t.Helper()
+	if !Poll(deadline, cond) {
+		t.Fatalf("not within %v: "+msg, append([]any{deadline}, args...)...)
+	}
+}
+
+// Poll polls cond every PollInterval until it returns true (then true) or
+// deadline has passed (then false, after a last evaluation). For callers
+// that handle the timeout themselves.
+func Poll(deadline time.Duration, cond func() bool) bool {
+	end := time.Now().Add(deadline)
+	for {
+		if cond() {
+			return true
+		}
+		if !time.Now().Before(end) {
+			return cond()
+		}
+		time.Sleep(PollInterval)
+	}
+}

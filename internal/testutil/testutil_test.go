@@ -1,0 +1,69 @@
+package testutil
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestHex(t *testing.T) {
+	if got := MustHex("01 ab\nFF"); string(got) != "\x01\xab\xff" {
+		t.Fatalf("%x", got)
+	}
+	if got := Hex(t, "0a0b"); len(got) != 2 || got[1] != 0x0b {
+		t.Fatalf("%x", got)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("MustHex of bad input must panic")
+		}
+	}()
+	MustHex("0g")
+}
+
+// fakeT records a Fatalf instead of stopping the test.
+type fakeT struct {
+	testing.TB
+	failed string
+}
+
+func (f *fakeT) Helper() {}
+func (f *fakeT) Fatalf(format string, args ...any) {
+	f.failed = format
+	_ = args
+}
+
+func TestEventually(t *testing.T) {
+	var n atomic.Int32
+	start := time.Now()
+	Eventually(t, time.Second, func() bool { return n.Add(1) >= 3 }, "never")
+	if n.Load() != 3 || time.Since(start) > 500*time.Millisecond {
+		t.Fatalf("polled %d times in %v", n.Load(), time.Since(start))
+	}
+	f := &fakeT{TB: t}
+	start = time.Now()
+	Eventually(f, 30*time.Millisecond, func() bool { return false }, "cond %d", 7)
+	if !strings.Contains(f.failed, "cond %d") || time.Since(start) < 30*time.Millisecond {
+		t.Fatalf("timeout not reported: %q after %v", f.failed, time.Since(start))
+	}
+	if Poll(0, func() bool { return false }) || !Poll(0, func() bool { return true }) {
+		t.Fatal("Poll with no time left evaluates once")
+	}
+}
+
+func TestGolden(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.golden")
+	Golden(t, p, []byte("a\nb\n"), true)
+	Golden(t, p, []byte("a\nb\n"), false)
+	f := &fakeT{TB: t}
+	Golden(f, p, []byte("a\nc\n"), false)
+	if !strings.Contains(f.failed, "differs at line") {
+		t.Fatalf("mismatch not reported: %q", f.failed)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "a\nb\n" {
+		t.Fatalf("file changed: %q", b)
+	}
+}
