@@ -11,6 +11,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 // sgsnConfig is the lab's osmo-sgsn.cfg (lab/configs) with the NS bind
@@ -71,12 +72,11 @@ func startSGSNAt(t *testing.T, n *netns, dir, config, tag string) {
 	}
 	n.start(t, dir, "osmo-sgsn"+tag+".log", "osmo-sgsn", "-c", cfg)
 	// Wait for the VTY.
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if out, err := n.vty(4245, "show ns"); err == nil && strings.Contains(out, "OsmoSGSN") {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+	if testutil.Poll(5*time.Second, func() bool {
+		out, err := n.vty(4245, "show ns")
+		return err == nil && strings.Contains(out, "OsmoSGSN")
+	}) {
+		return
 	}
 	log, _ := os.ReadFile(filepath.Join(dir, "osmo-sgsn"+tag+".log"))
 	t.Fatalf("osmo-sgsn did not come up:\n%s", log)
@@ -143,18 +143,41 @@ func interopSetup(t *testing.T, dialect ns.Dialect) (*netns, string, *engine) {
 
 func checkVTY(t *testing.T, n *netns) {
 	t.Helper()
-	out, err := n.vty(4245, "show ns", "show bssgp")
+	out := sgsnVTY(t, n, []string{"show ns", "show bssgp"},
+		"NSEI 00101", "ALIVE", "UNBLOCKED", "BVCI  1800", "RA-ID: 901-70-1-0", "CID: 6969")
+	if testing.Verbose() {
+		t.Logf("osmo-sgsn VTY:\n%s", out)
+	}
+}
+
+// sgsnVTY runs cmds on osmo-sgsn's VTY until the output contains every
+// one of wants (the SGSN processes our PDUs asynchronously) and returns
+// the last output; after 5 s it reports the missing strings.
+func sgsnVTY(t *testing.T, n *netns, cmds []string, wants ...string) string {
+	t.Helper()
+	var out string
+	var err error
+	testutil.Poll(5*time.Second, func() bool {
+		out, err = n.vty(4245, cmds...)
+		if err != nil {
+			return false
+		}
+		for _, w := range wants {
+			if !strings.Contains(out, w) {
+				return false
+			}
+		}
+		return true
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"NSEI 00101", "ALIVE", "UNBLOCKED", "BVCI  1800", "RA-ID: 901-70-1-0", "CID: 6969"} {
+	for _, w := range wants {
 		if !strings.Contains(out, w) {
 			t.Errorf("osmo-sgsn VTY lacks %q:\n%s", w, out)
 		}
 	}
-	if testing.Verbose() {
-		t.Logf("osmo-sgsn VTY:\n%s", out)
-	}
+	return out
 }
 
 // TestInteropClassic: NS (classic) and BVC come up against the real Debian
@@ -164,7 +187,6 @@ func checkVTY(t *testing.T, n *netns) {
 func TestInteropClassic(t *testing.T) {
 	n, dir, e := interopSetup(t, ns.DialectClassic)
 	e.waitEvent(t, "bvc-up=true", 5*time.Second)
-	time.Sleep(300 * time.Millisecond) // let the SGSN process FLOW-CONTROL-BVC
 	checkVTY(t, n)
 
 	// GMM Attach Request from a random TLLI -> DL-UNITDATA (Identity Request
@@ -191,7 +213,6 @@ func TestInteropClassic(t *testing.T) {
 	restarted := time.Now()
 	e.waitEvent(t, "bvc-up=true", 6*time.Second+time.Second)
 	t.Logf("recovered %v after osmo-sgsn restart", time.Since(restarted).Round(time.Millisecond))
-	time.Sleep(300 * time.Millisecond)
 	checkVTY(t, n)
 }
 
@@ -214,16 +235,7 @@ func restartSGSNDialect(t *testing.T, n *netns, dir string, dialect ns.Dialect) 
 func TestInteropIPSNS(t *testing.T) {
 	n, dir, e := interopSetup(t, ns.DialectIPSNS)
 	e.waitEvent(t, "bvc-up=true", 5*time.Second)
-	time.Sleep(300 * time.Millisecond)
-	out, err := n.vty(4245, "show ns", "show bssgp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []string{"NSEI 00101", "UNBLOCKED", "BVCI  1800"} {
-		if !strings.Contains(out, w) {
-			t.Errorf("osmo-sgsn VTY lacks %q:\n%s", w, out)
-		}
-	}
+	out := sgsnVTY(t, n, []string{"show ns", "show bssgp"}, "NSEI 00101", "UNBLOCKED", "BVCI  1800")
 	t.Logf("osmo-sgsn VTY:\n%s", out)
 
 	// osmo-sgsn restart: the new SGSN does not know us; IP-SNS starts over.
@@ -257,7 +269,6 @@ func TestInteropSGSNCommands(t *testing.T) {
 			e.waitEvent(t, "bvc-up=true", 5*time.Second)
 		}
 	}
-	time.Sleep(300 * time.Millisecond)
 	checkVTY(t, n)
 }
 
@@ -290,16 +301,7 @@ func TestInteropClassicIPv6(t *testing.T) {
 	}
 	t.Cleanup(func() { e.close(); udp.Close() })
 	e.waitEvent(t, "bvc-up=true", 5*time.Second)
-	time.Sleep(300 * time.Millisecond)
-	out, err := n.vty(4245, "show ns", "show bssgp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []string{"NSEI 00101", "UNBLOCKED", "[::1]:23001", "BVCI  1800"} {
-		if !strings.Contains(out, w) {
-			t.Errorf("osmo-sgsn VTY lacks %q:\n%s", w, out)
-		}
-	}
+	sgsnVTY(t, n, []string{"show ns", "show bssgp"}, "NSEI 00101", "UNBLOCKED", "[::1]:23001", "BVCI  1800")
 }
 
 // TestInteropTwoNSVCs: two classic NS-VCs (two local ports) in one NSE;
@@ -333,17 +335,24 @@ func TestInteropTwoNSVCs(t *testing.T) {
 	}
 	t.Cleanup(func() { e.close(); udp.Close() })
 	e.waitEvent(t, "bvc-up=true", 5*time.Second)
-	time.Sleep(500 * time.Millisecond)
-	out, _ := n.vty(4245, "show ns")
-	for _, w := range []string{"NSVCI 00101: UNBLOCKED", "NSVCI 00102: UNBLOCKED"} {
-		if !strings.Contains(out, w) {
-			t.Fatalf("osmo-sgsn VTY lacks %q:\n%s", w, out)
-		}
+	sgsnVTY(t, n, []string{"show ns"}, "NSVCI 00101: UNBLOCKED", "NSVCI 00102: UNBLOCKED")
+	if t.Failed() {
+		t.FailNow()
 	}
 	if _, err := n.vty(4245, "nsvc 101 block"); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
+	// Our side has processed the NS-BLOCK once NS-VC 101 is blocked here.
+	testutil.Eventually(t, 5*time.Second, func() bool {
+		blocked := false
+		e.call(func(now time.Duration) {
+			if vc := e.gb.NSE().VCByNSVCI(101); vc != nil {
+				st, _ := vc.State()
+				blocked = st != ns.VCUnblocked
+			}
+		})
+		return blocked
+	}, "NS-VC 101 not blocked after osmo-sgsn's nsvc 101 block")
 	up := false
 	e.call(func(now time.Duration) { up = e.gb.Unblocked() && e.gb.NSE().Available() })
 	if !up {

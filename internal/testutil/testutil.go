@@ -84,10 +84,15 @@ func Golden(t testing.TB, path string, got []byte, update bool) {
 	}
 }
 
-// PollInterval is how often Eventually evaluates its condition.
-const PollInterval = 5 * time.Millisecond
+// PollInterval is Eventually's first pause between two evaluations of its
+// condition; the pause doubles up to MaxPollInterval, so a condition that
+// is expensive to evaluate (a VTY round trip) is not hammered.
+const (
+	PollInterval    = 5 * time.Millisecond
+	MaxPollInterval = 100 * time.Millisecond
+)
 
-// Eventually polls cond every PollInterval until it returns true and
+// Eventually polls cond (see PollInterval) until it returns true and
 // fails the test with msg (a format for args) when that has not happened
 // within deadline. It replaces fixed "settle" sleeps: a condition that
 // holds at once costs nothing, a slow machine gets the whole deadline.
@@ -98,11 +103,12 @@ func Eventually(t testing.TB, deadline time.Duration, cond func() bool, msg stri
 	}
 }
 
-// Poll polls cond every PollInterval until it returns true (then true) or
+// Poll polls cond (see PollInterval) until it returns true (then true) or
 // deadline has passed (then false, after a last evaluation). For callers
 // that handle the timeout themselves.
 func Poll(deadline time.Duration, cond func() bool) bool {
 	end := time.Now().Add(deadline)
+	pause := PollInterval
 	for {
 		if cond() {
 			return true
@@ -110,6 +116,7 @@ func Poll(deadline time.Duration, cond func() bool) bool {
 		if !time.Now().Before(end) {
 			return cond()
 		}
-		time.Sleep(PollInterval)
+		time.Sleep(min(pause, time.Until(end)+time.Millisecond))
+		pause = min(2*pause, MaxPollInterval)
 	}
 }
