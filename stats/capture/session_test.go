@@ -8,10 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/tests/btsemu"
@@ -47,6 +50,7 @@ func TestEngineSession(t *testing.T) {
 		t.Skip(err)
 	}
 	defer tapLn.Close()
+	var tapAGCH, tapPCH, tapPDCH atomic.Int32 // GSMTAP packets received per channel
 	go func() {
 		b := make([]byte, 4096)
 		for {
@@ -55,6 +59,17 @@ func TestEngineSession(t *testing.T) {
 				return
 			}
 			c.UDP(time.Now(), from, netip.AddrPortFrom(tapIP, 4729), b[:n])
+			var h gsmtap.Header
+			if _, err := h.Unmarshal(b[:n]); err == nil {
+				switch h.SubType &^ gsmtap.ChannelACCH {
+				case gsmtap.ChannelAGCH:
+					tapAGCH.Add(1)
+				case gsmtap.ChannelPCH:
+					tapPCH.Add(1)
+				case gsmtap.ChannelPACCH, gsmtap.ChannelPDTCH:
+					tapPDCH.Add(1)
+				}
+			}
 		}
 	}()
 
@@ -134,9 +149,12 @@ func TestEngineSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond)
+	// The engine sends the Paging Request on PCH as soon as the PAGING-PS
+	// arrived; its tap shows it has.
+	testutil.Eventually(t, 5*time.Second, func() bool { return tapPCH.Load() > 0 }, "no Paging Request tapped on PCH")
 	step(4)
-	time.Sleep(100 * time.Millisecond) // the last taps reach the listener
+	testutil.Eventually(t, 5*time.Second, func() bool { return tapAGCH.Load() > 0 && tapPDCH.Load() > 0 },
+		"no Immediate Assignment (AGCH) or PDTCH/PACCH block tapped")
 	tapLn.Close()
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
