@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
@@ -73,7 +74,7 @@ func TestCounterLLCLifetime(t *testing.T) {
 	r.eng.Call(func() {
 		r.eng.HandleDLUnitdata(0, &pcu.DLUnitdata{TLLI: ms.TLLI, IMSI: ms.IMSI, Lifetime: 1, MSClass: 12, LLC: f})
 	})
-	time.Sleep(30 * time.Millisecond)
+	time.Sleep(30 * time.Millisecond) // wall clock: the 10 ms PDU lifetime runs on the monotonic clock
 	r.stepUntil(t, "llc:timeout", 400, time.Millisecond, func() bool { return r.btsCtr(pcu.CtrLLCFrameTimedout) > 0 })
 	if n := r.btsCtr(pcu.CtrLLCFrameDropped); n == 0 {
 		t.Error("llc:dl_dropped not counted")
@@ -93,13 +94,7 @@ func TestCounterPagingFromSGSN(t *testing.T) {
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for r := g.radioRig; r.btsCtr(pcu.CtrPCHRequests) == 0; {
-		if time.Now().After(deadline) {
-			t.Fatal("pch:requests not counted")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, 3*time.Second, func() bool { return g.btsCtr(pcu.CtrPCHRequests) > 0 }, "pch:requests not counted")
 }
 
 // One PDCH, 8 MSs asking for UL TBFs: 7 get one (USF 0-6), the eighth
@@ -174,11 +169,5 @@ func TestCounterLateBlock(t *testing.T) {
 		Payload: make([]byte, 23)}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for r.btsCtr(pcu.CtrRLCLateBlock) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("rlc:late-block not counted")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 2*time.Second, func() bool { return r.btsCtr(pcu.CtrRLCLateBlock) > 0 }, "rlc:late-block not counted")
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/tests/btsemu"
@@ -97,21 +98,14 @@ func startGb(t *testing.T, v pcuif.Version) *gbRig {
 	t.Cleanup(r.stop)
 	r.waitActive(4)
 	g.radioRig = &radioRig{rig: r, cell: msemu.NewCell(bts, 9)}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	testutil.Eventually(t, 5*time.Second, func() bool {
 		g.mu.Lock()
 		up := g.up
 		g.mu.Unlock()
 		var engUp bool
 		eng.Call(func() { engUp = eng.GbUp() })
-		if up && engUp {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("NS/BVC not up within 5 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return up && engUp
+	}, "NS/BVC not up")
 	return g
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
@@ -85,17 +86,11 @@ func naccRun(t *testing.T, start func(n *netns.NS, dir string)) naccWire {
 	if err := bts.WaitActive(ctx, 4); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	testutil.Eventually(t, 15*time.Second, func() bool {
 		mu.Lock()
-		u := up
-		mu.Unlock()
-		if u {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("BVC not unblocked")
-		}
-	}
+		defer mu.Unlock()
+		return up
+	}, "BVC not unblocked")
 	cell := msemu.NewCell(bts, 41)
 	ms := cell.AddMS(0xd0000003, "901700000000044", 10)
 	for i := 0; i < 8; i++ {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
@@ -50,18 +51,11 @@ func startGbCell(t *testing.T, n *netns.NS, dir, name string, info *pcuif.InfoIn
 
 func (c *gbCell) waitGb(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	testutil.Eventually(t, 15*time.Second, func() bool {
 		var up bool
 		c.eng.Call(func() { up = c.eng.GbUp() })
-		if up {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("BVC not unblocked by osmo-sgsn within 15 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return up
+	}, "BVC not unblocked by osmo-sgsn")
 }
 
 // TestNACCViaRealSGSN: two gopcu instances with their BTS emulators and

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -60,11 +61,7 @@ func TestNSVTY(t *testing.T) {
 	}
 	wait := func(what string, want bool) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); nsUp() != want; time.Sleep(5 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: the SGSN's NS-VC up = %v", what, !want)
-			}
-		}
+		testutil.Eventually(t, 10*time.Second, func() bool { return nsUp() == want }, "%s: the SGSN's NS-VC up = %v", what, !want)
 	}
 	run("enable")
 	for _, step := range []struct{ cmd, out string }{
@@ -92,9 +89,6 @@ func TestNSVTY(t *testing.T) {
 		t.Fatalf("reset: %q", out)
 	}
 	wait("after nsvc reset", true)
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(run("show ns nsvc 101"), "UNBLOCKED"); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("NS-VC not unblocked again after the reset")
-		}
-	}
+	testutil.Eventually(t, 10*time.Second, func() bool { return strings.Contains(run("show ns nsvc 101"), "UNBLOCKED") },
+		"NS-VC not unblocked again after the reset")
 }

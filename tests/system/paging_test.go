@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 )
@@ -81,23 +82,19 @@ func TestSuspend(t *testing.T) {
 	if err := g.bts.Send(&pcuif.SuspReq{TLLI: ms.TLLI, RAID: raid}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) {
+	var s *bssgp.Suspend
+	testutil.Eventually(t, 3*time.Second, func() bool {
 		mu.Lock()
-		s := got
-		mu.Unlock()
-		if s != nil {
-			if s.TLLI != ms.TLLI || s.RAI.MCC != 901 || s.RAI.MNC != 70 || s.RAI.LAC != 1 {
-				t.Fatalf("SUSPEND %+v", s)
-			}
-			var active bool
-			g.eng.Call(func() { m := g.eng.MSByTLLI(0, ms.TLLI); active = m != nil && m.Active() })
-			if active {
-				t.Fatal("TBFs kept after suspend")
-			}
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+		defer mu.Unlock()
+		s = got
+		return s != nil
+	}, "no SUSPEND at the SGSN")
+	if s.TLLI != ms.TLLI || s.RAI.MCC != 901 || s.RAI.MNC != 70 || s.RAI.LAC != 1 {
+		t.Fatalf("SUSPEND %+v", s)
 	}
-	t.Fatal("no SUSPEND at the SGSN")
+	var active bool
+	g.eng.Call(func() { m := g.eng.MSByTLLI(0, ms.TLLI); active = m != nil && m.Active() })
+	if active {
+		t.Fatal("TBFs kept after suspend")
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/tests/btsemu"
@@ -186,18 +187,11 @@ func TestReconnect(t *testing.T) {
 			g0, fd0 := runtime.NumGoroutine(), fdCount(t)
 			for i := 0; i < 3; i++ {
 				r.bts.Close() // the BTS process dies
-				deadline := time.Now().Add(5 * time.Second)
-				for {
+				testutil.Eventually(t, 5*time.Second, func() bool {
 					var connected bool
 					r.eng.Call(func() { connected = r.eng.Connected() })
-					if !connected {
-						break
-					}
-					if time.Now().After(deadline) {
-						t.Fatal("engine did not notice the loss")
-					}
-					time.Sleep(5 * time.Millisecond)
-				}
+					return !connected
+				}, "engine did not notice the loss")
 				var active bool
 				r.eng.Call(func() { active = r.eng.BTS(0).Active || r.eng.BTS(0).EnabledPDCHs() != 0 })
 				if active {
@@ -221,9 +215,13 @@ func TestReconnect(t *testing.T) {
 			if got := l1(r.eng, pcu.L1Connected); got != 4 {
 				t.Fatalf("connected counter %d, want 4", got)
 			}
-			runtime.GC()
-			time.Sleep(50 * time.Millisecond) // let closed connections' goroutines finish
-			if g, fd := runtime.NumGoroutine(), fdCount(t); g > g0 || fd > fd0 {
+			// closed connections' goroutines finish on their own
+			var g, fd int
+			if !testutil.Poll(2*time.Second, func() bool {
+				runtime.GC()
+				g, fd = runtime.NumGoroutine(), fdCount(t)
+				return g <= g0 && fd <= fd0
+			}) {
 				t.Fatalf("growth: goroutines %d -> %d, fds %d -> %d", g0, g, fd0, fd)
 			}
 		})
@@ -284,38 +282,23 @@ func TestInfoIndDelta(t *testing.T) {
 	if err := r.bts.Send(info); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for fmt.Sprint(r.bts.ActivePDCHs()) != "[[0 2] [0 3] [0 4] [0 5]]" {
-		if time.Now().After(deadline) {
-			t.Fatalf("active %v", r.bts.ActivePDCHs())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, func() bool {
+		return fmt.Sprint(r.bts.ActivePDCHs()) == "[[0 2] [0 3] [0 4] [0 5]]"
+	}, "active PDCHs not TS 2-5")
 	if got := r.bts.Stats().ActReqs - acts; got != 4 {
 		t.Fatalf("%d ACT_REQs for a delta of 4", got)
 	}
 	// An INFO_IND without ACTIVE deactivates everything; the engine keeps running.
 	info.Flags &^= pcuif.FlagActive
 	r.bts.Send(info)
-	for len(r.bts.ActivePDCHs()) != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("still active %v", r.bts.ActivePDCHs())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, func() bool { return len(r.bts.ActivePDCHs()) == 0 }, "PDCHs still active")
 }
 
 // TestPinnedVersion: with a pinned version, an INFO_IND of another version
 // is refused and counted; with auto-detection it is adopted.
 func TestPinnedVersion(t *testing.T) {
 	r := startRig(t, pcuif.V10, pcuif.V12)
-	deadline := time.Now().Add(3 * time.Second)
-	for l1(r.eng, pcu.L1VersionMismatch) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("version mismatch not counted")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 3*time.Second, func() bool { return l1(r.eng, pcu.L1VersionMismatch) > 0 }, "version mismatch not counted")
 	if n := len(r.bts.ActivePDCHs()); n != 0 {
 		t.Fatalf("%d PDCHs activated despite version mismatch", n)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/tests/btsemu"
@@ -80,19 +81,11 @@ func rimExchange(t *testing.T, start func(n *netns.NS, dir string, bts *btsemu.B
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	testutil.Eventually(t, 15*time.Second, func() bool {
 		mu.Lock()
-		u := up
-		mu.Unlock()
-		if u {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("BVC not unblocked")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return up
+	}, "BVC not unblocked")
 	var answers []string
 	for _, r := range reqs {
 		mu.Lock()
@@ -104,16 +97,12 @@ func rimExchange(t *testing.T, start func(n *netns.NS, dir string, bts *btsemu.B
 			t.Fatal(err)
 		}
 		var a string
-		for end := time.Now().Add(500 * time.Millisecond); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		testutil.Poll(500*time.Millisecond, func() bool { // no answer is an answer too
 			mu.Lock()
-			if len(got) > 0 {
-				a = strings.Join(got, " ")
-			}
-			mu.Unlock()
-			if a != "" {
-				break
-			}
-		}
+			defer mu.Unlock()
+			a = strings.Join(got, " ")
+			return a != ""
+		})
 		answers = append(answers, a)
 	}
 	return answers

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/tests/btsemu"
@@ -84,18 +85,11 @@ func TestRealSGSNAttach(t *testing.T) {
 	t.Cleanup(r.stop)
 	r.waitActive(4)
 	// osmo-sgsn needs a moment to listen; gopcu retries NS-RESET every tns-reset.
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	testutil.Eventually(t, 15*time.Second, func() bool {
 		var up bool
 		eng.Call(func() { up = eng.GbUp() })
-		if up {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("BVC not unblocked by osmo-sgsn within 15 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return up
+	}, "BVC not unblocked by osmo-sgsn")
 	out, _ := n.Output("python3", "../lab/tools/vty.py", "4245", "show bssgp")
 	if !strings.Contains(out, "BVCI  1800, RA-ID: 901-70-1-0, CID: 6969, STATE: UNBLOCKED") {
 		t.Fatalf("osmo-sgsn show bssgp:\n%s", out)
