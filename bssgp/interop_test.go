@@ -130,7 +130,7 @@ func interopSetup(t *testing.T, dialect ns.Dialect) (*netns, string, *engine) {
 	needRoot(t)
 	need(t, "osmo-sgsn", "ip")
 	if testing.Short() {
-		t.Skip("interop test skipped in -short mode")
+		t.Skip("needs a run without -short (interop with osmo-sgsn)")
 	}
 	t.Parallel() // every test has its own network namespace
 	n := newNetns(t)
@@ -277,7 +277,7 @@ func TestInteropClassicIPv6(t *testing.T) {
 	needRoot(t)
 	need(t, "osmo-sgsn", "ip")
 	if testing.Short() {
-		t.Skip("interop test skipped in -short mode")
+		t.Skip("needs a run without -short (interop with osmo-sgsn)")
 	}
 	t.Parallel()
 	n := newNetns(t)
@@ -310,7 +310,7 @@ func TestInteropTwoNSVCs(t *testing.T) {
 	needRoot(t)
 	need(t, "osmo-sgsn", "ip")
 	if testing.Short() {
-		t.Skip("interop test skipped in -short mode")
+		t.Skip("needs a run without -short (interop with osmo-sgsn)")
 	}
 	t.Parallel()
 	n := newNetns(t)

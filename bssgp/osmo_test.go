@@ -21,6 +21,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 // writePcap writes UDP/IPv4 packets (LINKTYPE_RAW) 127.0.0.1:sport -> :dport.
@@ -99,7 +100,7 @@ func need(t *testing.T, bins ...string) {
 	t.Helper()
 	for _, b := range bins {
 		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("%s not installed", b)
+			t.Skipf("needs %s (apt-get install %s)", b, testutil.DebPackage(b))
 		}
 	}
 }
@@ -107,7 +108,7 @@ func need(t *testing.T, bins ...string) {
 func needRoot(t *testing.T) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root (network namespace)")
+		t.Skip("needs root (network namespaces)")
 	}
 }
 
@@ -120,11 +121,11 @@ type netns struct {
 func newNetns(t *testing.T) *netns {
 	t.Helper()
 	if sysSetns() == 0 {
-		t.Skip("setns number unknown on " + runtime.GOARCH)
+		t.Skip("needs the setns syscall number, unknown on " + runtime.GOARCH)
 	}
 	n := &netns{name: fmt.Sprintf("gopcu-bssgp-%d-%d", os.Getpid(), time.Now().UnixNano()%100000)}
 	if out, err := exec.Command("ip", "netns", "add", n.name).CombinedOutput(); err != nil {
-		t.Skipf("ip netns add: %v %s", err, out)
+		t.Skipf("needs network namespaces (ip netns add: %v %s)", err, bytes.TrimSpace(out))
 	}
 	t.Cleanup(func() { exec.Command("ip", "netns", "delete", n.name).Run() })
 	if out, err := exec.Command("ip", "-n", n.name, "link", "set", "lo", "up").CombinedOutput(); err != nil {

@@ -51,7 +51,7 @@ func TestRACHPayload(t *testing.T) {
 func TestPcapTshark(t *testing.T) {
 	tshark, err := exec.LookPath("tshark")
 	if err != nil {
-		t.Skip("tshark not installed")
+		t.Skip("needs tshark (apt-get install tshark)")
 	}
 	f := filepath.Join(t.TempDir(), "x.pcap")
 	var buf bytes.Buffer

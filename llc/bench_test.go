@@ -118,7 +118,7 @@ func overload(tb testing.TB, n, rounds int, limit int64) (peak int64, s *Shared)
 // global limit.
 func TestOverload100k(t *testing.T) {
 	if testing.Short() {
-		t.Skip("short")
+		t.Skip("needs a run without -short (long test)")
 	}
 	const limit = 16 << 20
 	peak, s := overload(t, 100000, 3, limit)

@@ -243,7 +243,7 @@ var frameRE = regexp.MustCompile(`(?m)^Frame \d+:`)
 func TestTsharkOracle(t *testing.T) {
 	tshark, err := exec.LookPath("tshark")
 	if err != nil {
-		t.Skip("tshark not installed")
+		t.Skip("needs tshark (apt-get install tshark)")
 	}
 	cases := append(sampleMessages(t), ccchCases(t)...)
 	cases = append(cases, si13OracleCases(t)...)

@@ -314,7 +314,7 @@ func TestWriteKill9(t *testing.T) {
 		}
 	}
 	if testing.Short() {
-		t.Skip("short")
+		t.Skip("needs a run without -short (long test)")
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "c.cfg")

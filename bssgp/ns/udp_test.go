@@ -13,7 +13,7 @@ func TestUDPLoopback(t *testing.T) {
 		u, err := ListenUDP([]netip.AddrPort{netip.MustParseAddrPort(addr), netip.MustParseAddrPort(addr)},
 			func(d Datagram) { ch <- d })
 		if err != nil {
-			t.Skip("no", addr, err)
+			t.Skipf("needs %s on this host: %v", addr, err)
 		}
 		if err := u.Send(0, u.LocalAddr(1), []byte{0x0a}); err != nil {
 			t.Fatal(err)
@@ -44,7 +44,7 @@ func TestUDPDualWildcard(t *testing.T) {
 	port := u.LocalAddr(0).Port()
 	u2, err := ListenUDP([]netip.AddrPort{netip.AddrPortFrom(netip.IPv6Unspecified(), port)}, func(Datagram) {})
 	if err != nil {
-		t.Skip("no IPv6:", err)
+		t.Skipf("needs IPv6: %v", err)
 	}
 	u2.Close()
 }

@@ -434,7 +434,7 @@ const execReappliesLogTargets = true
 // once, with its own levels.
 func TestDaemonVTYLogTarget(t *testing.T) {
 	if !execReappliesLogTargets {
-		t.Skip("daemon.exec does not re-apply the log targets yet")
+		t.Skip("needs daemon.exec to re-apply the log targets (not built yet)")
 	}
 	logFile := filepath.Join(t.TempDir(), "x.log")
 	_, c, stderr := startLogDaemon(t)

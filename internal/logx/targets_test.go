@@ -291,7 +291,7 @@ func TestGSMTAPTarget(t *testing.T) {
 func TestGSMTAPLogTshark(t *testing.T) {
 	tshark, err := exec.LookPath("tshark")
 	if err != nil {
-		t.Skip("tshark not installed")
+		t.Skip("needs tshark (apt-get install tshark)")
 	}
 	e := &Entry{Time: time.Unix(1764496277, 123456000), Cat: CatRLCMACUL, Level: LevelError,
 		Msg: "marker-3f9a UL block dropped bsn=17", File: "/x/rlcmac/ul.go", Line: 321}

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -118,5 +119,41 @@ func Poll(deadline time.Duration, cond func() bool) bool {
 		}
 		time.Sleep(min(pause, time.Until(end)+time.Millisecond))
 		pause = min(2*pause, MaxPollInterval)
+	}
+}
+
+// debPackages maps the programs tests need to the Debian packages that
+// install them, for skip messages (a program not listed is its package).
+var debPackages = map[string]string{
+	"ip":     "iproute2",
+	"ping":   "iputils-ping",
+	"sysctl": "procps",
+}
+
+// DebPackage returns the Debian package that installs program bin.
+func DebPackage(bin string) string {
+	if p, ok := debPackages[bin]; ok {
+		return p
+	}
+	return bin
+}
+
+// NeedBinaries skips the test, in one line naming what is missing
+// ("needs osmo-sgsn (apt-get install osmo-sgsn)"), unless every program
+// in bins is on PATH.
+func NeedBinaries(t testing.TB, bins ...string) {
+	t.Helper()
+	for _, b := range bins {
+		if _, err := exec.LookPath(b); err != nil {
+			t.Skipf("needs %s (apt-get install %s)", b, DebPackage(b))
+		}
+	}
+}
+
+// NeedRoot skips the test unless it runs as root: "needs root (why)".
+func NeedRoot(t testing.TB, why string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skipf("needs root (%s)", why)
 	}
 }

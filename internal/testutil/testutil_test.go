@@ -67,3 +67,10 @@ func TestGolden(t *testing.T) {
 		t.Fatalf("file changed: %q", b)
 	}
 }
+
+func TestDebPackage(t *testing.T) {
+	if DebPackage("ip") != "iproute2" || DebPackage("osmo-sgsn") != "osmo-sgsn" {
+		t.Fatal(DebPackage("ip"), DebPackage("osmo-sgsn"))
+	}
+	NeedBinaries(t, "sh") // present everywhere: must not skip
+}

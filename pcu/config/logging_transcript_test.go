@@ -19,7 +19,7 @@ func TestLoggingTranscriptAgainstRecordedOsmoPCU(t *testing.T) {
 
 func TestLoggingTranscriptLive(t *testing.T) {
 	if testing.Short() {
-		t.Skip("short")
+		t.Skip("needs a run without -short (long test)")
 	}
 	script := loadScriptFile(t, logScriptFile)
 	ours := runOurs(t, script)

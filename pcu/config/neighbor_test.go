@@ -27,7 +27,7 @@ func TestNeighborResolution(t *testing.T) {
 // `neighbor` lines out, this one does not).
 func TestNeighborResolutionLive(t *testing.T) {
 	if testing.Short() {
-		t.Skip("short")
+		t.Skip("needs a run without -short (long test)")
 	}
 	ours := runOurs(t, neighborScript)
 	ref := liveTranscript(t, neighborScript, ours)

@@ -38,7 +38,7 @@ func randomScript(seed int64, n int) []string {
 // 1.1.0 and gopcu and compares every byte they answer.
 func TestRandomKeystrokesLive(t *testing.T) {
 	if testing.Short() {
-		t.Skip("short")
+		t.Skip("needs a run without -short (long test)")
 	}
 	for _, seed := range seeds {
 		script := randomScript(seed, 150)

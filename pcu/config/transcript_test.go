@@ -181,10 +181,10 @@ func recordLiveFile(t *testing.T, script []string, scriptFile, refFile string) {
 func liveTranscript(t *testing.T, script []string, expect []step) []step {
 	t.Helper()
 	if _, err := os.Stat(refBinary); err != nil {
-		t.Skip("osmo-pcu not installed")
+		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
 	}
 	if os.Geteuid() != 0 {
-		t.Skip("not root")
+		t.Skip("needs root (network namespaces)")
 	}
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "osmo-pcu.cfg")
@@ -193,11 +193,11 @@ func liveTranscript(t *testing.T, script []string, expect []step) []step {
 	}
 	ns := fmt.Sprintf("gopcu-vtyref-%d", os.Getpid())
 	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
-		t.Skipf("ip netns add: %v %s", err, out)
+		t.Skipf("needs network namespaces (ip netns add: %v %s)", err, bytes.TrimSpace(out))
 	}
 	defer exec.Command("ip", "netns", "delete", ns).Run()
 	if out, err := exec.Command("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up").CombinedOutput(); err != nil {
-		t.Skipf("lo up: %v %s", err, out)
+		t.Skipf("needs network namespaces (ip link set lo up: %v %s)", err, bytes.TrimSpace(out))
 	}
 	// "ip netns exec" execs osmo-pcu, so the PID is osmo-pcu's.
 	cmd := exec.Command("ip", "netns", "exec", ns, refBinary, "-c", cfgPath)
@@ -223,7 +223,7 @@ func liveTranscript(t *testing.T, script []string, expect []step) []step {
 		time.Sleep(100 * time.Millisecond)
 	}
 	if err != nil {
-		t.Skipf("osmo-pcu VTY not reachable: %v", err)
+		t.Skipf("needs osmo-pcu's VTY on port 4240: %v", err)
 	}
 	defer c.Close()
 	read := func(want int) (string, bool) {
@@ -273,7 +273,7 @@ func liveTranscript(t *testing.T, script []string, expect []step) []step {
 // (CI runs as root with it).
 func TestTranscriptLive(t *testing.T) {
 	if testing.Short() {
-		t.Skip("short")
+		t.Skip("needs a run without -short (long test)")
 	}
 	script := loadScript(t)
 	ours := runOurs(t, script)

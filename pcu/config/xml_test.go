@@ -29,7 +29,7 @@ func xmlCommands(doc string) map[string]string {
 // per-token help string with osmo-pcu 1.1.0's --vty-ref-xml output.
 func TestXMLReferenceMatchesOsmoPCU(t *testing.T) {
 	if _, err := os.Stat(refBinary); err != nil {
-		t.Skip("osmo-pcu not installed")
+		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
 	}
 	for _, mode := range []struct {
 		arg  string
@@ -37,7 +37,7 @@ func TestXMLReferenceMatchesOsmoPCU(t *testing.T) {
 	}{{"default", vty.XMLDefault}, {"expert", vty.XMLExpert}} {
 		ref, err := exec.Command(refBinary, "--vty-ref-mode", mode.arg, "--vty-ref-xml").Output()
 		if err != nil {
-			t.Skipf("osmo-pcu --vty-ref-xml: %v", err)
+			t.Skipf("needs a working osmo-pcu --vty-ref-xml: %v", err)
 		}
 		v, _ := newTree(t)
 		var ours bytes.Buffer

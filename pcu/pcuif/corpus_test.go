@@ -12,7 +12,7 @@ import (
 // seed corpus besides the f.Add seeds).
 func TestWriteSeedCorpus(t *testing.T) {
 	if os.Getenv("GOPCU_WRITE_CORPUS") != "1" {
-		t.Skip("set GOPCU_WRITE_CORPUS=1 to regenerate the seed corpus")
+		t.Skip("needs GOPCU_WRITE_CORPUS=1 (regenerates the seed corpus)")
 	}
 	dir := filepath.Join("testdata", "fuzz", "FuzzParse")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -140,7 +140,7 @@ func TestTshark(t *testing.T) {
 
 	tshark, err := exec.LookPath("tshark")
 	if err != nil {
-		t.Skip("tshark not installed")
+		t.Skip("needs tshark (apt-get install tshark)")
 	}
 	out, err := exec.Command(tshark, "-n", "-r", f, "-d", "udp.port==23000,gprs-ns",
 		"-o", "udp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",

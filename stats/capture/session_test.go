@@ -31,7 +31,7 @@ import (
 func TestEngineSession(t *testing.T) {
 	tshark, err := exec.LookPath("tshark")
 	if err != nil {
-		t.Skip("tshark not installed")
+		t.Skip("needs tshark (apt-get install tshark)")
 	}
 	n := netns.New(t)
 	dir := t.TempDir()
@@ -47,7 +47,7 @@ func TestEngineSession(t *testing.T) {
 	tapIP := netip.AddrFrom4([4]byte{127, 77, byte(os.Getpid() >> 8), byte(os.Getpid())})
 	tapLn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(tapIP, 4729)))
 	if err != nil {
-		t.Skip(err)
+		t.Skipf("needs UDP port 4729 on %v: %v", tapIP, err)
 	}
 	defer tapLn.Close()
 	var tapAGCH, tapPCH, tapPDCH atomic.Int32 // GSMTAP packets received per channel

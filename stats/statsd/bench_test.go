@@ -70,7 +70,7 @@ func BenchmarkReportIdle(b *testing.B) {
 func BenchmarkReportFlushUDP(b *testing.B) {
 	ln, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
-		b.Skip(err)
+		b.Skipf("needs a loopback UDP socket: %v", err)
 	}
 	defer ln.Close()
 	reg, _ := benchRegistry()

@@ -53,7 +53,7 @@ func newOsmoPCU(t *testing.T, info *pcuif.InfoInd, cmds ...string) *osmoPCU {
 	t.Helper()
 	bin, err := exec.LookPath("osmo-pcu")
 	if err != nil {
-		t.Skip("osmo-pcu not installed")
+		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
 	}
 	o := &osmoPCU{ns: netns.New(t), dir: t.TempDir(), bin: bin}
 	if err := o.ns.Do(func() (err error) {

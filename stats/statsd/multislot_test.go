@@ -62,7 +62,7 @@ func eightPDCHs() *pcuif.InfoInd {
 func TestDLSlotsForClass18AndUnknown(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("osmo-pcu"); err != nil {
-		t.Skip("needs osmo-pcu (Debian package osmo-pcu)")
+		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
 	}
 	if os.Geteuid() != 0 {
 		t.Skip("needs root (network namespaces)")

@@ -70,10 +70,10 @@ func TestOsmoPCUReference(t *testing.T) {
 	t.Parallel() // each run has its own network namespace
 	bin, err := exec.LookPath("osmo-pcu")
 	if err != nil {
-		t.Skip("osmo-pcu not installed")
+		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
 	}
 	if out, _ := exec.Command(bin, "-V").CombinedOutput(); !strings.Contains(string(out), "OsmoPCU version 1.1.0") {
-		t.Skipf("not osmo-pcu 1.1.0: %.40s", out)
+		t.Skipf("needs osmo-pcu 1.1.0 (found %.40q)", out)
 	}
 	// osmo-pcu 1.1.0 allocates its BTS and Gb groups on the first INFO_IND
 	// (PCUIF v10); with no BTS connected it has no group and sends nothing.

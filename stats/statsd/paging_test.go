@@ -136,7 +136,7 @@ func gopcuPaging(t *testing.T) map[string]int64 {
 func TestPagingCountersMatchOsmoPCU(t *testing.T) {
 	t.Parallel() // each run has its own network namespace
 	if _, err := exec.LookPath("osmo-pcu"); err != nil {
-		t.Skip("osmo-pcu not installed")
+		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
 	}
 	ref := osmoPCUPaging(t)
 	got := gopcuPaging(t)

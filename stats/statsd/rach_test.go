@@ -99,7 +99,7 @@ var knownRACHDiffs = map[string]string{}
 func TestRACHCountersMatchOsmoPCU(t *testing.T) {
 	t.Parallel() // each run has its own network namespace
 	if _, err := exec.LookPath("osmo-pcu"); err != nil {
-		t.Skip("osmo-pcu not installed")
+		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
 	}
 	ref := osmoPCURACH(t)
 	got := gopcuRACH(t)

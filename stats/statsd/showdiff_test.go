@@ -86,10 +86,10 @@ var pdchLine = regexp.MustCompile(`^  TS(\d): PDCH \w+, (\d+) UL TBFs, (\d+) DL 
 func TestShowMatchesOsmoPCU(t *testing.T) {
 	t.Parallel() // each run has its own network namespace
 	if _, err := exec.LookPath("osmo-pcu"); err != nil {
-		t.Skip("osmo-pcu not installed")
+		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
 	}
 	if os.Geteuid() != 0 {
-		t.Skip("network namespaces need root")
+		t.Skip("needs root (network namespaces)")
 	}
 	var ref, got map[string]string
 	t.Run("sessions", func(t *testing.T) {

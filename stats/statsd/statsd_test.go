@@ -292,7 +292,7 @@ func TestConfigFromVTY(t *testing.T) {
 func TestUDP(t *testing.T) {
 	ln, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
-		t.Skip(err)
+		t.Skipf("needs a loopback UDP socket: %v", err)
 	}
 	defer ln.Close()
 	sc := &vty.StatsConfig{Reporters: []*vty.StatsReporter{

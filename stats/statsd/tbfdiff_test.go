@@ -311,10 +311,10 @@ func runTBFSession(s *radioSide) (map[string]int64, map[string]string) {
 func TestTBFCountersMatchOsmoPCU(t *testing.T) {
 	t.Parallel() // each run has its own network namespace
 	if _, err := exec.LookPath("osmo-pcu"); err != nil {
-		t.Skip("osmo-pcu not installed")
+		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
 	}
 	if os.Geteuid() != 0 {
-		t.Skip("network namespaces need root")
+		t.Skip("needs root (network namespaces)")
 	}
 	var ref, got map[string]int64
 	var refShow, gotShow map[string]string

@@ -24,6 +24,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/stats/capture"
 	"github.com/gopcu/gopcu/tests/btsemu"
@@ -122,7 +123,7 @@ type rig struct {
 func need(t *testing.T) kind {
 	t.Helper()
 	if os.Getuid() != 0 {
-		t.Skip("the chaos suite needs root (network namespaces)")
+		t.Skip("needs root (network namespaces)")
 	}
 	k := pcuKind()
 	for _, b := range []string{"osmo-sgsn", "ip", string(k)} {
@@ -130,7 +131,7 @@ func need(t *testing.T) kind {
 			continue
 		}
 		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("%s not installed (make test installs the Osmocom packages)", b)
+			t.Skipf("needs %s (apt-get install %s)", b, testutil.DebPackage(b))
 		}
 	}
 	return k

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/tests/netns"
 )
@@ -25,11 +26,11 @@ import (
 func need(t *testing.T) {
 	t.Helper()
 	if os.Getuid() != 0 {
-		t.Skip("the lab needs root (network namespaces)")
+		t.Skip("needs root (network namespaces)")
 	}
 	for _, b := range []string{"osmo-bts-virtual", "osmo-bsc", "osmo-sgsn", "gcc", "python3", "ip"} {
 		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("%s not installed (make test installs the lab packages)", b)
+			t.Skipf("needs %s (apt-get install %s)", b, testutil.DebPackage(b))
 		}
 	}
 }

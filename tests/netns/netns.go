@@ -6,6 +6,7 @@
 package netns
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -32,14 +33,14 @@ var seq atomic.Int64
 func New(t *testing.T) *NS {
 	t.Helper()
 	if os.Getuid() != 0 {
-		t.Skip("network namespaces need root")
+		t.Skip("needs root (network namespaces)")
 	}
 	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("iproute2 not installed")
+		t.Skip("needs iproute2 (apt-get install iproute2)")
 	}
 	n := &NS{Name: fmt.Sprintf("gopcu-t%d-%d", os.Getpid(), seq.Add(1)), t: t}
 	if out, err := exec.Command("ip", "netns", "add", n.Name).CombinedOutput(); err != nil {
-		t.Skipf("ip netns add: %v %s", err, out)
+		t.Skipf("needs network namespaces (ip netns add: %v %s)", err, bytes.TrimSpace(out))
 	}
 	t.Cleanup(func() { exec.Command("ip", "netns", "delete", n.Name).Run() })
 	if out, err := exec.Command("ip", "-n", n.Name, "link", "set", "lo", "up").CombinedOutput(); err != nil {

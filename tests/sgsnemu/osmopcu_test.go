@@ -212,7 +212,7 @@ func TestGbConformanceOsmoPCU(t *testing.T) {
 	t.Parallel()
 	bin, err := exec.LookPath("osmo-pcu")
 	if err != nil {
-		t.Skip("needs osmo-pcu (Debian package osmo-pcu)")
+		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
 	}
 	n := netns.New(t)
 	dir := t.TempDir()

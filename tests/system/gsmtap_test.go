@@ -46,7 +46,7 @@ func TestGSMTAPSessionEGPRSPoorUplink(t *testing.T) { gsmtapSession(t, true, 0, 
 func gsmtapSession(t *testing.T, egprs bool, loss float64, hop, poorUL bool) {
 	lc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: gsmtap.UDPPort})
 	if err != nil {
-		t.Skipf("GSMTAP port busy: %v", err)
+		t.Skipf("needs a free UDP port 4729 on 127.0.0.1: %v", err)
 	}
 	defer lc.Close()
 	var mu sync.Mutex
@@ -191,7 +191,7 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64, hop, poorUL bool) {
 		}
 	}
 	if _, err := exec.LookPath("tshark"); err != nil {
-		t.Skip("tshark not installed")
+		t.Skip("needs tshark (apt-get install tshark)")
 	}
 	f := filepath.Join(t.TempDir(), "session.pcap")
 	if err := os.WriteFile(f, pcap.Bytes(), 0o644); err != nil {

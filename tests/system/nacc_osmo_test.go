@@ -130,7 +130,7 @@ func naccRun(t *testing.T, start func(n *netns.NS, dir string)) naccWire {
 func TestNACCMatchesOsmoPCU(t *testing.T) {
 	bin, err := exec.LookPath("osmo-pcu")
 	if err != nil {
-		t.Skip("osmo-pcu not installed")
+		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
 	}
 	ref := naccRun(t, func(n *netns.NS, dir string) {
 		if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(rimOsmoPCUConfig), 0o644); err != nil {

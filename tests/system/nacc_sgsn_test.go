@@ -67,7 +67,7 @@ func (c *gbCell) waitGb(t *testing.T) {
 // them in Packet Neighbour Cell Data byte for byte.
 func TestNACCViaRealSGSN(t *testing.T) {
 	if _, err := exec.LookPath("osmo-sgsn"); err != nil {
-		t.Skip("osmo-sgsn not installed (make test installs it)")
+		t.Skip("needs osmo-sgsn (apt-get install osmo-sgsn)")
 	}
 	n := netns.New(t)
 	dir := t.TempDir()

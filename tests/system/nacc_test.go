@@ -452,7 +452,7 @@ func TestNACCOverCTRL(t *testing.T) {
 func TestGSMTAPSessionNACC(t *testing.T) {
 	lc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: gsmtap.UDPPort})
 	if err != nil {
-		t.Skipf("GSMTAP port busy: %v", err)
+		t.Skipf("needs a free UDP port 4729 on 127.0.0.1: %v", err)
 	}
 	defer lc.Close()
 	var mu sync.Mutex
@@ -485,7 +485,7 @@ func TestGSMTAPSessionNACC(t *testing.T) {
 	r.run(t, 300, true, func() bool { return len(ms.NACC.Continues) > 0 })
 	r.run(t, 10, true, func() bool { return false })
 	if _, err := exec.LookPath("tshark"); err != nil {
-		t.Skip("tshark not installed")
+		t.Skip("needs tshark (apt-get install tshark)")
 	}
 	var pcap bytes.Buffer
 	w, err := gsmtap.NewPcapWriter(&pcap)

@@ -115,7 +115,7 @@ func rimExchange(t *testing.T, start func(n *netns.NS, dir string, bts *btsemu.B
 func TestRIMServerMatchesOsmoPCU(t *testing.T) {
 	bin, err := exec.LookPath("osmo-pcu")
 	if err != nil {
-		t.Skip("osmo-pcu not installed")
+		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
 	}
 	serving := bssgp.CellID{RAI: bssgp.RAI{MCC: 901, MNC: 70, LAC: 1}, CI: 6969}
 	geran := func(c bssgp.CellID) bssgp.RIMRoutingInfo {

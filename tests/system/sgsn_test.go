@@ -47,7 +47,7 @@ func gmmAttachRequest(t *testing.T, imsi string) []byte {
 // radio to that MS.
 func TestRealSGSNAttach(t *testing.T) {
 	if _, err := exec.LookPath("osmo-sgsn"); err != nil {
-		t.Skip("osmo-sgsn not installed (make test installs it)")
+		t.Skip("needs osmo-sgsn (apt-get install osmo-sgsn)")
 	}
 	n := netns.New(t)
 	dir := t.TempDir()

@@ -133,17 +133,30 @@ func WriteTable(w io.Writer, rows []Row) {
 // Check reports why the lab cannot run here (nil: it can).
 func Check() error {
 	if os.Getuid() != 0 {
-		return fmt.Errorf("%w: network namespaces and TUN devices need root", ErrSkip)
+		return fmt.Errorf("%w: needs root (network namespaces, TUN devices)", ErrSkip)
 	}
 	for _, p := range []string{"ip", "curl", "ping", "sysctl"} {
 		if _, err := exec.LookPath(p); err != nil {
-			return fmt.Errorf("%w: %s not installed", ErrSkip, p)
+			return fmt.Errorf("%w: needs %s (apt-get install %s)", ErrSkip, p, debPackage(p))
 		}
 	}
 	if _, err := os.Stat("/dev/net/tun"); err != nil {
-		return fmt.Errorf("%w: no /dev/net/tun", ErrSkip)
+		return fmt.Errorf("%w: needs /dev/net/tun (the tun kernel module)", ErrSkip)
 	}
 	return nil
+}
+
+// debPackage names the Debian package of a program Check needs.
+func debPackage(p string) string {
+	switch p {
+	case "ip":
+		return "iproute2"
+	case "ping":
+		return "iputils-ping"
+	case "sysctl":
+		return "procps"
+	}
+	return p
 }
 
 const (

@@ -174,10 +174,10 @@ func TestParsePing(t *testing.T) {
 // 1.5 x the idle ping and the goodput within 95 % of AQM off (about 50 s).
 func TestLabShort(t *testing.T) {
 	if testing.Short() {
-		t.Skip("real time: about 50 s")
+		t.Skip("needs a run without -short (about 50 s of real time)")
 	}
 	if err := Check(); err != nil {
-		t.Skip(err)
+		t.Skip(strings.TrimPrefix(err.Error(), ErrSkip.Error()+": "))
 	}
 	CleanStale()
 	cfg := DefaultConfig()
