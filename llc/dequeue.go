@@ -1,0 +1,285 @@
+package llc
+
+import (
+	"math"
+	"time"
+)
+
+// The dequeue path: class and flow selection (strict priority, DRR),
+// PDU lifetime with hysteresis, CoDel and the drop accounting of one
+// Dequeue call.
+
+// call is the per-Dequeue-call state.
+type call struct {
+	now  time.Duration
+	hyst time.Duration
+	d    Discard
+}
+
+func (c *call) dropped(n int, r Reason) {
+	c.d.Frames++
+	c.d.Octets += n
+	switch r {
+	case ReasonLifetime:
+		c.d.Lifetime++
+	case ReasonCoDel:
+		c.d.CoDel++
+	}
+}
+
+// Dequeue takes the next frame to send (osmo-pcu llc_queue_dequeue): the
+// GMM class first, then TOM/SMS, then the data class (DRR across the
+// user-data SAPIs in the rfc variant). On the way it drops frames whose PDU
+// lifetime expired (with the `queue hysteresis` rule) and frames the AQM
+// decides to drop. ok is false if nothing is left. d holds everything
+// dropped by this call plus earlier overflow drops not reported yet: if
+// d.Frames > 0 the engine sends LLC-DISCARDED (d.LLCDiscarded()).
+func (q *Queue) Dequeue(now time.Duration) (fr Frame, ok bool, d Discard) {
+	if q.a == nil {
+		return Frame{}, false, q.takePending()
+	}
+	q.sync()
+	c := call{now: now, hyst: time.Duration(q.s.cfg.Hysteresis) * 10 * time.Millisecond}
+	i := q.pick(&c)
+	d = c.d
+	if p := q.takePending(); p.Frames > 0 {
+		d.Frames += p.Frames
+		d.Octets += p.Octets
+		d.Overflow += p.Overflow
+	}
+	if i < 0 {
+		q.idle(now)
+		q.compact()
+		return Frame{}, false, d
+	}
+	e := &q.a.ents[i]
+	fr = Frame{Data: e.data, SAPI: SAPI(e.data), Enqueued: e.enq, Sojourn: q.sojourn(e, now),
+		Lifetime: e.life, seq: e.seq, queued: true}
+	fr.Class = ClassOf(fr.SAPI)
+	q.cls[fr.Class].sample(fr.Sojourn)
+	q.s.ctr.Scheduled++
+	q.release(i)
+	if q.frames == 0 {
+		q.idle(now)
+		q.compact()
+	}
+	return fr, true, d
+}
+
+func (c *classStats) sample(s time.Duration) {
+	us := uint32(min(s/time.Microsecond, math.MaxUint32))
+	if c.delivered == 0 {
+		c.min, c.max, c.avg = us, us, us
+	} else {
+		c.min = min(c.min, us)
+		c.max = max(c.max, us)
+		c.avg = uint32(int64(c.avg) + (int64(us)-int64(c.avg))/8)
+	}
+	c.last = us
+	c.delivered++
+}
+
+// pick runs the class priority and DRR and returns the delivered entry or -1.
+func (q *Queue) pick(c *call) int32 {
+	a := q.a
+	for f := uint8(flowGMM); f <= flowTOM; f++ {
+		if a.flows[f].frames > 0 {
+			if i := q.pull(f, c); i >= 0 {
+				return i
+			}
+		}
+	}
+	quantum := q.s.cfg.quantum()
+	for {
+		var f uint8
+		var l *flist
+		switch {
+		case a.newL.n > 0:
+			l = &a.newL
+		case a.oldL.n > 0:
+			l = &a.oldL
+		default:
+			// RFC 8289 dequeue on an empty queue: leave dropping state.
+			if a.variant == VariantRFC {
+				for f := firstUser; f < NumFlows; f++ {
+					a.cd[f].dropping = false
+					a.cd[f].faSet = false
+				}
+			}
+			return -1
+		}
+		f = l.f[0]
+		fw := &a.flows[f]
+		if fw.deficit <= 0 {
+			fw.deficit += quantum
+			l.pop()
+			fw.list = listOld
+			a.oldL.push(f)
+			continue
+		}
+		i := q.pull(f, c)
+		if i < 0 {
+			// RFC 8290 §4.2: an emptied new flow goes to the end of the
+			// old list (if that is not empty), an emptied old flow leaves.
+			l.pop()
+			if l == &a.newL && a.oldL.n > 0 {
+				fw.list = listOld
+				a.oldL.push(f)
+			} else {
+				fw.list = listNone
+			}
+			continue
+		}
+		fw.deficit -= int32(len(a.ents[i].data))
+		return i
+	}
+}
+
+// expired applies PDU lifetime with osmo-pcu's hysteresis to a popped
+// frame: true means drop it as timed out.
+func (q *Queue) expired(e *entry, c *call) bool {
+	life, ok := q.s.lifetimeOf(e.life)
+	if !ok {
+		return false
+	}
+	exp := e.enq + life
+	if c.now+c.hyst <= exp { // not expired at now + hysteresis
+		return false
+	}
+	if c.now <= exp { // expires only within the hysteresis
+		if c.d.Frames == 0 || e.flags&fDiscardable == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// pull takes the next frame of flow f to deliver, or -1 when the flow ran
+// empty, dropping expired and AQM-dropped frames on the way.
+func (q *Queue) pull(f uint8, c *call) int32 {
+	a := q.a
+	if a.variant == VariantOsmo {
+		return q.pullOsmo(f, c)
+	}
+	cd := &a.cd[f]
+	if !a.codelOn || f < firstUser {
+		return q.head(f, c)
+	}
+	p := &a.params
+	i := q.head(f, c)
+	if i < 0 {
+		cd.dropping, cd.faSet = false, false
+		return -1
+	}
+	ok := cd.okToDrop(c.now, q.sojourn(&a.ents[i], c.now), int(a.flows[f].octets), p)
+	if cd.dropping {
+		if !ok {
+			cd.dropping = false
+		}
+		for cd.dropping && c.now >= cd.dropNext {
+			if a.ents[i].flags&fProtected != 0 {
+				break // never drop it; the drop falls on the next droppable frame
+			}
+			q.aqmDrop(i, f, c)
+			cd.count++
+			i = q.head(f, c)
+			if i < 0 {
+				cd.dropping, cd.faSet = false, false
+				return -1
+			}
+			if !cd.okToDrop(c.now, q.sojourn(&a.ents[i], c.now), int(a.flows[f].octets), p) {
+				cd.dropping = false
+			} else {
+				cd.dropNext = controlLaw(cd.dropNext, cd.count, p.Interval)
+			}
+		}
+	} else if ok && a.ents[i].flags&fProtected == 0 {
+		q.aqmDrop(i, f, c)
+		i = q.head(f, c)
+		if i >= 0 {
+			cd.okToDrop(c.now, q.sojourn(&a.ents[i], c.now), int(a.flows[f].octets), p)
+		} else {
+			cd.faSet = false
+		}
+		cd.enter(c.now, p)
+	}
+	return i
+}
+
+// aqmDrop drops popped entry i of flow f for CoDel. With the RFC variant,
+// the rest of an SNDCP N-PDU whose segment it was goes too: the MS cannot
+// rebuild the IP packet without it, so sending it would only waste the
+// radio (the segments queued right behind it in its flow).
+func (q *Queue) aqmDrop(i int32, f uint8, c *call) {
+	a := q.a
+	nsapi, npdu, _, more, seg := sndcpSegment(a.ents[i].data)
+	c.dropped(len(a.ents[i].data), ReasonCoDel)
+	q.drop(i, ReasonCoDel)
+	for seg && more && a.variant == VariantRFC {
+		h := a.flows[f].head
+		if h < 0 {
+			return
+		}
+		n, p, first, m, ok := sndcpSegment(a.ents[h].data)
+		if !ok || first || n != nsapi || p != npdu {
+			return
+		}
+		j := q.pop(f)
+		c.dropped(len(a.ents[j].data), ReasonCoDel)
+		q.drop(j, ReasonCoDel)
+		more = m
+	}
+}
+
+// head pops the first frame of flow f that is not expired (RFC 8289
+// dodequeue with the PDU lifetime check in front), or -1.
+func (q *Queue) head(f uint8, c *call) int32 {
+	a := q.a
+	for a.flows[f].frames > 0 {
+		i := q.pop(f)
+		if q.expired(&a.ents[i], c) {
+			c.dropped(len(a.ents[i].data), ReasonLifetime)
+			q.drop(i, ReasonLifetime)
+			continue
+		}
+		return i
+	}
+	return -1
+}
+
+// pullOsmo is osmo-pcu's dequeue loop for one class: CoDel decision per
+// frame, then the lifetime check.
+func (q *Queue) pullOsmo(f uint8, c *call) int32 {
+	a := q.a
+	for a.flows[f].frames > 0 {
+		i := q.pop(f)
+		e := &a.ents[i]
+		if a.codelOn && a.cd[f].osmoControl(c.now, q.sojourn(e, c.now), int(q.octets), &a.params, e.flags&fProtected == 0) {
+			q.aqmDrop(i, f, c)
+			continue
+		}
+		if q.expired(e, c) {
+			c.dropped(len(e.data), ReasonLifetime)
+			q.drop(i, ReasonLifetime)
+			continue
+		}
+		return i
+	}
+	return -1
+}
+
+// idle gives the working storage back when the queue is empty and no CoDel
+// state can matter any more.
+func (q *Queue) idle(now time.Duration) {
+	a := q.a
+	if a == nil || q.frames != 0 {
+		return
+	}
+	for i := range a.cd {
+		if !a.cd[i].cold(now, a.variant, &a.params) {
+			return
+		}
+	}
+	q.a = nil
+	q.s.putActive(a)
+}
