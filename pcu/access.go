@@ -205,14 +205,8 @@ func (e *Engine) encodePUA(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) in
 			m.Dynamic.USF[ts] = t.usf[ts]
 		}
 	}
-	rrbp, ok := p.pollRRBP(fn, t, pollULAss)
-	if !ok {
-		return 0
-	}
-	h := rlcmac.DLCtrlHeader{RRBP: rrbp, SP: true, USF: usf}
-	n := e.encodeCtrl(blk, &h, &m)
+	n := e.encodePolled(p, fn, t, pollULAss, usf, blk, &m)
 	if n == 0 {
-		p.dropReservations(t)
 		return 0
 	}
 	t.ulAss.fire(ctlSentPolled)

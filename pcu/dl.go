@@ -210,14 +210,8 @@ func (e *Engine) encodePDA(nt *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 	pd := &trx.PDCH[nt.ctrlTS]
 	m.HasFreq = true
 	m.Freq = freqParams(trx, pd)
-	rrbp, ok := p.pollRRBP(fn, nt, pollDLAss)
-	if !ok {
-		return 0
-	}
-	h := rlcmac.DLCtrlHeader{RRBP: rrbp, SP: true, USF: usf}
-	n := e.encodeCtrl(blk, &h, &m)
+	n := e.encodePolled(p, fn, nt, pollDLAss, usf, blk, &m)
 	if n == 0 {
-		p.dropReservations(nt)
 		return 0
 	}
 	nt.dlAss.fire(ctlSentPolled)
