@@ -19,21 +19,12 @@ import (
 // MS's is unknown).
 func allocEngine(tb testing.TB, algo string, pdch ...uint8) (*Engine, *BTS) {
 	tb.Helper()
-	e := New(Config{SocketPath: "/nonexistent"})
 	ii := &pcuif.InfoInd{Version: pcuif.V12, Flags: pcuif.FlagActive | pcuif.FlagCS(1) | pcuif.FlagCS(2) | pcuif.FlagCS(3) | pcuif.FlagCS(4), InitialCS: 4}
 	for i, m := range pdch {
 		ii.TRX[i].ARFCN = 871 + uint16(i)
 		ii.TRX[i].PDCHMask = m
 	}
-	b, err := pcuif.Marshal(ii, pcuif.V12)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	e.handleMessage(b)
-	bts := e.bts[0]
-	if bts == nil || !bts.Active {
-		tb.Fatal("BTS not active")
-	}
+	e, bts := configEngine(tb, Config{}, ii)
 	e.params.AllocAlgo = algo
 	e.params.MultislotDefault = 12
 	return e, bts

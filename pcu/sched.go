@@ -386,6 +386,22 @@ func (e *Engine) buildControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8,
 	return 0
 }
 
+// encodePolled writes control message m for t with a poll: it reserves
+// the answer's uplink block on p (an RRBP for the block at fn) and gives
+// the reservation back when nothing could be sent. 0: not sent.
+func (e *Engine) encodePolled(p *PDCH, fn uint32, t *TBF, why pollReason, usf uint8, blk []byte, m rlcmac.Message) int {
+	rrbp, ok := p.pollRRBP(fn, t, why)
+	if !ok {
+		return 0
+	}
+	h := rlcmac.DLCtrlHeader{RRBP: rrbp, SP: true, USF: usf}
+	n := e.encodeCtrl(blk, &h, m)
+	if n == 0 {
+		p.dropReservations(t)
+	}
+	return n
+}
+
 func (e *Engine) encodeCtrl(blk []byte, h *rlcmac.DLCtrlHeader, m rlcmac.Message) int {
 	n, err := rlcmac.EncodeDL(blk, h, m)
 	if err != nil {

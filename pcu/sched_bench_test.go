@@ -18,8 +18,15 @@ func benchEngine(tb testing.TB) (*Engine, *BTS) {
 // infoEngine is an engine whose BTS got ii (TRX 0 on ARFCN 871), fed
 // directly, without the socket.
 func infoEngine(tb testing.TB, ii *pcuif.InfoInd) (*Engine, *BTS) {
-	e := New(Config{SocketPath: "/nonexistent"})
 	ii.TRX[0].ARFCN = 871
+	return configEngine(tb, Config{}, ii)
+}
+
+// configEngine is an engine made with cfg (no socket) whose BTS got ii.
+func configEngine(tb testing.TB, cfg Config, ii *pcuif.InfoInd) (*Engine, *BTS) {
+	tb.Helper()
+	cfg.SocketPath = "/nonexistent"
+	e := New(cfg)
 	b, err := pcuif.Marshal(ii, pcuif.V12)
 	if err != nil {
 		tb.Fatal(err)

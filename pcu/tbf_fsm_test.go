@@ -32,16 +32,7 @@ func fsmEngine(tb testing.TB, clk *fakeClock, mod func(*pcuif.InfoInd)) (*Engine
 	}
 	p := DefaultParams()
 	p.AllocAlgo = "a" // one slot per TBF: no multislot upgrade after X2002
-	e := New(Config{SocketPath: "/nonexistent", Clock: clk, Params: &p})
-	b, err := pcuif.Marshal(ii, pcuif.V12)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	e.handleMessage(b)
-	bts := e.bts[0]
-	if bts == nil || !bts.Active {
-		tb.Fatal("BTS not active")
-	}
+	e, bts := configEngine(tb, Config{Clock: clk, Params: &p}, ii)
 	e.advance(bts, 0)
 	return e, bts
 }
