@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/gopacket/pcapgo"
 )
@@ -95,12 +96,20 @@ func TestSizeLimitOnWriter(t *testing.T) {
 	}
 	// octet bound of the queue: with the writer stalled, 10 x 100 octets
 	// fit in QueueBytes 1000, the rest is dropped at once
-	bw := &blockWriter{release: make(chan struct{})}
+	// (one packet first, and the writer stuck in its flush of it: the
+	// writer buffers what it takes, so only a stuck writer shows the bound)
+	bw := &blockWriter{release: make(chan struct{}), entered: make(chan struct{}, 1)}
 	c2, err := New(bw, Options{QueueBytes: 1000, Queue: 100000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	bw.block.Store(true)
+	c2.UDP(t0, pcuAddr, sgsnAddr, payload)
+	select {
+	case <-bw.entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the writer never wrote")
+	}
 	ok := 0
 	for i := 0; i < 100; i++ {
 		if c2.UDP(t0, pcuAddr, sgsnAddr, payload) {
@@ -109,19 +118,25 @@ func TestSizeLimitOnWriter(t *testing.T) {
 	}
 	close(bw.release)
 	c2.Close()
-	if ok > 11 || c2.Dropped() < 89 {
+	if ok != 10 || c2.Dropped() != 90 {
 		t.Fatalf("queued %d of 100 with 1000 octets of queue, dropped %d", ok, c2.Dropped())
 	}
 }
 
-// blockWriter blocks every write once block is set, until release.
+// blockWriter blocks every write once block is set, until release; entered
+// tells that a write is blocked.
 type blockWriter struct {
 	block   atomic.Bool
 	release chan struct{}
+	entered chan struct{}
 }
 
 func (w *blockWriter) Write(p []byte) (int, error) {
 	if w.block.Load() {
+		select {
+		case w.entered <- struct{}{}:
+		default:
+		}
 		<-w.release
 	}
 	return len(p), nil
