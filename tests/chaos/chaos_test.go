@@ -167,9 +167,13 @@ func TestBTSRestart(t *testing.T) {
 			r.startPCU() // the supervisor's restart
 		}
 		r.startTraffic(4)
-		if d, ok := r.tr.waitDL(killed, 30*time.Second); ok {
+		d, ok := r.tr.waitDL(killed, 30*time.Second)
+		if ok {
 			res.recovered++
 			res.rec = append(res.rec, d)
+		}
+		if d > 5*time.Second {
+			t.Logf("cycle %d: slow recovery %v: %s", i, d, r.tr.phases(killed))
 		}
 		if s := r.sample(); s.HWM > res.hwm {
 			res.hwm = s.HWM
