@@ -382,6 +382,9 @@ func TestPCUSocketFuzz(t *testing.T) {
 		if d, ok := r.tr.waitDL(end, 30*time.Second); ok {
 			res.recovered++
 			res.rec = append(res.rec, d)
+		} else {
+			out, _ := r.vty("show tbf all", "show ms all", "show rate-counters")
+			t.Logf("no downlink 30 s after the fuzzing: %s\n%.6000s", r.tr.phases(end), out)
 		}
 	} else {
 		res.note = "crashed"
