@@ -50,8 +50,10 @@ type Config struct {
 	Clock      Clock
 	Params     *Params // nil: DefaultParams
 	Gb         bool    // run the Gb stack (NS/BSSGP over UDP) from INFO_IND
-	// ListenUDP opens the NS sockets (default ns.ListenUDP); tests use it
-	// to open them inside a network namespace.
+	// ListenUDP opens the NS sockets (default ns.ListenUDP), called with
+	// one bind at a time as INFO_INDs add binds; tests use it to open them
+	// inside a network namespace. deliver must be called from the
+	// returned UDP's readers only.
 	ListenUDP func(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error)
 	// Observer, when set, gets the sojourn time of every LLC frame.
 	Observer Observer

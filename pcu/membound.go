@@ -27,9 +27,8 @@ const (
 
 // MemoryBound is the most memory the process needs with parameters p
 // under any load: BaseMemory + QueueMemoryFactor x the global LLC queue
-// limit + ms-max x PerMSMemory. The daemon gives it to the Go runtime as
-// its soft memory limit, so that garbage is collected before the heap
-// grows past it.
+// limit + ms-max x PerMSMemory.
+
 func MemoryBound(p Params) int64 {
 	g := p.LLC.GlobalLimit
 	if g == 0 {
@@ -41,3 +40,10 @@ func MemoryBound(p Params) int64 {
 	}
 	return BaseMemory + QueueMemoryFactor*g + int64(ms)*PerMSMemory
 }
+
+// SoftMemoryLimit is what the daemon gives the Go runtime as its soft
+// memory limit (debug.SetMemoryLimit): 3/4 of MemoryBound, so that garbage
+// is collected well before the heap grows past the bound (with GOGC's
+// default the heap may reach twice the live data), and memory the runtime
+// has freed but not yet returned to the system stays within it.
+func SoftMemoryLimit(p Params) int64 { return MemoryBound(p) / 4 * 3 }

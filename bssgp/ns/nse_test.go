@@ -325,3 +325,79 @@ func TestAliveRetriesResetAfterReset(t *testing.T) {
 		t.Fatal("declared dead on the first unanswered ALIVE")
 	}
 }
+
+
+// TestOMBlock: `nsvc N block|unblock|reset` (TS 48.016 §7.2, §7.3):
+// NS-BLOCK with cause O&M intervention repeated on Tns-block until
+// acknowledged, no NS-UNITDATA while blocked, a peer's NS-UNBLOCK answered
+// and the block repeated, a reset keeps the O&M block, unblock runs the
+// unblock procedure; Block and Unblock say when there is nothing to do.
+func TestOMBlock(t *testing.T) {
+	n, tx, _ := classicNSE(t)
+	n.Start(0)
+	in(n, hResetAck, 0)
+	in(n, hUnblkAck, 0)
+	in(n, hAliveAck, 0)
+	noAlive(tx.take())
+	vc := n.VCByNSVCI(101)
+	if vc == nil || !n.Available() {
+		t.Fatal("NS-VC 101 not up")
+	}
+	const hBlock = "04 008101 01820065" // NS-BLOCK, cause O&M intervention (0x01), NSVCI 101
+	blk := strings.ReplaceAll(hBlock, " ", "")
+	if err := vc.Block(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	want(t, noAlive(tx.take()), blk)
+	if n.Available() {
+		t.Fatal("available while blocked by O&M")
+	}
+	if err := vc.Block(time.Second); err != ErrAlready {
+		t.Fatalf("second block: %v", err)
+	}
+	if err := n.SendUnitdata(1800, 1, []byte{1}); err != ErrNotAvailable {
+		t.Fatalf("unitdata while blocked: %v", err)
+	}
+	n.Tick(time.Second + 3*time.Second) // Tns-block: repeated
+	want(t, noAlive(tx.take()), blk)
+	in(n, "05 01820065", 5*time.Second) // NS-BLOCK-ACK
+	n.Tick(20 * time.Second)
+	for _, s := range noAlive(tx.take()) {
+		if s == blk {
+			t.Fatal("NS-BLOCK repeated after its ACK")
+		}
+	}
+	in(n, hUnblock, 21*time.Second) // the peer unblocks: acked, blocked again
+	want(t, noAlive(tx.take()), hUnblkAck, blk)
+	if n.Available() {
+		t.Fatal("peer's unblock lifted the O&M block")
+	}
+	vc.Reset(22 * time.Second)
+	want(t, noAlive(tx.take()), hReset)
+	in(n, hResetAck, 22*time.Second)
+	if got := noAlive(tx.take()); len(got) == 0 || got[0] != blk {
+		t.Fatalf("after the reset: %v, want NS-BLOCK first", got)
+	}
+	if err := vc.Unblock(23 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	want(t, noAlive(tx.take()), hUnblock)
+	in(n, hUnblkAck, 23*time.Second)
+	if !n.Available() {
+		t.Fatal("not available after unblock")
+	}
+	if err := vc.Unblock(24 * time.Second); err != ErrAlready {
+		t.Fatalf("second unblock: %v", err)
+	}
+}
+
+// noAlive drops the test procedure's NS-ALIVEs from what was sent.
+func noAlive(s []string) []string {
+	var out []string
+	for _, x := range s {
+		if x != hAlive {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -148,11 +148,11 @@ func (d *daemon) exec(f func()) {
 	})
 }
 
-// setMemoryLimit gives the Go runtime the process's memory bound as its
-// soft limit (docs/reliability.md), unless GOMEMLIMIT sets one.
+// setMemoryLimit gives the Go runtime its soft memory limit from the
+// process's memory bound (docs/reliability.md), unless GOMEMLIMIT sets one.
 func (d *daemon) setMemoryLimit(p pcu.Params) {
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(pcu.MemoryBound(p))
+		debug.SetMemoryLimit(pcu.SoftMemoryLimit(p))
 	}
 }
 

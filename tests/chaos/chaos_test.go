@@ -167,9 +167,13 @@ func TestBTSRestart(t *testing.T) {
 			r.startPCU() // the supervisor's restart
 		}
 		r.startTraffic(4)
-		if d, ok := r.tr.waitDL(killed, 30*time.Second); ok {
+		d, ok := r.tr.waitDL(killed, 30*time.Second)
+		if ok {
 			res.recovered++
 			res.rec = append(res.rec, d)
+		}
+		if d > 5*time.Second {
+			t.Logf("cycle %d: slow recovery %v: %s", i, d, r.tr.phases(killed))
 		}
 		if s := r.sample(); s.HWM > res.hwm {
 			res.hwm = s.HWM
@@ -378,6 +382,9 @@ func TestPCUSocketFuzz(t *testing.T) {
 		if d, ok := r.tr.waitDL(end, 30*time.Second); ok {
 			res.recovered++
 			res.rec = append(res.rec, d)
+		} else {
+			out, _ := r.vty("show tbf all", "show ms all", "show rate-counters")
+			t.Logf("no downlink 30 s after the fuzzing: %s\n%.6000s", r.tr.phases(end), out)
 		}
 	} else {
 		res.note = "crashed"

@@ -117,7 +117,8 @@ type rig struct {
 	pcuLog  string
 	pcuN    int // PCU processes started
 
-	tr *traffic
+	tr  *traffic
+	ids []uint32 // the MSs' identities: the same phones come back after a BTS restart
 }
 
 func need(t *testing.T) kind {
@@ -402,10 +403,12 @@ type traffic struct {
 	done   chan struct{}
 	inject chan func(*btsemu.BTS)
 
-	dl     atomic.Int64 // downlink LLC frames the MSs received
-	ul     atomic.Int64 // uplink LLC frames the MSs handed to TBFs
-	lastDL atomic.Int64 // unix nanoseconds of the last one
-	errs   atomic.Int64
+	activeAt atomic.Int64 // unix nanoseconds: the PCU activated the PDCHs
+	ulAt     atomic.Int64 // ... an MS's first uplink frame went into a TBF
+	dl       atomic.Int64 // downlink LLC frames the MSs received
+	ul       atomic.Int64 // uplink LLC frames the MSs handed to TBFs
+	lastDL   atomic.Int64 // unix nanoseconds of the last one
+	errs     atomic.Int64
 }
 
 var tlliBase atomic.Uint32
@@ -424,18 +427,21 @@ func (r *rig) startTraffic(nMS int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	tr := &traffic{bts: bts, cancel: cancel, done: make(chan struct{}), inject: make(chan func(*btsemu.BTS), 64)}
 	r.tr = tr
-	go tr.run(ctx, r.t, nMS)
+	for len(r.ids) < nMS {
+		r.ids = append(r.ids, tlliBase.Add(1))
+	}
+	go tr.run(ctx, r.t, r.ids[:nMS])
 }
 
-func (tr *traffic) run(ctx context.Context, t *testing.T, nMS int) {
+func (tr *traffic) run(ctx context.Context, t *testing.T, ids []uint32) {
 	defer close(tr.done)
 	if err := tr.bts.WaitActive(ctx, 4); err != nil {
 		return
 	}
-	tr.cell = msemu.NewCell(tr.bts, int64(tlliBase.Load()))
+	tr.activeAt.Store(time.Now().UnixNano())
+	tr.cell = msemu.NewCell(tr.bts, time.Now().UnixNano())
 	var mss []*msemu.MS
-	for i := 0; i < nMS; i++ {
-		id := tlliBase.Add(1)
+	for _, id := range ids {
 		m := tr.cell.AddMS(0xd8000000+id, fmt.Sprintf("9017000%08d", id), 10)
 		m.OnLLC = func([]byte) {
 			tr.dl.Add(1)
@@ -478,6 +484,13 @@ func (tr *traffic) run(ctx context.Context, t *testing.T, nMS int) {
 			start, radio, last = time.Now(), 0, tr.bts.FN()
 			continue
 		}
+		if tr.ulAt.Load() == 0 {
+			for _, m := range mss {
+				if m.ULFrames > 0 {
+					tr.ulAt.Store(time.Now().UnixNano())
+				}
+			}
+		}
 		fn := tr.bts.FN()
 		radio += time.Duration((fn+pcuif.MaxFN-last)%pcuif.MaxFN) * btsemu.FramePeriod
 		last = fn
@@ -499,6 +512,19 @@ func (tr *traffic) stop() {
 	tr.cancel()
 	<-tr.done
 	tr.bts.Close()
+}
+
+// phases tells, for a slow recovery, when the PDCHs came back, the
+// first uplink frame went and the first downlink frame arrived.
+func (tr *traffic) phases(since time.Time) string {
+	at := func(ns int64) string {
+		if ns == 0 {
+			return "never"
+		}
+		return time.Unix(0, ns).Sub(since).Round(time.Millisecond).String()
+	}
+	return fmt.Sprintf("PDCHs active %s, first UL %s, first DL %s, stepping errors %d", at(tr.activeAt.Load()), at(tr.ulAt.Load()),
+		at(tr.lastDL.Load()), tr.errs.Load())
 }
 
 // waitDL waits until the MSs receive downlink frames again (after since)

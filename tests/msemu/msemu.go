@@ -297,6 +297,9 @@ func (m *MS) beforeBlock(fn uint32) {
 	if m.waitPUA != 0 && fnDelta(fn, m.waitPUA) > 0 {
 		m.waitPUA = 0 // T3168 expired: access again
 	}
+	if m.rachWait && fnDelta(fn, m.rachFN) > rachGiveUpFrames {
+		m.rachWait = false // no (usable) assignment: access again, as after T3146
+	}
 	if len(m.ulQueue) > 0 && !m.ul.active && !m.rachWait && !m.dl.active && m.waitPUA == 0 {
 		m.rachRA = 0x78 | uint16(m.cell.rnd.Intn(8))
 		m.rach11 = false
@@ -323,6 +326,13 @@ func (m *MS) beforeBlock(fn uint32) {
 			BurstType: burst, QTA: int16(m.DistanceQbits)})
 	}
 }
+
+// rachGiveUpFrames is how long an MS waits for the answer to its channel
+// request before it accesses again (5 s; a real MS gives up after T3146
+// or waits T3122 after an IMMEDIATE ASSIGNMENT REJECT, TS 44.018 §3.3.1.1.3):
+// without it an MS whose request went unanswered (or was rejected) under
+// overload would never send again.
+const rachGiveUpFrames = int(5 * time.Second / (120 * time.Millisecond / 26))
 
 // immAss handles an Immediate Assignment; it reports whether it was ours.
 func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
