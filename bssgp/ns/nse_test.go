@@ -326,7 +326,6 @@ func TestAliveRetriesResetAfterReset(t *testing.T) {
 	}
 }
 
-
 // TestOMBlock: `nsvc N block|unblock|reset` (TS 48.016 §7.2, §7.3):
 // NS-BLOCK with cause O&M intervention repeated on Tns-block until
 // acknowledged, no NS-UNITDATA while blocked, a peer's NS-UNBLOCK answered
