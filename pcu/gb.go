@@ -74,6 +74,7 @@ func (e *Engine) gbConfigure(bts *BTS) {
 	deliver := func(d ns.Datagram) {
 		select {
 		case e.gbRx <- d:
+			e.poke()
 		case <-e.done:
 		}
 	}
