@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -102,12 +103,59 @@ func (p *poller) wait(evs []unix.EpollEvent, timeout time.Duration) (int, error)
 // SOCK_SEQPACKET fd and the messages that did not fit into its send
 // buffer yet (written when the fd is writable again).
 type btsSock struct {
-	fd    int
-	gen   uint64
-	txq   []*pcuif.Buf
-	out   bool // EPOLLOUT registered
-	err   error
-	rxBuf pcuif.Buf
+	fd  int
+	gen uint64
+	txq []*pcuif.Buf
+	out bool // EPOLLOUT registered
+	err error
+	// recvmmsg(2) takes up to rxBatch messages in one system call
+	rx   [rxBatch][pcuif.BufSize]byte
+	iov  [rxBatch]unix.Iovec
+	hdrs [rxBatch]mmsghdr
+}
+
+// rxBatch is how many messages one recvmmsg takes at most: a BTS sends a
+// block's RTS_REQs (up to 8 per TRX) and TIME_IND together.
+const rxBatch = 16
+
+// mmsghdr is struct mmsghdr of recvmmsg(2): a msghdr and the received
+// length (Go pads it to the C layout).
+type mmsghdr struct {
+	hdr unix.Msghdr
+	n   uint32
+}
+
+func newBTSSock(fd int, gen uint64) *btsSock {
+	s := &btsSock{fd: fd, gen: gen}
+	for i := range s.hdrs {
+		s.iov[i].Base = &s.rx[i][0]
+		s.iov[i].SetLen(pcuif.BufSize)
+		s.hdrs[i].hdr.Iov = &s.iov[i]
+		s.hdrs[i].hdr.SetIovlen(1)
+	}
+	return s
+}
+
+// recv takes the messages waiting on the socket (at most rxBatch) without
+// blocking: recvmmsg(2) with MSG_DONTWAIT, one system call whether one
+// message waits or sixteen. It is a raw system call: it never blocks.
+func (s *btsSock) recv() (int, error) {
+	n, _, errno := unix.RawSyscall6(unix.SYS_RECVMMSG, uintptr(s.fd), uintptr(unsafe.Pointer(&s.hdrs[0])), rxBatch,
+		unix.MSG_DONTWAIT, 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+// write sends one message without blocking (a raw system call: the socket
+// is non-blocking).
+func (s *btsSock) write(b []byte) error {
+	_, _, errno := unix.RawSyscall(unix.SYS_WRITE, uintptr(s.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	if errno != 0 {
+		return errno
+	}
+	return nil
 }
 
 // maxTxQueue bounds the messages waiting for the socket (as
@@ -263,7 +311,7 @@ func (e *Engine) connectBTS(p *poller) error {
 		return err
 	}
 	e.connGen++
-	e.bts0 = &btsSock{fd: fd, gen: e.connGen}
+	e.bts0 = newBTSSock(fd, e.connGen)
 	e.l1log.Info("connected to BTS", "path", e.cfg.SocketPath, "gen", e.connGen)
 	e.handleLink(pcuif.Event{Kind: pcuif.EvConnected, Gen: e.connGen})
 	return nil
@@ -285,12 +333,12 @@ func (e *Engine) closeBTS(p *poller, lost bool) {
 	}
 }
 
-// readBTS handles every message the socket holds (up to maxReadsPerWake),
+// readBTS handles the messages the socket holds (up to maxReadsPerWake),
 // each answered at once by the handlers' sends.
 func (e *Engine) readBTS(p *poller) {
 	s := e.bts0
-	for i := 0; i < maxReadsPerWake && s.err == nil && e.bts0 == s; i++ {
-		n, err := unix.Read(s.fd, s.rxBuf.B[:])
+	for got := 0; got < maxReadsPerWake && s.err == nil && e.bts0 == s; {
+		n, err := s.recv()
 		if err == unix.EAGAIN {
 			return
 		}
@@ -298,11 +346,18 @@ func (e *Engine) readBTS(p *poller) {
 			s.err = err
 			return
 		}
-		if n == 0 { // SEQPACKET: zero-length read is the peer's orderly close
-			s.err = errors.New("BTS closed the connection")
-			return
+		for i := 0; i < n && s.err == nil; i++ {
+			l := int(s.hdrs[i].n)
+			if l == 0 { // SEQPACKET: zero-length read is the peer's orderly close
+				s.err = errors.New("BTS closed the connection")
+				return
+			}
+			e.handleMessage(s.rx[i][:l])
 		}
-		e.handleMessage(s.rxBuf.B[:n])
+		got += n
+		if n < rxBatch {
+			return // the socket is empty: epoll says when more comes
+		}
 	}
 }
 
@@ -314,7 +369,7 @@ func (e *Engine) writeBTS(b []byte) error {
 		return pcuif.ErrNotConnected
 	}
 	if len(s.txq) == 0 {
-		_, err := unix.Write(s.fd, b)
+		err := s.write(b)
 		if err == nil {
 			return nil
 		}
@@ -341,7 +396,7 @@ func (e *Engine) writeBTS(b []byte) error {
 func (e *Engine) flushBTS(p *poller) {
 	s := e.bts0
 	for len(s.txq) > 0 {
-		_, err := unix.Write(s.fd, s.txq[0].Bytes())
+		err := s.write(s.txq[0].Bytes())
 		if err == unix.EAGAIN {
 			return
 		}

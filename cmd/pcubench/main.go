@@ -79,6 +79,8 @@ type result struct {
 	gcs     float64 // gopcu: GC cycles in the measured phase
 	rt      bool
 	ul, dl  int // octets the MSs sent and received
+	// read and write system calls of the PCU in the phase
+	reads, writes int64
 }
 
 func main() {
@@ -183,6 +185,9 @@ func (r result) line() string {
 	s := fmt.Sprintf("%d blocks, CPU %.3f s (%.2f ms/1000), max RSS %.1f MB", r.blocks, r.cpu.Seconds(), 1000*r.cpuPer1000(), float64(r.rss)/1e6)
 	if r.lat != nil && r.lat.n() > 0 {
 		s += ", latency " + r.lat.summary()
+	}
+	if r.blocks > 0 {
+		s += fmt.Sprintf(", %.2f reads + %.2f writes/block", float64(r.reads)/float64(r.blocks), float64(r.writes)/float64(r.blocks))
 	}
 	if r.ul > 0 || r.dl > 0 {
 		s += fmt.Sprintf(", UL %d kB, DL %d kB", r.ul/1000, r.dl/1000)
@@ -295,6 +300,7 @@ func measure(ctx context.Context, p *pcuProc, phase func() (int, error)) (result
 	if err != nil {
 		return result{}, err
 	}
+	r0, w0 := p.ioCalls()
 	blocks, err := phase()
 	if err != nil {
 		return result{}, fmt.Errorf("%w\n%s log:\n%s", err, p.name, p.tailLog())
@@ -303,12 +309,13 @@ func measure(ctx context.Context, p *pcuProc, phase func() (int, error)) (result
 	if err != nil {
 		return result{}, err
 	}
+	r1, w1 := p.ioCalls()
 	g1 := p.runtimeStats(ctx)
 	rss, err := p.maxRSS()
 	if err != nil {
 		return result{}, err
 	}
-	r := result{cpu: c1 - c0, blocks: blocks, rss: rss}
+	r := result{cpu: c1 - c0, blocks: blocks, rss: rss, reads: r1 - r0, writes: w1 - w0}
 	if g0.ok && g1.ok {
 		r.mallocs, r.gcs = max(g1.mallocs-g0.mallocs-(g0.mallocs-ga.mallocs), 0), g1.gcs-g0.gcs
 	}

@@ -240,3 +240,21 @@ func freeUDPPort() (int, error) {
 	defer c.Close()
 	return c.LocalAddr().(*net.UDPAddr).Port, nil
 }
+
+// ioCalls is the number of read and write system calls the process made
+// so far (/proc/PID/io syscr, syscw: read, recvmsg, write, sendmsg, ...).
+func (p *pcuProc) ioCalls() (r, w int64) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", p.pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "syscr: "); ok {
+			r, _ = strconv.ParseInt(v, 10, 64)
+		}
+		if v, ok := strings.CutPrefix(l, "syscw: "); ok {
+			w, _ = strconv.ParseInt(v, 10, 64)
+		}
+	}
+	return r, w
+}
