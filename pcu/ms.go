@@ -40,9 +40,10 @@ type MS struct {
 
 	// L1 measurements of the last uplink block.
 	RSSI  int8
-	LinkQ int16  // C/I in cB
-	BTO   int16  // burst timing offset, quarter bits
-	meas  msMeas // what `show ms` reports of both links (msmeas.go)
+	LinkQ int16   // C/I in cB
+	BTO   int16   // burst timing offset, quarter bits
+	meas  msMeas  // what `show ms` reports of both links (msmeas.go)
+	watch msWatch // idle bookkeeping (msidle.go)
 }
 
 func (m *MS) String() string {
@@ -126,6 +127,7 @@ func (e *Engine) newMS(bts *BTS, tlli uint32) *MS {
 	e.cfg.Counters.Register(m.Ctr)
 	bts.ms.add(m)
 	bts.msPresent.Set(int64(len(bts.ms.all)))
+	e.watchMS(m)
 	e.log.Debug("MS created", "ms", m.String())
 	return m
 }
@@ -140,6 +142,7 @@ func (e *Engine) freeMS(m *MS) {
 	e.releaseSlots(m)
 	e.dropMSCounters(m)
 	m.bts.ms.remove(m)
+	m.watch.gone = true
 	m.bts.msPresent.Set(int64(len(m.bts.ms.all)))
 	if o := e.cfg.Observer; o != nil && m.TLLI != TLLIUnset {
 		o.MSGone(m.TLLI)
@@ -183,6 +186,8 @@ func (e *Engine) mergeMS(m, old *MS) {
 		e.freeTBF(old.UL, false)
 	}
 	old.Queue.Close()
+	old.watch.gone = true
+	e.watchMS(m)
 	m.bts.msPresent.Set(int64(len(m.bts.ms.all)))
 }
 

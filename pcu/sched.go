@@ -135,20 +135,7 @@ func (e *Engine) runTimers(bts *BTS) {
 		}
 	}
 	e.naccTick(bts)
-	for i := 0; i < len(bts.ms.all); i++ {
-		m := bts.ms.all[i]
-		if m.Active() {
-			continue
-		}
-		if m.Queue.Len() > 0 {
-			e.establishDL(bts, m) // data waiting (e.g. after an UL TBF ended)
-			continue
-		}
-		if m.idleSince >= 0 && (m.TLLI == TLLIUnset || e.now-m.idleSince >= e.params.X2030) {
-			e.freeMS(m)
-			i--
-		}
-	}
+	e.runIdleMS(bts) // msidle.go: no scan of every MS
 }
 
 // usfTimeout: a granted uplink block stayed empty (N3101, TS 44.060 §13.3).

@@ -175,6 +175,7 @@ func (p *pcuProc) runtimeStats(ctx context.Context) goRuntime {
 		return goRuntime{}
 	}
 	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+p.metrics+"/metrics", nil)
+	req.Header.Set("Accept-Encoding", "identity") // no gzip: a scrape allocates less
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return goRuntime{}
