@@ -166,6 +166,47 @@ func (s *stub) serial(n int) error {
 	return nil
 }
 
+// frames runs the frame clock in real time for d as OsmoBTS does: a
+// TIME_IND every TDMA frame and, at each block start, the RTS_REQs of
+// every PDCH (answers read and checked, not timed). It returns the RTS_REQs.
+func (s *stub) frames(d time.Duration) (int, error) {
+	buf := make([]byte, pcuif.BufSize)
+	start := time.Now()
+	rts := 0
+	for f := 0; time.Since(start) < d; f++ {
+		time.Sleep(time.Until(start.Add(time.Duration(f) * btsemu.FramePeriod)))
+		fn := s.fn
+		n, err := pcuif.MarshalTo(buf, &pcuif.TimeInd{FN: fn}, pcuif.V10)
+		if err != nil {
+			return rts, err
+		}
+		if _, err := s.c.Write(buf[:n]); err != nil {
+			return rts, err
+		}
+		s.fn = (s.fn + 1) % pcuif.MaxFN
+		if btsemu.BlockNr(fn) < 0 {
+			continue
+		}
+		for _, p := range s.pdchs {
+			if err := s.sendRTS(p, fn, buf); err != nil {
+				return rts, err
+			}
+			rts++
+		}
+		s.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for left := len(s.pdchs); left > 0; {
+			m, err := s.read()
+			if err != nil {
+				return rts, err
+			}
+			if d, ok := m.(*pcuif.Data); ok && d.Kind == pcuif.TypeDataReq && d.SAPI == pcuif.SAPIPDTCH && d.FN == fn {
+				left--
+			}
+		}
+	}
+	return rts, nil
+}
+
 // realtime runs the frame clock in real time for d: at each block's due
 // time it sends the RTS_REQs of every PDCH at once (as a BTS does) and
 // records each one's time to its DATA_REQ in lat.
