@@ -23,10 +23,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/pcapgo"
-
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/gsmtap"
 )
@@ -53,7 +49,6 @@ type record struct {
 // Capture is an open pcap capture.
 type Capture struct {
 	opts Options
-	w    *pcapgo.Writer
 	bw   *bufio.Writer
 	file io.Closer // nil when writing to a caller's io.Writer
 
@@ -99,14 +94,13 @@ func New(w io.Writer, opts Options) (*Capture, error) {
 		opts.Snaplen = 65535
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	pw := pcapgo.NewWriter(bw)
-	if err := pw.WriteFileHeader(opts.Snaplen, layers.LinkTypeRaw); err != nil {
+	if err := writeFileHeader(bw, opts.Snaplen); err != nil {
 		return nil, err
 	}
 	if err := bw.Flush(); err != nil {
 		return nil, err
 	}
-	c := &Capture{opts: opts, w: pw, bw: bw, ch: make(chan record, opts.Queue), done: make(chan struct{})}
+	c := &Capture{opts: opts, bw: bw, ch: make(chan record, opts.Queue), done: make(chan struct{})}
 	go c.run()
 	return c, nil
 }
@@ -195,11 +189,7 @@ func (c *Capture) run() {
 			continue
 		}
 		buf = AppendIPUDP(buf[:0], r.src, r.dst, r.data)
-		ci := gopacket.CaptureInfo{Timestamp: r.ts, CaptureLength: len(buf), Length: len(buf)}
-		if ci.CaptureLength > int(c.opts.Snaplen) {
-			ci.CaptureLength = int(c.opts.Snaplen)
-		}
-		if err := c.w.WritePacket(ci, buf[:ci.CaptureLength]); err != nil {
+		if err := writeRecord(c.bw, r.ts, buf, int(c.opts.Snaplen)); err != nil {
 			c.fail(err)
 			continue
 		}
@@ -303,4 +293,37 @@ func (c *Capture) Deliver(deliver func(ns.Datagram), local func(bind int) netip.
 		c.UDP(now(), d.From, local(d.Bind), d.Data)
 		deliver(d)
 	}
+}
+
+// The classic pcap file format (the tcpdump/libpcap "pcap-savefile"
+// format, little-endian, microsecond time stamps) with LINKTYPE_RAW (101,
+// raw IPv4/IPv6), written by hand: gopacket's pcapgo drags in
+// gopacket/layers, whose initialisation costs about 9 MB of resident
+// memory in every gopcu process (docs/performance.md).
+const linkTypeRaw = 101
+
+func writeFileHeader(w io.Writer, snaplen uint32) error {
+	var h [24]byte
+	binary.LittleEndian.PutUint32(h[0:], 0xa1b2c3d4)
+	binary.LittleEndian.PutUint16(h[4:], 2) // version 2.4
+	binary.LittleEndian.PutUint16(h[6:], 4)
+	binary.LittleEndian.PutUint32(h[16:], snaplen)
+	binary.LittleEndian.PutUint32(h[20:], linkTypeRaw)
+	_, err := w.Write(h[:])
+	return err
+}
+
+// writeRecord writes one packet, cut to snaplen octets.
+func writeRecord(w io.Writer, ts time.Time, pkt []byte, snaplen int) error {
+	n := min(len(pkt), snaplen)
+	var h [16]byte
+	binary.LittleEndian.PutUint32(h[0:], uint32(ts.Unix()))
+	binary.LittleEndian.PutUint32(h[4:], uint32(ts.Nanosecond()/1000))
+	binary.LittleEndian.PutUint32(h[8:], uint32(n))
+	binary.LittleEndian.PutUint32(h[12:], uint32(len(pkt)))
+	if _, err := w.Write(h[:]); err != nil {
+		return err
+	}
+	_, err := w.Write(pkt[:n])
+	return err
 }
