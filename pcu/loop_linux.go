@@ -77,9 +77,13 @@ func (p *poller) wake() {
 }
 
 // woken takes the eventfd's wake-up; the loop drains its channels after.
+// The eventfd is read before pending is cleared: a wake between the two
+// finds pending set and writes nothing, and its input is drained next;
+// cleared first, a wake's write could be consumed here while pending
+// stays set, and every later wake would be lost.
 func (p *poller) woken() {
-	p.pending.Store(false)
 	unix.Read(p.evfd, p.evbuf[:])
+	p.pending.Store(false)
 }
 
 // wait blocks until an fd is ready or timeout passes (negative: no
@@ -195,6 +199,7 @@ func (e *Engine) runEpoll(ctx context.Context) error {
 	defer func() { e.direct = false }()
 	e.poll.Store(p)
 	defer e.poll.Store(nil)
+	p.wake() // for what was posted before the poller was there
 	stop := context.AfterFunc(ctx, p.wake)
 	defer stop()
 	defer e.gbClose()

@@ -7,6 +7,7 @@ import (
 	"net"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -133,5 +134,31 @@ func TestRTSRoundTripAllocs(t *testing.T) {
 	runtime.ReadMemStats(&m1)
 	if a := m1.Mallocs - m0.Mallocs; a > n/100 {
 		t.Errorf("%d allocations in %d RTS round trips", a, n)
+	}
+}
+
+// TestLoopWakeups: closures posted from several goroutines at once all
+// run (no wake-up of the loop's eventfd is lost).
+func TestLoopWakeups(t *testing.T) {
+	e := New(Config{SocketPath: filepath.Join(t.TempDir(), "none"), MinBackoff: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { e.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	const G, N = 4, 20000
+	var ran atomic.Int64
+	for g := 0; g < G; g++ {
+		go func() {
+			for i := 0; i < N; i++ {
+				if e.Do(func() { ran.Add(1) }) != nil {
+					return
+				}
+			}
+		}()
+	}
+	for deadline := time.Now().Add(20 * time.Second); ran.Load() < G*N; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d closures ran: a wake-up was lost", ran.Load(), G*N)
+		}
 	}
 }
