@@ -1,5 +1,5 @@
 # gopcu: the two commands of the README, and a few helpers.
-.PHONY: demo test build bench lab clean vty-ref deb
+.PHONY: demo test build bench bench-compare lab clean vty-ref deb
 
 # The main job: gopcu with its built-in emulators, no BTS/SGSN/root needed.
 demo:
@@ -27,6 +27,13 @@ vty-ref:
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...
+
+# gopcu against Debian's osmo-pcu (/usr/bin/osmo-pcu) on the same workloads,
+# interleaved: CPU per 1000 radio blocks, ratio, max RSS, latency, GC
+# (cmd/pcubench; docs/performance.md). BENCH_FLAGS="-reps 5 -w idle-4".
+bench-compare:
+	go build -o bin/gopcu ./cmd/gopcu
+	go run ./cmd/pcubench -gopcu bin/gopcu $(BENCH_FLAGS)
 
 clean:
 	rm -rf bin .cache dist

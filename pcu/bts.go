@@ -115,6 +115,7 @@ type BTS struct {
 	fc fcMeasure // since the last FLOW-CONTROL-BVC
 
 	ms        *msStore
+	idle      msIdle // idle MSs (msidle.go)
 	tbfs      []*TBF
 	msPresent ratectr.StatItem
 

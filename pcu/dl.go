@@ -105,6 +105,7 @@ func (e *Engine) establishDL(bts *BTS, m *MS) {
 	}
 	nt, err := e.allocDL(bts, m, true)
 	if err != nil {
+		e.watchMS(m) // tried again on the next timer run
 		return
 	}
 	e.fire(nt, evAssignCCCH)

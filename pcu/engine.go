@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp/ns"
@@ -60,6 +61,10 @@ type Config struct {
 	// Capture, when set, records every Gb datagram sent and received and
 	// every GSMTAP datagram the tap sends (stats/capture.Capture).
 	Capture PacketCapture
+	// ChannelLoop runs the portable engine loop (the PCU socket served by
+	// pcuif.Link's reader and writer goroutines, events on channels)
+	// instead of the Linux epoll loop that owns the socket (loop_linux.go).
+	ChannelLoop bool
 }
 
 // PacketCapture records datagrams for a pcap file. Methods must not block.
@@ -96,6 +101,14 @@ type Engine struct {
 	dummyBuf [80]byte
 
 	hooks []func(Event)
+
+	// the epoll loop (loop_linux.go): its poller, while it runs, the BTS
+	// connection it owns and the connection counter
+	poll    atomic.Pointer[poller]
+	bts0    *btsSock
+	connGen uint64
+	direct  bool // the loop owns the socket: send writes it at once
+	txBuf   [pcuif.BufSize]byte
 
 	// engine time (clockNow): the later of radio time, which follows the
 	// BTS frame number, and the monotonic clock, both from the first FN
@@ -192,6 +205,24 @@ func New(cfg Config) *Engine {
 // go of the engine channel on their own), then the GSMTAP tap and the PCU
 // socket link end.
 func (e *Engine) Run(ctx context.Context) error {
+	defer e.stopOnce.Do(func() { close(e.done) })
+	if e.cfg.ChannelLoop {
+		return e.runChannels(ctx)
+	}
+	return e.runEpoll(ctx)
+}
+
+// poke wakes the epoll loop after something was posted on e.calls or
+// e.gbRx (no-op for the channel loop).
+func (e *Engine) poke() {
+	if p := e.poll.Load(); p != nil {
+		p.wake()
+	}
+}
+
+// runChannels is the portable loop: pcuif.Link's goroutines serve the
+// socket and post events on channels; every input is a select case.
+func (e *Engine) runChannels(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer func() {
@@ -244,15 +275,20 @@ func (e *Engine) Run(ctx context.Context) error {
 		case f := <-e.calls:
 			f()
 		case <-tick.C:
-			e.sampleAllAllocated(e.cfg.Clock.Now())
-			e.cfg.Counters.Tick()
-			e.fcTicks++
-			if iv := int(e.params.FlowControlInterval / time.Second); iv > 0 && e.fcTicks%iv == 0 {
-				e.flowControlMS()
-			}
+			e.tick(e.cfg.Clock.Now())
 		case <-ctx.Done():
 			return nil
 		}
+	}
+}
+
+// tick is the engine's 1 s tick.
+func (e *Engine) tick(now time.Duration) {
+	e.sampleAllAllocated(now)
+	e.cfg.Counters.Tick()
+	e.fcTicks++
+	if iv := int(e.params.FlowControlInterval / time.Second); iv > 0 && e.fcTicks%iv == 0 {
+		e.flowControlMS()
 	}
 }
 
@@ -287,6 +323,7 @@ func (e *Engine) Do(f func()) error {
 	}
 	select {
 	case e.calls <- f:
+		e.poke()
 		return nil
 	case <-e.done:
 		return ErrStopped

@@ -57,6 +57,7 @@ func (e *Engine) openSock(i int, addr netip.AddrPort) (*gbSock, error) {
 		}
 		select {
 		case e.gbRx <- gbDatagram{d, s}:
+			e.poke() // the epoll loop (loop_linux.go)
 		case <-s.quit:
 		}
 	}

@@ -68,6 +68,20 @@ func (e *Engine) send(m pcuif.Message, v pcuif.Version) {
 	if e.sent != nil {
 		e.sent(m)
 	}
+	if e.direct {
+		n, err := pcuif.MarshalTo(e.txBuf[:], m, v)
+		if err != nil {
+			e.l1log.Error("cannot encode message", "type", m.Type(), "err", err)
+			return
+		}
+		if err := e.writeBTS(e.txBuf[:n]); err != nil {
+			e.l1ctr.Inc(L1TxDropped)
+			e.l1log.Error("cannot send to BTS", "type", m.Type(), "err", err)
+			return
+		}
+		e.l1ctr.Inc(L1TxMsgs)
+		return
+	}
 	buf := e.link.TxBuf()
 	n, err := pcuif.MarshalTo(buf.B[:], m, v)
 	if err != nil {

@@ -47,9 +47,10 @@ type MS struct {
 
 	// L1 measurements of the last uplink block.
 	RSSI  int8
-	LinkQ int16  // C/I in cB
-	BTO   int16  // burst timing offset, quarter bits
-	meas  msMeas // what `show ms` reports of both links (msmeas.go)
+	LinkQ int16   // C/I in cB
+	BTO   int16   // burst timing offset, quarter bits
+	meas  msMeas  // what `show ms` reports of both links (msmeas.go)
+	watch msWatch // idle bookkeeping (msidle.go)
 }
 
 func (m *MS) String() string {
@@ -143,6 +144,7 @@ func (e *Engine) newMS(bts *BTS, tlli uint32) *MS {
 	e.cfg.Counters.Register(m.Ctr)
 	bts.ms.add(m)
 	bts.msPresent.Set(int64(len(bts.ms.all)))
+	e.watchMS(m)
 	e.log.Debug("MS created", "ms", m.String())
 	return m
 }
@@ -157,6 +159,7 @@ func (e *Engine) freeMS(m *MS) {
 	e.releaseSlots(m)
 	e.dropMSCounters(m)
 	m.bts.ms.remove(m)
+	m.watch.gone = true
 	m.bts.msPresent.Set(int64(len(m.bts.ms.all)))
 	if o := e.cfg.Observer; o != nil && m.TLLI != TLLIUnset {
 		o.MSGone(m.TLLI)
@@ -185,32 +188,7 @@ func (e *Engine) msTimers(bts *BTS) {
 			}
 		})
 	}
-	for i := 0; i < len(bts.ms.all); i++ {
-		m := bts.ms.all[i]
-		if m.Active() {
-			continue
-		}
-		if m.Queue.Len() > 0 {
-			if m.suspended {
-				continue // (onSuspReq)
-			}
-			// data waiting (e.g. after an UL TBF ended); after a failed
-			// allocation retry when a TBF went away or dlRetryPeriod passed,
-			// not on every block: thousands of MSs may wait for a TFI
-			if e.now < m.dlRetry && len(bts.tbfs) >= m.dlRetryTBFs {
-				continue
-			}
-			e.establishDL(bts, m)
-			if !m.Active() {
-				m.dlRetry, m.dlRetryTBFs = e.now+dlRetryPeriod, len(bts.tbfs)
-			}
-			continue
-		}
-		if m.idleSince >= 0 && (m.TLLI == TLLIUnset || e.now-m.idleSince >= e.params.X2030) {
-			e.freeMS(m)
-			i--
-		}
-	}
+	e.runIdleMS(bts) // msidle.go
 }
 
 // lastActive is when the MS was last busy: its last TBF ended, its last
@@ -289,6 +267,8 @@ func (e *Engine) mergeMS(m, old *MS) {
 		e.freeTBF(old.UL, false)
 	}
 	old.Queue.Close()
+	old.watch.gone = true
+	e.watchMS(m)
 	m.bts.msPresent.Set(int64(len(m.bts.ms.all)))
 }
 

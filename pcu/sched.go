@@ -135,7 +135,7 @@ func (e *Engine) runTimers(bts *BTS) {
 		}
 	}
 	e.naccTick(bts)
-	e.msTimers(bts) // pcu/ms.go
+	e.msTimers(bts) // pcu/ms.go, msidle.go: no scan of every MS
 }
 
 // usfTimeout: a granted uplink block stayed empty (N3101, TS 44.060 §13.3).

@@ -1,7 +1,9 @@
 package pcu
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
@@ -145,5 +147,36 @@ func BenchmarkEGPRSDLBlockMCS9(b *testing.B) {
 			}
 		}
 		b.StartTimer()
+	}
+}
+
+// BenchmarkRTSKnownMS: an RTS_REQ on an idle PDCH (decode, schedule,
+// encode) with n known idle MSs (each with a TLLI, no TBF, no data): the
+// cost must not grow with n (issue 16: within 10 % from 10 to 100 000).
+func BenchmarkRTSKnownMS(b *testing.B) {
+	for _, n := range []int{10, 1000, 100000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			e, bts := benchEngine(b)
+			e.params.X2030 = time.Hour
+			for i := 0; i < n; i++ {
+				e.newMS(bts, 0xc0000000+uint32(i))
+			}
+			p := &bts.TRX[0].PDCH[3]
+			rts := pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, ARFCN: 871, TS: 3}
+			fn := uint32(0)
+			step := func() {
+				fn = nextBlockFN(fn)
+				rts.FN, rts.BlockNr = fn, uint8(blockNr(fn))
+				e.schedule(bts, p, &rts)
+			}
+			for range 100 {
+				step() // the MSs' first timer run
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				step()
+			}
+		})
 	}
 }

@@ -308,6 +308,7 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 	if !t.ms.Active() {
 		t.ms.idleSince = e.now
 		e.releaseSlots(t.ms)
+		e.watchMS(t.ms)
 	}
 	e.tbfLog.Debug("TBF freed", "tbf", t.String())
 }

@@ -29,10 +29,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/pcapgo"
-
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/gsmtap"
 )
@@ -73,7 +69,6 @@ type record struct {
 // Capture is an open pcap capture.
 type Capture struct {
 	opts Options
-	w    *pcapgo.Writer
 	bw   *bufio.Writer
 	file *os.File // nil when writing to a caller's io.Writer
 	path string
@@ -137,14 +132,13 @@ func newCapture(w io.Writer, opts Options, file *os.File, path string) (*Capture
 		opts.Snaplen = 65535
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	pw := pcapgo.NewWriter(bw)
-	if err := pw.WriteFileHeader(opts.Snaplen, layers.LinkTypeRaw); err != nil {
+	if err := writeFileHeader(bw, opts.Snaplen); err != nil {
 		return nil, err
 	}
 	if err := bw.Flush(); err != nil {
 		return nil, err
 	}
-	c := &Capture{opts: opts, w: pw, bw: bw, file: file, path: path, size: pcapHeaderLen,
+	c := &Capture{opts: opts, bw: bw, file: file, path: path, size: pcapHeaderLen,
 		ch: make(chan record, opts.Queue), done: make(chan struct{})}
 	go c.run()
 	return c, nil
@@ -184,8 +178,7 @@ func (c *Capture) rotate() error {
 	}
 	c.file = f
 	c.bw.Reset(f)
-	c.w = pcapgo.NewWriter(c.bw)
-	if err := c.w.WriteFileHeader(c.opts.Snaplen, layers.LinkTypeRaw); err != nil {
+	if err := writeFileHeader(c.bw, c.opts.Snaplen); err != nil {
 		return err
 	}
 	c.size = pcapHeaderLen
@@ -281,11 +274,7 @@ func (c *Capture) run() {
 			continue
 		}
 		buf = AppendIPUDP(buf[:0], r.src, r.dst, r.data)
-		ci := gopacket.CaptureInfo{Timestamp: r.ts, CaptureLength: len(buf), Length: len(buf)}
-		if ci.CaptureLength > int(c.opts.Snaplen) {
-			ci.CaptureLength = int(c.opts.Snaplen)
-		}
-		rl := int64(pcapRecordLen + ci.CaptureLength)
+		rl := int64(pcapRecordLen + min(len(buf), int(c.opts.Snaplen)))
 		if c.opts.MaxSize > 0 && c.size+rl > c.opts.MaxSize && c.size > pcapHeaderLen {
 			if c.file == nil || c.path == "" {
 				if !c.full {
@@ -303,7 +292,7 @@ func (c *Capture) run() {
 				continue
 			}
 		}
-		if err := c.w.WritePacket(ci, buf[:ci.CaptureLength]); err != nil {
+		if err := writeRecord(c.bw, r.ts, buf, int(c.opts.Snaplen)); err != nil {
 			c.fail(err)
 			continue
 		}
@@ -408,4 +397,37 @@ func (c *Capture) Deliver(deliver func(ns.Datagram), local func(bind int) netip.
 		c.UDP(now(), d.From, local(d.Bind), d.Data)
 		deliver(d)
 	}
+}
+
+// The classic pcap file format (the tcpdump/libpcap "pcap-savefile"
+// format, little-endian, microsecond time stamps) with LINKTYPE_RAW (101,
+// raw IPv4/IPv6), written by hand: gopacket's pcapgo drags in
+// gopacket/layers, whose initialisation costs about 9 MB of resident
+// memory in every gopcu process (docs/performance.md).
+const linkTypeRaw = 101
+
+func writeFileHeader(w io.Writer, snaplen uint32) error {
+	var h [24]byte
+	binary.LittleEndian.PutUint32(h[0:], 0xa1b2c3d4)
+	binary.LittleEndian.PutUint16(h[4:], 2) // version 2.4
+	binary.LittleEndian.PutUint16(h[6:], 4)
+	binary.LittleEndian.PutUint32(h[16:], snaplen)
+	binary.LittleEndian.PutUint32(h[20:], linkTypeRaw)
+	_, err := w.Write(h[:])
+	return err
+}
+
+// writeRecord writes one packet, cut to snaplen octets.
+func writeRecord(w io.Writer, ts time.Time, pkt []byte, snaplen int) error {
+	n := min(len(pkt), snaplen)
+	var h [16]byte
+	binary.LittleEndian.PutUint32(h[0:], uint32(ts.Unix()))
+	binary.LittleEndian.PutUint32(h[4:], uint32(ts.Nanosecond()/1000))
+	binary.LittleEndian.PutUint32(h[8:], uint32(n))
+	binary.LittleEndian.PutUint32(h[12:], uint32(len(pkt)))
+	if _, err := w.Write(h[:]); err != nil {
+		return err
+	}
+	_, err := w.Write(pkt[:n])
+	return err
 }

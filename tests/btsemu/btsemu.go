@@ -16,6 +16,7 @@ import (
 	"net/netip"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
@@ -67,6 +68,8 @@ type BTS struct {
 	stats    Stats
 	onData   func(pcuif.Data)
 	onCont   func(pcuif.Container) pcuif.Message
+	onLat    func(time.Duration) // RTS_REQ -> DATA_REQ latency observer
+	sentAt   map[key]time.Time   // when each outstanding RTS_REQ went out (onLat set)
 
 	fn uint32 // next block's first FN
 	wg sync.WaitGroup
@@ -142,6 +145,22 @@ func (b *BTS) OnContainer(f func(pcuif.Container) pcuif.Message) {
 	b.mu.Lock()
 	b.onCont = f
 	b.mu.Unlock()
+}
+
+// OnRTSLatency sets a function called (from the reader goroutine) with
+// the time from each RTS_REQ sent to the DATA_REQ answering it.
+func (b *BTS) OnRTSLatency(f func(time.Duration)) {
+	b.mu.Lock()
+	b.onLat = f
+	b.sentAt = map[key]time.Time{}
+	b.mu.Unlock()
+}
+
+// rtsSent notes when the RTS_REQ of k went out (b.mu held).
+func (b *BTS) rtsSent(k key) {
+	if b.onLat != nil {
+		b.sentAt[k] = time.Now()
+	}
 }
 
 func (b *BTS) acceptLoop() {
@@ -245,6 +264,10 @@ func (b *BTS) handle(msg []byte) pcuif.Message {
 		k := key{d.SAPI, d.FN, d.TRX, d.TS}
 		if ch, ok := b.pending[k]; ok && (d.SAPI == pcuif.SAPIPDTCH || d.SAPI == pcuif.SAPIPTCCH) {
 			delete(b.pending, k)
+			if t, ok := b.sentAt[k]; ok {
+				delete(b.sentAt, k)
+				b.onLat(time.Since(t))
+			}
 			b.stats.Answered++
 			if ch != nil {
 				ch <- d

@@ -109,6 +109,9 @@ func (b *BTS) runBlock(ctx context.Context, fn uint32, timeout time.Duration) (B
 			arfcn := b.cfg.Info.TRX[p[0]].ARFCN
 			b.mu.Unlock()
 			waits = append(waits, wait{k, ch})
+			b.mu.Lock()
+			b.rtsSent(k)
+			b.mu.Unlock()
 			if err := b.Send(&pcuif.RTSReq{SAPI: s, FN: rfn, ARFCN: arfcn, TRX: p[0], TS: p[1], BlockNr: uint8(blk.BlockNr)}); err != nil {
 				return blk, err
 			}
@@ -135,6 +138,7 @@ func (b *BTS) runBlock(ctx context.Context, fn uint32, timeout time.Duration) (B
 		b.mu.Lock()
 		for _, w := range waits {
 			delete(b.pending, w.k)
+			delete(b.sentAt, w.k)
 		}
 		b.stats.Unanswered += missing
 		b.mu.Unlock()
@@ -176,6 +180,7 @@ func (b *BTS) sendBlockRTS(fn uint32) error {
 		arfcn := b.cfg.Info.TRX[p[0]].ARFCN
 		b.stats.RTSSent++
 		b.pending[key{pcuif.SAPIPDTCH, fn, p[0], p[1]}] = nil
+		b.rtsSent(key{pcuif.SAPIPDTCH, fn, p[0], p[1]})
 		b.mu.Unlock()
 		if err := b.Send(&pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: fn, ARFCN: arfcn, TRX: p[0], TS: p[1], BlockNr: uint8(BlockNr(fn))}); err != nil {
 			return err

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"time"
+
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/tests/btsemu"
+)
+
+// stub is the smallest BTS: it serves the PCU socket, sends INFO_IND,
+// waits for the PDCH activations and then sends RTS_REQs, reading the
+// DATA_REQ answers itself (no goroutine, no channel) so that its own
+// cost stays out of the way of the PCU's.
+type stub struct {
+	ln    *net.UnixListener
+	c     *net.UnixConn
+	info  *pcuif.InfoInd
+	pdchs [][2]uint8
+	rbuf  []byte
+	fn    uint32
+}
+
+// cellInfo is the INFO_IND of the benchmark cells: trx TRXs with the
+// PDCH mask, CS-1..4 (and MCS-1..9 when egprs), the NS-VC towards
+// 127.0.0.1:sgsnPort from local port nsPort.
+func cellInfo(trx int, mask uint8, egprs bool, nsPort, sgsnPort int) *pcuif.InfoInd {
+	ii := btsemu.DefaultInfo(pcuif.V10)
+	for t := 0; t < trx; t++ {
+		ii.TRX[t].ARFCN = uint16(871 + 2*t)
+		ii.TRX[t].PDCHMask = mask
+		for ts := range ii.TRX[t].TS {
+			ii.TRX[t].TS[ts].TSC = 7
+		}
+	}
+	if egprs {
+		for n := 1; n <= 9; n++ {
+			ii.Flags |= pcuif.FlagMCS(n)
+		}
+		ii.InitialMCS = 9
+	}
+	ii.SetRemote(0, 101, uint16(nsPort), netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(sgsnPort)))
+	return ii
+}
+
+func listenStub(path string, info *pcuif.InfoInd) (*stub, error) {
+	os.Remove(path)
+	ln, err := net.ListenUnix("unixpacket", &net.UnixAddr{Name: path, Net: "unixpacket"})
+	if err != nil {
+		return nil, err
+	}
+	return &stub{ln: ln, info: info, rbuf: make([]byte, pcuif.BufSize)}, nil
+}
+
+func (s *stub) close() {
+	if s.c != nil {
+		s.c.Close()
+	}
+	s.ln.Close()
+}
+
+// accept waits (at most timeout) for the PCU, sends INFO_IND and reads
+// until every PDCH of the INFO_IND is active.
+func (s *stub) accept(timeout time.Duration) error {
+	s.ln.SetDeadline(time.Now().Add(timeout))
+	c, err := s.ln.AcceptUnix()
+	if err != nil {
+		return fmt.Errorf("no PCU connected: %w", err)
+	}
+	s.c = c
+	b, err := pcuif.Marshal(s.info, pcuif.V10)
+	if err != nil {
+		return err
+	}
+	if _, err := c.Write(b); err != nil {
+		return err
+	}
+	want := 0
+	for t := range s.info.TRX {
+		for ts := 0; ts < 8; ts++ {
+			if s.info.TRX[t].PDCHMask&(1<<ts) != 0 {
+				want++
+			}
+		}
+	}
+	active := map[[2]uint8]bool{}
+	c.SetReadDeadline(time.Now().Add(timeout))
+	defer c.SetReadDeadline(time.Time{})
+	for len(active) < want {
+		m, err := s.read()
+		if err != nil {
+			return fmt.Errorf("waiting for %d PDCH activations (%d): %w", want, len(active), err)
+		}
+		if a, ok := m.(*pcuif.ActReq); ok && a.Activate {
+			active[[2]uint8{a.TRX, a.TS}] = true
+		}
+	}
+	for t := uint8(0); t < pcuif.NumTRX; t++ {
+		for ts := uint8(0); ts < 8; ts++ {
+			if active[[2]uint8{t, ts}] {
+				s.pdchs = append(s.pdchs, [2]uint8{t, ts})
+			}
+		}
+	}
+	return nil
+}
+
+func (s *stub) read() (pcuif.Message, error) {
+	n, err := s.c.Read(s.rbuf)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, errors.New("PCU closed the socket")
+	}
+	return pcuif.Parse(s.rbuf[:n], pcuif.V10)
+}
+
+func (s *stub) sendRTS(p [2]uint8, fn uint32, buf []byte) error {
+	r := pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: fn, ARFCN: s.info.TRX[p[0]].ARFCN, TRX: p[0], TS: p[1], BlockNr: uint8(btsemu.BlockNr(fn))}
+	n, err := pcuif.MarshalTo(buf, &r, pcuif.V10)
+	if err != nil {
+		return err
+	}
+	_, err = s.c.Write(buf[:n])
+	return err
+}
+
+// waitData reads until the DATA_REQ answering the RTS of p at fn.
+func (s *stub) waitData(p [2]uint8, fn uint32) error {
+	for {
+		m, err := s.read()
+		if err != nil {
+			return err
+		}
+		if d, ok := m.(*pcuif.Data); ok && d.Kind == pcuif.TypeDataReq && d.SAPI == pcuif.SAPIPDTCH {
+			if d.TRX == p[0] && d.TS == p[1] && d.FN == fn {
+				return nil
+			}
+		}
+	}
+}
+
+// serial sends n RTS_REQs one at a time, each after the answer to the
+// previous one (virtual time: as fast as the PCU answers), cycling over
+// the PDCHs, one block per round.
+func (s *stub) serial(n int) error {
+	buf := make([]byte, pcuif.BufSize)
+	s.c.SetReadDeadline(time.Now().Add(time.Minute))
+	for sent := 0; sent < n; {
+		for _, p := range s.pdchs {
+			if err := s.sendRTS(p, s.fn, buf); err != nil {
+				return err
+			}
+			if err := s.waitData(p, s.fn); err != nil {
+				return fmt.Errorf("RTS %d: %w", sent, err)
+			}
+			sent++
+		}
+		s.fn = btsemu.NextBlockFN(s.fn)
+	}
+	return nil
+}
+
+// frames runs the frame clock in real time for d as OsmoBTS does: a
+// TIME_IND every TDMA frame and, at each block start, the RTS_REQs of
+// every PDCH (answers read and checked, not timed). It returns the RTS_REQs.
+func (s *stub) frames(d time.Duration) (int, error) {
+	buf := make([]byte, pcuif.BufSize)
+	start := time.Now()
+	rts := 0
+	for f := 0; time.Since(start) < d; f++ {
+		time.Sleep(time.Until(start.Add(time.Duration(f) * btsemu.FramePeriod)))
+		fn := s.fn
+		n, err := pcuif.MarshalTo(buf, &pcuif.TimeInd{FN: fn}, pcuif.V10)
+		if err != nil {
+			return rts, err
+		}
+		if _, err := s.c.Write(buf[:n]); err != nil {
+			return rts, err
+		}
+		s.fn = (s.fn + 1) % pcuif.MaxFN
+		if btsemu.BlockNr(fn) < 0 {
+			continue
+		}
+		for _, p := range s.pdchs {
+			if err := s.sendRTS(p, fn, buf); err != nil {
+				return rts, err
+			}
+			rts++
+		}
+		s.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for left := len(s.pdchs); left > 0; {
+			m, err := s.read()
+			if err != nil {
+				return rts, err
+			}
+			if d, ok := m.(*pcuif.Data); ok && d.Kind == pcuif.TypeDataReq && d.SAPI == pcuif.SAPIPDTCH && d.FN == fn {
+				left--
+			}
+		}
+	}
+	return rts, nil
+}
+
+// realtime runs the frame clock in real time for d: at each block's due
+// time it sends the RTS_REQs of every PDCH at once (as a BTS does) and
+// records each one's time to its DATA_REQ in lat.
+func (s *stub) realtime(d time.Duration, lat *latencies) (int, error) {
+	buf := make([]byte, pcuif.BufSize)
+	start := time.Now()
+	var frames uint32
+	sentAt := map[[2]uint8]time.Time{}
+	rts := 0
+	for time.Since(start) < d {
+		fn := s.fn
+		s.fn = btsemu.NextBlockFN(fn)
+		for _, p := range s.pdchs {
+			sentAt[p] = time.Now()
+			if err := s.sendRTS(p, fn, buf); err != nil {
+				return rts, err
+			}
+			rts++
+		}
+		s.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for left := len(s.pdchs); left > 0; {
+			m, err := s.read()
+			if err != nil {
+				return rts, err
+			}
+			if d, ok := m.(*pcuif.Data); ok && d.Kind == pcuif.TypeDataReq && d.SAPI == pcuif.SAPIPDTCH && d.FN == fn {
+				if t, ok := sentAt[[2]uint8{d.TRX, d.TS}]; ok {
+					lat.add(time.Since(t))
+					left--
+				}
+			}
+		}
+		frames += (s.fn - fn + pcuif.MaxFN) % pcuif.MaxFN
+		time.Sleep(time.Until(start.Add(time.Duration(frames) * btsemu.FramePeriod)))
+	}
+	return rts, nil
+}

@@ -1,0 +1,422 @@
+//go:build linux
+
+package pcu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gopcu/gopcu/pcu/pcuif"
+)
+
+// The engine loop on Linux: one goroutine, locked to its OS thread, owns
+// the PCU socket (non-blocking, in an epoll set) and answers each RTS_REQ
+// in the same wake-up that read it: no goroutine and no channel between
+// the BTS's RTS_REQ and the DATA_REQ (osmo-pcu likewise runs one select
+// loop, osmo_select_main). The other inputs (NS datagrams and VTY calls,
+// posted on their channels by their goroutines) wake the loop through an
+// eventfd in the same set; timers (TBF, Gb, the 1 s tick, reconnect) are
+// deadlines that bound the epoll_wait timeout, re-computed once per
+// wake-up, never re-armed per message.
+
+// poller is the epoll set and the eventfd other goroutines wake it with.
+type poller struct {
+	epfd, evfd int
+	pending    atomic.Bool // a wake-up is pending in the eventfd
+	evbuf      [8]byte
+}
+
+func newPoller() (*poller, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("epoll_create1: %w", err)
+	}
+	evfd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(epfd)
+		return nil, fmt.Errorf("eventfd: %w", err)
+	}
+	p := &poller{epfd: epfd, evfd: evfd}
+	if err := p.add(evfd, unix.EPOLLIN); err != nil {
+		p.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *poller) close() {
+	unix.Close(p.evfd)
+	unix.Close(p.epfd)
+}
+
+func (p *poller) add(fd int, events uint32) error {
+	return unix.EpollCtl(p.epfd, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: events, Fd: int32(fd)})
+}
+
+func (p *poller) mod(fd int, events uint32) error {
+	return unix.EpollCtl(p.epfd, unix.EPOLL_CTL_MOD, fd, &unix.EpollEvent{Events: events, Fd: int32(fd)})
+}
+
+func (p *poller) del(fd int) { unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, fd, nil) }
+
+// wake makes the loop drain its channels; safe from any goroutine. Only
+// the first wake-up after the loop took the last one writes the eventfd.
+func (p *poller) wake() {
+	if p.pending.Swap(true) {
+		return
+	}
+	one := [8]byte{1}
+	unix.Write(p.evfd, one[:])
+}
+
+// woken takes the eventfd's wake-up; the loop drains its channels after.
+// The eventfd is read before pending is cleared: a wake between the two
+// finds pending set and writes nothing, and its input is drained next;
+// cleared first, a wake's write could be consumed here while pending
+// stays set, and every later wake would be lost.
+func (p *poller) woken() {
+	unix.Read(p.evfd, p.evbuf[:])
+	p.pending.Store(false)
+}
+
+// wait blocks until an fd is ready or timeout passes (negative: no
+// timeout). epoll_wait counts milliseconds: the timeout is rounded up, so
+// a deadline is never taken early.
+func (p *poller) wait(evs []unix.EpollEvent, timeout time.Duration) (int, error) {
+	ms := -1
+	if timeout >= 0 {
+		ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
+	}
+	for {
+		n, err := unix.EpollWait(p.epfd, evs, ms)
+		if err == unix.EINTR {
+			continue
+		}
+		return n, err
+	}
+}
+
+// btsSock is a connection to the BTS owned by the loop: a non-blocking
+// SOCK_SEQPACKET fd and the messages that did not fit into its send
+// buffer yet (written when the fd is writable again).
+type btsSock struct {
+	fd  int
+	gen uint64
+	txq []*pcuif.Buf
+	out bool // EPOLLOUT registered
+	err error
+	// recvmmsg(2) takes up to rxBatch messages in one system call
+	rx   [rxBatch][pcuif.BufSize]byte
+	iov  [rxBatch]unix.Iovec
+	hdrs [rxBatch]mmsghdr
+}
+
+// rxBatch is how many messages one recvmmsg takes at most: a BTS sends a
+// block's RTS_REQs (up to 8 per TRX) and TIME_IND together.
+const rxBatch = 16
+
+// mmsghdr is struct mmsghdr of recvmmsg(2): a msghdr and the received
+// length (Go pads it to the C layout).
+type mmsghdr struct {
+	hdr unix.Msghdr
+	n   uint32
+}
+
+func newBTSSock(fd int, gen uint64) *btsSock {
+	s := &btsSock{fd: fd, gen: gen}
+	for i := range s.hdrs {
+		s.iov[i].Base = &s.rx[i][0]
+		s.iov[i].SetLen(pcuif.BufSize)
+		s.hdrs[i].hdr.Iov = &s.iov[i]
+		s.hdrs[i].hdr.SetIovlen(1)
+	}
+	return s
+}
+
+// recv takes the messages waiting on the socket (at most rxBatch) without
+// blocking: recvmmsg(2) with MSG_DONTWAIT, one system call whether one
+// message waits or sixteen. It is a raw system call: it never blocks.
+func (s *btsSock) recv() (int, error) {
+	n, _, errno := unix.RawSyscall6(unix.SYS_RECVMMSG, uintptr(s.fd), uintptr(unsafe.Pointer(&s.hdrs[0])), rxBatch,
+		unix.MSG_DONTWAIT, 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
+
+// write sends one message without blocking (a raw system call: the socket
+// is non-blocking).
+func (s *btsSock) write(b []byte) error {
+	_, _, errno := unix.RawSyscall(unix.SYS_WRITE, uintptr(s.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+// maxTxQueue bounds the messages waiting for the socket (as
+// pcuif.Link.TxQueue): beyond it a message is dropped and counted.
+const maxTxQueue = 512
+
+// maxReadsPerWake bounds the messages taken from the socket in one
+// wake-up, so that a flooding BTS cannot starve timers and calls.
+const maxReadsPerWake = 256
+
+// dialBTS connects to the BTS socket, non-blocking.
+func dialBTS(path string) (int, error) {
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	if err := unix.Connect(fd, &unix.SockaddrUnix{Name: path}); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
+// runEpoll is Run on Linux. It falls back to the channel loop when the
+// epoll set cannot be made.
+func (e *Engine) runEpoll(ctx context.Context) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	p, err := newPoller()
+	if err != nil {
+		e.log.Error("no epoll loop, using the channel loop", "err", err)
+		runtime.UnlockOSThread()
+		return e.runChannels(ctx)
+	}
+	defer p.close()
+	e.direct = true
+	defer func() { e.direct = false }()
+	e.poll.Store(p)
+	defer e.poll.Store(nil)
+	p.wake() // for what was posted before the poller was there
+	stop := context.AfterFunc(ctx, p.wake)
+	defer stop()
+	defer e.gbClose()
+	e.openGSMTAP()
+	defer e.closeGSMTAP()
+	defer e.closeBTS(nil, false)
+	// runs first: the engine takes no command while it closes anything
+	defer e.stopOnce.Do(func() { close(e.done) })
+
+	clk := e.cfg.Clock
+	minB, maxB := e.cfg.MinBackoff, e.cfg.MaxBackoff
+	if minB == 0 {
+		minB = time.Second
+	}
+	if maxB == 0 {
+		maxB = 10 * time.Second
+	}
+	backoff := minB
+	var redial time.Duration // when to dial the BTS again (0: now)
+	nextTick := clk.Now() + time.Second
+	evs := make([]unix.EpollEvent, 8)
+	for {
+		if ctx.Err() != nil {
+			return nil
+		}
+		now := clk.Now()
+		if e.bts0 == nil && now >= redial {
+			if err := e.connectBTS(p); err != nil {
+				e.l1log.Debug("cannot connect to BTS", "path", e.cfg.SocketPath, "err", err, "retry_in", backoff)
+				redial = now + backoff
+				backoff = min(2*backoff, maxB)
+			} else {
+				backoff = minB
+			}
+		}
+		if now >= nextTick {
+			e.tick(now)
+			nextTick += time.Second
+			if nextTick <= now {
+				nextTick = now + time.Second
+			}
+		}
+		if e.nextDeadline != 0 && e.fnValid && now-e.wallBase >= e.nextDeadline {
+			e.timersDue()
+		}
+		// the Gb's timers: ticked when due, the deadline read once per
+		// wake-up
+		wake := nextTick
+		if e.gbl != nil {
+			if d, ok := e.gbDeadline(); ok {
+				if d <= now {
+					e.gbl.gb.Tick(now)
+					d, ok = e.gbDeadline()
+				}
+				if ok {
+					wake = min(wake, d)
+				}
+			}
+		}
+		if e.nextDeadline != 0 && e.fnValid {
+			wake = min(wake, e.wallBase+e.nextDeadline)
+		}
+		if e.bts0 == nil {
+			wake = min(wake, redial)
+		}
+		n, err := p.wait(evs, max(wake-clk.Now(), 0))
+		if err != nil {
+			return fmt.Errorf("epoll_wait: %w", err)
+		}
+		for _, ev := range evs[:n] {
+			switch {
+			case int(ev.Fd) == p.evfd:
+				p.woken()
+				e.drainInputs()
+			case e.bts0 != nil && int(ev.Fd) == e.bts0.fd:
+				if ev.Events&unix.EPOLLOUT != 0 {
+					e.flushBTS(p)
+				}
+				if ev.Events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+					e.readBTS(p)
+				}
+			}
+		}
+		if s := e.bts0; s != nil && s.err != nil {
+			e.closeBTS(p, true)
+			e.l1log.Info("BTS connection lost, reconnecting", "path", e.cfg.SocketPath, "err", s.err, "retry_in", backoff)
+			redial = clk.Now() + backoff
+			backoff = min(2*backoff, maxB)
+		}
+	}
+}
+
+// drainInputs runs every queued VTY call and NS datagram.
+func (e *Engine) drainInputs() {
+	for {
+		select {
+		case f := <-e.calls:
+			f()
+		case d := <-e.gbRx:
+			if e.gbl != nil {
+				e.gbl.input(d, e.gbNow())
+			}
+		default:
+			return
+		}
+	}
+}
+
+func (e *Engine) connectBTS(p *poller) error {
+	fd, err := dialBTS(e.cfg.SocketPath)
+	if err != nil {
+		return err
+	}
+	if err := p.add(fd, unix.EPOLLIN); err != nil {
+		unix.Close(fd)
+		return err
+	}
+	e.connGen++
+	e.bts0 = newBTSSock(fd, e.connGen)
+	e.l1log.Info("connected to BTS", "path", e.cfg.SocketPath, "gen", e.connGen)
+	e.handleLink(pcuif.Event{Kind: pcuif.EvConnected, Gen: e.connGen})
+	return nil
+}
+
+// closeBTS closes the connection; lost reports it to the engine.
+func (e *Engine) closeBTS(p *poller, lost bool) {
+	s := e.bts0
+	if s == nil {
+		return
+	}
+	if p != nil {
+		p.del(s.fd)
+	}
+	unix.Close(s.fd)
+	e.bts0 = nil
+	if lost {
+		e.handleLink(pcuif.Event{Kind: pcuif.EvDisconnected, Gen: s.gen, Err: s.err})
+	}
+}
+
+// readBTS handles the messages the socket holds (up to maxReadsPerWake),
+// each answered at once by the handlers' sends.
+func (e *Engine) readBTS(p *poller) {
+	s := e.bts0
+	for got := 0; got < maxReadsPerWake && s.err == nil && e.bts0 == s; {
+		n, err := s.recv()
+		if err == unix.EAGAIN {
+			return
+		}
+		if err != nil {
+			s.err = err
+			return
+		}
+		for i := 0; i < n && s.err == nil; i++ {
+			l := int(s.hdrs[i].n)
+			if l == 0 { // SEQPACKET: zero-length read is the peer's orderly close
+				s.err = errors.New("BTS closed the connection")
+				return
+			}
+			e.handleMessage(s.rx[i][:l])
+		}
+		got += n
+		if n < rxBatch {
+			return // the socket is empty: epoll says when more comes
+		}
+	}
+}
+
+// writeBTS writes one message to the BTS now, or queues it behind
+// messages still waiting for the socket.
+func (e *Engine) writeBTS(b []byte) error {
+	s := e.bts0
+	if s == nil || s.gen != e.gen || s.err != nil {
+		return pcuif.ErrNotConnected
+	}
+	if len(s.txq) == 0 {
+		err := s.write(b)
+		if err == nil {
+			return nil
+		}
+		if err != unix.EAGAIN {
+			s.err = err
+			return err
+		}
+	}
+	if len(s.txq) >= maxTxQueue {
+		return pcuif.ErrTxFull
+	}
+	q := e.link.TxBuf()
+	q.N = copy(q.B[:], b)
+	s.txq = append(s.txq, q)
+	if !s.out {
+		if p := e.poll.Load(); p != nil && p.mod(s.fd, unix.EPOLLIN|unix.EPOLLOUT) == nil {
+			s.out = true
+		}
+	}
+	return nil
+}
+
+// flushBTS writes queued messages while the socket takes them.
+func (e *Engine) flushBTS(p *poller) {
+	s := e.bts0
+	for len(s.txq) > 0 {
+		err := s.write(s.txq[0].Bytes())
+		if err == unix.EAGAIN {
+			return
+		}
+		if err != nil {
+			s.err = err
+			return
+		}
+		e.link.Release(s.txq[0])
+		s.txq[0] = nil
+		s.txq = s.txq[1:]
+	}
+	s.txq = s.txq[:0:0]
+	if s.out && p.mod(s.fd, unix.EPOLLIN) == nil {
+		s.out = false
+	}
+}

@@ -1,0 +1,22 @@
+//go:build !linux
+
+package pcu
+
+import (
+	"context"
+
+	"github.com/gopcu/gopcu/pcu/pcuif"
+)
+
+// Without epoll the engine runs the channel loop (loop_linux.go has the
+// epoll loop).
+
+type poller struct{}
+
+func (p *poller) wake() {}
+
+type btsSock struct{}
+
+func (e *Engine) runEpoll(ctx context.Context) error { return e.runChannels(ctx) }
+
+func (e *Engine) writeBTS([]byte) error { return pcuif.ErrNotConnected }
