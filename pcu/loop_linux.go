@@ -273,7 +273,9 @@ func (e *Engine) runEpoll(ctx context.Context) error {
 			switch {
 			case int(ev.Fd) == p.evfd:
 				p.woken()
-				e.drainInputs()
+				if !e.drainInputs(inputBatch) {
+					p.wake() // more queued: after the BTS socket and the timers
+				}
 			case e.bts0 != nil && int(ev.Fd) == e.bts0.fd:
 				if ev.Events&unix.EPOLLOUT != 0 {
 					e.flushBTS(p)
@@ -292,9 +294,15 @@ func (e *Engine) runEpoll(ctx context.Context) error {
 	}
 }
 
-// drainInputs runs every queued VTY call and NS datagram.
-func (e *Engine) drainInputs() {
-	for {
+// inputBatch bounds the VTY calls and NS datagrams one wake-up handles:
+// a flood of NS datagrams must not starve the BTS socket, the timers or
+// the stop (the loop checks its context between batches).
+const inputBatch = 256
+
+// drainInputs runs up to max queued VTY calls and NS datagrams; it reports
+// whether none is left.
+func (e *Engine) drainInputs(max int) bool {
+	for range max {
 		select {
 		case f := <-e.calls:
 			f()
@@ -303,9 +311,10 @@ func (e *Engine) drainInputs() {
 				e.gbl.input(d, e.gbNow())
 			}
 		default:
-			return
+			return true
 		}
 	}
+	return len(e.calls) == 0 && len(e.gbRx) == 0
 }
 
 func (e *Engine) connectBTS(p *poller) error {

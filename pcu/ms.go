@@ -40,10 +40,8 @@ type MS struct {
 	lastEnq       time.Duration // last DL-UNITDATA (idle-ack timer)
 	// suspended: the MS left for a CS call (PCUIF SUSP_REQ); its queued
 	// frames wait for new DL data or its next access (no DL TBF before)
-	suspended   bool
-	slots       msSlots       // timeslot reservation (alloc.go)
-	dlRetry     time.Duration // no DL TBF could be allocated: next try (msTimers)
-	dlRetryTBFs int           // ... or as soon as the BTS has fewer TBFs than this
+	suspended bool
+	slots     msSlots // timeslot reservation (alloc.go)
 
 	// L1 measurements of the last uplink block.
 	RSSI  int8
@@ -170,7 +168,6 @@ func (e *Engine) freeMS(m *MS) {
 // Radio-time periods of msTimers.
 const (
 	lifetimeSweepPeriod = 100 * time.Millisecond // PDU lifetime sweep over all queues
-	dlRetryPeriod       = 100 * time.Millisecond // DL TBF for an MS with data, after allocation failed
 )
 
 // msTimers runs the MS part of the radio timers (called on every advance

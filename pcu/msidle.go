@@ -53,16 +53,9 @@ func (e *Engine) runIdleMS(bts *BTS) {
 				if m.idleSince >= 0 {
 					s.push(idleEntry{m.idleSince, m})
 				}
-			case m.Queue.Len() > 0 && e.now < m.dlRetry && len(bts.tbfs) >= m.dlRetryTBFs:
-				// no DL TBF could be allocated: again once a TBF went away
-				// or dlRetryPeriod passed
-				e.watchMS(m)
 			case m.Queue.Len() > 0:
 				e.establishDL(bts, m) // data waiting (e.g. after an UL TBF ended)
-				if !m.Active() {
-					m.dlRetry, m.dlRetryTBFs = e.now+dlRetryPeriod, len(bts.tbfs)
-				}
-				e.watchMS(m) // gone from the list once it has a TBF
+				e.watchMS(m)          // gone from the list once it has a TBF
 			case m.TLLI == TLLIUnset:
 				e.freeMS(m)
 			case m.idleSince >= 0:
