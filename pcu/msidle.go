@@ -1,6 +1,10 @@
 package pcu
 
-import "time"
+import (
+	"cmp"
+	"slices"
+	"time"
+)
 
 // Idle MSs without a scan of every MS: an MS whose last TBF went (or that
 // was just created) is watched; the next timer run looks at each watched
@@ -42,6 +46,12 @@ func (e *Engine) runIdleMS(bts *BTS) {
 	if len(s.pending) > 0 {
 		pend := s.pending
 		s.pending = s.spare[:0] // watchMS during the loop appends here
+		// oldest MS first, as a scan of the BTS's MSs would go: when TFIs
+		// are short, MSs that have been there longest get them before a
+		// crowd of new ones (the chaos suite's NS fuzz flood: thousands of
+		// MSs that never answer would otherwise keep every TFI from the
+		// real MSs, whose frames arrive later)
+		slices.SortFunc(pend, func(a, b *MS) int { return cmp.Compare(a.created, b.created) })
 		for _, m := range pend {
 			m.watch.pending = false
 			switch {
