@@ -6,8 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
+	"os"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -16,21 +17,36 @@ import (
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
-// The engine loop on Linux: one goroutine, locked to its OS thread, owns
+// The engine loop on Linux: one goroutine owns
 // the PCU socket (non-blocking, in an epoll set) and answers each RTS_REQ
 // in the same wake-up that read it: no goroutine and no channel between
 // the BTS's RTS_REQ and the DATA_REQ (osmo-pcu likewise runs one select
 // loop, osmo_select_main). The other inputs (NS datagrams and VTY calls,
 // posted on their channels by their goroutines) wake the loop through an
 // eventfd in the same set; timers (TBF, Gb, the 1 s tick, reconnect) are
-// deadlines that bound the epoll_wait timeout, re-computed once per
-// wake-up, never re-armed per message.
+// deadlines: the earliest bounds the wait (a read deadline on the epoll
+// fd), re-computed once per wake-up and moved only when it changes.
 
 // poller is the epoll set and the eventfd other goroutines wake it with.
+// The epoll fd itself sits in the Go runtime's netpoller (an epoll fd is
+// readable while it has ready events): the loop parks like any goroutine
+// waiting for I/O instead of blocking its thread in epoll_wait, so an idle
+// process lets the runtime sleep (a goroutine blocked in a system call
+// keeps the runtime's sysmon thread polling every few microseconds to
+// milliseconds, which cost more CPU than the PCU's own work in real time).
 type poller struct {
 	epfd, evfd int
-	pending    atomic.Bool // a wake-up is pending in the eventfd
+	ep         *os.File        // epfd, for the netpoller
+	rc         syscall.RawConn // waits on ep
+	pending    atomic.Bool     // a wake-up is pending in the eventfd
 	evbuf      [8]byte
+	deadline   time.Time // the read deadline set on ep
+	// what the RawConn.Read callback works on (made once: no closure
+	// allocated per wait)
+	evs  []unix.EpollEvent
+	n    int
+	err  error
+	poll func(uintptr) bool
 }
 
 func newPoller() (*poller, error) {
@@ -38,12 +54,24 @@ func newPoller() (*poller, error) {
 	if err != nil {
 		return nil, fmt.Errorf("epoll_create1: %w", err)
 	}
+	if err := unix.SetNonblock(epfd, true); err != nil {
+		unix.Close(epfd)
+		return nil, err
+	}
 	evfd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
 	if err != nil {
 		unix.Close(epfd)
 		return nil, fmt.Errorf("eventfd: %w", err)
 	}
-	p := &poller{epfd: epfd, evfd: evfd}
+	p := &poller{epfd: epfd, evfd: evfd, ep: os.NewFile(uintptr(epfd), "epoll")}
+	if p.rc, err = p.ep.SyscallConn(); err != nil {
+		p.close()
+		return nil, err
+	}
+	p.poll = func(uintptr) bool {
+		p.n, p.err = epollNow(p.epfd, p.evs)
+		return p.n > 0 || p.err != nil
+	}
 	if err := p.add(evfd, unix.EPOLLIN); err != nil {
 		p.close()
 		return nil, err
@@ -53,7 +81,20 @@ func newPoller() (*poller, error) {
 
 func (p *poller) close() {
 	unix.Close(p.evfd)
-	unix.Close(p.epfd)
+	p.ep.Close()
+}
+
+// epollNow is epoll_wait with a zero timeout: the ready events, never
+// blocking (a raw system call: no scheduler hand-off).
+func epollNow(epfd int, evs []unix.EpollEvent) (int, error) {
+	n, _, errno := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(&evs[0])), uintptr(len(evs)), 0, 0, 0)
+	if errno == unix.EINTR {
+		return 0, nil
+	}
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
 }
 
 func (p *poller) add(fd int, events uint32) error {
@@ -86,21 +127,27 @@ func (p *poller) woken() {
 	p.pending.Store(false)
 }
 
-// wait blocks until an fd is ready or timeout passes (negative: no
-// timeout). epoll_wait counts milliseconds: the timeout is rounded up, so
-// a deadline is never taken early.
-func (p *poller) wait(evs []unix.EpollEvent, timeout time.Duration) (int, error) {
-	ms := -1
-	if timeout >= 0 {
-		ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
+// wait returns the ready events, parking the goroutine (netpoller) until
+// one is ready or the time at passes (zero: no deadline). It always looks
+// before it parks: RawConn.Read forgets a readiness the netpoller saw
+// before the call. A deadline already passed looks without parking.
+func (p *poller) wait(evs []unix.EpollEvent, at time.Time) (int, error) {
+	if !at.Equal(p.deadline) { // moved only when the earliest deadline does
+		p.deadline = at
+		p.ep.SetReadDeadline(at)
 	}
-	for {
-		n, err := unix.EpollWait(p.epfd, evs, ms)
-		if err == unix.EINTR {
-			continue
-		}
-		return n, err
+	p.evs = evs
+	if !at.IsZero() && !time.Now().Before(at) {
+		return epollNow(p.epfd, evs)
 	}
+	err := p.rc.Read(p.poll)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return p.n, p.err
 }
 
 // btsSock is a connection to the BTS owned by the loop: a non-blocking
@@ -186,12 +233,9 @@ func dialBTS(path string) (int, error) {
 // runEpoll is Run on Linux. It falls back to the channel loop when the
 // epoll set cannot be made.
 func (e *Engine) runEpoll(ctx context.Context) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	p, err := newPoller()
 	if err != nil {
 		e.log.Error("no epoll loop, using the channel loop", "err", err)
-		runtime.UnlockOSThread()
 		return e.runChannels(ctx)
 	}
 	defer p.close()
@@ -221,6 +265,7 @@ func (e *Engine) runEpoll(ctx context.Context) error {
 	var redial time.Duration // when to dial the BTS again (0: now)
 	nextTick := clk.Now() + time.Second
 	evs := make([]unix.EpollEvent, 8)
+	lastWake, at := time.Duration(-1), time.Time{}
 	for {
 		if ctx.Err() != nil {
 			return nil
@@ -244,6 +289,13 @@ func (e *Engine) runEpoll(ctx context.Context) error {
 		}
 		if e.nextDeadline != 0 && e.fnValid && now-e.wallBase >= e.nextDeadline {
 			e.timersDue()
+			if e.nextDeadline != 0 && e.nextDeadline <= e.now {
+				// due on engine time that did not move (radio ahead of
+				// the clock): fire now rather than wake up again at once
+				for _, b := range e.bts {
+					e.runTimers(b)
+				}
+			}
 		}
 		// the Gb's timers: ticked when due, the deadline read once per
 		// wake-up
@@ -265,7 +317,10 @@ func (e *Engine) runEpoll(ctx context.Context) error {
 		if e.bts0 == nil {
 			wake = min(wake, redial)
 		}
-		n, err := p.wait(evs, max(wake-clk.Now(), 0))
+		if wake != lastWake { // the deadline on the wall clock, moved only when it changes
+			lastWake, at = wake, time.Now().Add(wake-clk.Now())
+		}
+		n, err := p.wait(evs, at)
 		if err != nil {
 			return fmt.Errorf("epoll_wait: %w", err)
 		}
@@ -350,31 +405,33 @@ func (e *Engine) closeBTS(p *poller, lost bool) {
 }
 
 // readBTS handles the messages the socket holds (up to maxReadsPerWake),
-// each answered at once by the handlers' sends.
-func (e *Engine) readBTS(p *poller) {
+// each answered at once by the handlers' sends. It reports whether it
+// took them all (false: more may wait).
+func (e *Engine) readBTS(p *poller) bool {
 	s := e.bts0
 	for got := 0; got < maxReadsPerWake && s.err == nil && e.bts0 == s; {
 		n, err := s.recv()
 		if err == unix.EAGAIN {
-			return
+			return true
 		}
 		if err != nil {
 			s.err = err
-			return
+			return true
 		}
 		for i := 0; i < n && s.err == nil; i++ {
 			l := int(s.hdrs[i].n)
 			if l == 0 { // SEQPACKET: zero-length read is the peer's orderly close
 				s.err = errors.New("BTS closed the connection")
-				return
+				return true
 			}
 			e.handleMessage(s.rx[i][:l])
 		}
 		got += n
 		if n < rxBatch {
-			return // the socket is empty: epoll says when more comes
+			return true // the socket is empty: epoll says when more comes
 		}
 	}
+	return s.err != nil || e.bts0 != s
 }
 
 // writeBTS writes one message to the BTS now, or queues it behind

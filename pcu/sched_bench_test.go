@@ -157,7 +157,7 @@ func BenchmarkRTSKnownMS(b *testing.B) {
 	for _, n := range []int{10, 1000, 100000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			e, bts := benchEngine(b)
-			e.params.X2030 = time.Hour
+			e.params.X2030 = 100 * 24 * time.Hour // known, not released, in the run
 			for i := 0; i < n; i++ {
 				e.newMS(bts, 0xc0000000+uint32(i))
 			}

@@ -21,7 +21,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -366,5 +365,3 @@ func runStub(ctx context.Context, k pcuKind, w workload, rd *runDir, nsPort, sgs
 	}
 	return measure(ctx, p, func() (int, error) { return w.rts, s.serial(w.rts) })
 }
-
-var errStopped = errors.New("stopped")
