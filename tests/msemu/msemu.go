@@ -22,9 +22,33 @@ import (
 	"github.com/gopcu/gopcu/tests/btsemu"
 )
 
+// Air is the radio interface a cell runs over: the BTS emulator on
+// gopcu's PCU socket (virtual time), or a real BTS's virtual Um (tests/vum,
+// real time). Step returns the downlink blocks of the next radio block;
+// CCCH the AGCH/PCH MAC blocks seen since the last call; Send takes a
+// RACH_IND or an uplink DATA_IND.
+type Air interface {
+	FN() uint32
+	Step(ctx context.Context, timeout time.Duration) (btsemu.Block, error)
+	CCCH() []pcuif.Data
+	Send(m pcuif.Message) error
+	Info() *pcuif.InfoInd
+}
+
+// RealTimeAir is an Air whose clock runs by itself: the cell hands it
+// every uplink block as soon as the MS makes it, and the air sends it in
+// its frame (the cell does not hold blocks back until their FN).
+type RealTimeAir interface {
+	Air
+	RealTime()
+}
+
 // Cell is a set of MSs camping on one emulated BTS.
 type Cell struct {
+	// BTS is the PCU-socket BTS emulator (nil over another Air).
 	BTS    *btsemu.BTS
+	air    Air
+	rt     bool
 	MSs    []*MS
 	DLLoss float64 // probability that a DL radio block is not received
 	// ULLqualCb is the C/I (cB) the BTS reports for uplink blocks (default 150).
@@ -46,7 +70,21 @@ type Cell struct {
 // NewCell makes a cell over a running BTS emulator (seed makes loss and
 // access randomness repeatable).
 func NewCell(bts *btsemu.BTS, seed int64) *Cell {
-	return &Cell{BTS: bts, rnd: rand.New(rand.NewSource(seed)), ul: map[uint32][]pcuif.Data{}, arfcn: 871, ULLqualCb: 150}
+	c := NewCellAir(bts, seed)
+	c.BTS = bts
+	return c
+}
+
+// NewCellAir makes a cell over any Air (see NewCell).
+func NewCellAir(air Air, seed int64) *Cell {
+	c := &Cell{air: air, rnd: rand.New(rand.NewSource(seed)), ul: map[uint32][]pcuif.Data{}, arfcn: 871, ULLqualCb: 150}
+	if _, ok := air.(RealTimeAir); ok {
+		c.rt = true
+		if info := air.Info(); info != nil && info.TRX[0].ARFCN != 0 {
+			c.arfcn = info.TRX[0].ARFCN
+		}
+	}
+	return c
 }
 
 // AddMS adds an idle MS.
@@ -64,6 +102,10 @@ func (c *Cell) queueULOffs(fn uint32, trx, ts uint8, payload []byte, offs int16)
 	}
 	d := pcuif.Data{Kind: pcuif.TypeDataInd, SAPI: pcuif.SAPIPDTCH, Payload: payload, FN: fn, ARFCN: c.arfcn, TRX: trx, TS: ts,
 		BlockNr: uint8(btsemu.BlockNr(fn)), RSSI: -60, LqualCb: c.ULLqualCb, TAOffsQbits: offs}
+	if c.rt {
+		c.air.Send(&d)
+		return
+	}
 	c.ul[fn] = append(c.ul[fn], d)
 }
 
@@ -71,11 +113,11 @@ func (c *Cell) queueULOffs(fn uint32, trx, ts uint8, payload []byte, offs int16)
 // BTS emulator requests and collects the downlink blocks, and every MS
 // processes them (and the CCCH messages of the block).
 func (c *Cell) Step(ctx context.Context) error {
-	fn := c.BTS.FN()
+	fn := c.air.FN()
 	for f, list := range c.ul {
 		if fnDelta(fn, f) >= 0 {
 			for i := range list {
-				if err := c.BTS.Send(&list[i]); err != nil {
+				if err := c.air.Send(&list[i]); err != nil {
 					return err
 				}
 			}
@@ -85,11 +127,11 @@ func (c *Cell) Step(ctx context.Context) error {
 	for _, m := range c.MSs {
 		m.beforeBlock(fn)
 	}
-	blk, err := c.BTS.Step(ctx, 2*time.Second)
+	blk, err := c.air.Step(ctx, 2*time.Second)
 	if err != nil {
 		return err
 	}
-	for _, d := range c.BTS.CCCH() {
+	for _, d := range c.air.CCCH() {
 		c.ccch(blk.FN, d)
 	}
 	for _, d := range blk.Answers {
@@ -319,7 +361,7 @@ func (m *MS) beforeBlock(fn uint32) {
 		if m.rach11 {
 			burst = 2 // ACCESS_1: EGPRS access burst
 		}
-		m.cell.BTS.Send(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: m.rachRA, Is11Bit: m.rach11, FN: fn % 42432, ARFCN: m.cell.arfcn,
+		m.cell.air.Send(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: m.rachRA, Is11Bit: m.rach11, FN: fn % 42432, ARFCN: m.cell.arfcn,
 			BurstType: burst, QTA: int16(m.DistanceQbits)})
 	}
 }
@@ -1029,7 +1071,7 @@ func (c *Cell) freqTRX(has bool, f *rlcmac.FrequencyParameters, def uint8) uint8
 }
 
 func (c *Cell) trxOf(arfcn uint16, def uint8) uint8 {
-	info := c.BTS.Info()
+	info := c.air.Info()
 	for i := range info.TRX {
 		if info.TRX[i].PDCHMask != 0 && info.TRX[i].ARFCN == arfcn {
 			return uint8(i)

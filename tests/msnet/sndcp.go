@@ -1,0 +1,106 @@
+package msnet
+
+import "errors"
+
+// SNDCP in unacknowledged mode (TS 44.065 §7.2, Figure 10): an
+// SN-UNITDATA PDU is
+//
+//	octet 1: X(0) F T(1) M NSAPI(4)   F first segment, M more segments
+//	octet 2: DCOMP(4) PCOMP(4)        first segment only
+//	octet 3: segment number(4) N-PDU number bits 11..8
+//	octet 4: N-PDU number bits 7..0
+//
+// An N-PDU longer than N201-U minus the header is segmented (§6.9), all
+// segments with the same N-PDU number, at most 16.
+
+// Errors of the SNDCP receive side.
+var (
+	ErrNotUnitdata = errors.New("msnet: not an SN-UNITDATA PDU")
+	ErrCompressed  = errors.New("msnet: compressed N-PDU (DCOMP/PCOMP) not negotiated")
+	ErrTooLong     = errors.New("msnet: N-PDU needs more than 16 SNDCP segments")
+)
+
+// SNDCPTx segments N-PDUs of one NSAPI.
+type SNDCPTx struct {
+	NSAPI uint8
+	N201U int // LLC information field size (500 for SAPI 3 by default, TS 44.064 Table 9)
+	npdu  uint16
+}
+
+// Segment returns the SN-UNITDATA PDUs carrying one N-PDU.
+func (s *SNDCPTx) Segment(pdu []byte) ([][]byte, error) {
+	n201 := s.N201U
+	if n201 == 0 {
+		n201 = 500
+	}
+	n := s.npdu & 0xfff
+	s.npdu++
+	var out [][]byte
+	for seg := 0; ; seg++ {
+		if seg == 16 {
+			return nil, ErrTooLong
+		}
+		var h []byte
+		if seg == 0 {
+			h = []byte{0x40 | 0x20 | s.NSAPI&0x0f, 0x00, byte(n >> 8 & 0x0f), byte(n)}
+		} else {
+			h = []byte{0x20 | s.NSAPI&0x0f, byte(seg<<4) | byte(n>>8&0x0f), byte(n)}
+		}
+		room := n201 - len(h)
+		take := min(room, len(pdu))
+		more := take < len(pdu)
+		if more {
+			h[0] |= 0x10
+		}
+		out = append(out, append(h, pdu[:take]...))
+		pdu = pdu[take:]
+		if !more {
+			return out, nil
+		}
+	}
+}
+
+// SNDCPRx reassembles N-PDUs of any NSAPI.
+type SNDCPRx struct {
+	cur   []byte
+	npdu  int
+	next  int // next segment number expected, -1: none in progress
+	nsapi uint8
+}
+
+// Receive takes one SN-UNITDATA PDU and returns a complete N-PDU, if any.
+// A missing segment drops the N-PDU (unacknowledged mode, §6.9.2).
+func (r *SNDCPRx) Receive(b []byte) (nsapi uint8, pdu []byte, err error) {
+	if len(b) < 3 || b[0]&0x80 != 0 || b[0]&0x20 == 0 {
+		return 0, nil, ErrNotUnitdata
+	}
+	nsapi = b[0] & 0x0f
+	first, more := b[0]&0x40 != 0, b[0]&0x10 != 0
+	var seg, n int
+	var data []byte
+	if first {
+		if len(b) < 4 {
+			return 0, nil, ErrNotUnitdata
+		}
+		if b[1] != 0 {
+			return 0, nil, ErrCompressed
+		}
+		seg, n, data = int(b[2]>>4), int(b[2]&0x0f)<<8|int(b[3]), b[4:]
+	} else {
+		seg, n, data = int(b[1]>>4), int(b[1]&0x0f)<<8|int(b[2]), b[3:]
+	}
+	if first {
+		r.cur, r.npdu, r.next, r.nsapi = append(r.cur[:0], data...), n, 1, nsapi
+	} else if r.next > 0 && n == r.npdu && seg == r.next && nsapi == r.nsapi {
+		r.cur = append(r.cur, data...)
+		r.next++
+	} else {
+		r.next = 0 // lost a segment: drop the N-PDU
+		return nsapi, nil, nil
+	}
+	if more {
+		return nsapi, nil, nil
+	}
+	r.next = 0
+	return nsapi, append([]byte(nil), r.cur...), nil
+}
