@@ -24,6 +24,8 @@ type Phone struct {
 	MS    *msemu.MS
 	Stack *msnet.Stack
 	Index int
+	// Dropped counts uplink IP packets dropped at a full MS queue.
+	Dropped int
 }
 
 // Radio runs a cell of phones over a virtual Um in real time. Everything
