@@ -26,6 +26,13 @@ type Phone struct {
 	Index int
 	// Dropped counts uplink IP packets dropped at a full MS queue.
 	Dropped int
+	// newTLLI is a TLLI GMM assigned, taken on the radio once the MS has
+	// no TBF (the PCU knows the running TBFs by the old one); the LLC
+	// frames made meanwhile wait in hold, so they go in a TBF whose
+	// contention resolution carried the new TLLI (osmo-sgsn knows the MS
+	// only by the new TLLI once the Attach Complete arrived).
+	newTLLI uint32
+	hold    [][]byte
 }
 
 // Radio runs a cell of phones over a virtual Um in real time. Everything
@@ -73,8 +80,14 @@ func (r *Radio) AddPhone(cfg msnet.Config, class int) *Phone {
 	st := msnet.New(cfg, r.rnd.Uint32())
 	ms := r.Cell.AddMS(st.TLLI, cfg.IMSI, class)
 	p := &Phone{MS: ms, Stack: st, Index: len(r.Phones)}
-	st.Send = ms.SendLLC
-	st.SetTLLI = func(t uint32) { ms.TLLI = t }
+	st.Send = func(f []byte) {
+		if p.newTLLI != 0 {
+			p.hold = append(p.hold, f)
+			return
+		}
+		ms.SendLLC(f)
+	}
+	st.SetTLLI = func(t uint32) { p.newTLLI = t }
 	ms.OnLLC = st.RxLLC
 	idx := p.Index
 	st.Log = func(format string, args ...any) {
@@ -116,6 +129,15 @@ func (r *Radio) Run(ctx context.Context) error {
 				f()
 			default:
 				drained = true
+			}
+		}
+		for _, p := range r.Phones {
+			if p.newTLLI != 0 && !p.MS.Busy() {
+				p.MS.TLLI, p.newTLLI = p.newTLLI, 0
+				for _, f := range p.hold {
+					p.MS.SendLLC(f)
+				}
+				p.hold = nil
 			}
 		}
 		if err := r.Cell.Step(ctx); err != nil {

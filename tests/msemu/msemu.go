@@ -275,6 +275,16 @@ type MS struct {
 	// Cell Change Continue in (nacc.go).
 	NACC NACC
 
+	// ULReassigned counts Packet Uplink Assignments that moved a running
+	// UL TBF to another TFI (real-time air only).
+	ULReassigned int
+	// Aborted counts TBFs the MS gave up after TBFWatchdog (real-time
+	// air only).
+	Aborted int
+	// heard is the FN of the last downlink block for the MS's TBFs
+	// (real-time air only).
+	heard uint32
+
 	// Statistics.
 	DLFrames, DLOctets, ULFrames, ULOctets int
 	Polls, Acks                            int
@@ -331,6 +341,15 @@ func (m *MS) beforeBlock(fn uint32) {
 	if m.Mute {
 		return
 	}
+	// Over a real BTS a TBF the network dropped (its assignment lost, N3101
+	// or N3105 run out) must not hold the MS for ever: with no USF and no
+	// data block for TBFWatchdog the MS returns to packet idle (as T3182 /
+	// T3190 would end the TBF, TS 44.060 §13.1); the frames of the UL TBF
+	// are lost to the layers above.
+	if m.cell.rt && (m.ul.active || m.dl.active) && fnDelta(fn, m.heard) > tbfWatchdogFrames {
+		m.ul, m.dl = ulState{}, dlState{}
+		m.Aborted++
+	}
 	if m.dl.waitRelease && fnDelta(fn, m.dl.releaseFN) >= 0 {
 		m.dl.waitRelease = false // T3192 expired: packet idle
 	}
@@ -341,6 +360,12 @@ func (m *MS) beforeBlock(fn uint32) {
 	}
 	if len(m.ulQueue) > 0 && !m.ul.active && !m.rachWait && !m.dl.active && m.waitPUA == 0 {
 		m.rachRA = 0x78 | uint16(m.cell.rnd.Intn(8))
+		if m.cell.rt && m.rachRA == 0x7f {
+			// osmo-bts takes RA 0x7f for a CS request (it is no packet
+			// access RA in osmo-bts's L1SAP_IS_PACKET_RACH) and
+			// passes it to the BSC
+			m.rachRA = 0x7e
+		}
 		m.rach11 = false
 		switch {
 		case m.TwoPhase && m.EGPRSClass > 0:
@@ -459,6 +484,7 @@ type unitHdr struct{ e, fbi bool }
 // startDL starts a DL TBF; ws > 0 is an EGPRS window.
 func (m *MS) startDL(trx, tfi, slots uint8, ws int) {
 	m.dl = dlState{active: true, trx: trx, tfi: tfi, slots: slots, egprs: ws > 0}
+	m.heard = m.cell.air.FN()
 	if ws > 0 {
 		m.dl.rw.Reset(true, ws)
 	} else {
@@ -474,6 +500,7 @@ func (m *MS) startUL(trx, tfi, slots uint8, usf [8]uint8, contentionDone bool) {
 // startULWS starts an UL TBF; ws > 0 makes it EGPRS with that window.
 func (m *MS) startULWS(trx, tfi, slots uint8, usf [8]uint8, contentionDone bool, ws int) {
 	m.ul = ulState{active: true, assigned: true, trx: trx, tfi: tfi, slots: slots, usf: usf, contention: contentionDone, egprs: ws > 0}
+	m.heard = m.cell.air.FN()
 	if ws > 0 {
 		m.ul.sw.Reset(true, ws)
 	} else {
@@ -711,6 +738,7 @@ func (m *MS) dlBlock(d pcuif.Data, lost bool) {
 	b := d.Payload
 	// USF: every block carries it in octet 0.
 	if m.ul.active && m.ul.assigned && !m.ul.done && m.ul.trx == d.TRX && m.ul.slots&(1<<ts) != 0 && b[0]&7 == m.ul.usf[ts] {
+		m.heard = d.FN
 		m.ulTransmit(ulBlockFN(d.FN), ts)
 	}
 	if len(b) != rlcmac.ControlBlockLen && rlcmac.CSFromDLLen(len(b)).IsEGPRS() {
@@ -734,6 +762,7 @@ func (m *MS) dlData(d pcuif.Data) {
 	if err := h.Unmarshal(d.Payload); err != nil || h.TFI != m.dl.tfi {
 		return
 	}
+	m.heard = d.FN
 	cs := rlcmac.CSFromDLLen(len(d.Payload))
 	if !cs.IsGPRS() {
 		return
@@ -1009,6 +1038,26 @@ func (m *MS) dlControl(d pcuif.Data) {
 			if x.Dynamic.HasUplinkTFI && x.Dynamic.UplinkTFI == m.ul.tfi && h.SP {
 				m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TRX, d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
 			}
+			// Over a real BTS only: a new TFI reassigns the running TBF
+			// (TS 44.060 §8.1.1.1.2: the MS acts on the latest
+			// assignment; osmo-pcu 1.1.0 sends a second assignment when
+			// the MS asked twice, in a Packet Resource Request and in a
+			// DL Ack/Nack).
+			if m.cell.rt && x.Dynamic.HasUplinkTFI && x.Dynamic.UplinkTFI != m.ul.tfi {
+				var slots uint8
+				for ts := 0; ts < 8; ts++ {
+					if x.Dynamic.HasUSF[ts] {
+						slots |= 1 << ts
+						m.ul.usf[ts] = x.Dynamic.USF[ts]
+					}
+				}
+				m.ul.tfi, m.ul.slots = x.Dynamic.UplinkTFI, slots
+				m.ul.trx = m.cell.freqTRX(x.HasFreq, &x.Freq, d.TRX)
+				m.ULReassigned++
+				if h.SP {
+					m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TRX, d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
+				}
+			}
 			return
 		}
 		var slots uint8
@@ -1093,6 +1142,9 @@ func reverse(x uint8) uint8 {
 // Frame arithmetic (TS 45.002), mirrored from the BTS emulator.
 
 func ulBlockFN(fn uint32) uint32 { return btsemu.NextBlockFN(fn) }
+
+// tbfWatchdogFrames is 5 s of frames (see beforeBlock).
+const tbfWatchdogFrames = 5000 * 26 / 120
 
 // t3192Frames is T3192's SI13 default, 1500 ms, in TDMA frames.
 const t3192Frames = 1500 * 26 / 120

@@ -259,9 +259,12 @@ func (s *Stack) rxGMM(typ byte, b []byte) {
 		s.RAI = a.RAI
 		s.GMM = GMMAttached
 		if a.HasPTMSI {
+			// The Complete goes in the TBF that runs under the old
+			// TLLI; later frames under the new one (osmo-sgsn drops
+			// the old TLLI when the Complete arrives).
 			s.PTMSI, s.HasPTMSI = a.PTMSI, true
-			s.setTLLI(LocalTLLI(a.PTMSI))
 			s.gmm(AttachComplete())
+			s.setTLLI(LocalTLLI(a.PTMSI))
 		}
 		s.logf("attach accept: P-TMSI %08x, TLLI %08x", s.PTMSI, s.TLLI)
 	case GMMAttachReject:
@@ -276,8 +279,8 @@ func (s *Stack) rxGMM(typ byte, b []byte) {
 		s.RAI = a.RAI
 		if a.HasPTMSI {
 			s.PTMSI, s.HasPTMSI = a.PTMSI, true
-			s.setTLLI(LocalTLLI(a.PTMSI))
 			s.gmm(RAUComplete())
+			s.setTLLI(LocalTLLI(a.PTMSI))
 		}
 		s.logf("routing area update accept")
 	case GMMRAUReject:
@@ -286,7 +289,9 @@ func (s *Stack) rxGMM(typ byte, b []byte) {
 		if len(b) > 1 {
 			if id, err := ParseIdentity(b[1 : 1+int(b[0])]); err == nil && id.Type == IDTMSI {
 				s.PTMSI, s.HasPTMSI = id.TMSI, true
+				s.gmm(PTMSIReallocComplete())
 				s.setTLLI(LocalTLLI(id.TMSI))
+				return
 			}
 		}
 		s.gmm(PTMSIReallocComplete())

@@ -347,7 +347,9 @@ func (u *Um) queue(h gsmtap.Header, payload []byte, now bool) {
 	u.mu.Lock()
 	if now {
 		u.stats.ULFrames++
-		u.stats.RACHs++
+		if h.SubType == gsmtap.ChannelRACH {
+			u.stats.RACHs++
+		}
 		u.mu.Unlock()
 		u.tx.Write(pkt)
 		if u.tap != nil {
@@ -399,10 +401,37 @@ func (u *Um) RealTime() {}
 // next (before the first Step: the current frame).
 func (u *Um) FN() uint32 {
 	if !u.started {
-		n, _ := u.Now()
-		return n
+		u.start(10 * time.Second)
 	}
 	return u.next
+}
+
+// start waits for the first downlink frame (at most timeout) and takes the
+// radio block at or after it as the first one to step.
+func (u *Um) start(timeout time.Duration) bool {
+	select {
+	case f := <-u.frames:
+		u.started = true
+		u.next = blockAtOrAfter(f.Hdr.FrameNumber)
+		u.held = &f
+		// osmo-bts-virtual passes an empty uplink block on as an empty
+		// DATA_IND: it gives the PCU the current FN before the first
+		// RACH. osmo-pcu 1.1.0 learns its FN only from DATA_IND (it
+		// ignores TIME_IND) and maps the RACH's FN to a full FN with it
+		// (bts_rfn_to_fn); without one it answers with a wrong Request
+		// Reference.
+		for ts := uint8(0); ts < 8; ts++ {
+			if u.cfg.PDCHMask&(1<<ts) != 0 {
+				u.queue(gsmtap.Header{Timeslot: ts, FrameNumber: f.Hdr.FrameNumber, SubType: gsmtap.ChannelPDTCH}, nil, true)
+				break
+			}
+		}
+		return true
+	case <-time.After(timeout):
+		return false
+	case <-u.done:
+		return false
+	}
 }
 
 // CCCH implements msemu.Air: the AGCH/PCH blocks on TS 0 received since
@@ -418,17 +447,8 @@ func (u *Um) CCCH() []pcuif.Data {
 // block at FN() on every timeslot (a later frame arrived, or the clock is
 // two frames past the block) and returns its PDTCH/PACCH/PTCCH blocks.
 func (u *Um) Step(ctx context.Context, timeout time.Duration) (btsemu.Block, error) {
-	if !u.started {
-		select {
-		case f := <-u.frames:
-			u.started = true
-			u.next = blockAtOrAfter(f.Hdr.FrameNumber)
-			u.held = &f
-		case <-time.After(timeout):
-			return btsemu.Block{}, errors.New("vum: no downlink from the BTS")
-		case <-ctx.Done():
-			return btsemu.Block{}, ctx.Err()
-		}
+	if !u.started && !u.start(timeout) {
+		return btsemu.Block{}, errors.New("vum: no downlink from the BTS")
 	}
 	b := u.next
 	nb := btsemu.NextBlockFN(b)
@@ -486,8 +506,11 @@ func (u *Um) take(f Frame, b, nb uint32, blk *btsemu.Block) bool {
 			u.mu.Unlock()
 			return false
 		}
+		// osmo-bts-virtual 1.5 labels PTCCH/D blocks PDTCH too: they are
+		// the ones in the idle frames 12 and 38 of the 52-multiframe
+		// (TS 45.002 §6.3.2.2).
 		sapi := pcuif.SAPIPDTCH
-		if f.Hdr.SubType == gsmtap.ChannelPTCCH {
+		if m := f.Hdr.FrameNumber % 52; f.Hdr.SubType == gsmtap.ChannelPTCCH || m == 12 || m == 38 {
 			sapi = pcuif.SAPIPTCCH
 		}
 		blk.Answers = append(blk.Answers, pcuif.Data{Kind: pcuif.TypeDataReq, SAPI: sapi, FN: f.Hdr.FrameNumber,

@@ -125,14 +125,14 @@ func main() {
 	var lines []string
 	for _, p := range r.Phones {
 		p := p
-		r.Post(p.Stack.Attach)
-		if err := r.Wait(ctx, time.Until(deadline), fmt.Sprintf("ms%d attach", p.Index), func() bool {
+		// GMM and SM repeat their requests (T3310 and T3380 are 15 s and
+		// 30 s, TS 24.008 §11.2.2; the lab uses 10 s).
+		if err := retry(ctx, r, deadline, fmt.Sprintf("ms%d attach", p.Index), p.Stack.Attach, func() bool {
 			return p.Stack.GMM == msnet.GMMAttached || p.Stack.Err != nil
 		}); err != nil {
 			fail(err)
 		}
-		r.Post(p.Stack.ActivatePDP)
-		if err := r.Wait(ctx, time.Until(deadline), fmt.Sprintf("ms%d PDP context", p.Index), func() bool {
+		if err := retry(ctx, r, deadline, fmt.Sprintf("ms%d PDP context", p.Index), p.Stack.ActivatePDP, func() bool {
 			return p.Stack.PDPUp || p.Stack.Err != nil
 		}); err != nil {
 			fail(err)
@@ -193,6 +193,19 @@ func main() {
 	log.Printf("virtual Um: %+v", st)
 	for _, p := range r.Phones {
 		log.Printf("ms%d: UL IP %d, DL IP %d, dropped %d, LLC dup %d, XID %d", p.Index, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, p.Stack.DupUI, p.Stack.XIDs)
+	}
+}
+
+// retry sends a request every 10 s until cond holds or the deadline passes.
+func retry(ctx context.Context, r *labnet.Radio, deadline time.Time, what string, send func(), cond func() bool) error {
+	for {
+		r.Post(send)
+		wait := min(10*time.Second, time.Until(deadline))
+		err := r.Wait(ctx, wait, what, cond)
+		if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		log.Printf("%s: %v; again", what, err)
 	}
 }
 
