@@ -17,6 +17,10 @@
 #   SERVER_NETNS namespace of the server (default gopcu-labnet-server)
 #   MS_PREFIX    MS namespaces are ${MS_PREFIX}0.. (default gopcu-ms)
 #   LABNET_TIMEOUT seconds for the MSs to come up (default 90)
+#   LAB_RT=0     leave the scheduling alone. By default osmo-bts-virtual, the PCU
+#                and labms run SCHED_FIFO (chrt): osmo-bts-virtual sends the PCU
+#                its RTS 5 frames ahead and transmits nothing for a block whose
+#                DATA_REQ came later, so on a busy machine blocks go missing
 #   CAPTURE=1    pcaps: $LABNET_RUN/lab/lab.pcapng (the lab namespace's lo: Gb,
 #                GTP, Abis; not the GSMTAP multicast) and $LABNET_RUN/um.pcap
 #                (every virtual Um frame labms saw or sent, GSMTAP)
@@ -71,6 +75,13 @@ LAB_RUN="$LABNET_RUN/lab" LAB_NETNS="$LAB_NETNS" PCU_CMD="$PCU_CMD" LAB_TIMEOUT=
 	"$ROOT/tests/lab/up.sh" > "$LABNET_RUN/lab-up.out" 2>&1 || { cat "$LABNET_RUN/lab-up.out" >&2; die "tests/lab/up.sh failed"; }
 
 NSX=(ip netns exec "$LAB_NETNS")
+rt() { # prio name pid: SCHED_FIFO for every thread of pid
+	[ "${LAB_RT:-1}" = 1 ] || return 0
+	command -v chrt >/dev/null || { log "no chrt: $2 keeps its scheduling"; return 0; }
+	chrt -a -f -p "$1" "$3" >/dev/null || log "chrt $2 failed"
+}
+rt 30 osmo-bts-virtual "$(awk '$1=="osmo-bts-virtual"{print $2}' "$LABNET_RUN/lab/pids")"
+rt 20 pcu "$(awk '$1=="pcu"{print $2}' "$LABNET_RUN/lab/pids")"
 start() { # name netns cmd...
 	local name="$1" ns="$2"; shift 2
 	( cd "$LABNET_RUN" && exec ip netns exec "$ns" "$@" ) > "$LABNET_RUN/$name.log" 2>&1 < /dev/null &
@@ -112,6 +123,8 @@ pcap=()
 	-status "$LABNET_RUN/labms.status" -timeout "${LABNET_TIMEOUT}s" "${pcap[@]}" -v ) > "$LABNET_RUN/labms.log" 2>&1 < /dev/null &
 PID_labms=$!
 echo "labms $PID_labms" >> "$PIDS"
+sleep 0.2
+rt 10 labms "$PID_labms"
 log "started labms pid $PID_labms"
 for ((i = 0; i < LABNET_TIMEOUT * 10 + 50; i++)); do
 	if [ -f "$LABNET_RUN/labms.status" ]; then

@@ -281,9 +281,9 @@ type MS struct {
 	// Aborted counts TBFs the MS gave up after TBFWatchdog (real-time
 	// air only).
 	Aborted int
-	// heard is the FN of the last downlink block for the MS's TBFs
-	// (real-time air only).
-	heard uint32
+	// ulHeard and dlHeard are the FNs of the last USF for the MS's UL TBF
+	// and of the last data block of its DL TBF (real-time air only).
+	ulHeard, dlHeard uint32
 
 	// Statistics.
 	DLFrames, DLOctets, ULFrames, ULOctets int
@@ -346,8 +346,12 @@ func (m *MS) beforeBlock(fn uint32) {
 	// data block for TBFWatchdog the MS returns to packet idle (as T3182 /
 	// T3190 would end the TBF, TS 44.060 §13.1); the frames of the UL TBF
 	// are lost to the layers above.
-	if m.cell.rt && (m.ul.active || m.dl.active) && fnDelta(fn, m.heard) > tbfWatchdogFrames {
-		m.ul, m.dl = ulState{}, dlState{}
+	if m.cell.rt && m.ul.active && fnDelta(fn, m.ulHeard) > tbfWatchdogFrames {
+		m.ul = ulState{}
+		m.Aborted++
+	}
+	if m.cell.rt && m.dl.active && fnDelta(fn, m.dlHeard) > tbfWatchdogFrames {
+		m.dl = dlState{}
 		m.Aborted++
 	}
 	if m.dl.waitRelease && fnDelta(fn, m.dl.releaseFN) >= 0 {
@@ -484,7 +488,7 @@ type unitHdr struct{ e, fbi bool }
 // startDL starts a DL TBF; ws > 0 is an EGPRS window.
 func (m *MS) startDL(trx, tfi, slots uint8, ws int) {
 	m.dl = dlState{active: true, trx: trx, tfi: tfi, slots: slots, egprs: ws > 0}
-	m.heard = m.cell.air.FN()
+	m.dlHeard = m.cell.air.FN()
 	if ws > 0 {
 		m.dl.rw.Reset(true, ws)
 	} else {
@@ -500,7 +504,7 @@ func (m *MS) startUL(trx, tfi, slots uint8, usf [8]uint8, contentionDone bool) {
 // startULWS starts an UL TBF; ws > 0 makes it EGPRS with that window.
 func (m *MS) startULWS(trx, tfi, slots uint8, usf [8]uint8, contentionDone bool, ws int) {
 	m.ul = ulState{active: true, assigned: true, trx: trx, tfi: tfi, slots: slots, usf: usf, contention: contentionDone, egprs: ws > 0}
-	m.heard = m.cell.air.FN()
+	m.ulHeard = m.cell.air.FN()
 	if ws > 0 {
 		m.ul.sw.Reset(true, ws)
 	} else {
@@ -738,7 +742,7 @@ func (m *MS) dlBlock(d pcuif.Data, lost bool) {
 	b := d.Payload
 	// USF: every block carries it in octet 0.
 	if m.ul.active && m.ul.assigned && !m.ul.done && m.ul.trx == d.TRX && m.ul.slots&(1<<ts) != 0 && b[0]&7 == m.ul.usf[ts] {
-		m.heard = d.FN
+		m.ulHeard = d.FN
 		m.ulTransmit(ulBlockFN(d.FN), ts)
 	}
 	if len(b) != rlcmac.ControlBlockLen && rlcmac.CSFromDLLen(len(b)).IsEGPRS() {
@@ -762,7 +766,7 @@ func (m *MS) dlData(d pcuif.Data) {
 	if err := h.Unmarshal(d.Payload); err != nil || h.TFI != m.dl.tfi {
 		return
 	}
-	m.heard = d.FN
+	m.dlHeard = d.FN
 	cs := rlcmac.CSFromDLLen(len(d.Payload))
 	if !cs.IsGPRS() {
 		return
@@ -1052,6 +1056,7 @@ func (m *MS) dlControl(d pcuif.Data) {
 					}
 				}
 				m.ul.tfi, m.ul.slots = x.Dynamic.UplinkTFI, slots
+				m.ulHeard = d.FN
 				m.ul.trx = m.cell.freqTRX(x.HasFreq, &x.Freq, d.TRX)
 				m.ULReassigned++
 				if h.SP {

@@ -165,6 +165,26 @@ func main() {
 	}
 	writeStatus(append(lines, "READY")...)
 
+	if *verbose {
+		go func() {
+			t := time.NewTicker(5 * time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+				}
+				r.Do(ctx, func() {
+					for _, p := range r.Phones {
+						log.Printf("ms%d: %s aborted=%d reassigned=%d ulIP=%d dlIP=%d dropped=%d um=%+v", p.Index, p.MS.Debug(),
+							p.MS.Aborted, p.MS.ULReassigned, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, um.Stats())
+					}
+				})
+			}
+		}()
+	}
+
 	select {
 	case <-ctx.Done():
 	case err := <-radioDone:
