@@ -6,7 +6,7 @@
 #   labms: $MS_COUNT emulated MSs on virtual Um; each attaches, activates a
 #          PDP context and gets netns ${MS_PREFIX}<k> with a TUN "gprs0"
 # Exits 0 once every MS has its PDP context, printing MS_NETNS=... lines and
-# SERVER_ADDR=...; down.sh removes everything.
+# SERVER_ADDR=... (its HTTP server serves /200k and /50k); down.sh removes everything.
 #
 # Environment (all optional):
 #   PCU_CMD      the PCU (default: gopcu built from this tree); e.g.
@@ -108,6 +108,7 @@ ip -n "$SERVER_NETNS" route add "$MS_POOL" dev tun4
 
 mkdir -p "$LABNET_RUN/www"
 head -c 204800 /dev/urandom > "$LABNET_RUN/www/200k"
+head -c 51200 /dev/urandom > "$LABNET_RUN/www/50k"
 start http "$SERVER_NETNS" python3 -m http.server --bind "$SERVER_ADDR" --directory "$LABNET_RUN/www" 80
 for ((i = 0; i < 100; i++)); do
 	ip netns exec "$SERVER_NETNS" bash -c "exec 3<>/dev/tcp/$SERVER_ADDR/80" 2>/dev/null && break

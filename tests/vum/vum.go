@@ -352,7 +352,9 @@ func (u *Um) queue(h gsmtap.Header, payload []byte, now bool) {
 		}
 		u.mu.Unlock()
 		u.tx.Write(pkt)
-		if u.tap != nil {
+		// the empty clock primer stays out of the capture: Wireshark
+		// takes an empty PDTCH frame for a malformed access burst
+		if u.tap != nil && len(payload) > 0 {
 			u.tap(Frame{Hdr: h, Payload: payload, At: time.Now()})
 		}
 		return
