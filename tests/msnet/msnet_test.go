@@ -218,11 +218,36 @@ func TestXIDCodec(t *testing.T) {
 	s := New(Config{}, 1)
 	var sent [][]byte
 	s.Send = func(f []byte) { sent = append(sent, f) }
-	s.vu[1], s.vur[1] = 7, 9
+	s.vu[1] = 7
+	s.rx[1].accept(8)
 	cmd := append([]byte{0x41, 0xfb}, b...)
 	f := FCS(cmd)
 	s.RxLLC(append(cmd, byte(f), byte(f>>8), byte(f>>16)))
-	if s.vu[1] != 0 || s.vur[1] != 0 || len(sent) != 1 || !bytes.Equal(sent[0][:2], []byte{0x41, 0xfb}) || len(sent[0]) != 5 {
-		t.Errorf("after reset: vu %d vur %d sent %x", s.vu[1], s.vur[1], sent)
+	if s.vu[1] != 0 || s.rx[1].vur != 0 || len(sent) != 1 || !bytes.Equal(sent[0][:2], []byte{0x41, 0xfb}) || len(sent[0]) != 5 {
+		t.Errorf("after reset: vu %d vur %d sent %x", s.vu[1], s.rx[1].vur, sent)
+	}
+}
+
+func TestUIWindow(t *testing.T) {
+	var w uiWindow
+	steps := []struct {
+		nu   uint16
+		want bool
+	}{
+		{0, true}, {1, true}, {1, false}, // a repeat
+		{3, true}, {2, true}, {2, false}, // 2 overtaken by 3: taken once
+		{0, false},                          // received before, 4 below V(UR)
+		{20, true}, {19, true}, {19, false}, // 4..18 overtaken: each taken once
+		{60, true}, {19, true}, // 41 below V(UR) 61: out of the window, a new frame
+	}
+	for i, s := range steps {
+		if got := w.accept(s.nu); got != s.want {
+			t.Errorf("step %d: N(U) %d accepted %v, want %v", i, s.nu, got, s.want)
+		}
+	}
+	// wrap-around: 511 then 0
+	w = uiWindow{vur: 511}
+	if !w.accept(511) || !w.accept(0) || w.accept(511) || w.vur != 1 {
+		t.Errorf("wrap: vur %d", w.vur)
 	}
 }

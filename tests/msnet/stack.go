@@ -48,9 +48,9 @@ type Stack struct {
 	Err error
 
 	vu  [16]uint16 // N(U) to send, per SAPI
-	vur [16]uint16 // N(U) expected, per SAPI
+	rx  [16]uiWindow
 	tx  SNDCPTx
-	rx  SNDCPRx
+	snd SNDCPRx
 	ti  uint8
 
 	// Counters.
@@ -162,18 +162,15 @@ func (s *Stack) RxLLC(b []byte) {
 			s.logf("llc: ciphered UI frame on SAPI %d dropped (GEA0 only)", f.SAPI)
 			return
 		}
-		// TS 44.064 §8.4.2: a frame whose N(U) lies in the 32 below
-		// V(UR) is a duplicate.
-		if d := (s.vur[f.SAPI] - f.NU) & 0x1ff; d > 0 && d <= 32 {
+		if !s.rx[f.SAPI].accept(f.NU) {
 			s.DupUI++
 			return
 		}
-		s.vur[f.SAPI] = (f.NU + 1) & 0x1ff
 		switch {
 		case f.SAPI == SAPIGMM:
 			s.l3(f.Info)
 		case f.SAPI == s.cfg.LLCSAPI:
-			_, pdu, err := s.rx.Receive(f.Info)
+			_, pdu, err := s.snd.Receive(f.Info)
 			if err != nil {
 				s.logf("sndcp: %v", err)
 			} else if pdu != nil {
@@ -201,7 +198,7 @@ func (s *Stack) xid(f Frame) {
 	for _, p := range ps {
 		switch p.Type {
 		case XIDReset:
-			s.vu, s.vur = [16]uint16{}, [16]uint16{}
+			s.vu, s.rx = [16]uint16{}, [16]uiWindow{}
 		case XIDIOVUI, XIDIOVI:
 		case XIDL3:
 			resp = append(resp, XIDParam{Type: XIDL3})
@@ -323,4 +320,32 @@ func (s *Stack) rxSM(pdti, typ byte, b []byte) {
 	case SMDeactivatePDPAccept:
 		s.PDPUp = false
 	}
+}
+
+// uiWindow is the receive side of unacknowledged LLC operation (TS 44.064
+// §8.4.2): V(UR) is the N(U) expected next; a frame whose N(U) lies in
+// the 32 below V(UR) is accepted once (it was overtaken) and discarded as
+// a duplicate when it came before; any other N(U) moves V(UR) past it.
+type uiWindow struct {
+	vur  uint16
+	seen [512]bool
+}
+
+func (w *uiWindow) accept(nu uint16) bool {
+	nu &= 0x1ff
+	if back := (w.vur - nu) & 0x1ff; back > 0 && back <= 32 {
+		if w.seen[nu] {
+			return false
+		}
+		w.seen[nu] = true
+		return true
+	}
+	// N(U)s that fall out of the 32 below the new V(UR) are forgotten
+	for k := w.vur; k != (nu+1)&0x1ff; k = (k + 1) & 0x1ff {
+		w.seen[(k-32)&0x1ff] = false
+		w.seen[k] = false
+	}
+	w.seen[nu] = true
+	w.vur = (nu + 1) & 0x1ff
+	return true
 }

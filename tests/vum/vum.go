@@ -424,7 +424,13 @@ func (u *Um) start(timeout time.Duration) bool {
 		// Reference.
 		for ts := uint8(0); ts < 8; ts++ {
 			if u.cfg.PDCHMask&(1<<ts) != 0 {
-				u.queue(gsmtap.Header{Timeslot: ts, FrameNumber: f.Hdr.FrameNumber, SubType: gsmtap.ChannelPDTCH}, nil, true)
+				// at a block start (the BTS derives the DATA_IND
+				// block_nr from the FN)
+				fn := f.Hdr.FrameNumber
+				for btsemu.BlockNr(fn) < 0 {
+					fn = (fn + pcuif.MaxFN - 1) % pcuif.MaxFN
+				}
+				u.queue(gsmtap.Header{Timeslot: ts, FrameNumber: fn, SubType: gsmtap.ChannelPDTCH}, nil, true)
 				break
 			}
 		}
