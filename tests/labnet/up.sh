@@ -17,6 +17,7 @@
 #   SERVER_NETNS namespace of the server (default gopcu-labnet-server)
 #   MS_PREFIX    MS namespaces are ${MS_PREFIX}0.. (default gopcu-ms)
 #   LABNET_TIMEOUT seconds for the MSs to come up (default 90)
+#   LABMS_ARGS   more labms flags (e.g. -debug)
 #   LAB_RT=0     leave the scheduling alone. By default osmo-bts-virtual, the PCU
 #                and labms run SCHED_FIFO (chrt): osmo-bts-virtual sends the PCU
 #                its RTS 5 frames ahead and transmits nothing for a block whose
@@ -121,7 +122,7 @@ pcap=()
 # labms runs in the host namespace (it adds the MS namespaces); its virtual
 # Um sockets are opened inside $LAB_NETNS.
 ( cd "$LABNET_RUN" && exec "$LABNET_RUN/bin/labms" -um-netns "$LAB_NETNS" -n "$MS_COUNT" -netns-prefix "$MS_PREFIX" \
-	-status "$LABNET_RUN/labms.status" -timeout "${LABNET_TIMEOUT}s" "${pcap[@]}" -v ) > "$LABNET_RUN/labms.log" 2>&1 < /dev/null &
+	-status "$LABNET_RUN/labms.status" -timeout "${LABNET_TIMEOUT}s" "${pcap[@]}" -v ${LABMS_ARGS:-} ) > "$LABNET_RUN/labms.log" 2>&1 < /dev/null &
 PID_labms=$!
 echo "labms $PID_labms" >> "$PIDS"
 sleep 0.2

@@ -163,12 +163,28 @@ func TestSNDCPGolden(t *testing.T) {
 			t.Errorf("segment %d\n got %x\nwant %x", i, segs[i][:8], infos[i][:8])
 		}
 	}
-	// a lost middle segment drops the N-PDU
+	// segments out of order and interleaved with another N-PDU
+	rx = SNDCPRx{}
+	one, _ := (&SNDCPTx{NSAPI: 5, npdu: 17}).Segment([]byte("ping"))
+	for i, in := range [][]byte{infos[1], infos[0], one[0], infos[3]} {
+		if _, p, err := rx.Receive(in); err != nil || (p != nil) != (i == 2) {
+			t.Fatalf("step %d: %v %q", i, err, p)
+		}
+	}
+	if _, p, _ := rx.Receive(infos[2]); !bytes.Equal(p, pdu) {
+		t.Errorf("out-of-order reassembly: %d octets", len(p))
+	}
+	// a lost segment: the N-PDU is given up 16 N-PDUs later
 	rx = SNDCPRx{}
 	rx.Receive(infos[0])
-	rx.Receive(infos[2])
-	if _, p, _ := rx.Receive(infos[3]); p != nil {
-		t.Error("N-PDU with a missing segment delivered")
+	rx.Receive(infos[1])
+	rx.Receive(infos[3])
+	for k := 0; k < 16; k++ {
+		segs, _ := (&SNDCPTx{NSAPI: 5, npdu: uint16(17 + k)}).Segment([]byte{1})
+		rx.Receive(segs[0])
+	}
+	if rx.Lost != 1 || len(rx.parts) != 0 {
+		t.Errorf("lost %d, %d in progress", rx.Lost, len(rx.parts))
 	}
 }
 

@@ -60,16 +60,29 @@ func (s *SNDCPTx) Segment(pdu []byte) ([][]byte, error) {
 	}
 }
 
-// SNDCPRx reassembles N-PDUs of any NSAPI.
+// SNDCPRx reassembles N-PDUs of one NSAPI. Segments of several N-PDUs may
+// be in progress at once and arrive in any order (LLC UI frames are
+// numbered, not ordered: TS 44.064 §8.4.2 takes overtaken frames, and a
+// PCU that queues per flow interleaves the N-PDUs of one NSAPI); an N-PDU
+// is delivered once its last segment (M = 0) and every one before it are
+// there, and given up when its number falls 16 behind the newest
+// (unacknowledged mode, TS 44.065 §6.9.2: the N-PDU is lost).
 type SNDCPRx struct {
-	cur   []byte
-	npdu  int
-	next  int // next segment number expected, -1: none in progress
+	parts  map[int]*partial
+	newest int
+	seen   bool
+	// Lost counts N-PDUs given up for a missing segment.
+	Lost int
+}
+
+type partial struct {
+	segs  [16][]byte
+	have  uint16
+	last  int // segment number with M = 0, -1 until seen
 	nsapi uint8
 }
 
 // Receive takes one SN-UNITDATA PDU and returns a complete N-PDU, if any.
-// A missing segment drops the N-PDU (unacknowledged mode, §6.9.2).
 func (r *SNDCPRx) Receive(b []byte) (nsapi uint8, pdu []byte, err error) {
 	if len(b) < 3 || b[0]&0x80 != 0 || b[0]&0x20 == 0 {
 		return 0, nil, ErrNotUnitdata
@@ -89,18 +102,47 @@ func (r *SNDCPRx) Receive(b []byte) (nsapi uint8, pdu []byte, err error) {
 	} else {
 		seg, n, data = int(b[1]>>4), int(b[1]&0x0f)<<8|int(b[2]), b[3:]
 	}
-	if first {
-		r.cur, r.npdu, r.next, r.nsapi = append(r.cur[:0], data...), n, 1, nsapi
-	} else if r.next > 0 && n == r.npdu && seg == r.next && nsapi == r.nsapi {
-		r.cur = append(r.cur, data...)
-		r.next++
-	} else {
-		r.next = 0 // lost a segment: drop the N-PDU
+	if first != (seg == 0) {
+		return nsapi, nil, ErrNotUnitdata
+	}
+	if first && !more {
+		r.advance(n)
+		return nsapi, append([]byte(nil), data...), nil // the common case: one segment
+	}
+	if r.parts == nil {
+		r.parts = map[int]*partial{}
+	}
+	p := r.parts[n]
+	if p == nil {
+		p = &partial{last: -1, nsapi: nsapi}
+		r.parts[n] = p
+	}
+	p.segs[seg] = append([]byte(nil), data...)
+	p.have |= 1 << seg
+	if !more {
+		p.last = seg
+	}
+	r.advance(n)
+	if p.last < 0 || p.have != 1<<(p.last+1)-1 {
 		return nsapi, nil, nil
 	}
-	if more {
-		return nsapi, nil, nil
+	delete(r.parts, n)
+	for i := 0; i <= p.last; i++ {
+		pdu = append(pdu, p.segs[i]...)
 	}
-	r.next = 0
-	return nsapi, append([]byte(nil), r.cur...), nil
+	return nsapi, pdu, nil
+}
+
+// advance notes N-PDU number n and gives up the N-PDUs 16 or more behind
+// the newest (12-bit numbers, modulo 4096).
+func (r *SNDCPRx) advance(n int) {
+	if !r.seen || (n-r.newest)&0xfff < 0x800 {
+		r.newest, r.seen = n, true
+	}
+	for k := range r.parts {
+		if d := (r.newest - k) & 0xfff; d >= 16 && d < 0x800 {
+			delete(r.parts, k)
+			r.Lost++
+		}
+	}
 }

@@ -36,6 +36,8 @@ type Stack struct {
 	OnIP func(pkt []byte)
 	// Log, when set, sees what the stack does.
 	Log func(format string, args ...any)
+	// Debug logs every overtaken LLC frame and every lost N-PDU.
+	Debug bool
 
 	TLLI     uint32
 	GMM      int
@@ -54,7 +56,9 @@ type Stack struct {
 	ti  uint8
 
 	// Counters.
-	XIDs, DupUI, BadFCS, ULIP, DLIP int
+	XIDs, DupUI, LateUI, BadFCS, ULIP, DLIP int
+	// SNDCPLost counts N-PDUs dropped for a missing segment.
+	SNDCPLost int
 }
 
 // New makes a stack with a random TLLI from r.
@@ -162,15 +166,29 @@ func (s *Stack) RxLLC(b []byte) {
 			s.logf("llc: ciphered UI frame on SAPI %d dropped (GEA0 only)", f.SAPI)
 			return
 		}
+		if back := (s.rx[f.SAPI].vur - f.NU) & 0x1ff; back > 0 && back <= 32 {
+			s.LateUI++
+			if s.Debug {
+				s.logf("llc: SAPI %d N(U) %d arrived %d late (V(UR) %d)", f.SAPI, f.NU, back, s.rx[f.SAPI].vur)
+			}
+		}
 		if !s.rx[f.SAPI].accept(f.NU) {
 			s.DupUI++
+			s.LateUI--
 			return
 		}
 		switch {
 		case f.SAPI == SAPIGMM:
 			s.l3(f.Info)
 		case f.SAPI == s.cfg.LLCSAPI:
+			before := s.snd.Lost
 			_, pdu, err := s.snd.Receive(f.Info)
+			if s.snd.Lost != before {
+				s.SNDCPLost += s.snd.Lost - before
+				if s.Debug {
+					s.logf("sndcp: N-PDU given up at N(U) %d", f.NU)
+				}
+			}
 			if err != nil {
 				s.logf("sndcp: %v", err)
 			} else if pdu != nil {

@@ -40,6 +40,7 @@ func main() {
 	pcap := flag.String("gsmtap-pcap", "", "write every virtual Um frame to this pcap (GSMTAP/UDP)")
 	imsiBase := flag.Uint64("imsi", 901700000000001, "IMSI of the first MS (the next ones count up)")
 	verbose := flag.Bool("v", false, "log the stacks")
+	debug := flag.Bool("debug", false, "log every overtaken LLC frame and lost N-PDU")
 	umNetns := flag.String("um-netns", "", "network namespace of osmo-bts-virtual's virtual Um (default: the current one)")
 	flag.Parse()
 	log.SetFlags(log.Ltime | log.Lmicroseconds)
@@ -104,7 +105,8 @@ func main() {
 	rai := msnet.RAI{MCC: 901, MNC: 70, LAC: 1, RAC: 0}
 	for k := 0; k < *n; k++ {
 		imsi := fmt.Sprintf("%015d", *imsiBase+uint64(k))
-		r.AddPhone(msnet.Config{IMSI: imsi, IMEI: fmt.Sprintf("35000000%07d", k), RAI: rai, APN: *apn}, *class)
+		p := r.AddPhone(msnet.Config{IMSI: imsi, IMEI: fmt.Sprintf("35000000%07d", k), RAI: rai, APN: *apn}, *class)
+		p.Stack.Debug = *debug
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer cancel()
@@ -177,8 +179,8 @@ func main() {
 				}
 				r.Do(ctx, func() {
 					for _, p := range r.Phones {
-						log.Printf("ms%d: %s aborted=%d reassigned=%d ulIP=%d dlIP=%d dropped=%d um=%+v", p.Index, p.MS.Debug(),
-							p.MS.Aborted, p.MS.ULReassigned, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, um.Stats())
+						log.Printf("ms%d: %s aborted=%d reassigned=%d ulIP=%d dlIP=%d dropped=%d llcLate=%d sndcpLost=%d um=%+v", p.Index, p.MS.Debug(),
+							p.MS.Aborted, p.MS.ULReassigned, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, p.Stack.LateUI, p.Stack.SNDCPLost, um.Stats())
 					}
 				})
 			}
@@ -212,7 +214,8 @@ func main() {
 	st := um.Stats()
 	log.Printf("virtual Um: %+v", st)
 	for _, p := range r.Phones {
-		log.Printf("ms%d: UL IP %d, DL IP %d, dropped %d, LLC dup %d, XID %d", p.Index, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, p.Stack.DupUI, p.Stack.XIDs)
+		log.Printf("ms%d: UL IP %d, DL IP %d, dropped %d, LLC dup %d, LLC late %d, SNDCP lost %d, XID %d, TBFs aborted %d",
+			p.Index, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, p.Stack.DupUI, p.Stack.LateUI, p.Stack.SNDCPLost, p.Stack.XIDs, p.MS.Aborted)
 	}
 }
 
