@@ -174,12 +174,12 @@ func TestSNDCPGolden(t *testing.T) {
 	if _, p, _ := rx.Receive(infos[2]); !bytes.Equal(p, pdu) {
 		t.Errorf("out-of-order reassembly: %d octets", len(p))
 	}
-	// a lost segment: the N-PDU is given up 16 N-PDUs later
+	// a lost segment: the N-PDU is given up rxGiveUp N-PDUs later
 	rx = SNDCPRx{}
 	rx.Receive(infos[0])
 	rx.Receive(infos[1])
 	rx.Receive(infos[3])
-	for k := 0; k < 16; k++ {
+	for k := 0; k < rxGiveUp; k++ {
 		segs, _ := (&SNDCPTx{NSAPI: 5, npdu: uint16(17 + k)}).Segment([]byte{1})
 		rx.Receive(segs[0])
 	}

@@ -65,7 +65,7 @@ func (s *SNDCPTx) Segment(pdu []byte) ([][]byte, error) {
 // numbered, not ordered: TS 44.064 §8.4.2 takes overtaken frames, and a
 // PCU that queues per flow interleaves the N-PDUs of one NSAPI); an N-PDU
 // is delivered once its last segment (M = 0) and every one before it are
-// there, and given up when its number falls 16 behind the newest
+// there, and given up when its number falls 128 behind the newest
 // (unacknowledged mode, TS 44.065 §6.9.2: the N-PDU is lost).
 type SNDCPRx struct {
 	parts  map[int]*partial
@@ -133,16 +133,21 @@ func (r *SNDCPRx) Receive(b []byte) (nsapi uint8, pdu []byte, err error) {
 	return nsapi, pdu, nil
 }
 
-// advance notes N-PDU number n and gives up the N-PDUs 16 or more behind
+// advance notes N-PDU number n and gives up the N-PDUs rxGiveUp or more behind
 // the newest (12-bit numbers, modulo 4096).
 func (r *SNDCPRx) advance(n int) {
 	if !r.seen || (n-r.newest)&0xfff < 0x800 {
 		r.newest, r.seen = n, true
 	}
 	for k := range r.parts {
-		if d := (r.newest - k) & 0xfff; d >= 16 && d < 0x800 {
+		if d := (r.newest - k) & 0xfff; d >= rxGiveUp && d < 0x800 {
 			delete(r.parts, k)
 			r.Lost++
 		}
 	}
 }
+
+// rxGiveUp is how far (in N-PDU numbers) an incomplete N-PDU may fall
+// behind the newest before it is given up: a PCU that queues per flow lets
+// a sparse flow's N-PDUs overtake a bulk flow's by seconds of queue.
+const rxGiveUp = 128

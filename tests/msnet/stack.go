@@ -38,6 +38,8 @@ type Stack struct {
 	Log func(format string, args ...any)
 	// Debug logs every overtaken LLC frame and every lost N-PDU.
 	Debug bool
+	// Trace logs every UI frame received.
+	Trace bool
 
 	TLLI     uint32
 	GMM      int
@@ -165,6 +167,9 @@ func (s *Stack) RxLLC(b []byte) {
 		if f.E {
 			s.logf("llc: ciphered UI frame on SAPI %d dropped (GEA0 only)", f.SAPI)
 			return
+		}
+		if s.Trace {
+			s.logf("llc: rx SAPI %d N(U) %d %x", f.SAPI, f.NU, f.Info[:min(4, len(f.Info))])
 		}
 		if back := (s.rx[f.SAPI].vur - f.NU) & 0x1ff; back > 0 && back <= 32 {
 			s.LateUI++

@@ -107,6 +107,7 @@ func main() {
 		imsi := fmt.Sprintf("%015d", *imsiBase+uint64(k))
 		p := r.AddPhone(msnet.Config{IMSI: imsi, IMEI: fmt.Sprintf("35000000%07d", k), RAI: rai, APN: *apn}, *class)
 		p.Stack.Debug = *debug
+		p.Stack.Trace = os.Getenv("LABMS_TRACE") == "1"
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer cancel()
