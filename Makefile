@@ -1,5 +1,5 @@
 # gopcu: the two commands of the README, and a few helpers.
-.PHONY: demo test build bench bench-compare lab clean vty-ref deb
+.PHONY: demo test build bench bench-compare lab clean vty-ref deb lab-net lab-net-down lab-net-measure
 
 # The main job: gopcu with its built-in emulators, no BTS/SGSN/root needed.
 demo:
@@ -24,6 +24,21 @@ vty-ref:
 	go run ./scripts/vtyrefmd < docs/vty-reference.xml.tmp > docs/vty-reference.md.tmp
 	rm docs/vty-reference.xml.tmp
 	mv docs/vty-reference.md.tmp docs/vty-reference.md
+
+# The whole Osmocom GPRS network on one machine (root; Debian's osmo-bts,
+# osmo-bsc, osmo-sgsn, osmo-ggsn): emulated MSs on osmo-bts-virtual's
+# virtual Um, gopcu (or PCU_CMD=...), osmo-sgsn and osmo-ggsn. Exits once
+# every MS (MS_COUNT, default 1) has a PDP context; prints MS_NETNS=... and
+# SERVER_ADDR=... (tests/labnet/up.sh has the knobs). lab-net-measure runs
+# ping and a 200 kB curl from every MS; lab-net-down removes it all.
+lab-net:
+	./tests/labnet/up.sh
+
+lab-net-measure:
+	./tests/labnet/measure.sh
+
+lab-net-down:
+	./tests/labnet/down.sh
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...

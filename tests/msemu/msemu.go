@@ -22,9 +22,33 @@ import (
 	"github.com/gopcu/gopcu/tests/btsemu"
 )
 
+// Air is the radio interface a cell runs over: the BTS emulator on
+// gopcu's PCU socket (virtual time), or a real BTS's virtual Um (tests/vum,
+// real time). Step returns the downlink blocks of the next radio block;
+// CCCH the AGCH/PCH MAC blocks seen since the last call; Send takes a
+// RACH_IND or an uplink DATA_IND.
+type Air interface {
+	FN() uint32
+	Step(ctx context.Context, timeout time.Duration) (btsemu.Block, error)
+	CCCH() []pcuif.Data
+	Send(m pcuif.Message) error
+	Info() *pcuif.InfoInd
+}
+
+// RealTimeAir is an Air whose clock runs by itself: the cell hands it
+// every uplink block as soon as the MS makes it, and the air sends it in
+// its frame (the cell does not hold blocks back until their FN).
+type RealTimeAir interface {
+	Air
+	RealTime()
+}
+
 // Cell is a set of MSs camping on one emulated BTS.
 type Cell struct {
+	// BTS is the PCU-socket BTS emulator (nil over another Air).
 	BTS    *btsemu.BTS
+	air    Air
+	rt     bool
 	MSs    []*MS
 	DLLoss float64 // probability that a DL radio block is not received
 	// ULLqualCb is the C/I (cB) the BTS reports for uplink blocks (default 150).
@@ -46,7 +70,21 @@ type Cell struct {
 // NewCell makes a cell over a running BTS emulator (seed makes loss and
 // access randomness repeatable).
 func NewCell(bts *btsemu.BTS, seed int64) *Cell {
-	return &Cell{BTS: bts, rnd: rand.New(rand.NewSource(seed)), ul: map[uint32][]pcuif.Data{}, arfcn: 871, ULLqualCb: 150}
+	c := NewCellAir(bts, seed)
+	c.BTS = bts
+	return c
+}
+
+// NewCellAir makes a cell over any Air (see NewCell).
+func NewCellAir(air Air, seed int64) *Cell {
+	c := &Cell{air: air, rnd: rand.New(rand.NewSource(seed)), ul: map[uint32][]pcuif.Data{}, arfcn: 871, ULLqualCb: 150}
+	if _, ok := air.(RealTimeAir); ok {
+		c.rt = true
+		if info := air.Info(); info != nil && info.TRX[0].ARFCN != 0 {
+			c.arfcn = info.TRX[0].ARFCN
+		}
+	}
+	return c
 }
 
 // AddMS adds an idle MS.
@@ -64,6 +102,10 @@ func (c *Cell) queueULOffs(fn uint32, trx, ts uint8, payload []byte, offs int16)
 	}
 	d := pcuif.Data{Kind: pcuif.TypeDataInd, SAPI: pcuif.SAPIPDTCH, Payload: payload, FN: fn, ARFCN: c.arfcn, TRX: trx, TS: ts,
 		BlockNr: uint8(btsemu.BlockNr(fn)), RSSI: -60, LqualCb: c.ULLqualCb, TAOffsQbits: offs}
+	if c.rt {
+		c.air.Send(&d)
+		return
+	}
 	c.ul[fn] = append(c.ul[fn], d)
 }
 
@@ -71,11 +113,11 @@ func (c *Cell) queueULOffs(fn uint32, trx, ts uint8, payload []byte, offs int16)
 // BTS emulator requests and collects the downlink blocks, and every MS
 // processes them (and the CCCH messages of the block).
 func (c *Cell) Step(ctx context.Context) error {
-	fn := c.BTS.FN()
+	fn := c.air.FN()
 	for f, list := range c.ul {
 		if fnDelta(fn, f) >= 0 {
 			for i := range list {
-				if err := c.BTS.Send(&list[i]); err != nil {
+				if err := c.air.Send(&list[i]); err != nil {
 					return err
 				}
 			}
@@ -85,11 +127,11 @@ func (c *Cell) Step(ctx context.Context) error {
 	for _, m := range c.MSs {
 		m.beforeBlock(fn)
 	}
-	blk, err := c.BTS.Step(ctx, 2*time.Second)
+	blk, err := c.air.Step(ctx, 2*time.Second)
 	if err != nil {
 		return err
 	}
-	for _, d := range c.BTS.CCCH() {
+	for _, d := range c.air.CCCH() {
 		c.ccch(blk.FN, d)
 	}
 	for _, d := range blk.Answers {
@@ -233,6 +275,16 @@ type MS struct {
 	// Cell Change Continue in (nacc.go).
 	NACC NACC
 
+	// ULReassigned counts Packet Uplink Assignments that moved a running
+	// UL TBF to another TFI (real-time air only).
+	ULReassigned int
+	// Aborted counts TBFs the MS gave up after TBFWatchdog (real-time
+	// air only).
+	Aborted int
+	// ulHeard and dlHeard are the FNs of the last USF for the MS's UL TBF
+	// and of the last data block of its DL TBF (real-time air only).
+	ulHeard, dlHeard uint32
+
 	// Statistics.
 	DLFrames, DLOctets, ULFrames, ULOctets int
 	Polls, Acks                            int
@@ -289,6 +341,19 @@ func (m *MS) beforeBlock(fn uint32) {
 	if m.Mute {
 		return
 	}
+	// Over a real BTS a TBF the network dropped (its assignment lost, N3101
+	// or N3105 run out) must not hold the MS for ever: with no USF and no
+	// data block for TBFWatchdog the MS returns to packet idle (as T3182 /
+	// T3190 would end the TBF, TS 44.060 §13.1); the frames of the UL TBF
+	// are lost to the layers above.
+	if m.cell.rt && m.ul.active && fnDelta(fn, m.ulHeard) > tbfWatchdogFrames {
+		m.ul = ulState{}
+		m.Aborted++
+	}
+	if m.cell.rt && m.dl.active && fnDelta(fn, m.dlHeard) > tbfWatchdogFrames {
+		m.dl = dlState{}
+		m.Aborted++
+	}
 	if m.dl.waitRelease && fnDelta(fn, m.dl.releaseFN) >= 0 {
 		m.dl.waitRelease = false // T3192 expired: packet idle
 	}
@@ -302,6 +367,12 @@ func (m *MS) beforeBlock(fn uint32) {
 	}
 	if len(m.ulQueue) > 0 && !m.ul.active && !m.rachWait && !m.dl.active && m.waitPUA == 0 {
 		m.rachRA = 0x78 | uint16(m.cell.rnd.Intn(8))
+		if m.cell.rt && m.rachRA == 0x7f {
+			// osmo-bts takes RA 0x7f for a CS request (it is no packet
+			// access RA in osmo-bts's L1SAP_IS_PACKET_RACH) and
+			// passes it to the BSC
+			m.rachRA = 0x7e
+		}
 		m.rach11 = false
 		switch {
 		case m.TwoPhase && m.EGPRSClass > 0:
@@ -322,7 +393,7 @@ func (m *MS) beforeBlock(fn uint32) {
 		if m.rach11 {
 			burst = 2 // ACCESS_1: EGPRS access burst
 		}
-		m.cell.BTS.Send(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: m.rachRA, Is11Bit: m.rach11, FN: fn % 42432, ARFCN: m.cell.arfcn,
+		m.cell.air.Send(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: m.rachRA, Is11Bit: m.rach11, FN: fn % 42432, ARFCN: m.cell.arfcn,
 			BurstType: burst, QTA: int16(m.DistanceQbits)})
 	}
 }
@@ -427,6 +498,7 @@ type unitHdr struct{ e, fbi bool }
 // startDL starts a DL TBF; ws > 0 is an EGPRS window.
 func (m *MS) startDL(trx, tfi, slots uint8, ws int) {
 	m.dl = dlState{active: true, trx: trx, tfi: tfi, slots: slots, egprs: ws > 0}
+	m.dlHeard = m.cell.air.FN()
 	if ws > 0 {
 		m.dl.rw.Reset(true, ws)
 	} else {
@@ -442,6 +514,7 @@ func (m *MS) startUL(trx, tfi, slots uint8, usf [8]uint8, contentionDone bool) {
 // startULWS starts an UL TBF; ws > 0 makes it EGPRS with that window.
 func (m *MS) startULWS(trx, tfi, slots uint8, usf [8]uint8, contentionDone bool, ws int) {
 	m.ul = ulState{active: true, assigned: true, trx: trx, tfi: tfi, slots: slots, usf: usf, contention: contentionDone, egprs: ws > 0}
+	m.ulHeard = m.cell.air.FN()
 	if ws > 0 {
 		m.ul.sw.Reset(true, ws)
 	} else {
@@ -679,6 +752,7 @@ func (m *MS) dlBlock(d pcuif.Data, lost bool) {
 	b := d.Payload
 	// USF: every block carries it in octet 0.
 	if m.ul.active && m.ul.assigned && !m.ul.done && m.ul.trx == d.TRX && m.ul.slots&(1<<ts) != 0 && b[0]&7 == m.ul.usf[ts] {
+		m.ulHeard = d.FN
 		m.ulTransmit(ulBlockFN(d.FN), ts)
 	}
 	if len(b) != rlcmac.ControlBlockLen && rlcmac.CSFromDLLen(len(b)).IsEGPRS() {
@@ -702,6 +776,7 @@ func (m *MS) dlData(d pcuif.Data) {
 	if err := h.Unmarshal(d.Payload); err != nil || h.TFI != m.dl.tfi {
 		return
 	}
+	m.dlHeard = d.FN
 	cs := rlcmac.CSFromDLLen(len(d.Payload))
 	if !cs.IsGPRS() {
 		return
@@ -977,6 +1052,27 @@ func (m *MS) dlControl(d pcuif.Data) {
 			if x.Dynamic.HasUplinkTFI && x.Dynamic.UplinkTFI == m.ul.tfi && h.SP {
 				m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TRX, d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
 			}
+			// Over a real BTS only: a new TFI reassigns the running TBF
+			// (TS 44.060 §8.1.1.1.2: the MS acts on the latest
+			// assignment; osmo-pcu 1.1.0 sends a second assignment when
+			// the MS asked twice, in a Packet Resource Request and in a
+			// DL Ack/Nack).
+			if m.cell.rt && x.Dynamic.HasUplinkTFI && x.Dynamic.UplinkTFI != m.ul.tfi {
+				var slots uint8
+				for ts := 0; ts < 8; ts++ {
+					if x.Dynamic.HasUSF[ts] {
+						slots |= 1 << ts
+						m.ul.usf[ts] = x.Dynamic.USF[ts]
+					}
+				}
+				m.ul.tfi, m.ul.slots = x.Dynamic.UplinkTFI, slots
+				m.ulHeard = d.FN
+				m.ul.trx = m.cell.freqTRX(x.HasFreq, &x.Freq, d.TRX)
+				m.ULReassigned++
+				if h.SP {
+					m.sendCtrl(rrbpFN(d.FN, h.RRBP), d.TRX, d.TS, &rlcmac.PacketControlAck{TLLI: m.TLLI, CtrlAck: 3})
+				}
+			}
 			return
 		}
 		var slots uint8
@@ -1039,7 +1135,7 @@ func (c *Cell) freqTRX(has bool, f *rlcmac.FrequencyParameters, def uint8) uint8
 }
 
 func (c *Cell) trxOf(arfcn uint16, def uint8) uint8 {
-	info := c.BTS.Info()
+	info := c.air.Info()
 	for i := range info.TRX {
 		if info.TRX[i].PDCHMask != 0 && info.TRX[i].ARFCN == arfcn {
 			return uint8(i)
@@ -1061,6 +1157,9 @@ func reverse(x uint8) uint8 {
 // Frame arithmetic (TS 45.002), mirrored from the BTS emulator.
 
 func ulBlockFN(fn uint32) uint32 { return btsemu.NextBlockFN(fn) }
+
+// tbfWatchdogFrames is 5 s of frames (see beforeBlock).
+const tbfWatchdogFrames = 5000 * 26 / 120
 
 // t3192Frames is T3192's SI13 default, 1500 ms, in TDMA frames.
 const t3192Frames = 1500 * 26 / 120

@@ -1,0 +1,374 @@
+package msnet
+
+import (
+	"fmt"
+	"net/netip"
+)
+
+// States of the stack.
+const (
+	GMMDetached = iota
+	GMMAttaching
+	GMMAttached
+	GMMDetaching
+)
+
+// Config of one MS's stack.
+type Config struct {
+	IMSI, IMEI string
+	RAI        RAI    // the cell's routing area (the old RAI of the first attach)
+	RadioCap   []byte // MS Radio Access Capability value
+	APN        string
+	NSAPI      uint8 // default 5
+	LLCSAPI    uint8 // default 3
+	N201U      int   // default 500
+}
+
+// Stack is one MS's LLC, GMM, SM and SNDCP. It is not safe for concurrent
+// use: the radio loop calls it.
+type Stack struct {
+	cfg Config
+	// Send hands an LLC frame to RLC/MAC.
+	Send func(frame []byte)
+	// SetTLLI changes the TLLI the MS uses on the radio.
+	SetTLLI func(tlli uint32)
+	// OnIP receives each downlink IP packet of the PDP context.
+	OnIP func(pkt []byte)
+	// Log, when set, sees what the stack does.
+	Log func(format string, args ...any)
+	// Debug logs every overtaken LLC frame and every lost N-PDU.
+	Debug bool
+	// Trace logs every UI frame received.
+	Trace bool
+
+	TLLI     uint32
+	GMM      int
+	PTMSI    uint32
+	HasPTMSI bool
+	RAI      RAI
+	PDPUp    bool
+	Addr     netip.Addr
+	// Err is the last reject or protocol error.
+	Err error
+
+	vu  [16]uint16 // N(U) to send, per SAPI
+	rx  [16]uiWindow
+	tx  SNDCPTx
+	snd SNDCPRx
+	ti  uint8
+
+	// Counters.
+	XIDs, DupUI, LateUI, BadFCS, ULIP, DLIP int
+	// SNDCPLost counts N-PDUs dropped for a missing segment.
+	SNDCPLost int
+}
+
+// New makes a stack with a random TLLI from r.
+func New(cfg Config, randomTLLI uint32) *Stack {
+	if cfg.NSAPI == 0 {
+		cfg.NSAPI = 5
+	}
+	if cfg.LLCSAPI == 0 {
+		cfg.LLCSAPI = 3
+	}
+	if cfg.N201U == 0 {
+		cfg.N201U = 500
+	}
+	s := &Stack{cfg: cfg, TLLI: RandomTLLI(randomTLLI), RAI: cfg.RAI}
+	s.tx = SNDCPTx{NSAPI: cfg.NSAPI, N201U: cfg.N201U}
+	return s
+}
+
+func (s *Stack) logf(format string, args ...any) {
+	if s.Log != nil {
+		s.Log(format, args...)
+	}
+}
+
+func (s *Stack) ui(sapi uint8, info []byte) {
+	f := UI(sapi, s.vu[sapi], info)
+	s.vu[sapi] = (s.vu[sapi] + 1) & 0x1ff
+	s.Send(f)
+}
+
+func (s *Stack) gmm(msg []byte) { s.ui(SAPIGMM, msg) }
+
+func (s *Stack) setTLLI(t uint32) {
+	s.TLLI = t
+	if s.SetTLLI != nil {
+		s.SetTLLI(t)
+	}
+}
+
+// Attach starts a GPRS attach: with the IMSI, or with the P-TMSI (and its
+// foreign TLLI) when the MS has one.
+func (s *Stack) Attach() {
+	a := AttachRequest{NetCap: DefaultNetCap, Type: 1, CKSN: 7, OldRAI: s.RAI, RadioCap: s.cfg.RadioCap}
+	if s.HasPTMSI {
+		a.ID = TMSIIdentity(s.PTMSI)
+		s.setTLLI(ForeignTLLI(s.PTMSI))
+	} else {
+		a.ID = DigitsIdentity(IDIMSI, s.cfg.IMSI)
+	}
+	s.GMM = GMMAttaching
+	s.logf("attach request (tlli %08x)", s.TLLI)
+	s.gmm(a.Marshal())
+}
+
+// RoutingAreaUpdate sends a RAU Request (periodic or RA change) with the
+// P-TMSI.
+func (s *Stack) RoutingAreaUpdate(periodic bool) {
+	s.gmm(RAURequest(s.RAI, s.cfg.RadioCap, s.PTMSI, periodic))
+}
+
+// Detach sends a GPRS detach (not power off: the network answers).
+func (s *Stack) Detach() {
+	s.GMM = GMMDetaching
+	s.gmm(DetachRequest(false, s.PTMSI, s.HasPTMSI))
+}
+
+// ActivatePDP asks for a PDP context with a dynamic IPv4 address.
+func (s *Stack) ActivatePDP() {
+	r := ActivatePDPRequest{TI: s.ti, NSAPI: s.cfg.NSAPI, LLCSAPI: s.cfg.LLCSAPI, QoS: DefaultQoS, APN: s.cfg.APN}
+	s.logf("activate PDP context request (nsapi %d, apn %q)", s.cfg.NSAPI, s.cfg.APN)
+	s.gmm(r.Marshal())
+}
+
+// SendIP sends an uplink IP packet in the PDP context.
+func (s *Stack) SendIP(pkt []byte) error {
+	if !s.PDPUp {
+		return fmt.Errorf("msnet: no PDP context")
+	}
+	segs, err := s.tx.Segment(pkt)
+	if err != nil {
+		return err
+	}
+	for _, seg := range segs {
+		s.ui(s.cfg.LLCSAPI, seg)
+	}
+	s.ULIP++
+	return nil
+}
+
+// RxLLC takes one downlink LLC frame.
+func (s *Stack) RxLLC(b []byte) {
+	f, err := ParseFrame(b)
+	if err != nil {
+		s.BadFCS++
+		s.logf("llc: %v", err)
+		return
+	}
+	switch f.Kind {
+	case KindXID:
+		if f.CR { // a command from the SGSN
+			s.xid(f)
+		}
+	case KindUI:
+		if f.E {
+			s.logf("llc: ciphered UI frame on SAPI %d dropped (GEA0 only)", f.SAPI)
+			return
+		}
+		if s.Trace {
+			s.logf("llc: rx SAPI %d N(U) %d %x", f.SAPI, f.NU, f.Info[:min(4, len(f.Info))])
+		}
+		if back := (s.rx[f.SAPI].vur - f.NU) & 0x1ff; back > 0 && back <= 32 {
+			s.LateUI++
+			if s.Debug {
+				s.logf("llc: SAPI %d N(U) %d arrived %d late (V(UR) %d)", f.SAPI, f.NU, back, s.rx[f.SAPI].vur)
+			}
+		}
+		if !s.rx[f.SAPI].accept(f.NU) {
+			s.DupUI++
+			s.LateUI--
+			return
+		}
+		switch {
+		case f.SAPI == SAPIGMM:
+			s.l3(f.Info)
+		case f.SAPI == s.cfg.LLCSAPI:
+			before := s.snd.Lost
+			_, pdu, err := s.snd.Receive(f.Info)
+			if s.snd.Lost != before {
+				s.SNDCPLost += s.snd.Lost - before
+				if s.Debug {
+					s.logf("sndcp: N-PDU given up at N(U) %d", f.NU)
+				}
+			}
+			if err != nil {
+				s.logf("sndcp: %v", err)
+			} else if pdu != nil {
+				s.DLIP++
+				if s.OnIP != nil {
+					s.OnIP(pdu)
+				}
+			}
+		}
+	}
+}
+
+// xid answers an XID command: a Reset sets the LLE's N(U) state to 0
+// (TS 44.064 §8.5.3.1); the response takes the command's parameters except
+// Reset and the IOVs, and declines SNDCP compression with an empty
+// Layer-3 parameter field (TS 44.065 §6.8).
+func (s *Stack) xid(f Frame) {
+	s.XIDs++
+	ps, err := ParseXID(f.Info)
+	if err != nil {
+		s.logf("llc: bad XID: %v", err)
+		return
+	}
+	var resp []XIDParam
+	for _, p := range ps {
+		switch p.Type {
+		case XIDReset:
+			s.vu, s.rx = [16]uint16{}, [16]uiWindow{}
+		case XIDIOVUI, XIDIOVI:
+		case XIDL3:
+			resp = append(resp, XIDParam{Type: XIDL3})
+		default:
+			resp = append(resp, p)
+		}
+	}
+	s.logf("llc: XID command on SAPI %d: %d params", f.SAPI, len(ps))
+	s.Send(XIDResponse(f.SAPI, f.PF, AppendXID(nil, resp)))
+}
+
+func (s *Stack) l3(b []byte) {
+	if len(b) < 2 {
+		return
+	}
+	switch b[0] & 0x0f {
+	case PDGMM:
+		s.rxGMM(b[1], b[2:])
+	case PDSM:
+		s.rxSM(b[0], b[1], b[2:])
+	}
+}
+
+func (s *Stack) rxGMM(typ byte, b []byte) {
+	switch typ {
+	case GMMIdentityRequest:
+		if len(b) < 1 {
+			return
+		}
+		var id []byte
+		switch b[0] & 7 {
+		case IDIMSI:
+			id = DigitsIdentity(IDIMSI, s.cfg.IMSI)
+		case IDIMEI:
+			id = DigitsIdentity(IDIMEI, s.cfg.IMEI)
+		case IDIMEISV:
+			id = DigitsIdentity(IDIMEISV, s.cfg.IMEI[:14]+"00")
+		default:
+			id = TMSIIdentity(s.PTMSI)
+		}
+		s.logf("identity request type %d", b[0]&7)
+		s.gmm(IdentityResponse(id))
+	case GMMAuthCipherRequest:
+		if len(b) < 2 {
+			return
+		}
+		s.logf("authentication and ciphering request (no SIM keys: answered without SRES)")
+		s.gmm(AuthCipherResponse(b[1]>>4, nil))
+	case GMMAttachAccept:
+		a, err := ParseAttachAccept(b)
+		if err != nil {
+			s.Err = err
+			return
+		}
+		s.RAI = a.RAI
+		s.GMM = GMMAttached
+		if a.HasPTMSI {
+			// The Complete goes in the TBF that runs under the old
+			// TLLI; later frames under the new one (osmo-sgsn drops
+			// the old TLLI when the Complete arrives).
+			s.PTMSI, s.HasPTMSI = a.PTMSI, true
+			s.gmm(AttachComplete())
+			s.setTLLI(LocalTLLI(a.PTMSI))
+		}
+		s.logf("attach accept: P-TMSI %08x, TLLI %08x", s.PTMSI, s.TLLI)
+	case GMMAttachReject:
+		s.GMM = GMMDetached
+		s.Err = fmt.Errorf("attach reject, cause %v", b)
+	case GMMRAUAccept:
+		a, err := ParseRAUAccept(b)
+		if err != nil {
+			s.Err = err
+			return
+		}
+		s.RAI = a.RAI
+		if a.HasPTMSI {
+			s.PTMSI, s.HasPTMSI = a.PTMSI, true
+			s.gmm(RAUComplete())
+			s.setTLLI(LocalTLLI(a.PTMSI))
+		}
+		s.logf("routing area update accept")
+	case GMMRAUReject:
+		s.Err = fmt.Errorf("routing area update reject, cause %v", b)
+	case GMMPTMSIReallocCmd:
+		if len(b) > 1 {
+			if id, err := ParseIdentity(b[1 : 1+int(b[0])]); err == nil && id.Type == IDTMSI {
+				s.PTMSI, s.HasPTMSI = id.TMSI, true
+				s.gmm(PTMSIReallocComplete())
+				s.setTLLI(LocalTLLI(id.TMSI))
+				return
+			}
+		}
+		s.gmm(PTMSIReallocComplete())
+	case GMMDetachRequest: // from the network
+		s.GMM, s.PDPUp = GMMDetached, false
+		s.gmm(DetachAccept())
+	case GMMDetachAccept:
+		s.GMM, s.PDPUp = GMMDetached, false
+		s.logf("detach accept")
+	case GMMInformation, GMMStatus:
+	}
+}
+
+func (s *Stack) rxSM(pdti, typ byte, b []byte) {
+	switch typ {
+	case SMActivatePDPAccept:
+		a, err := ParseActivatePDPAccept(b)
+		if err != nil {
+			s.Err = err
+			return
+		}
+		s.Addr, s.PDPUp = a.Addr, true
+		s.logf("PDP context active: %v (LLC SAPI %d)", a.Addr, a.LLCSAPI)
+	case SMActivatePDPReject:
+		s.Err = fmt.Errorf("activate PDP context reject, cause %v", b)
+	case SMDeactivatePDPRequest:
+		s.PDPUp = false
+		s.gmm(DeactivatePDPAccept(pdti))
+	case SMDeactivatePDPAccept:
+		s.PDPUp = false
+	}
+}
+
+// uiWindow is the receive side of unacknowledged LLC operation (TS 44.064
+// §8.4.2): V(UR) is the N(U) expected next; a frame whose N(U) lies in
+// the 32 below V(UR) is accepted once (it was overtaken) and discarded as
+// a duplicate when it came before; any other N(U) moves V(UR) past it.
+type uiWindow struct {
+	vur  uint16
+	seen [512]bool
+}
+
+func (w *uiWindow) accept(nu uint16) bool {
+	nu &= 0x1ff
+	if back := (w.vur - nu) & 0x1ff; back > 0 && back <= 32 {
+		if w.seen[nu] {
+			return false
+		}
+		w.seen[nu] = true
+		return true
+	}
+	// N(U)s that fall out of the 32 below the new V(UR) are forgotten
+	for k := w.vur; k != (nu+1)&0x1ff; k = (k + 1) & 0x1ff {
+		w.seen[(k-32)&0x1ff] = false
+		w.seen[k] = false
+	}
+	w.seen[nu] = true
+	w.vur = (nu + 1) & 0x1ff
+	return true
+}
