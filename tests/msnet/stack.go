@@ -49,7 +49,7 @@ type Stack struct {
 	PDPUp    bool
 	// RAUs counts Routing Area Update Accepts.
 	RAUs int
-	Addr     netip.Addr
+	Addr netip.Addr
 	// Err is the last reject or protocol error.
 	Err error
 
