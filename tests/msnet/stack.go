@@ -47,7 +47,9 @@ type Stack struct {
 	HasPTMSI bool
 	RAI      RAI
 	PDPUp    bool
-	Addr     netip.Addr
+	// RAUs counts Routing Area Update Accepts.
+	RAUs int
+	Addr netip.Addr
 	// Err is the last reject or protocol error.
 	Err error
 
@@ -118,6 +120,7 @@ func (s *Stack) Attach() {
 // RoutingAreaUpdate sends a RAU Request (periodic or RA change) with the
 // P-TMSI.
 func (s *Stack) RoutingAreaUpdate(periodic bool) {
+	s.logf("routing area update request (periodic %v)", periodic)
 	s.gmm(RAURequest(s.RAI, s.cfg.RadioCap, s.PTMSI, periodic))
 }
 
@@ -297,6 +300,7 @@ func (s *Stack) rxGMM(typ byte, b []byte) {
 			return
 		}
 		s.RAI = a.RAI
+		s.RAUs++
 		if a.HasPTMSI {
 			s.PTMSI, s.HasPTMSI = a.PTMSI, true
 			s.gmm(RAUComplete())

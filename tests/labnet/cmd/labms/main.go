@@ -40,6 +40,7 @@ func main() {
 	pcap := flag.String("gsmtap-pcap", "", "write every virtual Um frame to this pcap (GSMTAP/UDP)")
 	imsiBase := flag.Uint64("imsi", 901700000000001, "IMSI of the first MS (the next ones count up)")
 	verbose := flag.Bool("v", false, "log the stacks")
+	rau := flag.Bool("rau", false, "do a periodic routing area update after the attach (osmo-sgsn answers with a new P-TMSI)")
 	debug := flag.Bool("debug", false, "log every overtaken LLC frame and lost N-PDU")
 	umNetns := flag.String("um-netns", "", "network namespace of osmo-bts-virtual's virtual Um (default: the current one)")
 	flag.Parse()
@@ -134,6 +135,13 @@ func main() {
 			return p.Stack.GMM == msnet.GMMAttached || p.Stack.Err != nil
 		}); err != nil {
 			fail(err)
+		}
+		if *rau {
+			if err := retry(ctx, r, deadline, fmt.Sprintf("ms%d routing area update", p.Index), func() { p.Stack.RoutingAreaUpdate(true) }, func() bool {
+				return p.Stack.RAUs > 0 || p.Stack.Err != nil
+			}); err != nil {
+				fail(err)
+			}
 		}
 		if err := retry(ctx, r, deadline, fmt.Sprintf("ms%d PDP context", p.Index), p.Stack.ActivatePDP, func() bool {
 			return p.Stack.PDPUp || p.Stack.Err != nil
