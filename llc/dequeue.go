@@ -90,6 +90,14 @@ func (q *Queue) pick(c *call) int32 {
 		}
 	}
 	quantum := q.s.cfg.quantum()
+	if f := a.segFlow; f > 0 {
+		if i := q.pull(f-1, c); i >= 0 {
+			a.flows[f-1].deficit -= int32(len(a.ents[i].data))
+			a.noteSegment(f-1, i)
+			return i
+		}
+		a.segFlow = 0
+	}
 	for {
 		var f uint8
 		var l *flist
@@ -131,7 +139,18 @@ func (q *Queue) pick(c *call) int32 {
 			continue
 		}
 		fw.deficit -= int32(len(a.ents[i].data))
+		a.noteSegment(f, i)
 		return i
+	}
+}
+
+// noteSegment keeps user flow f first while the frame just taken from it
+// (entry i) is an SNDCP segment with more to follow.
+func (a *active) noteSegment(f uint8, i int32) {
+	if _, _, _, more, ok := sndcpSegment(a.ents[i].data); ok && more {
+		a.segFlow = f + 1
+	} else {
+		a.segFlow = 0
 	}
 }
 

@@ -102,3 +102,55 @@ func TestPingNotBehindBulk(t *testing.T) {
 		}
 	}
 }
+
+// segment builds an LLC UI frame (SAPI 3) with SN-UNITDATA segment seg of
+// N-PDU npdu (NSAPI 5, TS 44.065 §7.2): a continuation segment of size
+// octets, M set when more follow.
+func segment(npdu uint16, seg uint8, more bool, size int) []byte {
+	h := byte(0x20 | 5)
+	if more {
+		h |= 0x10
+	}
+	b := []byte{0x03, 0xc0, 0x01, h, seg<<4 | byte(npdu>>8), byte(npdu)}
+	for len(b) < size {
+		b = append(b, 0xee)
+	}
+	return b
+}
+
+// TestNPDUSegmentsStayTogether: the segments of an SNDCP N-PDU leave the
+// queue one after the other: a ping of another flow of the same NSAPI
+// that arrives meanwhile goes before the N-PDU's first segment or after
+// its last, never between (a phone reassembles one N-PDU at a time per
+// NSAPI and would lose the bulk packet; seen in the real-network lab).
+func TestNPDUSegmentsStayTogether(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.CoDel = false
+	s, err := NewShared(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := s.NewQueue(nil)
+	first := ipFrame(6, 80, 40000, 1000)
+	first[3] |= 0x10 // M: more segments follow
+	first[6] = 7     // N-PDU 7
+	for _, f := range [][]byte{first, segment(7, 1, true, 1000), segment(7, 2, false, 1000)} {
+		if err := q.Enqueue(0, f, LifetimeInfinite); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fr, _, _ := q.Dequeue(time.Millisecond); len(fr.Data) != 1000 {
+		t.Fatal("first segment not first")
+	}
+	if err := q.Enqueue(2*time.Millisecond, ipFrame(1, 7, 0, 84), LifetimeInfinite); err != nil {
+		t.Fatal(err)
+	}
+	var order []int
+	for q.Len() > 0 {
+		fr, _, _ := q.Dequeue(3 * time.Millisecond)
+		order = append(order, len(fr.Data))
+	}
+	if len(order) != 3 || order[0] != 1000 || order[1] != 1000 || order[2] != 84 {
+		t.Fatalf("after the first segment: %v, want both segments, then the ping", order)
+	}
+}

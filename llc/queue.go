@@ -185,6 +185,11 @@ type active struct {
 	flows    [NumFlows]flow
 	cd       [NumFlows]codel
 	nsKey    [16]uint32 // last flow key per SNDCP NSAPI
+	// segFlow+1 is the user flow an SNDCP N-PDU was left half sent in
+	// (0: none): its next segments go before any other user flow, so a
+	// phone's reassembly (one N-PDU at a time per NSAPI in unacknowledged mode, TS 44.065)
+	// never sees another packet between them
+	segFlow uint8
 	newL     flist
 	oldL     flist
 	params   Params
@@ -197,6 +202,7 @@ type active struct {
 
 func (a *active) init() {
 	a.nsKey = [16]uint32{}
+	a.segFlow = 0
 	a.ents = a.ents[:0]
 	a.free = -1
 	for i := range a.flows {
