@@ -180,16 +180,16 @@ func (l *flist) pop() {
 // active is the working storage of a queue holding (or recently holding)
 // frames. Idle queues give it back to Shared's pool.
 type active struct {
-	ents     []entry
-	free     int32
-	flows    [NumFlows]flow
-	cd       [NumFlows]codel
-	nsKey    [16]uint32 // last flow key per SNDCP NSAPI
+	ents  []entry
+	free  int32
+	flows [NumFlows]flow
+	cd    [NumFlows]codel
+	nsKey [16]uint32 // last flow key per SNDCP NSAPI
 	// segFlow+1 is the user flow an SNDCP N-PDU was left half sent in
 	// (0: none): its next segments go before any other user flow, so a
 	// phone's reassembly (one N-PDU at a time per NSAPI in unacknowledged mode, TS 44.065)
 	// never sees another packet between them
-	segFlow uint8
+	segFlow  uint8
 	newL     flist
 	oldL     flist
 	params   Params
