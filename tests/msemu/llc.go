@@ -1,37 +1,15 @@
 package msemu
 
+import "github.com/gopcu/gopcu/tests/msnet"
+
 // LLC UI frames as an MS builds them (TS 44.064 §6.3, §5.5): address octet,
 // two control octets with N(U), information, and the 24-bit FCS. The PCU
 // relays LLC frames unchanged; the SGSN checks the FCS, so the emulator
 // must get it right to talk to a real SGSN.
 
-// fcsTable is the reflected CRC-24 of TS 44.064 §5.5 (generator
-// x^24+x^23+x^21+x^20+x^19+x^17+x^16+x^15+x^13+x^8+x^7+x^5+x^4+x^2+1,
-// 0xBBA1B5, reflected 0xAD85DD).
-var fcsTable = func() (t [256]uint32) {
-	for i := range t {
-		c := uint32(i)
-		for k := 0; k < 8; k++ {
-			if c&1 != 0 {
-				c = c>>1 ^ 0xAD85DD
-			} else {
-				c >>= 1
-			}
-		}
-		t[i] = c
-	}
-	return
-}()
-
-// FCS computes the LLC frame check sequence over b (initial value all
-// ones, result complemented), sent least significant octet first.
-func FCS(b []byte) uint32 {
-	c := uint32(0xffffff)
-	for _, x := range b {
-		c = c>>8 ^ fcsTable[byte(c)^x]
-	}
-	return ^c & 0xffffff
-}
+// FCS computes the LLC frame check sequence over b (msnet.FCS, TS 44.064
+// §5.5), sent least significant octet first.
+func FCS(b []byte) uint32 { return msnet.FCS(b) }
 
 // UIFrame builds an unprotected-mode-off (PM=1: FCS over the whole frame)
 // LLC UI frame for SAPI sapi with sequence number nu.
