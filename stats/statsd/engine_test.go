@@ -3,14 +3,12 @@ package statsd
 import (
 	"context"
 	"net"
-	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/tests/btsemu"
@@ -24,15 +22,6 @@ func runEngine(t *testing.T, eng *pcu.Engine) {
 	done := make(chan struct{})
 	go func() { eng.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-}
-
-// listenIn opens the engine's NS sockets inside the network namespace n.
-func listenIn(n *netns.NS) func([]netip.AddrPort, func(ns.Datagram)) (*ns.UDP, error) {
-	return func(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error) {
-		var u *ns.UDP
-		err := n.Do(func() (err error) { u, err = ns.ListenUDP(binds, deliver); return })
-		return u, err
-	}
 }
 
 // osmoPCU is Debian's osmo-pcu in a network namespace of its own, with

@@ -100,7 +100,7 @@ func gopcuPaging(t *testing.T) map[string]int64 {
 	defer bts.Close()
 	reg := &ratectr.Registry{}
 	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg, Gb: true,
-		ListenUDP: listenIn(n)})
+		ListenUDP: n.ListenNS})
 	runEngine(t, eng)
 	var items []Item
 	r := New(ttcn3, reg, func() []Item { return items })

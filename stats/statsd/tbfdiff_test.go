@@ -216,7 +216,7 @@ func gopcuSideWith(t *testing.T, info *pcuif.InfoInd, params func(*pcu.Params)) 
 		params(&p)
 	}
 	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg, Gb: true, Params: &p,
-		ListenUDP: listenIn(n)})
+		ListenUDP: n.ListenNS})
 	runEngine(t, eng)
 	r := New(ttcn3, reg, nil)
 	c := &capture{}

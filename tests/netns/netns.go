@@ -8,6 +8,7 @@ package netns
 import (
 	"bytes"
 	"fmt"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gopcu/gopcu/bssgp/ns"
 )
 
 // NS is a network namespace created by a test; it is deleted at cleanup.
@@ -115,4 +118,12 @@ func (n *NS) Start(dir, logName string, args ...string) *exec.Cmd {
 func (n *NS) Output(args ...string) (string, error) {
 	out, err := exec.Command("ip", append([]string{"netns", "exec", n.Name}, args...)...).CombinedOutput()
 	return string(out), err
+}
+
+// ListenNS opens NS UDP sockets inside the namespace (ns.ListenUDP there):
+// an engine's pcu.Config.ListenUDP for a namespace.
+func (n *NS) ListenNS(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error) {
+	var u *ns.UDP
+	err := n.Do(func() (err error) { u, err = ns.ListenUDP(binds, deliver); return })
+	return u, err
 }

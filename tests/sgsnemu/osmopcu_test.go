@@ -178,11 +178,7 @@ func TestGbConformanceGopcu(t *testing.T) {
 		p := pcu.DefaultParams()
 		p.GbDialect = "ip-sns"
 		eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Gb: true, Params: &p,
-			ListenUDP: func(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error) {
-				var u *ns.UDP
-				err := n.Do(func() (err error) { u, err = ns.ListenUDP(binds, deliver); return })
-				return u, err
-			}})
+			ListenUDP: n.ListenNS})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { eng.Run(ctx); close(done) }()

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -146,11 +145,7 @@ func TestNACCMatchesOsmoPCU(t *testing.T) {
 	})
 	ours := naccRun(t, func(n *netns.NS, dir string) {
 		eng := pcu.New(pcu.Config{SocketPath: filepath.Join(dir, "pcu_bts"), Gb: true,
-			ListenUDP: func(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error) {
-				var u *ns.UDP
-				err := n.Do(func() (err error) { u, err = ns.ListenUDP(binds, deliver); return })
-				return u, err
-			}})
+			ListenUDP: n.ListenNS})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { eng.Run(ctx); close(done) }()

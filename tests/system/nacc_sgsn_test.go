@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -36,11 +35,7 @@ func startGbCell(t *testing.T, n *netns.NS, dir, name string, info *pcuif.InfoIn
 		t.Fatal(err)
 	}
 	eng := pcu.New(pcu.Config{SocketPath: path, Gb: true, Params: p,
-		ListenUDP: func(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error) {
-			var u *ns.UDP
-			err := n.Do(func() (err error) { u, err = ns.ListenUDP(binds, deliver); return })
-			return u, err
-		}})
+		ListenUDP: n.ListenNS})
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &rig{t: t, path: path, bts: bts, eng: eng, cancel: cancel, done: make(chan struct{})}
 	go func() { eng.Run(ctx); close(r.done) }()

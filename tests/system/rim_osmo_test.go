@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -144,11 +143,7 @@ func TestRIMServerMatchesOsmoPCU(t *testing.T) {
 	}, reqs)
 	ours := rimExchange(t, func(n *netns.NS, dir string, bts *btsemu.BTS) {
 		eng := pcu.New(pcu.Config{SocketPath: filepath.Join(dir, "pcu_bts"), Gb: true,
-			ListenUDP: func(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error) {
-				var u *ns.UDP
-				err := n.Do(func() (err error) { u, err = ns.ListenUDP(binds, deliver); return })
-				return u, err
-			}})
+			ListenUDP: n.ListenNS})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { eng.Run(ctx); close(done) }()

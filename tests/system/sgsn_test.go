@@ -2,7 +2,6 @@ package system
 
 import (
 	"context"
-	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -74,11 +72,7 @@ func TestRealSGSNAttach(t *testing.T) {
 		t.Fatal(err)
 	}
 	eng := pcu.New(pcu.Config{SocketPath: path, Gb: true,
-		ListenUDP: func(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error) {
-			var u *ns.UDP
-			err := n.Do(func() (err error) { u, err = ns.ListenUDP(binds, deliver); return })
-			return u, err
-		}})
+		ListenUDP: n.ListenNS})
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &rig{t: t, path: path, bts: bts, eng: eng, cancel: cancel, done: make(chan struct{})}
 	go func() { eng.Run(ctx); close(r.done) }()
