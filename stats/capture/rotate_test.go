@@ -93,24 +93,26 @@ func TestSizeLimitOnWriter(t *testing.T) {
 	if buf.Len() > 5000 || c.Written() != uint64((5000-24)/144) || c.Written()+c.Dropped() != 200 {
 		t.Fatalf("%d octets, written %d, dropped %d", buf.Len(), c.Written(), c.Dropped())
 	}
-	// octet bound of the queue: with the writer stalled, 10 x 100 octets
-	// fit in QueueBytes 1000, the rest is dropped at once
+	// octet bound of the queue: with the writer stalled, 2 x 4000 octets
+	// fit in QueueBytes 8000 (and at most 16 more in the writer's 64 KiB
+	// buffer), the rest is dropped at once
 	bw := &blockWriter{release: make(chan struct{})}
-	c2, err := New(bw, Options{QueueBytes: 1000, Queue: 100000})
+	c2, err := New(bw, Options{QueueBytes: 8000, Queue: 100000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	bw.block.Store(true)
 	ok := 0
+	big := bytes.Repeat([]byte{0x0e}, 4000)
 	for i := 0; i < 100; i++ {
-		if c2.UDP(t0, pcuAddr, sgsnAddr, payload) {
+		if c2.UDP(t0, pcuAddr, sgsnAddr, big) {
 			ok++
 		}
 	}
 	close(bw.release)
 	c2.Close()
-	if ok > 11 || c2.Dropped() < 89 {
-		t.Fatalf("queued %d of 100 with 1000 octets of queue, dropped %d", ok, c2.Dropped())
+	if ok > 20 || c2.Dropped() < 80 {
+		t.Fatalf("queued %d of 100 with 8000 octets of queue, dropped %d", ok, c2.Dropped())
 	}
 }
 
