@@ -443,3 +443,7 @@ func (e *Engine) ProtocolVersion() pcuif.Version { return e.ver }
 // Now is the engine's radio time (advanced by the BTS frame number).
 // Engine goroutine only.
 func (e *Engine) Now() time.Duration { return e.now }
+
+// Logger is the engine's "pcu" logger (for the composition layer's own
+// messages about it).
+func (e *Engine) Logger() *slog.Logger { return e.log }

@@ -47,35 +47,3 @@ func (m *msMeas) quality(q *rlcmac.ChannelQualityReport) {
 		}
 	}
 }
-
-// rxQualBER is the bit error rate (%) RXQUAL 0..7 stands for (TS 45.008
-// §8.2.4, assumed values), as osmo-pcu shows it.
-var rxQualBER = [8]int{0, 0, 0, 1, 2, 4, 9, 18}
-
-// show writes the measurement lines of `show ms`.
-func (m *msMeas) show(p func(string, ...any), ms *MS) {
-	if m.haveUL {
-		p("  RSSI:                   %d dBm\n", ms.RSSI)
-		p("  Bit error rate:         %d %%\n", m.ber10k/100)
-		p("  Link quality:           %d dB\n", ms.LinkQ/10)
-		p("  Burst timing offset:    %d/4 bit\n", ms.BTO)
-	}
-	if !m.haveDL {
-		return
-	}
-	p("  Downlink NACK rate:     %d %%\n", m.nack)
-	if m.haveRxQ {
-		p("  MS RX quality:          %d %%\n", rxQualBER[m.rxQual&7])
-	}
-	p("  MS C value:             %d dB\n", m.cValue)
-	if m.haveRxQ {
-		// SIGN_VAR in 0.25 dB² steps (TS 45.008 §8.2.5), rounded
-		p("  MS SIGN variance:       %d dB\n", (int(m.signVar)+2)/4)
-	}
-	for i, l := range m.iLev {
-		if l >= 0 {
-			// I_LEVEL n: the interference is 2n dB below C (TS 45.008 §10.3)
-			p("  MS I level (slot %d):    %d dB\n", i, -2*int(l))
-		}
-	}
-}

@@ -83,3 +83,21 @@ func DefaultParams() Params {
 		MSMax: DefaultMSMax,
 	}
 }
+
+// SetParams replaces the engine's parameters; queue settings reach every
+// existing MS at once. Engine goroutine only.
+func (e *Engine) SetParams(p Params) {
+	if err := e.llcShared.Apply(p.LLC); err != nil {
+		e.llcLog.Error("queue configuration refused", "err", err)
+		p.LLC = e.params.LLC
+	}
+	lowered := p.MSMax > 0 && (e.params.MSMax == 0 || p.MSMax < e.params.MSMax)
+	e.params = p
+	if lowered {
+		for _, b := range e.bts {
+			if n := len(b.ms.all) - p.MSMax; n > 0 {
+				e.reclaimMS(b, n)
+			}
+		}
+	}
+}

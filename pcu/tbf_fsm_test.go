@@ -4,15 +4,12 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/pcu/config"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
-	"github.com/gopcu/gopcu/vty"
 )
 
 // fakeClock is a monotonic clock the test moves.
@@ -761,23 +758,6 @@ func TestT3113PCHPaging(t *testing.T) {
 	e.timersDue()
 	if ctr(CtrPCHRequestsTimedout) != 1 {
 		t.Fatalf("the paged MS came, yet T3113 expired (timeouts %d)", ctr(CtrPCHRequestsTimedout))
-	}
-}
-
-// TestTimersFromVTY: `timer T3113` and `timer T3172` reach the engine's
-// parameters.
-func TestTimersFromVTY(t *testing.T) {
-	v, cfg := config.New(Version)
-	s := v.NewSession(vty.ExecutorFunc(func(f func()) { f() }).Do)
-	defer s.Release()
-	s.Start()
-	for _, c := range []string{"enable", "configure terminal", "pcu", "timer T3113 9", "timer T3172 3000"} {
-		if out := string(s.Feed([]byte(c + "\r"))); strings.Contains(out, "%") {
-			t.Fatalf("%s: %s", c, out)
-		}
-	}
-	if p := ParamsFromConfig(cfg); p.T3113 != 9*time.Second || p.T3172 != 3*time.Second {
-		t.Fatalf("T3113 %v T3172 %v", p.T3113, p.T3172)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
+	pcud "github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/stats"
 	"github.com/gopcu/gopcu/stats/prom"
@@ -121,7 +122,7 @@ func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout,
 	}
 	eng := pcu.New(ecfg)
 	d.setMemoryLimit(params)
-	eng.InstallVTY(v)
+	pcud.InstallVTY(eng, v)
 	d.logs, d.ctrs, d.eng, d.v, d.stdout, d.stderr = logs, ctrs, eng, v, stdout, stderr
 	v.Stats.Report = w.report
 	v.Stats.ShowStats = func(c *vty.Context, level string, skipZero bool) {
@@ -164,7 +165,7 @@ func (x daemonExecutor) Do(f func())              { x.d.exec(f) }
 func (x daemonExecutor) Stopped() <-chan struct{} { return x.d.eng.Done() }
 
 func (d *daemon) params() pcu.Params {
-	p := pcu.ParamsFromConfig(d.cfg)
+	p := pcud.ParamsFromConfig(d.cfg)
 	if d.s.MCC > 0 || d.s.MNC > 0 {
 		p.OverrideMCC, p.OverrideMNC = d.s.MCC, d.s.MNC
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/internal/logx"
+	pcud "github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/stats"
 	"github.com/gopcu/gopcu/stats/capture"
 	"github.com/gopcu/gopcu/stats/prom"
@@ -51,7 +52,7 @@ func openCapture(path, gsmtapHost string, maxMiB, files int) (*capture.Capture, 
 }
 
 func (w *statsWiring) itemsNow() []stats.Item {
-	w.items = w.d.eng.StatItems(w.items[:0])
+	w.items = pcud.StatItems(w.d.eng, w.items[:0])
 	return w.items
 }
 

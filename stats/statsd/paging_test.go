@@ -13,6 +13,7 @@ import (
 
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/tests/btsemu"
 	"github.com/gopcu/gopcu/tests/netns"
@@ -108,7 +109,7 @@ func gopcuPaging(t *testing.T) map[string]int64 {
 	r.SetSender(c.send)
 	r.Report(time.Now())
 	pagingScript(t, bts, sg, up)
-	eng.Call(func() { items = eng.StatItems(items[:0]) })
+	eng.Call(func() { items = daemon.StatItems(eng, items[:0]) })
 	r.Report(time.Now())
 	pkts := c.take()
 	// The NS stat items under osmo-pcu's names; the SGSN emulator answers

@@ -19,6 +19,7 @@ import (
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
+	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/tests/btsemu"
 	"github.com/gopcu/gopcu/tests/msemu"
@@ -224,7 +225,7 @@ func gopcuSideWith(t *testing.T, info *pcuif.InfoInd, params func(*pcu.Params)) 
 	r.Report(time.Now()) // the start-up flush, before the script
 	s.ready()
 	vt, _ := config.New(pcu.Version)
-	eng.InstallVTY(vt)
+	daemon.InstallVTY(eng, vt)
 	s.show = func(cmd string) string {
 		ss := vt.NewSession(vty.ExecutorFunc(func(f func()) { eng.Call(f) }).Do)
 		defer ss.Release()

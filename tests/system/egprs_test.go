@@ -11,6 +11,7 @@ import (
 
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
+	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 	"github.com/gopcu/gopcu/tests/btsemu"
@@ -357,7 +358,7 @@ func TestEGPRSAccessTypes(t *testing.T) {
 // show runs a VTY command (enable mode) against the engine.
 func (r *radioRig) show(cmd string) string {
 	v, _ := config.New(pcu.Version)
-	r.eng.InstallVTY(v)
+	daemon.InstallVTY(r.eng, v)
 	s := v.NewSession(vty.ExecutorFunc(func(f func()) { r.eng.Call(f) }).Do)
 	defer s.Release()
 	s.Start()

@@ -9,6 +9,7 @@ import (
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
+	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/tests/sgsnemu"
 	"github.com/gopcu/gopcu/vty"
@@ -21,7 +22,7 @@ import (
 func TestNSVTY(t *testing.T) {
 	g := startGb(t, pcuif.V12)
 	v, _ := config.New(pcu.Version)
-	g.eng.InstallVTY(v)
+	daemon.InstallVTY(g.eng, v)
 	s := v.NewSession(vty.ExecutorFunc(func(f func()) { g.eng.Call(f) }).Do)
 	defer s.Release()
 	s.Start()

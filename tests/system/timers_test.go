@@ -10,6 +10,7 @@ import (
 
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
+	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 	"github.com/gopcu/gopcu/tests/msemu"
@@ -276,11 +277,11 @@ func TestULMultislot(t *testing.T) {
 func vtyConfigureParams(t *testing.T, r *radioRig, mod func(*pcu.Params), cmds ...string) {
 	t.Helper()
 	v, cfg := config.New(pcu.Version)
-	r.eng.InstallVTY(v)
+	daemon.InstallVTY(r.eng, v)
 	exec := vty.ExecutorFunc(func(f func()) {
 		r.eng.Call(func() {
 			f()
-			p := pcu.ParamsFromConfig(cfg)
+			p := daemon.ParamsFromConfig(cfg)
 			if mod != nil {
 				mod(&p)
 			}

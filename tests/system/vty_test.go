@@ -8,6 +8,7 @@ import (
 	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
+	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/vty"
 )
@@ -19,9 +20,9 @@ import (
 func TestQueueCommandsReachExistingMS(t *testing.T) {
 	r := startRadio(t, pcuif.V12, nil, 1)
 	v, cfg := config.New(pcu.Version)
-	r.eng.InstallVTY(v)
+	daemon.InstallVTY(r.eng, v)
 	exec := vty.ExecutorFunc(func(f func()) {
-		r.eng.Call(func() { f(); r.eng.SetParams(pcu.ParamsFromConfig(cfg)) })
+		r.eng.Call(func() { f(); r.eng.SetParams(daemon.ParamsFromConfig(cfg)) })
 	})
 	s := v.NewSession(exec.Do)
 	defer s.Release()

@@ -1,8 +1,7 @@
-package pcu
+package daemon
 
 import (
-	"time"
-
+	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/stats"
 )
 
@@ -12,9 +11,8 @@ import (
 // and "ns.bind" tx_backlog_length of each bind (always 0 over UDP) while
 // Gb runs, then the "bts" items of every BTS: ms.present, pdch.available,
 // pdch.occupied[.gprs|.egprs]. Engine goroutine only.
-func (e *Engine) StatItems(dst []stats.Item) []stats.Item {
-	if e.gbl != nil {
-		n := e.gbl.gb.NSE()
+func StatItems(e *pcu.Engine, dst []stats.Item) []stats.Item {
+	if n := e.NSE(); n != nil {
 		vcs := n.VCs()
 		for i := len(vcs) - 1; i >= 0; i-- {
 			vc := vcs[i]
@@ -28,36 +26,22 @@ func (e *Engine) StatItems(dst []stats.Item) []stats.Item {
 				GroupDescription: "NS Bind Statistics", Description: "Transmit backlog length", Unit: "packets"})
 		}
 	}
-	for nr := 0; nr < 256; nr++ {
-		bts := e.bts[uint8(nr)]
-		if bts == nil {
-			continue
-		}
+	for _, nr := range e.BTSNrs() {
+		b, _ := e.BTSView(nr)
 		var avail, occ, gprs, egprs int64
-		for t := range bts.TRX {
-			for ts := range bts.TRX[t].PDCH {
-				p := &bts.TRX[t].PDCH[ts]
+		for t := range b.TRX {
+			for _, p := range b.TRX[t].PDCH {
 				if !p.Enabled {
 					continue
 				}
 				avail++
-				var g, eg bool
-				for _, l := range [2][]*TBF{p.ul, p.dl} {
-					for _, tb := range l {
-						if tb.egprs {
-							eg = true
-						} else {
-							g = true
-						}
-					}
-				}
-				if g || eg {
+				if p.GPRS || p.EGPRS {
 					occ++
 				}
-				if g {
+				if p.GPRS {
 					gprs++
 				}
-				if eg {
+				if p.EGPRS {
 					egprs++
 				}
 			}
@@ -67,21 +51,11 @@ func (e *Engine) StatItems(dst []stats.Item) []stats.Item {
 				GroupDescription: "BTS Statistics", Description: desc}
 		}
 		dst = append(dst,
-			item("ms.present", "MS Present           ", int64(len(bts.ms.all))),
+			item("ms.present", "MS Present           ", int64(b.MSCount)),
 			item("pdch.available", "PDCH available       ", avail),
 			item("pdch.occupied", "PDCH occupied (all)  ", occ),
 			item("pdch.occupied.gprs", "PDCH occupied (GPRS) ", gprs),
 			item("pdch.occupied.egprs", "PDCH occupied (EGPRS)", egprs))
 	}
 	return dst
-}
-
-// Observer receives per-frame queue measurements on the engine goroutine
-// (the Prometheus exporter's sojourn histograms). Methods must not block.
-type Observer interface {
-	// Sojourn is called for every LLC frame handed to RLC/MAC: how long it
-	// waited in the MS's queue.
-	Sojourn(tlli uint32, d time.Duration)
-	// MSGone is called when an MS is freed.
-	MSGone(tlli uint32)
 }

@@ -1,0 +1,102 @@
+package daemon
+
+import (
+	"time"
+
+	"github.com/gopcu/gopcu/llc"
+	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/config"
+	"github.com/gopcu/gopcu/vty"
+)
+
+// ParamsFromConfig maps the `pcu` node (osmo-pcu's VTY) onto the engine's
+// parameters. Timers come from the node's `timer` table.
+func ParamsFromConfig(c *config.Config) pcu.Params {
+	p := pcu.DefaultParams()
+	if c.ForceInitialCS {
+		p.ForceCSDL, p.ForceCSUL = c.InitialCSDL, c.InitialCSUL
+	}
+	p.CSMaxDL, p.CSMaxUL = c.MaxCSDL, c.MaxCSUL
+	p.CSAdjust, p.CSAdjLower, p.CSAdjUpper = c.CSAdjEnabled, c.CSAdjLower, c.CSAdjUpper
+	for i := range p.CSLQ {
+		p.CSLQ[i] = [2]int{c.CSLQual[i].Low, c.CSLQual[i].High}
+	}
+	for i := range p.MCSLQ {
+		p.MCSLQ[i] = [2]int{c.MCSLQual[i].Low, c.MCSLQual[i].High}
+	}
+	p.AllocAlgo = c.AllocAlgorithm
+	if c.ForceInitialMCS {
+		p.ForceMCSDL, p.ForceMCSUL = c.InitialMCSDL, c.InitialMCSUL
+	}
+	p.MCSMaxDL, p.MCSMaxUL = c.MaxMCSDL, c.MaxMCSUL
+	p.WSBase, p.WSPDCH = c.WSBase, c.WSPDCH
+	p.TwoPhaseAccess = c.ForceTwoPhase
+	p.MultislotDefault = 0 // the default class 12 is only osmo-pcu's guess (pcu alloc.go allocClass)
+	if c.MSClassDefault != config.DefaultMSClass {
+		p.MultislotDefault = c.MSClassDefault
+	}
+	p.PreemptiveRetx = c.DLPreemptiveRetx
+	p.DLArq2 = c.DLArq2
+	p.LLC = llc.DefaultConfig()
+	switch c.CodelIntervalMS {
+	case config.CodelDisabled:
+		p.LLC.CoDel = false
+	case config.CodelUseDefault:
+		p.LLC.CoDel = true
+	default:
+		p.LLC.CoDel = true
+		p.LLC.Interval = time.Duration(c.CodelIntervalMS) * time.Millisecond
+	}
+	if c.Queue.Variant == "osmo" {
+		p.LLC.Variant = llc.VariantOsmo
+	}
+	p.LLC.Target = time.Duration(c.Queue.TargetUS) * time.Microsecond
+	p.LLC.MaxPacket, p.LLC.Quantum = c.Queue.MaxPacket, c.Queue.Quantum
+	p.LLC.MSLimit, p.LLC.GlobalLimit = c.Queue.MSLimit, c.Queue.GlobalLimit
+	if c.MSMax > 0 {
+		p.MSMax = c.MSMax
+	}
+	p.LLC.Lifetime = uint16(c.LLCLifetime)
+	p.LLC.Hysteresis = uint16(c.LLCHysteresis)
+	p.LLC.IdleAckDelay = uint16(c.LLCIdleAckDelay)
+	if c.NSDialectSNS {
+		p.GbDialect = "ip-sns"
+	}
+	p.FlowControlInterval = time.Duration(c.FCInterval) * time.Second
+	p.FCForceBVCBucket, p.FCForceBVCLeak = c.FCBVCBucketSize, c.FCBVCLeakRate
+	p.FCForceMSBucket, p.FCForceMSLeak = c.FCMSBucketSize, c.FCMSLeakRate
+	p.FCBucketTime = c.FCBucketTime
+	p.GSMTAPHost = c.GSMTAPHost
+	p.GSMTAPCategories = c.GSMTAPCategMask
+	timer := func(t int) (time.Duration, bool) {
+		d := c.Timers.Get(t)
+		if d == nil {
+			return 0, false
+		}
+		switch d.Unit {
+		case vty.UnitMS:
+			return time.Duration(d.Val) * time.Millisecond, true
+		default:
+			return time.Duration(d.Val) * time.Second, true
+		}
+	}
+	set := func(dst *time.Duration, t int) {
+		if v, ok := timer(t); ok {
+			*dst = v
+		}
+	}
+	set(&p.T3141, 3141)
+	set(&p.T3190, 3190)
+	set(&p.T3113, 3113)
+	set(&p.T3172, 3172)
+	set(&p.X2001, -2001)
+	set(&p.X2002, -2002)
+	set(&p.X2030, -2030)
+	set(&p.X2031, -2031)
+	set(&p.NACC.X1, -1)
+	set(&p.NACC.X2, -2)
+	set(&p.NACC.X10, -10)
+	set(&p.NACC.X11, -11)
+	p.NACC.NeighCtrlAddr, p.NACC.NeighCtrlPort = c.NeighCtrlAddr, c.NeighCtrlPort
+	return p
+}
