@@ -17,7 +17,7 @@ import (
 // onRACH handles a channel request on CCCH (TS 44.018 §9.1.8; osmo-pcu bts.cpp bts_rcv_rach()).
 func (e *Engine) onRACH(bts *BTS, m *pcuif.RACHInd) {
 	bts.Ctr.Inc(CtrRACHRequests)
-	if e.tap != nil {
+	if e.tap.sink != nil {
 		e.tapBlock(gsmtap.CatULRACH, true, bts.TRX[m.TRX].ARFCN, m.TS, gsmtap.ChannelRACH, m.FN, 0, 0, gsmtap.RACHPayload(m.RA, m.Is11Bit))
 	}
 	fn := m.FN

@@ -58,6 +58,9 @@ type Config struct {
 	ListenUDP func(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error)
 	// Observer, when set, gets the sojourn time of every LLC frame.
 	Observer Observer
+	// GSMTAP, when set, gets a GSMTAP copy of the radio blocks of the
+	// categories Params.GSMTAPCategories enables.
+	GSMTAP GSMTAPSink
 	// Capture, when set, records every Gb datagram sent and received and
 	// every GSMTAP datagram the tap sends (stats/capture.Capture).
 	Capture PacketCapture
@@ -134,7 +137,7 @@ type Engine struct {
 	tbfLog    *slog.Logger
 	llcLog    *slog.Logger
 	gbLog     *slog.Logger
-	tap       *gsmtapTap
+	tap       gsmtapTap
 	expired   []resv // scratch of expireReservations
 	msScratch []*MS  // scratch of reclaimMS
 	nextSweep time.Duration
@@ -165,6 +168,7 @@ func New(cfg Config) *Engine {
 	}
 	e := &Engine{
 		cfg:    cfg,
+		tap:    gsmtapTap{sink: cfg.GSMTAP},
 		log:    cfg.Logs.Logger(logx.CatPCU),
 		l1log:  cfg.Logs.Logger(logx.CatL1IF),
 		linkEv: make(chan pcuif.Event, 256),
@@ -229,7 +233,6 @@ func (e *Engine) runChannels(ctx context.Context) error {
 		e.stopOnce.Do(func() { close(e.done) })
 		cancel()
 		e.gbClose()
-		e.closeGSMTAP()
 		e.drain(&wg)
 	}()
 	wg.Add(1)
@@ -246,7 +249,6 @@ func (e *Engine) runChannels(ctx context.Context) error {
 	tbfWake := time.NewTimer(time.Hour)
 	defer tbfWake.Stop()
 	armed := time.Duration(-1)
-	e.openGSMTAP()
 	for {
 		if e.gbl != nil {
 			now := e.gbNow()

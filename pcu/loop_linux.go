@@ -247,8 +247,6 @@ func (e *Engine) runEpoll(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, p.wake)
 	defer stop()
 	defer e.gbClose()
-	e.openGSMTAP()
-	defer e.closeGSMTAP()
 	defer e.closeBTS(nil, false)
 	// runs first: the engine takes no command while it closes anything
 	defer e.stopOnce.Do(func() { close(e.done) })

@@ -58,8 +58,7 @@ type Params struct {
 	OverrideMCC         int // -m/-n: override MCC/MNC in the BSSGP RAI
 	OverrideMNC         int
 
-	// GSMTAP (opened at start, as osmo-pcu)
-	GSMTAPHost       string
+	// GSMTAP categories sent to Config.GSMTAP (`gsmtap-category`)
 	GSMTAPCategories uint32
 	// MSMax bounds the MS objects of a BTS (`ms-max`, gopcu); 0 = no limit.
 	MSMax int

@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"strconv"
 
+	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
@@ -85,6 +86,7 @@ type daemon struct {
 	stdout io.Writer
 	stderr io.Writer
 	stats  *statsWiring
+	tap    *gsmtap.UDPSender // nil: no gsmtap-remote-host
 }
 
 func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout, stderr io.Writer) (*daemon, error) {
@@ -108,8 +110,19 @@ func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout,
 	params := d.params()
 	ecfg := pcu.Config{SocketPath: sock, PinVersion: pcuif.Version(s.PinVersion), Logs: logs, Counters: ctrs,
 		Params: &params, Gb: true}
+	tapHost := cfg.GSMTAPHost
+	if s.GSMTAPIP != "" { // -i overrides gsmtap-remote-host (osmo-pcu pcu_main.cpp handle_options())
+		tapHost = s.GSMTAPIP
+	}
+	if tapHost != "" { // opened once at start, as osmo-pcu
+		if tap, err := gsmtap.DialUDP(tapHost); err != nil {
+			logs.Logger(logx.CatPCU).Error("GSMTAP disabled", "err", err)
+		} else {
+			d.tap, ecfg.GSMTAP = tap, tap
+		}
+	}
 	if s.PcapFile != "" {
-		c, err := openCapture(s.PcapFile, params.GSMTAPHost, s.PcapMaxMiB, s.PcapFiles)
+		c, err := openCapture(s.PcapFile, tapHost, s.PcapMaxMiB, s.PcapFiles)
 		if err != nil {
 			return nil, err
 		}
@@ -169,9 +182,6 @@ func (d *daemon) params() pcu.Params {
 	if d.s.MCC > 0 || d.s.MNC > 0 {
 		p.OverrideMCC, p.OverrideMNC = d.s.MCC, d.s.MNC
 	}
-	if d.s.GSMTAPIP != "" { // -i overrides gsmtap-remote-host (osmo-pcu pcu_main.cpp handle_options())
-		p.GSMTAPHost = d.s.GSMTAPIP
-	}
 	return p
 }
 
@@ -221,6 +231,9 @@ func (d *daemon) run(ctx context.Context) error {
 		stopEngine()
 	}()
 	err = d.eng.Run(engCtx)
+	if d.tap != nil {
+		d.tap.Close()
+	}
 	stopEngine()
 	_ = sdNotify("STOPPING=1")
 	// Leave the counters in the log: operators and the lab test read them.

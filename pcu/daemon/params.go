@@ -66,7 +66,6 @@ func ParamsFromConfig(c *config.Config) pcu.Params {
 	p.FCForceBVCBucket, p.FCForceBVCLeak = c.FCBVCBucketSize, c.FCBVCLeakRate
 	p.FCForceMSBucket, p.FCForceMSLeak = c.FCMSBucketSize, c.FCMSLeakRate
 	p.FCBucketTime = c.FCBucketTime
-	p.GSMTAPHost = c.GSMTAPHost
 	p.GSMTAPCategories = c.GSMTAPCategMask
 	timer := func(t int) (time.Duration, bool) {
 		d := c.Timers.Get(t)

@@ -108,11 +108,15 @@ func TestEngineSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer bts.Close()
+	tap, err := gsmtap.DialUDP(tapIP.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tap.Close()
 	params := pcu.DefaultParams()
-	params.GSMTAPHost = tapIP.String()
 	params.GSMTAPCategories = 0xffffffff
 	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Gb: true, Params: &params,
-		ListenUDP: n.ListenNS})
+		ListenUDP: n.ListenNS, GSMTAP: tap})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { eng.Run(ctx); close(done) }()

@@ -47,7 +47,7 @@ func startRadioVersion(t *testing.T, v pcuif.Version, info *pcuif.InfoInd, param
 		t.Fatal(err)
 	}
 	gb := &fakeGb{}
-	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Params: params})
+	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Params: params, GSMTAP: gsmtapSink(t, params)})
 	eng.SetGb(gb)
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &rig{t: t, path: path, bts: bts, eng: eng, cancel: cancel, done: make(chan struct{})}

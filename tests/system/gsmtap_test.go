@@ -64,7 +64,6 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64, hop, poorUL bool) {
 		}
 	}()
 	p := bulkParams()
-	p.GSMTAPHost = "127.0.0.1"
 	p.GSMTAPCategories = 0xffffffff
 	info := btsemu.DefaultInfo(pcuif.V12)
 	if egprs {
@@ -208,4 +207,19 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64, hop, poorUL bool) {
 		}
 	}
 	t.Logf("%d GSMTAP packets, by channel %v; %d UL and %d DL split halves not given to tshark", len(pkts), seen, ulHalves, dlHalves)
+}
+
+// gsmtapSink opens the GSMTAP socket towards 127.0.0.1 (the composition
+// layer's job in gopcu: cmd/gopcu) when the test's parameters enable a
+// GSMTAP category, nil otherwise.
+func gsmtapSink(t *testing.T, p *pcu.Params) pcu.GSMTAPSink {
+	if p == nil || p.GSMTAPCategories == 0 {
+		return nil
+	}
+	s, err := gsmtap.DialUDP("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }

@@ -470,7 +470,7 @@ func TestGSMTAPSessionNACC(t *testing.T) {
 		}
 	}()
 	p := bulkParams()
-	p.GSMTAPHost, p.GSMTAPCategories = "127.0.0.1", 0xffffffff
+	p.GSMTAPCategories = 0xffffffff
 	r := &naccRig{radioRig: startRadio(t, pcuif.V12, p, 7)}
 	r.gb = &rimGb{fakeGb: r.radioRig.gb}
 	r.eng.Call(func() { r.eng.SetGb(r.gb) })
