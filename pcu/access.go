@@ -73,10 +73,10 @@ func (e *Engine) onePhase(bts *BTS, ra uint16, is11 bool, fn uint32, ta uint8, e
 	if is11 {
 		ia.ReqRef.RA = 0x7f
 		ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IAREGPRSPacketUpl, HasExtRA: true, ExtRA: uint8(ra & 0x1f), Dynamic: true,
-			TFI: t.tfi, USF: t.usf[t.ctrlTS], ChannelCoding: t.cs.ChannelCodingCommand(), TLLIBlockCC: true,
-			WindowSize: rlcmac.EGPRSWindowSizeCode(t.rw.WS()), HasAlpha: true}
+			TFI: t.tfi, USF: t.ul.usf[t.ctrlTS], ChannelCoding: t.cs.ChannelCodingCommand(), TLLIBlockCC: true,
+			WindowSize: rlcmac.EGPRSWindowSizeCode(t.ul.rw.WS()), HasAlpha: true}
 	} else {
-		ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IARPacketUplink, Dynamic: true, TFI: t.tfi, USF: t.usf[t.ctrlTS],
+		ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IARPacketUplink, Dynamic: true, TFI: t.tfi, USF: t.ul.usf[t.ctrlTS],
 			ChannelCoding: uint8(t.cs - rlcmac.CS1), TLLIBlockCC: true}
 	}
 	if ms.TAI >= 0 {
@@ -171,7 +171,7 @@ func (e *Engine) sendReject(bts *BTS, rej rlcmac.ImmediateAssignmentReject) {
 // acknowledged, or that finishes, is left to its own timers here, so
 // frames it delivered are not sent twice.)
 func dlPendingOnCCCH(dl *TBF) bool {
-	return dl != nil && dl.ccch && !dl.everAcked && (dl.state == TBFAssign || dl.state == TBFFlow)
+	return dl != nil && dl.ccch && !dl.dl.everAcked && (dl.state == TBFAssign || dl.state == TBFFlow)
 }
 
 // encodePUA builds a Packet Uplink Assignment (TS 44.060 §11.2.29) for an
@@ -197,12 +197,12 @@ func (e *Engine) encodePUA(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) in
 	m.Dynamic.HasUplinkTFI, m.Dynamic.UplinkTFI = true, t.tfi
 	if t.egprs {
 		m.EGPRS, m.ChannelCoding, m.Resegment = true, t.cs.ChannelCodingCommand(), true
-		m.WindowSize = rlcmac.EGPRSWindowSizeCode(t.rw.WS())
+		m.WindowSize = rlcmac.EGPRSWindowSizeCode(t.ul.rw.WS())
 	}
 	for ts := 0; ts < 8; ts++ {
 		if t.slots&(1<<ts) != 0 {
 			m.Dynamic.HasUSF[ts] = true
-			m.Dynamic.USF[ts] = t.usf[ts]
+			m.Dynamic.USF[ts] = t.ul.usf[ts]
 		}
 	}
 	n := e.encodePolled(p, fn, t, pollULAss, usf, blk, &m)
@@ -237,7 +237,7 @@ func (e *Engine) ulOnPACCH(bts *BTS, dl *TBF) {
 		dl.ulRej.fire(ctlSched)
 		return
 	}
-	t.tlliKnown, t.contention = true, true
+	t.ul.tlliKnown, t.ul.contention = true, true
 	t.assignOn = dl
 	e.fire(t, evAssignPACCH)
 }
@@ -350,7 +350,7 @@ func (e *Engine) resourceRequest(bts *BTS, p *PDCH, r resv, m *rlcmac.PacketReso
 	// ms_update_l1_meas on the Packet Resource Request)
 	e.adaptULCS(t, int(lq)/10)
 	ms.LinkQ = lq
-	t.tlliKnown, t.contention = true, true
+	t.ul.tlliKnown, t.ul.contention = true, true
 	t.puaTRX, t.puaTS = p.TRX, int8(p.TS)
 	e.fire(t, evAssignPACCH)
 	bts.Ctr.Inc(CtrImmAssULContentionResolutionSuccess)
@@ -389,7 +389,7 @@ func (e *Engine) reuseULTBF(bts *BTS, p *PDCH, old *TBF, m *rlcmac.PacketResourc
 	if egprs && bts.MCSMask != 0 {
 		e.makeEGPRSUL(t)
 	}
-	t.tlliKnown, t.contention = true, true
+	t.ul.tlliKnown, t.ul.contention = true, true
 	t.puaTRX, t.puaTS = p.TRX, int8(p.TS)
 	e.fire(t, evAssignPACCH)
 	if ms.Queue.Len() > 0 && ms.DL == nil {

@@ -726,9 +726,9 @@ func (e *Engine) allocULSlots(bts *BTS, ms *MS, multi bool) (*TBF, error) {
 	}
 	e.commitAlloc(&q, &r)
 	t := &TBF{dir: DirUL, ms: ms, bts: bts, trx: uint8(r.trx), tfi: r.tfi, slots: r.slots, ctrlTS: uint8(r.first),
-		created: e.now, cs: ms.CSUL, puaTS: -1, usf: r.usf}
-	t.rw.Reset(false, rlcmac.GPRSWS)
-	t.ub = make([]ulBlock, rlcmac.GPRSSNS)
+		created: e.now, cs: ms.CSUL, puaTS: -1, ul: &ulTBF{usf: r.usf}}
+	t.ul.rw.Reset(false, rlcmac.GPRSWS)
+	t.ul.ub = make([]ulBlock, rlcmac.GPRSSNS)
 	e.attach(t)
 	e.tbfCounters(t)
 	ms.UL = t
@@ -749,7 +749,7 @@ func (e *Engine) allocDL(bts *BTS, ms *MS, single bool) (*TBF, error) {
 	}
 	e.commitAlloc(&q, &r)
 	t := &TBF{dir: DirDL, ms: ms, bts: bts, trx: uint8(r.trx), tfi: r.tfi, slots: r.slots, ctrlTS: uint8(r.first), created: e.now,
-		cs: ms.CSDL, drained: -1}
+		cs: ms.CSDL, dl: &dlTBF{drained: -1}}
 	e.setupDLWindow(t)
 	e.attach(t)
 	e.tbfCounters(t)
@@ -801,13 +801,13 @@ func (e *Engine) setupDLWindow(t *TBF) {
 		ws = e.egprsWS(popcount8(t.slots))
 		t.cs = t.ms.MCSDL
 	}
-	t.sw.Reset(t.egprs, ws)
+	t.dl.sw.Reset(t.egprs, ws)
 	n := 128
-	for n < t.sw.WS() {
+	for n < t.dl.sw.WS() {
 		n *= 2
 	}
-	if len(t.blk) != n {
-		t.blk = make([]dlBlock, n)
+	if len(t.dl.blk) != n {
+		t.dl.blk = make([]dlBlock, n)
 	}
 }
 
@@ -827,12 +827,12 @@ func (e *Engine) makeEGPRSUL(t *TBF) {
 	t.cs = clampMCS(t.bts, mcs, e.params.MCSMaxUL)
 	t.ms.MCSUL = t.cs
 	ws := e.egprsWS(popcount8(t.slots))
-	t.rw.Reset(true, ws)
+	t.ul.rw.Reset(true, ws)
 	n := 128
 	for n < ws {
 		n *= 2
 	}
-	t.ub = make([]ulBlock, n)
+	t.ul.ub = make([]ulBlock, n)
 }
 
 // freqParams is the Frequency Parameters IE of Packet Uplink/Downlink

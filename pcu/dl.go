@@ -87,13 +87,13 @@ func (e *Engine) establishDL(bts *BTS, m *MS) {
 			e.fire(old, evReuse)
 			e.assignPACCH(nt, old)
 		case TBFFlow:
-			t.drained = -1
+			t.dl.drained = -1
 		}
 		return
 	}
 	if m.UL != nil {
 		u := m.UL
-		if u.state != TBFFlow || !u.contention {
+		if u.state != TBFFlow || !u.ul.contention {
 			return // after contention resolution (or after the UL TBF ends)
 		}
 		nt, err := e.allocDL(bts, m, false)
@@ -148,7 +148,7 @@ func (e *Engine) sendDLImmAss(t *TBF) {
 		ia.Rest.HasTAI, ia.Rest.TAI = true, uint8(t.ms.TAI)
 	}
 	if t.egprs {
-		ia.Rest.HasEGPRS, ia.Rest.WindowSize = true, rlcmac.EGPRSWindowSizeCode(t.sw.WS())
+		ia.Rest.HasEGPRS, ia.Rest.WindowSize = true, rlcmac.EGPRSWindowSizeCode(t.dl.sw.WS())
 	}
 	var mac [rlcmac.MACBlockLen]byte
 	if _, err := rlcmac.EncodeImmediateAssignment(mac[:], &ia); err != nil {
@@ -205,7 +205,7 @@ func (e *Engine) encodePDA(nt *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 	}
 	m.TA = packetTA(nt.ms)
 	if nt.egprs {
-		m.HasR99, m.HasEGPRS, m.WindowSize = true, true, rlcmac.EGPRSWindowSizeCode(nt.sw.WS())
+		m.HasR99, m.HasEGPRS, m.WindowSize = true, true, rlcmac.EGPRSWindowSizeCode(nt.dl.sw.WS())
 	}
 	trx := &nt.bts.TRX[nt.trx]
 	pd := &trx.PDCH[nt.ctrlTS]
@@ -238,7 +238,7 @@ func (e *Engine) dlAssignAcked(t *TBF) {
 	}
 	t.assignOn = nil
 	t.n[nN3105] = 0
-	t.lastPoll = e.now
+	t.dl.lastPoll = e.now
 }
 
 // DL scheduling priorities (osmo-pcu gprs_rlcmac_sched.cpp tbf_compute_priority(), highest first).
@@ -270,13 +270,13 @@ func (e *Engine) dlPrio(t *TBF, ts uint8) int {
 	if t.state != TBFFlow && t.state != TBFFinished {
 		return prioNone
 	}
-	stalled := t.sw.Stalled()
-	if ts == t.ctrlTS && !t.pollOut && t.sw.CountUnacked() > 0 && (stalled || e.now-t.lastPoll >= e.highAge()) {
+	stalled := t.dl.sw.Stalled()
+	if ts == t.ctrlTS && !t.dl.pollOut && t.dl.sw.CountUnacked() > 0 && (stalled || e.now-t.dl.lastPoll >= e.highAge()) {
 		return prioPollAgain
 	}
-	resend := t.sw.ResendNeeded() >= 0
-	newData := t.state == TBFFlow && !stalled && (t.haveCur || t.ms.Queue.Len() > 0)
-	if ts == t.ctrlTS && !t.pollOut && (resend || newData) && t.sincePoll >= 20 && t.sw.CountUnacked() > 0 {
+	resend := t.dl.sw.ResendNeeded() >= 0
+	newData := t.state == TBFFlow && !stalled && (t.dl.haveCur || t.ms.Queue.Len() > 0)
+	if ts == t.ctrlTS && !t.dl.pollOut && (resend || newData) && t.dl.sincePoll >= 20 && t.dl.sw.CountUnacked() > 0 {
 		// A TBF polls only on its control TS. Airtime fairness counts
 		// all its PDCHs, so a multislot TBF ahead in airtime could lose
 		// its control TS to TBFs on fewer slots and fill its window
@@ -289,14 +289,14 @@ func (e *Engine) dlPrio(t *TBF, ts uint8) int {
 	if newData {
 		return prioNewData
 	}
-	if t.state == TBFFlow && !stalled && ts == t.ctrlTS && !t.pollOut {
+	if t.state == TBFFlow && !stalled && ts == t.ctrlTS && !t.dl.pollOut {
 		// keep-open: a dummy LLC block (with poll) every 200 ms, or the
 		// final block once X2031 has passed since the queue drained
-		if t.drained >= 0 && (e.now-t.drained >= e.params.X2031 || e.now-t.lastPoll >= 200*time.Millisecond) {
+		if t.dl.drained >= 0 && (e.now-t.dl.drained >= e.params.X2031 || e.now-t.dl.lastPoll >= 200*time.Millisecond) {
 			return prioKeepOpen
 		}
 	}
-	if (e.params.PreemptiveRetx || stalled) && t.sw.CountUnacked() > 0 {
+	if (e.params.PreemptiveRetx || stalled) && t.dl.sw.CountUnacked() > 0 {
 		return prioPreempt
 	}
 	return prioNone
@@ -313,7 +313,7 @@ func (e *Engine) buildDLData(bts *BTS, p *PDCH, fn uint32, usf uint8, blk []byte
 		if pr == 0 {
 			continue
 		}
-		if pr > bestPrio || pr == bestPrio && t.airtime < best.airtime {
+		if pr > bestPrio || pr == bestPrio && t.dl.airtime < best.dl.airtime {
 			best, bestPrio = t, pr
 		}
 	}
@@ -329,26 +329,26 @@ func (e *Engine) buildDLData(bts *BTS, p *PDCH, fn uint32, usf uint8, blk []byte
 // block marked for resend; else a new one filled from the LLC queue with cs.
 func (e *Engine) nextBSN(t *TBF, prio int, cs rlcmac.CodingScheme) (bsn int, resend, ok bool) {
 	bts := t.bts
-	bsn = t.sw.ResendNeeded()
+	bsn = t.dl.sw.ResendNeeded()
 	resend = bsn >= 0
-	stalled := t.sw.Stalled()
-	if !resend && (stalled || prio == prioPreempt || prio == prioPollAgain && (t.ms.Queue.Len() == 0 && !t.haveCur)) {
-		if t.sw.MarkForResend() > 0 {
+	stalled := t.dl.sw.Stalled()
+	if !resend && (stalled || prio == prioPreempt || prio == prioPollAgain && (t.ms.Queue.Len() == 0 && !t.dl.haveCur)) {
+		if t.dl.sw.MarkForResend() > 0 {
 			if stalled {
 				bts.Ctr.Inc(CtrRLCStalled)
 			} else {
 				bts.Ctr.Inc(CtrRLCRestarted)
 			}
 		}
-		bsn = t.sw.ResendNeeded()
+		bsn = t.dl.sw.ResendNeeded()
 		resend = bsn >= 0
 	}
 	if resend {
-		t.sw.MarkSent(bsn)
+		t.dl.sw.MarkSent(bsn)
 		bts.Ctr.Inc(CtrRLCResent)
 		return bsn, true, true
 	}
-	bsn, ok = t.sw.SendNew()
+	bsn, ok = t.dl.sw.SendNew()
 	if !ok {
 		return 0, false, false
 	}
@@ -361,28 +361,28 @@ func (e *Engine) nextBSN(t *TBF, prio int, cs rlcmac.CodingScheme) (bsn int, res
 // the MS answer: it is polled at once so its Channel Request Description
 // comes back without waiting for the next periodic poll.
 func (e *Engine) pollDL(t *TBF, p *PDCH, fn uint32, prio int, fbi, small, resend bool) (uint8, bool) {
-	t.sincePoll++
+	t.dl.sincePoll++
 	if small && !resend {
 		// a short frame ended here: poll in this block, or in the next
 		// one on the control TS (polls are answered there only)
-		t.pollSoon = true
+		t.dl.pollSoon = true
 	}
-	if p.TS != t.ctrlTS || t.pollOut || !(t.sincePoll >= 20 || prio == prioPollAgain || fbi || t.drained >= 0 && !resend || t.pollSoon) {
+	if p.TS != t.ctrlTS || t.dl.pollOut || !(t.dl.sincePoll >= 20 || prio == prioPollAgain || fbi || t.dl.drained >= 0 && !resend || t.dl.pollSoon) {
 		return 0, false
 	}
 	rrbp, ok := p.pollRRBP(fn, t, pollDLAck)
 	if !ok {
 		return 0, false
 	}
-	t.pollOut = true
-	t.sincePoll = 0
-	t.pollSoon = false
-	t.lastPoll = e.now
+	t.dl.pollOut = true
+	t.dl.sincePoll = 0
+	t.dl.pollSoon = false
+	t.dl.lastPoll = e.now
 	if e.params.OsmoPollAge {
 		// osmo-pcu counts a poll's age from the frame of its answer (its
 		// frames since the last poll): kept-open TBFs are polled about
 		// one RRBP later each time
-		t.lastPoll += time.Duration(fnDelta(rrbpFN(fn, rrbp), e.lastFN)) * FramePeriod
+		t.dl.lastPoll += time.Duration(fnDelta(rrbpFN(fn, rrbp), e.lastFN)) * FramePeriod
 	}
 	if fbi {
 		e.fire(t, evLastSent)
@@ -418,7 +418,7 @@ func (e *Engine) dlDataBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, bl
 		bts.Ctr.Inc(CtrRLCFinalBlockResent)
 	}
 	if !resend {
-		t.sentBytes += uint64(b.bytes)
+		t.dl.sentBytes += uint64(b.bytes)
 		bts.Ctr.Add(CtrRLCDLPayloadBytes, uint64(b.bytes))
 	}
 	return n
@@ -440,7 +440,7 @@ func countDLBlock(t *TBF, p *PDCH, cs rlcmac.CodingScheme) {
 		}
 	}
 	p.blocksOut++
-	t.airtime++
+	t.dl.airtime++
 }
 
 // smallFrame is the size up to which an LLC frame counts as interactive.
@@ -456,24 +456,24 @@ func (e *Engine) fillDLBlock(t *TBF, bsn int, cs rlcmac.CodingScheme) {
 	var u rlcmac.DLUnit
 	u.Reset(unit, t.egprs)
 	for {
-		if !t.haveCur && !e.nextFrame(t) {
+		if !t.dl.haveCur && !e.nextFrame(t) {
 			break
 		}
 		// The last frame of a TBF without delayed release ends it (FBI).
 		last := t.ms.Queue.Len() == 0 && e.params.X2031 == 0
-		n, res := u.Append(t.cur, last)
-		t.cur = t.cur[n:]
+		n, res := u.Append(t.dl.cur, last)
+		t.dl.cur = t.dl.cur[n:]
 		b.bytes += n
 		if res == rlcmac.NeedMoreBlocks {
 			break // (EGPRS: an exactly filled unit closes the frame with an empty chunk next)
 		}
-		if len(t.curFrame) <= smallFrame {
+		if len(t.dl.curFrame) <= smallFrame {
 			b.small = true
 		}
 		// fully segmented: kept until its last block is acknowledged
-		t.inflight = append(t.inflight, inflightFrame{fr: t.curFr, last: bsn})
-		t.haveCur = false
-		t.curFrame = nil
+		t.dl.inflight = append(t.dl.inflight, inflightFrame{fr: t.dl.curFr, last: bsn})
+		t.dl.haveCur = false
+		t.dl.curFrame = nil
 		if last {
 			b.fbi = true
 			break
@@ -499,18 +499,18 @@ func (e *Engine) fillDLBlock(t *TBF, bsn int, cs rlcmac.CodingScheme) {
 	}
 	b.e = u.E()
 	b.n = u.Len()
-	if t.ms.Queue.Len() == 0 && !t.haveCur && t.drained < 0 {
-		t.drained = e.now
+	if t.ms.Queue.Len() == 0 && !t.dl.haveCur && t.dl.drained < 0 {
+		t.dl.drained = e.now
 	}
 }
 
 // keepOpenOver reports that the delayed release (X2031) has passed since
 // the queue drained, so the next empty point ends the TBF.
 func (e *Engine) keepOpenOver(t *TBF) bool {
-	return t.drained >= 0 && e.now-t.drained >= e.params.X2031
+	return t.dl.drained >= 0 && e.now-t.dl.drained >= e.params.X2031
 }
 
-// nextFrame takes the next LLC frame from the MS queue into t.cur.
+// nextFrame takes the next LLC frame from the MS queue into t.dl.cur.
 func (e *Engine) nextFrame(t *TBF) bool {
 	m := t.ms
 	if m.Queue.Len() == 0 {
@@ -531,11 +531,11 @@ func (e *Engine) nextFrame(t *TBF) bool {
 	if o := e.cfg.Observer; o != nil {
 		o.Sojourn(m.TLLI, fr.Sojourn)
 	}
-	t.curFr = fr
-	t.curFrame = fr.Data
-	t.cur = fr.Data
-	t.haveCur = true
-	t.drained = -1
+	t.dl.curFr = fr
+	t.dl.curFrame = fr.Data
+	t.dl.cur = fr.Data
+	t.dl.haveCur = true
+	t.dl.drained = -1
 	return true
 }
 
@@ -560,8 +560,8 @@ func (e *Engine) reportDiscard(m *MS, d llc.Discard) {
 
 // dlAckNackEGPRS applies an EGPRS Packet Downlink Ack/Nack (§11.2.6a).
 func (e *Engine) dlAckNackEGPRS(t *TBF, a *rlcmac.EGPRSAckNack) {
-	va := t.sw.VA()
-	acked, nacked, _, err := t.sw.ApplyEGPRSAckNack(a)
+	va := t.dl.sw.VA()
+	acked, nacked, _, err := t.dl.sw.ApplyEGPRSAckNack(a)
 	if err != nil {
 		t.bts.Ctr.Inc(CtrDecodeErrors)
 	}
@@ -571,8 +571,8 @@ func (e *Engine) dlAckNackEGPRS(t *TBF, a *rlcmac.EGPRSAckNack) {
 
 // dlAckNack applies a Packet Downlink Ack/Nack (TS 44.060 §11.2.6).
 func (e *Engine) dlAckNack(t *TBF, a *rlcmac.AckNackDescription) {
-	va := t.sw.VA()
-	acked, nacked, _ := t.sw.ApplyGPRSAckNack(a)
+	va := t.dl.sw.VA()
+	acked, nacked, _ := t.dl.sw.ApplyGPRSAckNack(a)
 	t.ms.meas.dlAck(acked, nacked) // (osmo-pcu 1.1.0 shows none of EGPRS Ack/Nacks)
 	e.countDelivered(t, va)
 	e.dlAcked(t, a.FinalAck, acked, nacked)
@@ -583,7 +583,7 @@ func (e *Engine) dlAckNack(t *TBF, a *rlcmac.AckNackDescription) {
 // get_and_reset_measured_leak_rate(): what the cell really delivered).
 func (e *Engine) countDelivered(t *TBF, va int) {
 	fc := &t.bts.fc
-	for bsn := va; bsn != t.sw.VA(); bsn = (bsn + 1) & (t.sw.SNS() - 1) {
+	for bsn := va; bsn != t.dl.sw.VA(); bsn = (bsn + 1) & (t.dl.sw.SNS() - 1) {
 		fc.recvBlocks++
 		fc.recvBytes += uint64(t.dlb(bsn).bytes)
 	}
@@ -592,17 +592,17 @@ func (e *Engine) countDelivered(t *TBF, va int) {
 func (e *Engine) dlAcked(t *TBF, final bool, acked, nacked int) {
 	// frames whose blocks V(A) has passed are delivered
 	k := 0
-	for k < len(t.inflight) && !t.sw.InWindow(t.inflight[k].last) {
+	for k < len(t.dl.inflight) && !t.dl.sw.InWindow(t.dl.inflight[k].last) {
 		k++
 	}
 	if k > 0 {
-		n := copy(t.inflight, t.inflight[k:])
-		clear(t.inflight[n:])
-		t.inflight = t.inflight[:n]
+		n := copy(t.dl.inflight, t.dl.inflight[k:])
+		clear(t.dl.inflight[n:])
+		t.dl.inflight = t.dl.inflight[:n]
 	}
-	t.pollOut = false
+	t.dl.pollOut = false
 	t.n[nN3105] = 0
-	t.everAcked = true
+	t.dl.everAcked = true
 	if nacked > 0 {
 		t.bts.Ctr.Add(CtrRLCNacked, uint64(nacked))
 		if t.ctr != nil {
@@ -644,16 +644,16 @@ func (e *Engine) adaptDLCS(t *TBF, acked, nacked int) {
 	switch {
 	case rate > p.CSAdjUpper && cs > 1:
 		cs--
-		t.laUp = e.now
-	case rate < p.CSAdjLower && cs < mx && e.now-max(t.laUp, t.ms.created) >= time.Second:
+		t.dl.laUp = e.now
+	case rate < p.CSAdjLower && cs < mx && e.now-max(t.dl.laUp, t.ms.created) >= time.Second:
 		// (the first step up waits a second from the MS's creation, as
 		// osmo-pcu's last_cs_not_low starts at ms_alloc)
 		cs++
-		t.laUp = e.now
+		t.dl.laUp = e.now
 	case rate <= p.CSAdjUpper && rate >= p.CSAdjLower:
 		// a medium error rate restarts the hold before the next step up
 		// (osmo-pcu ms_update_error_rate: last_cs_not_low)
-		t.laUp = e.now
+		t.dl.laUp = e.now
 		return
 	default:
 		return

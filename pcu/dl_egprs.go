@@ -31,12 +31,12 @@ func (e *Engine) dlDataBlockEGPRS(t *TBF, p *PDCH, fn uint32, usf uint8, prio in
 	if cs.DataUnits() == 2 {
 		found := false
 		// a partner: another unit of the same MCS waiting for resend, or new data
-		if r := t.sw.ResendNeeded(); r >= 0 && t.dlb(r).cs == cs {
-			t.sw.MarkSent(r)
+		if r := t.dl.sw.ResendNeeded(); r >= 0 && t.dlb(r).cs == cs {
+			t.dl.sw.MarkSent(r)
 			bts.Ctr.Inc(CtrRLCResent)
 			bsn2, resend2, found = r, true, true
-		} else if !t.sw.Stalled() && (t.haveCur || t.ms.Queue.Len() > 0) && t.state == TBFFlow && !b1.fbi {
-			if n, ok := t.sw.SendNew(); ok {
+		} else if !t.dl.sw.Stalled() && (t.dl.haveCur || t.ms.Queue.Len() > 0) && t.state == TBFFlow && !b1.fbi {
+			if n, ok := t.dl.sw.SendNew(); ok {
 				e.fillDLBlock(t, n, cs)
 				bsn2, resend2, found = n, false, true
 			}
@@ -70,11 +70,11 @@ func (e *Engine) dlDataBlockEGPRS(t *TBF, p *PDCH, fn uint32, usf uint8, prio in
 		bts.Ctr.Inc(CtrRLCFinalBlockResent)
 	}
 	if !resend1 {
-		t.sentBytes += uint64(b1.bytes)
+		t.dl.sentBytes += uint64(b1.bytes)
 		bts.Ctr.Add(CtrRLCDLPayloadBytes, uint64(b1.bytes))
 	}
 	if bsn2 != bsn1 && !resend2 {
-		t.sentBytes += uint64(b2.bytes)
+		t.dl.sentBytes += uint64(b2.bytes)
 		bts.Ctr.Add(CtrRLCDLPayloadBytes, uint64(b2.bytes))
 	}
 	return n
@@ -150,7 +150,7 @@ func (e *Engine) dlSplitBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, b
 	countDLBlock(t, p, rc)
 	if half == 2 {
 		b.spbNext = 3
-		t.sw.MarkResend(bsn) // the second half follows
+		t.dl.sw.MarkResend(bsn) // the second half follows
 		bts.Ctr.Inc(CtrSPBDLFirstSegment)
 	} else {
 		b.spbNext = 0

@@ -21,7 +21,7 @@ func TestFlowControlMeasured(t *testing.T) {
 		t.Fatalf("idle cell: leak %d, want 8 PDCHs x 2500", p.LeakOctetsPerS)
 	}
 	m := e.newMS(bts, 0xc0000001)
-	dl := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: 0, slots: 1 << 3, ctrlTS: 3, cs: rlcmac.CS4, drained: -1}
+	dl := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: 0, slots: 1 << 3, ctrlTS: 3, cs: rlcmac.CS4, dl: &dlTBF{drained: -1}}
 	e.attach(dl)
 	e.setupDLWindow(dl)
 	m.DL = dl
@@ -37,7 +37,7 @@ func TestFlowControlMeasured(t *testing.T) {
 		e.schedule(bts, p, &rts)
 		fn = nextBlockFN(fn)
 	}
-	sent := dl.sw.VS()
+	sent := dl.dl.sw.VS()
 	e.dlAckNack(dl, &rlcmac.AckNackDescription{SSN: uint8(sent), RBB: ^uint64(0)})
 	if bts.fc.recvBlocks != uint64(sent) || bts.fc.recvBytes < 400 {
 		t.Fatalf("measured %d blocks / %d octets, sent %d blocks", bts.fc.recvBlocks, bts.fc.recvBytes, sent)

@@ -99,7 +99,7 @@ func TestMSBound(t *testing.T) {
 func TestPagingQueueBounded(t *testing.T) {
 	e, bts := benchEngine(t)
 	m := e.newMS(bts, 0xc0000001)
-	tb := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: 0, slots: 1 << 3, ctrlTS: 3, cs: rlcmac.CS1, drained: -1}
+	tb := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: 0, slots: 1 << 3, ctrlTS: 3, cs: rlcmac.CS1, dl: &dlTBF{drained: -1}}
 	e.attach(tb)
 	m.DL = tb
 	tb.state = TBFFlow

@@ -19,10 +19,10 @@ func TestPollOnControlTS(t *testing.T) {
 	frame[0], frame[1] = 0x03, 0xc0
 	mk := func(tlli uint32, slots, ctrl uint8, airtime uint64) *TBF {
 		m := e.newMS(bts, tlli)
-		t := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: uint8(tlli & 7), slots: slots, ctrlTS: ctrl, cs: rlcmac.CS2, drained: -1}
+		t := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: uint8(tlli & 7), slots: slots, ctrlTS: ctrl, cs: rlcmac.CS2, dl: &dlTBF{drained: -1}}
 		e.attach(t)
 		e.setupDLWindow(t)
-		t.airtime = airtime
+		t.dl.airtime = airtime
 		m.DL = t
 		t.state = TBFFlow
 		for i := 0; i < 20; i++ {
@@ -34,25 +34,25 @@ func TestPollOnControlTS(t *testing.T) {
 	b := mk(0xc0000002, 1<<3, 3, 0)
 	fn := uint32(0)
 	maxDist := 0
-	for i := 0; i < 200 && !a.sw.Stalled(); i++ {
+	for i := 0; i < 200 && !a.dl.sw.Stalled(); i++ {
 		for _, ts := range []uint8{2, 3} {
 			rts := pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: fn, ARFCN: 871, TS: ts, BlockNr: uint8(blockNr(fn))}
 			e.schedule(bts, &bts.TRX[0].PDCH[ts], &rts)
 		}
-		maxDist = max(maxDist, a.sw.Distance())
-		if a.pollOut { // A's poll went out: the MS acknowledges everything
-			a.pollOut, a.sincePoll = false, 0
-			e.dlAckNack(a, &rlcmac.AckNackDescription{SSN: uint8(a.sw.VS()), RBB: ^uint64(0)})
+		maxDist = max(maxDist, a.dl.sw.Distance())
+		if a.dl.pollOut { // A's poll went out: the MS acknowledges everything
+			a.dl.pollOut, a.dl.sincePoll = false, 0
+			e.dlAckNack(a, &rlcmac.AckNackDescription{SSN: uint8(a.dl.sw.VS()), RBB: ^uint64(0)})
 		}
-		if b.pollOut {
-			b.pollOut = false
-			e.dlAckNack(b, &rlcmac.AckNackDescription{SSN: uint8(b.sw.VS()), RBB: ^uint64(0)})
+		if b.dl.pollOut {
+			b.dl.pollOut = false
+			e.dlAckNack(b, &rlcmac.AckNackDescription{SSN: uint8(b.dl.sw.VS()), RBB: ^uint64(0)})
 		}
 		bts.TRX[0].PDCH[2].resv = bts.TRX[0].PDCH[2].resv[:0]
 		bts.TRX[0].PDCH[3].resv = bts.TRX[0].PDCH[3].resv[:0]
 		fn = nextBlockFN(fn)
 	}
-	if a.sw.Stalled() || maxDist > 24 {
-		t.Fatalf("TBF A went up to %d unacknowledged blocks (stalled %v): not polled on its control TS", maxDist, a.sw.Stalled())
+	if a.dl.sw.Stalled() || maxDist > 24 {
+		t.Fatalf("TBF A went up to %d unacknowledged blocks (stalled %v): not polled on its control TS", maxDist, a.dl.sw.Stalled())
 	}
 }

@@ -180,8 +180,8 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 	case pollCellChgContinue:
 		e.naccPollTimeout(t)
 	case pollDLAck:
-		t.pollOut = false
-		t.pollSoon = true // the poll was lost: the next block on the control TS asks again
+		t.dl.pollOut = false
+		t.dl.pollSoon = true // the poll was lost: the next block on the control TS asks again
 		if t.state == TBFReleasing {
 			bts.Ctr.Inc(CtrRLCRelTimedout)
 		} else {
@@ -226,11 +226,11 @@ func (e *Engine) pickUSF(p *PDCH, fn uint32) uint8 {
 	for i := 0; i < n; i++ {
 		t := p.ul[(p.nextUL+i)%n]
 		// (a TBF whose final Ack/Nack is out has all its blocks)
-		if !(t.state == TBFFlow || t.state == TBFAssign && t.ulAss != ctlSend) || t.lastSeen && t.rw.Complete() {
+		if !(t.state == TBFFlow || t.state == TBFAssign && t.ulAss != ctlSend) || t.ul.lastSeen && t.ul.rw.Complete() {
 			continue
 		}
 		p.nextUL = (p.nextUL + i + 1) % n
-		u := t.usf[p.TS]
+		u := t.ul.usf[p.TS]
 		p.resv = append(p.resv, resv{fn: ulfn, kind: resvUSF, tbf: t})
 		return u
 	}

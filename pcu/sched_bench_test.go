@@ -51,7 +51,7 @@ func BenchmarkScheduleRTS16TBF(b *testing.B) {
 	for i := 0; i < 16; i++ {
 		m := e.newMS(bts, 0xc0000000+uint32(i))
 		m.MSClass = 1 // one slot each: all on the least loaded... force TS 3 below
-		t := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: uint8(i), slots: 1 << 3, ctrlTS: 3, cs: rlcmac.CS4, drained: -1}
+		t := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: uint8(i), slots: 1 << 3, ctrlTS: 3, cs: rlcmac.CS4, dl: &dlTBF{drained: -1}}
 		e.attach(t)
 		e.setupDLWindow(t)
 		m.DL = t
@@ -74,7 +74,7 @@ func BenchmarkScheduleRTS16TBF(b *testing.B) {
 		b.StopTimer()
 		p.resv = p.resv[:0]
 		for _, t := range tbfs {
-			t.pollOut, t.n[nN3105] = false, 0
+			t.dl.pollOut, t.n[nN3105] = false, 0
 		}
 		b.StartTimer()
 		if i%16 == 15 { // every TBF got a block: refill queues and acknowledge everything
@@ -83,10 +83,10 @@ func BenchmarkScheduleRTS16TBF(b *testing.B) {
 				for t.ms.Queue.Len() < 2 {
 					t.ms.Queue.Enqueue(e.now, frame, 0xffff)
 				}
-				all.SSN = uint8(t.sw.VS())
+				all.SSN = uint8(t.dl.sw.VS())
 				all.RBB = ^uint64(0)
 				e.dlAckNack(t, &all) // the engine path: V(A) and the in-flight frames
-				t.pollOut = false
+				t.dl.pollOut = false
 				p.resv = p.resv[:0]
 			}
 			b.StartTimer()
@@ -107,7 +107,7 @@ func BenchmarkEGPRSDLBlockMCS9(b *testing.B) {
 	frame[0], frame[1] = 0x03, 0xc0
 	m := e.newMS(bts, 0xc0000001)
 	m.MSClass, m.EGPRSClass = 12, 12
-	t := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: 1, slots: 1 << 3, ctrlTS: 3, cs: rlcmac.MCS9, egprs: true, drained: -1}
+	t := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: 1, slots: 1 << 3, ctrlTS: 3, cs: rlcmac.MCS9, egprs: true, dl: &dlTBF{drained: -1}}
 	e.attach(t)
 	e.setupDLWindow(t)
 	t.cs = rlcmac.MCS9 // the BTS's INFO_IND has no initial MCS
@@ -115,7 +115,7 @@ func BenchmarkEGPRSDLBlockMCS9(b *testing.B) {
 	t.state = TBFFlow
 	p := &bts.TRX[0].PDCH[3]
 	var rx rlcmac.ReceiveWindow
-	rx.Reset(true, t.sw.WS())
+	rx.Reset(true, t.dl.sw.WS())
 	var blk [rlcmac.MaxBlockLen]byte
 	var parsed rlcmac.EGPRSDLBlock
 	for m.Queue.Len() < 4 {
@@ -140,7 +140,7 @@ func BenchmarkEGPRSDLBlockMCS9(b *testing.B) {
 		if i%8 == 7 {
 			a := rx.EGPRSAckNack(false, 120)
 			e.dlAckNackEGPRS(t, &a)
-			t.pollOut = false
+			t.dl.pollOut = false
 			p.resv = p.resv[:0]
 			for m.Queue.Len() < 4 {
 				m.Queue.Enqueue(e.now, frame, 0xffff)

@@ -82,7 +82,6 @@ type TBF struct {
 	tfi     uint8
 	slots   uint8 // timeslot mask
 	ctrlTS  uint8
-	usf     [8]uint8 // UL: USF per timeslot
 	state   TBFState
 	ccch    bool // assigned on CCCH (else PACCH)
 	created time.Duration
@@ -107,9 +106,21 @@ type TBF struct {
 	puaTS    int8     // two-phase access: the PDCH the PUA goes on (no carrier TBF); -1 none
 	puaTRX   uint8    // and its TRX (the TBF may be on another one)
 
-	// downlink
+	// egprs: an EGPRS TBF (MCS-1..9, SNS 2048)
+	egprs    bool
+	ctr      *ratectr.Group // "pcu:tbf"
+	gprsCtr  *ratectr.Group // "tbf:gprs" (nil for an EGPRS DL TBF)
+	egprsCtr *ratectr.Group // "tbf:egprs" (nil for a GPRS DL TBF)
+
+	// the state of one direction only: exactly one of dl and ul is set
+	dl *dlTBF
+	ul *ulTBF
+}
+
+// dlTBF is what only a downlink TBF has: the send window, the LLC frame
+// being segmented and the Ack/Nack polling (TS 44.060 §9.1).
+type dlTBF struct {
 	sw       rlcmac.SendWindow
-	egprs    bool      // EGPRS TBF (MCS-1..9, SNS 2048)
 	blk      []dlBlock // indexed by BSN & (len-1); len >= WS, a power of two
 	cur      []byte    // rest of the LLC frame being sent
 	curFrame []byte
@@ -122,25 +133,26 @@ type TBF struct {
 	sincePoll int
 	pollOut   bool // a DL Ack/Nack poll is outstanding
 	pollSoon  bool // a short frame was completed: poll at the next chance
-
-	ctr       *ratectr.Group // "pcu:tbf"
-	gprsCtr   *ratectr.Group // "tbf:gprs" (nil for an EGPRS DL TBF)
-	egprsCtr  *ratectr.Group // "tbf:egprs" (nil for a GPRS DL TBF)
 	lastPoll  time.Duration
 	everAcked bool
 	drained   time.Duration // when the LLC queue drained (keep-open start), -1 if data
 	sentBytes uint64        // LLC octets sent
 	airtime   uint64        // DL data blocks sent, retransmissions included (fairness)
 	laUp      time.Duration // last link adaptation step
+}
 
-	// uplink
+// ulTBF is what only an uplink TBF has: the receive window, the LLC frame
+// being reassembled, contention resolution and the USFs (TS 44.060 §9.1,
+// §7.1.2.3).
+type ulTBF struct {
 	rw         rlcmac.ReceiveWindow
 	ub         []ulBlock // received units by BSN & (len-1); len a power of two >= WS
 	llcBuf     []byte
 	tlliKnown  bool
 	contention bool // contention resolution done (TLLI echoed in a PUAN)
 	sinceAck   int
-	lastSeen   bool // CV=0 received
+	lastSeen   bool     // CV=0 received
+	usf        [8]uint8 // USF per timeslot
 }
 
 func (t *TBF) String() string {
@@ -163,7 +175,12 @@ func (t *TBF) Dir() Dir { return t.dir }
 func (t *TBF) TRX() uint8 { return t.trx }
 
 // USF is the USF of an uplink TBF on timeslot ts.
-func (t *TBF) USF(ts uint8) uint8 { return t.usf[ts&7] }
+func (t *TBF) USF(ts uint8) uint8 {
+	if t.ul == nil {
+		return 0
+	}
+	return t.ul.usf[ts&7]
+}
 
 // Attached reports whether the TBF holds its TFI, USFs and slots.
 func (t *TBF) Attached() bool { return t.attached }
@@ -187,12 +204,12 @@ func (e *Engine) attach(t *TBF) {
 		p := &trx.PDCH[ts]
 		if t.dir == DirUL {
 			p.ul = append(p.ul, t)
-			p.usfOwner[t.usf[ts]] = t
+			p.usfOwner[t.ul.usf[ts]] = t
 		} else {
 			// fairness: a newcomer starts level with the least served
 			for _, o := range p.dl {
-				if o.airtime < t.airtime || t.airtime == 0 {
-					t.airtime = o.airtime
+				if o.dl.airtime < t.dl.airtime || t.dl.airtime == 0 {
+					t.dl.airtime = o.dl.airtime
 				}
 			}
 			p.dl = append(p.dl, t)
@@ -223,8 +240,8 @@ func (e *Engine) detach(t *TBF) {
 		p := &trx.PDCH[ts]
 		if t.dir == DirUL {
 			p.ul = removeTBF(p.ul, t)
-			if p.usfOwner[t.usf[ts]] == t {
-				p.usfOwner[t.usf[ts]] = nil
+			if p.usfOwner[t.ul.usf[ts]] == t {
+				p.usfOwner[t.ul.usf[ts]] = nil
 			}
 		} else {
 			p.dl = removeTBF(p.dl, t)
@@ -278,19 +295,19 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 		// The frame being segmented and the frames not acknowledged go
 		// back to the queue head, last dequeued first, unless the TBF
 		// ended normally (final Ack/Nack: everything acknowledged).
-		if t.haveCur && len(t.cur) > 0 {
-			t.ms.Queue.PutBack(e.now, t.curFr)
+		if t.dl.haveCur && len(t.dl.cur) > 0 {
+			t.ms.Queue.PutBack(e.now, t.dl.curFr)
 		}
-		if n := len(t.inflight); n > 0 {
+		if n := len(t.dl.inflight); n > 0 {
 			for i := n - 1; i >= 0; i-- {
-				t.ms.Queue.PutBack(e.now, t.inflight[i].fr)
+				t.ms.Queue.PutBack(e.now, t.dl.inflight[i].fr)
 			}
 			e.l1ctr.Add(L1LLCRequeued, uint64(n))
 			e.tbfLog.Info("unacknowledged LLC frames put back", "tbf", t.String(), "frames", n)
 		}
-		clear(t.inflight)
-		t.inflight = t.inflight[:0]
-		t.haveCur = false
+		clear(t.dl.inflight)
+		t.dl.inflight = t.dl.inflight[:0]
+		t.dl.haveCur = false
 		t.ms.Queue.StopTransmit() // sojourn of later frames starts at the next TBF
 	}
 	if t.ms.UL == nil && t.ms.DL == nil {
@@ -329,12 +346,16 @@ func (t *TBF) Debug() string {
 			timers = append(timers, fmt.Sprintf("%s@%v", tbfTimers[k].name, t.deadline[k]))
 		}
 	}
-	return fmt.Sprintf("vs=%d va=%d unacked=%d pollOut=%v haveCur=%v drained=%v timers=%v ul_ass=%s dl_ass=%s ul_ack=%s assignOn=%v q=%d",
-		t.sw.VS(), t.sw.VA(), t.sw.CountUnacked(), t.pollOut, t.haveCur, t.drained, timers, t.ulAss, t.dlAss, t.ulAck, t.assignOn != nil, t.ms.Queue.Len())
+	ctl := fmt.Sprintf("timers=%v ul_ass=%s dl_ass=%s ul_ack=%s assignOn=%v q=%d", timers, t.ulAss, t.dlAss, t.ulAck, t.assignOn != nil, t.ms.Queue.Len())
+	if d := t.dl; d != nil {
+		return fmt.Sprintf("vs=%d va=%d unacked=%d pollOut=%v haveCur=%v drained=%v %s",
+			d.sw.VS(), d.sw.VA(), d.sw.CountUnacked(), d.pollOut, d.haveCur, d.drained, ctl)
+	}
+	return fmt.Sprintf("vq=%d vr=%d last=%v contention=%v %s", t.ul.rw.VQ(), t.ul.rw.VR(), t.ul.lastSeen, t.ul.contention, ctl)
 }
 
 // dlb is the stored unit of a BSN.
-func (t *TBF) dlb(bsn int) *dlBlock { return &t.blk[bsn&(len(t.blk)-1)] }
+func (t *TBF) dlb(bsn int) *dlBlock { return &t.dl.blk[bsn&(len(t.dl.blk)-1)] }
 
 // ulb is the receive store of an UL BSN.
-func (t *TBF) ulb(bsn int) *ulBlock { return &t.ub[bsn&(len(t.ub)-1)] }
+func (t *TBF) ulb(bsn int) *ulBlock { return &t.ul.ub[bsn&(len(t.ul.ub)-1)] }

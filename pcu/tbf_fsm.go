@@ -236,7 +236,7 @@ func lifecycleTable() []transition {
 			to: TBFAssign, start: tmX2002},
 		{dirs: onDL, from: in(TBFAssign), ev: evTimer, timer: tmX2002, to: stay, act: (*Engine).dlAssignSettled},
 		{dirs: onDL, from: in(TBFAssign), ev: evAssignSettled, to: TBFFlow, start: tmNone,
-			act: func(e *Engine, t *TBF) { t.lastPoll = e.now }},
+			act: func(e *Engine, t *TBF) { t.dl.lastPoll = e.now }},
 		// DL on PACCH (Packet Downlink Assignment on a carrier's control TS),
 		// guarded by X2001
 		{dirs: onDL, from: in(TBFNew, TBFAssign), ev: evAssignPACCH, to: TBFAssign, start: tmX2001,
@@ -267,7 +267,7 @@ func lifecycleTable() []transition {
 		// --- failures --------------------------------------------------------------------------
 		// a CCCH-assigned DL TBF never acknowledged: the MS probably missed the
 		// IMM ASS, assign it again (§7.2.1.1)
-		{dirs: onDL, from: in(TBFFlow), ev: evAckMiss, guard: func(_ *Engine, t *TBF) bool { return t.ccch && !t.everAcked },
+		{dirs: onDL, from: in(TBFFlow), ev: evAckMiss, guard: func(_ *Engine, t *TBF) bool { return t.ccch && !t.dl.everAcked },
 			to: TBFAssign, start: tmCCCHCnf, act: (*Engine).sendDLImmAss},
 		{dirs: onUL, from: in(TBFAssign, TBFFlow, TBFFinished), ev: evMaxN3101, to: TBFReleasing, start: tmT3169},
 		{dirs: onUL, from: in(TBFFinished), ev: evMaxN3103, to: TBFReleasing, start: tmT3169,

@@ -299,8 +299,8 @@ func TestUSFExpiryOnDataInd(t *testing.T) {
 	fn := nextBlockFN(0)
 	rts := pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: fn, ARFCN: 871, TS: uint8(ts), BlockNr: uint8(blockNr(fn))}
 	blk := e.schedule(bts, p, &rts)
-	if len(blk) == 0 || blk[0]&7 != ul.usf[ts] {
-		t.Fatalf("USF %d not granted: % x", ul.usf[ts], blk)
+	if len(blk) == 0 || blk[0]&7 != ul.ul.usf[ts] {
+		t.Fatalf("USF %d not granted: % x", ul.ul.usf[ts], blk)
 	}
 	e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIPDTCH, FN: ulBlockFN(fn), TRX: 0, TS: uint8(ts), ARFCN: 871})
 	if ul.n[nN3101] != 1 {
@@ -507,7 +507,7 @@ func TestControlRotation(t *testing.T) {
 	e, bts := fsmEngine(t, &fakeClock{}, nil)
 	ul := tbfIn(t, e, bts, DirUL, TBFFlow, 0xc0b00001)
 	ul.ms.UL = ul
-	ul.tlliKnown, ul.contention = true, true
+	ul.ul.tlliKnown, ul.ul.contention = true, true
 	ul.ulAck.fire(ctlSched)
 	ul.ms.Queue.Enqueue(e.now, []byte{0x41, 0xc0, 1, 2, 3}, 0xffff)
 	e.establishDL(bts, ul.ms)

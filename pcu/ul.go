@@ -69,7 +69,7 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 	t.gprsCtr.Inc(int(blk.CS - rlcmac.CS1))
 	h := &blk.Header
 	if blk.Unit.HasTLLI {
-		if !t.tlliKnown {
+		if !t.ul.tlliKnown {
 			e.ulTLLI(t, blk.Unit.TLLI)
 			t = t.ms.UL // the TBF may now belong to the merged MS object
 		}
@@ -78,9 +78,9 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 		t.ulAck.fire(ctlSched)
 	}
 	bsn := int(h.BSN)
-	ok, dup := t.rw.Receive(bsn)
-	t.sinceAck++
-	if h.SI || t.sinceAck >= 20 {
+	ok, dup := t.ul.rw.Receive(bsn)
+	t.ul.sinceAck++
+	if h.SI || t.ul.sinceAck >= 20 {
 		// the MS's window is stalled (SI), or it is time (TS 44.060 §9.1.8)
 		t.ulAck.fire(ctlSched)
 	}
@@ -92,9 +92,9 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 	ub.n = copy(ub.data[:], blk.Data)
 	e.reassembleReady(t)
 	if h.CV == 0 {
-		t.lastSeen = true
+		t.ul.lastSeen = true
 	}
-	if t.lastSeen {
+	if t.ul.lastSeen {
 		t.ulAck.fire(ctlSched)
 	}
 }
@@ -134,10 +134,10 @@ func (e *Engine) ulDataTBF(p *PDCH, d *pcuif.Data, tfi uint8, egprs bool) *TBF {
 // reassembleReady raises V(Q) over the units received in order and
 // reassembles them.
 func (e *Engine) reassembleReady(t *TBF) {
-	from := t.rw.VQ()
-	for n := t.rw.RaiseVQ(); n > 0; n-- {
+	from := t.ul.rw.VQ()
+	for n := t.ul.rw.RaiseVQ(); n > 0; n-- {
 		e.reassemble(t, t.ulb(from))
-		from = (from + 1) % t.rw.SNS()
+		from = (from + 1) % t.ul.rw.SNS()
 	}
 }
 
@@ -159,15 +159,15 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 	t.egprsCtr.Inc(int(blk.CS - rlcmac.MCS1))
 	for i := 0; i < blk.NUnits; i++ {
 		if u := &blk.Unit[i]; u.HasTLLI {
-			if !t.tlliKnown {
+			if !t.ul.tlliKnown {
 				e.ulTLLI(t, u.TLLI)
 				t = t.ms.UL
 			}
 			t.ulAck.fire(ctlSched)
 		}
 	}
-	t.sinceAck++
-	if h.SI || t.sinceAck >= 20 {
+	t.ul.sinceAck++
+	if h.SI || t.ul.sinceAck >= 20 {
 		t.ulAck.fire(ctlSched)
 	}
 	dl := blk.CS.DataLen()
@@ -180,7 +180,7 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 		if i == 1 {
 			bsn = int(h.BSN2)
 		}
-		ok, dup := t.rw.Receive(bsn)
+		ok, dup := t.ul.rw.Receive(bsn)
 		if !ok || dup {
 			continue
 		}
@@ -193,9 +193,9 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 	e.reassembleReady(t)
 	if h.CV == 0 && (h.SPB == 0 || splitDone) {
 		// (a half with CV 0 ends the TBF only with its partner)
-		t.lastSeen = true
+		t.ul.lastSeen = true
 	}
-	if t.lastSeen {
+	if t.ul.lastSeen {
 		t.ulAck.fire(ctlSched)
 	}
 }
@@ -223,7 +223,7 @@ func (e *Engine) ulSplitHalf(t *TBF, blk *rlcmac.EGPRSULBlock) (*TBF, bool) {
 		return t, false
 	}
 	bsn := int(h.BSN1)
-	if !t.rw.InWindow(bsn) || t.rw.IsReceived(bsn) {
+	if !t.ul.rw.InWindow(bsn) || t.ul.rw.IsReceived(bsn) {
 		return t, false
 	}
 	ub := t.ulb(bsn)
@@ -242,7 +242,7 @@ func (e *Engine) ulSplitHalf(t *TBF, blk *rlcmac.EGPRSULBlock) (*TBF, bool) {
 	ub.spb, ub.spbLen = 0, 0
 	ub.n = 2 * hl
 	ub.last = h.CV == 0
-	if ub.ti && !t.tlliKnown {
+	if ub.ti && !t.ul.tlliKnown {
 		// the TLLI for contention resolution rode in a split unit
 		var u rlcmac.ULUnit
 		if rlcmac.ParseULUnit(ub.data[:ub.n], true, ub.e, ub.ti, ub.pi, ub.last, &u) == nil && u.HasTLLI {
@@ -251,7 +251,7 @@ func (e *Engine) ulSplitHalf(t *TBF, blk *rlcmac.EGPRSULBlock) (*TBF, bool) {
 			t.ulAck.fire(ctlSched)
 		}
 	}
-	t.rw.Receive(bsn)
+	t.ul.rw.Receive(bsn)
 	return t, true
 }
 
@@ -266,20 +266,20 @@ func (e *Engine) reassemble(t *TBF, ub *ulBlock) {
 	}
 	for i := 0; i < u.N; i++ {
 		c := &u.Chunks[i]
-		t.llcBuf = append(t.llcBuf, data[c.Off:c.Off+c.Len]...)
+		t.ul.llcBuf = append(t.ul.llcBuf, data[c.Off:c.Off+c.Len]...)
 		// the LLC octets (no TLLI, LI or filler), as osmo-pcu counts them
 		t.bts.Ctr.Add(CtrRLCULPayloadBytes, uint64(c.Len))
 		if !c.Complete {
 			continue
 		}
-		if len(t.llcBuf) > 0 {
-			frame := append([]byte(nil), t.llcBuf...)
+		if len(t.ul.llcBuf) > 0 {
+			frame := append([]byte(nil), t.ul.llcBuf...)
 			t.bts.Ctr.Add(CtrLLCULBytes, uint64(len(frame)))
 			if e.gb != nil && t.ms.TLLI != TLLIUnset {
 				e.gb.ULUnitdata(t.bts.Nr, t.ms.TLLI, frame)
 			}
 		}
-		t.llcBuf = t.llcBuf[:0]
+		t.ul.llcBuf = t.ul.llcBuf[:0]
 	}
 }
 
@@ -287,7 +287,7 @@ func (e *Engine) reassemble(t *TBF, ub *ulBlock) {
 // TS 44.060 §7.1.2.3). An MS object already known by that TLLI absorbs the
 // one created by the RACH.
 func (e *Engine) ulTLLI(t *TBF, tlli uint32) {
-	t.tlliKnown = true
+	t.ul.tlliKnown = true
 	defer func() {
 		e.pchStop(t.bts, t.ms) // a paged MS came: T3113 stops
 		t.ms.suspended = false // and is back on the PDCH
@@ -324,9 +324,9 @@ func (e *Engine) ulTLLI(t *TBF, tlli uint32) {
 
 // encodePUAN builds the Packet Uplink Ack/Nack (TS 44.060 §11.2.28).
 func (e *Engine) encodePUAN(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) int {
-	final := t.lastSeen && t.rw.Complete()
+	final := t.ul.lastSeen && t.ul.rw.Complete()
 	m := rlcmac.PacketUplinkAckNack{UplinkTFI: t.tfi}
-	if t.tlliKnown {
+	if t.ul.tlliKnown {
 		m.HasContentionTLLI, m.ContentionTLLI = true, t.ms.TLLI
 	}
 	m.HasTA = true
@@ -338,13 +338,13 @@ func (e *Engine) encodePUAN(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 		// RESEGMENT and PRE_EMPTIVE_TRANSMISSION set, as osmo-pcu: the MS
 		// may split units below the commanded MCS's family (Table 8.1.1.1)
 		m.ChannelCoding, m.Resegment, m.PreemptiveTx = t.cs.ChannelCodingCommand(), true, true
-		if err := m.FillEGPRSAckNack(&t.rw, final); err != nil {
+		if err := m.FillEGPRSAckNack(&t.ul.rw, final); err != nil {
 			e.tbfLog.Error("cannot build the EGPRS Packet Uplink Ack/Nack", "tbf", t.String(), "err", err)
 			return 0
 		}
 	} else {
 		m.ChannelCoding = uint8(t.cs - rlcmac.CS1)
-		m.AckNack = t.rw.GPRSAckNack(final)
+		m.AckNack = t.ul.rw.GPRSAckNack(final)
 	}
 	h := rlcmac.DLCtrlHeader{USF: usf}
 	if final {
@@ -358,7 +358,7 @@ func (e *Engine) encodePUAN(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 	if n == 0 {
 		return 0
 	}
-	t.sinceAck = 0
+	t.ul.sinceAck = 0
 	if final {
 		t.ulAck.fire(ctlSentPolled)
 		if t.state != TBFFinished {
@@ -368,8 +368,8 @@ func (e *Engine) encodePUAN(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 	} else {
 		t.ulAck.fire(ctlSent)
 	}
-	if t.tlliKnown && !t.contention {
-		t.contention = true
+	if t.ul.tlliKnown && !t.ul.contention {
+		t.ul.contention = true
 		t.bts.Ctr.Inc(CtrImmAssULContentionResolutionSuccess)
 		e.stopTimer(t, tmT3141)
 		if t.ms.Queue.Len() > 0 && t.ms.DL == nil {

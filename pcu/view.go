@@ -217,15 +217,16 @@ func (e *Engine) GbNow() time.Duration { return e.gbNow() }
 func (t *TBF) view() TBFView {
 	m := t.ms
 	v := TBFView{Dir: t.dir, State: t.state, TFI: t.tfi, TRX: t.trx, Slots: t.slots, CtrlTS: t.ctrlTS, CCCH: t.ccch,
-		EGPRS: t.egprs, Created: t.created, CS: t.cs, EverAcked: t.everAcked, SentBytes: t.sentBytes,
+		EGPRS: t.egprs, Created: t.created, CS: t.cs,
 		Ctr: t.ctr, GPRSCtr: t.gprsCtr, EGPRSCtr: t.egprsCtr}
 	if m != nil {
 		v.TLLI, v.IMSI, v.TA, v.MSClass, v.EGPRSClass = m.TLLI, m.IMSI, m.TA, m.MSClass, m.EGPRSClass
 	}
 	if t.dir == DirUL {
-		v.WS, v.VQ, v.VR = t.rw.WS(), t.rw.VQ(), t.rw.VR()
+		v.WS, v.VQ, v.VR = t.ul.rw.WS(), t.ul.rw.VQ(), t.ul.rw.VR()
 	} else {
-		v.WS, v.VA, v.VS, v.Resend, v.Stalled = t.sw.WS(), t.sw.VA(), t.sw.VS(), t.sw.ResendNeeded(), t.sw.Stalled()
+		v.EverAcked, v.SentBytes = t.dl.everAcked, t.dl.sentBytes
+		v.WS, v.VA, v.VS, v.Resend, v.Stalled = t.dl.sw.WS(), t.dl.sw.VA(), t.dl.sw.VS(), t.dl.sw.ResendNeeded(), t.dl.sw.Stalled()
 	}
 	return v
 }
@@ -246,7 +247,7 @@ func (e *Engine) msView(m *MS) MSView {
 		dl := m.DL.view()
 		v.DL = &dl
 		if age := e.now - m.DL.created; age > 0 {
-			v.DLThroughputKbps = int(float64(m.DL.sentBytes) * 8 / age.Seconds() / 1000)
+			v.DLThroughputKbps = int(float64(m.DL.dl.sentBytes) * 8 / age.Seconds() / 1000)
 		}
 	}
 	return v
