@@ -27,7 +27,11 @@ type BTSView struct {
 	HaveSI13 bool
 	Ctr      *ratectr.Group // osmo-pcu's "bts" counters (safe to read anywhere)
 	MSCount  int
-	TRX      [pcuif.NumTRX]TRXView
+	// TBFsUL and TBFsDL count the BTS's TBFs; LLCFrames and LLCOctets what
+	// its MSs' queues hold.
+	TBFsUL, TBFsDL       int
+	LLCFrames, LLCOctets int
+	TRX                  [pcuif.NumTRX]TRXView
 }
 
 // TRXView is one TRX of a BTSView.
@@ -87,7 +91,8 @@ type MSView struct {
 	PACCH                int // its PACCH timeslot as osmo-pcu shows it, -1 none
 	QueueFrames          int
 	QueueOctets          int
-	UL, DL               *TBFView // nil: none
+	QueueHeadSojourn     time.Duration // how long the oldest queued frame has waited
+	UL, DL               *TBFView      // nil: none
 	Ctr                  *ratectr.Group
 	RSSI                 int8
 	LinkQ                int16 // C/I in cB
@@ -129,6 +134,17 @@ func (e *Engine) BTSView(nr uint8) (BTSView, bool) {
 	}
 	v := BTSView{Nr: nr, Active: b.Active, Info: b.Info, SI13: b.SI13, HaveSI13: b.HaveSI13, Ctr: b.Ctr,
 		MSCount: len(b.ms.all)}
+	for _, t := range b.tbfs {
+		if t.dir == DirUL {
+			v.TBFsUL++
+		} else {
+			v.TBFsDL++
+		}
+	}
+	for _, m := range b.ms.all {
+		v.LLCFrames += m.Queue.Len()
+		v.LLCOctets += m.Queue.Octets()
+	}
 	for t := range b.TRX {
 		trx := &b.TRX[t]
 		v.TRX[t].Enabled = trx.enabledMask()
@@ -234,7 +250,7 @@ func (t *TBF) view() TBFView {
 func (e *Engine) msView(m *MS) MSView {
 	v := MSView{ID: m.id, TLLI: m.TLLI, IMSI: m.IMSI, TA: m.TA, MSClass: m.MSClass, EGPRSClass: m.EGPRSClass,
 		EGPRS: m.egprs(m.bts), CSUL: m.CSUL, CSDL: m.CSDL, MCSUL: m.MCSUL, MCSDL: m.MCSDL, PACCH: pacchSlot(m),
-		QueueFrames: m.Queue.Len(), QueueOctets: m.Queue.Octets(), Ctr: m.Ctr, RSSI: m.RSSI, LinkQ: m.LinkQ,
+		QueueFrames: m.Queue.Len(), QueueOctets: m.Queue.Octets(), QueueHeadSojourn: m.Queue.HeadSojourn(e.now), Ctr: m.Ctr, RSSI: m.RSSI, LinkQ: m.LinkQ,
 		BTO: m.BTO, Suspended: m.suspended, HasQueued: m.Queue.Len() > 0}
 	mm := &m.meas
 	v.Meas = MeasView{HaveUL: mm.haveUL, BER10k: mm.ber10k, HaveDL: mm.haveDL, NackPct: mm.nack, HaveRxQ: mm.haveRxQ,

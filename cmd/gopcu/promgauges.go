@@ -36,13 +36,10 @@ func newEngineGauges(reg prometheus.Registerer) *engineGauges {
 
 // update reads the engine (engine goroutine only).
 func (g *engineGauges) update(e *pcu.Engine) {
-	for nr := 0; nr < 256; nr++ {
-		b := e.BTS(uint8(nr))
-		if b == nil {
-			continue
-		}
-		idx := strconv.Itoa(nr)
-		t := btsTotals(e, b)
+	for _, nr := range e.BTSNrs() {
+		b, _ := e.BTSView(nr)
+		idx := strconv.Itoa(int(nr))
+		t := btsTotals(&b)
 		g.tbfs.WithLabelValues(idx, "ul").Set(float64(t.TBFsUL))
 		g.tbfs.WithLabelValues(idx, "dl").Set(float64(t.TBFsDL))
 		g.frames.WithLabelValues(idx).Set(float64(t.LLCFrames))

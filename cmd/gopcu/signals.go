@@ -115,38 +115,24 @@ func (d *daemon) snapshot() stateDump {
 	runtime.ReadMemStats(&ms)
 	s := stateDump{HeapAlloc: ms.HeapAlloc, HeapSys: ms.HeapSys, Sys: ms.Sys, Goroutines: runtime.NumGoroutine()}
 	_ = d.eng.Call(func() {
-		for nr := 0; nr < 256; nr++ {
-			if b := d.eng.BTS(uint8(nr)); b != nil {
-				s.BTS = append(s.BTS, btsTotals(d.eng, b))
-			}
+		for _, nr := range d.eng.BTSNrs() {
+			b, _ := d.eng.BTSView(nr)
+			s.BTS = append(s.BTS, btsTotals(&b))
 		}
 	})
 	return s
 }
 
 // btsTotals counts a BTS's enabled PDCHs, MSs, TBFs and queued LLC
-// frames (engine goroutine only).
-func btsTotals(e *pcu.Engine, b *pcu.BTS) btsDump {
-	bd := btsDump{Nr: b.Nr, Active: b.Active}
+// frames.
+func btsTotals(b *pcu.BTSView) btsDump {
+	bd := btsDump{Nr: b.Nr, Active: b.Active, MS: b.MSCount, TBFsUL: b.TBFsUL, TBFsDL: b.TBFsDL,
+		LLCFrames: b.LLCFrames, LLCOctets: b.LLCOctets}
 	for t := range b.TRX {
-		for ts := range b.TRX[t].PDCH {
-			if b.TRX[t].PDCH[ts].Enabled {
+		for _, p := range b.TRX[t].PDCH {
+			if p.Enabled {
 				bd.PDCHs++
 			}
-		}
-	}
-	for _, m := range e.MSList(b.Nr) {
-		bd.MS++
-		if m.Queue != nil {
-			bd.LLCFrames += m.Queue.Len()
-			bd.LLCOctets += m.Queue.Octets()
-		}
-	}
-	for _, t := range e.TBFs(b.Nr) {
-		if t.Dir() == pcu.DirUL {
-			bd.TBFsUL++
-		} else {
-			bd.TBFsDL++
 		}
 	}
 	return bd

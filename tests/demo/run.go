@@ -326,8 +326,8 @@ func Run(ctx context.Context, cfg Config, sc Scenario) (*Result, error) {
 			delays := make([]time.Duration, len(apps))
 			eng.Call(func() {
 				for i, a := range apps {
-					if m := eng.MSByTLLI(0, a.ms.TLLI); m != nil {
-						delays[i] = m.Queue.HeadSojourn(eng.Now())
+					if m, ok := eng.MSViewByTLLI(a.ms.TLLI); ok {
+						delays[i] = m.QueueHeadSojourn
 					}
 				}
 			})
@@ -385,7 +385,7 @@ func Run(ctx context.Context, cfg Config, sc Scenario) (*Result, error) {
 		res.MS[i] = a.res
 	}
 	eng.Call(func() {
-		b := eng.BTS(0)
+		b, _ := eng.BTSView(0)
 		res.Drops.Total = b.Ctr.Value(pcu.CtrLLCFrameDropped)
 		res.Drops.Lifetime = b.Ctr.Value(pcu.CtrLLCFrameTimedout)
 		res.Drops.CoDel = eng.L1Counters().Value(pcu.L1LLCCoDelDropped)

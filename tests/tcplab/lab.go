@@ -497,8 +497,8 @@ func Run(ctx context.Context, cfg Config, sc demo.Scenario) (*Result, error) {
 				delays := make([]time.Duration, len(sides))
 				eng.Call(func() {
 					for k, s := range sides {
-						if m := eng.MSByTLLI(0, s.ms.TLLI); m != nil {
-							delays[k] = m.Queue.HeadSojourn(eng.Now())
+						if m, ok := eng.MSViewByTLLI(s.ms.TLLI); ok {
+							delays[k] = m.QueueHeadSojourn
 						}
 					}
 				})
@@ -626,7 +626,7 @@ wait:
 	}
 	res := &Result{Result: demo.Result{Scenario: sc.Name, MS: make([]demo.MSResult, cfg.MSs)}}
 	eng.Call(func() {
-		b := eng.BTS(0)
+		b, _ := eng.BTSView(0)
 		res.Drops.Total = b.Ctr.Value(pcu.CtrLLCFrameDropped)
 		res.Drops.Lifetime = b.Ctr.Value(pcu.CtrLLCFrameTimedout)
 		res.Drops.CoDel = eng.L1Counters().Value(pcu.L1LLCCoDelDropped)
