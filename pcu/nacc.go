@@ -26,7 +26,9 @@ import (
 //	WAIT_CELL_CHG_CONTINUE_ACK: Packet Control Ack -> DONE; poll timeout ->
 //	    TX_CELL_CHG_CONTINUE (sent again, no limit, as osmo-pcu)
 //
-// A repeated PCCN with the same target changes nothing; one with another
+// The transitions are one table, naccTable, with the timers per state in
+// naccTimer and the entry actions in enter; TestNACCTable checks every
+// event in every state. A repeated PCCN with the same target changes nothing; one with another
 // GSM target restarts at WAIT_RESOLVE_RAC_CI; one with a UTRAN/E-UTRAN
 // target goes to TX_CELL_CHG_CONTINUE (osmo-pcu
 // handle_retrans_pkt_cell_chg_notif).
@@ -91,10 +93,97 @@ func newNACCFSM(env naccEnv, servingLAC, servingCI uint16, log *slog.Logger) *na
 	return &naccFSM{env: env, localLAC: servingLAC, localCI: servingCI, log: log}
 }
 
-func (f *naccFSM) setState(s naccState, now time.Duration) {
-	f.log.Debug("NACC state change", "from", f.state.String(), "to", s.String())
-	f.state = s
-	f.timerOn = false
+// naccEvent is an input of the NACC state machine.
+type naccEvent uint8
+
+const (
+	naccEvNewTarget    naccEvent = iota // a PCCN names a GSM cell other than the current target
+	naccEvSameTarget                    // a PCCN repeats the current target
+	naccEvNoSI                          // a PCCN names a UTRAN/E-UTRAN cell (no SI provided)
+	naccEvNoTarget                      // a PCCN names no cell at all
+	naccEvResolved                      // the target's CGI-PS is known (cache or NEIGH_ADDR_CNF)
+	naccEvResolveFail                   // the resolution failed or could not be asked
+	naccEvSI                            // the target's SI is known (local cell, cache, RAN-INFORMATION)
+	naccEvSIFail                        // the SI request failed or was refused
+	naccEvTimeout                       // X1 (resolution) or X2 (RAN-INFORMATION) expired
+	naccEvDataSent                      // the last Packet Neighbour Cell Data went out
+	naccEvContinueSent                  // the Packet Cell Change Continue went out with a poll
+	naccEvCtrlAck                       // the MS acknowledged the Continue
+	naccEvPollTimeout                   // the Continue's poll stayed unanswered
+	naccEvAbort                         // a message could not be encoded: give up
+	naccEvCount
+)
+
+var naccEventNames = [naccEvCount]string{"NEW_TARGET", "SAME_TARGET", "NO_SI_TARGET", "NO_TARGET", "RAC_CI_RESOLVED",
+	"RAC_CI_FAILED", "SI_RECEIVED", "SI_FAILED", "TIMEOUT", "NEIGHBOUR_DATA_SENT", "CONTINUE_SENT", "CTRL_ACK",
+	"POLL_TIMEOUT", "ABORT"}
+
+func (e naccEvent) String() string { return naccEventNames[e] }
+
+// naccArg is what an event carries.
+type naccArg struct {
+	key neighKey
+	cgi bssgp.CellID
+	si  siInfo
+}
+
+// naccRow is one transition: in any state of from, event ev leads to to,
+// after act; the new state's timer (naccTimer) and entry action (enter)
+// follow.
+type naccRow struct {
+	from naccStates
+	ev   naccEvent
+	to   naccState
+	act  func(f *naccFSM, a *naccArg)
+}
+
+// naccStates is a set of states (bit n: state n).
+type naccStates uint8
+
+func naccIn(s ...naccState) (m naccStates) {
+	for _, x := range s {
+		m |= 1 << x
+	}
+	return m
+}
+
+// naccActive is every state but INITIAL and DONE.
+var naccActive = naccIn(naccWaitResolve, naccWaitSI, naccTxNeighbourData, naccTxContinue, naccWaitContinueAck)
+
+// naccTable is the NACC state machine (osmo-pcu nacc_fsm.c, its
+// nacc_fsm_states[] and handle_retrans_pkt_cell_chg_notif()). The first
+// row that matches the state and the event applies; an event no row
+// matches is ignored (DONE ignores everything).
+var naccTable = []naccRow{
+	// a Packet Cell Change Notification
+	{from: naccIn(naccInitial) | naccActive, ev: naccEvNewTarget, to: naccWaitResolve,
+		act: func(f *naccFSM, a *naccArg) { f.key, f.keyPresent = a.key, true }},
+	{from: naccIn(naccInitial), ev: naccEvNoSI, to: naccTxContinue, act: func(f *naccFSM, _ *naccArg) { f.keyPresent = false }},
+	{from: naccIn(naccInitial), ev: naccEvNoTarget, to: naccDone, act: (*naccFSM).terminate},
+	// TX_CELL_CHG_CONTINUE may not be re-entered from itself (osmo-pcu)
+	{from: naccActive &^ naccIn(naccTxContinue), ev: naccEvNoSI, to: naccTxContinue},
+	{from: naccActive &^ naccIn(naccTxContinue), ev: naccEvNoTarget, to: naccTxContinue},
+	// WAIT_RESOLVE_RAC_CI (X1)
+	{from: naccIn(naccWaitResolve), ev: naccEvResolved, to: naccWaitSI, act: func(f *naccFSM, a *naccArg) { f.cgi = a.cgi }},
+	{from: naccIn(naccWaitResolve), ev: naccEvResolveFail, to: naccTxContinue},
+	// WAIT_REQUEST_SI (X2)
+	{from: naccIn(naccWaitSI), ev: naccEvSI, to: naccTxNeighbourData, act: func(f *naccFSM, a *naccArg) { f.si = a.si }},
+	{from: naccIn(naccWaitSI), ev: naccEvSIFail, to: naccTxContinue},
+	{from: naccIn(naccWaitResolve, naccWaitSI), ev: naccEvTimeout, to: naccTxContinue},
+	// the scheduler's messages
+	{from: naccIn(naccTxNeighbourData), ev: naccEvDataSent, to: naccTxContinue},
+	{from: naccIn(naccTxContinue), ev: naccEvContinueSent, to: naccWaitContinueAck},
+	{from: naccIn(naccWaitContinueAck), ev: naccEvCtrlAck, to: naccDone},
+	{from: naccIn(naccWaitContinueAck), ev: naccEvPollTimeout, to: naccTxContinue},
+	{from: naccActive, ev: naccEvAbort, to: naccDone, act: (*naccFSM).terminate},
+}
+
+// naccTimer is the timer a state runs (1: X1, 2: X2, 0: none; osmo-pcu
+// nacc_fsm_timeouts[]).
+var naccTimer = [...]int{naccWaitResolve: 1, naccWaitSI: 2, naccDone: 0}
+
+// enter runs the entry action of state s (which may fire further events).
+func (f *naccFSM) enter(s naccState, now time.Duration) {
 	switch s {
 	case naccWaitResolve:
 		f.onEnterWaitResolve(now)
@@ -102,6 +191,33 @@ func (f *naccFSM) setState(s naccState, now time.Duration) {
 		f.onEnterWaitSI(now)
 	case naccTxNeighbourData:
 		f.sent, f.contIdx = 0, 0
+	}
+}
+
+func (f *naccFSM) terminate(*naccArg) { f.terminated = true }
+
+// fire applies event ev: the first matching row of naccTable, then the
+// new state's timer (naccTimer) and entry action (enter).
+func (f *naccFSM) fire(ev naccEvent, a *naccArg, now time.Duration) {
+	for i := range naccTable {
+		r := &naccTable[i]
+		if r.ev != ev || r.from&(1<<f.state) == 0 {
+			continue
+		}
+		if r.act != nil {
+			if a == nil {
+				a = &naccArg{}
+			}
+			r.act(f, a)
+		}
+		f.log.Debug("NACC state change", "from", f.state.String(), "to", r.to.String(), "event", ev.String())
+		f.state = r.to
+		f.timerOn = false
+		if x := naccTimer[r.to]; x != 0 {
+			f.startTimer(x, now)
+		}
+		f.enter(r.to, now)
+		return
 	}
 }
 
@@ -142,48 +258,27 @@ func (f *naccFSM) targetOf(m *rlcmac.PacketCellChangeNotification) (k neighKey, 
 // rxNotification handles a Packet Cell Change Notification.
 func (f *naccFSM) rxNotification(m *rlcmac.PacketCellChangeNotification, now time.Duration) {
 	k, present, ok := f.targetOf(m)
-	if f.state == naccInitial {
-		switch {
-		case !ok:
-			f.terminated = true
-			f.setState(naccDone, now)
-		case !present:
-			f.keyPresent = false
-			f.setState(naccTxContinue, now)
-		default:
-			f.key, f.keyPresent = k, true
-			f.setState(naccWaitResolve, now)
-		}
-		return
-	}
-	if f.state == naccDone {
-		return
-	}
 	switch {
-	case !ok || !present:
-		// osmo-pcu: TX_CELL_CHG_CONTINUE may not be re-entered from itself
-		if f.state != naccTxContinue {
-			f.setState(naccTxContinue, now)
-		}
-	case k != f.key:
-		f.key, f.keyPresent = k, true
-		f.setState(naccWaitResolve, now)
+	case !ok:
+		f.fire(naccEvNoTarget, nil, now)
+	case !present:
+		f.fire(naccEvNoSI, nil, now)
+	case f.state != naccInitial && f.keyPresent && k == f.key:
+		f.fire(naccEvSameTarget, nil, now) // a duplicate: carry on
 	default:
-		// a duplicate: carry on
+		f.fire(naccEvNewTarget, &naccArg{key: k}, now)
 	}
 }
 
 func (f *naccFSM) onEnterWaitResolve(now time.Duration) {
-	f.startTimer(1, now)
 	if cgi, ok := f.env.neighLookup(f.key); ok {
-		f.cgi = cgi
-		f.setState(naccWaitSI, now)
+		f.fire(naccEvResolved, &naccArg{cgi: cgi}, now)
 		return
 	}
 	f.log.Debug("no CGI-PS in cache, resolving", "arfcn", f.key.ARFCN, "bsic", f.key.BSIC)
 	if err := f.env.neighRequest(f.key); err != nil {
 		f.log.Error("neighbour resolution request failed", "err", err)
-		f.setState(naccTxContinue, now)
+		f.fire(naccEvResolveFail, nil, now)
 	}
 }
 
@@ -193,30 +288,26 @@ func (f *naccFSM) rxRACCI(k neighKey, cgi *bssgp.CellID, now time.Duration) {
 		return
 	}
 	if cgi == nil {
-		f.setState(naccTxContinue, now)
+		f.fire(naccEvResolveFail, nil, now)
 		return
 	}
-	f.cgi = *cgi
-	f.setState(naccWaitSI, now)
+	f.fire(naccEvResolved, &naccArg{cgi: *cgi}, now)
 }
 
 func (f *naccFSM) onEnterWaitSI(now time.Duration) {
-	f.startTimer(2, now)
 	if si, ok := f.env.localSI(f.cgi); ok {
 		f.log.Debug("neighbour CGI-PS addresses a local BTS", "cgi", f.cgi.String())
-		f.si = si
-		f.setState(naccTxNeighbourData, now)
+		f.fire(naccEvSI, &naccArg{si: si}, now)
 		return
 	}
 	if si, ok := f.env.siLookup(f.cgi); ok {
-		f.si = si
-		f.setState(naccTxNeighbourData, now)
+		f.fire(naccEvSI, &naccArg{si: si}, now)
 		return
 	}
 	f.log.Info("Tx RIM RAN-INFO to request SI", "cgi", f.cgi.String())
 	if err := f.env.rimRequest(f.cgi); err != nil {
 		f.log.Error("failed transmitting RIM RAN-INFO", "cgi", f.cgi.String(), "err", err)
-		f.setState(naccTxContinue, now)
+		f.fire(naccEvSIFail, nil, now)
 	}
 }
 
@@ -230,8 +321,7 @@ func (f *naccFSM) rxSI(cgi bssgp.CellID, si siInfo, now time.Duration) {
 	if !f.waitingSI(cgi) {
 		return
 	}
-	f.si = siInfo{si.psi, append([]byte(nil), si.buf...)}
-	f.setState(naccTxNeighbourData, now)
+	f.fire(naccEvSI, &naccArg{si: siInfo{si.psi, append([]byte(nil), si.buf...)}}, now)
 }
 
 // rxSIError: the SGSN or the target's BSS refused the request for cgi
@@ -239,7 +329,7 @@ func (f *naccFSM) rxSI(cgi bssgp.CellID, si siInfo, now time.Duration) {
 // application error): the Continue without SI, not waiting for X2.
 func (f *naccFSM) rxSIError(cgi bssgp.CellID, now time.Duration) {
 	if f.waitingSI(cgi) {
-		f.setState(naccTxContinue, now)
+		f.fire(naccEvSIFail, nil, now)
 	}
 }
 
@@ -248,7 +338,7 @@ func (f *naccFSM) tick(now time.Duration) {
 	if f.timerOn && now >= f.deadline {
 		f.timerOn = false
 		f.log.Info("NACC timeout", "timer", f.timerX, "state", f.state.String())
-		f.setState(naccTxContinue, now)
+		f.fire(naccEvTimeout, nil, now)
 	}
 }
 
@@ -299,7 +389,7 @@ func (f *naccFSM) neighbourData(tfi rlcmac.GlobalTFI, now time.Duration) *rlcmac
 	}
 	f.contIdx++
 	if done {
-		f.setState(naccTxContinue, now)
+		f.fire(naccEvDataSent, nil, now)
 	}
 	return m
 }
@@ -318,7 +408,7 @@ func (f *naccFSM) cellChangeContinue(tfi rlcmac.GlobalTFI) *rlcmac.PacketCellCha
 // continueSent: the Continue went out with a poll at (fn, ts).
 func (f *naccFSM) continueSent(fn uint32, ts uint8, now time.Duration) {
 	f.pollFN, f.pollTS = fn, ts
-	f.setState(naccWaitContinueAck, now)
+	f.fire(naccEvContinueSent, nil, now)
 }
 
 // expectsAck reports whether a Packet Control Ack at (fn, ts) answers the
@@ -328,11 +418,9 @@ func (f *naccFSM) expectsAck(fn uint32, ts uint8) bool {
 }
 
 // rxControlAck: the MS acknowledged the Continue.
-func (f *naccFSM) rxControlAck(now time.Duration) { f.setState(naccDone, now) }
+func (f *naccFSM) rxControlAck(now time.Duration) { f.fire(naccEvCtrlAck, nil, now) }
 
 // continueTimeout: the poll of the Continue stayed unanswered.
 func (f *naccFSM) continueTimeout(now time.Duration) {
-	if f.state == naccWaitContinueAck {
-		f.setState(naccTxContinue, now)
-	}
+	f.fire(naccEvPollTimeout, nil, now)
 }

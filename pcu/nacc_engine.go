@@ -278,8 +278,7 @@ func (e *Engine) naccControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8, 
 			h := rlcmac.DLCtrlHeader{USF: usf}
 			nb := e.encodeCtrl(blk, &h, f.neighbourData(tfi, e.now))
 			if nb == 0 {
-				f.terminated = true
-				f.setState(naccDone, e.now)
+				f.fire(naccEvAbort, nil, e.now)
 				e.naccReap()
 				return 0
 			}

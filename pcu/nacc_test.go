@@ -324,3 +324,54 @@ func TestNACCCaches(t *testing.T) {
 		t.Fatal("SI outlived X11")
 	}
 }
+
+// TestNACCTable drives every event in every state (the env answers
+// nothing by itself, so no entry action moves on) and checks the state
+// reached and the timer running, against osmo-pcu nacc_fsm.c's
+// transitions written out here one by one.
+func TestNACCTable(t *testing.T) {
+	const (
+		I, R, S, N, C, A, D = naccInitial, naccWaitResolve, naccWaitSI, naccTxNeighbourData, naccTxContinue, naccWaitContinueAck, naccDone
+	)
+	// want[state][event]; events in naccEvent order: NEW_TARGET,
+	// SAME_TARGET, NO_SI_TARGET, NO_TARGET, RAC_CI_RESOLVED, RAC_CI_FAILED,
+	// SI_RECEIVED, SI_FAILED, TIMEOUT, NEIGHBOUR_DATA_SENT, CONTINUE_SENT,
+	// CTRL_ACK, POLL_TIMEOUT, ABORT
+	want := map[naccState][naccEvCount]naccState{
+		I: {R, I, C, D, I, I, I, I, I, I, I, I, I, I},
+		R: {R, R, C, C, S, C, R, R, C, R, R, R, R, D},
+		S: {R, S, C, C, S, S, N, C, C, S, S, S, S, D},
+		N: {R, N, C, C, N, N, N, N, N, C, N, N, N, D},
+		C: {R, C, C, C, C, C, C, C, C, C, A, C, C, D},
+		A: {R, A, C, C, A, A, A, A, A, A, A, D, C, D},
+		D: {D, D, D, D, D, D, D, D, D, D, D, D, D, D},
+	}
+	timer := map[naccState]int{R: 1, S: 2}
+	for from, row := range want {
+		for ev := naccEvent(0); ev < naccEvCount; ev++ {
+			f := newTestFSM(&fakeNACCEnv{})
+			f.state, f.key, f.keyPresent = from, naccKey1, true
+			f.fire(ev, &naccArg{key: naccKey2, cgi: naccTgt, si: seqSI(3)}, 0)
+			if f.state != row[ev] {
+				t.Errorf("%s + %s: %s, want %s", from, ev, f.state, row[ev])
+				continue
+			}
+			moved := f.state != from || ev == naccEvNewTarget && from == R
+			if wantX := timer[f.state]; moved && (f.timerOn != (wantX != 0) || f.timerOn && f.timerX != wantX) {
+				t.Errorf("%s + %s -> %s: timer on %v X%d, want X%d", from, ev, f.state, f.timerOn, f.timerX, wantX)
+			}
+		}
+	}
+	// what the events carry lands in the machine
+	f := newTestFSM(&fakeNACCEnv{})
+	f.fire(naccEvNewTarget, &naccArg{key: naccKey2}, 0)
+	f.fire(naccEvResolved, &naccArg{cgi: naccTgt2}, 0)
+	f.fire(naccEvSI, &naccArg{si: seqSI(5)}, 0)
+	if f.key != naccKey2 || !f.cgi.Equal(naccTgt2) || len(f.si.buf) != 5 || f.state != N || f.terminated {
+		t.Fatalf("key %v cgi %v si %d state %s", f.key, f.cgi, len(f.si.buf), f.state)
+	}
+	f.fire(naccEvAbort, nil, 0)
+	if !f.terminated {
+		t.Fatal("ABORT does not mark the machine terminated")
+	}
+}
