@@ -210,18 +210,8 @@ func DecodeDL(b []byte) (DLCtrlHeader, Message, error) {
 	var h DLCtrlHeader
 	c := NewDecoder(b)
 	h.csn(&c)
-	if c.err != nil {
-		return h, nil, c.err
-	}
-	mt, err := c.v.Peek(6)
-	if err != nil {
-		return h, nil, &BitError{Off: c.Pos(), Field: "MESSAGE_TYPE", Err: err}
-	}
-	m := newDLMessage(uint8(mt))
-	if m == nil {
-		return h, nil, &BitError{Off: c.Pos(), Field: "MESSAGE_TYPE", Err: fmt.Errorf("%w: DL 0x%02x", ErrUnknown, mt)}
-	}
-	return h, m, decodeBody(&c, m)
+	m, err := decodeAny(&c, false)
+	return h, m, err
 }
 
 // DecodeUL decodes any supported uplink control block.
@@ -229,18 +219,31 @@ func DecodeUL(b []byte) (ULCtrlHeader, Message, error) {
 	var h ULCtrlHeader
 	c := NewDecoder(b)
 	h.csn(&c)
+	m, err := decodeAny(&c, true)
+	return h, m, err
+}
+
+// decodeAny decodes the message after a decoded header, its type chosen
+// by the MESSAGE_TYPE field.
+func decodeAny(c *Coder, uplink bool) (Message, error) {
 	if c.err != nil {
-		return h, nil, c.err
+		return nil, c.err
 	}
 	mt, err := c.v.Peek(6)
 	if err != nil {
-		return h, nil, &BitError{Off: c.Pos(), Field: "MESSAGE_TYPE", Err: err}
+		return nil, &BitError{Off: c.Pos(), Field: "MESSAGE_TYPE", Err: err}
 	}
-	m := newULMessage(uint8(mt))
+	var m Message
+	dir := "DL"
+	if uplink {
+		m, dir = newULMessage(uint8(mt)), "UL"
+	} else {
+		m = newDLMessage(uint8(mt))
+	}
 	if m == nil {
-		return h, nil, &BitError{Off: c.Pos(), Field: "MESSAGE_TYPE", Err: fmt.Errorf("%w: UL 0x%02x", ErrUnknown, mt)}
+		return nil, &BitError{Off: c.Pos(), Field: "MESSAGE_TYPE", Err: fmt.Errorf("%w: %s 0x%02x", ErrUnknown, dir, mt)}
 	}
-	return h, m, decodeBody(&c, m)
+	return m, decodeBody(c, m)
 }
 
 func newDLMessage(mt uint8) Message {
@@ -365,9 +368,7 @@ type PowerControlParameters struct {
 func (p *PowerControlParameters) csn(c *Coder) {
 	c.U8(&p.Alpha, 4, "ALPHA")
 	for i := 0; i < 8; i++ {
-		if c.Opt(&p.HasGamma[i], "GAMMA_TN") {
-			c.U8(&p.Gamma[i], 5, "GAMMA_TN")
-		}
+		c.optU8(&p.HasGamma[i], &p.Gamma[i], 5, "GAMMA_TN")
 	}
 }
 
@@ -483,9 +484,7 @@ func (f *FrequencyParameters) csn(c *Coder) {
 		c.U8(&f.MANumber, 4, "MA_NUMBER")
 		if c.Opt(&f.HasChangeMark, "CHANGE_MARK") {
 			c.U8(&f.ChangeMark1, 2, "CHANGE_MARK_1")
-			if c.Opt(&f.HasCM2, "CHANGE_MARK_2") {
-				c.U8(&f.ChangeMark2, 2, "CHANGE_MARK_2")
-			}
+			c.optU8(&f.HasCM2, &f.ChangeMark2, 2, "CHANGE_MARK_2")
 		}
 	case 2:
 		c.U8(&f.MAIO, 6, "MAIO")
@@ -697,116 +696,81 @@ func (m *EGPRSPacketDownlinkAckNack) FillEGPRSAckNack(w *ReceiveWindow, final bo
 func codeMessage(c *Coder, m Message) {
 	switch v := m.(type) {
 	case *AdditionalMSRAC:
-		if c.dec {
-			*v = AdditionalMSRAC{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *EGPRSPacketDownlinkAckNack:
-		if c.dec {
-			*v = EGPRSPacketDownlinkAckNack{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketAccessReject:
-		if c.dec {
-			*v = PacketAccessReject{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketCellChangeContinue:
-		if c.dec {
-			*v = PacketCellChangeContinue{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketCellChangeNotification:
-		if c.dec {
-			*v = PacketCellChangeNotification{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketControlAck:
-		if c.dec {
-			*v = PacketControlAck{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketDownlinkAckNack:
-		if c.dec {
-			*v = PacketDownlinkAckNack{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketDownlinkAssignment:
-		if c.dec {
-			*v = PacketDownlinkAssignment{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketDownlinkDummyControlBlock:
-		if c.dec {
-			*v = PacketDownlinkDummyControlBlock{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketMeasurementReport:
-		if c.dec {
-			*v = PacketMeasurementReport{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketMobileTBFStatus:
-		if c.dec {
-			*v = PacketMobileTBFStatus{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketNeighbourCellData:
-		if c.dec {
-			*v = PacketNeighbourCellData{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketPagingRequest:
-		if c.dec {
-			*v = PacketPagingRequest{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketPollingRequest:
-		if c.dec {
-			*v = PacketPollingRequest{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketPowerControlTA:
-		if c.dec {
-			*v = PacketPowerControlTA{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketResourceRequest:
-		if c.dec {
-			*v = PacketResourceRequest{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketServingCellData:
-		if c.dec {
-			*v = PacketServingCellData{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketTBFRelease:
-		if c.dec {
-			*v = PacketTBFRelease{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketTimeslotReconfigure:
-		if c.dec {
-			*v = PacketTimeslotReconfigure{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketUplinkAckNack:
-		if c.dec {
-			*v = PacketUplinkAckNack{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketUplinkAssignment:
-		if c.dec {
-			*v = PacketUplinkAssignment{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketUplinkDummyControlBlock:
-		if c.dec {
-			*v = PacketUplinkDummyControlBlock{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	default:
 		c.Fail(ErrUnknown, "message")
+	}
+}
+
+// zeroOnDecode clears *v before it is decoded, so that a decoded message
+// holds only what the block carries.
+func zeroOnDecode[T any](c *Coder, v *T) {
+	if c.dec {
+		var zero T
+		*v = zero
 	}
 }
