@@ -55,6 +55,20 @@ func noCompactMA(c *Coder) bool {
 	return true
 }
 
+// codeLen1 codes a length field of n bits that carries the length minus
+// one (the extension length of §12.26, MA_LENGTH of §12.10a); an encoder
+// fails with ErrInvalid on length 0. It reports whether coding may go on.
+func codeLen1(c *Coder, p *uint8, n int, name string) bool {
+	l := *p - 1
+	if !c.dec && *p == 0 {
+		c.Fail(ErrInvalid, name)
+		return false
+	}
+	c.U8(&l, n, name)
+	*p = l + 1
+	return true
+}
+
 // optMeanBEP codes "{ 0 | 1 < MEAN_BEP_x : bit(5) > < CV_BEP_x : bit(3) > }"
 // of the EGPRS BEP link quality measurements (TS 44.060 §12.5.3).
 func optMeanBEP(c *Coder, has *bool, mean, cv *uint8, meanName, cvName string) {

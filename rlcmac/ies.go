@@ -23,12 +23,23 @@ type PacketTimingAdvance struct {
 }
 
 func (t *PacketTimingAdvance) csn(c *Coder) {
-	if c.Opt(&t.HasValue, "TA value") {
-		c.U8(&t.Value, 6, "TIMING_ADVANCE_VALUE")
+	optTAValue(c, &t.HasValue, &t.Value)
+	optTAIndex(c, &t.HasIndex, &t.Index, &t.TN, "TA index", "TIMING_ADVANCE_INDEX", "TIMING_ADVANCE_TIMESLOT_NUMBER")
+}
+
+// optTAValue codes "{ 0 | 1 < TIMING_ADVANCE_VALUE : bit(6) > }".
+func optTAValue(c *Coder, has *bool, v *uint8) {
+	if c.Opt(has, "TA value") {
+		c.U8(v, 6, "TIMING_ADVANCE_VALUE")
 	}
-	if c.Opt(&t.HasIndex, "TA index") {
-		c.U8(&t.Index, 4, "TIMING_ADVANCE_INDEX")
-		c.U8(&t.TN, 3, "TIMING_ADVANCE_TIMESLOT_NUMBER")
+}
+
+// optTAIndex codes "{ 0 | 1 < x_TIMING_ADVANCE_INDEX : bit(4) >
+// < x_TIMING_ADVANCE_TIMESLOT_NUMBER : bit(3) > }".
+func optTAIndex(c *Coder, has *bool, idx, tn *uint8, name, idxName, tnName string) {
+	if c.Opt(has, name) {
+		c.U8(idx, 4, idxName)
+		c.U8(tn, 3, tnName)
 	}
 }
 
@@ -43,17 +54,9 @@ type GlobalPacketTimingAdvance struct {
 }
 
 func (t *GlobalPacketTimingAdvance) csn(c *Coder) {
-	if c.Opt(&t.HasValue, "TA value") {
-		c.U8(&t.Value, 6, "TIMING_ADVANCE_VALUE")
-	}
-	if c.Opt(&t.HasUL, "UL TA") {
-		c.U8(&t.ULIndex, 4, "UPLINK_TIMING_ADVANCE_INDEX")
-		c.U8(&t.ULTN, 3, "UPLINK_TIMING_ADVANCE_TIMESLOT_NUMBER")
-	}
-	if c.Opt(&t.HasDL, "DL TA") {
-		c.U8(&t.DLIndex, 4, "DOWNLINK_TIMING_ADVANCE_INDEX")
-		c.U8(&t.DLTN, 3, "DOWNLINK_TIMING_ADVANCE_TIMESLOT_NUMBER")
-	}
+	optTAValue(c, &t.HasValue, &t.Value)
+	optTAIndex(c, &t.HasUL, &t.ULIndex, &t.ULTN, "UL TA", "UPLINK_TIMING_ADVANCE_INDEX", "UPLINK_TIMING_ADVANCE_TIMESLOT_NUMBER")
+	optTAIndex(c, &t.HasDL, &t.DLIndex, &t.DLTN, "DL TA", "DOWNLINK_TIMING_ADVANCE_INDEX", "DOWNLINK_TIMING_ADVANCE_TIMESLOT_NUMBER")
 }
 
 // PowerControlParameters (§12.13): ALPHA and per-timeslot GAMMA.
@@ -135,14 +138,9 @@ type ExtensionBits struct {
 }
 
 func (e *ExtensionBits) csn(c *Coder) {
-	l := e.Len - 1
-	if !c.dec && e.Len == 0 {
-		c.Fail(ErrInvalid, "extension length")
-		return
+	if codeLen1(c, &e.Len, 6, "extension length") {
+		c.BitString(e.Bits[:], int(e.Len), "Extension Info")
 	}
-	c.U8(&l, 6, "extension length")
-	e.Len = l + 1
-	c.BitString(e.Bits[:], int(e.Len), "Extension Info")
 }
 
 // FrequencyParameters (§12.8): TSC and ARFCN, or a direct encoding.
@@ -209,14 +207,9 @@ func (f *FrequencyParameters) gprsMA(c *Coder) {
 	codeList(c, &f.NRFL, f.RFL[:], 4, "RFL_NUMBER")
 	c.Bool(&f.MAUseIdx, "MA choice")
 	if !f.MAUseIdx {
-		l := f.MALen - 1
-		if !c.dec && f.MALen == 0 {
-			c.Fail(ErrInvalid, "MA_LENGTH")
-			return
+		if codeLen1(c, &f.MALen, 6, "MA_LENGTH") {
+			c.BitString(f.MA[:], int(f.MALen), "MA_BITMAP")
 		}
-		c.U8(&l, 6, "MA_LENGTH")
-		f.MALen = l + 1
-		c.BitString(f.MA[:], int(f.MALen), "MA_BITMAP")
 		return
 	}
 	codeList(c, &f.NIdx, f.ARFCNIdx[:], 6, "ARFCN_INDEX")
