@@ -210,18 +210,8 @@ func DecodeDL(b []byte) (DLCtrlHeader, Message, error) {
 	var h DLCtrlHeader
 	c := NewDecoder(b)
 	h.csn(&c)
-	if c.err != nil {
-		return h, nil, c.err
-	}
-	mt, err := c.v.Peek(6)
-	if err != nil {
-		return h, nil, &BitError{Off: c.Pos(), Field: "MESSAGE_TYPE", Err: err}
-	}
-	m := newDLMessage(uint8(mt))
-	if m == nil {
-		return h, nil, &BitError{Off: c.Pos(), Field: "MESSAGE_TYPE", Err: fmt.Errorf("%w: DL 0x%02x", ErrUnknown, mt)}
-	}
-	return h, m, decodeBody(&c, m)
+	m, err := decodeAny(&c, false)
+	return h, m, err
 }
 
 // DecodeUL decodes any supported uplink control block.
@@ -229,18 +219,31 @@ func DecodeUL(b []byte) (ULCtrlHeader, Message, error) {
 	var h ULCtrlHeader
 	c := NewDecoder(b)
 	h.csn(&c)
+	m, err := decodeAny(&c, true)
+	return h, m, err
+}
+
+// decodeAny decodes the message after a decoded header, its type chosen
+// by the MESSAGE_TYPE field.
+func decodeAny(c *Coder, uplink bool) (Message, error) {
 	if c.err != nil {
-		return h, nil, c.err
+		return nil, c.err
 	}
 	mt, err := c.v.Peek(6)
 	if err != nil {
-		return h, nil, &BitError{Off: c.Pos(), Field: "MESSAGE_TYPE", Err: err}
+		return nil, &BitError{Off: c.Pos(), Field: "MESSAGE_TYPE", Err: err}
 	}
-	m := newULMessage(uint8(mt))
+	var m Message
+	dir := "DL"
+	if uplink {
+		m, dir = newULMessage(uint8(mt)), "UL"
+	} else {
+		m = newDLMessage(uint8(mt))
+	}
 	if m == nil {
-		return h, nil, &BitError{Off: c.Pos(), Field: "MESSAGE_TYPE", Err: fmt.Errorf("%w: UL 0x%02x", ErrUnknown, mt)}
+		return nil, &BitError{Off: c.Pos(), Field: "MESSAGE_TYPE", Err: fmt.Errorf("%w: %s 0x%02x", ErrUnknown, dir, mt)}
 	}
-	return h, m, decodeBody(&c, m)
+	return m, decodeBody(c, m)
 }
 
 func newDLMessage(mt uint8) Message {
@@ -297,342 +300,6 @@ func newULMessage(mt uint8) Message {
 		return &PacketCellChangeNotification{}
 	}
 	return nil
-}
-
-// ---- common information elements (TS 44.060 §12) ----
-
-// GlobalTFI (§12.10): an uplink or downlink TFI.
-type GlobalTFI struct {
-	Downlink bool
-	TFI      uint8
-}
-
-func (g *GlobalTFI) csn(c *Coder) {
-	c.Bool(&g.Downlink, "Global TFI direction")
-	c.U8(&g.TFI, 5, "TFI")
-}
-
-// PacketTimingAdvance (§12.12).
-type PacketTimingAdvance struct {
-	HasValue bool
-	Value    uint8 // 6 bits
-	HasIndex bool
-	Index    uint8 // TIMING_ADVANCE_INDEX, 4 bits
-	TN       uint8 // TIMING_ADVANCE_TIMESLOT_NUMBER, 3 bits
-}
-
-func (t *PacketTimingAdvance) csn(c *Coder) {
-	if c.Opt(&t.HasValue, "TA value") {
-		c.U8(&t.Value, 6, "TIMING_ADVANCE_VALUE")
-	}
-	if c.Opt(&t.HasIndex, "TA index") {
-		c.U8(&t.Index, 4, "TIMING_ADVANCE_INDEX")
-		c.U8(&t.TN, 3, "TIMING_ADVANCE_TIMESLOT_NUMBER")
-	}
-}
-
-// GlobalPacketTimingAdvance (§12.12a).
-type GlobalPacketTimingAdvance struct {
-	HasValue      bool
-	Value         uint8
-	HasUL         bool
-	ULIndex, ULTN uint8
-	HasDL         bool
-	DLIndex, DLTN uint8
-}
-
-func (t *GlobalPacketTimingAdvance) csn(c *Coder) {
-	if c.Opt(&t.HasValue, "TA value") {
-		c.U8(&t.Value, 6, "TIMING_ADVANCE_VALUE")
-	}
-	if c.Opt(&t.HasUL, "UL TA") {
-		c.U8(&t.ULIndex, 4, "UPLINK_TIMING_ADVANCE_INDEX")
-		c.U8(&t.ULTN, 3, "UPLINK_TIMING_ADVANCE_TIMESLOT_NUMBER")
-	}
-	if c.Opt(&t.HasDL, "DL TA") {
-		c.U8(&t.DLIndex, 4, "DOWNLINK_TIMING_ADVANCE_INDEX")
-		c.U8(&t.DLTN, 3, "DOWNLINK_TIMING_ADVANCE_TIMESLOT_NUMBER")
-	}
-}
-
-// PowerControlParameters (§12.13): ALPHA and per-timeslot GAMMA.
-type PowerControlParameters struct {
-	Alpha    uint8    // 4 bits
-	HasGamma [8]bool  // per TN
-	Gamma    [8]uint8 // 5 bits
-}
-
-func (p *PowerControlParameters) csn(c *Coder) {
-	c.U8(&p.Alpha, 4, "ALPHA")
-	for i := 0; i < 8; i++ {
-		if c.Opt(&p.HasGamma[i], "GAMMA_TN") {
-			c.U8(&p.Gamma[i], 5, "GAMMA_TN")
-		}
-	}
-}
-
-// StartingFrameNumber (§12.21): absolute (T1', T3, T2) or relative k.
-type StartingFrameNumber struct {
-	Relative   bool
-	T1, T3, T2 uint8  // absolute: N32 (5), N51 (6), N26 (5) -- TS 44.018 §10.5.2.38
-	K          uint16 // relative, 13 bits
-}
-
-func (s *StartingFrameNumber) csn(c *Coder) {
-	c.Bool(&s.Relative, "Starting Frame Number type")
-	if s.Relative {
-		c.U16(&s.K, 13, "k")
-		return
-	}
-	codeStartingTime(c, &s.T1, &s.T3, &s.T2)
-}
-
-func codeStartingTime(c *Coder, t1, t3, t2 *uint8) {
-	c.U8(t1, 5, "T1'")
-	c.U8(t3, 6, "T3")
-	c.U8(t2, 5, "T2")
-}
-
-// StartingTimeFromFN converts a frame number to the TS 44.018 §10.5.2.38
-// Starting Time fields (T1' = (FN/1326) mod 32, T3 = FN mod 51, T2 = FN mod 26).
-func StartingTimeFromFN(fn uint32) (t1, t3, t2 uint8) {
-	return uint8((fn / 1326) % 32), uint8(fn % 51), uint8(fn % 26)
-}
-
-// ChannelRequestDescription (§12.7).
-type ChannelRequestDescription struct {
-	PeakThroughputClass uint8 // 4 bits
-	RadioPriority       uint8 // 2 bits
-	RLCUnacked          bool  // RLC_MODE: 1 = unacknowledged
-	LLCPDUTypeNonAck    bool  // LLC_PDU_TYPE: 1 = not SACK/ACK
-	RLCOctetCount       uint16
-}
-
-func (r *ChannelRequestDescription) csn(c *Coder) {
-	c.U8(&r.PeakThroughputClass, 4, "PEAK_THROUGHPUT_CLASS")
-	c.U8(&r.RadioPriority, 2, "RADIO_PRIORITY")
-	c.Bool(&r.RLCUnacked, "RLC_MODE")
-	c.Bool(&r.LLCPDUTypeNonAck, "LLC_PDU_TYPE")
-	c.U16(&r.RLCOctetCount, 16, "RLC_OCTET_COUNT")
-}
-
-// AckNackDescription (§12.3): GPRS Ack/Nack Description.
-type AckNackDescription struct {
-	FinalAck bool   // FINAL_ACK_INDICATION
-	SSN      uint8  // STARTING_SEQUENCE_NUMBER, 7 bits
-	RBB      uint64 // RECEIVED_BLOCK_BITMAP; MSB = BSN SSN-64, LSB = BSN SSN-1
-}
-
-func (a *AckNackDescription) csn(c *Coder) {
-	c.Bool(&a.FinalAck, "FINAL_ACK_INDICATION")
-	c.U8(&a.SSN, 7, "STARTING_SEQUENCE_NUMBER")
-	c.U64(&a.RBB, 64, "RECEIVED_BLOCK_BITMAP")
-}
-
-// ExtensionBits (§12.26): length-prefixed opaque bits.
-type ExtensionBits struct {
-	Len  uint8 // 1..64 bits
-	Bits [8]byte
-}
-
-func (e *ExtensionBits) csn(c *Coder) {
-	l := e.Len - 1
-	if !c.dec && e.Len == 0 {
-		c.Fail(ErrInvalid, "extension length")
-		return
-	}
-	c.U8(&l, 6, "extension length")
-	e.Len = l + 1
-	c.BitString(e.Bits[:], int(e.Len), "Extension Info")
-}
-
-// FrequencyParameters (§12.8): TSC and ARFCN, or a direct encoding.
-type FrequencyParameters struct {
-	TSC   uint8  // 3 bits
-	Kind  uint8  // 0 ARFCN, 1 indirect, 2 direct 1, 3 direct 2
-	ARFCN uint16 // Kind 0
-	MAIO  uint8  // Kinds 1..3
-	// Indirect encoding.
-	MANumber      uint8
-	HasChangeMark bool
-	ChangeMark1   uint8
-	HasCM2        bool
-	ChangeMark2   uint8
-	// Direct encoding 1 (GPRS Mobile Allocation, §12.10a) and 2.
-	HSN      uint8
-	NRFL     uint8 // RFL numbers
-	RFL      [8]uint8
-	MAUseIdx bool  // ARFCN index list instead of an MA bitmap
-	MALen    uint8 // MA bitmap length in bits (1..64)
-	MA       [8]byte
-	NIdx     uint8
-	ARFCNIdx [16]uint8
-	// Direct encoding 2: MA frequency list contents (octets, 3..18).
-	MAFreqLen  uint8
-	MAFreqList [18]byte
-}
-
-func (f *FrequencyParameters) csn(c *Coder) {
-	c.U8(&f.TSC, 3, "TSC")
-	c.U8(&f.Kind, 2, "Frequency Parameters choice")
-	switch f.Kind {
-	case 0:
-		c.U16(&f.ARFCN, 10, "ARFCN")
-	case 1:
-		c.U8(&f.MAIO, 6, "MAIO")
-		c.U8(&f.MANumber, 4, "MA_NUMBER")
-		if c.Opt(&f.HasChangeMark, "CHANGE_MARK") {
-			c.U8(&f.ChangeMark1, 2, "CHANGE_MARK_1")
-			if c.Opt(&f.HasCM2, "CHANGE_MARK_2") {
-				c.U8(&f.ChangeMark2, 2, "CHANGE_MARK_2")
-			}
-		}
-	case 2:
-		c.U8(&f.MAIO, 6, "MAIO")
-		f.gprsMA(c)
-	case 3:
-		c.U8(&f.MAIO, 6, "MAIO")
-		c.U8(&f.HSN, 6, "HSN")
-		l := f.MAFreqLen - 3
-		if !c.dec && (f.MAFreqLen < 3 || f.MAFreqLen > 18) {
-			c.Fail(ErrInvalid, "Length of MA Frequency List")
-			return
-		}
-		c.U8(&l, 4, "Length of MA Frequency List")
-		f.MAFreqLen = l + 3
-		for i := 0; i < int(f.MAFreqLen); i++ {
-			c.U8(&f.MAFreqList[i], 8, "MA Frequency List")
-		}
-	}
-}
-
-// gprsMA codes the GPRS Mobile Allocation (§12.10a).
-func (f *FrequencyParameters) gprsMA(c *Coder) {
-	c.U8(&f.HSN, 6, "HSN")
-	codeList(c, &f.NRFL, f.RFL[:], 4, "RFL_NUMBER")
-	c.Bool(&f.MAUseIdx, "MA choice")
-	if !f.MAUseIdx {
-		l := f.MALen - 1
-		if !c.dec && f.MALen == 0 {
-			c.Fail(ErrInvalid, "MA_LENGTH")
-			return
-		}
-		c.U8(&l, 6, "MA_LENGTH")
-		f.MALen = l + 1
-		c.BitString(f.MA[:], int(f.MALen), "MA_BITMAP")
-		return
-	}
-	codeList(c, &f.NIdx, f.ARFCNIdx[:], 6, "ARFCN_INDEX")
-}
-
-// codeList codes "{ 1 < x : bit(n) > } ** 0" into a fixed array.
-func codeList(c *Coder, cnt *uint8, items []uint8, n int, name string) {
-	if !c.dec && int(*cnt) > len(items) {
-		c.Fail(ErrOverflow, name)
-		return
-	}
-	i := 0
-	for c.Next(i < int(*cnt), name) {
-		if i == len(items) {
-			c.Fail(ErrOverflow, name)
-			return
-		}
-		c.U8(&items[i], n, name)
-		i++
-	}
-	if c.dec {
-		*cnt = uint8(i)
-	}
-}
-
-// PacketRequestReference (§12.11): 11-bit RA (8-bit RA right-aligned) and FN as T1'/T3/T2.
-type PacketRequestReference struct {
-	RA         uint16
-	T1, T3, T2 uint8
-}
-
-func (p *PacketRequestReference) csn(c *Coder) {
-	c.U16(&p.RA, 11, "RANDOM_ACCESS_INFORMATION")
-	codeStartingTime(c, &p.T1, &p.T3, &p.T2)
-}
-
-// Identity choices used by several DL messages.
-const (
-	IDGlobalTFI   = 0 // "0 < Global TFI >"
-	IDTLLI        = 1 // "10 < TLLI >"
-	IDTQI         = 2 // "110 < TQI >"
-	IDPktReqRef   = 3 // "111 < Packet Request Reference >"
-	idMaskPUA     = 1<<IDGlobalTFI | 1<<IDTLLI | 1<<IDTQI | 1<<IDPktReqRef
-	idMaskPDA     = 1<<IDGlobalTFI | 1<<IDTLLI
-	idMaskPolling = 1<<IDGlobalTFI | 1<<IDTLLI | 1<<IDTQI
-	idMaskPPCTA   = 1<<IDGlobalTFI | 1<<IDTQI | 1<<IDPktReqRef
-)
-
-// MSID identifies the addressed MS in DL messages (§11.2 "... ID" choices).
-type MSID struct {
-	Kind      uint8 // IDGlobalTFI, IDTLLI, IDTQI, IDPktReqRef
-	GlobalTFI GlobalTFI
-	TLLI      uint32
-	TQI       uint16
-	PktReqRef PacketRequestReference
-}
-
-func (id *MSID) csn(c *Coder, mask uint8) {
-	// Prefix code: 0 | 10 | 110 | 111; PPCTA uses 0 | 110 | 111 (no 10).
-	if !c.dec && mask&(1<<id.Kind) == 0 {
-		c.Fail(ErrInvalid, "ID")
-		return
-	}
-	var b bool
-	b = id.Kind != IDGlobalTFI
-	c.Bool(&b, "ID")
-	if !b {
-		id.Kind = IDGlobalTFI
-		id.GlobalTFI.csn(c)
-		return
-	}
-	b = id.Kind != IDTLLI
-	c.Bool(&b, "ID")
-	if !b {
-		if c.dec && mask&(1<<IDTLLI) == 0 {
-			c.Fail(ErrInvalid, "ID")
-			return
-		}
-		id.Kind = IDTLLI
-		c.U32(&id.TLLI, 32, "TLLI")
-		return
-	}
-	if mask&(1<<IDTQI|1<<IDPktReqRef) == 0 {
-		c.Fail(ErrInvalid, "ID")
-		return
-	}
-	b = id.Kind == IDPktReqRef
-	c.Bool(&b, "ID")
-	if !b {
-		id.Kind = IDTQI
-		c.U16(&id.TQI, 16, "TQI")
-		return
-	}
-	if c.dec && mask&(1<<IDPktReqRef) == 0 {
-		c.Fail(ErrInvalid, "ID")
-		return
-	}
-	id.Kind = IDPktReqRef
-	id.PktReqRef.csn(c)
-}
-
-// PersistenceLevel is the optional PERSISTENCE_LEVEL (4 x 4 bits) of several DL messages.
-type PersistenceLevel struct {
-	Present bool
-	Level   [4]uint8
-}
-
-func (p *PersistenceLevel) csn(c *Coder) {
-	if c.Opt(&p.Present, "PERSISTENCE_LEVEL") {
-		for i := range p.Level {
-			c.U8(&p.Level[i], 4, "PERSISTENCE_LEVEL")
-		}
-	}
 }
 
 // MessageBits returns the number of bits header + message occupy before the
@@ -697,116 +364,81 @@ func (m *EGPRSPacketDownlinkAckNack) FillEGPRSAckNack(w *ReceiveWindow, final bo
 func codeMessage(c *Coder, m Message) {
 	switch v := m.(type) {
 	case *AdditionalMSRAC:
-		if c.dec {
-			*v = AdditionalMSRAC{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *EGPRSPacketDownlinkAckNack:
-		if c.dec {
-			*v = EGPRSPacketDownlinkAckNack{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketAccessReject:
-		if c.dec {
-			*v = PacketAccessReject{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketCellChangeContinue:
-		if c.dec {
-			*v = PacketCellChangeContinue{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketCellChangeNotification:
-		if c.dec {
-			*v = PacketCellChangeNotification{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketControlAck:
-		if c.dec {
-			*v = PacketControlAck{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketDownlinkAckNack:
-		if c.dec {
-			*v = PacketDownlinkAckNack{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketDownlinkAssignment:
-		if c.dec {
-			*v = PacketDownlinkAssignment{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketDownlinkDummyControlBlock:
-		if c.dec {
-			*v = PacketDownlinkDummyControlBlock{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketMeasurementReport:
-		if c.dec {
-			*v = PacketMeasurementReport{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketMobileTBFStatus:
-		if c.dec {
-			*v = PacketMobileTBFStatus{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketNeighbourCellData:
-		if c.dec {
-			*v = PacketNeighbourCellData{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketPagingRequest:
-		if c.dec {
-			*v = PacketPagingRequest{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketPollingRequest:
-		if c.dec {
-			*v = PacketPollingRequest{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketPowerControlTA:
-		if c.dec {
-			*v = PacketPowerControlTA{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketResourceRequest:
-		if c.dec {
-			*v = PacketResourceRequest{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketServingCellData:
-		if c.dec {
-			*v = PacketServingCellData{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketTBFRelease:
-		if c.dec {
-			*v = PacketTBFRelease{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketTimeslotReconfigure:
-		if c.dec {
-			*v = PacketTimeslotReconfigure{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketUplinkAckNack:
-		if c.dec {
-			*v = PacketUplinkAckNack{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketUplinkAssignment:
-		if c.dec {
-			*v = PacketUplinkAssignment{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	case *PacketUplinkDummyControlBlock:
-		if c.dec {
-			*v = PacketUplinkDummyControlBlock{}
-		}
+		zeroOnDecode(c, v)
 		v.csn(c)
 	default:
 		c.Fail(ErrUnknown, "message")
+	}
+}
+
+// zeroOnDecode clears *v before it is decoded, so that a decoded message
+// holds only what the block carries.
+func zeroOnDecode[T any](c *Coder, v *T) {
+	if c.dec {
+		var zero T
+		*v = zero
 	}
 }

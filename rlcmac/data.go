@@ -456,15 +456,14 @@ type GPRSULBlock struct {
 
 // Parse decodes a GPRS uplink data block of CS-1..4 (length selects the CS).
 func (blk *GPRSULBlock) Parse(b []byte) error {
-	cs := CSFromULLen(len(b))
-	if !cs.IsGPRS() {
-		return &BitError{Off: 0, Field: "length", Err: ErrBadLength}
+	cs, err := gprsCS(b, true)
+	if err != nil {
+		return err
 	}
 	if err := blk.Header.Unmarshal(b); err != nil {
 		return err
 	}
-	blk.CS = cs
-	blk.Data = b[GPRSHeaderLen : GPRSHeaderLen+cs.DataLen()]
+	blk.CS, blk.Data = cs, gprsData(b, cs)
 	h := &blk.Header
 	return ParseULUnit(blk.Data, false, h.E, h.TI, h.PI, h.CV == 0, &blk.Unit)
 }
@@ -474,12 +473,9 @@ func (blk *GPRSULBlock) Parse(b []byte) error {
 // or copied from unit when unit is not nil) and zeroed spare bits. It returns
 // the block length.
 func EncodeGPRSDL(b []byte, cs CodingScheme, h *GPRSDLHeader, unit []byte) (int, error) {
-	if !cs.IsGPRS() {
-		return 0, ErrInvalid
-	}
-	n := cs.BlockLen(false)
-	if len(b) < n {
-		return 0, ErrOverflow
+	n, err := gprsBlockLen(b, cs, false)
+	if err != nil {
+		return 0, err
 	}
 	if _, err := h.MarshalTo(b); err != nil {
 		return 0, err
@@ -489,17 +485,45 @@ func EncodeGPRSDL(b []byte, cs CodingScheme, h *GPRSDLHeader, unit []byte) (int,
 
 // EncodeGPRSUL writes a complete GPRS UL data block (the MS side); see EncodeGPRSDL.
 func EncodeGPRSUL(b []byte, cs CodingScheme, h *GPRSULHeader, unit []byte) (int, error) {
-	if !cs.IsGPRS() {
-		return 0, ErrInvalid
-	}
-	n := cs.BlockLen(true)
-	if len(b) < n {
-		return 0, ErrOverflow
+	n, err := gprsBlockLen(b, cs, true)
+	if err != nil {
+		return 0, err
 	}
 	if _, err := h.MarshalTo(b); err != nil {
 		return 0, err
 	}
 	return finishGPRSBlock(b[:n], cs, unit)
+}
+
+// gprsBlockLen checks that cs is CS-1..4 and that b holds a block of it.
+func gprsBlockLen(b []byte, cs CodingScheme, uplink bool) (int, error) {
+	if !cs.IsGPRS() {
+		return 0, ErrInvalid
+	}
+	n := cs.BlockLen(uplink)
+	if len(b) < n {
+		return 0, ErrOverflow
+	}
+	return n, nil
+}
+
+// gprsCS returns the coding scheme (CS-1..4) that the length of the GPRS
+// data block b gives.
+func gprsCS(b []byte, uplink bool) (CodingScheme, error) {
+	cs := CSFromDLLen(len(b))
+	if uplink {
+		cs = CSFromULLen(len(b))
+	}
+	if !cs.IsGPRS() {
+		return cs, &BitError{Off: 0, Field: "length", Err: ErrBadLength}
+	}
+	return cs, nil
+}
+
+// gprsData returns the data unit of the GPRS block b of coding scheme cs
+// (CS-1..4) after its header was unmarshalled.
+func gprsData(b []byte, cs CodingScheme) []byte {
+	return b[GPRSHeaderLen : GPRSHeaderLen+cs.DataLen()]
 }
 
 // finishGPRSBlock copies unit (if not nil) after the header of block b and
@@ -607,15 +631,14 @@ type GPRSDLBlock struct {
 
 // Parse decodes a GPRS downlink data block of CS-1..4 (length selects the CS).
 func (blk *GPRSDLBlock) Parse(b []byte) error {
-	cs := CSFromDLLen(len(b))
-	if !cs.IsGPRS() {
-		return &BitError{Off: 0, Field: "length", Err: ErrBadLength}
+	cs, err := gprsCS(b, false)
+	if err != nil {
+		return err
 	}
 	if err := blk.Header.Unmarshal(b); err != nil {
 		return err
 	}
-	blk.CS = cs
-	blk.Data = b[GPRSHeaderLen : GPRSHeaderLen+cs.DataLen()]
+	blk.CS, blk.Data = cs, gprsData(b, cs)
 	h := &blk.Header
 	return ParseULUnit(blk.Data, false, h.E, false, false, h.FBI, &blk.Unit)
 }

@@ -198,90 +198,108 @@ func b32(b bool) uint32 {
 // cs.BlockLen(false)); units holds the data unit(s) (cs.DataLen() octets
 // each, two for MCS-7..9). Unused trailing bits are zero.
 func EncodeEGPRSDL(b []byte, cs CodingScheme, h *EGPRSDLHeader, u1, u2 []byte) (int, error) {
-	if !cs.IsEGPRS() {
-		return 0, ErrInvalid
+	s, err := egprsEncoder(b, cs, false, u1, u2)
+	if err != nil {
+		return 0, err
 	}
-	n := cs.BlockLen(false)
-	if len(b) < n || len(u1) != cs.DataLen() || (cs.DataUnits() == 2 && len(u2) != cs.DataLen()) {
-		return 0, ErrOverflow
-	}
-	for i := range b[:n] {
-		b[i] = 0
-	}
-	s := lsbStream{b: b[:n]}
 	s.put(uint32(h.USF), 3)
 	s.put(uint32(h.ESP), 2)
 	s.put(uint32(h.RRBP), 2)
 	s.put(uint32(h.TFI), 5)
 	s.put(uint32(h.PR), 2)
 	s.put(uint32(h.BSN1), 11)
-	switch cs.HeaderType() {
-	case HeaderEGPRS1:
-		s.put(uint32(h.BSN2-h.BSN1)&(EGPRSSNS-1), 10)
-		s.put(uint32(h.CPS), 5)
-	case HeaderEGPRS2:
-		s.put(uint32(h.CPS), 3)
-	case HeaderEGPRS3:
-		s.put(uint32(h.CPS), 4)
-		s.put(uint32(h.SPB), 2)
+	s.putTypeFields(cs.HeaderType(), h.BSN1, h.BSN2, h.CPS, h.SPB)
+	s.putUnits(cs, h.E, h.FBI, u1, u2)
+	return len(s.b), nil
+}
+
+// egprsEncoder checks the arguments of an EGPRS data block encoder and
+// returns a cursor over the zeroed block.
+func egprsEncoder(b []byte, cs CodingScheme, uplink bool, u1, u2 []byte) (lsbStream, error) {
+	if !cs.IsEGPRS() {
+		return lsbStream{}, ErrInvalid
 	}
-	s.put(b32(h.E[0]), 1)
-	s.put(b32(h.FBI[0]), 1)
+	n := cs.BlockLen(uplink)
+	if len(b) < n || len(u1) != cs.DataLen() || (cs.DataUnits() == 2 && len(u2) != cs.DataLen()) {
+		return lsbStream{}, ErrOverflow
+	}
+	clear(b[:n])
+	return lsbStream{b: b[:n]}, nil
+}
+
+// putTypeFields writes the header fields that depend on the header type
+// (§10.3a.3, §10.3a.4): BSN2 and CPS (type 1), CPS (type 2), CPS and SPB
+// (type 3).
+func (s *lsbStream) putTypeFields(ht HeaderType, bsn1, bsn2 uint16, cps, spb uint8) {
+	switch ht {
+	case HeaderEGPRS1:
+		s.put(uint32(bsn2-bsn1)&(EGPRSSNS-1), 10)
+		s.put(uint32(cps), 5)
+	case HeaderEGPRS2:
+		s.put(uint32(cps), 3)
+	case HeaderEGPRS3:
+		s.put(uint32(cps), 4)
+		s.put(uint32(spb), 2)
+	}
+}
+
+// getTypeFields reads what putTypeFields writes.
+func (s *lsbStream) getTypeFields(ht HeaderType, bsn1 uint16) (bsn2 uint16, cps, spb uint8) {
+	switch ht {
+	case HeaderEGPRS1:
+		bsn2 = (bsn1 + uint16(s.get(10))) & (EGPRSSNS - 1)
+		cps = uint8(s.get(5))
+	case HeaderEGPRS2:
+		cps = uint8(s.get(3))
+	case HeaderEGPRS3:
+		cps = uint8(s.get(4))
+		spb = uint8(s.get(2))
+	}
+	return bsn2, cps, spb
+}
+
+// putUnits writes the data unit(s), each after its E and FBI (DL) or TI
+// (UL) bit.
+func (s *lsbStream) putUnits(cs CodingScheme, e, x [2]bool, u1, u2 []byte) {
+	s.put(b32(e[0]), 1)
+	s.put(b32(x[0]), 1)
 	s.putBytes(u1)
 	if cs.DataUnits() == 2 {
-		s.put(b32(h.E[1]), 1)
-		s.put(b32(h.FBI[1]), 1)
+		s.put(b32(e[1]), 1)
+		s.put(b32(x[1]), 1)
 		s.putBytes(u2)
 	}
-	return n, nil
+}
+
+// ulSpare is the number of spare bits that end an uplink EGPRS header of
+// header type 1, 2 or 3 (§10.3a.4).
+func ulSpare(ht HeaderType) int {
+	switch ht {
+	case HeaderEGPRS1:
+		return 7
+	case HeaderEGPRS2:
+		return 10
+	}
+	return 1
 }
 
 // EncodeEGPRSUL writes an EGPRS uplink data block (the MS side).
 func EncodeEGPRSUL(b []byte, cs CodingScheme, h *EGPRSULHeader, u1, u2 []byte) (int, error) {
-	if !cs.IsEGPRS() {
-		return 0, ErrInvalid
+	s, err := egprsEncoder(b, cs, true, u1, u2)
+	if err != nil {
+		return 0, err
 	}
-	n := cs.BlockLen(true)
-	if len(b) < n || len(u1) != cs.DataLen() || (cs.DataUnits() == 2 && len(u2) != cs.DataLen()) {
-		return 0, ErrOverflow
-	}
-	for i := range b[:n] {
-		b[i] = 0
-	}
-	s := lsbStream{b: b[:n]}
 	s.put(b32(h.R), 1)
 	s.put(b32(h.SI), 1)
 	s.put(uint32(h.CV), 4)
 	s.put(uint32(h.TFI), 5)
 	s.put(uint32(h.BSN1), 11)
-	switch cs.HeaderType() {
-	case HeaderEGPRS1:
-		s.put(uint32(h.BSN2-h.BSN1)&(EGPRSSNS-1), 10)
-		s.put(uint32(h.CPS), 5)
-		s.put(b32(h.RSB), 1)
-		s.put(b32(h.PI), 1)
-		s.put(0, 7)
-	case HeaderEGPRS2:
-		s.put(uint32(h.CPS), 3)
-		s.put(b32(h.RSB), 1)
-		s.put(b32(h.PI), 1)
-		s.put(0, 10)
-	case HeaderEGPRS3:
-		s.put(uint32(h.CPS), 4)
-		s.put(uint32(h.SPB), 2)
-		s.put(b32(h.RSB), 1)
-		s.put(b32(h.PI), 1)
-		s.put(0, 1)
-	}
-	s.put(b32(h.E[0]), 1)
-	s.put(b32(h.TI[0]), 1)
-	s.putBytes(u1)
-	if cs.DataUnits() == 2 {
-		s.put(b32(h.E[1]), 1)
-		s.put(b32(h.TI[1]), 1)
-		s.putBytes(u2)
-	}
-	return n, nil
+	s.putTypeFields(cs.HeaderType(), h.BSN1, h.BSN2, h.CPS, h.SPB)
+	s.put(b32(h.RSB), 1)
+	s.put(b32(h.PI), 1)
+	s.put(0, ulSpare(cs.HeaderType()))
+	s.putUnits(cs, h.E, h.TI, u1, u2)
+	return len(s.b), nil
 }
 
 // EGPRSULBlock is a parsed EGPRS uplink data block; the data units are
@@ -311,26 +329,10 @@ func (blk *EGPRSULBlock) Parse(b []byte) error {
 	h.CV = uint8(s.get(4))
 	h.TFI = uint8(s.get(5))
 	h.BSN1 = uint16(s.get(11))
-	h.BSN2, h.SPB, h.RSB, h.PI = 0, 0, false, false
-	switch cs.HeaderType() {
-	case HeaderEGPRS1:
-		h.BSN2 = (h.BSN1 + uint16(s.get(10))) & (EGPRSSNS - 1)
-		h.CPS = uint8(s.get(5))
-		h.RSB = s.get(1) == 1
-		h.PI = s.get(1) == 1
-		s.pos += 7
-	case HeaderEGPRS2:
-		h.CPS = uint8(s.get(3))
-		h.RSB = s.get(1) == 1
-		h.PI = s.get(1) == 1
-		s.pos += 10
-	case HeaderEGPRS3:
-		h.CPS = uint8(s.get(4))
-		h.SPB = uint8(s.get(2))
-		h.RSB = s.get(1) == 1
-		h.PI = s.get(1) == 1
-		s.pos++
-	}
+	h.BSN2, h.CPS, h.SPB = s.getTypeFields(cs.HeaderType(), h.BSN1)
+	h.RSB = s.get(1) == 1
+	h.PI = s.get(1) == 1
+	s.pos += ulSpare(cs.HeaderType())
 	ccs, p1, p2, _, ok := DecodeCPS(cs.HeaderType(), h.CPS)
 	if !ok || ccs != cs {
 		return &BitError{Off: 0, Field: "CPS", Err: ErrInvalid}
@@ -379,17 +381,7 @@ func (blk *EGPRSDLBlock) Parse(b []byte) error {
 	h.TFI = uint8(s.get(5))
 	h.PR = uint8(s.get(2))
 	h.BSN1 = uint16(s.get(11))
-	h.BSN2, h.SPB = 0, 0
-	switch cs.HeaderType() {
-	case HeaderEGPRS1:
-		h.BSN2 = (h.BSN1 + uint16(s.get(10))) & (EGPRSSNS - 1)
-		h.CPS = uint8(s.get(5))
-	case HeaderEGPRS2:
-		h.CPS = uint8(s.get(3))
-	case HeaderEGPRS3:
-		h.CPS = uint8(s.get(4))
-		h.SPB = uint8(s.get(2))
-	}
+	h.BSN2, h.CPS, h.SPB = s.getTypeFields(cs.HeaderType(), h.BSN1)
 	if _, _, _, _, ok := DecodeCPS(cs.HeaderType(), h.CPS); !ok {
 		return &BitError{Off: 0, Field: "CPS", Err: ErrInvalid}
 	}

@@ -147,9 +147,7 @@ func (m *PacketUplinkAckNack) csn(c *Coder) {
 		m.common(c, false)
 		c.Fixed(0, 1, "Fixed Allocation Parameters")
 		if c.Ext(&m.HasR99, "Release 99") {
-			if c.Opt(&m.HasExtTA, "Packet Extended Timing Advance") {
-				c.U8(&m.ExtTA, 2, "Packet Extended Timing Advance")
-			}
+			optExtTA(c, &m.HasExtTA, &m.ExtTA)
 			c.Bool(&m.TBFEst, "TBF_EST")
 			var r5 bool
 			c.Ext(&r5, "Release 5")
@@ -162,31 +160,22 @@ func (m *PacketUplinkAckNack) csn(c *Coder) {
 	c.Bool(&m.PreemptiveTx, "PRE_EMPTIVE_TRANSMISSION")
 	c.Bool(&m.PRRRetx, "PRR_RETRANSMISSION_REQUEST")
 	c.Bool(&m.ARACRetx, "ARAC_RETRANSMISSION_REQUEST")
-	if c.Opt(&m.HasContentionTLLI, "CONTENTION_RESOLUTION_TLLI") {
-		c.U32(&m.ContentionTLLI, 32, "CONTENTION_RESOLUTION_TLLI")
-	}
-	c.Bool(&m.TBFEst, "TBF_EST")
-	if c.Opt(&m.HasTA, "Packet Timing Advance") {
-		m.TA.csn(c)
-	}
-	if c.Opt(&m.HasExtTA, "Packet Extended Timing Advance") {
-		c.U8(&m.ExtTA, 2, "Packet Extended Timing Advance")
-	}
-	if c.Opt(&m.HasPower, "Power Control Parameters") {
-		m.Power.csn(c)
-	}
-	if c.Opt(&m.HasExtBits, "Extension Bits") {
-		m.ExtBits.csn(c)
-	}
+	m.common(c, true)
 	m.EGPRSAckNack.csn(c)
 }
 
-func (m *PacketUplinkAckNack) common(c *Coder, _ bool) {
-	if c.Opt(&m.HasContentionTLLI, "CONTENTION_RESOLUTION_TLLI") {
-		c.U32(&m.ContentionTLLI, 32, "CONTENTION_RESOLUTION_TLLI")
+// common codes the < Common Uplink Ack/Nack Data IE >; the EGPRS variant
+// adds TBF_EST and the extended timing advance (TS 44.060 §11.2.28).
+func (m *PacketUplinkAckNack) common(c *Coder, egprs bool) {
+	c.optU32(&m.HasContentionTLLI, &m.ContentionTLLI, 32, "CONTENTION_RESOLUTION_TLLI")
+	if egprs {
+		c.Bool(&m.TBFEst, "TBF_EST")
 	}
 	if c.Opt(&m.HasTA, "Packet Timing Advance") {
 		m.TA.csn(c)
+	}
+	if egprs {
+		optExtTA(c, &m.HasExtTA, &m.ExtTA)
 	}
 	if c.Opt(&m.HasPower, "Power Control Parameters") {
 		m.Power.csn(c)
@@ -218,19 +207,19 @@ type DynamicAllocation struct {
 	Gamma            [8]uint8 // WithPower only
 }
 
-func (d *DynamicAllocation) csn(c *Coder) {
+func (d *DynamicAllocation) csn(c *Coder) { d.code(c, true) }
+
+// code codes the struct; withTFI is false in the Packet Timeslot
+// Reconfigure, whose < Dynamic Allocation struct > has no
+// UPLINK_TFI_ASSIGNMENT (TS 44.060 §11.2.31: the TFIs come before it).
+func (d *DynamicAllocation) code(c *Coder, withTFI bool) {
 	c.Bool(&d.ExtendedDynamic, "Extended_Dynamic_Allocation")
-	if c.Opt(&d.HasP0, "P0") {
-		c.U8(&d.P0, 4, "P0")
-		c.Bool(&d.PRMode, "PR_MODE")
-	}
+	optP0(c, &d.HasP0, &d.P0, nil, &d.PRMode)
 	c.Bool(&d.USFGranularity, "USF_GRANULARITY")
-	if c.Opt(&d.HasUplinkTFI, "UPLINK_TFI_ASSIGNMENT") {
-		c.U8(&d.UplinkTFI, 5, "UPLINK_TFI_ASSIGNMENT")
+	if withTFI {
+		c.optU8(&d.HasUplinkTFI, &d.UplinkTFI, 5, "UPLINK_TFI_ASSIGNMENT")
 	}
-	if c.Opt(&d.HasBlocksGranted, "RLC_DATA_BLOCKS_GRANTED") {
-		c.U8(&d.BlocksGranted, 8, "RLC_DATA_BLOCKS_GRANTED")
-	}
+	c.optU8(&d.HasBlocksGranted, &d.BlocksGranted, 8, "RLC_DATA_BLOCKS_GRANTED")
 	if c.Opt(&d.HasStartingTime, "TBF Starting Time") {
 		d.StartingTime.csn(c)
 	}
@@ -268,11 +257,7 @@ func (s *SingleBlockAllocation) csn(c *Coder, multi bool) {
 		c.U8(&s.Alpha, 4, "ALPHA")
 		c.U8(&s.Gamma, 5, "GAMMA_TN")
 	}
-	if c.Opt(&s.HasP0, "P0") {
-		c.U8(&s.P0, 4, "P0")
-		c.Bool(&s.BTSPwrMode, "BTS_PWR_CTRL_MODE")
-		c.Bool(&s.PRMode, "PR_MODE")
-	}
+	optP0(c, &s.HasP0, &s.P0, &s.BTSPwrMode, &s.PRMode)
 	s.StartingTime.csn(c)
 	if multi {
 		c.U8(&s.NumBlocks, 2, "NUMBER_OF_RADIO_BLOCKS_ALLOCATED")
@@ -333,19 +318,13 @@ func (m *PacketUplinkAssignment) csn(c *Coder) {
 		}
 		m.alloc(c)
 		if c.Ext(&m.HasR99, "Release 99") {
-			if c.Opt(&m.HasExtTA, "Packet Extended Timing Advance") {
-				c.U8(&m.ExtTA, 2, "Packet Extended Timing Advance")
-			}
+			optExtTA(c, &m.HasExtTA, &m.ExtTA)
 		}
 		return
 	}
 	c.Fixed(0, 2, "EGPRS 00")
-	if c.Opt(&m.HasContentionTLLI, "CONTENTION_RESOLUTION_TLLI") {
-		c.U32(&m.ContentionTLLI, 32, "CONTENTION_RESOLUTION_TLLI")
-	}
-	var compact bool
-	if c.Opt(&compact, "COMPACT reduced MA") {
-		c.Fail(ErrUnsupported, "COMPACT reduced MA")
+	c.optU32(&m.HasContentionTLLI, &m.ContentionTLLI, 32, "CONTENTION_RESOLUTION_TLLI")
+	if !noCompactMA(c) {
 		return
 	}
 	c.U8(&m.ChannelCoding, 4, "EGPRS_CHANNEL_CODING_COMMAND")
@@ -354,13 +333,9 @@ func (m *PacketUplinkAssignment) csn(c *Coder) {
 	codeList(c, &m.NAccessTech, m.AccessTech[:], 4, "Access Technology Type")
 	c.Bool(&m.ARACRetx, "ARAC_RETRANSMISSION_REQUEST")
 	c.Bool(&m.TLLIBlockChannelCoding, "TLLI_BLOCK_CHANNEL_CODING")
-	if c.Opt(&m.HasBEPPeriod2, "BEP_PERIOD2") {
-		c.U8(&m.BEPPeriod2, 4, "BEP_PERIOD2")
-	}
+	c.optU8(&m.HasBEPPeriod2, &m.BEPPeriod2, 4, "BEP_PERIOD2")
 	m.TA.csn(c)
-	if c.Opt(&m.HasExtTA, "Packet Extended Timing Advance") {
-		c.U8(&m.ExtTA, 2, "Packet Extended Timing Advance")
-	}
+	optExtTA(c, &m.HasExtTA, &m.ExtTA)
 	if c.Opt(&m.HasFreq, "Frequency Parameters") {
 		m.Freq.csn(c)
 	}
@@ -431,17 +406,11 @@ func (m *PacketDownlinkAssignment) csn(c *Coder) {
 	c.Bool(&m.ControlAck, "CONTROL_ACK")
 	c.U8(&m.TimeslotAlloc, 8, "TIMESLOT_ALLOCATION")
 	m.TA.csn(c)
-	if c.Opt(&m.HasP0, "P0") {
-		c.U8(&m.P0, 4, "P0")
-		c.Bool(&m.BTSPwrMode, "BTS_PWR_CTRL_MODE")
-		c.Bool(&m.PRMode, "PR_MODE")
-	}
+	optP0(c, &m.HasP0, &m.P0, &m.BTSPwrMode, &m.PRMode)
 	if c.Opt(&m.HasFreq, "Frequency Parameters") {
 		m.Freq.csn(c)
 	}
-	if c.Opt(&m.HasDownlinkTFI, "DOWNLINK_TFI_ASSIGNMENT") {
-		c.U8(&m.DownlinkTFI, 5, "DOWNLINK_TFI_ASSIGNMENT")
-	}
+	c.optU8(&m.HasDownlinkTFI, &m.DownlinkTFI, 5, "DOWNLINK_TFI_ASSIGNMENT")
 	if c.Opt(&m.HasPower, "Power Control Parameters") {
 		m.Power.csn(c)
 	}
@@ -457,17 +426,10 @@ func (m *PacketDownlinkAssignment) csn(c *Coder) {
 		if c.Opt(&m.HasEGPRS, "EGPRS parameters") {
 			c.U8(&m.WindowSize, 5, "EGPRS_WindowSize")
 			c.U8(&m.LinkQualMode, 2, "LINK_QUALITY_MEASUREMENT_MODE")
-			if c.Opt(&m.HasBEPPeriod2, "BEP_PERIOD2") {
-				c.U8(&m.BEPPeriod2, 4, "BEP_PERIOD2")
-			}
+			c.optU8(&m.HasBEPPeriod2, &m.BEPPeriod2, 4, "BEP_PERIOD2")
 		}
-		if c.Opt(&m.HasExtTA, "Packet Extended Timing Advance") {
-			c.U8(&m.ExtTA, 2, "Packet Extended Timing Advance")
-		}
-		var compact bool
-		if c.Opt(&compact, "COMPACT reduced MA") {
-			c.Fail(ErrUnsupported, "COMPACT reduced MA")
-		}
+		optExtTA(c, &m.HasExtTA, &m.ExtTA)
+		noCompactMA(c)
 	}
 }
 
@@ -653,9 +615,7 @@ func (p *PageEntry) csn(c *Coder) {
 	}
 	if p.ForRR {
 		c.U8(&p.ChanNeeded, 2, "CHANNEL_NEEDED")
-		if c.Opt(&p.HasEMLPP, "eMLPP_PRIORITY") {
-			c.U8(&p.EMLPP, 3, "eMLPP_PRIORITY")
-		}
+		c.optU8(&p.HasEMLPP, &p.EMLPP, 3, "eMLPP_PRIORITY")
 	}
 }
 
@@ -676,9 +636,7 @@ func (*PacketPagingRequest) Name() string   { return "Packet Paging Request" }
 func (m *PacketPagingRequest) csn(c *Coder) {
 	c.U8(&m.PageMode, 2, "PAGE_MODE")
 	m.Persistence.csn(c)
-	if c.Opt(&m.HasNLN, "NLN") {
-		c.U8(&m.NLN, 2, "NLN")
-	}
+	c.optU8(&m.HasNLN, &m.NLN, 2, "NLN")
 	if !c.dec && int(m.N) > len(m.Pages) {
 		c.Fail(ErrOverflow, "Repeated Page info")
 		return

@@ -42,31 +42,21 @@ func (m *PacketTimeslotReconfigure) csn(c *Coder) {
 		c.U8(&m.ChannelCoding, 2, "CHANNEL_CODING_COMMAND")
 		m.common(c)
 		if c.Ext(&m.HasR99, "Release 99") {
-			if c.Opt(&m.HasExtTA, "Packet Extended Timing Advance") {
-				c.U8(&m.ExtTA, 2, "Packet Extended Timing Advance")
-			}
+			optExtTA(c, &m.HasExtTA, &m.ExtTA)
 		}
 		return
 	}
 	c.Fixed(0, 2, "EGPRS 00")
-	var compact bool
-	if c.Opt(&compact, "COMPACT reduced MA") {
-		c.Fail(ErrUnsupported, "COMPACT reduced MA")
+	if !noCompactMA(c) {
 		return
 	}
 	c.U8(&m.ChannelCoding, 4, "EGPRS_CHANNEL_CODING_COMMAND")
 	c.Bool(&m.Resegment, "RESEGMENT")
-	if c.Opt(&m.HasDLWS, "DOWNLINK_EGPRS_WindowSize") {
-		c.U8(&m.DLWindowSize, 5, "DOWNLINK_EGPRS_WindowSize")
-	}
-	if c.Opt(&m.HasULWS, "UPLINK_EGPRS_WindowSize") {
-		c.U8(&m.ULWindowSize, 5, "UPLINK_EGPRS_WindowSize")
-	}
+	c.optU8(&m.HasDLWS, &m.DLWindowSize, 5, "DOWNLINK_EGPRS_WindowSize")
+	c.optU8(&m.HasULWS, &m.ULWindowSize, 5, "UPLINK_EGPRS_WindowSize")
 	c.U8(&m.LinkQualMode, 2, "LINK_QUALITY_MEASUREMENT_MODE")
 	m.TA.csn(c)
-	if c.Opt(&m.HasExtTA, "Packet Extended Timing Advance") {
-		c.U8(&m.ExtTA, 2, "Packet Extended Timing Advance")
-	}
+	optExtTA(c, &m.HasExtTA, &m.ExtTA)
 	m.rest(c)
 }
 
@@ -78,42 +68,14 @@ func (m *PacketTimeslotReconfigure) common(c *Coder) {
 func (m *PacketTimeslotReconfigure) rest(c *Coder) {
 	c.Bool(&m.DLRLCUnacked, "DOWNLINK_RLC_MODE")
 	c.Bool(&m.ControlAck, "CONTROL_ACK")
-	if c.Opt(&m.HasDLTFI, "DOWNLINK_TFI_ASSIGNMENT") {
-		c.U8(&m.DLTFI, 5, "DOWNLINK_TFI_ASSIGNMENT")
-	}
-	if c.Opt(&m.HasULTFI, "UPLINK_TFI_ASSIGNMENT") {
-		c.U8(&m.ULTFI, 5, "UPLINK_TFI_ASSIGNMENT")
-	}
+	c.optU8(&m.HasDLTFI, &m.DLTFI, 5, "DOWNLINK_TFI_ASSIGNMENT")
+	c.optU8(&m.HasULTFI, &m.ULTFI, 5, "UPLINK_TFI_ASSIGNMENT")
 	c.U8(&m.DLTimeslots, 8, "DOWNLINK_TIMESLOT_ALLOCATION")
 	if c.Opt(&m.HasFreq, "Frequency Parameters") {
 		m.Freq.csn(c)
 	}
 	c.Fixed(0, 1, "Dynamic Allocation")
-	d := &m.Alloc
-	c.Bool(&d.ExtendedDynamic, "Extended_Dynamic_Allocation")
-	if c.Opt(&d.HasP0, "P0") {
-		c.U8(&d.P0, 4, "P0")
-		c.Bool(&d.PRMode, "PR_MODE")
-	}
-	c.Bool(&d.USFGranularity, "USF_GRANULARITY")
-	if c.Opt(&d.HasBlocksGranted, "RLC_DATA_BLOCKS_GRANTED") {
-		c.U8(&d.BlocksGranted, 8, "RLC_DATA_BLOCKS_GRANTED")
-	}
-	if c.Opt(&d.HasStartingTime, "TBF Starting Time") {
-		d.StartingTime.csn(c)
-	}
-	c.Bool(&d.WithPower, "Timeslot Allocation choice")
-	if d.WithPower {
-		c.U8(&d.Alpha, 4, "ALPHA")
-	}
-	for i := 0; i < 8; i++ {
-		if c.Opt(&d.HasUSF[i], "Timeslot Allocation") {
-			c.U8(&d.USF[i], 3, "USF_TN")
-			if d.WithPower {
-				c.U8(&d.Gamma[i], 5, "GAMMA_TN")
-			}
-		}
-	}
+	m.Alloc.code(c, false)
 }
 
 // PacketCellChangeContinue (TS 44.060 §11.2.2a).

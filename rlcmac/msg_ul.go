@@ -28,12 +28,8 @@ func (m *PacketControlAck) csn(c *Coder) {
 	c.U32(&m.TLLI, 32, "TLLI")
 	c.U8(&m.CtrlAck, 2, "CTRL_ACK")
 	if c.Ext(&m.HasR5, "Release 5") {
-		if c.Opt(&m.HasTN, "TN_RRBP") {
-			c.U8(&m.TNRRBP, 3, "TN_RRBP")
-		}
-		if c.Opt(&m.HasGRNT, "G_RNTI_Extension") {
-			c.U8(&m.GRNTI, 4, "G_RNTI_Extension")
-		}
+		c.optU8(&m.HasTN, &m.TNRRBP, 3, "TN_RRBP")
+		c.optU8(&m.HasGRNT, &m.GRNTI, 4, "G_RNTI_Extension")
 		if c.Ext(&m.HasR6, "Release 6") {
 			if c.Opt(&m.HasExt, "CTRL_ACK_Extension") {
 				c.U16(&m.Ext, 9, "CTRL_ACK_Extension")
@@ -85,9 +81,7 @@ func (q *ChannelQualityReport) csn(c *Coder) {
 	c.U8(&q.RXQual, 3, "RXQUAL")
 	c.U8(&q.SignVar, 6, "SIGN_VAR")
 	for i := 0; i < 8; i++ {
-		if c.Opt(&q.HasILev[i], "I_LEVEL_TN") {
-			c.U8(&q.ILevelTN[i], 4, "I_LEVEL_TN")
-		}
+		c.optU8(&q.HasILev[i], &q.ILevelTN[i], 4, "I_LEVEL_TN")
 	}
 }
 
@@ -115,9 +109,7 @@ func (m *PacketDownlinkAckNack) csn(c *Coder) {
 	}
 	m.Quality.csn(c)
 	if c.Ext(&m.HasR99, "Release 99") {
-		if c.Opt(&m.HasPFI, "PFI") {
-			c.U8(&m.PFI, 7, "PFI")
-		}
+		c.optU8(&m.HasPFI, &m.PFI, 7, "PFI")
 	}
 }
 
@@ -144,32 +136,10 @@ type EGPRSChannelQualityReport struct {
 }
 
 func (q *EGPRSChannelQualityReport) csn(c *Coder) {
-	if c.Opt(&q.HasGMSK, "MEAN_BEP_GMSK") {
-		c.U8(&q.MeanBEPGMSK, 5, "MEAN_BEP_GMSK")
-		c.U8(&q.CVGMSK, 3, "CV_BEP_GMSK")
-	}
-	if c.Opt(&q.Has8PSK, "MEAN_BEP_8PSK") {
-		c.U8(&q.MeanBEP8PSK, 5, "MEAN_BEP_8PSK")
-		c.U8(&q.CV8PSK, 3, "CV_BEP_8PSK")
-	}
+	optMeanBEP(c, &q.HasGMSK, &q.MeanBEPGMSK, &q.CVGMSK, "MEAN_BEP_GMSK", "CV_BEP_GMSK")
+	optMeanBEP(c, &q.Has8PSK, &q.MeanBEP8PSK, &q.CV8PSK, "MEAN_BEP_8PSK", "CV_BEP_8PSK")
 	c.U8(&q.CValue, 6, "C_VALUE")
-	if c.Opt(&q.HasBEPTN, "BEP_MEASUREMENTS") {
-		for i := range q.BEPTN {
-			t := &q.BEPTN[i]
-			if c.Opt(&t.Present, "BEP_MEASUREMENT") {
-				c.Bool(&t.Is8PSK, "GMSK/8PSK")
-				c.U8(&t.MeanBEP, 4, "MEAN_BEP_TN")
-			}
-		}
-	}
-	if c.Opt(&q.HasILevTN, "INTERFERENCE_MEASUREMENTS") {
-		for i := range q.ILevTN {
-			t := &q.ILevTN[i]
-			if c.Opt(&t.Present, "I_LEVEL") {
-				c.U8(&t.ILevel, 4, "I_LEVEL")
-			}
-		}
-	}
+	codeTNQuality(c, q)
 }
 
 // EGPRSPacketDownlinkAckNack (TS 44.060 §11.2.6a).
@@ -200,9 +170,7 @@ func (m *EGPRSPacketDownlinkAckNack) csn(c *Coder) {
 	if c.Opt(&m.HasChanReq, "Channel Request Description") {
 		m.ChanReq.csn(c)
 	}
-	if c.Opt(&m.HasPFI, "PFI") {
-		c.U8(&m.PFI, 7, "PFI")
-	}
+	c.optU8(&m.HasPFI, &m.PFI, 7, "PFI")
 	if c.Opt(&m.HasExtBits, "Extension Bits") {
 		m.ExtBits.csn(c)
 	}
@@ -277,51 +245,37 @@ func (*PacketResourceRequest) MsgType() uint8 { return MTPacketResourceRequest }
 func (*PacketResourceRequest) Name() string   { return "Packet Resource Request" }
 
 func (m *PacketResourceRequest) csn(c *Coder) {
-	if c.Opt(&m.HasAccessType, "ACCESS_TYPE") {
-		c.U8(&m.AccessType, 2, "ACCESS_TYPE")
-	}
+	c.optU8(&m.HasAccessType, &m.AccessType, 2, "ACCESS_TYPE")
 	m.ID.csn(c)
 	if c.Opt(&m.HasRAC, "MS Radio Access Capability 2") {
 		m.RAC.csn(c)
 	}
 	m.ChanReq.csn(c)
-	if c.Opt(&m.HasChangeMark, "CHANGE_MARK") {
-		c.U8(&m.ChangeMark, 2, "CHANGE_MARK")
-	}
+	c.optU8(&m.HasChangeMark, &m.ChangeMark, 2, "CHANGE_MARK")
 	c.U8(&m.CValue, 6, "C_VALUE")
-	if c.Opt(&m.HasSignVar, "SIGN_VAR") {
-		c.U8(&m.SignVar, 6, "SIGN_VAR")
-	}
+	c.optU8(&m.HasSignVar, &m.SignVar, 6, "SIGN_VAR")
 	for i := 0; i < 8; i++ {
-		if c.Opt(&m.HasILev[i], "I_LEVEL_TN") {
-			c.U8(&m.ILevelTN[i], 4, "I_LEVEL_TN")
-		}
+		c.optU8(&m.HasILev[i], &m.ILevelTN[i], 4, "I_LEVEL_TN")
 	}
 	if c.Ext(&m.HasR99, "Release 99") {
 		if c.Opt(&m.HasBEP, "EGPRS BEP Link Quality Measurements") {
 			b := &m.BEP
-			if c.Opt(&b.HasGMSK, "MEAN_BEP_GMSK") {
-				c.U8(&b.MeanBEPGMSK, 5, "MEAN_BEP_GMSK")
-				c.U8(&b.CVGMSK, 3, "CV_BEP_GMSK")
-			}
-			if c.Opt(&b.Has8PSK, "MEAN_BEP_8PSK") {
-				c.U8(&b.MeanBEP8PSK, 5, "MEAN_BEP_8PSK")
-				c.U8(&b.CV8PSK, 3, "CV_BEP_8PSK")
-			}
+			optMeanBEP(c, &b.HasGMSK, &b.MeanBEPGMSK, &b.CVGMSK, "MEAN_BEP_GMSK", "CV_BEP_GMSK")
+			optMeanBEP(c, &b.Has8PSK, &b.MeanBEP8PSK, &b.CV8PSK, "MEAN_BEP_8PSK", "CV_BEP_8PSK")
 		}
 		if c.Opt(&m.HasTNQuality, "EGPRS Timeslot Link Quality Measurements") {
 			var q EGPRSChannelQualityReport
 			codeTNQuality(c, &q)
 		}
-		if c.Opt(&m.HasPFI, "PFI") {
-			c.U8(&m.PFI, 7, "PFI")
-		}
+		c.optU8(&m.HasPFI, &m.PFI, 7, "PFI")
 		c.Bool(&m.AddRACInfo, "MS_RAC_AdditionalInformationAvailable")
 		c.Bool(&m.Retx, "RetransmissionOfPRR")
 		// Release 5+ additions are ignored (null | 0 | 1 ...).
 	}
 }
 
+// codeTNQuality codes the per-timeslot BEP and interference measurements
+// (TS 44.060 §12.5.3, < EGPRS Timeslot Link Quality Measurements IE >).
 func codeTNQuality(c *Coder, q *EGPRSChannelQualityReport) {
 	if c.Opt(&q.HasBEPTN, "BEP_MEASUREMENTS") {
 		for i := range q.BEPTN {
@@ -335,9 +289,7 @@ func codeTNQuality(c *Coder, q *EGPRSChannelQualityReport) {
 	if c.Opt(&q.HasILevTN, "INTERFERENCE_MEASUREMENTS") {
 		for i := range q.ILevTN {
 			t := &q.ILevTN[i]
-			if c.Opt(&t.Present, "I_LEVEL") {
-				c.U8(&t.ILevel, 4, "I_LEVEL")
-			}
+			c.optU8(&t.Present, &t.ILevel, 4, "I_LEVEL")
 		}
 	}
 }
@@ -359,9 +311,7 @@ func (*PacketMobileTBFStatus) Name() string   { return "Packet Mobile TBF Status
 func (m *PacketMobileTBFStatus) csn(c *Coder) {
 	m.GlobalTFI.csn(c)
 	c.U8(&m.Cause, 3, "TBF_CAUSE")
-	if c.Opt(&m.HasStatusType, "STATUS_MESSAGE_TYPE") {
-		c.U8(&m.StatusType, 6, "STATUS_MESSAGE_TYPE")
-	}
+	c.optU8(&m.HasStatusType, &m.StatusType, 6, "STATUS_MESSAGE_TYPE")
 }
 
 // AdditionalMSRAC is the Additional MS Radio Access Capabilities message (TS 44.060 §11.2.32).
@@ -397,9 +347,7 @@ func codeNCMeas(c *Coder, n *uint8, m []NCMeasurement) {
 	}
 	for i := 0; i < int(*n); i++ {
 		c.U8(&m[i].FrequencyN, 6, "FREQUENCY_N")
-		if c.Opt(&m[i].HasBSIC, "BSIC_N") {
-			c.U8(&m[i].BSIC, 6, "BSIC_N")
-		}
+		c.optU8(&m[i].HasBSIC, &m[i].BSIC, 6, "BSIC_N")
 		c.U8(&m[i].RXLev, 6, "RXLEV_N")
 	}
 }
@@ -421,9 +369,7 @@ func (*PacketMeasurementReport) Name() string   { return "Packet Measurement Rep
 
 func (m *PacketMeasurementReport) csn(c *Coder) {
 	c.U32(&m.TLLI, 32, "TLLI")
-	if c.Opt(&m.HasPSI5CM, "PSI5_CHANGE_MARK") {
-		c.U8(&m.PSI5CM, 2, "PSI5_CHANGE_MARK")
-	}
+	c.optU8(&m.HasPSI5CM, &m.PSI5CM, 2, "PSI5_CHANGE_MARK")
 	var ext bool
 	if c.Opt(&ext, "NC/EXT report") {
 		c.Fail(ErrUnsupported, "EXT Measurement Report")
@@ -465,16 +411,12 @@ type PCCN3GTarget struct {
 func (t *PCCN3GTarget) csn(c *Coder) {
 	if c.Opt(&t.HasFDD, "FDD Target Cell") {
 		c.U16(&t.FDDARFCN, 14, "FDD_ARFCN")
-		if c.Opt(&t.HasFDDBandwidth, "BANDWIDTH_FDD") {
-			c.U8(&t.FDDBandwidth, 3, "BANDWIDTH_FDD")
-		}
+		c.optU8(&t.HasFDDBandwidth, &t.FDDBandwidth, 3, "BANDWIDTH_FDD")
 		c.U16(&t.ScramblingCode, 9, "SCRAMBLING_CODE")
 	}
 	if c.Opt(&t.HasTDD, "TDD Target Cell") {
 		c.U16(&t.TDDARFCN, 14, "TDD_ARFCN")
-		if c.Opt(&t.HasTDDBandwidth, "BANDWIDTH_TDD") {
-			c.U8(&t.TDDBandwidth, 3, "BANDWIDTH_TDD")
-		}
+		c.optU8(&t.HasTDDBandwidth, &t.TDDBandwidth, 3, "BANDWIDTH_TDD")
 		c.U8(&t.CellParameter, 7, "CELL_PARAMETER")
 		c.U8(&t.SyncCase, 1, "Sync Case TSTD")
 	}
@@ -492,9 +434,7 @@ type PCCNEUTRANTarget struct {
 
 func (t *PCCNEUTRANTarget) csn(c *Coder) {
 	c.U16(&t.EARFCN, 16, "EARFCN")
-	if c.Opt(&t.HasBandwidth, "Measurement Bandwidth") {
-		c.U8(&t.Bandwidth, 3, "Measurement Bandwidth")
-	}
+	c.optU8(&t.HasBandwidth, &t.Bandwidth, 3, "Measurement Bandwidth")
 	c.U16(&t.PCID, 9, "Physical Layer Cell Identity")
 	c.U8(&t.ReportingQuantity, 6, "REPORTING_QUANTITY")
 }

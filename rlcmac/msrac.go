@@ -58,9 +58,7 @@ func (m *MultislotCapability) csn(c *Coder) {
 	if c.Ext(&m.HasDTMGPRS, "DTM GPRS multislot class") {
 		c.U8(&m.DTMGPRSClass, 2, "DTM GPRS multislot class")
 		c.Bool(&m.SingleSlotDTM, "Single Slot DTM")
-		if c.Opt(&m.HasDTMEGPRS, "DTM EGPRS multislot class") {
-			c.U8(&m.DTMEGPRSClass, 2, "DTM EGPRS multislot class")
-		}
+		c.optU8(&m.HasDTMEGPRS, &m.DTMEGPRSClass, 2, "DTM EGPRS multislot class")
 	}
 }
 

@@ -74,61 +74,8 @@ type IARestOctets struct {
 }
 
 func (r *IARestOctets) csn(c *Coder) {
-	var b0, b1 bool
-	if c.dec {
-		c.LH(&b0, "IA rest octets")
-		c.LH(&b1, "IA rest octets")
-		switch {
-		case b0 && b1:
-			var sel uint8
-			c.U8(&sel, 2, "packet assignment choice")
-			if c.err != nil {
-				return
-			}
-			switch sel {
-			case 0:
-				r.Kind = IARPacketUplink
-			case 1:
-				r.Kind = IARPacketDownlink
-			default:
-				r.Kind = IAROther
-				return
-			}
-		case !b0 && b1:
-			var sel uint8
-			c.U8(&sel, 2, "EGPRS choice")
-			if c.err != nil {
-				return
-			}
-			if sel != 0 {
-				r.Kind = IAROther
-				return
-			}
-			r.Kind = IAREGPRSPacketUpl
-		default:
-			r.Kind = IAROther
-			return
-		}
-	} else {
-		switch r.Kind {
-		case IARPacketUplink, IARPacketDownlink:
-			b0, b1 = true, true
-			c.LH(&b0, "IA rest octets")
-			c.LH(&b1, "IA rest octets")
-			sel := uint8(0)
-			if r.Kind == IARPacketDownlink {
-				sel = 1
-			}
-			c.U8(&sel, 2, "packet assignment choice")
-		case IAREGPRSPacketUpl:
-			b0, b1 = false, true
-			c.LH(&b0, "IA rest octets")
-			c.LH(&b1, "IA rest octets")
-			c.Fixed(0, 2, "EGPRS 00")
-		default:
-			c.Fail(ErrInvalid, "IA rest octets kind")
-			return
-		}
+	if !r.codeKind(c) {
+		return
 	}
 	switch r.Kind {
 	case IARPacketUplink:
@@ -140,11 +87,94 @@ func (r *IARestOctets) csn(c *Coder) {
 	}
 }
 
-func (r *IARestOctets) alphaGamma(c *Coder) {
-	if c.Opt(&r.HasAlpha, "ALPHA") {
-		c.U8(&r.Alpha, 4, "ALPHA")
+// codeKind codes the choice of IA rest octets: "H H 0 0" Packet Uplink
+// Assignment, "H H 0 1" Packet Downlink Assignment, "L H 0 0" EGPRS Packet
+// Uplink Assignment. It reports whether a variant that Kind names follows
+// (a decoder sets Kind to IAROther for the other variants).
+func (r *IARestOctets) codeKind(c *Coder) bool {
+	var hh, h bool // first and second L/H bit
+	var sel uint8
+	if !c.dec {
+		switch r.Kind {
+		case IARPacketUplink:
+			hh, h = true, true
+		case IARPacketDownlink:
+			hh, h, sel = true, true, 1
+		case IAREGPRSPacketUpl:
+			h = true
+		default:
+			c.Fail(ErrInvalid, "IA rest octets kind")
+			return false
+		}
 	}
+	c.LH(&hh, "IA rest octets")
+	c.LH(&h, "IA rest octets")
+	if !h {
+		r.Kind = IAROther
+		return false
+	}
+	if hh {
+		c.U8(&sel, 2, "packet assignment choice")
+	} else if c.dec {
+		c.U8(&sel, 2, "EGPRS choice")
+	} else {
+		c.Fixed(0, 2, "EGPRS 00")
+	}
+	if !c.dec || c.err != nil {
+		return c.err == nil
+	}
+	switch {
+	case hh && sel == 0:
+		r.Kind = IARPacketUplink
+	case hh && sel == 1:
+		r.Kind = IARPacketDownlink
+	case !hh && sel == 0:
+		r.Kind = IAREGPRSPacketUpl
+	default:
+		r.Kind = IAROther
+		return false
+	}
+	return true
+}
+
+func (r *IARestOctets) alphaGamma(c *Coder) {
+	c.optU8(&r.HasAlpha, &r.Alpha, 4, "ALPHA")
 	c.U8(&r.Gamma, 5, "GAMMA")
+}
+
+// dynamicHead codes the start of the dynamic allocation of the (EGPRS)
+// Packet Uplink Assignment (TS 44.018 §10.5.2.16): TFI_ASSIGNMENT, POLLING,
+// the "0" dynamic allocation, USF, USF_GRANULARITY, P0 and PR_MODE.
+func (r *IARestOctets) dynamicHead(c *Coder) {
+	c.U8(&r.TFI, 5, "TFI_ASSIGNMENT")
+	c.Bool(&r.Polling, "POLLING")
+	c.Fixed(0, 1, "dynamic allocation")
+	c.U8(&r.USF, 3, "USF")
+	c.Bool(&r.USFGranularity, "USF_GRANULARITY")
+	optP0(c, &r.HasP0, &r.P0, nil, &r.PRMode)
+}
+
+// dynamicTail codes the end of a dynamic uplink assignment: ALPHA, GAMMA,
+// TIMING_ADVANCE_INDEX and TBF_STARTING_TIME.
+func (r *IARestOctets) dynamicTail(c *Coder) {
+	r.alphaGamma(c)
+	r.taiAndStartingTime(c)
+}
+
+// taiAndStartingTime codes the optional TIMING_ADVANCE_INDEX and
+// TBF_STARTING_TIME.
+func (r *IARestOctets) taiAndStartingTime(c *Coder) {
+	c.optU8(&r.HasTAI, &r.TAI, 4, "TIMING_ADVANCE_INDEX")
+	if c.Opt(&r.HasStartTime, "TBF_STARTING_TIME") {
+		codeStartingTime(c, &r.T1, &r.T3, &r.T2)
+	}
+}
+
+// startingTime codes the mandatory TBF_STARTING_TIME of a single or multi
+// block allocation.
+func (r *IARestOctets) startingTime(c *Coder) {
+	r.HasStartTime = true
+	codeStartingTime(c, &r.T1, &r.T3, &r.T2)
 }
 
 func (r *IARestOctets) uplink(c *Coder) {
@@ -152,38 +182,19 @@ func (r *IARestOctets) uplink(c *Coder) {
 	if !r.Dynamic {
 		r.alphaGamma(c)
 		c.Fixed(1, 2, "01")
-		r.HasStartTime = true
-		codeStartingTime(c, &r.T1, &r.T3, &r.T2)
+		r.startingTime(c)
 		if c.OptLH(&r.HasP0, "P0") {
-			c.U8(&r.P0, 4, "P0")
-			c.Bool(&r.BTSPwrCtrlMode, "BTS_PWR_CTRL_MODE")
-			c.Bool(&r.PRMode, "PR_MODE")
+			codeP0(c, &r.P0, &r.BTSPwrCtrlMode, &r.PRMode)
 		}
 	} else {
-		c.U8(&r.TFI, 5, "TFI_ASSIGNMENT")
-		c.Bool(&r.Polling, "POLLING")
-		c.Fixed(0, 1, "dynamic allocation")
-		c.U8(&r.USF, 3, "USF")
-		c.Bool(&r.USFGranularity, "USF_GRANULARITY")
-		if c.Opt(&r.HasP0, "P0") {
-			c.U8(&r.P0, 4, "P0")
-			c.Bool(&r.PRMode, "PR_MODE")
-		}
+		r.dynamicHead(c)
 		c.U8(&r.ChannelCoding, 2, "CHANNEL_CODING_COMMAND")
 		c.Bool(&r.TLLIBlockCC, "TLLI_BLOCK_CHANNEL_CODING")
-		r.alphaGamma(c)
-		if c.Opt(&r.HasTAI, "TIMING_ADVANCE_INDEX") {
-			c.U8(&r.TAI, 4, "TIMING_ADVANCE_INDEX")
-		}
-		if c.Opt(&r.HasStartTime, "TBF_STARTING_TIME") {
-			codeStartingTime(c, &r.T1, &r.T3, &r.T2)
-		}
+		r.dynamicTail(c)
 	}
 	r99 := r.HasExtRA
 	if c.ExtLH(&r99, "Release 99 additions") {
-		if c.Opt(&r.HasExtRA, "Extended RA") {
-			c.U8(&r.ExtRA, 5, "Extended RA")
-		}
+		c.optU8(&r.HasExtRA, &r.ExtRA, 5, "Extended RA")
 	} else if c.dec {
 		r.HasExtRA = false
 	}
@@ -198,23 +209,12 @@ func (r *IARestOctets) downlink(c *Coder) {
 		c.Bool(&r.Polling, "POLLING")
 		c.Bool(&r.TAValid, "TA_VALID")
 	}
-	if c.Opt(&r.HasTAI, "TIMING_ADVANCE_INDEX") {
-		c.U8(&r.TAI, 4, "TIMING_ADVANCE_INDEX")
-	}
-	if c.Opt(&r.HasStartTime, "TBF_STARTING_TIME") {
-		codeStartingTime(c, &r.T1, &r.T3, &r.T2)
-	}
-	if c.Opt(&r.HasP0, "P0") {
-		c.U8(&r.P0, 4, "P0")
-		c.Bool(&r.BTSPwrCtrlMode, "BTS_PWR_CTRL_MODE")
-		c.Bool(&r.PRMode, "PR_MODE")
-	}
+	r.taiAndStartingTime(c)
+	optP0(c, &r.HasP0, &r.P0, &r.BTSPwrCtrlMode, &r.PRMode)
 	if c.ExtLH(&r.HasEGPRS, "Release 99 additions") {
 		c.U8(&r.WindowSize, 5, "EGPRS Window Size")
 		c.U8(&r.LinkQualMode, 2, "LINK_QUALITY_MEASUREMENT_MODE")
-		if c.Opt(&r.HasBEPPeriod2, "BEP_PERIOD2") {
-			c.U8(&r.BEPPeriod2, 4, "BEP_PERIOD2")
-		}
+		c.optU8(&r.HasBEPPeriod2, &r.BEPPeriod2, 4, "BEP_PERIOD2")
 	}
 }
 
@@ -229,40 +229,19 @@ func (r *IARestOctets) egprsUplink(c *Coder) {
 	}
 	c.Bool(&r.Dynamic, "one/two phase")
 	if r.Dynamic {
-		c.U8(&r.TFI, 5, "TFI_ASSIGNMENT")
-		c.Bool(&r.Polling, "POLLING")
-		c.Fixed(0, 1, "dynamic allocation")
-		c.U8(&r.USF, 3, "USF")
-		c.Bool(&r.USFGranularity, "USF_GRANULARITY")
-		if c.Opt(&r.HasP0, "P0") {
-			c.U8(&r.P0, 4, "P0")
-			c.Bool(&r.PRMode, "PR_MODE")
-		}
+		r.dynamicHead(c)
 		c.U8(&r.ChannelCoding, 4, "EGPRS_CHANNEL_CODING_COMMAND")
 		c.Bool(&r.TLLIBlockCC, "TLLI_BLOCK_CHANNEL_CODING")
-		if c.Opt(&r.HasBEPPeriod2, "BEP_PERIOD2") {
-			c.U8(&r.BEPPeriod2, 4, "BEP_PERIOD2")
-		}
+		c.optU8(&r.HasBEPPeriod2, &r.BEPPeriod2, 4, "BEP_PERIOD2")
 		c.Bool(&r.Resegment, "RESEGMENT")
 		c.U8(&r.WindowSize, 5, "EGPRS Window Size")
-		r.alphaGamma(c)
-		if c.Opt(&r.HasTAI, "TIMING_ADVANCE_INDEX") {
-			c.U8(&r.TAI, 4, "TIMING_ADVANCE_INDEX")
-		}
-		if c.Opt(&r.HasStartTime, "TBF_STARTING_TIME") {
-			codeStartingTime(c, &r.T1, &r.T3, &r.T2)
-		}
+		r.dynamicTail(c)
 		return
 	}
 	r.alphaGamma(c)
-	r.HasStartTime = true
-	codeStartingTime(c, &r.T1, &r.T3, &r.T2)
+	r.startingTime(c)
 	c.U8(&r.NumBlocks, 2, "NUMBER OF RADIO BLOCKS ALLOCATED")
-	if c.Opt(&r.HasP0, "P0") {
-		c.U8(&r.P0, 4, "P0")
-		c.Bool(&r.BTSPwrCtrlMode, "BTS_PWR_CTRL_MODE")
-		c.Bool(&r.PRMode, "PR_MODE")
-	}
+	optP0(c, &r.HasP0, &r.P0, &r.BTSPwrCtrlMode, &r.PRMode)
 }
 
 // RequestReference is TS 44.018 §10.5.2.30: RA and the reduced frame number.
@@ -342,10 +321,10 @@ func (m *ImmediateAssignment) csn(c *Coder) {
 
 // EncodeImmediateAssignment writes the 23-octet AGCH/PCH block.
 func EncodeImmediateAssignment(b []byte, m *ImmediateAssignment) (int, error) {
-	if len(b) < MACBlockLen {
-		return 0, ErrOverflow
+	c, err := rrEncoder(b)
+	if err != nil {
+		return 0, err
 	}
-	c := NewEncoder(b[1:MACBlockLen])
 	m.csn(&c)
 	if m.HasStart {
 		c.Fixed(0x7C, 8, "starting time IEI")
@@ -353,6 +332,21 @@ func EncodeImmediateAssignment(b []byte, m *ImmediateAssignment) (int, error) {
 	}
 	plen := c.Pos() / 8
 	m.Rest.csn(&c)
+	return rrFinish(b, &c, plen)
+}
+
+// rrEncoder returns the Coder for the message part of a 23-octet AGCH/PCH
+// block b (after the L2 pseudo length octet).
+func rrEncoder(b []byte) (Coder, error) {
+	if len(b) < MACBlockLen {
+		return Coder{}, ErrOverflow
+	}
+	return NewEncoder(b[1:MACBlockLen]), nil
+}
+
+// rrFinish pads the block after the rest octets and writes the L2 pseudo
+// length (TS 44.006 §6.3) of the plen message octets that precede them.
+func rrFinish(b []byte, c *Coder, plen int) (int, error) {
 	c.PadSpare()
 	if c.err != nil {
 		return 0, c.err
@@ -361,13 +355,21 @@ func EncodeImmediateAssignment(b []byte, m *ImmediateAssignment) (int, error) {
 	return MACBlockLen, nil
 }
 
+// rrDecoder returns the Coder for the message part of an AGCH/PCH block and
+// the message length its L2 pseudo length octet gives.
+func rrDecoder(b []byte) (Coder, int, error) {
+	if len(b) < 2 {
+		return Coder{}, 0, &BitError{Off: 0, Field: "L2 pseudo length", Err: ErrShort}
+	}
+	return NewDecoder(b[1:]), int(b[0] >> 2), nil
+}
+
 // DecodeImmediateAssignment parses a 23-octet block (with L2 pseudo length).
 func DecodeImmediateAssignment(b []byte, m *ImmediateAssignment) error {
-	if len(b) < 2 {
-		return &BitError{Off: 0, Field: "L2 pseudo length", Err: ErrShort}
+	c, plen, err := rrDecoder(b)
+	if err != nil {
+		return err
 	}
-	plen := int(b[0] >> 2)
-	c := NewDecoder(b[1:])
 	m.csn(&c)
 	if c.err != nil {
 		return c.err
@@ -413,31 +415,24 @@ func (m *ImmediateAssignmentReject) csn(c *Coder) {
 
 // EncodeImmediateAssignmentReject writes the 23-octet AGCH block.
 func EncodeImmediateAssignmentReject(b []byte, m *ImmediateAssignmentReject) (int, error) {
-	if len(b) < MACBlockLen {
-		return 0, ErrOverflow
+	c, err := rrEncoder(b)
+	if err != nil {
+		return 0, err
 	}
-	c := NewEncoder(b[1:MACBlockLen])
 	m.csn(&c)
 	plen := c.Pos() / 8
 	for i := 0; i < 4; i++ {
-		if c.Opt(&m.HasExtRA[i], "Extended RA") {
-			c.U8(&m.ExtRA[i], 5, "Extended RA")
-		}
+		c.optU8(&m.HasExtRA[i], &m.ExtRA[i], 5, "Extended RA")
 	}
-	c.PadSpare()
-	if c.err != nil {
-		return 0, c.err
-	}
-	b[0] = byte(plen<<2 | 1)
-	return MACBlockLen, nil
+	return rrFinish(b, &c, plen)
 }
 
 // DecodeImmediateAssignmentReject parses a 23-octet AGCH block.
 func DecodeImmediateAssignmentReject(b []byte, m *ImmediateAssignmentReject) error {
-	if len(b) < 2 {
-		return &BitError{Off: 0, Field: "L2 pseudo length", Err: ErrShort}
+	c, _, err := rrDecoder(b)
+	if err != nil {
+		return err
 	}
-	c := NewDecoder(b[1:])
 	m.csn(&c)
 	for i := 0; i < 4; i++ {
 		if c.Ext(&m.HasExtRA[i], "Extended RA") {
@@ -514,30 +509,24 @@ func (m *PagingRequestType1) rest(c *Coder) {
 
 // EncodePagingRequestType1 writes the 23-octet PCH block.
 func EncodePagingRequestType1(b []byte, m *PagingRequestType1) (int, error) {
-	if len(b) < MACBlockLen {
-		return 0, ErrOverflow
+	c, err := rrEncoder(b)
+	if err != nil {
+		return 0, err
 	}
-	c := NewEncoder(b[1:MACBlockLen])
 	m.csn(&c)
 	plen := c.Pos() / 8
 	m.rest(&c)
-	c.PadSpare()
-	if c.err != nil {
-		return 0, c.err
-	}
-	b[0] = byte(plen<<2 | 1)
-	return MACBlockLen, nil
+	return rrFinish(b, &c, plen)
 }
 
 // DecodePagingRequestType1 parses a 23-octet PCH block (the optional second
 // Mobile Identity is not supported: its presence is a decode error only if it
 // breaks the rest octets).
 func DecodePagingRequestType1(b []byte, m *PagingRequestType1) error {
-	if len(b) < 2 {
-		return &BitError{Off: 0, Field: "L2 pseudo length", Err: ErrShort}
+	c, plen, err := rrDecoder(b)
+	if err != nil {
+		return err
 	}
-	plen := int(b[0] >> 2)
-	c := NewDecoder(b[1:])
 	m.csn(&c)
 	if c.err != nil {
 		return c.err

@@ -19,32 +19,69 @@ import (
 // and, for downlink, the SGSN emulator keeping every MS's downlink queue
 // filled.
 func runCell(ctx context.Context, k pcuKind, w workload, rd *runDir, nsPort, sgsnPort int) (result, error) {
-	info := cellInfo(w.trx, w.mask, w.egprs > 0, nsPort, sgsnPort)
-	bts, err := btsemu.Listen(btsemu.Config{Path: rd.sock, Version: pcuif.V10, Info: info})
+	c := &cellRun{w: w, info: cellInfo(w.trx, w.mask, w.egprs > 0, nsPort, sgsnPort)}
+	bts, err := btsemu.Listen(btsemu.Config{Path: rd.sock, Version: pcuif.V10, Info: c.info})
 	if err != nil {
 		return result{}, err
 	}
 	defer bts.Close()
-	var sg *sgsnemu.Server
+	c.bts = bts
 	up := make(chan struct{})
 	if w.dl {
-		var once sync.Once
-		sg, err = sgsnemu.Listen(netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(sgsnPort)), sgsnemu.Config{DLLifetime: 60000},
-			sgsnemu.Callbacks{BVCState: func(bvci uint16, unblocked bool, now time.Duration) {
-				if bvci == info.BVCI && unblocked {
-					once.Do(func() { close(up) })
-				}
-			}})
+		sg, err := c.listenSGSN(sgsnPort, up)
 		if err != nil {
 			return result{}, err
 		}
 		defer sg.Close()
+		c.sg = sg
 	}
 	p, err := k.start(rd, "")
 	if err != nil {
 		return result{}, err
 	}
 	defer p.stop()
+	c.p = p
+	if err := c.waitUp(ctx, up); err != nil {
+		return result{}, err
+	}
+	p.waitMetrics(ctx)
+	c.addMSs()
+	if err := c.warmUp(ctx); err != nil {
+		return result{}, err
+	}
+	return c.measure(ctx)
+}
+
+// cellRun is the cell of one loaded workload: the emulators, the PCU
+// under test and the downlink feed.
+type cellRun struct {
+	w    workload
+	info *pcuif.InfoInd
+	bts  *btsemu.BTS
+	sg   *sgsnemu.Server // downlink workloads only
+	p    *pcuProc
+	cell *msemu.Cell
+	// the downlink feed: octets sent to, last received by and blocks
+	// without progress of every MS
+	sent, lastDL, stall []int
+	dlFrame             []byte
+}
+
+// listenSGSN starts the SGSN emulator; it closes up when the cell's BVC
+// is unblocked.
+func (c *cellRun) listenSGSN(sgsnPort int, up chan struct{}) (*sgsnemu.Server, error) {
+	var once sync.Once
+	return sgsnemu.Listen(netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(sgsnPort)), sgsnemu.Config{DLLifetime: 60000},
+		sgsnemu.Callbacks{BVCState: func(bvci uint16, unblocked bool, now time.Duration) {
+			if bvci == c.info.BVCI && unblocked {
+				once.Do(func() { close(up) })
+			}
+		}})
+}
+
+// waitUp waits for the PCU's PDCHs and, for downlink, the BVC.
+func (c *cellRun) waitUp(ctx context.Context, up chan struct{}) error {
+	w, p := c.w, c.p
 	pdchs := 0
 	for t := 0; t < w.trx; t++ {
 		for ts := 0; ts < 8; ts++ {
@@ -55,82 +92,106 @@ func runCell(ctx context.Context, k pcuKind, w workload, rd *runDir, nsPort, sgs
 	}
 	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	if err := bts.WaitActive(wctx, pdchs); err != nil {
-		return result{}, fmt.Errorf("%w\n%s log:\n%s", err, p.name, p.tailLog())
+	if err := c.bts.WaitActive(wctx, pdchs); err != nil {
+		return fmt.Errorf("%w\n%s log:\n%s", err, p.name, p.tailLog())
 	}
 	if w.dl {
 		select {
 		case <-up:
 		case <-wctx.Done():
-			return result{}, fmt.Errorf("BVC not unblocked\n%s log:\n%s", p.name, p.tailLog())
+			return fmt.Errorf("BVC not unblocked\n%s log:\n%s", p.name, p.tailLog())
 		}
 	}
-	p.waitMetrics(ctx)
-	cell := msemu.NewCell(bts, 1)
-	var sent []int
-	dlFrame := make([]byte, w.dlFrame)
+	return nil
+}
+
+// addMSs adds the workload's MSs with their uplink frames (and, for
+// downlink, their radio access capability at the SGSN).
+func (c *cellRun) addMSs() {
+	w := c.w
+	c.cell = msemu.NewCell(c.bts, 1)
+	c.dlFrame = make([]byte, w.dlFrame)
 	for i := 0; i < w.ms; i++ {
 		tlli := 0xc2000000 + uint32(i)
-		m := cell.AddMS(tlli, fmt.Sprintf("9017000001%05d", i), w.class)
+		m := c.cell.AddMS(tlli, fmt.Sprintf("9017000001%05d", i), w.class)
 		m.EGPRSClass = w.egprs
 		for _, f := range ulFrames(i, w.ulBytes) {
 			m.SendLLC(f)
 		}
-		if sg != nil {
+		if c.sg != nil {
 			rac := msRAC(w.class, w.egprs)
-			sg.Do(func(s *sgsnemu.SGSN, now time.Duration) { s.SetMSRAC(tlli, rac) })
+			c.sg.Do(func(s *sgsnemu.SGSN, now time.Duration) { s.SetMSRAC(tlli, rac) })
 		}
-		sent = append(sent, 0)
+		c.sent = append(c.sent, 0)
 	}
-	// feed keeps about four frames outstanding per MS; frames a PCU
-	// dropped (an MS merged on access) count as received after 200 blocks
-	// without progress
-	lastDL := make([]int, w.ms)
-	stall := make([]int, w.ms)
-	feed := func() error {
-		if sg == nil {
-			return nil
-		}
-		for i, m := range cell.MSs {
-			if m.DLOctets != lastDL[i] {
-				lastDL[i], stall[i] = m.DLOctets, 0
-			} else if stall[i]++; stall[i] > 200 {
-				sent[i], stall[i] = m.DLOctets, 0
-			}
-			for sent[i]-m.DLOctets < 4*w.dlFrame {
-				if err := sg.SendDLUnitdata(info.BVCI, m.TLLI, m.IMSI, msemu.UIFrame(3, uint16(sent[i]/w.dlFrame), dlFrame[:w.dlFrame-6])); err != nil {
-					return err
-				}
-				sent[i] += w.dlFrame
-			}
-		}
+	c.lastDL = make([]int, w.ms)
+	c.stall = make([]int, w.ms)
+}
+
+// feed keeps about four frames outstanding per MS; frames a PCU dropped
+// (an MS merged on access) count as received after 200 blocks without
+// progress.
+func (c *cellRun) feed() error {
+	if c.sg == nil {
 		return nil
 	}
-	// warm up: the first blocks (access, assignments) before the phase;
-	// with downlink until every MS receives (osmo-pcu starts a DL TBF
-	// assigned on CCCH after X2002 on the wall clock)
+	w := c.w
+	for i, m := range c.cell.MSs {
+		if m.DLOctets != c.lastDL[i] {
+			c.lastDL[i], c.stall[i] = m.DLOctets, 0
+		} else if c.stall[i]++; c.stall[i] > 200 {
+			c.sent[i], c.stall[i] = m.DLOctets, 0
+		}
+		for c.sent[i]-m.DLOctets < 4*w.dlFrame {
+			if err := c.sg.SendDLUnitdata(c.info.BVCI, m.TLLI, m.IMSI, msemu.UIFrame(3, uint16(c.sent[i]/w.dlFrame), c.dlFrame[:w.dlFrame-6])); err != nil {
+				return err
+			}
+			c.sent[i] += w.dlFrame
+		}
+	}
+	return nil
+}
+
+// warmUp runs the first blocks (access, assignments) before the phase;
+// with downlink until every MS receives (osmo-pcu starts a DL TBF
+// assigned on CCCH after X2002 on the wall clock).
+func (c *cellRun) warmUp(ctx context.Context) error {
 	warm := time.Now().Add(15 * time.Second)
 	for i := 0; ; i++ {
-		if err := feed(); err != nil {
-			return result{}, err
+		if err := c.feed(); err != nil {
+			return err
 		}
-		if err := cell.Step(ctx); err != nil {
-			return result{}, err
+		if err := c.cell.Step(ctx); err != nil {
+			return err
 		}
 		if i < 20 {
 			continue
 		}
-		if !w.dl || !slices.ContainsFunc(cell.MSs, func(m *msemu.MS) bool { return m.DLOctets == 0 }) {
-			break
+		if !c.w.dl || !slices.ContainsFunc(c.cell.MSs, func(m *msemu.MS) bool { return m.DLOctets == 0 }) {
+			return nil
 		}
 		if time.Now().After(warm) {
-			if slices.ContainsFunc(cell.MSs, func(m *msemu.MS) bool { return m.DLOctets > 0 }) {
-				break // some MSs wait for an uplink TBF to end
+			if slices.ContainsFunc(c.cell.MSs, func(m *msemu.MS) bool { return m.DLOctets > 0 }) {
+				return nil // some MSs wait for an uplink TBF to end
 			}
-			return result{}, fmt.Errorf("downlink not running after 15 s\n%s log:\n%s", p.name, p.tailLog())
+			return fmt.Errorf("downlink not running after 15 s\n%s log:\n%s", c.p.name, c.p.tailLog())
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+}
+
+// octets returns the uplink and downlink octets the MSs sent and received.
+func (c *cellRun) octets() (ul, dl int) {
+	for _, m := range c.cell.MSs {
+		ul += m.ULOctets
+		dl += m.DLOctets
+	}
+	return ul, dl
+}
+
+// measure runs the workload's measured phase and counts its traffic.
+func (c *cellRun) measure(ctx context.Context) (result, error) {
+	w, bts, p := c.w, c.bts, c.p
 	var lat *latencies
 	if w.realtime {
 		lat = &latencies{}
@@ -138,11 +199,7 @@ func runCell(ctx context.Context, k pcuKind, w workload, rd *runDir, nsPort, sgs
 		bts.OnRTSLatency(func(d time.Duration) { mu.Lock(); lat.add(d); mu.Unlock() })
 	}
 	rts0 := bts.Stats().RTSSent
-	ul0, dl0 := 0, 0
-	for _, m := range cell.MSs {
-		ul0 += m.ULOctets
-		dl0 += m.DLOctets
-	}
+	ul0, dl0 := c.octets()
 	r, err := measure(ctx, p, func() (int, error) {
 		start := time.Now()
 		last := bts.FN()
@@ -151,10 +208,10 @@ func runCell(ctx context.Context, k pcuKind, w workload, rd *runDir, nsPort, sgs
 			if err := ctx.Err(); err != nil {
 				return 0, err
 			}
-			if err := feed(); err != nil {
+			if err := c.feed(); err != nil {
 				return 0, err
 			}
-			if err := cell.Step(ctx); err != nil {
+			if err := c.cell.Step(ctx); err != nil {
 				return 0, err
 			}
 			fn := bts.FN()
@@ -167,11 +224,8 @@ func runCell(ctx context.Context, k pcuKind, w workload, rd *runDir, nsPort, sgs
 		return bts.Stats().RTSSent - rts0, nil
 	})
 	r.lat, r.rt = lat, w.realtime
-	ul, dl := -ul0, -dl0
-	for _, m := range cell.MSs {
-		ul += m.ULOctets
-		dl += m.DLOctets
-	}
+	ul, dl := c.octets()
+	ul, dl = ul-ul0, dl-dl0
 	if err == nil && (w.ulBytes > 0 && ul+ul0 == 0 || w.dl && dl == 0) {
 		return r, fmt.Errorf("no traffic (uplink %d, downlink %d octets)\n%s log:\n%s", ul, dl, p.name, p.tailLog())
 	}

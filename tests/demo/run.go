@@ -139,251 +139,368 @@ type msApp struct {
 	res     MSResult
 }
 
+// run is one run of a scenario: gopcu with the BTS emulator, the MS
+// emulators with their applications, and the state of the loop that steps
+// the radio one block at a time.
+type run struct {
+	cfg     Config
+	sc      Scenario
+	closers []func() // undone last first
+
+	bts   *btsemu.BTS
+	eng   *pcu.Engine
+	gb    *gbSide
+	cell  *msemu.Cell
+	class int // the MSs' multislot class
+	apps  []*msApp
+	res   *Result
+	rnd   *rand.Rand
+	mss   int // application segment size
+
+	vt            time.Duration // radio time: frames stepped so far
+	lastFN        uint32
+	t0            time.Time
+	pendingDL     []pcu.DLUnitdata
+	downloadStart time.Duration // -1: the downloads have not started
+	pingFor       []time.Duration
+	idleEnd       time.Duration
+	nextSample    time.Duration
+	nextStatus    time.Duration
+}
+
+// dlLifetime is the PDU lifetime of the DL-UNITDATA (centiseconds, an
+// SGSN's default).
+const dlLifetime = 1000
+
 // Run runs one scenario.
 func Run(ctx context.Context, cfg Config, sc Scenario) (*Result, error) {
 	if cfg.CS < 1 || cfg.CS > 4 || cfg.Slots < 1 || cfg.Slots > 8 || cfg.MSs < 1 {
 		return nil, fmt.Errorf("demo: bad radio configuration (CS %d, slots %d, MSs %d)", cfg.CS, cfg.Slots, cfg.MSs)
 	}
+	r := &run{cfg: cfg, sc: sc}
+	defer r.close()
+	if err := r.start(ctx); err != nil {
+		return nil, err
+	}
+	r.addMSs()
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r.sgsnSide()
+		r.pings()
+		if r.downloadStart < 0 && r.vt >= r.idleEnd {
+			r.startDownloads()
+		}
+		r.flushDL()
+		// queue delay samples every 100 ms
+		if r.vt >= r.nextSample {
+			r.nextSample += 100 * time.Millisecond
+			r.sampleQueues()
+		}
+		if r.finished() || r.vt > cfg.MaxTime+r.idleEnd {
+			break
+		}
+		if cfg.Status != nil && r.vt >= r.nextStatus {
+			r.nextStatus += time.Second
+			r.status()
+		}
+		if err := r.step(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return r.result(), nil
+}
+
+// close undoes what start set up, last first.
+func (r *run) close() {
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		r.closers[i]()
+	}
+}
+
+// start starts the BTS emulator and gopcu on a fixed radio and waits for
+// the PDCHs.
+func (r *run) start(ctx context.Context) error {
+	cfg := r.cfg
 	path := filepath.Join(cfg.Dir, "pcu_bts")
 	info := btsemu.DefaultInfo(pcuif.V12)
 	info.TRX[0].PDCHMask = byte(0xff << (8 - cfg.Slots))
 	info.InitialCS = uint8(cfg.CS)
 	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V12, Info: info})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer bts.Close()
+	r.bts = bts
+	r.closers = append(r.closers, func() { bts.Close() })
 	params := pcu.DefaultParams()
-	params.LLC = sc.LLC
+	params.LLC = r.sc.LLC
 	params.ForceCSDL, params.ForceCSUL = cfg.CS, cfg.CS
 	params.CSMaxDL, params.CSMaxUL = cfg.CS, cfg.CS // a fixed radio for comparable scenarios
-	eng := pcu.New(pcu.Config{SocketPath: path, Params: &params})
-	gb := &gbSide{}
-	eng.SetGb(gb)
+	r.eng = pcu.New(pcu.Config{SocketPath: path, Params: &params})
+	r.gb = &gbSide{}
+	r.eng.SetGb(r.gb)
 	ectx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	done := make(chan struct{})
-	go func() { eng.Run(ectx); close(done) }()
-	defer func() { cancel(); <-done }()
+	go func() { r.eng.Run(ectx); close(done) }()
+	r.closers = append(r.closers, func() { cancel(); <-done })
 	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
 	err = bts.WaitActive(wctx, cfg.Slots)
 	wcancel()
-	if err != nil {
-		return nil, err
-	}
-	cell := msemu.NewCell(bts, cfg.Seed)
-	cell.DLLoss, cell.ULLoss = cfg.DLLoss, cfg.DLLoss
-	class := 12
-	if cfg.Slots > 4 {
-		class = 29 // 8 Rx
-	}
-	apps := make([]*msApp, cfg.MSs)
-	for i := range apps {
-		a := &msApp{ooo: map[int]bool{}}
-		a.ms = cell.AddMS(0xc1000000+uint32(i), fmt.Sprintf("90170000000%04d", i), class)
-		apps[i] = a
-	}
-	res := &Result{Scenario: sc.Name, MS: make([]MSResult, cfg.MSs)}
-	rnd := rand.New(rand.NewSource(cfg.Seed))
+	return err
+}
 
-	var vt time.Duration // radio time: frames stepped so far
-	lastFN := bts.FN()
-	t0 := time.Now()
-	var pendingDL []pcu.DLUnitdata
-	const lifetime = 1000 // centiseconds, as an SGSN's default PDU lifetime
-	sendDL := func(a *msApp, frame []byte) {
-		pendingDL = append(pendingDL, pcu.DLUnitdata{TLLI: a.ms.TLLI, IMSI: a.ms.IMSI, Lifetime: lifetime, MSClass: class, LLC: frame})
+// addMSs adds the MS emulators and their applications, and sets the
+// loop's start state.
+func (r *run) addMSs() {
+	cfg := r.cfg
+	r.cell = msemu.NewCell(r.bts, cfg.Seed)
+	r.cell.DLLoss, r.cell.ULLoss = cfg.DLLoss, cfg.DLLoss
+	r.class = 12
+	if cfg.Slots > 4 {
+		r.class = 29 // 8 Rx
 	}
-	downloadStart := time.Duration(-1)
-	pingFor := make([]time.Duration, cfg.MSs)
-	idleEnd := time.Duration(cfg.IdlePings) * cfg.PingInterval
-	nextSample := time.Duration(0)
-	nextStatus := time.Second
-	mss := 1400 - sndcpLen - ipLen - 20 - appHdr // one 1400-octet IP packet per segment
-	for i := range pingFor {
-		pingFor[i] = time.Duration(i) * cfg.PingInterval / time.Duration(cfg.MSs) / 2
+	r.apps = make([]*msApp, cfg.MSs)
+	for i := range r.apps {
+		a := &msApp{ooo: map[int]bool{}}
+		a.ms = r.cell.AddMS(0xc1000000+uint32(i), fmt.Sprintf("90170000000%04d", i), r.class)
+		r.apps[i] = a
 	}
-	recordPing := func(a *msApp, idx int, rtt time.Duration) {
-		if downloadStart < 0 {
-			a.res.IdlePing = append(a.res.IdlePing, rtt)
-		} else {
-			a.res.BusyPing = append(a.res.BusyPing, rtt)
-		}
-		res.Series = append(res.Series, Point{T: vt - max(downloadStart, idleEnd), MS: idx, Ping: rtt, QueueDelay: -1})
+	r.res = &Result{Scenario: r.sc.Name, MS: make([]MSResult, cfg.MSs)}
+	r.rnd = rand.New(rand.NewSource(cfg.Seed))
+	r.lastFN = r.bts.FN()
+	r.t0 = time.Now()
+	r.downloadStart = -1
+	r.pingFor = make([]time.Duration, cfg.MSs)
+	r.idleEnd = time.Duration(cfg.IdlePings) * cfg.PingInterval
+	r.nextStatus = time.Second
+	r.mss = 1400 - sndcpLen - ipLen - 20 - appHdr // one 1400-octet IP packet per segment
+	for i := range r.pingFor {
+		r.pingFor[i] = time.Duration(i) * cfg.PingInterval / time.Duration(cfg.MSs) / 2
 	}
 	// MS side: data, acks, ping replies.
-	for i, a := range apps {
-		i, a := i, a
-		a.ms.OnLLC = func(f []byte) {
-			kind, seq, stamp, payload, ok := parseApp(f)
-			if !ok {
-				return
-			}
-			switch kind {
-			case kindData:
-				s := int(seq)
-				if s >= a.rcvNext && !a.ooo[s] {
-					a.ooo[s] = true
-					a.bytes += payload
-				}
-				for a.ooo[a.rcvNext] {
-					delete(a.ooo, a.rcvNext)
-					a.rcvNext++
-				}
-				var sack uint32
-				for k := 0; k < 32; k++ {
-					if a.ooo[a.rcvNext+1+k] {
-						sack |= 1 << k
-					}
-				}
-				ack := appFrame(kindAck, uint32(a.rcvNext), stamp, 20)
-				putSACK(ack, sack)
-				a.ms.SendLLC(ack)
-			case kindReply: // the answer to the MS's own ping
-				rtt := vt - stamp
-				if cfg.Trace != nil {
-					fmt.Fprintf(cfg.Trace, "ping %d (MS %d): reply after %v\n", seq, i, rtt)
-				}
-				recordPing(a, i, rtt)
-			case kindPing:
-				if cfg.Trace != nil {
-					fmt.Fprintf(cfg.Trace, "ping %d (MS %d) sent at %v\n", seq, i, stamp)
-					fmt.Fprintf(cfg.Trace, "ping %d (MS %d): at MS after %v (UL TBF active %v)\n", seq, i, vt-stamp, a.ms.ULActive())
-				}
-				a.ms.SendLLC(appFrame(kindReply, seq, stamp, 43))
-			}
-			_ = i
-		}
+	for i, a := range r.apps {
+		a.ms.OnLLC = func(f []byte) { r.msReceive(i, a, f) }
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+}
+
+// sendDL queues an LLC frame for the MS of a as a DL-UNITDATA.
+func (r *run) sendDL(a *msApp, frame []byte) {
+	r.pendingDL = append(r.pendingDL, pcu.DLUnitdata{TLLI: a.ms.TLLI, IMSI: a.ms.IMSI, Lifetime: dlLifetime, MSClass: r.class, LLC: frame})
+}
+
+// sendData queues data segment s of a's download.
+func (r *run) sendData(a *msApp, s int) {
+	r.sendDL(a, appFrame(kindData, uint32(s), r.vt, r.mss))
+}
+
+// recordPing records the round trip of a ping of MS idx.
+func (r *run) recordPing(a *msApp, idx int, rtt time.Duration) {
+	if r.downloadStart < 0 {
+		a.res.IdlePing = append(a.res.IdlePing, rtt)
+	} else {
+		a.res.BusyPing = append(a.res.BusyPing, rtt)
+	}
+	r.res.Series = append(r.res.Series, Point{T: r.vt - max(r.downloadStart, r.idleEnd), MS: idx, Ping: rtt, QueueDelay: -1})
+}
+
+// msReceive is the application of MS i: it acknowledges data, measures
+// its own ping and answers the network's.
+func (r *run) msReceive(i int, a *msApp, f []byte) {
+	cfg := r.cfg
+	kind, seq, stamp, payload, ok := parseApp(f)
+	if !ok {
+		return
+	}
+	switch kind {
+	case kindData:
+		s := int(seq)
+		if s >= a.rcvNext && !a.ooo[s] {
+			a.ooo[s] = true
+			a.bytes += payload
 		}
-		// SGSN side: UL frames in, DL frames out.
-		for _, u := range gb.take() {
-			idx := int(u.tlli - 0xc1000000)
-			if idx < 0 || idx >= len(apps) {
-				continue
-			}
-			a := apps[idx]
-			kind, seq, stamp, _, ok := parseApp(u.llc)
-			if !ok {
-				continue
-			}
-			switch kind {
-			case kindAck:
-				if a.tcp != nil {
-					a.tcp.onAck(int(seq), getSACK(u.llc), vt, func(s int) { sendDL(a, appFrame(kindData, uint32(s), vt, mss)) })
-				}
-			case kindReply:
-				rtt := vt - stamp
-				if cfg.Trace != nil {
-					fmt.Fprintf(cfg.Trace, "ping %d (MS %d): reply after %v\n", seq, idx, rtt)
-				}
-				recordPing(a, idx, rtt)
-			case kindPing: // the MS's ping reaches the server, which answers
-				if cfg.Trace != nil {
-					fmt.Fprintf(cfg.Trace, "ping %d (MS %d): at server after %v\n", seq, idx, vt-stamp)
-				}
-				sendDL(a, appFrameDir(kindReply, false, seq, stamp, 43))
+		for a.ooo[a.rcvNext] {
+			delete(a.ooo, a.rcvNext)
+			a.rcvNext++
+		}
+		var sack uint32
+		for k := 0; k < 32; k++ {
+			if a.ooo[a.rcvNext+1+k] {
+				sack |= 1 << k
 			}
 		}
-		for i, a := range apps {
-			if vt >= pingFor[i] {
-				a.pingSeq++
-				if cfg.PingFromNet {
-					sendDL(a, appFrame(kindPing, a.pingSeq, vt, 43))
-				} else {
-					a.ms.SendLLC(appFrameDir(kindPing, true, a.pingSeq, vt, 43))
-				}
-				// ±10 % jitter: a real ping's period is not locked to the
-				// radio's frame boundaries
-				pingFor[i] += cfg.PingInterval*9/10 + time.Duration(rnd.Int63n(int64(cfg.PingInterval/5)+1))
-			}
+		ack := appFrame(kindAck, uint32(a.rcvNext), stamp, 20)
+		putSACK(ack, sack)
+		a.ms.SendLLC(ack)
+	case kindReply: // the answer to the MS's own ping
+		rtt := r.vt - stamp
+		if cfg.Trace != nil {
+			fmt.Fprintf(cfg.Trace, "ping %d (MS %d): reply after %v\n", seq, i, rtt)
+		}
+		r.recordPing(a, i, rtt)
+	case kindPing:
+		if cfg.Trace != nil {
+			fmt.Fprintf(cfg.Trace, "ping %d (MS %d) sent at %v\n", seq, i, stamp)
+			fmt.Fprintf(cfg.Trace, "ping %d (MS %d): at MS after %v (UL TBF active %v)\n", seq, i, r.vt-stamp, a.ms.ULActive())
+		}
+		a.ms.SendLLC(appFrame(kindReply, seq, stamp, 43))
+	}
+}
+
+// sgsnSide is the server behind the SGSN: UL frames in (acks, ping
+// requests and replies), DL frames out.
+func (r *run) sgsnSide() {
+	cfg := r.cfg
+	for _, u := range r.gb.take() {
+		idx := int(u.tlli - 0xc1000000)
+		if idx < 0 || idx >= len(r.apps) {
+			continue
+		}
+		a := r.apps[idx]
+		kind, seq, stamp, _, ok := parseApp(u.llc)
+		if !ok {
+			continue
+		}
+		switch kind {
+		case kindAck:
 			if a.tcp != nil {
-				a.tcp.tick(vt, func(s int) { sendDL(a, appFrame(kindData, uint32(s), vt, mss)) })
+				a.tcp.onAck(int(seq), getSACK(u.llc), r.vt, func(s int) { r.sendData(a, s) })
 			}
-		}
-		if downloadStart < 0 && vt >= idleEnd {
-			downloadStart = vt
-			for _, a := range apps {
-				a.tcp = newTCPSender(cfg.FileBytes, mss, cfg.RWnd, vt)
-				a.tcp.sendable(vt, func(s int) { sendDL(a, appFrame(kindData, uint32(s), vt, mss)) })
-			}
-		}
-		if len(pendingDL) > 0 {
-			batch := pendingDL
-			pendingDL = nil
-			eng.Call(func() {
-				for i := range batch {
-					eng.HandleDLUnitdata(0, &batch[i])
-				}
-			})
-		}
-		// queue delay samples every 100 ms
-		if vt >= nextSample {
-			nextSample += 100 * time.Millisecond
-			delays := make([]time.Duration, len(apps))
-			eng.Call(func() {
-				for i, a := range apps {
-					if m, ok := eng.MSViewByTLLI(a.ms.TLLI); ok {
-						delays[i] = m.QueueHeadSojourn
-					}
-				}
-			})
-			for i, d := range delays {
-				if downloadStart >= 0 && !apps[i].res.Done {
-					apps[i].res.QueueDelay = append(apps[i].res.QueueDelay, d)
-				}
-				res.Series = append(res.Series, Point{T: vt - max(downloadStart, idleEnd), MS: i, QueueDelay: d})
-			}
-		}
-		// finished?
-		all := downloadStart >= 0
-		for _, a := range apps {
-			if a.tcp != nil && a.tcp.done && !a.res.Done {
-				a.res.Done = true
-				a.res.DownloadTime = a.tcp.doneAt - a.tcp.start
-			}
-			all = all && a.res.Done
-		}
-		if all || vt > cfg.MaxTime+idleEnd {
-			break
-		}
-		if cfg.Status != nil && vt >= nextStatus {
-			nextStatus += time.Second
-			printStatus(cfg.Status, sc.Name, vt-max(downloadStart, 0), downloadStart >= 0, apps, cfg)
+		case kindReply:
+			rtt := r.vt - stamp
 			if cfg.Trace != nil {
-				eng.Call(func() {
-					for _, tb := range eng.TBFs(0) {
-						fmt.Fprintf(cfg.Trace, "   %s %s\n", tb, tb.Debug())
-					}
-				})
-				for _, a := range apps {
-					fmt.Fprintf(cfg.Trace, "   %s\n", a.ms.Debug())
-				}
+				fmt.Fprintf(cfg.Trace, "ping %d (MS %d): reply after %v\n", seq, idx, rtt)
 			}
-		}
-		// radio: one block
-		if err := cell.Step(ctx); err != nil {
-			return nil, err
-		}
-		fn := bts.FN()
-		vt += time.Duration((fn-lastFN+pcuif.MaxFN)%pcuif.MaxFN) * btsemu.FramePeriod
-		lastFN = fn
-		if cfg.RealTime {
-			if d := time.Until(t0.Add(vt)); d > 0 {
-				time.Sleep(d)
+			r.recordPing(a, idx, rtt)
+		case kindPing: // the MS's ping reaches the server, which answers
+			if cfg.Trace != nil {
+				fmt.Fprintf(cfg.Trace, "ping %d (MS %d): at server after %v\n", seq, idx, r.vt-stamp)
 			}
+			r.sendDL(a, appFrameDir(kindReply, false, seq, stamp, 43))
 		}
 	}
-	for i, a := range apps {
+}
+
+// pings sends the pings that are due and runs the senders' timers.
+func (r *run) pings() {
+	cfg := r.cfg
+	for i, a := range r.apps {
+		if r.vt >= r.pingFor[i] {
+			a.pingSeq++
+			if cfg.PingFromNet {
+				r.sendDL(a, appFrame(kindPing, a.pingSeq, r.vt, 43))
+			} else {
+				a.ms.SendLLC(appFrameDir(kindPing, true, a.pingSeq, r.vt, 43))
+			}
+			// ±10 % jitter: a real ping's period is not locked to the
+			// radio's frame boundaries
+			r.pingFor[i] += cfg.PingInterval*9/10 + time.Duration(r.rnd.Int63n(int64(cfg.PingInterval/5)+1))
+		}
+		if a.tcp != nil {
+			a.tcp.tick(r.vt, func(s int) { r.sendData(a, s) })
+		}
+	}
+}
+
+// startDownloads starts every MS's download after the idle pings.
+func (r *run) startDownloads() {
+	r.downloadStart = r.vt
+	for _, a := range r.apps {
+		a.tcp = newTCPSender(r.cfg.FileBytes, r.mss, r.cfg.RWnd, r.vt)
+		a.tcp.sendable(r.vt, func(s int) { r.sendData(a, s) })
+	}
+}
+
+// flushDL hands the queued DL-UNITDATA to the engine.
+func (r *run) flushDL() {
+	if len(r.pendingDL) == 0 {
+		return
+	}
+	batch := r.pendingDL
+	r.pendingDL = nil
+	r.eng.Call(func() {
+		for i := range batch {
+			r.eng.HandleDLUnitdata(0, &batch[i])
+		}
+	})
+}
+
+// sampleQueues records the head-of-queue sojourn of every MS's DL queue.
+func (r *run) sampleQueues() {
+	delays := make([]time.Duration, len(r.apps))
+	r.eng.Call(func() {
+		for i, a := range r.apps {
+			if m, ok := r.eng.MSViewByTLLI(a.ms.TLLI); ok {
+				delays[i] = m.QueueHeadSojourn
+			}
+		}
+	})
+	for i, d := range delays {
+		if r.downloadStart >= 0 && !r.apps[i].res.Done {
+			r.apps[i].res.QueueDelay = append(r.apps[i].res.QueueDelay, d)
+		}
+		r.res.Series = append(r.res.Series, Point{T: r.vt - max(r.downloadStart, r.idleEnd), MS: i, QueueDelay: d})
+	}
+}
+
+// finished notes the downloads that completed and reports whether all
+// have.
+func (r *run) finished() bool {
+	all := r.downloadStart >= 0
+	for _, a := range r.apps {
+		if a.tcp != nil && a.tcp.done && !a.res.Done {
+			a.res.Done = true
+			a.res.DownloadTime = a.tcp.doneAt - a.tcp.start
+		}
+		all = all && a.res.Done
+	}
+	return all
+}
+
+// status prints the status lines (and the TBFs and MSs to the trace).
+func (r *run) status() {
+	cfg := r.cfg
+	printStatus(cfg.Status, r.sc.Name, r.vt-max(r.downloadStart, 0), r.downloadStart >= 0, r.apps, cfg)
+	if cfg.Trace != nil {
+		r.eng.Call(func() {
+			for _, tb := range r.eng.TBFs(0) {
+				fmt.Fprintf(cfg.Trace, "   %s %s\n", tb, tb.Debug())
+			}
+		})
+		for _, a := range r.apps {
+			fmt.Fprintf(cfg.Trace, "   %s\n", a.ms.Debug())
+		}
+	}
+}
+
+// step moves the radio one block ahead (paced by the wall clock in real
+// time mode).
+func (r *run) step(ctx context.Context) error {
+	if err := r.cell.Step(ctx); err != nil {
+		return err
+	}
+	fn := r.bts.FN()
+	r.vt += time.Duration((fn-r.lastFN+pcuif.MaxFN)%pcuif.MaxFN) * btsemu.FramePeriod
+	r.lastFN = fn
+	if r.cfg.RealTime {
+		if d := time.Until(r.t0.Add(r.vt)); d > 0 {
+			time.Sleep(d)
+		}
+	}
+	return nil
+}
+
+// result collects the MSs' results and the engine's drop counters.
+func (r *run) result() *Result {
+	res := r.res
+	for i, a := range r.apps {
 		a.res.Bytes = a.bytes
 		if a.tcp != nil {
 			a.res.Retx, a.res.Timeouts = a.tcp.retx, a.tcp.timeouts
 		}
 		res.MS[i] = a.res
 	}
+	eng := r.eng
 	eng.Call(func() {
 		b, _ := eng.BTSView(0)
 		res.Drops.Total = b.Ctr.Value(pcu.CtrLLCFrameDropped)
@@ -391,7 +508,7 @@ func Run(ctx context.Context, cfg Config, sc Scenario) (*Result, error) {
 		res.Drops.CoDel = eng.L1Counters().Value(pcu.L1LLCCoDelDropped)
 		res.Drops.Overflow = eng.L1Counters().Value(pcu.L1LLCOverflowDropped)
 	})
-	return res, nil
+	return res
 }
 
 func printStatus(w io.Writer, name string, t time.Duration, busy bool, apps []*msApp, cfg Config) {

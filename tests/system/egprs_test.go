@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
@@ -18,44 +16,6 @@ import (
 	"github.com/gopcu/gopcu/tests/msemu"
 	"github.com/gopcu/gopcu/vty"
 )
-
-// startEGPRSRadio is startRadio with a BTS that allows CS-1..4 and
-// MCS-1..9 (PCUIF v12).
-func startEGPRSRadio(t *testing.T, params *pcu.Params, seed int64) *radioRig {
-	t.Helper()
-	info := btsemu.DefaultInfo(pcuif.V12)
-	for n := 1; n <= 9; n++ {
-		info.Flags |= pcuif.FlagMCS(n)
-	}
-	return startRadioInfo(t, info, params, seed, 4)
-}
-
-// startRadioInfo is startRadio with the BTS's INFO_IND given; it waits for
-// pdchs active PDCHs.
-func startRadioInfo(t *testing.T, info *pcuif.InfoInd, params *pcu.Params, seed int64, pdchs int) *radioRig {
-	t.Helper()
-	return startRadioVersion(t, pcuif.V12, info, params, seed, pdchs)
-}
-
-// startRadioVersion starts the BTS emulator speaking v with info, the
-// engine and the MS emulator cell.
-func startRadioVersion(t *testing.T, v pcuif.Version, info *pcuif.InfoInd, params *pcu.Params, seed int64, pdchs int) *radioRig {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "pcu_bts")
-	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: v, Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gb := &fakeGb{}
-	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Params: params, GSMTAP: gsmtapSink(t, params)})
-	eng.SetGb(gb)
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &rig{t: t, path: path, bts: bts, eng: eng, cancel: cancel, done: make(chan struct{})}
-	go func() { eng.Run(ctx); close(r.done) }()
-	t.Cleanup(r.stop)
-	r.waitActive(pdchs)
-	return &radioRig{rig: r, gb: gb, cell: msemu.NewCell(bts, seed)}
-}
 
 func (r *radioRig) dlEGPRS(tlli uint32, imsi string, frame []byte) {
 	f := append([]byte(nil), frame...)

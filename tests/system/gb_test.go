@@ -3,111 +3,12 @@ package system
 import (
 	"bytes"
 	"context"
-	"net"
-	"net/netip"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/internal/testutil"
-	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/msemu"
 	"github.com/gopcu/gopcu/tests/sgsnemu"
 )
-
-// freeUDPPort returns a UDP port on 127.0.0.1 that was free a moment ago.
-func freeUDPPort(t *testing.T) uint16 {
-	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	return uint16(c.LocalAddr().(*net.UDPAddr).Port)
-}
-
-type gbRig struct {
-	*radioRig
-	sgsn *sgsnemu.Server
-	mu   sync.Mutex
-	ul   map[uint32][][]byte
-	up   bool
-	fcms map[uint32]*bssgp.FlowControlMS
-	// sgsnPDU, if set, sees every other PDU the SGSN emulator receives.
-	sgsnPDU func(bssgp.PDU)
-}
-
-func (g *gbRig) ulFrames(tlli uint32) [][]byte {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return append([][]byte(nil), g.ul[tlli]...)
-}
-
-// startGb runs gopcu with its real Gb stack against the SGSN emulator, both
-// on loopback, and the BTS and MS emulators on the radio side.
-func startGb(t *testing.T, v pcuif.Version) *gbRig {
-	t.Helper()
-	g := &gbRig{ul: map[uint32][][]byte{}, fcms: map[uint32]*bssgp.FlowControlMS{}}
-	sg, err := sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:0"), sgsnemu.Config{}, sgsnemu.Callbacks{
-		ULUnitdata: func(bvci uint16, ul *bssgp.ULUnitdata, now time.Duration) {
-			g.mu.Lock()
-			g.ul[ul.TLLI] = append(g.ul[ul.TLLI], append([]byte(nil), ul.LLC...))
-			g.mu.Unlock()
-		},
-		PDU: func(bvci uint16, p bssgp.PDU, now time.Duration) {
-			if f, ok := p.(*bssgp.FlowControlMS); ok {
-				g.mu.Lock()
-				c := *f
-				g.fcms[f.TLLI] = &c
-				g.mu.Unlock()
-			}
-			g.mu.Lock()
-			f := g.sgsnPDU
-			g.mu.Unlock()
-			if f != nil {
-				f(p)
-			}
-		},
-		BVCState: func(bvci uint16, unblocked bool, now time.Duration) {
-			if bvci == 1800 {
-				g.mu.Lock()
-				g.up = unblocked
-				g.mu.Unlock()
-			}
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sg.Close() })
-	g.sgsn = sg
-	path := filepath.Join(t.TempDir(), "pcu_bts")
-	info := btsemu.DefaultInfo(v)
-	info.SetRemote(0, 101, freeUDPPort(t), sg.Addr())
-	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: v, Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := pcu.New(pcu.Config{SocketPath: path, Gb: true})
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &rig{t: t, path: path, bts: bts, eng: eng, cancel: cancel, done: make(chan struct{})}
-	go func() { eng.Run(ctx); close(r.done) }()
-	t.Cleanup(r.stop)
-	r.waitActive(4)
-	g.radioRig = &radioRig{rig: r, cell: msemu.NewCell(bts, 9)}
-	testutil.Eventually(t, 5*time.Second, func() bool {
-		g.mu.Lock()
-		up := g.up
-		g.mu.Unlock()
-		var engUp bool
-		eng.Call(func() { engUp = eng.GbUp() })
-		return up && engUp
-	}, "NS/BVC not up")
-	return g
-}
 
 // TestGbEndToEnd: NS and BVC come up against the SGSN emulator; a
 // DL-UNITDATA reaches the MS over the radio, and the MS's uplink frames

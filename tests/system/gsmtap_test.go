@@ -17,6 +17,7 @@ import (
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 	"github.com/gopcu/gopcu/tests/btsemu"
+	"github.com/gopcu/gopcu/tests/msemu"
 )
 
 // TestGSMTAPSession: with `gsmtap-remote-host` and every category enabled,
@@ -44,74 +45,12 @@ func TestGSMTAPSessionEGPRSLossy(t *testing.T) { gsmtapSession(t, true, 0.45, fa
 func TestGSMTAPSessionEGPRSPoorUplink(t *testing.T) { gsmtapSession(t, true, 0, false, true) }
 
 func gsmtapSession(t *testing.T, egprs bool, loss float64, hop, poorUL bool) {
-	lc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: gsmtap.UDPPort})
-	if err != nil {
-		t.Skipf("needs a free UDP port 4729 on 127.0.0.1: %v", err)
-	}
-	defer lc.Close()
-	var mu sync.Mutex
-	var pkts [][]byte
-	go func() {
-		buf := make([]byte, 2048)
-		for {
-			n, err := lc.Read(buf)
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			pkts = append(pkts, append([]byte(nil), buf[:n]...))
-			mu.Unlock()
-		}
-	}()
-	p := bulkParams()
-	p.GSMTAPCategories = 0xffffffff
-	info := btsemu.DefaultInfo(pcuif.V12)
-	if egprs {
-		p.ForceMCSDL, p.MCSMaxDL, p.ForceMCSUL, p.MCSMaxUL = 9, 9, 6, 6
-		for n := 1; n <= 9; n++ {
-			info.Flags |= pcuif.FlagMCS(n)
-		}
-	}
-	if hop {
-		for ts := 4; ts < 8; ts++ {
-			s := &info.TRX[0].TS[ts]
-			s.Hopping, s.HSN, s.MAIO, s.MABitLen = true, 12, uint8(ts-4), 4
-			s.MA[7] = 0x0f // four ARFCNs of the cell allocation
-		}
-	}
-	r := startRadioInfo(t, info, p, 4, 4)
+	sink := listenGSMTAP(t)
+	r := startGSMTAPRadio(t, egprs, hop)
 	r.cell.DLLoss = loss
-	ms := r.cell.AddMS(0xc0003001, "901700000003001", 12)
-	got := 0
-	ms.OnLLC = func([]byte) { got++ }
-	ms.SendLLC(llcFrame(1, 300))
-	if egprs {
-		ms.EGPRSClass = 12
-		r.dlEGPRS(ms.TLLI, ms.IMSI, llcFrame(2, 600))
-		if loss > 0 {
-			// long enough for the link adaptation to step below the
-			// MCS family's middle, so units are resent split
-			for i := 3; i < 24; i++ {
-				r.dlEGPRS(ms.TLLI, ms.IMSI, llcFrame(i, 1500))
-			}
-		}
-	} else {
-		r.dl(ms.TLLI, ms.IMSI, llcFrame(2, 600))
-	}
-	wantUL := 1
-	if poorUL {
-		r.cell.ULLqualCb = 40
-		for i := 3; i < 9; i++ {
-			ms.SendLLC(llcFrame(i, 1500))
-		}
-		wantUL = 7
-	}
+	ms, got, want, wantUL := gsmtapTraffic(r, egprs, loss, poorUL)
 	ctx := context.Background()
-	want := 1
-	if loss > 0 {
-		want = 22
-	}
-	for s := 0; s < 4000 && (got < want || len(r.gb.frames(ms.TLLI)) < wantUL); s++ {
+	for s := 0; s < 4000 && (*got < want || len(r.gb.frames(ms.TLLI)) < wantUL); s++ {
 		if err := r.cell.Step(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -128,12 +67,121 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64, hop, poorUL bool) {
 			ctrVal(r, pcu.CtrSPBULSecondSegment), len(r.gb.frames(ms.TLLI)), wantUL, ms.Debug(), r.show("show tbf all"))
 	}
 	time.Sleep(50 * time.Millisecond) // the last datagrams on loopback
-	mu.Lock()
-	defer mu.Unlock()
-	seen := map[uint8]int{}
-	hopPDA, hopIA, ulHalves, dlHalves := 0, 0, 0, 0
-	var pcap bytes.Buffer
-	w, err := gsmtap.NewPcapWriter(&pcap)
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	tap := readGSMTAP(t, sink.pkts, egprs, hop)
+	if hop && (tap.hopPDA == 0 || tap.hopIA == 0) {
+		t.Fatalf("hopping: %d Packet Downlink Assignments and %d Immediate Assignments with the hopping parameters", tap.hopPDA, tap.hopIA)
+	}
+	for _, ch := range []uint8{gsmtap.ChannelRACH, gsmtap.ChannelAGCH, gsmtap.ChannelPCH, gsmtap.ChannelPDTCH, gsmtap.ChannelPACCH} {
+		if tap.seen[ch] == 0 {
+			t.Errorf("no GSMTAP packet of channel 0x%02x (seen %v)", ch, tap.seen)
+		}
+	}
+	tsharkClean(t, tap.pcap.Bytes())
+	t.Logf("%d GSMTAP packets, by channel %v; %d UL and %d DL split halves not given to tshark", len(sink.pkts), tap.seen, tap.ulHalves, tap.dlHalves)
+}
+
+// gsmtapSink collects the GSMTAP datagrams sent to 127.0.0.1:4729.
+type gsmtapSink struct {
+	mu   sync.Mutex
+	pkts [][]byte
+}
+
+// listenGSMTAP listens on the GSMTAP port until the test ends.
+func listenGSMTAP(t *testing.T) *gsmtapSink {
+	lc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: gsmtap.UDPPort})
+	if err != nil {
+		t.Skipf("needs a free UDP port 4729 on 127.0.0.1: %v", err)
+	}
+	t.Cleanup(func() { lc.Close() })
+	sink := &gsmtapSink{}
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			n, err := lc.Read(buf)
+			if err != nil {
+				return
+			}
+			sink.mu.Lock()
+			sink.pkts = append(sink.pkts, append([]byte(nil), buf[:n]...))
+			sink.mu.Unlock()
+		}
+	}()
+	return sink
+}
+
+// startGSMTAPRadio starts a cell with every GSMTAP category sent to
+// 127.0.0.1: EGPRS at MCS-9 DL and MCS-6 UL, or hopping PDCHs, if asked.
+func startGSMTAPRadio(t *testing.T, egprs, hop bool) *radioRig {
+	p := bulkParams()
+	p.GSMTAPCategories = 0xffffffff
+	info := btsemu.DefaultInfo(pcuif.V12)
+	if egprs {
+		p.ForceMCSDL, p.MCSMaxDL, p.ForceMCSUL, p.MCSMaxUL = 9, 9, 6, 6
+		for n := 1; n <= 9; n++ {
+			info.Flags |= pcuif.FlagMCS(n)
+		}
+	}
+	if hop {
+		for ts := 4; ts < 8; ts++ {
+			s := &info.TRX[0].TS[ts]
+			s.Hopping, s.HSN, s.MAIO, s.MABitLen = true, 12, uint8(ts-4), 4
+			s.MA[7] = 0x0f // four ARFCNs of the cell allocation
+		}
+	}
+	return startRadioInfo(t, info, p, 4, 4)
+}
+
+// gsmtapTraffic adds the session's MS and queues its uplink and downlink
+// frames; got counts the DL frames it receives, want and wantUL are the
+// frames the session waits for.
+func gsmtapTraffic(r *radioRig, egprs bool, loss float64, poorUL bool) (ms *msemu.MS, got *int, want, wantUL int) {
+	ms = r.cell.AddMS(0xc0003001, "901700000003001", 12)
+	got = new(int)
+	ms.OnLLC = func([]byte) { *got++ }
+	ms.SendLLC(llcFrame(1, 300))
+	if egprs {
+		ms.EGPRSClass = 12
+		r.dlEGPRS(ms.TLLI, ms.IMSI, llcFrame(2, 600))
+		if loss > 0 {
+			// long enough for the link adaptation to step below the
+			// MCS family's middle, so units are resent split
+			for i := 3; i < 24; i++ {
+				r.dlEGPRS(ms.TLLI, ms.IMSI, llcFrame(i, 1500))
+			}
+		}
+	} else {
+		r.dl(ms.TLLI, ms.IMSI, llcFrame(2, 600))
+	}
+	wantUL = 1
+	if poorUL {
+		r.cell.ULLqualCb = 40
+		for i := 3; i < 9; i++ {
+			ms.SendLLC(llcFrame(i, 1500))
+		}
+		wantUL = 7
+	}
+	want = 1
+	if loss > 0 {
+		want = 22
+	}
+	return ms, got, want, wantUL
+}
+
+// gsmtapCapture is what readGSMTAP found in the datagrams.
+type gsmtapCapture struct {
+	pcap               bytes.Buffer  // the datagrams for tshark
+	seen               map[uint8]int // packets by GSMTAP channel
+	hopPDA, hopIA      int           // assignments with the hopping parameters
+	ulHalves, dlHalves int           // EGPRS split halves kept from tshark
+}
+
+// readGSMTAP checks the GSMTAP headers and writes the datagrams to a pcap
+// for tshark, but for the EGPRS split halves.
+func readGSMTAP(t *testing.T, pkts [][]byte, egprs, hop bool) *gsmtapCapture {
+	c := &gsmtapCapture{seen: map[uint8]int{}}
+	w, err := gsmtap.NewPcapWriter(&c.pcap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,19 +191,19 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64, hop, poorUL bool) {
 		if err != nil {
 			t.Fatalf("bad GSMTAP header: %v", err)
 		}
-		seen[h.SubType]++
+		c.seen[h.SubType]++
 		if hop && h.SubType == gsmtap.ChannelPACCH && !h.Uplink {
 			if _, msg, err := rlcmac.DecodeDL(b[n:]); err == nil {
 				if a, ok := msg.(*rlcmac.PacketDownlinkAssignment); ok && a.HasFreq && a.Freq.Kind == 2 && a.Freq.HSN == 12 &&
 					a.Freq.MALen == 4 && a.Freq.MA[0] == 0xf0 {
-					hopPDA++
+					c.hopPDA++
 				}
 			}
 		}
 		if hop && h.SubType == gsmtap.ChannelAGCH {
 			var ia rlcmac.ImmediateAssignment
 			if rlcmac.DecodeImmediateAssignment(b[n:], &ia) == nil && ia.Hopping && ia.HSN == 12 {
-				hopIA++
+				c.hopIA++
 			}
 		}
 		if h.Uplink && h.SubType == gsmtap.ChannelPDTCH {
@@ -164,7 +212,7 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64, hop, poorUL bool) {
 			// MS emulator sends these, gopcu only receives them.
 			var ub rlcmac.EGPRSULBlock
 			if ub.Parse(b[n:]) == nil && ub.Header.SPB != 0 {
-				ulHalves++
+				c.ulHalves++
 				continue
 			}
 		}
@@ -173,7 +221,7 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64, hop, poorUL bool) {
 			// depends on the data (which blocks the lossy radio drops)
 			var db rlcmac.EGPRSDLBlock
 			if db.Parse(b[n:]) == nil && db.Header.SPB != 0 {
-				dlHalves++
+				c.dlHalves++
 				continue
 			}
 		}
@@ -181,19 +229,17 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64, hop, poorUL bool) {
 			t.Fatal(err)
 		}
 	}
-	if hop && (hopPDA == 0 || hopIA == 0) {
-		t.Fatalf("hopping: %d Packet Downlink Assignments and %d Immediate Assignments with the hopping parameters", hopPDA, hopIA)
-	}
-	for _, ch := range []uint8{gsmtap.ChannelRACH, gsmtap.ChannelAGCH, gsmtap.ChannelPCH, gsmtap.ChannelPDTCH, gsmtap.ChannelPACCH} {
-		if seen[ch] == 0 {
-			t.Errorf("no GSMTAP packet of channel 0x%02x (seen %v)", ch, seen)
-		}
-	}
+	return c
+}
+
+// tsharkClean has tshark decode the pcap and fails on a malformed packet
+// or an expert error; it skips the test without tshark.
+func tsharkClean(t *testing.T, pcap []byte) {
 	if _, err := exec.LookPath("tshark"); err != nil {
 		t.Skip("needs tshark (apt-get install tshark)")
 	}
 	f := filepath.Join(t.TempDir(), "session.pcap")
-	if err := os.WriteFile(f, pcap.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(f, pcap, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, err := exec.Command("tshark", "-n", "-r", f, "-V").CombinedOutput()
@@ -206,13 +252,12 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64, hop, poorUL bool) {
 			t.Fatalf("tshark reports %q: ...%s", bad, string(out)[max(0, i-4000):i+200])
 		}
 	}
-	t.Logf("%d GSMTAP packets, by channel %v; %d UL and %d DL split halves not given to tshark", len(pkts), seen, ulHalves, dlHalves)
 }
 
-// gsmtapSink opens the GSMTAP socket towards 127.0.0.1 (the composition
+// dialGSMTAP opens the GSMTAP socket towards 127.0.0.1 (the composition
 // layer's job in gopcu: cmd/gopcu) when the test's parameters enable a
 // GSMTAP category, nil otherwise.
-func gsmtapSink(t *testing.T, p *pcu.Params) pcu.GSMTAPSink {
+func dialGSMTAP(t *testing.T, p *pcu.Params) pcu.GSMTAPSink {
 	if p == nil || p.GSMTAPCategories == 0 {
 		return nil
 	}

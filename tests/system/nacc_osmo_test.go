@@ -144,12 +144,7 @@ func TestNACCMatchesOsmoPCU(t *testing.T) {
 		})
 	})
 	ours := naccRun(t, func(n *netns.NS, dir string) {
-		eng := pcu.New(pcu.Config{SocketPath: filepath.Join(dir, "pcu_bts"), Gb: true,
-			ListenUDP: n.ListenNS})
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() { eng.Run(ctx); close(done) }()
-		t.Cleanup(func() { cancel(); <-done })
+		newRig(t, nil, pcu.Config{SocketPath: filepath.Join(dir, "pcu_bts"), Gb: true, ListenUDP: n.ListenNS}).run()
 	})
 	t.Logf("osmo-pcu: %+v", ref)
 	want := hex.EncodeToString(append(append(append([]byte(nil), naccSI1...), naccSI3...), naccSI13...))

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
@@ -19,39 +18,6 @@ import (
 	"github.com/gopcu/gopcu/tests/msemu"
 	"github.com/gopcu/gopcu/tests/netns"
 )
-
-// gbCell is one gopcu with its BTS emulator, Gb in the test's namespace.
-type gbCell struct {
-	bts *btsemu.BTS
-	eng *pcu.Engine
-	r   *rig
-}
-
-func startGbCell(t *testing.T, n *netns.NS, dir, name string, info *pcuif.InfoInd, p *pcu.Params) *gbCell {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: info.Version, Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := pcu.New(pcu.Config{SocketPath: path, Gb: true, Params: p,
-		ListenUDP: n.ListenNS})
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &rig{t: t, path: path, bts: bts, eng: eng, cancel: cancel, done: make(chan struct{})}
-	go func() { eng.Run(ctx); close(r.done) }()
-	t.Cleanup(r.stop)
-	r.waitActive(4)
-	return &gbCell{bts: bts, eng: eng, r: r}
-}
-
-func (c *gbCell) waitGb(t *testing.T) {
-	t.Helper()
-	testutil.Eventually(t, 15*time.Second, func() bool {
-		var up bool
-		c.eng.Call(func() { up = c.eng.GbUp() })
-		return up
-	}, "BVC not unblocked by osmo-sgsn")
-}
 
 // TestNACCViaRealSGSN: two gopcu instances with their BTS emulators and
 // different cells (A: 901-70-1-0-6969, ARFCN 871 BSIC 63; B:

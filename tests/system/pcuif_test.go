@@ -19,45 +19,6 @@ import (
 	"github.com/gopcu/gopcu/tests/btsemu"
 )
 
-type rig struct {
-	t      *testing.T
-	path   string
-	bts    *btsemu.BTS
-	eng    *pcu.Engine
-	cancel context.CancelFunc
-	done   chan struct{}
-}
-
-func startRig(t *testing.T, v pcuif.Version, pin pcuif.Version) *rig {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "pcu_bts")
-	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: v})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := pcu.New(pcu.Config{SocketPath: path, PinVersion: pin, MinBackoff: 20 * time.Millisecond, MaxBackoff: 200 * time.Millisecond})
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &rig{t: t, path: path, bts: bts, eng: eng, cancel: cancel, done: make(chan struct{})}
-	go func() { eng.Run(ctx); close(r.done) }()
-	t.Cleanup(r.stop)
-	return r
-}
-
-func (r *rig) stop() {
-	r.cancel()
-	<-r.done
-	r.bts.Close()
-}
-
-func (r *rig) waitActive(n int) {
-	r.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := r.bts.WaitActive(ctx, n); err != nil {
-		r.t.Fatal(err)
-	}
-}
-
 func l1(e *pcu.Engine, i int) uint64 { return e.L1Counters().Value(i) }
 
 // TestRTSAnsweredEveryBlock: gopcu activates all PDCHs of the INFO_IND and
@@ -119,17 +80,8 @@ func TestIdleBlocksV12(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer bts.Close()
-	eng := pcu.New(pcu.Config{SocketPath: path})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { eng.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
-	wctx, wcancel := context.WithTimeout(ctx, 5*time.Second)
-	defer wcancel()
-	if err := bts.WaitActive(wctx, 4); err != nil {
-		t.Fatal(err)
-	}
+	newRig(t, bts, pcu.Config{SocketPath: path}).run().waitActive(4)
+	ctx := context.Background()
 	var ptcch int
 	for i := 0; i < 30; i++ {
 		blk, err := bts.Step(ctx, 2*time.Second)

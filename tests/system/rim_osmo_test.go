@@ -142,12 +142,7 @@ func TestRIMServerMatchesOsmoPCU(t *testing.T) {
 		})
 	}, reqs)
 	ours := rimExchange(t, func(n *netns.NS, dir string, bts *btsemu.BTS) {
-		eng := pcu.New(pcu.Config{SocketPath: filepath.Join(dir, "pcu_bts"), Gb: true,
-			ListenUDP: n.ListenNS})
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() { eng.Run(ctx); close(done) }()
-		t.Cleanup(func() { cancel(); <-done })
+		newRig(t, nil, pcu.Config{SocketPath: filepath.Join(dir, "pcu_bts"), Gb: true, ListenUDP: n.ListenNS}).run()
 	}, reqs)
 	for i := range reqs {
 		t.Logf("%s: osmo-pcu %q", names[i], ref[i])

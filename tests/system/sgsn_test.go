@@ -71,12 +71,8 @@ func TestRealSGSNAttach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := pcu.New(pcu.Config{SocketPath: path, Gb: true,
-		ListenUDP: n.ListenNS})
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &rig{t: t, path: path, bts: bts, eng: eng, cancel: cancel, done: make(chan struct{})}
-	go func() { eng.Run(ctx); close(r.done) }()
-	t.Cleanup(r.stop)
+	r := newRig(t, bts, pcu.Config{SocketPath: path, Gb: true, ListenUDP: n.ListenNS}).run()
+	eng := r.eng
 	r.waitActive(4)
 	// osmo-sgsn needs a moment to listen; gopcu retries NS-RESET every tns-reset.
 	testutil.Eventually(t, 15*time.Second, func() bool {
@@ -98,7 +94,7 @@ func TestRealSGSNAttach(t *testing.T) {
 	// a little slower than the air would, up to 10 s.
 	stepDeadline := time.Now().Add(10 * time.Second)
 	for len(dl) == 0 && time.Now().Before(stepDeadline) {
-		if err := cell.Step(ctx); err != nil {
+		if err := cell.Step(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(2 * time.Millisecond)

@@ -4,53 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/msemu"
 )
-
-// fakeGb records what the engine sends towards the SGSN.
-type fakeGb struct {
-	mu        sync.Mutex
-	ul        map[uint32][][]byte
-	discarded int
-}
-
-func (g *fakeGb) ULUnitdata(bts uint8, tlli uint32, llc []byte) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.ul == nil {
-		g.ul = map[uint32][][]byte{}
-	}
-	g.ul[tlli] = append(g.ul[tlli], llc)
-}
-
-func (g *fakeGb) LLCDiscarded(bts uint8, tlli uint32, frames uint8, octets uint32) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.discarded += int(frames)
-}
-
-func (g *fakeGb) frames(tlli uint32) [][]byte {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return append([][]byte(nil), g.ul[tlli]...)
-}
-
-type radioRig struct {
-	*rig
-	gb   *fakeGb
-	cell *msemu.Cell
-}
-
-func startRadio(t *testing.T, v pcuif.Version, params *pcu.Params, seed int64) *radioRig {
-	t.Helper()
-	return startRadioVersion(t, v, btsemu.DefaultInfo(v), params, seed, 4)
-}
 
 // llcFrame makes a recognisable LLC UI frame on SAPI 3 of n octets.
 func llcFrame(seq, n int) []byte {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/gopcu/gopcu/pcu"
@@ -152,22 +151,9 @@ func TestDownlinkGoodput(t *testing.T) {
 // TestFairness32MS: 32 MSs with equal, unlimited demand on 8 PDCHs get a
 // Jain fairness index >= 0.95 of their downlink goodput.
 func TestFairness32MS(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "pcu_bts")
 	info := btsemu.DefaultInfo(pcuif.V12)
 	info.TRX[0].PDCHMask = 0xff
-	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V12, Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gb := &fakeGb{}
-	eng := pcu.New(pcu.Config{SocketPath: path})
-	eng.SetGb(gb)
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &rig{t: t, path: path, bts: bts, eng: eng, cancel: cancel, done: make(chan struct{})}
-	go func() { eng.Run(ctx); close(r.done) }()
-	t.Cleanup(r.stop)
-	r.waitActive(8)
-	rr := &radioRig{rig: r, gb: gb, cell: msemu.NewCell(bts, 5)}
+	rr := startRadioConfig(t, pcuif.V12, info, pcu.Config{}, 5, 8)
 	const n = 32
 	got := make([]int, n)
 	var mss []*msemu.MS

@@ -29,171 +29,75 @@ import (
 	"github.com/gopcu/gopcu/tests/vum"
 )
 
-func main() {
-	n := flag.Int("n", 1, "number of MSs")
-	apn := flag.String("apn", "internet", "APN of the PDP contexts")
-	prefix := flag.String("netns-prefix", "gopcu-ms", "MS namespaces are <prefix><k>")
-	status := flag.String("status", "", "status file (MS_NETNS lines, then READY or FAILED: ...)")
-	timeout := flag.Duration("timeout", 60*time.Second, "time for all MSs to attach and activate")
-	class := flag.Int("class", 10, "GPRS multislot class")
-	mtu := flag.Int("mtu", 1500, "MTU of the MS TUN devices")
-	pcap := flag.String("gsmtap-pcap", "", "write every virtual Um frame to this pcap (GSMTAP/UDP)")
-	imsiBase := flag.Uint64("imsi", 901700000000001, "IMSI of the first MS (the next ones count up)")
-	verbose := flag.Bool("v", false, "log the stacks")
-	rau := flag.Bool("rau", false, "do a periodic routing area update after the attach (osmo-sgsn answers with a new P-TMSI)")
-	debug := flag.Bool("debug", false, "log every overtaken LLC frame and lost N-PDU")
-	umNetns := flag.String("um-netns", "", "network namespace of osmo-bts-virtual's virtual Um (default: the current one)")
+// options are labms's command line.
+type options struct {
+	n        int
+	apn      string
+	prefix   string
+	status   string
+	timeout  time.Duration
+	class    int
+	mtu      int
+	pcap     string
+	imsiBase uint64
+	verbose  bool
+	rau      bool
+	debug    bool
+	umNetns  string
+}
+
+func parseFlags() *options {
+	o := &options{}
+	flag.IntVar(&o.n, "n", 1, "number of MSs")
+	flag.StringVar(&o.apn, "apn", "internet", "APN of the PDP contexts")
+	flag.StringVar(&o.prefix, "netns-prefix", "gopcu-ms", "MS namespaces are <prefix><k>")
+	flag.StringVar(&o.status, "status", "", "status file (MS_NETNS lines, then READY or FAILED: ...)")
+	flag.DurationVar(&o.timeout, "timeout", 60*time.Second, "time for all MSs to attach and activate")
+	flag.IntVar(&o.class, "class", 10, "GPRS multislot class")
+	flag.IntVar(&o.mtu, "mtu", 1500, "MTU of the MS TUN devices")
+	flag.StringVar(&o.pcap, "gsmtap-pcap", "", "write every virtual Um frame to this pcap (GSMTAP/UDP)")
+	flag.Uint64Var(&o.imsiBase, "imsi", 901700000000001, "IMSI of the first MS (the next ones count up)")
+	flag.BoolVar(&o.verbose, "v", false, "log the stacks")
+	flag.BoolVar(&o.rau, "rau", false, "do a periodic routing area update after the attach (osmo-sgsn answers with a new P-TMSI)")
+	flag.BoolVar(&o.debug, "debug", false, "log every overtaken LLC frame and lost N-PDU")
+	flag.StringVar(&o.umNetns, "um-netns", "", "network namespace of osmo-bts-virtual's virtual Um (default: the current one)")
 	flag.Parse()
+	return o
+}
+
+func main() {
+	o := parseFlags()
 	log.SetFlags(log.Ltime | log.Lmicroseconds)
-
-	writeStatus := func(lines ...string) {
-		if *status == "" {
-			return
-		}
-		tmp := *status + ".tmp"
-		os.WriteFile(tmp, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-		os.Rename(tmp, *status)
-	}
-	fail := func(err error) {
-		writeStatus("FAILED: " + err.Error())
-		log.Fatal(err)
-	}
-
-	var tap func(vum.Frame)
-	if *pcap != "" {
-		f, err := os.Create(*pcap)
-		if err != nil {
-			fail(err)
-		}
-		defer f.Close()
-		w, err := gsmtap.NewPcapWriter(f)
-		if err != nil {
-			fail(err)
-		}
-		frames := make(chan vum.Frame, 8192)
-		tap = func(fr vum.Frame) {
-			select {
-			case frames <- fr:
-			default:
-			}
-		}
-		go func() {
-			for fr := range frames {
-				h := fr.Hdr
-				w.Write(fr.At, &h, fr.Payload)
-			}
-		}()
-	}
-	var um *vum.Um
-	var err error
-	if *umNetns != "" {
-		// Only the Um sockets live in the BTS's namespace: labms itself
-		// stays in the host's, so the MS namespaces it adds are visible
-		// to everyone (inside "ip netns exec", /run/netns mounts would
-		// stay in a private mount namespace).
-		err = (&netns.NS{Name: *umNetns}).Do(func() (err error) { um, err = vum.Open(vum.Config{}, tap); return })
-	} else {
-		um, err = vum.Open(vum.Config{}, tap)
-	}
-	if err != nil {
-		fail(fmt.Errorf("virtual Um: %w", err))
-	}
+	tap, closeTap := o.gsmtapTap()
+	defer closeTap()
+	um := o.openUm(tap)
 	defer um.Close()
 	r := labnet.NewRadio(um, time.Now().UnixNano())
-	if *verbose {
+	if o.verbose {
 		r.Log = log.Printf
 	}
-	rai := msnet.RAI{MCC: 901, MNC: 70, LAC: 1, RAC: 0}
-	for k := 0; k < *n; k++ {
-		imsi := fmt.Sprintf("%015d", *imsiBase+uint64(k))
-		p := r.AddPhone(msnet.Config{IMSI: imsi, IMEI: fmt.Sprintf("35000000%07d", k), RAI: rai, APN: *apn}, *class)
-		p.Stack.Debug = *debug
-		p.Stack.Trace = os.Getenv("LABMS_TRACE") == "1"
-	}
+	o.addPhones(r)
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer cancel()
 	radioDone := make(chan error, 1)
 	go func() { radioDone <- r.Run(ctx) }()
 
 	var names []string
-	cleanup := func() {
+	defer func() {
 		for _, nm := range names {
 			labnet.DeleteNamespace(nm)
 		}
-	}
-	defer cleanup()
-
+	}()
 	// Attach and activate one MS after the other (each has its own TBFs;
 	// in parallel they only contend on the RACH).
-	deadline := time.Now().Add(*timeout)
+	deadline := time.Now().Add(o.timeout)
 	var lines []string
 	for _, p := range r.Phones {
-		p := p
-		// GMM and SM repeat their requests (T3310 and T3380 are 15 s and
-		// 30 s, TS 24.008 §11.2.2; the lab uses 10 s).
-		if err := retry(ctx, r, deadline, fmt.Sprintf("ms%d attach", p.Index), p.Stack.Attach, func() bool {
-			return p.Stack.GMM == msnet.GMMAttached || p.Stack.Err != nil
-		}); err != nil {
-			fail(err)
-		}
-		if *rau {
-			if err := retry(ctx, r, deadline, fmt.Sprintf("ms%d routing area update", p.Index), func() { p.Stack.RoutingAreaUpdate(true) }, func() bool {
-				return p.Stack.RAUs > 0 || p.Stack.Err != nil
-			}); err != nil {
-				fail(err)
-			}
-		}
-		if err := retry(ctx, r, deadline, fmt.Sprintf("ms%d PDP context", p.Index), p.Stack.ActivatePDP, func() bool {
-			return p.Stack.PDPUp || p.Stack.Err != nil
-		}); err != nil {
-			fail(err)
-		}
-		var addr netip.Addr
-		var serr error
-		r.Do(ctx, func() { addr, serr = p.Stack.Addr, p.Stack.Err })
-		if serr != nil {
-			fail(fmt.Errorf("ms%d: %w", p.Index, serr))
-		}
-		name := fmt.Sprintf("%s%d", *prefix, p.Index)
-		DeleteStale(name)
-		if err := labnet.AddNamespace(name); err != nil {
-			fail(err)
-		}
-		names = append(names, name)
-		tun, err := labnet.OpenTUN(name, "gprs0", addr, *mtu)
-		if err != nil {
-			fail(err)
-		}
-		go func() {
-			if err := r.ConnectTUN(ctx, p, tun); err != nil {
-				log.Printf("ms%d tun: %v", p.Index, err)
-			}
-		}()
-		var ptmsi uint32
-		r.Do(ctx, func() { ptmsi = p.Stack.PTMSI })
-		log.Printf("ms%d: attached (P-TMSI %08x), PDP context %v, netns %s", p.Index, ptmsi, addr, name)
-		lines = append(lines, fmt.Sprintf("MS_NETNS=%s MS_ADDR=%s", name, addr))
+		lines = append(lines, o.bringUp(ctx, r, p, deadline, &names))
 	}
-	writeStatus(append(lines, "READY")...)
-
-	if *verbose {
-		go func() {
-			t := time.NewTicker(5 * time.Second)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-				}
-				r.Do(ctx, func() {
-					for _, p := range r.Phones {
-						log.Printf("ms%d: %s aborted=%d reassigned=%d ulIP=%d dlIP=%d dropped=%d llcLate=%d sndcpLost=%d um=%+v", p.Index, p.MS.Debug(),
-							p.MS.Aborted, p.MS.ULReassigned, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, p.Stack.LateUI, p.Stack.SNDCPLost, um.Stats())
-					}
-				})
-			}
-		}()
+	o.writeStatus(append(lines, "READY")...)
+	if o.verbose {
+		go logStacks(ctx, r, um)
 	}
 
 	select {
@@ -201,24 +105,8 @@ func main() {
 	case err := <-radioDone:
 		log.Printf("radio stopped: %v", err)
 	}
-	// Detach (best effort, a second at most) before the namespaces go.
-	dctx, dcancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer dcancel()
 	if ctx.Err() != nil {
-		rctx, rcancel := context.WithCancel(dctx)
-		go r.Run(rctx)
-		for _, p := range r.Phones {
-			r.Post(p.Stack.Detach)
-		}
-		r.Wait(dctx, 2*time.Second, "detach", func() bool {
-			for _, p := range r.Phones {
-				if p.Stack.GMM != msnet.GMMDetached {
-					return false
-				}
-			}
-			return true
-		})
-		rcancel()
+		detach(r)
 	}
 	st := um.Stats()
 	log.Printf("virtual Um: %+v", st)
@@ -226,6 +114,173 @@ func main() {
 		log.Printf("ms%d: UL IP %d, DL IP %d, dropped %d, LLC dup %d, LLC late %d, SNDCP lost %d, XID %d, TBFs aborted %d",
 			p.Index, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, p.Stack.DupUI, p.Stack.LateUI, p.Stack.SNDCPLost, p.Stack.XIDs, p.MS.Aborted)
 	}
+}
+
+// writeStatus replaces the status file with lines.
+func (o *options) writeStatus(lines ...string) {
+	if o.status == "" {
+		return
+	}
+	tmp := o.status + ".tmp"
+	os.WriteFile(tmp, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	os.Rename(tmp, o.status)
+}
+
+// fail writes the error to the status file and exits.
+func (o *options) fail(err error) {
+	o.writeStatus("FAILED: " + err.Error())
+	log.Fatal(err)
+}
+
+// gsmtapTap returns the tap that writes the virtual Um frames to the
+// -gsmtap-pcap file (nil without one) and what closes that file.
+func (o *options) gsmtapTap() (func(vum.Frame), func()) {
+	if o.pcap == "" {
+		return nil, func() {}
+	}
+	f, err := os.Create(o.pcap)
+	if err != nil {
+		o.fail(err)
+	}
+	w, err := gsmtap.NewPcapWriter(f)
+	if err != nil {
+		f.Close()
+		o.fail(err)
+	}
+	frames := make(chan vum.Frame, 8192)
+	go func() {
+		for fr := range frames {
+			h := fr.Hdr
+			w.Write(fr.At, &h, fr.Payload)
+		}
+	}()
+	tap := func(fr vum.Frame) {
+		select {
+		case frames <- fr:
+		default:
+		}
+	}
+	return tap, func() { f.Close() }
+}
+
+// openUm opens the virtual Um sockets.
+func (o *options) openUm(tap func(vum.Frame)) *vum.Um {
+	var um *vum.Um
+	var err error
+	if o.umNetns != "" {
+		// Only the Um sockets live in the BTS's namespace: labms itself
+		// stays in the host's, so the MS namespaces it adds are visible
+		// to everyone (inside "ip netns exec", /run/netns mounts would
+		// stay in a private mount namespace).
+		err = (&netns.NS{Name: o.umNetns}).Do(func() (err error) { um, err = vum.Open(vum.Config{}, tap); return })
+	} else {
+		um, err = vum.Open(vum.Config{}, tap)
+	}
+	if err != nil {
+		o.fail(fmt.Errorf("virtual Um: %w", err))
+	}
+	return um
+}
+
+// addPhones adds the -n phones with consecutive IMSIs.
+func (o *options) addPhones(r *labnet.Radio) {
+	rai := msnet.RAI{MCC: 901, MNC: 70, LAC: 1, RAC: 0}
+	for k := 0; k < o.n; k++ {
+		imsi := fmt.Sprintf("%015d", o.imsiBase+uint64(k))
+		p := r.AddPhone(msnet.Config{IMSI: imsi, IMEI: fmt.Sprintf("35000000%07d", k), RAI: rai, APN: o.apn}, o.class)
+		p.Stack.Debug = o.debug
+		p.Stack.Trace = os.Getenv("LABMS_TRACE") == "1"
+	}
+}
+
+// bringUp attaches phone p, activates its PDP context and gives it a
+// namespace (added to names) whose TUN device carries the context; it
+// returns the phone's status line.
+func (o *options) bringUp(ctx context.Context, r *labnet.Radio, p *labnet.Phone, deadline time.Time, names *[]string) string {
+	// GMM and SM repeat their requests (T3310 and T3380 are 15 s and
+	// 30 s, TS 24.008 §11.2.2; the lab uses 10 s).
+	if err := retry(ctx, r, deadline, fmt.Sprintf("ms%d attach", p.Index), p.Stack.Attach, func() bool {
+		return p.Stack.GMM == msnet.GMMAttached || p.Stack.Err != nil
+	}); err != nil {
+		o.fail(err)
+	}
+	if o.rau {
+		if err := retry(ctx, r, deadline, fmt.Sprintf("ms%d routing area update", p.Index), func() { p.Stack.RoutingAreaUpdate(true) }, func() bool {
+			return p.Stack.RAUs > 0 || p.Stack.Err != nil
+		}); err != nil {
+			o.fail(err)
+		}
+	}
+	if err := retry(ctx, r, deadline, fmt.Sprintf("ms%d PDP context", p.Index), p.Stack.ActivatePDP, func() bool {
+		return p.Stack.PDPUp || p.Stack.Err != nil
+	}); err != nil {
+		o.fail(err)
+	}
+	var addr netip.Addr
+	var serr error
+	r.Do(ctx, func() { addr, serr = p.Stack.Addr, p.Stack.Err })
+	if serr != nil {
+		o.fail(fmt.Errorf("ms%d: %w", p.Index, serr))
+	}
+	name := fmt.Sprintf("%s%d", o.prefix, p.Index)
+	DeleteStale(name)
+	if err := labnet.AddNamespace(name); err != nil {
+		o.fail(err)
+	}
+	*names = append(*names, name)
+	tun, err := labnet.OpenTUN(name, "gprs0", addr, o.mtu)
+	if err != nil {
+		o.fail(err)
+	}
+	go func() {
+		if err := r.ConnectTUN(ctx, p, tun); err != nil {
+			log.Printf("ms%d tun: %v", p.Index, err)
+		}
+	}()
+	var ptmsi uint32
+	r.Do(ctx, func() { ptmsi = p.Stack.PTMSI })
+	log.Printf("ms%d: attached (P-TMSI %08x), PDP context %v, netns %s", p.Index, ptmsi, addr, name)
+	return fmt.Sprintf("MS_NETNS=%s MS_ADDR=%s", name, addr)
+}
+
+// logStacks logs every phone's state every 5 s until ctx ends.
+func logStacks(ctx context.Context, r *labnet.Radio, um *vum.Um) {
+	t := time.NewTicker(5 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		r.Do(ctx, func() {
+			for _, p := range r.Phones {
+				log.Printf("ms%d: %s aborted=%d reassigned=%d ulIP=%d dlIP=%d dropped=%d llcLate=%d sndcpLost=%d um=%+v", p.Index, p.MS.Debug(),
+					p.MS.Aborted, p.MS.ULReassigned, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, p.Stack.LateUI, p.Stack.SNDCPLost, um.Stats())
+			}
+		})
+	}
+}
+
+// detach detaches the phones (best effort, a second at most) before the
+// namespaces go; the radio runs again for it.
+func detach(r *labnet.Radio) {
+	dctx, dcancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer dcancel()
+	rctx, rcancel := context.WithCancel(dctx)
+	go r.Run(rctx)
+	for _, p := range r.Phones {
+		r.Post(p.Stack.Detach)
+	}
+	r.Wait(dctx, 2*time.Second, "detach", func() bool {
+		for _, p := range r.Phones {
+			if p.Stack.GMM != msnet.GMMDetached {
+				return false
+			}
+		}
+		return true
+	})
+	rcancel()
 }
 
 // retry sends a request every 10 s until cond holds or the deadline passes.

@@ -1,0 +1,166 @@
+package msemu
+
+import (
+	"time"
+
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/rlcmac"
+)
+
+// Packet access: the per-block timers, the RACH and the Immediate Assignment
+// (TS 44.018 §3.5.2, TS 44.060 §7.1).
+
+func (m *MS) beforeBlock(fn uint32) {
+	if m.Mute {
+		return
+	}
+	// Over a real BTS a TBF the network dropped (its assignment lost, N3101
+	// or N3105 run out) must not hold the MS for ever: with no USF and no
+	// data block for TBFWatchdog the MS returns to packet idle (as T3182 /
+	// T3190 would end the TBF, TS 44.060 §13.1); the frames of the UL TBF
+	// are lost to the layers above.
+	if m.cell.rt && m.ul.active && fnDelta(fn, m.ulHeard) > tbfWatchdogFrames {
+		m.ul = ulState{}
+		m.Aborted++
+	}
+	if m.cell.rt && m.dl.active && fnDelta(fn, m.dlHeard) > tbfWatchdogFrames {
+		m.dl = dlState{}
+		m.Aborted++
+	}
+	if m.dl.waitRelease && fnDelta(fn, m.dl.releaseFN) >= 0 {
+		m.dl.waitRelease = false // T3192 expired: packet idle
+	}
+	// Access: RACH when data waits, no UL TBF exists and the MS is not in
+	// downlink transfer (then it asks in the DL Ack/Nack instead).
+	if m.waitPUA != 0 && fnDelta(fn, m.waitPUA) > 0 {
+		m.waitPUA = 0 // T3168 expired: access again
+	}
+	if m.rachWait && fnDelta(fn, m.rachFN) > rachGiveUpFrames {
+		m.rachWait = false // no (usable) assignment: access again, as after T3146
+	}
+	if len(m.ulQueue) > 0 && !m.ul.active && !m.rachWait && !m.dl.active && m.waitPUA == 0 {
+		m.rachRA = 0x78 | uint16(m.cell.rnd.Intn(8))
+		if m.cell.rt && m.rachRA == 0x7f {
+			// osmo-bts takes RA 0x7f for a CS request (it is no packet
+			// access RA in osmo-bts's L1SAP_IS_PACKET_RACH) and
+			// passes it to the BSC
+			m.rachRA = 0x7e
+		}
+		m.rach11 = false
+		switch {
+		case m.TwoPhase && m.EGPRSClass > 0:
+			// EGPRS Packet Channel Request, Two Phase Access: 110000 <priority:2> <random:3>
+			m.rachRA = 0b110000<<5 | uint16(m.cell.rnd.Intn(8))
+			m.rach11 = true
+		case m.TwoPhase:
+			m.rachRA = 0x70 | uint16(m.cell.rnd.Intn(8))
+		case m.EGPRSClass > 0:
+			// EGPRS Packet Channel Request, One Phase Access (TS 44.060
+			// §11.2.5a): 0 <multislot class - 1:5> <priority:2> <random:3>
+			m.rachRA = uint16((m.EGPRSClass-1)&0x1f)<<5 | uint16(m.cell.rnd.Intn(8))
+			m.rach11 = true
+		}
+		m.rachFN = fn
+		m.rachWait = true
+		burst := uint8(1) // ACCESS_0
+		if m.rach11 {
+			burst = 2 // ACCESS_1: EGPRS access burst
+		}
+		m.cell.air.Send(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: m.rachRA, Is11Bit: m.rach11, FN: fn % 42432, ARFCN: m.cell.arfcn,
+			BurstType: burst, QTA: int16(m.DistanceQbits)})
+	}
+}
+
+// rachGiveUpFrames is how long an MS waits for the answer to its channel
+// request before it accesses again (5 s; a real MS gives up after T3146
+// or waits T3122 after an IMMEDIATE ASSIGNMENT REJECT, TS 44.018 §3.3.1.1.3):
+// without it an MS whose request went unanswered (or was rejected) under
+// overload would never send again.
+const rachGiveUpFrames = int(5 * time.Second / (120 * time.Millisecond / 26))
+
+// immAss handles an Immediate Assignment; it reports whether it was ours.
+func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
+	switch ia.Rest.Kind {
+	case rlcmac.IAREGPRSPacketUpl:
+		if !m.rachWait || !m.rach11 || ia.ReqRef.RA != 0x7f || !ia.Rest.HasExtRA || ia.Rest.ExtRA != uint8(m.rachRA&0x1f) {
+			return false
+		}
+		if !m.refMatches(ia) {
+			return false
+		}
+		m.rachWait = false
+		m.iaTA(ia)
+		if !ia.Rest.Dynamic {
+			m.resourceRequest(ia) // multi block: two-phase access
+			return true
+		}
+		m.cs = rlcmac.CSFromCommand(ia.Rest.ChannelCoding, true)
+		var usf [8]uint8
+		usf[ia.TN] = ia.Rest.USF
+		m.startULWS(m.cell.iaTRX(ia), ia.Rest.TFI, 1<<ia.TN, usf, false, rlcmac.EGPRSWindowSize(ia.Rest.WindowSize))
+		return true
+	case rlcmac.IARPacketUplink:
+		if !m.rachWait || m.rach11 || uint16(ia.ReqRef.RA) != m.rachRA {
+			return false
+		}
+		if !m.refMatches(ia) {
+			return false
+		}
+		m.rachWait = false
+		m.iaTA(ia)
+		if !ia.Rest.Dynamic {
+			m.resourceRequest(ia)
+			return true
+		}
+		m.cs = rlcmac.CSFromCommand(ia.Rest.ChannelCoding, false)
+		var usf [8]uint8
+		usf[ia.TN] = ia.Rest.USF
+		m.startUL(m.cell.iaTRX(ia), ia.Rest.TFI, 1<<ia.TN, usf, false)
+		return true
+	case rlcmac.IARPacketDownlink:
+		if ia.Rest.TLLI != m.TLLI {
+			return false
+		}
+		ws := 0
+		if ia.Rest.HasEGPRS {
+			ws = rlcmac.EGPRSWindowSize(ia.Rest.WindowSize)
+		}
+		m.iaTA(ia)
+		m.startDL(m.cell.iaTRX(ia), ia.Rest.TFI, 1<<ia.TN, ws)
+		return true
+	}
+	return false
+}
+
+// refMatches reports whether the Request Reference of ia names our RACH's FN.
+func (m *MS) refMatches(ia *rlcmac.ImmediateAssignment) bool {
+	var rr rlcmac.RequestReference
+	rr.SetFN(m.rachFN)
+	return rr.T1 == ia.ReqRef.T1 && rr.T2 == ia.ReqRef.T2 && rr.T3 == ia.ReqRef.T3
+}
+
+// resourceRequest sends the Packet Resource Request of two-phase access in
+// the single (or multi) block an Immediate Assignment allocated at its
+// starting time (TS 44.018 §10.5.2.38), with the MS Radio Access
+// Capability, and waits for the Packet Uplink Assignment.
+func (m *MS) resourceRequest(ia *rlcmac.ImmediateAssignment) {
+	fn := startFN(m.rachFN, ia.Rest.T1, ia.Rest.T3, ia.Rest.T2)
+	prr := &rlcmac.PacketResourceRequest{ID: rlcmac.ULID{IsTLLI: true, TLLI: m.TLLI},
+		ChanReq: rlcmac.ChannelRequestDescription{RLCOctetCount: 1000}}
+	if m.Class > 0 {
+		prr.HasRAC = true
+		prr.RAC = msRAC(m.Class, m.EGPRSClass)
+	}
+	m.sbaTRX, m.sbaTS = m.cell.iaTRX(ia), ia.TN
+	m.sendCtrl(fn, m.sbaTRX, ia.TN, prr)
+	m.waitPUA = (fn + 4*217) % pcuif.MaxFN // T3168 ~4 s
+}
+
+// iaTA applies the timing advance (and TAI, on the assigned TN) of an
+// Immediate Assignment.
+func (m *MS) iaTA(ia *rlcmac.ImmediateAssignment) {
+	m.ta = ia.TA
+	if ia.Rest.HasTAI {
+		m.tai, m.taiTS = int(ia.Rest.TAI), ia.TN
+	}
+}

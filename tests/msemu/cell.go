@@ -1,0 +1,205 @@
+package msemu
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"time"
+
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/rlcmac"
+	"github.com/gopcu/gopcu/tests/btsemu"
+)
+
+// The cell: the air interface the MSs share, stepped one radio block at a time, and the CCCH.
+
+// Cell is a set of MSs camping on one emulated BTS.
+type Cell struct {
+	// BTS is the PCU-socket BTS emulator (nil over another Air).
+	BTS    *btsemu.BTS
+	air    Air
+	rt     bool
+	MSs    []*MS
+	DLLoss float64 // probability that a DL radio block is not received
+	// ULLqualCb is the C/I (cB) the BTS reports for uplink blocks (default 150).
+	ULLqualCb int16
+	ULLoss    float64 // probability that an UL radio block is lost
+	rnd       *rand.Rand
+	ul        map[uint32][]pcuif.Data
+	arfcn     uint16
+	// Blocks counts DL blocks seen per kind.
+	Blocks struct{ Data, Control, Dummy, Idle int }
+	// IdleTS counts the empty PDTCH answers (nothing sent) per timeslot.
+	IdleTS [8]int
+	// DataCS counts the DL data blocks addressed to an MS per coding scheme.
+	DataCS map[rlcmac.CodingScheme]int
+	// OnCCCH, when set, sees every AGCH/PCH MAC block (23 octets).
+	OnCCCH func(mac []byte)
+}
+
+// NewCell makes a cell over a running BTS emulator (seed makes loss and
+// access randomness repeatable).
+func NewCell(bts *btsemu.BTS, seed int64) *Cell {
+	c := NewCellAir(bts, seed)
+	c.BTS = bts
+	return c
+}
+
+// NewCellAir makes a cell over any Air (see NewCell).
+func NewCellAir(air Air, seed int64) *Cell {
+	c := &Cell{air: air, rnd: rand.New(rand.NewSource(seed)), ul: map[uint32][]pcuif.Data{}, arfcn: 871, ULLqualCb: 150}
+	if _, ok := air.(RealTimeAir); ok {
+		c.rt = true
+		if info := air.Info(); info != nil && info.TRX[0].ARFCN != 0 {
+			c.arfcn = info.TRX[0].ARFCN
+		}
+	}
+	return c
+}
+
+// AddMS adds an idle MS.
+func (c *Cell) AddMS(tlli uint32, imsi string, class int) *MS {
+	m := &MS{cell: c, TLLI: tlli, IMSI: imsi, Class: class, cs: rlcmac.CS1, tai: -1, taPTCCH: -1, taPUAN: -1}
+	c.MSs = append(c.MSs, m)
+	return m
+}
+
+// queueULOffs queues an uplink block whose bursts arrive offs quarter bits
+// late (the BTS's burst timing offset in DATA_IND).
+func (c *Cell) queueULOffs(fn uint32, trx, ts uint8, payload []byte, offs int16) {
+	if c.ULLoss > 0 && c.rnd.Float64() < c.ULLoss {
+		return
+	}
+	d := pcuif.Data{Kind: pcuif.TypeDataInd, SAPI: pcuif.SAPIPDTCH, Payload: payload, FN: fn, ARFCN: c.arfcn, TRX: trx, TS: ts,
+		BlockNr: uint8(btsemu.BlockNr(fn)), RSSI: -60, LqualCb: c.ULLqualCb, TAOffsQbits: offs}
+	if c.rt {
+		c.air.Send(&d)
+		return
+	}
+	c.ul[fn] = append(c.ul[fn], d)
+}
+
+// Step runs one radio block: uplink blocks due by now are delivered, the
+// BTS emulator requests and collects the downlink blocks, and every MS
+// processes them (and the CCCH messages of the block).
+func (c *Cell) Step(ctx context.Context) error {
+	fn := c.air.FN()
+	for f, list := range c.ul {
+		if fnDelta(fn, f) >= 0 {
+			for i := range list {
+				if err := c.air.Send(&list[i]); err != nil {
+					return err
+				}
+			}
+			delete(c.ul, f)
+		}
+	}
+	for _, m := range c.MSs {
+		m.beforeBlock(fn)
+	}
+	blk, err := c.air.Step(ctx, 2*time.Second)
+	if err != nil {
+		return err
+	}
+	for _, d := range c.air.CCCH() {
+		c.ccch(blk.FN, d)
+	}
+	for _, d := range blk.Answers {
+		if d.SAPI == pcuif.SAPIPTCCH {
+			for _, m := range c.MSs {
+				if !m.Mute {
+					m.ptcch(d)
+				}
+			}
+			continue
+		}
+		if d.SAPI != pcuif.SAPIPDTCH {
+			continue
+		}
+		if len(d.Payload) == 0 {
+			c.Blocks.Idle++
+			c.IdleTS[d.TS&7]++
+			continue
+		}
+		lost := c.DLLoss > 0 && c.rnd.Float64() < c.DLLoss
+		for _, m := range c.MSs {
+			m.dlBlock(d, lost)
+		}
+	}
+	return nil
+}
+
+// Run steps n blocks.
+func (c *Cell) Run(ctx context.Context, n int) error {
+	for i := 0; i < n; i++ {
+		if err := c.Step(ctx); err != nil {
+			return fmt.Errorf("block %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func (c *Cell) ccch(fn uint32, d pcuif.Data) {
+	var mac []byte
+	switch d.SAPI {
+	case pcuif.SAPIAGCH:
+		mac = d.Payload
+	case pcuif.SAPIPCH:
+		if len(d.Payload) == pcuif.PCHLegacyLen {
+			mac = d.Payload[3:]
+		}
+	case pcuif.SAPIAGCH2:
+		var a pcuif.AGCH2
+		if a.Unmarshal(d.Payload) == nil {
+			mac = a.MAC[:]
+		}
+	case pcuif.SAPIPCH2:
+		var p pcuif.PCH2
+		if p.Unmarshal(d.Payload) == nil {
+			mac = p.MAC[:]
+		}
+	}
+	if c.OnCCCH != nil && len(mac) > 0 {
+		c.OnCCCH(mac)
+	}
+	if len(mac) < 3 || mac[2] != rlcmac.RRImmediateAssignment {
+		return
+	}
+	var ia rlcmac.ImmediateAssignment
+	if err := rlcmac.DecodeImmediateAssignment(mac, &ia); err != nil {
+		return
+	}
+	for _, m := range c.MSs {
+		if m.immAss(fn, &ia) {
+			return
+		}
+	}
+}
+
+// iaTRX is the TRX an Immediate Assignment's packet channel is on: the
+// one with its ARFCN (a hopping channel: the first TRX).
+func (c *Cell) iaTRX(ia *rlcmac.ImmediateAssignment) uint8 {
+	if ia.Hopping {
+		return 0
+	}
+	return c.trxOf(ia.ARFCN, 0)
+}
+
+// freqTRX is the TRX a Packet Assignment's Frequency Parameters name (an
+// ARFCN); without them, or hopping, the TRX the message came on (def).
+func (c *Cell) freqTRX(has bool, f *rlcmac.FrequencyParameters, def uint8) uint8 {
+	if !has || f.Kind != 0 {
+		return def
+	}
+	return c.trxOf(f.ARFCN, def)
+}
+
+func (c *Cell) trxOf(arfcn uint16, def uint8) uint8 {
+	info := c.air.Info()
+	for i := range info.TRX {
+		if info.TRX[i].PDCHMask != 0 && info.TRX[i].ARFCN == arfcn {
+			return uint8(i)
+		}
+	}
+	return def
+}

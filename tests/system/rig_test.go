@@ -1,0 +1,277 @@
+package system
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/tests/btsemu"
+	"github.com/gopcu/gopcu/tests/msemu"
+	"github.com/gopcu/gopcu/tests/netns"
+	"github.com/gopcu/gopcu/tests/sgsnemu"
+)
+
+// The system-test rig: gopcu's engine in-process on the PCU socket of the
+// BTS emulator (rig), with the MS emulator's cell and an in-process Gb
+// (radioRig), with its real Gb stack against the SGSN emulator (gbRig) or
+// in a test's network namespace (gbCell). Every engine of the system tests
+// starts through newRig and run, and stops when the test ends.
+
+// rig is one engine on a BTS emulator's PCU socket.
+type rig struct {
+	t      *testing.T
+	path   string
+	bts    *btsemu.BTS
+	eng    *pcu.Engine
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// newRig makes the engine of cfg; the BTS emulator bts (nil: one the
+// test closes itself) listens on cfg.SocketPath. The engine runs from run
+// on.
+func newRig(t *testing.T, bts *btsemu.BTS, cfg pcu.Config) *rig {
+	return &rig{t: t, path: cfg.SocketPath, bts: bts, eng: pcu.New(cfg), done: make(chan struct{})}
+}
+
+// run starts the engine; it stops, and the BTS emulator closes, when the
+// test ends.
+func (r *rig) run() *rig {
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	go func() { r.eng.Run(ctx); close(r.done) }()
+	r.t.Cleanup(r.stop)
+	return r
+}
+
+// startRig runs the engine (pinned to version pin, if set) on a BTS
+// emulator speaking v.
+func startRig(t *testing.T, v pcuif.Version, pin pcuif.Version) *rig {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "pcu_bts")
+	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newRig(t, bts, pcu.Config{SocketPath: path, PinVersion: pin, MinBackoff: 20 * time.Millisecond, MaxBackoff: 200 * time.Millisecond}).run()
+}
+
+func (r *rig) stop() {
+	r.cancel()
+	<-r.done
+	if r.bts != nil {
+		r.bts.Close()
+	}
+}
+
+func (r *rig) waitActive(n int) {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.bts.WaitActive(ctx, n); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// fakeGb records what the engine sends towards the SGSN.
+type fakeGb struct {
+	mu        sync.Mutex
+	ul        map[uint32][][]byte
+	discarded int
+}
+
+func (g *fakeGb) ULUnitdata(bts uint8, tlli uint32, llc []byte) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ul == nil {
+		g.ul = map[uint32][][]byte{}
+	}
+	g.ul[tlli] = append(g.ul[tlli], llc)
+}
+
+func (g *fakeGb) LLCDiscarded(bts uint8, tlli uint32, frames uint8, octets uint32) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.discarded += int(frames)
+}
+
+func (g *fakeGb) frames(tlli uint32) [][]byte {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([][]byte(nil), g.ul[tlli]...)
+}
+
+type radioRig struct {
+	*rig
+	gb   *fakeGb
+	cell *msemu.Cell
+}
+
+func startRadio(t *testing.T, v pcuif.Version, params *pcu.Params, seed int64) *radioRig {
+	t.Helper()
+	return startRadioVersion(t, v, btsemu.DefaultInfo(v), params, seed, 4)
+}
+
+// startEGPRSRadio is startRadio with a BTS that allows CS-1..4 and
+// MCS-1..9 (PCUIF v12).
+func startEGPRSRadio(t *testing.T, params *pcu.Params, seed int64) *radioRig {
+	t.Helper()
+	info := btsemu.DefaultInfo(pcuif.V12)
+	for n := 1; n <= 9; n++ {
+		info.Flags |= pcuif.FlagMCS(n)
+	}
+	return startRadioInfo(t, info, params, seed, 4)
+}
+
+// startRadioInfo is startRadio with the BTS's INFO_IND given; it waits for
+// pdchs active PDCHs.
+func startRadioInfo(t *testing.T, info *pcuif.InfoInd, params *pcu.Params, seed int64, pdchs int) *radioRig {
+	t.Helper()
+	return startRadioVersion(t, pcuif.V12, info, params, seed, pdchs)
+}
+
+// startRadioVersion starts the BTS emulator speaking v with info, the
+// engine and the MS emulator cell.
+func startRadioVersion(t *testing.T, v pcuif.Version, info *pcuif.InfoInd, params *pcu.Params, seed int64, pdchs int) *radioRig {
+	t.Helper()
+	return startRadioConfig(t, v, info, pcu.Config{MinBackoff: 20 * time.Millisecond, Params: params, GSMTAP: dialGSMTAP(t, params)}, seed, pdchs)
+}
+
+// startRadioConfig is startRadioVersion with the engine's configuration
+// given (its SocketPath is the BTS emulator's).
+func startRadioConfig(t *testing.T, v pcuif.Version, info *pcuif.InfoInd, cfg pcu.Config, seed int64, pdchs int) *radioRig {
+	t.Helper()
+	cfg.SocketPath = filepath.Join(t.TempDir(), "pcu_bts")
+	bts, err := btsemu.Listen(btsemu.Config{Path: cfg.SocketPath, Version: v, Info: info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb := &fakeGb{}
+	r := newRig(t, bts, cfg)
+	r.eng.SetGb(gb)
+	r.run().waitActive(pdchs)
+	return &radioRig{rig: r, gb: gb, cell: msemu.NewCell(bts, seed)}
+}
+
+// freeUDPPort returns a UDP port on 127.0.0.1 that was free a moment ago.
+func freeUDPPort(t *testing.T) uint16 {
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return uint16(c.LocalAddr().(*net.UDPAddr).Port)
+}
+
+type gbRig struct {
+	*radioRig
+	sgsn *sgsnemu.Server
+	mu   sync.Mutex
+	ul   map[uint32][][]byte
+	up   bool
+	fcms map[uint32]*bssgp.FlowControlMS
+	// sgsnPDU, if set, sees every other PDU the SGSN emulator receives.
+	sgsnPDU func(bssgp.PDU)
+}
+
+func (g *gbRig) ulFrames(tlli uint32) [][]byte {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([][]byte(nil), g.ul[tlli]...)
+}
+
+// startGb runs gopcu with its real Gb stack against the SGSN emulator, both
+// on loopback, and the BTS and MS emulators on the radio side.
+func startGb(t *testing.T, v pcuif.Version) *gbRig {
+	t.Helper()
+	g := &gbRig{ul: map[uint32][][]byte{}, fcms: map[uint32]*bssgp.FlowControlMS{}}
+	sg, err := sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:0"), sgsnemu.Config{}, sgsnemu.Callbacks{
+		ULUnitdata: func(bvci uint16, ul *bssgp.ULUnitdata, now time.Duration) {
+			g.mu.Lock()
+			g.ul[ul.TLLI] = append(g.ul[ul.TLLI], append([]byte(nil), ul.LLC...))
+			g.mu.Unlock()
+		},
+		PDU: func(bvci uint16, p bssgp.PDU, now time.Duration) {
+			if f, ok := p.(*bssgp.FlowControlMS); ok {
+				g.mu.Lock()
+				c := *f
+				g.fcms[f.TLLI] = &c
+				g.mu.Unlock()
+			}
+			g.mu.Lock()
+			f := g.sgsnPDU
+			g.mu.Unlock()
+			if f != nil {
+				f(p)
+			}
+		},
+		BVCState: func(bvci uint16, unblocked bool, now time.Duration) {
+			if bvci == 1800 {
+				g.mu.Lock()
+				g.up = unblocked
+				g.mu.Unlock()
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sg.Close() })
+	g.sgsn = sg
+	path := filepath.Join(t.TempDir(), "pcu_bts")
+	info := btsemu.DefaultInfo(v)
+	info.SetRemote(0, 101, freeUDPPort(t), sg.Addr())
+	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: v, Info: info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, bts, pcu.Config{SocketPath: path, Gb: true}).run()
+	eng := r.eng
+	r.waitActive(4)
+	g.radioRig = &radioRig{rig: r, cell: msemu.NewCell(bts, 9)}
+	testutil.Eventually(t, 5*time.Second, func() bool {
+		g.mu.Lock()
+		up := g.up
+		g.mu.Unlock()
+		var engUp bool
+		eng.Call(func() { engUp = eng.GbUp() })
+		return up && engUp
+	}, "NS/BVC not up")
+	return g
+}
+
+// gbCell is one gopcu with its BTS emulator, Gb in the test's namespace.
+type gbCell struct {
+	bts *btsemu.BTS
+	eng *pcu.Engine
+	r   *rig
+}
+
+func startGbCell(t *testing.T, n *netns.NS, dir, name string, info *pcuif.InfoInd, p *pcu.Params) *gbCell {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: info.Version, Info: info})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRig(t, bts, pcu.Config{SocketPath: path, Gb: true, Params: p, ListenUDP: n.ListenNS}).run()
+	r.waitActive(4)
+	return &gbCell{bts: bts, eng: r.eng, r: r}
+}
+
+func (c *gbCell) waitGb(t *testing.T) {
+	t.Helper()
+	testutil.Eventually(t, 15*time.Second, func() bool {
+		var up bool
+		c.eng.Call(func() { up = c.eng.GbUp() })
+		return up
+	}, "BVC not unblocked by osmo-sgsn")
+}
