@@ -416,7 +416,7 @@ const (
 // Event is passed to observers (Gb, tests) from inside the engine goroutine.
 type Event struct {
 	Kind EventKind
-	BTS  *BTS
+	BTS  uint8 // the BTS of EvBTSActive / EvBTSInactive
 }
 
 // Observe registers f to be called, inside the engine goroutine, on every
@@ -431,9 +431,6 @@ func (e *Engine) emit(ev Event) {
 
 // L1Counters is the PCU socket counter group.
 func (e *Engine) L1Counters() *ratectr.Group { return e.l1ctr }
-
-// BTS returns BTS nr, or nil. Engine goroutine only.
-func (e *Engine) BTS(nr uint8) *BTS { return e.bts[nr] }
 
 // Connected reports whether a BTS connection exists. Engine goroutine only.
 func (e *Engine) Connected() bool { return e.gen != 0 }

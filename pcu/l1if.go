@@ -270,7 +270,7 @@ func (e *Engine) handleInfoInd(b []byte) {
 	e.gbConfigure(bts)
 	e.l1log.Info("BTS configured", "bts", bts.Nr, "version", ii.Version, "pdchs", bts.EnabledPDCHs(),
 		"nsei", ii.NSEI, "bvci", ii.BVCI, "cell_id", ii.CellID)
-	e.emit(Event{Kind: EvBTSActive, BTS: bts})
+	e.emit(Event{Kind: EvBTSActive, BTS: bts.Nr})
 }
 
 func (e *Engine) deactivateAll(bts *BTS) {
@@ -300,7 +300,7 @@ func (e *Engine) dropRadio(bts *BTS) {
 	e.fnValid = false
 	if bts.Active {
 		bts.Active = false
-		e.emit(Event{Kind: EvBTSInactive, BTS: bts})
+		e.emit(Event{Kind: EvBTSInactive, BTS: bts.Nr})
 	}
 }
 

@@ -290,21 +290,13 @@ func (e *Engine) initialCS(bts *BTS) (dl, ul rlcmac.CodingScheme) {
 	return clamp(p.ForceCSDL, int(bts.Info.InitialCS), p.CSMaxDL), clamp(p.ForceCSUL, int(bts.Info.InitialCS), p.CSMaxUL)
 }
 
-// MSByTLLI finds an MS of a BTS by TLLI. Engine goroutine only.
-func (e *Engine) MSByTLLI(btsNr uint8, tlli uint32) *MS {
+// msByTLLI finds an MS of a BTS by TLLI.
+func (e *Engine) msByTLLI(btsNr uint8, tlli uint32) *MS {
 	b := e.bts[btsNr]
 	if b == nil {
 		return nil
 	}
 	return b.ms.byTLLI[tlli]
-}
-
-// MSList returns the MSs of a BTS. Engine goroutine only.
-func (e *Engine) MSList(btsNr uint8) []*MS {
-	if b := e.bts[btsNr]; b != nil {
-		return b.ms.all
-	}
-	return nil
 }
 
 // egprs reports whether DL TBFs of the MS use EGPRS: the MS announced an

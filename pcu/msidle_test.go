@@ -29,7 +29,7 @@ func TestIdleMSReleasedAfterX2030(t *testing.T) {
 	a := e.newMS(bts, 0xc0000001)
 	noTLLI := e.newMS(bts, TLLIUnset)
 	runFor(e, bts, time.Second)
-	if e.MSByTLLI(0, 0xc0000001) != a {
+	if e.msByTLLI(0, 0xc0000001) != a {
 		t.Fatal("MS released before X2030")
 	}
 	for _, m := range bts.ms.all {
@@ -39,10 +39,10 @@ func TestIdleMSReleasedAfterX2030(t *testing.T) {
 	}
 	b := e.newMS(bts, 0xc0000002)
 	runFor(e, bts, 1100*time.Millisecond)
-	if e.MSByTLLI(0, 0xc0000001) != nil {
+	if e.msByTLLI(0, 0xc0000001) != nil {
 		t.Error("MS not released after X2030")
 	}
-	if e.MSByTLLI(0, 0xc0000002) != b {
+	if e.msByTLLI(0, 0xc0000002) != b {
 		t.Error("the later MS released early")
 	}
 	runFor(e, bts, time.Second)
@@ -66,7 +66,7 @@ func TestIdleMSDataRetried(t *testing.T) {
 		bts.TRX[0].PDCH[ts].Enabled = false
 	}
 	e.HandleDLUnitdata(0, &DLUnitdata{TLLI: 0xc0000009, IMSI: "901700000000009", Lifetime: 10000, LLC: []byte{0x03, 0xc0, 1, 2, 3, 4}})
-	m := e.MSByTLLI(0, 0xc0000009)
+	m := e.msByTLLI(0, 0xc0000009)
 	if m == nil || m.DL != nil {
 		t.Fatalf("MS %v: want an MS without a DL TBF", m)
 	}
@@ -81,7 +81,7 @@ func TestIdleMSDataRetried(t *testing.T) {
 	if m.DL == nil {
 		t.Fatal("no DL TBF after the PDCH came back")
 	}
-	if e.MSByTLLI(0, 0xc0000009) != m {
+	if e.msByTLLI(0, 0xc0000009) != m {
 		t.Fatal("MS with data released")
 	}
 }

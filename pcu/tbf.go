@@ -330,14 +330,6 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 	e.tbfLog.Debug("TBF freed", "tbf", t.String())
 }
 
-// TBFs lists the TBFs of a BTS. Engine goroutine only.
-func (e *Engine) TBFs(btsNr uint8) []*TBF {
-	if b := e.bts[btsNr]; b != nil {
-		return b.tbfs
-	}
-	return nil
-}
-
 // Debug summarises internal state (tests and traces).
 func (t *TBF) Debug() string {
 	var timers []string

@@ -1,6 +1,7 @@
 package pcu
 
 import (
+	"fmt"
 	"math/bits"
 	"time"
 
@@ -51,14 +52,18 @@ type PDCHView struct {
 
 // TBFView is one TBF.
 type TBFView struct {
-	Dir     Dir
-	State   TBFState
-	TFI     uint8
-	TRX     uint8
-	Slots   uint8 // timeslot mask
-	CtrlTS  uint8
-	CCCH    bool // assigned on CCCH (else PACCH)
-	EGPRS   bool
+	Dir    Dir
+	State  TBFState
+	TFI    uint8
+	TRX    uint8
+	Slots  uint8 // timeslot mask
+	CtrlTS uint8
+	CCCH   bool // assigned on CCCH (else PACCH)
+	EGPRS  bool
+	// Attached: the TBF owns its TFI, USFs and slots.
+	Attached bool
+	// USF per timeslot (UL).
+	USF     [8]uint8
 	Created time.Duration // engine time
 	CS      rlcmac.CodingScheme
 	// EverAcked: a DL TBF got a Packet Downlink Ack/Nack.
@@ -78,6 +83,19 @@ type TBFView struct {
 	MSClass, EGPRSClass int
 }
 
+func (v TBFView) String() string {
+	return fmt.Sprintf("TBF(%s TFI=%d TRX=%d TS=%08b %s TLLI=0x%08x)", v.Dir, v.TFI, v.TRX, v.Slots, v.State, v.TLLI)
+}
+
+// EnabledPDCHs counts the BTS's enabled PDCHs.
+func (b *BTSView) EnabledPDCHs() int {
+	n := 0
+	for _, t := range b.TRX {
+		n += bits.OnesCount8(t.Enabled)
+	}
+	return n
+}
+
 // MSView is one MS.
 type MSView struct {
 	ID                   int // the engine's index of the MS (log lines)
@@ -95,6 +113,7 @@ type MSView struct {
 	UL, DL               *TBFView      // nil: none
 	Ctr                  *ratectr.Group
 	RSSI                 int8
+	TAI                  int8  // Timing Advance Index (-1: none)
 	LinkQ                int16 // C/I in cB
 	BTO                  int16 // burst timing offset, quarter bits
 	Meas                 MeasView
@@ -233,12 +252,13 @@ func (e *Engine) GbNow() time.Duration { return e.gbNow() }
 func (t *TBF) view() TBFView {
 	m := t.ms
 	v := TBFView{Dir: t.dir, State: t.state, TFI: t.tfi, TRX: t.trx, Slots: t.slots, CtrlTS: t.ctrlTS, CCCH: t.ccch,
-		EGPRS: t.egprs, Created: t.created, CS: t.cs,
+		EGPRS: t.egprs, Attached: t.attached, Created: t.created, CS: t.cs,
 		Ctr: t.ctr, GPRSCtr: t.gprsCtr, EGPRSCtr: t.egprsCtr}
 	if m != nil {
 		v.TLLI, v.IMSI, v.TA, v.MSClass, v.EGPRSClass = m.TLLI, m.IMSI, m.TA, m.MSClass, m.EGPRSClass
 	}
 	if t.dir == DirUL {
+		v.USF = t.ul.usf
 		v.WS, v.VQ, v.VR = t.ul.rw.WS(), t.ul.rw.VQ(), t.ul.rw.VR()
 	} else {
 		v.EverAcked, v.SentBytes = t.dl.everAcked, t.dl.sentBytes
@@ -251,7 +271,7 @@ func (e *Engine) msView(m *MS) MSView {
 	v := MSView{ID: m.id, TLLI: m.TLLI, IMSI: m.IMSI, TA: m.TA, MSClass: m.MSClass, EGPRSClass: m.EGPRSClass,
 		EGPRS: m.egprs(m.bts), CSUL: m.CSUL, CSDL: m.CSDL, MCSUL: m.MCSUL, MCSDL: m.MCSDL, PACCH: pacchSlot(m),
 		QueueFrames: m.Queue.Len(), QueueOctets: m.Queue.Octets(), QueueHeadSojourn: m.Queue.HeadSojourn(e.now), Ctr: m.Ctr, RSSI: m.RSSI, LinkQ: m.LinkQ,
-		BTO: m.BTO, Suspended: m.suspended, HasQueued: m.Queue.Len() > 0}
+		BTO: m.BTO, TAI: m.TAI, Suspended: m.suspended, HasQueued: m.Queue.Len() > 0}
 	mm := &m.meas
 	v.Meas = MeasView{HaveUL: mm.haveUL, BER10k: mm.ber10k, HaveDL: mm.haveDL, NackPct: mm.nack, HaveRxQ: mm.haveRxQ,
 		RxQual: mm.rxQual, CValue: mm.cValue, SignVar: mm.signVar, ILevel: mm.iLev}
@@ -293,4 +313,16 @@ func lowestSlot(slots uint8) int {
 		return 0
 	}
 	return bits.TrailingZeros8(slots)
+}
+
+// TBFDebug describes each TBF of BTS nr with its internal state (traces).
+// Engine goroutine only.
+func (e *Engine) TBFDebug(nr uint8) []string {
+	var out []string
+	if b := e.bts[nr]; b != nil {
+		for _, t := range b.tbfs {
+			out = append(out, t.String()+" "+t.Debug())
+		}
+	}
+	return out
 }

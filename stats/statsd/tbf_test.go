@@ -73,7 +73,7 @@ func TestTBFCountersOverStatsd(t *testing.T) {
 	idle := func() bool {
 		var n int
 		eng.Call(func() {
-			if m := eng.MSByTLLI(0, ms.TLLI); m != nil && (m.UL != nil || m.DL != nil) {
+			if m, ok := eng.MSViewByTLLI(ms.TLLI); ok && (m.UL != nil || m.DL != nil) {
 				n++
 			}
 		})

@@ -237,7 +237,7 @@ func gopcuSideWith(t *testing.T, info *pcuif.InfoInd, params func(*pcu.Params)) 
 	}
 	s.tbfs = func() int {
 		n := 0
-		eng.Call(func() { n = len(eng.TBFs(0)) })
+		eng.Call(func() { n = len(eng.TBFViews(0, nil)) })
 		return n
 	}
 	// Reported after every block (osmo-pcu: every second): the per-TBF

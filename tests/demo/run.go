@@ -463,8 +463,8 @@ func (r *run) status() {
 	printStatus(cfg.Status, r.sc.Name, r.vt-max(r.downloadStart, 0), r.downloadStart >= 0, r.apps, cfg)
 	if cfg.Trace != nil {
 		r.eng.Call(func() {
-			for _, tb := range r.eng.TBFs(0) {
-				fmt.Fprintf(cfg.Trace, "   %s %s\n", tb, tb.Debug())
+			for _, l := range r.eng.TBFDebug(0) {
+				fmt.Fprintf(cfg.Trace, "   %s\n", l)
 			}
 		})
 		for _, a := range r.apps {

@@ -23,7 +23,7 @@ import (
 // btsCtr reads counter i of BTS 0.
 func (r *rig) btsCtr(i int) uint64 {
 	var v uint64
-	r.eng.Call(func() { v = r.eng.BTS(0).Ctr.Value(i) })
+	r.eng.Call(func() { b, _ := r.eng.BTSView(0); v = b.Ctr.Value(i) })
 	return v
 }
 

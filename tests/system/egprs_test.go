@@ -137,8 +137,8 @@ func TestGPRSAndEGPRSShareAPDCH(t *testing.T) {
 		for i, ms := range []*msemu.MS{gprs, egprs} {
 			var q int
 			rr.eng.Call(func() {
-				if m := rr.eng.MSByTLLI(0, ms.TLLI); m != nil {
-					q = m.Queue.Len()
+				if m, ok := rr.eng.MSViewByTLLI(ms.TLLI); ok {
+					q = m.QueueFrames
 				}
 			})
 			for ; q < 8; q++ {
@@ -299,7 +299,7 @@ func TestEGPRSAccessTypes(t *testing.T) {
 	}
 	var tai []int8 // (osmo-pcu 1.1.0's show ms has no TAI)
 	r.eng.Call(func() {
-		for _, m := range r.eng.MSList(0) {
+		for _, m := range r.eng.MSViews(0, nil) {
 			tai = append(tai, m.TAI)
 		}
 	})
@@ -491,7 +491,7 @@ func TestEGPRSUplinkLinkAdaptation(t *testing.T) {
 			t.Fatalf("commanded UL MCS %v, want MCS-7 (mcs max UL)", ms.ULCS())
 		}
 		var mcs string
-		r.eng.Call(func() { mcs = r.eng.MSByTLLI(0, ms.TLLI).MCSUL.String() })
+		r.eng.Call(func() { m, _ := r.eng.MSViewByTLLI(ms.TLLI); mcs = m.MCSUL.String() })
 		if mcs != "MCS-7" {
 			t.Fatalf("MS UL MCS %s", mcs)
 		}

@@ -108,7 +108,7 @@ func TestNACCViaRealSGSN(t *testing.T) {
 	}
 	for c, wantN := range map[int]uint64{pcu.CtrPktNeighCellData: 4, pcu.CtrPktCellChgContinue: 1} {
 		var got uint64
-		a.eng.Call(func() { got = a.eng.BTS(0).Ctr.Value(c) })
+		a.eng.Call(func() { b, _ := a.eng.BTSView(0); got = b.Ctr.Value(c) })
 		if got != wantN {
 			t.Errorf("%s = %d, want %d", pcu.BTSCounterDescs[c].Name, got, wantN)
 		}

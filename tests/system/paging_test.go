@@ -93,7 +93,7 @@ func TestSuspend(t *testing.T) {
 		t.Fatalf("SUSPEND %+v", s)
 	}
 	var active bool
-	g.eng.Call(func() { m := g.eng.MSByTLLI(0, ms.TLLI); active = m != nil && m.Active() })
+	g.eng.Call(func() { m, ok := g.eng.MSViewByTLLI(ms.TLLI); active = ok && (m.UL != nil || m.DL != nil) })
 	if active {
 		t.Fatal("TBFs kept after suspend")
 	}

@@ -145,7 +145,7 @@ func TestReconnect(t *testing.T) {
 					return !connected
 				}, "engine did not notice the loss")
 				var active bool
-				r.eng.Call(func() { active = r.eng.BTS(0).Active || r.eng.BTS(0).EnabledPDCHs() != 0 })
+				r.eng.Call(func() { b, _ := r.eng.BTSView(0); active = b.Active || b.EnabledPDCHs() != 0 })
 				if active {
 					t.Fatal("radio state kept after loss")
 				}
@@ -294,8 +294,8 @@ func TestPDCHEnergySaving(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		var slots uint8
 		r.eng.Call(func() {
-			if m := r.eng.MSByTLLI(0, ms.TLLI); m != nil && m.DL != nil {
-				slots = m.DL.Slots()
+			if m, ok := r.eng.MSViewByTLLI(ms.TLLI); ok && m.DL != nil {
+				slots = m.DL.Slots
 			}
 		})
 		if slots == 0 {

@@ -19,15 +19,15 @@ import (
 
 func ctrVal(r *radioRig, i int) uint64 {
 	var v uint64
-	r.eng.Call(func() { v = r.eng.BTS(0).Ctr.Value(i) })
+	r.eng.Call(func() { b, _ := r.eng.BTSView(0); v = b.Ctr.Value(i) })
 	return v
 }
 
 func tbfStates(r *radioRig) []pcu.TBFState {
 	var s []pcu.TBFState
 	r.eng.Call(func() {
-		for _, t := range r.eng.TBFs(0) {
-			s = append(s, t.State())
+		for _, t := range r.eng.TBFViews(0, nil) {
+			s = append(s, t.State)
 		}
 	})
 	return s
@@ -86,7 +86,7 @@ func TestN3105T3195(t *testing.T) {
 	ms.Mute = true
 	stepFor(t, r.cell, 4*time.Second)
 	queued := func() (n int) {
-		r.eng.Call(func() { n = r.eng.MSByTLLI(0, ms.TLLI).Queue.Len() })
+		r.eng.Call(func() { m, _ := r.eng.MSViewByTLLI(ms.TLLI); n = m.QueueFrames })
 		return n
 	}
 	if s := tbfStates(r); len(s) != 1 || s[0] != pcu.TBFReleasing {
@@ -171,7 +171,7 @@ func TestLinkAdaptation(t *testing.T) {
 		}
 		stepFor(t, r.cell, 6*time.Second)
 		var cs string
-		r.eng.Call(func() { cs = r.eng.MSByTLLI(0, ms.TLLI).CSDL.String() })
+		r.eng.Call(func() { m, _ := r.eng.MSViewByTLLI(ms.TLLI); cs = m.CSDL.String() })
 		if cs != c.want {
 			t.Fatalf("loss %v: DL CS %s, want %s", c.loss, cs, c.want)
 		}
@@ -201,7 +201,7 @@ func TestTwoPhaseAccess(t *testing.T) {
 		}
 	}
 	var class int
-	r.eng.Call(func() { class = r.eng.MSByTLLI(0, ms.TLLI).MSClass })
+	r.eng.Call(func() { m, _ := r.eng.MSViewByTLLI(ms.TLLI); class = m.MSClass })
 	if class != 10 {
 		t.Errorf("MS class %d from the Packet Resource Request, want 10", class)
 	}
@@ -223,7 +223,7 @@ func TestULLinkAdaptation(t *testing.T) {
 		}
 		stepFor(t, r.cell, 3*time.Second)
 		var cs string
-		r.eng.Call(func() { cs = r.eng.MSByTLLI(0, ms.TLLI).CSUL.String() })
+		r.eng.Call(func() { m, _ := r.eng.MSViewByTLLI(ms.TLLI); cs = m.CSUL.String() })
 		if cs != c.want {
 			t.Fatalf("C/I %d cB: UL CS %s, want %s", c.lqual, cs, c.want)
 		}

@@ -167,8 +167,8 @@ func TestFairness32MS(t *testing.T) {
 		for _, ms := range mss {
 			var q int
 			rr.eng.Call(func() {
-				if m := rr.eng.MSByTLLI(0, ms.TLLI); m != nil {
-					q = m.Queue.Len()
+				if m, ok := rr.eng.MSViewByTLLI(ms.TLLI); ok {
+					q = m.QueueFrames
 				}
 			})
 			for ; q < 4; q++ {

@@ -35,56 +35,56 @@ func checkTRXInvariants(t *testing.T, r *radioRig) (perTRX [2]int, sharedTFI, sh
 	t.Helper()
 	var errs []string
 	r.eng.Call(func() {
-		tfis := map[[2]uint8]*pcu.TBF{} // (TRX, TFI) per direction
-		usfs := map[[3]uint8]*pcu.TBF{} // (TRX, TS, USF)
+		tfis := map[[2]uint8]pcu.TBFView{} // (TRX, TFI) per direction
+		usfs := map[[3]uint8]pcu.TBFView{} // (TRX, TS, USF)
 		trxOf := map[uint32]map[pcu.Dir]uint8{}
-		bts := r.eng.BTS(0)
-		for _, tb := range r.eng.TBFs(0) {
-			if !tb.Attached() {
+		bts, _ := r.eng.BTSView(0)
+		for _, tb := range r.eng.TBFViews(0, nil) {
+			if !tb.Attached {
 				continue
 			}
-			trx := tb.TRX()
+			trx := tb.TRX
 			if trx > 1 {
 				errs = append(errs, fmt.Sprintf("%v on TRX %d", tb, trx))
 				continue
 			}
 			perTRX[trx]++
-			k := [2]uint8{trx<<1 | uint8(tb.Dir()), tb.TFI()}
-			if o := tfis[k]; o != nil {
-				errs = append(errs, fmt.Sprintf("TFI %d twice on TRX %d: %v and %v", tb.TFI(), trx, o, tb))
+			k := [2]uint8{trx<<1 | uint8(tb.Dir), tb.TFI}
+			if o, dup := tfis[k]; dup {
+				errs = append(errs, fmt.Sprintf("TFI %d twice on TRX %d: %v and %v", tb.TFI, trx, o, tb))
 			}
 			tfis[k] = tb
-			if trxOf[tb.TLLI()] == nil {
-				trxOf[tb.TLLI()] = map[pcu.Dir]uint8{}
+			if trxOf[tb.TLLI] == nil {
+				trxOf[tb.TLLI] = map[pcu.Dir]uint8{}
 			}
-			trxOf[tb.TLLI()][tb.Dir()] = trx
+			trxOf[tb.TLLI][tb.Dir] = trx
 			for ts := uint8(0); ts < 8; ts++ {
-				if tb.Slots()&(1<<ts) == 0 {
+				if tb.Slots&(1<<ts) == 0 {
 					continue
 				}
 				if !bts.TRX[trx].PDCH[ts].Enabled {
 					errs = append(errs, fmt.Sprintf("%v on disabled TS %d", tb, ts))
 				}
-				if tb.Dir() != pcu.DirUL {
+				if tb.Dir != pcu.DirUL {
 					continue
 				}
-				u := [3]uint8{trx, ts, tb.USF(ts)}
-				if tb.USF(ts) > 6 {
-					errs = append(errs, fmt.Sprintf("%v has USF %d on TS %d", tb, tb.USF(ts), ts))
+				u := [3]uint8{trx, ts, tb.USF[ts]}
+				if tb.USF[ts] > 6 {
+					errs = append(errs, fmt.Sprintf("%v has USF %d on TS %d", tb, tb.USF[ts], ts))
 				}
-				if o := usfs[u]; o != nil {
+				if o, dup := usfs[u]; dup {
 					errs = append(errs, fmt.Sprintf("USF %d twice on TRX %d TS %d: %v and %v", u[2], trx, ts, o, tb))
 				}
 				usfs[u] = tb
 			}
 		}
 		for k := range tfis {
-			if k[0]>>1 == 0 && tfis[[2]uint8{k[0] | 2, k[1]}] != nil {
+			if _, ok := tfis[[2]uint8{k[0] | 2, k[1]}]; k[0]>>1 == 0 && ok {
 				sharedTFI = true
 			}
 		}
 		for k := range usfs {
-			if k[0] == 0 && usfs[[3]uint8{1, k[1], k[2]}] != nil {
+			if _, ok := usfs[[3]uint8{1, k[1], k[2]}]; k[0] == 0 && ok {
 				sharedUSF = true
 			}
 		}
@@ -280,8 +280,8 @@ func TestTwoTRXReuse(t *testing.T) {
 	}
 	var trx []uint8
 	r.eng.Call(func() {
-		for _, tb := range r.eng.TBFs(0) {
-			trx = append(trx, tb.TRX())
+		for _, tb := range r.eng.TBFViews(0, nil) {
+			trx = append(trx, tb.TRX)
 		}
 	})
 	for _, x := range trx {

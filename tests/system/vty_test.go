@@ -38,7 +38,13 @@ func TestQueueCommandsReachExistingMS(t *testing.T) {
 	r.dl(tlli, "901700000004001", llcFrame(1, 100)) // the MS exists now
 	stats := func() llc.QueueStats {
 		var st llc.QueueStats
-		r.eng.Call(func() { st = r.eng.MSByTLLI(0, tlli).Queue.Stats(r.eng.Now()) })
+		r.eng.Call(func() {
+			r.eng.QueueStats(0, func(m pcu.MSView, q llc.QueueStats) {
+				if m.TLLI == tlli {
+					st = q
+				}
+			})
+		})
 		return st
 	}
 	if st := stats(); !st.CoDel || st.Variant != llc.VariantRFC {
