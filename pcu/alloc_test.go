@@ -689,3 +689,23 @@ func TestMultiTRXOnePhaseSpread(t *testing.T) {
 		}
 	}
 }
+
+// TestOneTRXIncrementalTFIUSFTAI: the PTCCH half of TTCN-3
+// TC_ta_ptcch_ul_multi_tbf on one TRX with one PDCH: seven one-phase UL
+// TBFs get TFI, USF and Timing Advance Index 0..6 in order (TS 44.060
+// §7.1.2.3 continuous timing advance; TS 45.010 §5.6.2 TAI per PTCCH).
+// (On eight single-PDCH TRX gopcu spreads the TBFs instead, see
+// TestMultiTRXOnePhaseSpread.)
+func TestOneTRXIncrementalTFIUSFTAI(t *testing.T) {
+	e, bts := allocEngine(t, "dynamic", 0x80)
+	for i := range 7 {
+		ms := e.newMS(bts, 0xc0000d00+uint32(i))
+		tb, err := e.allocUL(bts, ms)
+		if err != nil {
+			t.Fatalf("UL TBF %d: %v", i, err)
+		}
+		if tb.trx != 0 || tb.tfi != uint8(i) || tb.USF(7) != uint8(i) || ms.TAI != int8(i) {
+			t.Fatalf("UL TBF %d: TRX %d TFI %d USF %d TAI %d, want TRX 0 and %d each", i, tb.trx, tb.tfi, tb.USF(7), ms.TAI, i)
+		}
+	}
+}
