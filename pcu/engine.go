@@ -18,6 +18,7 @@ import (
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/rlcmac"
 )
 
 // DefaultSocketPath is osmo-pcu's PCU_SOCK_DEFAULT.
@@ -99,6 +100,10 @@ type Engine struct {
 	// reused decode targets and encode sources (no allocation per block)
 	rxRTS    pcuif.RTSReq
 	rxData   pcuif.Data
+	rxTime   pcuif.TimeInd
+	rxRACH   pcuif.RACHInd
+	rxInterf pcuif.InterfInd
+	txPUAN   rlcmac.PacketUplinkAckNack
 	txData   pcuif.Data
 	txBlock  [pcuif.DataMaxLen]byte
 	dummyBuf [80]byte

@@ -1,7 +1,9 @@
 package pcu
 
 import (
+	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/gopcu/gopcu/gsmtap"
@@ -161,7 +163,7 @@ func (e *Engine) handleMessage(b []byte) {
 		e.handleDataInd(bts, &e.rxData)
 		return
 	}
-	m, err := pcuif.Parse(b, v)
+	m, err := e.decodeOther(t, b, v)
 	if err != nil {
 		e.decodeError(err, b)
 		return
@@ -206,6 +208,32 @@ func (e *Engine) handleMessage(b []byte) {
 		e.l1ctr.Inc(L1RxUnexpected)
 		e.l1log.Error("unexpected message from BTS", "type", t)
 	}
+}
+
+// decodeOther decodes a message that is neither RTS_REQ nor DATA_IND.
+// The frequent ones (osmo-bts sends a TIME_IND every frame and an
+// INTERF_IND per TRX every 480 ms) decode into reused targets, so the
+// steady state allocates nothing per message; the rest through
+// pcuif.Parse.
+func (e *Engine) decodeOther(t pcuif.MsgType, b []byte, v pcuif.Version) (pcuif.Message, error) {
+	var m pcuif.Message
+	switch t {
+	case pcuif.TypeTimeInd:
+		e.rxTime = pcuif.TimeInd{}
+		m = &e.rxTime
+	case pcuif.TypeRACHInd:
+		e.rxRACH = pcuif.RACHInd{}
+		m = &e.rxRACH
+	case pcuif.TypeInterfInd:
+		e.rxInterf = pcuif.InterfInd{}
+		m = &e.rxInterf
+	default:
+		return pcuif.Parse(b, v)
+	}
+	if err := pcuif.Unmarshal(b, m, v); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // handleInfoInd builds or updates the BTS model (osmo-pcu pcu_l1_if.cpp pcu_rx_info_ind()).
@@ -421,7 +449,9 @@ func (e *Engine) onSI13(bts *BTS, b []byte) {
 func (e *Engine) onTimeInd(bts *BTS, m *pcuif.TimeInd) {
 	bts.CurFN = m.FN
 	e.clockFN(bts, m.FN)
-	if fn13 := m.FN % 13; fn13 != 0 && fn13 != 4 && fn13 != 8 {
+	// (osmo-bts sends a TIME_IND every frame: most are not block starts,
+	// so the log call is guarded, its arguments would allocate)
+	if fn13 := m.FN % 13; fn13 != 0 && fn13 != 4 && fn13 != 8 && e.l1log.Enabled(context.Background(), slog.LevelDebug) {
 		e.l1log.Debug("TIME_IND FN is not a block start", "fn", m.FN)
 	}
 }

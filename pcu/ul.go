@@ -10,6 +10,9 @@ import (
 // Gb is what the engine sends towards the SGSN (BSSGP). Its methods are
 // called inside the engine goroutine and must not block.
 type Gb interface {
+	// ULUnitdata sends one complete UL LLC frame. llc is the TBF's
+	// reassembly buffer, valid only during the call: an implementation
+	// that keeps it copies it (bssgp.Gb encodes it at once).
 	ULUnitdata(bts uint8, tlli uint32, llc []byte)
 	LLCDiscarded(bts uint8, tlli uint32, frames uint8, octets uint32)
 }
@@ -273,7 +276,7 @@ func (e *Engine) reassemble(t *TBF, ub *ulBlock) {
 			continue
 		}
 		if len(t.ul.llcBuf) > 0 {
-			frame := append([]byte(nil), t.ul.llcBuf...)
+			frame := t.ul.llcBuf // lent for the call (Gb.ULUnitdata)
 			t.bts.Ctr.Add(CtrLLCULBytes, uint64(len(frame)))
 			if e.gb != nil && t.ms.TLLI != TLLIUnset {
 				e.gb.ULUnitdata(t.bts.Nr, t.ms.TLLI, frame)
@@ -325,7 +328,8 @@ func (e *Engine) ulTLLI(t *TBF, tlli uint32) {
 // encodePUAN builds the Packet Uplink Ack/Nack (TS 44.060 §11.2.28).
 func (e *Engine) encodePUAN(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) int {
 	final := t.ul.lastSeen && t.ul.rw.Complete()
-	m := rlcmac.PacketUplinkAckNack{UplinkTFI: t.tfi}
+	m := &e.txPUAN // reused: an Ack/Nack every few UL blocks allocates nothing
+	*m = rlcmac.PacketUplinkAckNack{UplinkTFI: t.tfi}
 	if t.ul.tlliKnown {
 		m.HasContentionTLLI, m.ContentionTLLI = true, t.ms.TLLI
 	}
@@ -354,7 +358,7 @@ func (e *Engine) encodePUAN(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 		}
 		h.SP, h.RRBP = true, rrbp
 	}
-	n := e.encodeCtrl(blk, &h, &m)
+	n := e.encodeCtrl(blk, &h, m)
 	if n == 0 {
 		return 0
 	}

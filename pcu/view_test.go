@@ -3,6 +3,7 @@ package pcu
 import (
 	"testing"
 
+	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 )
 
@@ -52,4 +53,32 @@ func popcount(m uint8) (n int) {
 		n++
 	}
 	return n
+}
+
+// TestIndicationAllocs: the indications a BTS sends all the time (TIME_IND
+// every frame from osmo-bts, INTERF_IND, PTCCH access bursts as RACH_IND)
+// and the periodic Packet Uplink Ack/Nack allocate nothing.
+func TestIndicationAllocs(t *testing.T) {
+	e, bts := fsmEngine(t, &fakeClock{}, nil)
+	e.ver = pcuif.V12
+	msgs := []pcuif.Message{
+		&pcuif.TimeInd{FN: 1000},
+		&pcuif.InterfInd{TRX: 0, FN: 1000},
+		&pcuif.RACHInd{SAPI: pcuif.SAPIPTCCH, FN: 1012, TS: 7, QTA: 8},
+	}
+	for _, m := range msgs {
+		b, err := pcuif.Marshal(m, pcuif.V12)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := testing.AllocsPerRun(200, func() { e.handleMessage(b) }); a != 0 {
+			t.Errorf("%s: %.1f allocations per message", m.Type(), a)
+		}
+	}
+	ul := tbfIn(t, e, bts, DirUL, TBFFlow, 0xc0000001)
+	var blk [64]byte
+	ts := uint8(lowestSlot(ul.slots))
+	if a := testing.AllocsPerRun(200, func() { e.encodePUAN(ul, &bts.TRX[0].PDCH[ts], 1000, 7, blk[:]) }); a != 0 {
+		t.Errorf("Packet Uplink Ack/Nack: %.1f allocations", a)
+	}
 }

@@ -117,7 +117,7 @@ type ulFrame struct {
 
 func (g *gbSide) ULUnitdata(bts uint8, tlli uint32, llc []byte) {
 	g.mu.Lock()
-	g.ul = append(g.ul, ulFrame{tlli, llc})
+	g.ul = append(g.ul, ulFrame{tlli, append([]byte(nil), llc...)}) // llc is lent (pcu.Gb)
 	g.mu.Unlock()
 }
 func (g *gbSide) LLCDiscarded(bts uint8, tlli uint32, frames uint8, octets uint32) {}

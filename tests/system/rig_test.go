@@ -94,7 +94,7 @@ func (g *fakeGb) ULUnitdata(bts uint8, tlli uint32, llc []byte) {
 	if g.ul == nil {
 		g.ul = map[uint32][][]byte{}
 	}
-	g.ul[tlli] = append(g.ul[tlli], llc)
+	g.ul[tlli] = append(g.ul[tlli], append([]byte(nil), llc...)) // llc is lent (pcu.Gb)
 }
 
 func (g *fakeGb) LLCDiscarded(bts uint8, tlli uint32, frames uint8, octets uint32) {

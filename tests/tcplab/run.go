@@ -48,7 +48,7 @@ func (g *gbSide) ULUnitdata(bts uint8, tlli uint32, llc []byte) {
 		return
 	}
 	g.mu.Lock()
-	g.ul = append(g.ul, ulFrame{idx, llc})
+	g.ul = append(g.ul, ulFrame{idx, append([]byte(nil), llc...)}) // llc is lent (pcu.Gb)
 	g.mu.Unlock()
 }
 
