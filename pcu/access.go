@@ -90,7 +90,7 @@ func (e *Engine) onePhase(bts *BTS, ra uint16, is11 bool, fn uint32, ta uint8, e
 	e.sendAGCH(bts, mac[:], msgIDNone, false)
 	bts.Ctr.Inc(CtrImmAssUL)
 	bts.Ctr.Inc(CtrImmAssULOnePhase)
-	e.tbfLog.Info("UL TBF assigned on CCCH", "tbf", t.String(), "ra", ra, "fn", fn, "cs", t.cs)
+	e.tbfLog.Info("UL TBF assigned on CCCH", "tbf", t, "ra", ra, "fn", fn, "cs", t.cs)
 }
 
 // egprsRACH handles an 11-bit access burst (osmo-pcu bts.cpp parse_egprs_pkt_ch_req()): on
@@ -369,7 +369,7 @@ func (e *Engine) reuseULTBF(bts *BTS, p *PDCH, old *TBF, m *rlcmac.PacketResourc
 		!id.IsTLLI && !id.GlobalTFI.Downlink && id.GlobalTFI.TFI == old.tfi ||
 		!id.IsTLLI && id.GlobalTFI.Downlink && ms.DL != nil && ms.DL.tfi == id.GlobalTFI.TFI
 	if !ours {
-		e.tbfLog.Debug("Packet Resource Request in the final ack poll from another MS", "tbf", old.String())
+		e.tbfLog.Debug("Packet Resource Request in the final ack poll from another MS", "tbf", old)
 		return
 	}
 	egprs := old.egprs

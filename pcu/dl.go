@@ -58,7 +58,7 @@ func (e *Engine) HandleDLUnitdata(btsNr uint8, d *DLUnitdata) {
 	}
 	m.suspended = false // the SGSN sends again: the MS is back (RESUME)
 	if err := m.Queue.Enqueue(e.now, d.LLC, d.Lifetime); err != nil {
-		e.llcLog.Error("cannot enqueue LLC frame", "ms", m.String(), "err", err)
+		e.llcLog.Error("cannot enqueue LLC frame", "ms", m, "err", err)
 		return
 	}
 	m.lastEnq = e.now
@@ -408,7 +408,7 @@ func (e *Engine) dlDataBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, bl
 	}
 	n, err := rlcmac.EncodeGPRSDL(blk, b.cs, &h, b.unit[:b.cs.DataLen()])
 	if err != nil {
-		e.tbfLog.Error("cannot encode DL data block", "tbf", t.String(), "err", err)
+		e.tbfLog.Error("cannot encode DL data block", "tbf", t, "err", err)
 		return 0
 	}
 	countDLBlock(t, p, b.cs)
@@ -665,7 +665,7 @@ func (e *Engine) adaptDLCS(t *TBF, acked, nacked int) {
 	if ncs == t.cs {
 		return
 	}
-	e.tbfLog.Debug("DL coding scheme changed", "tbf", t.String(), "from", t.cs, "to", ncs, "error_rate", rate)
+	e.tbfLog.Debug("DL coding scheme changed", "tbf", t, "from", t.cs, "to", ncs, "error_rate", rate)
 	t.cs = ncs
 	if t.egprs {
 		t.ms.MCSDL = ncs

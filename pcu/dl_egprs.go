@@ -62,7 +62,7 @@ func (e *Engine) dlDataBlockEGPRS(t *TBF, p *PDCH, fn uint32, usf uint8, prio in
 	}
 	n, err := rlcmac.EncodeEGPRSDL(blk, cs, &h, b1.unit[:cs.DataLen()], u2)
 	if err != nil {
-		e.tbfLog.Error("cannot encode EGPRS DL data block", "tbf", t.String(), "err", err)
+		e.tbfLog.Error("cannot encode EGPRS DL data block", "tbf", t, "err", err)
 		return 0
 	}
 	countDLBlock(t, p, cs)
@@ -143,7 +143,7 @@ func (e *Engine) dlSplitBlock(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, b
 	}
 	n, err := rlcmac.EncodeEGPRSDL(blk, rc, &h, b.unit[off:off+hl], nil)
 	if err != nil {
-		e.tbfLog.Error("cannot encode an EGPRS split block", "tbf", t.String(), "err", err)
+		e.tbfLog.Error("cannot encode an EGPRS split block", "tbf", t, "err", err)
 		return 0
 	}
 	bts := t.bts

@@ -104,6 +104,9 @@ type Engine struct {
 	rxRACH   pcuif.RACHInd
 	rxInterf pcuif.InterfInd
 	txPUAN   rlcmac.PacketUplinkAckNack
+	rxPCA    rlcmac.PacketControlAck
+	rxPDAN   rlcmac.PacketDownlinkAckNack
+	rxEPDAN  rlcmac.EGPRSPacketDownlinkAckNack
 	txData   pcuif.Data
 	txBlock  [pcuif.DataMaxLen]byte
 	dummyBuf [80]byte

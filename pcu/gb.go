@@ -362,7 +362,7 @@ func (e *Engine) flowControlMS() {
 		rate := llc.DrainRate(t.cs.DataLen(), popcount8(t.slots))
 		bucket, leak := bssgp.MSFlowParams(rate, e.params.LLC.ParamsFor(rate).Interval)
 		if _, err := e.gbl.gb.SendFlowControlMS(m.TLLI, bucket, leak, now); err != nil {
-			e.gbLog.Debug("FLOW-CONTROL-MS not sent", "ms", m.String(), "err", err)
+			e.gbLog.Debug("FLOW-CONTROL-MS not sent", "ms", m, "err", err)
 		}
 	}
 }

@@ -143,7 +143,7 @@ func (e *Engine) newMS(bts *BTS, tlli uint32) *MS {
 	bts.ms.add(m)
 	bts.msPresent.Set(int64(len(bts.ms.all)))
 	e.watchMS(m)
-	e.log.Debug("MS created", "ms", m.String())
+	e.log.Debug("MS created", "ms", m)
 	return m
 }
 
@@ -162,7 +162,7 @@ func (e *Engine) freeMS(m *MS) {
 	if o := e.cfg.Observer; o != nil && m.TLLI != TLLIUnset {
 		o.MSGone(m.TLLI)
 	}
-	e.log.Debug("MS freed", "ms", m.String())
+	e.log.Debug("MS freed", "ms", m)
 }
 
 // Radio-time periods of msTimers.

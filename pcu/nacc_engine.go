@@ -194,7 +194,7 @@ func (e *Engine) naccNotification(bts *BTS, p *PDCH, m *rlcmac.PacketCellChangeN
 	f := n.naccOf(t.ms)
 	if f == nil {
 		cgi := btsCGI(bts)
-		f = newNACCFSM(naccEnvE{e, bts}, cgi.RAI.LAC, cgi.CI, n.log.With("ms", t.ms.String()))
+		f = newNACCFSM(naccEnvE{e, bts}, cgi.RAI.LAC, cgi.CI, n.log.With("ms", t.ms))
 		n.fsms = append(n.fsms, &naccMS{t.ms, f})
 	}
 	f.rxNotification(m, e.now)
@@ -289,7 +289,7 @@ func (e *Engine) naccControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8, 
 		case naccTxContinue:
 			rrbp, ok := p.pollRRBP(fn, t, pollCellChgContinue)
 			if !ok {
-				n.log.Error("failed registering poll for Packet Cell Change Continue", "ms", x.ms.String())
+				n.log.Error("failed registering poll for Packet Cell Change Continue", "ms", x.ms)
 				continue
 			}
 			h := rlcmac.DLCtrlHeader{RRBP: rrbp, SP: true, USF: usf}

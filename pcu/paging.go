@@ -46,7 +46,7 @@ func (e *Engine) pagePACCH(bts *BTS, ms *MS, entry rlcmac.PageEntry) {
 		if add(ms.UL) || add(ms.DL) {
 			return
 		}
-		e.tbfLog.Info("cannot page on PACCH, no TBF", "ms", ms.String())
+		e.tbfLog.Info("cannot page on PACCH, no TBF", "ms", ms)
 		return
 	}
 	any := false

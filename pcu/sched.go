@@ -188,7 +188,7 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 			bts.Ctr.Inc(CtrRLCAckTimedout)
 			bts.Ctr.Inc(CtrPktDLAckNackTimeout)
 		}
-		e.tbfLog.Debug("DL Ack/Nack poll timed out", "tbf", t.String(), "n3105", t.n[nN3105]+1)
+		e.tbfLog.Debug("DL Ack/Nack poll timed out", "tbf", t, "n3105", t.n[nN3105]+1)
 		if e.count(t, nN3105) {
 			bts.Ctr.Inc(CtrPktDLAckNackFailed)
 			bts.Ctr.Inc(CtrRLCAckFailed)

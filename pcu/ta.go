@@ -113,7 +113,7 @@ func (e *Engine) taFromBurst(m *MS, offs int16) {
 	if ta == int(m.TA) {
 		return
 	}
-	e.tbfLog.Debug("TA loop", "ms", m.String(), "offset_qbits", offs, "from", m.TA, "to", ta)
+	e.tbfLog.Debug("TA loop", "ms", m, "offset_qbits", offs, "from", m.TA, "to", ta)
 	m.TA = uint8(ta)
 	m.taChanged, m.taSet = e.now, true
 	e.l1ctr.Inc(L1TALoopUpdates)

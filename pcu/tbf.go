@@ -303,7 +303,7 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 				t.ms.Queue.PutBack(e.now, t.dl.inflight[i].fr)
 			}
 			e.l1ctr.Add(L1LLCRequeued, uint64(n))
-			e.tbfLog.Info("unacknowledged LLC frames put back", "tbf", t.String(), "frames", n)
+			e.tbfLog.Info("unacknowledged LLC frames put back", "tbf", t, "frames", n)
 		}
 		clear(t.dl.inflight)
 		t.dl.inflight = t.dl.inflight[:0]
@@ -327,7 +327,7 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 		e.releaseSlots(t.ms)
 		e.watchMS(t.ms)
 	}
-	e.tbfLog.Debug("TBF freed", "tbf", t.String())
+	e.tbfLog.Debug("TBF freed", "tbf", t)
 }
 
 // Debug summarises internal state (tests and traces).

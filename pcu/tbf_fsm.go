@@ -163,7 +163,7 @@ func (e *Engine) count(t *TBF, n nCounter) bool {
 	t.n[n]++
 	c := &tbfCounters[n]
 	if mx := c.max(e, t.bts); mx > 0 && t.n[n] == mx {
-		e.tbfLog.Info(c.name+" reached", "tbf", t.String(), "n", t.n[n])
+		e.tbfLog.Info(c.name+" reached", "tbf", t, "n", t.n[n])
 		e.fire(t, c.ev)
 		return true
 	}
@@ -309,13 +309,13 @@ func (e *Engine) fireTimer(t *TBF, ev tbfEvent, expired timerKind) bool {
 				e.startTimer(t, r.start)
 			}
 		}
-		e.tbfLog.Debug("TBF event", "tbf", t.String(), "event", ev.String(), "timer", timerName(expired), "from", from.String())
+		e.tbfLog.Debug("TBF event", "tbf", t, "event", ev.String(), "timer", timerName(expired), "from", from.String())
 		if r.act != nil {
 			r.act(e, t)
 		}
 		return true
 	}
-	e.tbfLog.Debug("TBF event ignored", "tbf", t.String(), "event", ev.String(), "timer", timerName(expired))
+	e.tbfLog.Debug("TBF event ignored", "tbf", t, "event", ev.String(), "timer", timerName(expired))
 	return false
 }
 
@@ -370,7 +370,7 @@ func (e *Engine) expireTimers(t *TBF) time.Duration {
 			return at
 		}
 		t.deadline[k] = 0
-		e.tbfLog.Debug("TBF timer expired", "tbf", t.String(), "timer", tbfTimers[k].name)
+		e.tbfLog.Debug("TBF timer expired", "tbf", t, "timer", tbfTimers[k].name)
 		e.fireTimer(t, evTimer, k)
 	}
 	return 0

@@ -309,7 +309,7 @@ func (e *Engine) ulTLLI(t *TBF, tlli uint32) {
 			// is on the PDCH now: it goes (its frames back to the
 			// queue) and is assigned again on PACCH once contention
 			// resolution is done (osmo-pcu tbf_ul_fsm.c, FIRST_UL_DATA_RECVD)
-			e.tbfLog.Info("first UL data while a DL TBF is pending on CCCH: freeing it", "tbf", old.DL.String())
+			e.tbfLog.Info("first UL data while a DL TBF is pending on CCCH: freeing it", "tbf", old.DL)
 			e.freeTBF(old.DL, false)
 		}
 		// move the TBF to the known MS and drop the RACH one
@@ -343,7 +343,7 @@ func (e *Engine) encodePUAN(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 		// may split units below the commanded MCS's family (Table 8.1.1.1)
 		m.ChannelCoding, m.Resegment, m.PreemptiveTx = t.cs.ChannelCodingCommand(), true, true
 		if err := m.FillEGPRSAckNack(&t.ul.rw, final); err != nil {
-			e.tbfLog.Error("cannot build the EGPRS Packet Uplink Ack/Nack", "tbf", t.String(), "err", err)
+			e.tbfLog.Error("cannot build the EGPRS Packet Uplink Ack/Nack", "tbf", t, "err", err)
 			return 0
 		}
 	} else {
@@ -385,7 +385,7 @@ func (e *Engine) encodePUAN(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 
 // ulControl handles an uplink control block: the answer to a poll.
 func (e *Engine) ulControl(bts *BTS, p *PDCH, d *pcuif.Data) {
-	_, msg, err := rlcmac.DecodeUL(d.Payload)
+	msg, err := e.decodeULCtrl(d.Payload)
 	if err != nil {
 		bts.Ctr.Inc(CtrDecodeErrors)
 		logx.Notice(e.tbfLog, "undecodable UL control block", "err", err)
@@ -448,6 +448,35 @@ func (e *Engine) ulControl(bts *BTS, p *PDCH, d *pcuif.Data) {
 	default:
 		e.tbfLog.Debug("UL control message ignored", "msg", msg.Name())
 	}
+}
+
+// decodeULCtrl decodes an uplink control block. The messages that come
+// all the time (Packet Control Acknowledgement, (EGPRS) Packet Downlink
+// Ack/Nack: one per DL poll) decode into reused targets, so they allocate
+// nothing; their handlers keep nothing of them. The rest through
+// rlcmac.DecodeUL.
+func (e *Engine) decodeULCtrl(b []byte) (rlcmac.Message, error) {
+	mt, err := rlcmac.PeekMsgType(b, 1) // after the 1-octet UL control header (TS 44.060 §10.3.1)
+	if err != nil {
+		return nil, err
+	}
+	var m rlcmac.Message
+	switch mt {
+	case rlcmac.MTPacketControlAck:
+		e.rxPCA = rlcmac.PacketControlAck{}
+		m = &e.rxPCA
+	case rlcmac.MTPacketDownlinkAckNack:
+		e.rxPDAN = rlcmac.PacketDownlinkAckNack{}
+		m = &e.rxPDAN
+	case rlcmac.MTEGPRSPacketDownlinkAckNack:
+		e.rxEPDAN = rlcmac.EGPRSPacketDownlinkAckNack{}
+		m = &e.rxEPDAN
+	default:
+		_, m, err = rlcmac.DecodeUL(b)
+		return m, err
+	}
+	var h rlcmac.ULCtrlHeader
+	return m, rlcmac.DecodeULInto(b, &h, m)
 }
 
 // dlTBFByTFI is the DL TBF with DL TFI tfi on p's TRX (nil: none).
