@@ -618,11 +618,11 @@ type countHandler struct {
 
 func (h *countHandler) DLUnitdata(p *DLUnitdata, now time.Duration) { h.n++ }
 
-func TestEngineAdapter(t *testing.T) {
+// The two PDUs the engine sends for every MS (pcu/gbadapter.go).
+func TestSendULUnitdataLLCDiscarded(t *testing.T) {
 	g, tx, _ := up(t)
-	a := EngineAdapter{Gb: g, Now: func() time.Duration { return time.Second }}
-	a.ULUnitdata(0, 0xc0000001, []byte{1, 2, 3})
-	a.LLCDiscarded(0, 0xc0000001, 2, 1500)
+	_ = g.SendULUnitdata(0xc0000001, []byte{1, 2, 3}, time.Second)
+	_ = g.SendLLCDiscarded(0xc0000001, 2, 1500, time.Second)
 	expect(t, tx.take(),
 		"00000708 01 c0000001 000004 0888 09f1070001001b39 0080 0e0003 010203",
 		"00000000 2c 1f84c0000001 0f8102 04820708 25830005dc")

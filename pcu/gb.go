@@ -200,7 +200,7 @@ func (e *Engine) gbConfigure(bts *BTS) {
 	}
 	gl.gb = gb
 	e.gbl = gl
-	e.gb = bssgp.EngineAdapter{Gb: gb, Now: e.gbNow}
+	e.gb = gbAdapter{gb: gb, now: e.gbNow}
 	gb.Start(now)
 	logx.Notice(e.gbLog, "Gb started", "nsei", cfg.NS.NSEI, "bvci", cfg.BVCI, "dialect", e.params.GbDialect)
 }
