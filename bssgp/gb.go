@@ -8,7 +8,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/logx"
-	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/stats/counter"
 )
 
 // Config is the Gb configuration of one cell/NSE, filled from INFO_IND
@@ -28,9 +28,9 @@ type Config struct {
 	// NoAlignment omits the zero-length Alignment Octets IE osmo-pcu puts
 	// into UL-UNITDATA.
 	NoAlignment bool
-	// Counters, when set, is where the Gb registers its counter groups
-	// (bssgp:bss_ctx, ns:nse, ns:nsvc) while they exist; nil: nowhere.
-	Counters *ratectr.Registry
+	// Counters, when set, makes the Gb's counter groups (bssgp:bss_ctx,
+	// ns:nse, ns:nsvc) while they exist; nil: nothing is counted.
+	Counters counter.Registry
 }
 
 // Handler receives everything the SGSN sends up to the engine. PDU pointers
@@ -82,7 +82,7 @@ const (
 )
 
 // CounterDescs are libosmogb's bssgp_ctr_description.
-var CounterDescs = []ratectr.Desc{
+var CounterDescs = []counter.Desc{
 	{Name: "packets:in", Description: "Packets at BSSGP Level ( In)"},
 	{Name: "packets:out", Description: "Packets at BSSGP Level (Out)"},
 	{Name: "bytes:in", Description: "Bytes at BSSGP Level   ( In)"},
@@ -112,15 +112,17 @@ type Gb struct {
 	buf [ns.HeaderLen + 2048]byte
 	dl  DLUnitdata
 	// Ctrs is the "bssgp:bss_ctx" counter group of the PTP BVC.
-	Ctrs *ratectr.Group
+	Ctrs counter.Group
 	// SigCtrs is the group of the signalling BVC (index 0); nil until the
 	// SGSN resets BVCI 0, as libosmogb allocates that BVC context then.
-	SigCtrs *ratectr.Group
+	SigCtrs counter.Group
 	vcIdx   uint32 // ns:nsvc group index allocator (libosmogb nsvc_rate_ctr_idx)
 }
 
-func newBVCGroup(bvci uint16) *ratectr.Group {
-	return ratectr.NewGroup("bssgp:bss_ctx", "BSSGP Peer Statistics", uint32(bvci), CounterDescs)
+// newBVCGroup makes the "bssgp:bss_ctx" group of a BVC in r.
+func newBVCGroup(r counter.Registry, bvci uint16) counter.Group {
+	return counter.New(r, counter.GroupSpec{Name: "bssgp:bss_ctx", Description: "BSSGP Peer Statistics",
+		Index: uint32(bvci), Descs: CounterDescs})
 }
 
 // New builds the Gb stack. tx sends NS datagrams (UDP in production,
@@ -141,13 +143,13 @@ func New(cfg Config, tx ns.Transport, h Handler, log *slog.Logger) (*Gb, error) 
 	if log == nil {
 		log = logx.Discard().Logger(logx.CatBSSGP)
 	}
-	g := &Gb{cfg: cfg, tx: tx, h: h, log: log.With("bvci", cfg.BVCI), rootLog: log, Ctrs: newBVCGroup(cfg.BVCI)}
+	g := &Gb{cfg: cfg, tx: tx, h: h, log: log.With("bvci", cfg.BVCI), rootLog: log}
 	n, err := ns.NewNSE(g.nsConfig(cfg), tx, g, log)
 	if err != nil {
 		return nil, err
 	}
 	g.ns = n
-	g.register(g.Ctrs)
+	g.Ctrs = newBVCGroup(cfg.Counters, cfg.BVCI)
 	return g, nil
 }
 
@@ -163,29 +165,18 @@ func (g *Gb) nsConfig(cfg Config) ns.Config {
 	return c
 }
 
-func (g *Gb) register(grp *ratectr.Group) {
-	if g.cfg.Counters != nil {
-		g.cfg.Counters.Register(grp)
-	}
-}
-
-func (g *Gb) unregister(grp *ratectr.Group) {
-	if g.cfg.Counters != nil && grp != nil {
-		g.cfg.Counters.Unregister(grp)
-	}
-}
 
 // Close stops the Gb and unregisters its counter groups (osmo-pcu
 // gprs_bssgp_destroy frees the BVC contexts and NS with their groups).
 func (g *Gb) Close(now time.Duration) {
 	g.ns.Stop(now)
 	g.ns.Close()
-	g.unregister(g.Ctrs)
-	g.unregister(g.SigCtrs)
+	counter.Free(g.cfg.Counters, g.Ctrs)
+	counter.Free(g.cfg.Counters, g.SigCtrs)
 }
 
 // ctrsOf is the counter group of a BVC (nil: libosmogb has no context).
-func (g *Gb) ctrsOf(bvci uint16) *ratectr.Group {
+func (g *Gb) ctrsOf(bvci uint16) counter.Group {
 	switch bvci {
 	case g.cfg.BVCI:
 		return g.Ctrs
@@ -222,10 +213,9 @@ func (g *Gb) Reconfigure(cfg Config, now time.Duration) error {
 	old := g.cfg
 	if cfg.BVCI != old.BVCI {
 		// A new PTP BVC context: its group has the new BVCI as index.
-		g.unregister(g.Ctrs)
-		g.Ctrs = newBVCGroup(cfg.BVCI)
+		counter.Free(g.cfg.Counters, g.Ctrs)
 		g.cfg.Counters = cfg.Counters
-		g.register(g.Ctrs)
+		g.Ctrs = newBVCGroup(cfg.Counters, cfg.BVCI)
 	}
 	if !g.ns.Reconfigure(g.nsConfig(cfg), now) {
 		n, err := ns.NewNSE(g.nsConfig(cfg), g.tx, g, g.rootLog)
@@ -568,8 +558,7 @@ func (g *Gb) rxReset(r *BVCReset, sdu []byte, now time.Duration) {
 		if g.SigCtrs == nil {
 			// libosmogb's bssgp_rx_bvc_reset allocates the context of the
 			// reset BVC, with its counter group, when it has none.
-			g.SigCtrs = newBVCGroup(BVCISignalling)
-			g.register(g.SigCtrs)
+			g.SigCtrs = newBVCGroup(g.cfg.Counters, BVCISignalling)
 		}
 		g.send(BVCISignalling, 0, &BVCResetAck{BVCI: BVCISignalling})
 		// Resetting the signalling BVC resets all PTP BVCs: reset ours.

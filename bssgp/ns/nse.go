@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/internal/logx"
-	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/stats/counter"
 )
 
 // Dialect selects the NS flavour (osmo-pcu VTY "gb-dialect").
@@ -75,9 +75,9 @@ type Config struct {
 	Timers    Timers     // zero value: DefaultTimers()
 	// MaxNSVCs is announced in SNS-SIZE (default 8).
 	MaxNSVCs uint16
-	// Counters, when set, is where the NSE registers its "ns:nse" group
-	// and the "ns:nsvc" group of each NS-VC while it exists.
-	Counters *ratectr.Registry
+	// Counters, when set, makes the NSE's "ns:nse" group and the "ns:nsvc"
+	// group of each NS-VC while it exists; nil: nothing is counted.
+	Counters counter.Registry
 	// VCIndex numbers the "ns:nsvc" groups across the NS instance
 	// (libosmogb nsvc_rate_ctr_idx: 0, 1, ... in allocation order, never
 	// reused); nil: the NSE numbers its own from 0.
@@ -125,7 +125,7 @@ type NSE struct {
 	rx    PDU
 	// Ctrs is the "ns:nse" counter group (libosmogb names), index NSEI.
 	// Every NS-VC event counts on it and on the NS-VC's own group.
-	Ctrs *ratectr.Group
+	Ctrs counter.Group
 }
 
 // Counters of the "ns:nse" group, in libosmogb's order.
@@ -148,7 +148,7 @@ const (
 )
 
 // CounterDescs are the NS counters (libosmogb ns_ctr_description).
-var CounterDescs = []ratectr.Desc{
+var CounterDescs = []counter.Desc{
 	{Name: "packets:in", Description: "Packets at NS Level  ( In)"},
 	{Name: "packets:out", Description: "Packets at NS Level  (Out)"},
 	{Name: "packets:out:drop", Description: "Dropped Packets      (Out)"},
@@ -184,10 +184,8 @@ func NewNSE(cfg Config, tx Transport, h Handler, log *slog.Logger) (*NSE, error)
 		log = logx.Discard().Logger(logx.CatNS)
 	}
 	n := &NSE{cfg: cfg, tx: tx, h: h, log: log.With("nsei", cfg.NSEI),
-		Ctrs: ratectr.NewGroup("ns:nse", "NSE Peer Statistics", uint32(cfg.NSEI), CounterDescs)}
-	if cfg.Counters != nil {
-		cfg.Counters.Register(n.Ctrs)
-	}
+		Ctrs: counter.New(cfg.Counters, counter.GroupSpec{Name: "ns:nse", Description: "NSE Peer Statistics",
+			Index: uint32(cfg.NSEI), Descs: CounterDescs})}
 	if cfg.Dialect == DialectClassic {
 		for _, ep := range cfg.Endpoints {
 			n.vcs = append(n.vcs, newVC(n, ep.Bind, ep.Remote, ep.NSVCI, true, 1, 1))
@@ -210,9 +208,7 @@ func (n *NSE) sourceAddr(remote netip.AddrPort) (netip.Addr, error) {
 // the NSE and its NS-VCs). Call Stop first.
 func (n *NSE) Close() {
 	n.replaceVCs(nil)
-	if n.cfg.Counters != nil {
-		n.cfg.Counters.Unregister(n.Ctrs)
-	}
+	counter.Free(n.cfg.Counters, n.Ctrs)
 }
 
 // replaceVCs makes keep the NS-VCs; those left out are gone, with their
@@ -226,8 +222,8 @@ func (n *NSE) replaceVCs(keep []*VC) {
 				break
 			}
 		}
-		if gone && n.cfg.Counters != nil {
-			n.cfg.Counters.Unregister(vc.Ctrs)
+		if gone {
+			counter.Free(n.cfg.Counters, vc.Ctrs)
 		}
 	}
 	n.vcs = keep

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/internal/logx"
-	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/stats/counter"
 )
 
 // VCState is the state of an NS-VC (TS 48.016 §6.1: blocked/unblocked,
@@ -57,19 +57,23 @@ type VC struct {
 	blockOut     bool // our NS-BLOCK waits for its NS-BLOCK-ACK
 	// Ctrs is the NS-VC's "ns:nsvc" counter group: index in allocation
 	// order across the NS instance, named after the NS-VC (VCGroupName).
-	Ctrs *ratectr.Group
+	Ctrs     counter.Group
+	ctrIndex uint32
+	ctrName  string
 }
 
 func newVC(n *NSE, bind int, remote netip.AddrPort, nsvci uint16, classic bool, sw, dw uint8) *VC {
 	vc := &VC{nse: n, Bind: bind, Remote: remote, NSVCI: nsvci, classic: classic, SigWeight: sw, DataWeight: dw,
-		Ctrs: ratectr.NewGroup("ns:nsvc", "NSVC Peer Statistics", *n.cfg.VCIndex, CounterDescs)}
+		ctrIndex: *n.cfg.VCIndex, ctrName: VCGroupName(n.cfg.NSEI, n.bindAddr(bind), remote)}
 	*n.cfg.VCIndex++
-	vc.Ctrs.IndexName = VCGroupName(n.cfg.NSEI, n.bindAddr(bind), remote)
-	if n.cfg.Counters != nil {
-		n.cfg.Counters.Register(vc.Ctrs)
-	}
+	vc.Ctrs = counter.New(n.cfg.Counters, counter.GroupSpec{Name: "ns:nsvc", Description: "NSVC Peer Statistics",
+		Index: vc.ctrIndex, IndexName: vc.ctrName, Descs: CounterDescs})
 	return vc
 }
+
+// CounterIndex is the index and the name of the NS-VC's "ns:nsvc" group
+// (also those of its stat items).
+func (vc *VC) CounterIndex() (uint32, string) { return vc.ctrIndex, vc.ctrName }
 
 // VCGroupName is the name libosmogb gives the counter group of an NS-VC
 // over UDP that the BSS (or an SGSN) sets up towards a remote
