@@ -165,7 +165,6 @@ func (g *Gb) nsConfig(cfg Config) ns.Config {
 	return c
 }
 
-
 // Close stops the Gb and unregisters its counter groups (osmo-pcu
 // gprs_bssgp_destroy frees the BVC contexts and NS with their groups).
 func (g *Gb) Close(now time.Duration) {

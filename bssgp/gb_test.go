@@ -12,8 +12,8 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/ratectr"
-	"github.com/gopcu/gopcu/stats/counter"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/stats/counter"
 )
 
 var sgsnAddr = netip.MustParseAddrPort("127.0.0.1:23000")
