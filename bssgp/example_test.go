@@ -5,7 +5,8 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 )
 
 // myEngine stands for the PCU engine: it implements bssgp.Handler.
@@ -27,16 +28,16 @@ func (e *myEngine) Other(bvci uint16, p bssgp.PDU, now time.Duration) {}
 // engine loop feeding datagrams and time.
 func Example() {
 	// From INFO_IND (pcuif_proto.h struct gsm_pcu_if_info_ind).
-	eps := ns.EndpointsFromInfoInd([]ns.InfoIndNSVC{
-		{NSVCI: 101, LocalPort: 23001, RemotePort: 23000, AddrType: ns.InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}},
+	eps := nse.EndpointsFromInfoInd([]nse.InfoIndNSVC{
+		{NSVCI: 101, LocalPort: 23001, RemotePort: 23000, AddrType: nse.InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}},
 	})
 	cfg := bssgp.Config{
-		NS:     ns.Config{NSEI: 101, Dialect: ns.DialectClassic, Endpoints: eps},
+		NS:     nse.Config{NSEI: 101, Dialect: nse.DialectClassic, Endpoints: eps},
 		BVCI:   1800,
 		CellID: bssgp.CellID{RAI: bssgp.RAI{MCC: 901, MNC: 70, LAC: 1, RAC: 0}, CI: 6969},
 	}
-	rx := make(chan ns.Datagram, 1024)
-	udp, err := ns.ListenUDP(ns.BindAddrs(eps), func(d ns.Datagram) { rx <- d })
+	rx := make(chan nsudp.Datagram, 1024)
+	udp, err := nsudp.ListenUDP(nse.BindAddrs(eps), func(d nsudp.Datagram) { rx <- d })
 	if err != nil {
 		return
 	}

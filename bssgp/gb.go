@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/stats/counter"
 )
@@ -14,7 +15,7 @@ import (
 // Config is the Gb configuration of one cell/NSE, filled from INFO_IND
 // (pcuif_proto.h struct gsm_pcu_if_info_ind) and the VTY.
 type Config struct {
-	NS     ns.Config
+	NS     nse.Config
 	BVCI   uint16 // PTP BVCI (INFO_IND bvci)
 	CellID CellID // RAI (mcc, mnc, lac, rac) + cell_id
 	// FlowControlInterval is VTY "flow-control-interval" (default 1 s).
@@ -97,8 +98,8 @@ var CounterDescs = []counter.Desc{
 // the monotonic time to every method.
 type Gb struct {
 	cfg     Config
-	ns      *ns.NSE
-	tx      ns.Transport
+	ns      *nse.NSE
+	tx      nse.Transport
 	h       Handler
 	log     *slog.Logger
 	rootLog *slog.Logger
@@ -127,7 +128,7 @@ func newBVCGroup(r counter.Registry, bvci uint16) counter.Group {
 
 // New builds the Gb stack. tx sends NS datagrams (UDP in production,
 // in-memory in tests); log may be nil.
-func New(cfg Config, tx ns.Transport, h Handler, log *slog.Logger) (*Gb, error) {
+func New(cfg Config, tx nse.Transport, h Handler, log *slog.Logger) (*Gb, error) {
 	if cfg.FlowControlInterval == 0 {
 		cfg.FlowControlInterval = time.Second
 	}
@@ -144,7 +145,7 @@ func New(cfg Config, tx ns.Transport, h Handler, log *slog.Logger) (*Gb, error) 
 		log = logx.Discard().Logger(logx.CatBSSGP)
 	}
 	g := &Gb{cfg: cfg, tx: tx, h: h, log: log.With("bvci", cfg.BVCI), rootLog: log}
-	n, err := ns.NewNSE(g.nsConfig(cfg), tx, g, log)
+	n, err := nse.NewNSE(g.nsConfig(cfg), tx, g, log)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +155,7 @@ func New(cfg Config, tx ns.Transport, h Handler, log *slog.Logger) (*Gb, error) 
 }
 
 // nsConfig is cfg.NS with the Gb's registry and NS-VC group numbering.
-func (g *Gb) nsConfig(cfg Config) ns.Config {
+func (g *Gb) nsConfig(cfg Config) nse.Config {
 	c := cfg.NS
 	if c.Counters == nil {
 		c.Counters = cfg.Counters
@@ -217,7 +218,7 @@ func (g *Gb) Reconfigure(cfg Config, now time.Duration) error {
 		g.Ctrs = newBVCGroup(cfg.Counters, cfg.BVCI)
 	}
 	if !g.ns.Reconfigure(g.nsConfig(cfg), now) {
-		n, err := ns.NewNSE(g.nsConfig(cfg), g.tx, g, g.rootLog)
+		n, err := nse.NewNSE(g.nsConfig(cfg), g.tx, g, g.rootLog)
 		if err != nil {
 			return err
 		}
@@ -240,7 +241,7 @@ func (g *Gb) Reconfigure(cfg Config, now time.Duration) error {
 }
 
 // NSE gives access to the NS layer (VTY "show ns", stats).
-func (g *Gb) NSE() *ns.NSE { return g.ns }
+func (g *Gb) NSE() *nse.NSE { return g.ns }
 
 // Config returns the configuration.
 func (g *Gb) Config() Config { return g.cfg }
@@ -283,9 +284,9 @@ func (g *Gb) NextDeadline() (time.Duration, bool) {
 	return d, ok
 }
 
-// ---- NS service user (ns.Handler) ----
+// ---- NS service user (nse.Handler) ----
 
-// NSAvailable implements ns.Handler: NS recovery starts the BVC procedure,
+// NSAvailable implements nse.Handler: NS recovery starts the BVC procedure,
 // NS failure clears the BVC state (osmo-pcu gprs_bssgp_pcu.c handle_nm_status()).
 func (g *Gb) NSAvailable(up bool, now time.Duration) {
 	g.setUnblocked(false, now)
@@ -296,7 +297,7 @@ func (g *Gb) NSAvailable(up bool, now time.Duration) {
 	}
 }
 
-// NSUnitdata implements ns.Handler.
+// NSUnitdata implements nse.Handler.
 func (g *Gb) NSUnitdata(bvci uint16, sdu []byte, now time.Duration) {
 	if len(sdu) == 0 {
 		g.sendStatus(CauseProtocolErrorUnspec, 0, false, sdu)

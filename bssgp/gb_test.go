@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/stats/counter"
@@ -77,7 +78,7 @@ func labGb(t testing.TB) (*Gb, *memTx, *recHandler) {
 	tx, h := &memTx{}, &recHandler{}
 	h.fc = FlowParams{BucketOctets: 100000, LeakOctetsPerS: 10000, BmaxMSOctets: 100000, RMSOctetsPerS: 10000}
 	g, err := New(Config{
-		NS:     ns.Config{NSEI: 101, Endpoints: []ns.Endpoint{{NSVCI: 101, Remote: sgsnAddr}}},
+		NS:     nse.Config{NSEI: 101, Endpoints: []nse.Endpoint{{NSVCI: 101, Remote: sgsnAddr}}},
 		BVCI:   1800,
 		CellID: labCell,
 	}, tx, h, nil)
@@ -433,7 +434,7 @@ func TestCounters(t *testing.T) {
 	reg := &ratectr.Registry{}
 	tx, h := &memTx{}, &recHandler{}
 	g, err := New(Config{
-		NS:       ns.Config{NSEI: 101, Endpoints: []ns.Endpoint{{NSVCI: 101, Local: netip.MustParseAddrPort("0.0.0.0:23001"), Remote: sgsnAddr}}},
+		NS:       nse.Config{NSEI: 101, Endpoints: []nse.Endpoint{{NSVCI: 101, Local: netip.MustParseAddrPort("0.0.0.0:23001"), Remote: sgsnAddr}}},
 		BVCI:     1800,
 		CellID:   labCell,
 		Counters: reg,
@@ -547,7 +548,7 @@ func TestCounters(t *testing.T) {
 func TestCountersReconfigure(t *testing.T) {
 	reg := &ratectr.Registry{}
 	g, err := New(Config{
-		NS:       ns.Config{NSEI: 101, Endpoints: []ns.Endpoint{{NSVCI: 101, Local: netip.MustParseAddrPort("0.0.0.0:23001"), Remote: sgsnAddr}}},
+		NS:       nse.Config{NSEI: 101, Endpoints: []nse.Endpoint{{NSVCI: 101, Local: netip.MustParseAddrPort("0.0.0.0:23001"), Remote: sgsnAddr}}},
 		BVCI:     1800,
 		CellID:   labCell,
 		Counters: reg,

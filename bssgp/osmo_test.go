@@ -20,7 +20,8 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/internal/testutil"
 )
 
@@ -245,7 +246,7 @@ func (n *netns) vty(port int, cmds ...string) (string, error) {
 type engine struct {
 	gb   *bssgp.Gb
 	t0   time.Time
-	in   chan ns.Datagram
+	in   chan nsudp.Datagram
 	cmd  chan func(now time.Duration)
 	ev   chan string
 	dl   chan bssgp.DLUnitdata
@@ -278,10 +279,10 @@ func (e *engine) event(s string) {
 	}
 }
 
-func newEngine(cfg bssgp.Config, mk func(deliver func(ns.Datagram)) (ns.Transport, error)) (*engine, error) {
-	e := &engine{t0: time.Now(), in: make(chan ns.Datagram, 256), cmd: make(chan func(time.Duration)),
+func newEngine(cfg bssgp.Config, mk func(deliver func(nsudp.Datagram)) (nse.Transport, error)) (*engine, error) {
+	e := &engine{t0: time.Now(), in: make(chan nsudp.Datagram, 256), cmd: make(chan func(time.Duration)),
 		ev: make(chan string, 64), dl: make(chan bssgp.DLUnitdata, 16), done: make(chan struct{})}
-	tx, err := mk(func(d ns.Datagram) { e.in <- d })
+	tx, err := mk(func(d nsudp.Datagram) { e.in <- d })
 	if err != nil {
 		return nil, err
 	}

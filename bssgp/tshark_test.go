@@ -10,6 +10,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
 )
 
 type capTx struct{ pkts [][]byte }
@@ -43,7 +44,7 @@ func nsu(bvci uint16, p bssgp.PDU) []byte {
 // function, and returns every datagram gopcu put on the wire.
 func bssSentPDUs(t *testing.T) [][]byte {
 	tx := &capTx{}
-	g, err := bssgp.New(bssgp.Config{NS: ns.Config{NSEI: 101, Endpoints: []ns.Endpoint{{NSVCI: 101, Remote: sgsnAddr()}}},
+	g, err := bssgp.New(bssgp.Config{NS: nse.Config{NSEI: 101, Endpoints: []nse.Endpoint{{NSVCI: 101, Remote: sgsnAddr()}}},
 		BVCI: 1800, CellID: labCell}, tx, nopHandler{}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -83,9 +84,9 @@ func bssSentPDUs(t *testing.T) [][]byte {
 // SNS-DELETE, and returns what it sent.
 func snsSentPDUs(t *testing.T) [][]byte {
 	tx := &capTx{}
-	eps := ns.EndpointsFromInfoInd([]ns.InfoIndNSVC{{NSVCI: 101, LocalPort: 23001, RemotePort: 23000,
-		AddrType: ns.InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}}})
-	n, err := ns.NewNSE(ns.Config{NSEI: 101, Dialect: ns.DialectIPSNS, Endpoints: eps}, tx, nil, nil)
+	eps := nse.EndpointsFromInfoInd([]nse.InfoIndNSVC{{NSVCI: 101, LocalPort: 23001, RemotePort: 23000,
+		AddrType: nse.InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}}})
+	n, err := nse.NewNSE(nse.Config{NSEI: 101, Dialect: nse.DialectIPSNS, Endpoints: eps}, tx, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -24,7 +25,7 @@ import (
 // and survives the loss of the BTS.
 type gbLink struct {
 	gb    *bssgp.Gb
-	socks []*gbSock // indexed by ns.Endpoint.Bind; nil: not open
+	socks []*gbSock // indexed by nse.Endpoint.Bind; nil: not open
 	cfg   bssgp.Config
 	e     *Engine
 }
@@ -33,7 +34,7 @@ type gbLink struct {
 // reader blocked on the full engine channel lets go (Close waits for it).
 type gbSock struct {
 	addr netip.AddrPort // as configured (wildcard for classic NS)
-	udp  *ns.UDP
+	udp  *nsudp.UDP
 	quit chan struct{}
 }
 
@@ -41,7 +42,7 @@ type gbSock struct {
 // datagram of a socket closed since (bind reconfigured) is not taken for
 // one of its successor.
 type gbDatagram struct {
-	ns.Datagram
+	nsudp.Datagram
 	sock *gbSock
 }
 
@@ -50,7 +51,7 @@ func (e *Engine) openSock(i int, addr netip.AddrPort) (*gbSock, error) {
 	s := &gbSock{addr: addr, quit: make(chan struct{})}
 	capt := e.cfg.Capture
 	res := e.localRes
-	deliver := func(d ns.Datagram) {
+	deliver := func(d nsudp.Datagram) {
 		d.Bind = i
 		if capt != nil {
 			capt.UDP(time.Now(), d.From, res.local(d.Local, d.From), d.Data)
@@ -148,15 +149,15 @@ func (e *Engine) gbConfigure(bts *BTS) {
 		return
 	}
 	ii := &bts.Info
-	var nsvcs []ns.InfoIndNSVC
+	var nsvcs []nse.InfoIndNSVC
 	for i := 0; i < pcuif.NumNSVC; i++ {
 		if ii.AddrType[i] == pcuif.AddrUnspec {
 			continue
 		}
-		nsvcs = append(nsvcs, ns.InfoIndNSVC{NSVCI: ii.NSVCI[i], LocalPort: ii.LocalPort[i], RemotePort: ii.RemotePort[i],
+		nsvcs = append(nsvcs, nse.InfoIndNSVC{NSVCI: ii.NSVCI[i], LocalPort: ii.LocalPort[i], RemotePort: ii.RemotePort[i],
 			AddrType: ii.AddrType[i], RemoteIP: ii.RemoteIP[i]})
 	}
-	eps := ns.EndpointsFromInfoInd(nsvcs)
+	eps := nse.EndpointsFromInfoInd(nsvcs)
 	if len(eps) == 0 {
 		e.gbLog.Error("INFO_IND has no usable NS-VC, Gb not started")
 		return
@@ -165,19 +166,19 @@ func (e *Engine) gbConfigure(bts *BTS) {
 	if e.params.OverrideMCC > 0 {
 		mcc, mnc = uint16(e.params.OverrideMCC), uint16(e.params.OverrideMNC)
 	}
-	dialect := ns.DialectClassic
+	dialect := nse.DialectClassic
 	if e.params.GbDialect == "ip-sns" {
-		dialect = ns.DialectIPSNS
+		dialect = nse.DialectIPSNS
 	}
 	cfg := bssgp.Config{
-		NS:                  ns.Config{NSEI: ii.NSEI, Dialect: dialect, Endpoints: eps, Timers: e.params.NSTimers},
+		NS:                  nse.Config{NSEI: ii.NSEI, Dialect: dialect, Endpoints: eps, Timers: e.params.NSTimers},
 		BVCI:                ii.BVCI,
 		CellID:              bssgp.CellID{RAI: bssgp.RAI{MCC: mcc, MNC: mnc, MNC3Digits: ii.MNC3Digits, LAC: ii.LAC, RAC: uint8(ii.RAC)}, CI: ii.CellID},
 		FlowControlInterval: e.params.FlowControlInterval,
 		Counters:            e.cfg.Counters, // bssgp:bss_ctx, ns:nse, ns:nsvc groups
 	}
 	now := e.gbNow()
-	binds := ns.BindAddrs(eps)
+	binds := nse.BindAddrs(eps)
 	if e.gbl != nil {
 		e.gbl.syncSocks(binds) // new binds open before their NS-VCs send
 		if err := e.gbl.gb.Reconfigure(cfg, now); err != nil {
@@ -192,7 +193,7 @@ func (e *Engine) gbConfigure(bts *BTS) {
 		e.gbLog.Error("cannot open the NS UDP sockets, Gb not started")
 		return
 	}
-	gb, err := bssgp.New(cfg, ns.TransportFunc(gl.send), gbHandler{e}, e.cfg.Logs.Logger(logx.CatBSSGP))
+	gb, err := bssgp.New(cfg, nse.TransportFunc(gl.send), gbHandler{e}, e.cfg.Logs.Logger(logx.CatBSSGP))
 	if err != nil {
 		gl.closeSocks()
 		e.gbLog.Error("cannot start Gb", "err", err)
@@ -394,7 +395,7 @@ func (r *localResolver) local(la, peer netip.AddrPort) netip.AddrPort {
 			return la
 		}
 		var err error
-		if a, err = ns.SourceAddrTowards(peer); err != nil {
+		if a, err = nsudp.SourceAddrTowards(peer); err != nil {
 			a = la.Addr()
 		}
 		if r.cache == nil {
@@ -412,7 +413,7 @@ func (r *localResolver) local(la, peer netip.AddrPort) netip.AddrPort {
 // (block|unblock|reset)` with libosmogb's answers (gprs_ns2_vty.c), so an
 // operator can watch and drive the NS-VCs.
 func (e *Engine) installNSVTY(v *vty.VTY) {
-	nse := func() *ns.NSE {
+	curNSE := func() *nse.NSE {
 		if e.gbl == nil {
 			return nil
 		}
@@ -425,7 +426,7 @@ func (e *Engine) installNSVTY(v *vty.VTY) {
 		}
 	}
 	v.InstallVE("show ns", "Show running system information\nDisplay information about the NS protocol\n", func(c *vty.Context) error {
-		if n := nse(); n != nil {
+		if n := curNSE(); n != nil {
 			now := e.gbNow()
 			n.WriteEntity(c, now, false)
 			n.WriteBinds(c, now, false, 0, 0)
@@ -433,13 +434,13 @@ func (e *Engine) installNSVTY(v *vty.VTY) {
 		return nil
 	}, vty.Hidden())
 	set("show ns binds [stats]", func(c *vty.Context) error {
-		if n := nse(); n != nil {
+		if n := curNSE(); n != nil {
 			n.WriteBinds(c, e.gbNow(), stats(c, 0), 0, 0)
 		}
 		return nil
 	})
 	set("show ns entities [stats]", func(c *vty.Context) error {
-		if n := nse(); n != nil {
+		if n := curNSE(); n != nil {
 			n.WriteEntity(c, e.gbNow(), stats(c, 0))
 		}
 		return nil
@@ -447,7 +448,7 @@ func (e *Engine) installNSVTY(v *vty.VTY) {
 	set("show ns persistent", func(*vty.Context) error { return nil })
 	set("show ns (nsei|nsvc) <0-65535> [stats]", func(c *vty.Context) error {
 		id, _ := strconv.Atoi(c.Args[1])
-		n := nse()
+		n := curNSE()
 		if c.Args[0] == "nsei" {
 			if n == nil || int(n.Config().NSEI) != id {
 				return vty.ErrWarning
@@ -455,7 +456,7 @@ func (e *Engine) installNSVTY(v *vty.VTY) {
 			n.WriteEntity(c, e.gbNow(), stats(c, 2))
 			return nil
 		}
-		var vc *ns.VC
+		var vc *nse.VC
 		if n != nil {
 			vc = n.VCByNSVCI(uint16(id))
 		}
@@ -468,8 +469,8 @@ func (e *Engine) installNSVTY(v *vty.VTY) {
 	})
 	if err := v.Enable().SetHandler("nsvc <0-65535> (block|unblock|reset)", func(c *vty.Context) error {
 		id, _ := strconv.Atoi(c.Args[0])
-		var vc *ns.VC
-		if n := nse(); n != nil {
+		var vc *nse.VC
+		if n := curNSE(); n != nil {
 			vc = n.VCByNSVCI(uint16(id))
 		}
 		if vc == nil {

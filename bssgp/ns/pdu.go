@@ -72,6 +72,11 @@ type PDU struct {
 	HasIP6        bool
 }
 
+// HeaderLen is the NS-UNITDATA header length (PDU type, NS SDU control
+// bits, BVCI; TS 48.016 §9.2.10): the headroom nse.NSE.SendUnitdataInPlace
+// expects in front of the SDU.
+const HeaderLen = 4
+
 // Convenience constructors for the fixed-form PDUs.
 
 // NewUnitdata returns an NS-UNITDATA carrying sdu on bvci.

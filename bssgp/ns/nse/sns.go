@@ -1,7 +1,8 @@
-package ns
+package nse
 
 import (
 	"context"
+	"github.com/gopcu/gopcu/bssgp/ns"
 	"net/netip"
 	"time"
 
@@ -31,20 +32,20 @@ type snsFSM struct {
 	timer    time.Duration
 	retries  int
 	initial  int // index into cfg.Endpoints of the SGSN endpoint used for SNS signalling
-	remote4  []IPElement
-	remote6  []IPElement
+	remote4  []ns.IPElement
+	remote6  []ns.IPElement
 	ackedOur bool
 	gotEnd   bool
 	// local4/local6 are our endpoints as announced in the last SNS-SIZE
 	// (and then in SNS-CONFIG).
-	local4, local6 []IPElement
+	local4, local6 []ns.IPElement
 }
 
 func newSNS(n *NSE) *snsFSM { return &snsFSM{n: n} }
 
 func (s *snsFSM) ep() Endpoint { return s.n.cfg.Endpoints[s.initial] }
 
-func (s *snsFSM) tx(p PDU) {
+func (s *snsFSM) tx(p ns.PDU) {
 	ep := s.ep()
 	s.n.send(ep.Bind, ep.Remote, &p)
 }
@@ -62,8 +63,8 @@ func (s *snsFSM) setState(st snsState, now time.Duration) {
 // the SNS signalling, as libosmogb's ns2_sns_compute_local_ep_from_binds
 // does (gprs_ns2_sns.c); a bind whose address cannot be resolved that way
 // is left out, as there.
-func (s *snsFSM) localElements(v6 bool) []IPElement {
-	var l []IPElement
+func (s *snsFSM) localElements(v6 bool) []ns.IPElement {
+	var l []ns.IPElement
 	seen := map[int]bool{}
 	for _, ep := range s.n.cfg.Endpoints {
 		a := ep.Local
@@ -85,7 +86,7 @@ func (s *snsFSM) localElements(v6 bool) []IPElement {
 			}
 			addr = r.Unmap()
 		}
-		l = append(l, IPElement{Addr: addr, Port: a.Port(), SigWeight: 1, DataWeight: 1})
+		l = append(l, ns.IPElement{Addr: addr, Port: a.Port(), SigWeight: 1, DataWeight: 1})
 	}
 	return l
 }
@@ -125,7 +126,7 @@ func (s *snsFSM) vcDead(now time.Duration) {
 func (s *snsFSM) sendSize(now time.Duration) {
 	s.local4, s.local6 = s.localElements(false), s.localElements(true)
 	v4, v6 := s.local4, s.local6
-	p := PDU{Type: PDUSNSSize, NSEI: s.n.cfg.NSEI, HasNSEI: true, ResetFlag: true, MaxNSVCs: s.n.cfg.MaxNSVCs}
+	p := ns.PDU{Type: ns.PDUSNSSize, NSEI: s.n.cfg.NSEI, HasNSEI: true, ResetFlag: true, MaxNSVCs: s.n.cfg.MaxNSVCs}
 	if len(v4) > 0 {
 		p.NumIP4EP, p.HasNumIP4EP = uint16(len(v4)), true
 	}
@@ -138,7 +139,7 @@ func (s *snsFSM) sendSize(now time.Duration) {
 
 func (s *snsFSM) sendConfig(now time.Duration) {
 	v4, v6 := s.local4, s.local6
-	p := PDU{Type: PDUSNSConfig, EndFlag: true, NSEI: s.n.cfg.NSEI, HasNSEI: true}
+	p := ns.PDU{Type: ns.PDUSNSConfig, EndFlag: true, NSEI: s.n.cfg.NSEI, HasNSEI: true}
 	if len(v4) > 0 {
 		p.IP4, p.HasIP4 = v4, true
 	} else {
@@ -180,8 +181,8 @@ func (s *snsFSM) tick(now time.Duration) {
 	}
 }
 
-func (s *snsFSM) ack(bind int, to netip.AddrPort, tid uint8, cause *Cause, v4, v6 []IPElement) {
-	p := PDU{Type: PDUSNSAck, NSEI: s.n.cfg.NSEI, HasNSEI: true, TransactionID: tid}
+func (s *snsFSM) ack(bind int, to netip.AddrPort, tid uint8, cause *ns.Cause, v4, v6 []ns.IPElement) {
+	p := ns.PDU{Type: ns.PDUSNSAck, NSEI: s.n.cfg.NSEI, HasNSEI: true, TransactionID: tid}
 	if cause != nil {
 		p.Cause, p.HasCause = *cause, true
 	}
@@ -194,13 +195,13 @@ func (s *snsFSM) ack(bind int, to netip.AddrPort, tid uint8, cause *Cause, v4, v
 	s.n.send(bind, to, &p)
 }
 
-func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now time.Duration) {
+func (s *snsFSM) input(bind int, from netip.AddrPort, p *ns.PDU, raw []byte, now time.Duration) {
 	if p.HasNSEI && p.NSEI != s.n.cfg.NSEI {
-		s.n.sendStatus(bind, from, CauseProtocolErrorUnspec, raw, nil)
+		s.n.sendStatus(bind, from, ns.CauseProtocolErrorUnspec, raw, nil)
 		return
 	}
 	switch p.Type {
-	case PDUSNSSizeAck:
+	case ns.PDUSNSSizeAck:
 		if s.state != snsSize {
 			return
 		}
@@ -210,7 +211,7 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now ti
 		}
 		s.setState(snsConfigBSS, now)
 		s.sendConfig(now)
-	case PDUSNSConfigAck:
+	case ns.PDUSNSConfigAck:
 		if s.state != snsConfigBSS {
 			return
 		}
@@ -225,28 +226,28 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now ti
 		if s.gotEnd {
 			s.configured(now)
 		}
-	case PDUSNSConfig:
+	case ns.PDUSNSConfig:
 		if s.state != snsConfigBSS && s.state != snsConfigSGSN {
-			s.n.send(bind, from, &PDU{Type: PDUSNSConfigAck, NSEI: s.n.cfg.NSEI, HasNSEI: true,
-				Cause: CausePDUNotCompatible, HasCause: true})
+			s.n.send(bind, from, &ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: s.n.cfg.NSEI, HasNSEI: true,
+				Cause: ns.CausePDUNotCompatible, HasCause: true})
 			return
 		}
 		if !s.addRemotes(p.IP4, p.IP6) {
-			c := CauseInvalidNumIP4Endpoints
+			c := ns.CauseInvalidNumIP4Endpoints
 			if len(p.IP6) > 0 {
-				c = CauseInvalidNumIP6Endpoints
+				c = ns.CauseInvalidNumIP6Endpoints
 			}
-			s.n.send(bind, from, &PDU{Type: PDUSNSConfigAck, NSEI: s.n.cfg.NSEI, HasNSEI: true, Cause: c, HasCause: true})
+			s.n.send(bind, from, &ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: s.n.cfg.NSEI, HasNSEI: true, Cause: c, HasCause: true})
 			return
 		}
-		s.n.send(bind, from, &PDU{Type: PDUSNSConfigAck, NSEI: s.n.cfg.NSEI, HasNSEI: true})
+		s.n.send(bind, from, &ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: s.n.cfg.NSEI, HasNSEI: true})
 		if p.EndFlag {
 			s.gotEnd = true
 			if s.ackedOur {
 				s.configured(now)
 			}
 		}
-	case PDUSNSAdd:
+	case ns.PDUSNSAdd:
 		if s.state != snsConfigured {
 			return
 		}
@@ -255,7 +256,7 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now ti
 		// and nothing of the PDU is applied (TS 48.016 §7.4b.3.2;
 		// libosmogb ns2_sns_st_configured_add rolls back the elements
 		// added before the offending one).
-		known := func(l []IPElement, x IPElement) bool {
+		known := func(l []ns.IPElement, x ns.IPElement) bool {
 			for _, e := range l {
 				if e.Addr == x.Addr && e.Port == x.Port {
 					return true
@@ -263,10 +264,10 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now ti
 			}
 			return false
 		}
-		var seen []IPElement
+		var seen []ns.IPElement
 		for _, x := range append(p.IP4, p.IP6...) {
 			if known(s.remote4, x) || known(s.remote6, x) || known(seen, x) {
-				c := CauseProtocolErrorUnspec
+				c := ns.CauseProtocolErrorUnspec
 				s.ack(bind, from, p.TransactionID, &c, nil, nil)
 				return
 			}
@@ -274,7 +275,7 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now ti
 		}
 		// then the bound on NS-VCs an SGSN can make us keep
 		if !s.addRemotes(p.IP4, p.IP6) {
-			c := CauseInvalidNumNSVCs
+			c := ns.CauseInvalidNumNSVCs
 			s.ack(bind, from, p.TransactionID, &c, p.IP4, p.IP6)
 			return
 		}
@@ -282,12 +283,12 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now ti
 			s.addVCs(e, now)
 		}
 		s.ack(bind, from, p.TransactionID, nil, nil, nil)
-	case PDUSNSDelete:
+	case ns.PDUSNSDelete:
 		if s.state != snsConfigured {
 			return
 		}
 		unknown := false
-		del := func(match func(IPElement) bool) {
+		del := func(match func(ns.IPElement) bool) {
 			found := false
 			keep4 := s.remote4[:0]
 			for _, e := range s.remote4 {
@@ -312,20 +313,20 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now ti
 			}
 			var vcs []*VC
 			for _, vc := range s.n.vcs {
-				if !match(IPElement{Addr: vc.Remote.Addr(), Port: vc.Remote.Port()}) {
+				if !match(ns.IPElement{Addr: vc.Remote.Addr(), Port: vc.Remote.Port()}) {
 					vcs = append(vcs, vc)
 				}
 			}
 			s.n.replaceVCs(vcs)
 		}
 		if p.IPAddr.IsValid() {
-			del(func(e IPElement) bool { return e.Addr == p.IPAddr })
+			del(func(e ns.IPElement) bool { return e.Addr == p.IPAddr })
 		}
 		for _, x := range append(p.IP4, p.IP6...) {
-			del(func(e IPElement) bool { return e.Addr == x.Addr && e.Port == x.Port })
+			del(func(e ns.IPElement) bool { return e.Addr == x.Addr && e.Port == x.Port })
 		}
 		if unknown {
-			c := CauseUnknownIPEndpoint
+			c := ns.CauseUnknownIPEndpoint
 			s.ack(bind, from, p.TransactionID, &c, p.IP4, p.IP6)
 		} else {
 			// The acknowledgement echoes the deleted elements (libosmogb
@@ -333,11 +334,11 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now ti
 			s.ack(bind, from, p.TransactionID, nil, p.IP4, p.IP6)
 		}
 		s.n.updateAvailability(now)
-	case PDUSNSChangeWeight:
+	case ns.PDUSNSChangeWeight:
 		if s.state != snsConfigured {
 			return
 		}
-		var bad4, bad6 []IPElement
+		var bad4, bad6 []ns.IPElement
 		for _, x := range p.IP4 {
 			if !s.reweight(x) {
 				bad4 = append(bad4, x)
@@ -349,14 +350,14 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now ti
 			}
 		}
 		if bad4 != nil || bad6 != nil {
-			c := CauseUnknownIPEndpoint
+			c := ns.CauseUnknownIPEndpoint
 			s.ack(bind, from, p.TransactionID, &c, bad4, bad6)
 		} else {
 			s.ack(bind, from, p.TransactionID, nil, nil, nil)
 		}
-	case PDUSNSAck, PDUSNSSize:
+	case ns.PDUSNSAck, ns.PDUSNSSize:
 		// The BSS starts no ADD/DELETE/CHANGEWEIGHT and receives no SIZE.
-		s.n.sendStatus(bind, from, CausePDUNotCompatible, raw, nil)
+		s.n.sendStatus(bind, from, ns.CausePDUNotCompatible, raw, nil)
 	}
 }
 
@@ -365,8 +366,8 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *PDU, raw []byte, now ti
 // endpoint gets at least one NS-VC, and the BSS announced no more than
 // MaxNSVCs in SNS-SIZE, TS 48.016 §9.3.1.1): a PDU that would go beyond is
 // refused as a whole, so a peer repeating SNS-ADD cannot grow the lists.
-func (s *snsFSM) addRemotes(v4, v6 []IPElement) bool {
-	known := func(l []IPElement, e IPElement) bool {
+func (s *snsFSM) addRemotes(v4, v6 []ns.IPElement) bool {
+	known := func(l []ns.IPElement, e ns.IPElement) bool {
 		for _, x := range l {
 			if x.Addr == e.Addr && x.Port == e.Port {
 				return true
@@ -401,7 +402,7 @@ func (s *snsFSM) addRemotes(v4, v6 []IPElement) bool {
 	return true
 }
 
-func (s *snsFSM) reweight(x IPElement) bool {
+func (s *snsFSM) reweight(x ns.IPElement) bool {
 	found := false
 	for i := range s.remote4 {
 		if s.remote4[i].Addr == x.Addr && s.remote4[i].Port == x.Port {
@@ -425,7 +426,7 @@ func (s *snsFSM) reweight(x IPElement) bool {
 
 // addVCs creates one NS-VC per local bind of the same IP family towards e
 // (full mesh, TS 48.016 §6.2.2), up to MaxNSVCs.
-func (s *snsFSM) addVCs(e IPElement, now time.Duration) {
+func (s *snsFSM) addVCs(e ns.IPElement, now time.Duration) {
 	for _, ep := range s.n.cfg.Endpoints {
 		if ep.Local.IsValid() && ep.Local.Addr().Unmap().Is4() != e.Addr.Unmap().Is4() {
 			continue

@@ -1,7 +1,8 @@
-package ns
+package nse
 
 import (
 	"fmt"
+	"github.com/gopcu/gopcu/bssgp/ns"
 	"net/netip"
 	"slices"
 	"testing"
@@ -128,17 +129,17 @@ func TestSNSCounterGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	n.Start(0)
-	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSSizeAck, NSEI: 1234, HasNSEI: true}), time.Millisecond)
-	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSConfigAck, NSEI: 1234, HasNSEI: true}), time.Millisecond)
+	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSSizeAck, NSEI: 1234, HasNSEI: true}), time.Millisecond)
+	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: 1234, HasNSEI: true}), time.Millisecond)
 	if got := groupNames(reg); !slices.Equal(got, []string{"ns:nse.1234."}) {
 		t.Fatalf("groups %q", got)
 	}
 	if in, out := grp(n.Ctrs).Value(CtrPktsIn), grp(n.Ctrs).Value(CtrPktsOut); in != 2 || out != 2 {
 		t.Fatalf("NSE packets in %d out %d, want 2 2", in, out)
 	}
-	sg := IPElement{Addr: sgsn.Addr(), Port: sgsn.Port(), SigWeight: 1, DataWeight: 1}
-	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSConfig, EndFlag: true, NSEI: 1234, HasNSEI: true,
-		IP4: []IPElement{sg}, HasIP4: true}), 2*time.Millisecond)
+	sg := ns.IPElement{Addr: sgsn.Addr(), Port: sgsn.Port(), SigWeight: 1, DataWeight: 1}
+	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSConfig, EndFlag: true, NSEI: 1234, HasNSEI: true,
+		IP4: []ns.IPElement{sg}, HasIP4: true}), 2*time.Millisecond)
 	// SNS-CONFIG and its SNS-CONFIG-ACK came and went before the NS-VC
 	// existed: on the NSE only; the NS-ALIVE on the new NS-VC counts on both.
 	vc := n.VCs()[0]
@@ -151,13 +152,13 @@ func TestSNSCounterGroups(t *testing.T) {
 	if in, out := grp(n.Ctrs).Value(CtrPktsIn), grp(n.Ctrs).Value(CtrPktsOut); in != 3 || out != 4 {
 		t.Fatalf("NSE packets in %d out %d, want 3 4", in, out)
 	}
-	sg3 := IPElement{Addr: netip.MustParseAddr("127.0.0.2"), Port: 23000, SigWeight: 1, DataWeight: 1}
-	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSAdd, NSEI: 1234, HasNSEI: true, TransactionID: 2,
-		IP4: []IPElement{sg3}, HasIP4: true}), time.Second)
+	sg3 := ns.IPElement{Addr: netip.MustParseAddr("127.0.0.2"), Port: 23000, SigWeight: 1, DataWeight: 1}
+	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSAdd, NSEI: 1234, HasNSEI: true, TransactionID: 2,
+		IP4: []ns.IPElement{sg3}, HasIP4: true}), time.Second)
 	if got := groupNames(reg); len(got) != 3 || got[2] != "ns:nsvc.1.NSE01234-NSVC-UDP-127_0_0_1:23001-127_0_0_2:23000" {
 		t.Fatalf("groups after SNS-ADD %q", got)
 	}
-	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSDelete, NSEI: 1234, HasNSEI: true, TransactionID: 3,
+	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSDelete, NSEI: 1234, HasNSEI: true, TransactionID: 3,
 		IPAddr: sg3.Addr}), time.Second)
 	if got := groupNames(reg); len(got) != 2 || got[1] != "ns:nsvc.0.NSE01234-NSVC-UDP-127_0_0_1:23001-127_0_0_1:23000" {
 		t.Fatalf("groups after SNS-DELETE %q", got)

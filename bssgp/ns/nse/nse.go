@@ -1,9 +1,11 @@
-package ns
+package nse
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"log/slog"
 	"net/netip"
 	"slices"
@@ -122,7 +124,7 @@ type NSE struct {
 	since time.Duration // last availability change
 	sns   *snsFSM
 	buf   [maxPDU]byte
-	rx    PDU
+	rx    ns.PDU
 	// Ctrs is the "ns:nse" counter group (libosmogb names), index NSEI.
 	// Every NS-VC event counts on it and on the NS-VC's own group.
 	Ctrs counter.Group
@@ -201,7 +203,7 @@ func (n *NSE) sourceAddr(remote netip.AddrPort) (netip.Addr, error) {
 	if n.cfg.SourceAddr != nil {
 		return n.cfg.SourceAddr(remote)
 	}
-	return SourceAddrTowards(remote)
+	return nsudp.SourceAddrTowards(remote)
 }
 
 // Close unregisters the NSE's counter groups (libosmogb frees them with
@@ -288,7 +290,7 @@ func (n *NSE) Stop(now time.Duration) {
 }
 
 // send encodes p and transmits it.
-func (n *NSE) send(bind int, to netip.AddrPort, p *PDU) {
+func (n *NSE) send(bind int, to netip.AddrPort, p *ns.PDU) {
 	l, err := p.MarshalTo(n.buf[:])
 	if err != nil {
 		n.log.Error("encode failed", "pdu", p.Type, "err", err)
@@ -300,17 +302,17 @@ func (n *NSE) send(bind int, to netip.AddrPort, p *PDU) {
 }
 
 // sendStatus answers a bad PDU (TS 48.016 §7.5); never for an NS-STATUS.
-func (n *NSE) sendStatus(bind int, to netip.AddrPort, cause Cause, bad []byte, vc *VC) {
-	if len(bad) > 0 && PDUType(bad[0]) == PDUStatus {
+func (n *NSE) sendStatus(bind int, to netip.AddrPort, cause ns.Cause, bad []byte, vc *VC) {
+	if len(bad) > 0 && ns.PDUType(bad[0]) == ns.PDUStatus {
 		return
 	}
-	st := NewStatus(cause, nil)
+	st := ns.NewStatus(cause, nil)
 	switch cause {
-	case CauseNSVCBlocked, CauseNSVCUnknown:
+	case ns.CauseNSVCBlocked, ns.CauseNSVCUnknown:
 		if vc != nil {
 			st.NSVCI, st.HasNSVCI = vc.NSVCI, true
 		}
-	case CauseBVCIUnknown:
+	case ns.CauseBVCIUnknown:
 	default:
 		if len(bad) > 256 {
 			bad = bad[:256]
@@ -349,13 +351,13 @@ func (n *NSE) Input(bind int, from netip.AddrPort, b []byte, now time.Duration) 
 	p := &n.rx
 	if err := p.Unmarshal(b); err != nil {
 		n.log.Log(context.Background(), logx.LevelNotice, "bad NS PDU", "from", from, "err", err)
-		c, _ := CauseOf(err)
+		c, _ := ns.CauseOf(err)
 		n.sendStatus(bind, from, c, b, vc)
 		return
 	}
 	if p.Type.IsSNS() {
 		if n.sns == nil {
-			n.sendStatus(bind, from, CausePDUNotCompatible, b, nil)
+			n.sendStatus(bind, from, ns.CausePDUNotCompatible, b, nil)
 			return
 		}
 		n.sns.input(bind, from, p, b, now)
@@ -363,9 +365,9 @@ func (n *NSE) Input(bind int, from netip.AddrPort, b []byte, now time.Duration) 
 	}
 	if vc == nil {
 		switch p.Type {
-		case PDUStatus, PDUAliveAck, PDUResetAck: // TS 48.016 §7.3.1, §7.4.1, §7.5.1: ignore
+		case ns.PDUStatus, ns.PDUAliveAck, ns.PDUResetAck: // TS 48.016 §7.3.1, §7.4.1, §7.5.1: ignore
 		default:
-			n.sendStatus(bind, from, CausePDUNotCompatible, b, nil)
+			n.sendStatus(bind, from, ns.CausePDUNotCompatible, b, nil)
 		}
 		return
 	}
@@ -446,19 +448,15 @@ func (n *NSE) pickVC(lsp uint32, sig bool) *VC {
 	return nil
 }
 
-// HeaderLen is the NS-UNITDATA header length; SendUnitdataInPlace expects
-// that much headroom in front of the SDU.
-const HeaderLen = 4
-
 // SendUnitdata sends sdu as NS-UNITDATA on bvci over the NS-VC that the
 // link selection parameter lsp (TLLI for MS traffic, 0 for signalling)
 // selects. The SDU is copied.
 func (n *NSE) SendUnitdata(bvci uint16, lsp uint32, sdu []byte) error {
-	if len(sdu)+HeaderLen > len(n.buf) {
+	if len(sdu)+ns.HeaderLen > len(n.buf) {
 		return ErrTooLarge
 	}
-	copy(n.buf[HeaderLen:], sdu)
-	return n.SendUnitdataInPlace(bvci, lsp, n.buf[:HeaderLen+len(sdu)])
+	copy(n.buf[ns.HeaderLen:], sdu)
+	return n.SendUnitdataInPlace(bvci, lsp, n.buf[:ns.HeaderLen+len(sdu)])
 }
 
 // SendUnitdataInPlace is SendUnitdata for a buffer whose first HeaderLen
@@ -470,7 +468,7 @@ func (n *NSE) SendUnitdataInPlace(bvci uint16, lsp uint32, pkt []byte) error {
 		n.Ctrs.Add(CtrBytesOutDrop, uint64(len(pkt)))
 		return ErrNotAvailable
 	}
-	pkt[0], pkt[1], pkt[2], pkt[3] = byte(PDUUnitdata), 0, byte(bvci>>8), byte(bvci)
+	pkt[0], pkt[1], pkt[2], pkt[3] = byte(ns.PDUUnitdata), 0, byte(bvci>>8), byte(bvci)
 	return n.txCount(vc, vc.Bind, vc.Remote, pkt)
 }
 
