@@ -3,6 +3,7 @@ package bssgp
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 )
 
 // enc writes IEs. With b == nil it only counts (MarshalLen); the two modes
@@ -318,6 +319,14 @@ func (r RAI) put(b []byte) {
 	b[2] = byte(n2<<4 | n1)
 	binary.BigEndian.PutUint16(b[3:], r.LAC)
 	b[5] = r.RAC
+}
+
+// String formats the RAI as osmo_rai_name ("901-70-1-0").
+func (r RAI) String() string {
+	if r.MNC3Digits {
+		return fmt.Sprintf("%03d-%03d-%d-%d", r.MCC, r.MNC, r.LAC, r.RAC)
+	}
+	return fmt.Sprintf("%03d-%02d-%d-%d", r.MCC, r.MNC, r.LAC, r.RAC)
 }
 
 func parseRAI(b []byte) RAI {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/internal/logx"
@@ -17,16 +18,16 @@ import (
 	"github.com/gopcu/gopcu/vty"
 )
 
-// gbLink is the engine's Gb stack: the bssgp.Gb (NS + BSSGP state
+// gbLink is the engine's Gb stack: the bss.Gb (NS + BSSGP state
 // machines, owned by the engine goroutine) and one UDP socket per NS bind
 // whose reader goroutine posts datagrams into the engine loop. It is built
 // from the first BTS's INFO_IND (as osmo-pcu, Gb serves BTS 0), follows
 // later INFO_INDs (binds opened and closed with the NS-VCs that use them)
 // and survives the loss of the BTS.
 type gbLink struct {
-	gb    *bssgp.Gb
+	gb    *bss.Gb
 	socks []*gbSock // indexed by nse.Endpoint.Bind; nil: not open
-	cfg   bssgp.Config
+	cfg   bss.Config
 	e     *Engine
 }
 
@@ -170,7 +171,7 @@ func (e *Engine) gbConfigure(bts *BTS) {
 	if e.params.GbDialect == "ip-sns" {
 		dialect = nse.DialectIPSNS
 	}
-	cfg := bssgp.Config{
+	cfg := bss.Config{
 		NS:                  nse.Config{NSEI: ii.NSEI, Dialect: dialect, Endpoints: eps, Timers: e.params.NSTimers},
 		BVCI:                ii.BVCI,
 		CellID:              bssgp.CellID{RAI: bssgp.RAI{MCC: mcc, MNC: mnc, MNC3Digits: ii.MNC3Digits, LAC: ii.LAC, RAC: uint8(ii.RAC)}, CI: ii.CellID},
@@ -193,7 +194,7 @@ func (e *Engine) gbConfigure(bts *BTS) {
 		e.gbLog.Error("cannot open the NS UDP sockets, Gb not started")
 		return
 	}
-	gb, err := bssgp.New(cfg, nse.TransportFunc(gl.send), gbHandler{e}, e.cfg.Logs.Logger(logx.CatBSSGP))
+	gb, err := bss.New(cfg, nse.TransportFunc(gl.send), gbHandler{e}, e.cfg.Logs.Logger(logx.CatBSSGP))
 	if err != nil {
 		gl.closeSocks()
 		e.gbLog.Error("cannot start Gb", "err", err)
@@ -267,20 +268,20 @@ func (h gbHandler) BVCState(up bool, now time.Duration) {
 // (osmo-pcu gprs_bssgp_pcu.c gprs_bssgp_tx_fc_bvc()): PDCHs x current coding scheme rate, blended with
 // what the MSs acknowledged since the last one by the share of blocks that
 // carried it, and the mean queueing delay of the frames sent.
-func (h gbHandler) FlowControl(now time.Duration) (bssgp.FlowParams, bool) {
+func (h gbHandler) FlowControl(now time.Duration) (bss.FlowParams, bool) {
 	e := h.e
 	bts := e.bts[0]
 	if bts == nil {
-		return bssgp.FlowParams{}, false
+		return bss.FlowParams{}, false
 	}
 	return e.flowParams(bts), true
 }
 
-func (e *Engine) flowParams(bts *BTS) bssgp.FlowParams {
+func (e *Engine) flowParams(bts *BTS) bss.FlowParams {
 	cs, _ := e.initialCS(bts)
 	peak := cs.DataLen() * 50
 	npdch := max(bts.EnabledPDCHs(), 1)
-	in := bssgp.FlowInput{NumPDCH: npdch, PeakRatePerPDCH: peak, MaxSlotsPerMS: min(maxDLSlots(e.params.MultislotDefault, 0), 4),
+	in := bss.FlowInput{NumPDCH: npdch, PeakRatePerPDCH: peak, MaxSlotsPerMS: min(maxDLSlots(e.params.MultislotDefault, 0), 4),
 		ForceBVCBucket: e.params.FCForceBVCBucket, ForceBVCLeak: e.params.FCForceBVCLeak,
 		ForceMSBucket: e.params.FCForceMSBucket, ForceMSLeak: e.params.FCForceMSLeak, BucketTime: e.params.FCBucketTime,
 		LLCLifetime: int(e.params.LLC.Lifetime)}
@@ -295,7 +296,7 @@ func (e *Engine) flowParams(bts *BTS) bssgp.FlowParams {
 		in.AvgQueueDelay = fc.delaySum / time.Duration(fc.delayN)
 	}
 	*fc = fcMeasure{}
-	return bssgp.ComputeFlowControl(in)
+	return bss.ComputeFlowControl(in)
 }
 
 func (h gbHandler) Other(bvci uint16, p bssgp.PDU, now time.Duration) {
@@ -363,7 +364,7 @@ func (e *Engine) flowControlMS() {
 			continue
 		}
 		rate := llc.DrainRate(t.cs.DataLen(), popcount8(t.slots))
-		bucket, leak := bssgp.MSFlowParams(rate, e.params.LLC.ParamsFor(rate).Interval)
+		bucket, leak := bss.MSFlowParams(rate, e.params.LLC.ParamsFor(rate).Interval)
 		if _, err := e.gbl.gb.SendFlowControlMS(m.TLLI, bucket, leak, now); err != nil {
 			e.gbLog.Debug("FLOW-CONTROL-MS not sent", "ms", m.String(), "err", err)
 		}

@@ -4,15 +4,16 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/bssgp/bss"
 )
 
-// gbAdapter gives a bssgp.Gb the method set the engine calls towards the
+// gbAdapter gives a bss.Gb the method set the engine calls towards the
 // SGSN (Gb: ULUnitdata, LLCDiscarded; signallingSender for NACC). The BTS
 // number is ignored: like osmo-pcu, gopcu runs one PTP BVC per PCU. Send
 // errors (BVC not unblocked) drop the frame and are counted by the Gb/NS
 // counters. Engine goroutine only.
 type gbAdapter struct {
-	gb  *bssgp.Gb
+	gb  *bss.Gb
 	now func() time.Duration // the engine clock (Clock.Now)
 }
 

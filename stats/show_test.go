@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
@@ -23,7 +23,7 @@ func refSetup() ([]*ratectr.Group, []stats.Item, func(*ratectr.Group) string) {
 	nsvc.IndexName = nsvcName
 	nse := ratectr.NewGroup("ns:nse", "NSE Peer Statistics", 101, nse.CounterDescs)
 	sgsn := ratectr.NewGroup("pcu:sgsn", "SGSN Statistics", 0, pcu.SGSNCounterDescs)
-	bvc := ratectr.NewGroup("bssgp:bss_ctx", "BSSGP Peer Statistics", 1800, bssgp.CounterDescs)
+	bvc := ratectr.NewGroup("bssgp:bss_ctx", "BSSGP Peer Statistics", 1800, bss.CounterDescs)
 	bts := ratectr.NewGroup("bts", "BTS Statistics", 0, pcu.BTSCounterDescs)
 	groups := []*ratectr.Group{nsvc, nse, sgsn, bvc, bts} // libosmocore: newest first
 	for _, g := range groups {

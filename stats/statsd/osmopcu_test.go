@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
@@ -142,7 +142,7 @@ func engineRegistry() *ratectr.Registry {
 	reg.Register(ratectr.NewGroup("pcu:sgsn", "SGSN Statistics", 0, pcu.SGSNCounterDescs))
 	eps := nse.EndpointsFromInfoInd([]nse.InfoIndNSVC{{NSVCI: 101, LocalPort: 23001, RemotePort: 23000,
 		AddrType: nse.InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}}})
-	_, err := bssgp.New(bssgp.Config{NS: nse.Config{NSEI: 101, Endpoints: eps}, BVCI: 1800, Counters: reg},
+	_, err := bss.New(bss.Config{NS: nse.Config{NSEI: 101, Endpoints: eps}, BVCI: 1800, Counters: reg},
 		nse.TransportFunc(func(int, netip.AddrPort, []byte) error { return nil }), nil, nil)
 	if err != nil {
 		panic(err)

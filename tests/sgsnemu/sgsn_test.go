@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
@@ -24,13 +25,13 @@ type pkt struct {
 	b      []byte
 }
 
-// bench is an in-memory Gb: gopcu's bssgp.Gb <-> the emulator, virtual time.
+// bench is an in-memory Gb: gopcu's bss.Gb <-> the emulator, virtual time.
 type bench struct {
 	bss  netip.AddrPort
 	sgsn netip.AddrPort
 	q    []pkt
 	now  time.Duration
-	gb   *bssgp.Gb
+	gb   *bss.Gb
 	sg   *SGSN
 	bssH *bssRec
 	ul   [][]byte
@@ -60,8 +61,8 @@ func (h *bssRec) PagingPS(p *bssgp.PagingPS, now time.Duration) {
 }
 func (h *bssRec) PagingCS(p *bssgp.PagingCS, now time.Duration) {}
 func (h *bssRec) BVCState(up bool, now time.Duration)           { h.up = append(h.up, up) }
-func (h *bssRec) FlowControl(now time.Duration) (bssgp.FlowParams, bool) {
-	return bssgp.ComputeFlowControl(bssgp.FlowInput{NumPDCH: 2, PeakRatePerPDCH: 1500, MaxSlotsPerMS: 2}), true
+func (h *bssRec) FlowControl(now time.Duration) (bss.FlowParams, bool) {
+	return bss.ComputeFlowControl(bss.FlowInput{NumPDCH: 2, PeakRatePerPDCH: 1500, MaxSlotsPerMS: 2}), true
 }
 func (h *bssRec) Other(bvci uint16, p bssgp.PDU, now time.Duration) {}
 
@@ -72,7 +73,7 @@ func newBench(t *testing.T, dialect nse.Dialect) *bench {
 func newBenchAt(t *testing.T, dialect nse.Dialect, bssAddr, sgsnAddr netip.AddrPort) *bench {
 	b := &bench{bss: bssAddr, sgsn: sgsnAddr, bssH: &bssRec{}, bvc: map[uint16]bool{}}
 	var err error
-	b.gb, err = bssgp.New(bssgp.Config{
+	b.gb, err = bss.New(bss.Config{
 		NS: nse.Config{NSEI: 101, Dialect: dialect, Endpoints: []nse.Endpoint{
 			{NSVCI: 101, Local: bssAddr, Remote: sgsnAddr}}},
 		BVCI: 1800, CellID: cell,
@@ -270,7 +271,7 @@ func TestServerUDP(t *testing.T) {
 	}
 	defer udp.Close()
 	h := &bssRec{}
-	gb, _ := bssgp.New(bssgp.Config{NS: nse.Config{NSEI: 7, Endpoints: []nse.Endpoint{{NSVCI: 7, Remote: srv.Addr()}}},
+	gb, _ := bss.New(bss.Config{NS: nse.Config{NSEI: 7, Endpoints: []nse.Endpoint{{NSVCI: 7, Remote: srv.Addr()}}},
 		BVCI: 2, CellID: cell}, udp, h, nil)
 	t0 := time.Now()
 	gb.Start(0)
@@ -368,7 +369,7 @@ func TestServerInProcess(t *testing.T) {
 	}), Callbacks{})
 	defer srv.Close()
 	h := &bssRec{}
-	gb, _ := bssgp.New(bssgp.Config{NS: nse.Config{NSEI: 9, Endpoints: []nse.Endpoint{{NSVCI: 9, Remote: sgsnAddr}}},
+	gb, _ := bss.New(bss.Config{NS: nse.Config{NSEI: 9, Endpoints: []nse.Endpoint{{NSVCI: 9, Remote: sgsnAddr}}},
 		BVCI: 3, CellID: cell}, nse.TransportFunc(func(_ int, to netip.AddrPort, b []byte) error {
 		srv.Deliver(bssAddr, b)
 		return nil

@@ -1,16 +1,17 @@
-package bssgp_test
+package bss_test
 
 import (
 	"context"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 )
 
-// myEngine stands for the PCU engine: it implements bssgp.Handler.
-type myEngine struct{ gb *bssgp.Gb }
+// myEngine stands for the PCU engine: it implements bss.Handler.
+type myEngine struct{ gb *bss.Gb }
 
 func (e *myEngine) DLUnitdata(p *bssgp.DLUnitdata, now time.Duration) {
 	// Copy p.LLC into the MS's queue (TLLI p.TLLI, lifetime p.PDULifetime cs).
@@ -18,8 +19,8 @@ func (e *myEngine) DLUnitdata(p *bssgp.DLUnitdata, now time.Duration) {
 func (e *myEngine) PagingPS(p *bssgp.PagingPS, now time.Duration) {}
 func (e *myEngine) PagingCS(p *bssgp.PagingCS, now time.Duration) {}
 func (e *myEngine) BVCState(up bool, now time.Duration)           {}
-func (e *myEngine) FlowControl(now time.Duration) (bssgp.FlowParams, bool) {
-	return bssgp.ComputeFlowControl(bssgp.FlowInput{NumPDCH: 4, PeakRatePerPDCH: 1500, MaxSlotsPerMS: 4}), true
+func (e *myEngine) FlowControl(now time.Duration) (bss.FlowParams, bool) {
+	return bss.ComputeFlowControl(bss.FlowInput{NumPDCH: 4, PeakRatePerPDCH: 1500, MaxSlotsPerMS: 4}), true
 }
 func (e *myEngine) Other(bvci uint16, p bssgp.PDU, now time.Duration) {}
 
@@ -31,7 +32,7 @@ func Example() {
 	eps := nse.EndpointsFromInfoInd([]nse.InfoIndNSVC{
 		{NSVCI: 101, LocalPort: 23001, RemotePort: 23000, AddrType: nse.InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}},
 	})
-	cfg := bssgp.Config{
+	cfg := bss.Config{
 		NS:     nse.Config{NSEI: 101, Dialect: nse.DialectClassic, Endpoints: eps},
 		BVCI:   1800,
 		CellID: bssgp.CellID{RAI: bssgp.RAI{MCC: 901, MNC: 70, LAC: 1, RAC: 0}, CI: 6969},
@@ -43,7 +44,7 @@ func Example() {
 	}
 	defer udp.Close()
 	eng := &myEngine{}
-	eng.gb, _ = bssgp.New(cfg, udp, eng, nil)
+	eng.gb, _ = bss.New(cfg, udp, eng, nil)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()

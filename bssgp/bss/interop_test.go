@@ -1,4 +1,4 @@
-package bssgp_test
+package bss_test
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/internal/testutil"
@@ -83,8 +83,8 @@ func startSGSNAt(t *testing.T, n *netns, dir, config, tag string) {
 	t.Fatalf("osmo-sgsn did not come up:\n%s", log)
 }
 
-func labConfig(dialect nse.Dialect) bssgp.Config {
-	return bssgp.Config{
+func labConfig(dialect nse.Dialect) bss.Config {
+	return bss.Config{
 		NS: nse.Config{NSEI: 101, Dialect: dialect, Endpoints: []nse.Endpoint{{Bind: 0, NSVCI: 101,
 			Local:  netip.MustParseAddrPort("127.0.0.1:23001"),
 			Remote: netip.MustParseAddrPort("127.0.0.1:23000")}}},
@@ -93,7 +93,7 @@ func labConfig(dialect nse.Dialect) bssgp.Config {
 	}
 }
 
-func startGopcu(t *testing.T, n *netns, cfg bssgp.Config) *engine {
+func startGopcu(t *testing.T, n *netns, cfg bss.Config) *engine {
 	t.Helper()
 	var udp *nsudp.UDP
 	e, err := newEngine(cfg, func(deliver func(nsudp.Datagram)) (nse.Transport, error) {
