@@ -3,6 +3,7 @@ package bss
 import (
 	"context"
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/bssgp/internal/tlv"
 	"log/slog"
 	"net/netip"
 	"time"
@@ -726,23 +727,14 @@ func envelope(t bssgp.PDUType, b []byte) (bvci uint16, hasBVCI, ok bool) {
 	}
 	for off < len(b) {
 		iei := bssgp.IEI(b[off])
-		if off+1 >= len(b) {
-			return 0, false, false
-		}
-		l, h := int(b[off+1]&0x7f), 2
-		if b[off+1]&0x80 == 0 {
-			if off+2 >= len(b) {
-				return 0, false, false
-			}
-			l, h = int(b[off+1])<<8|int(b[off+2]), 3
-		}
-		if off+h+l > len(b) {
+		l, val, why := tlv.ReadLen(b, off+1)
+		if why != "" || val+l > len(b) {
 			return 0, false, false
 		}
 		if iei == bssgp.IEBVCI && !hasBVCI && l >= 2 {
-			bvci, hasBVCI = uint16(b[off+h])<<8|uint16(b[off+h+1]), true
+			bvci, hasBVCI = uint16(b[val])<<8|uint16(b[val+1]), true
 		}
-		off += h + l
+		off = val + l
 	}
 	return bvci, hasBVCI, true
 }
