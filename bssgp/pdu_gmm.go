@@ -185,43 +185,20 @@ func (p *SuspendNack) ies(c *codec) {
 	c.cause(IECause, O, &p.Cause, &p.HasCause)
 }
 
-// Resume is RESUME (§10.3.9), BSS -> SGSN.
-type Resume struct {
-	TLLI uint32
-	RAI  RAI
-	SRN  uint8
-}
+// Resume is RESUME (§10.3.9), BSS -> SGSN: the IEs of SUSPEND-ACK.
+type Resume SuspendAck
 
 func (p *Resume) Type() PDUType { return PDUResume }
-func (p *Resume) ies(c *codec) {
-	c.u32(IETLLI, M, &p.TLLI, nil)
-	c.rai(IERoutingArea, M, &p.RAI)
-	c.u8(IESuspendRefNum, M, &p.SRN, nil)
-}
+func (p *Resume) ies(c *codec)  { (*SuspendAck)(p).ies(c) }
 
-// ResumeAck is RESUME-ACK (§10.3.10).
-type ResumeAck struct {
-	TLLI uint32
-	RAI  RAI
-}
+// ResumeAck is RESUME-ACK (§10.3.10): the IEs of SUSPEND.
+type ResumeAck Suspend
 
 func (p *ResumeAck) Type() PDUType { return PDUResumeAck }
-func (p *ResumeAck) ies(c *codec) {
-	c.u32(IETLLI, M, &p.TLLI, nil)
-	c.rai(IERoutingArea, M, &p.RAI)
-}
+func (p *ResumeAck) ies(c *codec)  { (*Suspend)(p).ies(c) }
 
-// ResumeNack is RESUME-NACK (§10.3.11).
-type ResumeNack struct {
-	TLLI     uint32
-	RAI      RAI
-	Cause    Cause
-	HasCause bool
-}
+// ResumeNack is RESUME-NACK (§10.3.11): the IEs of SUSPEND-NACK.
+type ResumeNack SuspendNack
 
 func (p *ResumeNack) Type() PDUType { return PDUResumeNack }
-func (p *ResumeNack) ies(c *codec) {
-	c.u32(IETLLI, M, &p.TLLI, nil)
-	c.rai(IERoutingArea, M, &p.RAI)
-	c.cause(IECause, O, &p.Cause, &p.HasCause)
-}
+func (p *ResumeNack) ies(c *codec)  { (*SuspendNack)(p).ies(c) }

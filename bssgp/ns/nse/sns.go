@@ -4,6 +4,7 @@ import (
 	"context"
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"net/netip"
+	"slices"
 	"time"
 
 	"github.com/gopcu/gopcu/internal/logx"
@@ -195,6 +196,7 @@ func (s *snsFSM) ack(bind int, to netip.AddrPort, tid uint8, cause *ns.Cause, v4
 	s.n.send(bind, to, &p)
 }
 
+// input handles an SNS PDU from the SGSN (TS 48.016 §7.4b).
 func (s *snsFSM) input(bind int, from netip.AddrPort, p *ns.PDU, raw []byte, now time.Duration) {
 	if p.HasNSEI && p.NSEI != s.n.cfg.NSEI {
 		s.n.sendStatus(bind, from, ns.CauseProtocolErrorUnspec, raw, nil)
@@ -202,163 +204,182 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *ns.PDU, raw []byte, now
 	}
 	switch p.Type {
 	case ns.PDUSNSSizeAck:
-		if s.state != snsSize {
-			return
-		}
-		if p.HasCause {
-			s.n.log.Log(context.Background(), logx.LevelNotice, "SNS-SIZE rejected", "cause", p.Cause.String())
-			return // retried on Tsns-prov
-		}
-		s.setState(snsConfigBSS, now)
-		s.sendConfig(now)
+		s.onSizeAck(p, now)
 	case ns.PDUSNSConfigAck:
-		if s.state != snsConfigBSS {
-			return
-		}
-		if p.HasCause {
-			s.n.log.Log(context.Background(), logx.LevelNotice, "SNS-CONFIG rejected", "cause", p.Cause.String())
-			s.start(now)
-			return
-		}
-		s.ackedOur = true
-		s.setState(snsConfigSGSN, now)
-		s.timer = now + s.n.cfg.Timers.TsnsProv
-		if s.gotEnd {
-			s.configured(now)
-		}
+		s.onConfigAck(p, now)
 	case ns.PDUSNSConfig:
-		if s.state != snsConfigBSS && s.state != snsConfigSGSN {
-			s.n.send(bind, from, &ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: s.n.cfg.NSEI, HasNSEI: true,
-				Cause: ns.CausePDUNotCompatible, HasCause: true})
-			return
-		}
-		if !s.addRemotes(p.IP4, p.IP6) {
-			c := ns.CauseInvalidNumIP4Endpoints
-			if len(p.IP6) > 0 {
-				c = ns.CauseInvalidNumIP6Endpoints
-			}
-			s.n.send(bind, from, &ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: s.n.cfg.NSEI, HasNSEI: true, Cause: c, HasCause: true})
-			return
-		}
-		s.n.send(bind, from, &ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: s.n.cfg.NSEI, HasNSEI: true})
-		if p.EndFlag {
-			s.gotEnd = true
-			if s.ackedOur {
-				s.configured(now)
-			}
-		}
-	case ns.PDUSNSAdd:
+		s.onConfig(bind, from, p, now)
+	case ns.PDUSNSAdd, ns.PDUSNSDelete, ns.PDUSNSChangeWeight:
 		if s.state != snsConfigured {
 			return
 		}
-		// An endpoint that is already configured (in the SGSN's list or
-		// twice in this PDU) is refused with "Protocol error - unspecified"
-		// and nothing of the PDU is applied (TS 48.016 §7.4b.3.2;
-		// libosmogb ns2_sns_st_configured_add rolls back the elements
-		// added before the offending one).
-		known := func(l []ns.IPElement, x ns.IPElement) bool {
-			for _, e := range l {
-				if e.Addr == x.Addr && e.Port == x.Port {
-					return true
-				}
-			}
-			return false
+		var cause *ns.Cause
+		var v4, v6 []ns.IPElement
+		switch p.Type {
+		case ns.PDUSNSAdd:
+			cause, v4, v6 = s.onAdd(p, now)
+		case ns.PDUSNSDelete:
+			cause, v4, v6 = s.onDelete(p)
+		default:
+			cause, v4, v6 = s.onChangeWeight(p)
 		}
-		var seen []ns.IPElement
-		for _, x := range append(p.IP4, p.IP6...) {
-			if known(s.remote4, x) || known(s.remote6, x) || known(seen, x) {
-				c := ns.CauseProtocolErrorUnspec
-				s.ack(bind, from, p.TransactionID, &c, nil, nil)
-				return
-			}
-			seen = append(seen, x)
-		}
-		// then the bound on NS-VCs an SGSN can make us keep
-		if !s.addRemotes(p.IP4, p.IP6) {
-			c := ns.CauseInvalidNumNSVCs
-			s.ack(bind, from, p.TransactionID, &c, p.IP4, p.IP6)
-			return
-		}
-		for _, e := range append(p.IP4, p.IP6...) {
-			s.addVCs(e, now)
-		}
-		s.ack(bind, from, p.TransactionID, nil, nil, nil)
-	case ns.PDUSNSDelete:
-		if s.state != snsConfigured {
-			return
-		}
-		unknown := false
-		del := func(match func(ns.IPElement) bool) {
-			found := false
-			keep4 := s.remote4[:0]
-			for _, e := range s.remote4 {
-				if match(e) {
-					found = true
-				} else {
-					keep4 = append(keep4, e)
-				}
-			}
-			s.remote4 = keep4
-			keep6 := s.remote6[:0]
-			for _, e := range s.remote6 {
-				if match(e) {
-					found = true
-				} else {
-					keep6 = append(keep6, e)
-				}
-			}
-			s.remote6 = keep6
-			if !found {
-				unknown = true
-			}
-			var vcs []*VC
-			for _, vc := range s.n.vcs {
-				if !match(ns.IPElement{Addr: vc.Remote.Addr(), Port: vc.Remote.Port()}) {
-					vcs = append(vcs, vc)
-				}
-			}
-			s.n.replaceVCs(vcs)
-		}
-		if p.IPAddr.IsValid() {
-			del(func(e ns.IPElement) bool { return e.Addr == p.IPAddr })
-		}
-		for _, x := range append(p.IP4, p.IP6...) {
-			del(func(e ns.IPElement) bool { return e.Addr == x.Addr && e.Port == x.Port })
-		}
-		if unknown {
-			c := ns.CauseUnknownIPEndpoint
-			s.ack(bind, from, p.TransactionID, &c, p.IP4, p.IP6)
-		} else {
-			// The acknowledgement echoes the deleted elements (libosmogb
-			// ns2_sns_st_configured_delete; none for an IP Address IE).
-			s.ack(bind, from, p.TransactionID, nil, p.IP4, p.IP6)
-		}
-		s.n.updateAvailability(now)
-	case ns.PDUSNSChangeWeight:
-		if s.state != snsConfigured {
-			return
-		}
-		var bad4, bad6 []ns.IPElement
-		for _, x := range p.IP4 {
-			if !s.reweight(x) {
-				bad4 = append(bad4, x)
-			}
-		}
-		for _, x := range p.IP6 {
-			if !s.reweight(x) {
-				bad6 = append(bad6, x)
-			}
-		}
-		if bad4 != nil || bad6 != nil {
-			c := ns.CauseUnknownIPEndpoint
-			s.ack(bind, from, p.TransactionID, &c, bad4, bad6)
-		} else {
-			s.ack(bind, from, p.TransactionID, nil, nil, nil)
+		s.ack(bind, from, p.TransactionID, cause, v4, v6)
+		if p.Type == ns.PDUSNSDelete {
+			s.n.updateAvailability(now)
 		}
 	case ns.PDUSNSAck, ns.PDUSNSSize:
 		// The BSS starts no ADD/DELETE/CHANGEWEIGHT and receives no SIZE.
 		s.n.sendStatus(bind, from, ns.CausePDUNotCompatible, raw, nil)
 	}
+}
+
+// onSizeAck: the SGSN accepted our SNS-SIZE, our SNS-CONFIG follows; a
+// refusal is retried on Tsns-prov.
+func (s *snsFSM) onSizeAck(p *ns.PDU, now time.Duration) {
+	if s.state != snsSize {
+		return
+	}
+	if p.HasCause {
+		s.n.log.Log(context.Background(), logx.LevelNotice, "SNS-SIZE rejected", "cause", p.Cause.String())
+		return
+	}
+	s.setState(snsConfigBSS, now)
+	s.sendConfig(now)
+}
+
+// onConfigAck: the SGSN took our endpoints; configured once its own
+// SNS-CONFIG (with the End Flag) came too. A refusal starts over.
+func (s *snsFSM) onConfigAck(p *ns.PDU, now time.Duration) {
+	if s.state != snsConfigBSS {
+		return
+	}
+	if p.HasCause {
+		s.n.log.Log(context.Background(), logx.LevelNotice, "SNS-CONFIG rejected", "cause", p.Cause.String())
+		s.start(now)
+		return
+	}
+	s.ackedOur = true
+	s.setState(snsConfigSGSN, now)
+	s.timer = now + s.n.cfg.Timers.TsnsProv
+	if s.gotEnd {
+		s.configured(now)
+	}
+}
+
+// onConfig takes the SGSN's endpoints of an SNS-CONFIG and acknowledges
+// them (or refuses them with SNS-CONFIG-ACK's cause).
+func (s *snsFSM) onConfig(bind int, from netip.AddrPort, p *ns.PDU, now time.Duration) {
+	ack := ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: s.n.cfg.NSEI, HasNSEI: true}
+	switch {
+	case s.state != snsConfigBSS && s.state != snsConfigSGSN:
+		ack.Cause, ack.HasCause = ns.CausePDUNotCompatible, true
+	case !s.addRemotes(p.IP4, p.IP6):
+		ack.Cause, ack.HasCause = ns.CauseInvalidNumIP4Endpoints, true
+		if len(p.IP6) > 0 {
+			ack.Cause = ns.CauseInvalidNumIP6Endpoints
+		}
+	}
+	s.n.send(bind, from, &ack)
+	if ack.HasCause || !p.EndFlag {
+		return
+	}
+	s.gotEnd = true
+	if s.ackedOur {
+		s.configured(now)
+	}
+}
+
+// onAdd adds the SGSN endpoints of an SNS-ADD with their NS-VCs and
+// returns the SNS-ACK's cause and elements. An endpoint that is already
+// configured (in the SGSN's list or twice in this PDU) is refused with
+// "Protocol error - unspecified" and nothing of the PDU is applied (TS
+// 48.016 §7.4b.3.2; libosmogb ns2_sns_st_configured_add rolls back the
+// elements added before the offending one).
+func (s *snsFSM) onAdd(p *ns.PDU, now time.Duration) (*ns.Cause, []ns.IPElement, []ns.IPElement) {
+	var seen []ns.IPElement
+	for _, x := range append(p.IP4, p.IP6...) {
+		if knownEP(s.remote4, x) || knownEP(s.remote6, x) || knownEP(seen, x) {
+			return causeRef(ns.CauseProtocolErrorUnspec), nil, nil
+		}
+		seen = append(seen, x)
+	}
+	// then the bound on NS-VCs an SGSN can make us keep
+	if !s.addRemotes(p.IP4, p.IP6) {
+		return causeRef(ns.CauseInvalidNumNSVCs), p.IP4, p.IP6
+	}
+	for _, e := range append(p.IP4, p.IP6...) {
+		s.addVCs(e, now)
+	}
+	return nil, nil, nil
+}
+
+// onDelete drops the SGSN endpoints an SNS-DELETE names (by IP Address or
+// IP Elements) with their NS-VCs. The acknowledgement echoes the deleted
+// elements (libosmogb ns2_sns_st_configured_delete; none for an IP
+// Address IE); any unknown one makes it "Unknown IP endpoint".
+// The NSE's availability follows after the acknowledgement.
+func (s *snsFSM) onDelete(p *ns.PDU) (*ns.Cause, []ns.IPElement, []ns.IPElement) {
+	unknown := false
+	if p.IPAddr.IsValid() {
+		unknown = !s.deleteWhere(func(e ns.IPElement) bool { return e.Addr == p.IPAddr })
+	}
+	for _, x := range append(p.IP4, p.IP6...) {
+		if !s.deleteWhere(func(e ns.IPElement) bool { return e.Addr == x.Addr && e.Port == x.Port }) {
+			unknown = true
+		}
+	}
+	if unknown {
+		return causeRef(ns.CauseUnknownIPEndpoint), p.IP4, p.IP6
+	}
+	return nil, p.IP4, p.IP6
+}
+
+// deleteWhere drops the SGSN endpoints that match, and the NS-VCs towards
+// them; false if none matched.
+func (s *snsFSM) deleteWhere(match func(ns.IPElement) bool) bool {
+	n := len(s.remote4) + len(s.remote6)
+	s.remote4 = slices.DeleteFunc(s.remote4, match)
+	s.remote6 = slices.DeleteFunc(s.remote6, match)
+	var vcs []*VC
+	for _, vc := range s.n.vcs {
+		if !match(ns.IPElement{Addr: vc.Remote.Addr(), Port: vc.Remote.Port()}) {
+			vcs = append(vcs, vc)
+		}
+	}
+	s.n.replaceVCs(vcs)
+	return len(s.remote4)+len(s.remote6) < n
+}
+
+// onChangeWeight applies the weights of an SNS-CHANGEWEIGHT; the elements
+// it does not know go back with "Unknown IP endpoint".
+func (s *snsFSM) onChangeWeight(p *ns.PDU) (*ns.Cause, []ns.IPElement, []ns.IPElement) {
+	var bad4, bad6 []ns.IPElement
+	for _, x := range p.IP4 {
+		if !s.reweight(x) {
+			bad4 = append(bad4, x)
+		}
+	}
+	for _, x := range p.IP6 {
+		if !s.reweight(x) {
+			bad6 = append(bad6, x)
+		}
+	}
+	if bad4 != nil || bad6 != nil {
+		return causeRef(ns.CauseUnknownIPEndpoint), bad4, bad6
+	}
+	return nil, nil, nil
+}
+
+func causeRef(c ns.Cause) *ns.Cause { return &c }
+
+// knownEP reports whether l holds the endpoint (address and port) of x.
+func knownEP(l []ns.IPElement, x ns.IPElement) bool {
+	for _, e := range l {
+		if e.Addr == x.Addr && e.Port == x.Port {
+			return true
+		}
+	}
+	return false
 }
 
 // addRemotes adds SGSN endpoints (SNS-CONFIG, SNS-ADD). A known endpoint
@@ -367,22 +388,14 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *ns.PDU, raw []byte, now
 // MaxNSVCs in SNS-SIZE, TS 48.016 §9.3.1.1): a PDU that would go beyond is
 // refused as a whole, so a peer repeating SNS-ADD cannot grow the lists.
 func (s *snsFSM) addRemotes(v4, v6 []ns.IPElement) bool {
-	known := func(l []ns.IPElement, e ns.IPElement) bool {
-		for _, x := range l {
-			if x.Addr == e.Addr && x.Port == e.Port {
-				return true
-			}
-		}
-		return false
-	}
 	n := len(s.remote4) + len(s.remote6)
 	for _, e := range v4 {
-		if !known(s.remote4, e) {
+		if !knownEP(s.remote4, e) {
 			n++
 		}
 	}
 	for _, e := range v6 {
-		if !known(s.remote6, e) {
+		if !knownEP(s.remote6, e) {
 			n++
 		}
 	}
@@ -390,30 +403,28 @@ func (s *snsFSM) addRemotes(v4, v6 []ns.IPElement) bool {
 		return false
 	}
 	for _, e := range v4 {
-		if !known(s.remote4, e) {
+		if !knownEP(s.remote4, e) {
 			s.remote4 = append(s.remote4, e)
 		}
 	}
 	for _, e := range v6 {
-		if !known(s.remote6, e) {
+		if !knownEP(s.remote6, e) {
 			s.remote6 = append(s.remote6, e)
 		}
 	}
 	return true
 }
 
+// reweight sets the weights of the SGSN endpoint x and of the NS-VCs
+// towards it; false if x is unknown.
 func (s *snsFSM) reweight(x ns.IPElement) bool {
 	found := false
-	for i := range s.remote4 {
-		if s.remote4[i].Addr == x.Addr && s.remote4[i].Port == x.Port {
-			s.remote4[i].SigWeight, s.remote4[i].DataWeight = x.SigWeight, x.DataWeight
-			found = true
-		}
-	}
-	for i := range s.remote6 {
-		if s.remote6[i].Addr == x.Addr && s.remote6[i].Port == x.Port {
-			s.remote6[i].SigWeight, s.remote6[i].DataWeight = x.SigWeight, x.DataWeight
-			found = true
+	for _, l := range [][]ns.IPElement{s.remote4, s.remote6} {
+		for i := range l {
+			if l[i].Addr == x.Addr && l[i].Port == x.Port {
+				l[i].SigWeight, l[i].DataWeight = x.SigWeight, x.DataWeight
+				found = true
+			}
 		}
 	}
 	for _, vc := range s.n.vcs {
