@@ -43,64 +43,47 @@ type codec struct {
 
 func (c *codec) decoding() bool { return c.d != nil }
 
-// u8 is a TLV IE with a 1-octet value. has, when not nil, is the field's
-// Has flag: the IE is encoded when it is set and decoding sets it.
-func (c *codec) u8(iei IEI, p tlv.Pres, v *uint8, has *bool) {
-	if c.d == nil {
-		if has == nil || *has {
-			c.e.hdr(iei, tlv.TLV, 1)
-			c.e.u8(*v)
-		}
-		return
-	}
-	var ok bool
-	*v, ok = c.d.u8(iei, p)
-	setHas(has, ok)
+// unsigned is the field type of an IE holding a big-endian number.
+type unsigned interface {
+	~uint8 | ~uint16 | ~uint32
 }
 
-// cause is a 1-octet IE holding a Cause.
-func (c *codec) cause(iei IEI, p tlv.Pres, v *Cause, has *bool) { c.u8(iei, p, (*uint8)(v), has) }
-
-// u16 is a TLV IE with a 2-octet value.
-func (c *codec) u16(iei IEI, p tlv.Pres, v *uint16, has *bool) {
+// number is a TLV IE with an n-octet big-endian number (n 1..4). has,
+// when not nil, is the field's Has flag: the IE is encoded when it is set,
+// and decoding sets it.
+func number[T unsigned](c *codec, iei IEI, p tlv.Pres, n int, v *T, has *bool) {
 	if c.d == nil {
 		if has == nil || *has {
-			c.e.hdr(iei, tlv.TLV, 2)
-			c.e.u16(*v)
+			c.e.hdr(iei, tlv.TLV, n)
+			c.e.be(uint32(*v), n)
 		}
-		return
-	}
-	var ok bool
-	*v, ok = c.d.u16(iei, p)
-	setHas(has, ok)
-}
-
-// u24 is a TLV IE with a 3-octet value (Number of octets affected).
-func (c *codec) u24(iei IEI, p tlv.Pres, v *uint32) {
-	if c.d == nil {
-		c.e.hdr(iei, tlv.TLV, 3)
-		c.e.u8(uint8(*v >> 16))
-		c.e.u16(uint16(*v))
 		return
 	}
 	*v = 0
-	if b, ok := c.d.get(iei, p, 3, 3); ok {
-		*v = uint32(b[0])<<16 | uint32(b[1])<<8 | uint32(b[2])
+	b, ok := c.d.get(iei, p, n, n)
+	if ok {
+		*v = T(be(b))
 	}
+	setHas(has, ok)
 }
 
-// u32 is a TLV IE with a 4-octet value.
-func (c *codec) u32(iei IEI, p tlv.Pres, v *uint32, has *bool) {
-	if c.d == nil {
-		if has == nil || *has {
-			c.e.hdr(iei, tlv.TLV, 4)
-			c.e.u32(*v)
-		}
-		return
+func (c *codec) u8(iei IEI, p tlv.Pres, v *uint8, has *bool)   { number(c, iei, p, 1, v, has) }
+func (c *codec) u16(iei IEI, p tlv.Pres, v *uint16, has *bool) { number(c, iei, p, 2, v, has) }
+func (c *codec) u32(iei IEI, p tlv.Pres, v *uint32, has *bool) { number(c, iei, p, 4, v, has) }
+
+// u24 is the 3-octet Number of octets affected (TS 48.018 §11.3.41).
+func (c *codec) u24(iei IEI, p tlv.Pres, v *uint32) { number(c, iei, p, 3, v, nil) }
+
+// cause is a 1-octet IE holding a Cause.
+func (c *codec) cause(iei IEI, p tlv.Pres, v *Cause, has *bool) { number(c, iei, p, 1, v, has) }
+
+// be is the big-endian number in b (1..4 octets).
+func be(b []byte) uint32 {
+	var x uint32
+	for _, o := range b {
+		x = x<<8 | uint32(o)
 	}
-	var ok bool
-	*v, ok = c.d.u32(iei, p)
-	setHas(has, ok)
+	return x
 }
 
 // bytes is an IE of form f (TLV or TL16) whose value is a slice of
@@ -183,7 +166,7 @@ func (c *codec) alignment(n *int) {
 		if *n >= 0 {
 			c.e.hdr(IEAlignment, tlv.TLV, *n)
 			for i := 0; i < *n; i++ {
-				c.e.u8(0)
+				c.e.be(0, 1)
 			}
 		}
 		return
@@ -198,7 +181,7 @@ func (c *codec) alignment(n *int) {
 // TLLI (4 octets) and QoS Profile (3 octets, TS 48.018 §10.2.1, §10.2.2).
 func (c *codec) unitdataHdr(tlli *uint32, qos *[3]byte) {
 	if c.d == nil {
-		c.e.u32(*tlli)
+		c.e.be(*tlli, 4)
 		c.e.raw(qos[:]...)
 		return
 	}
@@ -226,25 +209,15 @@ func (e *enc) raw(v ...byte) {
 	e.n += len(v)
 }
 
-func (e *enc) u8(v uint8) {
+// be writes the n low octets of v, big-endian.
+func (e *enc) be(v uint32, n int) {
 	if e.b != nil {
-		e.b[e.n] = v
+		for i := n - 1; i >= 0; i-- {
+			e.b[e.n+i] = byte(v)
+			v >>= 8
+		}
 	}
-	e.n++
-}
-
-func (e *enc) u16(v uint16) {
-	if e.b != nil {
-		binary.BigEndian.PutUint16(e.b[e.n:], v)
-	}
-	e.n += 2
-}
-
-func (e *enc) u32(v uint32) {
-	if e.b != nil {
-		binary.BigEndian.PutUint32(e.b[e.n:], v)
-	}
-	e.n += 4
+	e.n += n
 }
 
 // hdr writes an IEI and the length indicator of an l-octet value.
@@ -340,8 +313,8 @@ func (d *dec) get(iei IEI, p tlv.Pres, minL, maxL int) ([]byte, bool) {
 	return r.v, true
 }
 
-// The value decoders: the value of iei (0 when absent or of a wrong
-// length) and whether it was there and valid.
+// The value decoders of the RIM containers: the value of iei (0 when
+// absent or of a wrong length) and whether it was there and valid.
 
 func (d *dec) bytes(iei IEI, p tlv.Pres) []byte {
 	v, _ := d.get(iei, p, 0, -1)
@@ -350,26 +323,12 @@ func (d *dec) bytes(iei IEI, p tlv.Pres) []byte {
 
 func (d *dec) u8(iei IEI, p tlv.Pres) (uint8, bool) {
 	v, ok := d.get(iei, p, 1, 1)
-	if !ok {
-		return 0, false
-	}
-	return v[0], true
-}
-
-func (d *dec) u16(iei IEI, p tlv.Pres) (uint16, bool) {
-	v, ok := d.get(iei, p, 2, 2)
-	if !ok {
-		return 0, false
-	}
-	return binary.BigEndian.Uint16(v), true
+	return uint8(be(v)), ok
 }
 
 func (d *dec) u32(iei IEI, p tlv.Pres) (uint32, bool) {
 	v, ok := d.get(iei, p, 4, 4)
-	if !ok {
-		return 0, false
-	}
-	return binary.BigEndian.Uint32(v), true
+	return be(v), ok
 }
 
 // imsi checks that an IMSI IE holds a Mobile Identity of type IMSI with 6

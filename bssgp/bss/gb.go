@@ -517,27 +517,13 @@ func (g *Gb) rxSignalling(t bssgp.PDUType, sdu []byte, now time.Duration) {
 			g.sendFlowControl(now)
 		}
 	case bssgp.PDUPagingPS, bssgp.PDUPagingCS:
-		g.rxPaging(t, sdu, now)
+		g.deliver(0, t, sdu, now) // PagingPS, PagingCS
 	case bssgp.PDUBVCBlockAck, bssgp.PDUSuspendAck, bssgp.PDUSuspendNack, bssgp.PDUResumeAck, bssgp.PDUResumeNack, bssgp.PDUFlushLL:
-		p := bssgp.NewPDU(t)
-		if err := bssgp.Unmarshal(sdu, p); err != nil {
-			g.decodeErr(err, sdu)
-			return
-		}
-		if g.h != nil {
-			g.h.Other(bssgp.BVCISignalling, p, now)
-		}
+		g.deliver(bssgp.BVCISignalling, t, sdu, now)
 	case bssgp.PDURANInformation, bssgp.PDURANInformationReq, bssgp.PDURANInformationAck, bssgp.PDURANInformationError, bssgp.PDURANInfoAppError:
 		// RIM PDUs (TS 48.018 §8c): routing checks and containers are the
 		// engine's (osmo-pcu handle_rim); undecodable -> STATUS (libosmogb).
-		p := &bssgp.RIM{PDUType: t}
-		if err := bssgp.Unmarshal(sdu, p); err != nil {
-			g.decodeErr(err, sdu)
-			return
-		}
-		if g.h != nil {
-			g.h.Other(bssgp.BVCISignalling, p, now)
-		}
+		g.deliver(bssgp.BVCISignalling, t, sdu, now)
 	case bssgp.PDUSGSNInvokeTrace, bssgp.PDUOverload:
 		if g.h != nil {
 			g.h.Other(bssgp.BVCISignalling, &bssgp.Raw{PDUType: t, Body: sdu[1:]}, now)
@@ -577,25 +563,25 @@ func (g *Gb) rxReset(r *bssgp.BVCReset, sdu []byte, now time.Duration) {
 	}
 }
 
-func (g *Gb) rxPaging(t bssgp.PDUType, sdu []byte, now time.Duration) {
-	if t == bssgp.PDUPagingPS {
-		var p bssgp.PagingPS
-		if err := bssgp.Unmarshal(sdu, &p); err != nil {
-			g.decodeErr(err, sdu)
-			return
-		}
-		if g.h != nil {
-			g.h.PagingPS(&p, now)
-		}
-		return
-	}
-	var p bssgp.PagingCS
-	if err := bssgp.Unmarshal(sdu, &p); err != nil {
+// deliver decodes a PDU of type t that came on bvci and hands it to the
+// Handler: paging to PagingPS/PagingCS, anything else to Other. A PDU
+// that does not decode gets STATUS.
+func (g *Gb) deliver(bvci uint16, t bssgp.PDUType, sdu []byte, now time.Duration) {
+	p := bssgp.NewPDU(t)
+	if err := bssgp.Unmarshal(sdu, p); err != nil {
 		g.decodeErr(err, sdu)
 		return
 	}
-	if g.h != nil {
-		g.h.PagingCS(&p, now)
+	if g.h == nil {
+		return
+	}
+	switch p := p.(type) {
+	case *bssgp.PagingPS:
+		g.h.PagingPS(p, now)
+	case *bssgp.PagingCS:
+		g.h.PagingCS(p, now)
+	default:
+		g.h.Other(bvci, p, now)
 	}
 }
 
@@ -622,16 +608,9 @@ func (g *Gb) rxPTP(t bssgp.PDUType, sdu []byte, now time.Duration) {
 			g.h.DLUnitdata(&g.dl, now)
 		}
 	case bssgp.PDUPagingPS, bssgp.PDUPagingCS:
-		g.rxPaging(t, sdu, now)
+		g.deliver(0, t, sdu, now) // PagingPS, PagingCS
 	case bssgp.PDURACapability, bssgp.PDURACapabilityUpdAck, bssgp.PDUFlowControlBVCAck, bssgp.PDUFlowControlMSAck:
-		p := bssgp.NewPDU(t)
-		if err := bssgp.Unmarshal(sdu, p); err != nil {
-			g.decodeErr(err, sdu)
-			return
-		}
-		if g.h != nil {
-			g.h.Other(g.cfg.BVCI, p, now)
-		}
+		g.deliver(g.cfg.BVCI, t, sdu, now)
 	default:
 		// Signalling PDUs on a PTP BVC, and anything unknown (§2.4).
 		g.sendStatus(bssgp.CauseProtocolErrorUnspec, 0, false, sdu)

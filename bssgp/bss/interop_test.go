@@ -94,12 +94,17 @@ func labConfig(dialect nse.Dialect) bss.Config {
 }
 
 func startGopcu(t *testing.T, n *netns, cfg bss.Config) *engine {
+	return startGopcuOn(t, n, cfg, "0.0.0.0:23001")
+}
+
+// startGopcuOn runs the Gb with its NS socket on bind inside n.
+func startGopcuOn(t *testing.T, n *netns, cfg bss.Config, bind string) *engine {
 	t.Helper()
 	var udp *nsudp.UDP
 	e, err := newEngine(cfg, func(deliver func(nsudp.Datagram)) (nse.Transport, error) {
 		err := n.do(func() error {
 			var err error
-			udp, err = nsudp.ListenUDP([]netip.AddrPort{netip.MustParseAddrPort("0.0.0.0:23001")}, deliver)
+			udp, err = nsudp.ListenUDP([]netip.AddrPort{netip.MustParseAddrPort(bind)}, deliver)
 			return err
 		})
 		return udp, err
@@ -127,7 +132,9 @@ func dumpLogs(t *testing.T, dir string) {
 	}
 }
 
-func interopSetup(t *testing.T, dialect nse.Dialect) (*netns, string, *engine) {
+// interopNetns is the network namespace of one interop test (they run in
+// parallel) and its directory for osmo-sgsn's files, logs dumped at the end.
+func interopNetns(t *testing.T) (*netns, string) {
 	needRoot(t)
 	need(t, "osmo-sgsn", "ip")
 	if testing.Short() {
@@ -137,6 +144,11 @@ func interopSetup(t *testing.T, dialect nse.Dialect) (*netns, string, *engine) {
 	n := newNetns(t)
 	dir := t.TempDir()
 	t.Cleanup(func() { dumpLogs(t, dir) })
+	return n, dir
+}
+
+func interopSetup(t *testing.T, dialect nse.Dialect) (*netns, string, *engine) {
+	n, dir := interopNetns(t)
 	startSGSN(t, n, dir, dialect, "")
 	e := startGopcu(t, n, labConfig(dialect))
 	return n, dir, e
@@ -275,32 +287,12 @@ func TestInteropSGSNCommands(t *testing.T) {
 
 // TestInteropClassicIPv6: NS over UDP/IPv6 (::1) against osmo-sgsn.
 func TestInteropClassicIPv6(t *testing.T) {
-	needRoot(t)
-	need(t, "osmo-sgsn", "ip")
-	if testing.Short() {
-		t.Skip("needs a run without -short (interop with osmo-sgsn)")
-	}
-	t.Parallel()
-	n := newNetns(t)
-	dir := t.TempDir()
-	t.Cleanup(func() { dumpLogs(t, dir) })
+	n, dir := interopNetns(t)
 	startSGSNAt(t, n, dir, sgsnConfigAt(nse.DialectClassic, "::1"), "")
 	cfg := labConfig(nse.DialectClassic)
 	cfg.NS.Endpoints[0].Local = netip.MustParseAddrPort("[::1]:23001")
 	cfg.NS.Endpoints[0].Remote = netip.MustParseAddrPort("[::1]:23000")
-	var udp *nsudp.UDP
-	e, err := newEngine(cfg, func(deliver func(nsudp.Datagram)) (nse.Transport, error) {
-		err := n.do(func() error {
-			var err error
-			udp, err = nsudp.ListenUDP([]netip.AddrPort{netip.MustParseAddrPort("[::]:23001")}, deliver)
-			return err
-		})
-		return udp, err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.close(); udp.Close() })
+	e := startGopcuOn(t, n, cfg, "[::]:23001")
 	e.waitEvent(t, "bvc-up=true", 5*time.Second)
 	sgsnVTY(t, n, []string{"show ns", "show bssgp"}, "NSEI 00101", "UNBLOCKED", "[::1]:23001", "BVCI  1800")
 }
@@ -308,15 +300,7 @@ func TestInteropClassicIPv6(t *testing.T) {
 // TestInteropTwoNSVCs: two classic NS-VCs (two local ports) in one NSE;
 // blocking one from osmo-sgsn's VTY keeps the NSE and the BVC up on the other.
 func TestInteropTwoNSVCs(t *testing.T) {
-	needRoot(t)
-	need(t, "osmo-sgsn", "ip")
-	if testing.Short() {
-		t.Skip("needs a run without -short (interop with osmo-sgsn)")
-	}
-	t.Parallel()
-	n := newNetns(t)
-	dir := t.TempDir()
-	t.Cleanup(func() { dumpLogs(t, dir) })
+	n, dir := interopNetns(t)
 	startSGSN(t, n, dir, nse.DialectClassic, "")
 	cfg := labConfig(nse.DialectClassic)
 	cfg.NS.Endpoints = append(cfg.NS.Endpoints, nse.Endpoint{Bind: 1, NSVCI: 102,

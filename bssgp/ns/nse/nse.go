@@ -340,14 +340,7 @@ func (n *NSE) findVC(bind int, from netip.AddrPort) *VC {
 // peer nowhere.
 func (n *NSE) Input(bind int, from netip.AddrPort, b []byte, now time.Duration) {
 	vc := n.findVC(bind, from)
-	switch {
-	case vc != nil:
-		vc.inc(CtrPktsIn)
-		vc.add(CtrBytesIn, uint64(len(b)))
-	case n.sns != nil:
-		n.Ctrs.Inc(CtrPktsIn)
-		n.Ctrs.Add(CtrBytesIn, uint64(len(b)))
-	}
+	n.count(vc, CtrPktsIn, CtrBytesIn, len(b))
 	p := &n.rx
 	if err := p.Unmarshal(b); err != nil {
 		n.log.Log(context.Background(), logx.LevelNotice, "bad NS PDU", "from", from, "err", err)
@@ -481,15 +474,21 @@ func (n *NSE) txCount(vc *VC, bind int, to netip.AddrPort, b []byte) error {
 	if err != nil {
 		pkts, bytes = CtrPktsOutDrop, CtrBytesOutDrop
 	}
+	n.count(vc, pkts, bytes, len(b))
+	return err
+}
+
+// count counts one datagram of size octets on vc and the NSE; without an
+// NS-VC, on the NSE only under IP-SNS (its signalling), else nowhere.
+func (n *NSE) count(vc *VC, pkts, bytes, size int) {
 	switch {
 	case vc != nil:
 		vc.inc(pkts)
-		vc.add(bytes, uint64(len(b)))
+		vc.add(bytes, uint64(size))
 	case n.sns != nil:
 		n.Ctrs.Inc(pkts)
-		n.Ctrs.Add(bytes, uint64(len(b)))
+		n.Ctrs.Add(bytes, uint64(size))
 	}
-	return err
 }
 
 // Reconfigure applies a new configuration from a later INFO_IND while

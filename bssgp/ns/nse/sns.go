@@ -165,20 +165,17 @@ func (s *snsFSM) tick(now time.Duration) {
 			s.retries = 0
 		}
 		s.sendSize(now)
-	case snsConfigBSS:
+	case snsConfigBSS, snsConfigSGSN:
 		s.retries++
 		if s.retries > t.TsnsConfigRetries {
 			s.start(now)
 			return
 		}
-		s.sendConfig(now)
-	case snsConfigSGSN:
-		s.retries++
-		if s.retries > t.TsnsConfigRetries {
-			s.start(now)
-			return
+		if s.state == snsConfigBSS {
+			s.sendConfig(now) // ours again
+		} else {
+			s.timer = now + t.TsnsProv // still waiting for the SGSN's
 		}
-		s.timer = now + t.TsnsProv
 	}
 }
 
@@ -353,17 +350,15 @@ func (s *snsFSM) deleteWhere(match func(ns.IPElement) bool) bool {
 // onChangeWeight applies the weights of an SNS-CHANGEWEIGHT; the elements
 // it does not know go back with "Unknown IP endpoint".
 func (s *snsFSM) onChangeWeight(p *ns.PDU) (*ns.Cause, []ns.IPElement, []ns.IPElement) {
-	var bad4, bad6 []ns.IPElement
-	for _, x := range p.IP4 {
-		if !s.reweight(x) {
-			bad4 = append(bad4, x)
+	unknown := func(l []ns.IPElement) (bad []ns.IPElement) {
+		for _, x := range l {
+			if !s.reweight(x) {
+				bad = append(bad, x)
+			}
 		}
+		return bad
 	}
-	for _, x := range p.IP6 {
-		if !s.reweight(x) {
-			bad6 = append(bad6, x)
-		}
-	}
+	bad4, bad6 := unknown(p.IP4), unknown(p.IP6)
 	if bad4 != nil || bad6 != nil {
 		return causeRef(ns.CauseUnknownIPEndpoint), bad4, bad6
 	}
