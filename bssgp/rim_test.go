@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -161,15 +159,7 @@ func TestRIMTshark(t *testing.T) {
 		}
 		pkts = append(pkts, append([]byte{0, 0, 0, 0}, b...)) // NS-UNITDATA, BVCI 0
 	}
-	f := filepath.Join(t.TempDir(), "rim.pcap")
-	if err := testutil.WriteUDPPcap(f, 23001, 23000, pkts); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("tshark", "-r", f, "-d", "udp.port==23000,gprs-ns", "-V").CombinedOutput()
-	if err != nil {
-		t.Fatalf("tshark: %v\n%s", err, out)
-	}
-	s := string(out)
+	s := testutil.TsharkNS(t, pkts)
 	// Wireshark flags every Erroneous Application Container (a raw copy
 	// of the refused container) as not dissected; any other warning counts.
 	clean := strings.ReplaceAll(s, "[Expert Info (Warning/Protocol): Erroneous Application Container including IEI and LI]", "")

@@ -2,8 +2,6 @@ package bss_test
 
 import (
 	"net/netip"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -136,16 +134,7 @@ func TestTsharkDecodes(t *testing.T) {
 		}
 		pkts = append(pkts, b)
 	}
-	dir := t.TempDir()
-	f := filepath.Join(dir, "gopcu.pcap")
-	if err := testutil.WriteUDPPcap(f, 23001, 23000, pkts); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("tshark", "-r", f, "-d", "udp.port==23000,gprs-ns", "-V").CombinedOutput()
-	if err != nil {
-		t.Fatalf("tshark: %v\n%s", err, out)
-	}
-	s := string(out)
+	s := testutil.TsharkNS(t, pkts)
 	for _, bad := range []string{"Malformed", "Expert Info (Error", "[Expert Info (Warning/Malformed"} {
 		if strings.Contains(s, bad) {
 			t.Errorf("tshark reports %q:\n%s", bad, s)

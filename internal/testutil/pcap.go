@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
 )
 
 // WriteUDPPcap writes a pcap file of UDP/IPv4 packets (LINKTYPE_RAW)
@@ -40,4 +43,21 @@ func WriteUDPPcap(path string, sport, dport uint16, payloads [][]byte) error {
 		b.Write(ip)
 	}
 	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// TsharkNS writes the NS datagrams pkts (BSS 127.0.0.1:23001 -> SGSN
+// :23000) into a pcap file and returns tshark's verbose dissection of it
+// (Gb over UDP port 23000); tshark failing fails the test. The caller
+// skips without tshark (NeedBinaries).
+func TsharkNS(t testing.TB, pkts [][]byte) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "gb.pcap")
+	if err := WriteUDPPcap(f, 23001, 23000, pkts); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("tshark", "-r", f, "-d", "udp.port==23000,gprs-ns", "-V").CombinedOutput()
+	if err != nil {
+		t.Fatalf("tshark: %v\n%s", err, out)
+	}
+	return string(out)
 }
