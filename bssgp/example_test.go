@@ -1,68 +1,53 @@
 package bssgp_test
 
 import (
-	"context"
-	"time"
+	"fmt"
 
 	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/bssgp/ns"
 )
 
-// myEngine stands for the PCU engine: it implements bssgp.Handler.
-type myEngine struct{ gb *bssgp.Gb }
-
-func (e *myEngine) DLUnitdata(p *bssgp.DLUnitdata, now time.Duration) {
-	// Copy p.LLC into the MS's queue (TLLI p.TLLI, lifetime p.PDULifetime cs).
-}
-func (e *myEngine) PagingPS(p *bssgp.PagingPS, now time.Duration) {}
-func (e *myEngine) PagingCS(p *bssgp.PagingCS, now time.Duration) {}
-func (e *myEngine) BVCState(up bool, now time.Duration)           {}
-func (e *myEngine) FlowControl(now time.Duration) (bssgp.FlowParams, bool) {
-	return bssgp.ComputeFlowControl(bssgp.FlowInput{NumPDCH: 4, PeakRatePerPDCH: 1500, MaxSlotsPerMS: 4}), true
-}
-func (e *myEngine) Other(bvci uint16, p bssgp.PDU, now time.Duration) {}
-
-// Example shows how the engine wires the Gb stack: INFO_IND -> Config,
-// UDP sockets whose readers post datagrams to the engine goroutine, and the
-// engine loop feeding datagrams and time.
-func Example() {
-	// From INFO_IND (pcuif_proto.h struct gsm_pcu_if_info_ind).
-	eps := ns.EndpointsFromInfoInd([]ns.InfoIndNSVC{
-		{NSVCI: 101, LocalPort: 23001, RemotePort: 23000, AddrType: ns.InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}},
-	})
-	cfg := bssgp.Config{
-		NS:     ns.Config{NSEI: 101, Dialect: ns.DialectClassic, Endpoints: eps},
-		BVCI:   1800,
-		CellID: bssgp.CellID{RAI: bssgp.RAI{MCC: 901, MNC: 70, LAC: 1, RAC: 0}, CI: 6969},
-	}
-	rx := make(chan ns.Datagram, 1024)
-	udp, err := ns.ListenUDP(ns.BindAddrs(eps), func(d ns.Datagram) { rx <- d })
+// ExampleParse encodes a DL-UNITDATA as an SGSN sends it (TS 48.018
+// §10.2.1), decodes it as the PCU does and prints its fields.
+func ExampleParse() {
+	imsi, err := bssgp.EncodeIMSI("901700000000042")
 	if err != nil {
-		return
+		panic(err)
 	}
-	defer udp.Close()
-	eng := &myEngine{}
-	eng.gb, _ = bssgp.New(cfg, udp, eng, nil)
+	wire, err := bssgp.Marshal(&bssgp.DLUnitdata{
+		TLLI:        0xc0001234,
+		PDULifetime: 1000, // centiseconds
+		IMSI:        imsi,
+		LLC:         []byte{0x01, 0xc0, 0x01, 0x02},
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("% x\n", wire[:5])
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
-	defer cancel()
-	t0 := time.Now()
-	now := func() time.Duration { return time.Since(t0) }
-	timer := time.NewTimer(time.Hour)
-	eng.gb.Start(now())
-	for {
-		eng.gb.Tick(now())
-		if d, ok := eng.gb.NextDeadline(); ok {
-			timer.Reset(max(d-now(), 0))
-		}
-		select {
-		case d := <-rx:
-			eng.gb.Input(d.Bind, d.From, d.Data, now())
-		case <-timer.C:
-		case <-ctx.Done():
-			// Elsewhere in the engine: eng.gb.SendULUnitdata(tlli, llc, now()),
-			// SendLLCDiscarded, SendSuspend, SendFlowControlMS...
-			return
-		}
+	p, err := bssgp.Parse(wire)
+	if err != nil {
+		panic(err)
 	}
+	dl := p.(*bssgp.DLUnitdata)
+	digits, _ := bssgp.DecodeIMSI(dl.IMSI)
+	fmt.Printf("%v TLLI %08x lifetime %d cs IMSI %s LLC % x\n", p.Type(), dl.TLLI, dl.PDULifetime, digits, dl.LLC)
+	// Output:
+	// 00 c0 00 12 34
+	// DL-UNITDATA TLLI c0001234 lifetime 1000 cs IMSI 901700000000042 LLC 01 c0 01 02
+}
+
+// ExampleMarshal builds the UL-UNITDATA that carries an MS's LLC frame
+// to the SGSN: TLLI, QoS Profile, Cell Identifier (RAI 901-70-1-0, CI
+// 6969), a zero-length Alignment Octets IE and the LLC-PDU with a 2-octet
+// length, octet for octet as osmo-pcu sends it.
+func ExampleMarshal() {
+	cell := bssgp.CellID{RAI: bssgp.RAI{MCC: 901, MNC: 70, LAC: 1, RAC: 0}, CI: 6969}
+	wire, err := bssgp.Marshal(&bssgp.ULUnitdata{TLLI: 0xc0001234, QoS: [3]byte{0, 0, 4}, CellID: cell,
+		LLC: []byte{0x01, 0xc0, 0x01, 0x02}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("% x\n", wire)
+	// Output:
+	// 01 c0 00 12 34 00 00 04 08 88 09 f1 07 00 01 00 1b 39 00 80 0e 00 04 01 c0 01 02
 }

@@ -1,20 +1,20 @@
 package bssgp
 
-import "encoding/binary"
+import "github.com/gopcu/gopcu/bssgp/internal/tlv"
 
 // PDU is any BSSGP PDU of this package. The concrete types are pointers to
 // the structs in pdus.go (one per TS 48.018 §10 PDU) and *Raw.
 type PDU interface {
 	Type() PDUType
-	encode(e *enc)
-	decode(d *dec)
+	// ies walks the PDU's IE table (codec.go).
+	ies(c *codec)
 }
 
 // MarshalLen returns the encoded length of p.
 func MarshalLen(p PDU) int {
-	e := enc{n: 1}
-	p.encode(&e)
-	return e.n
+	c := codec{e: enc{n: 1}}
+	p.ies(&c)
+	return c.e.n
 }
 
 // MarshalTo encodes p into b and returns the number of bytes written.
@@ -23,9 +23,9 @@ func MarshalTo(p PDU, b []byte) (int, error) {
 		return 0, ErrShortBuffer
 	}
 	b[0] = byte(p.Type())
-	e := enc{b: b, n: 1}
-	p.encode(&e)
-	return e.n, nil
+	c := codec{e: enc{b: b, n: 1}}
+	p.ies(&c)
+	return c.e.n, nil
 }
 
 // Marshal encodes p into a new slice.
@@ -65,7 +65,7 @@ func unmarshal(b []byte, p PDU, d *dec) error {
 	if err := prep(b, p.Type(), d, !raw); err != nil {
 		return err
 	}
-	p.decode(d)
+	p.ies(&codec{d: d})
 	return d.err
 }
 
@@ -167,8 +167,13 @@ type Raw struct {
 }
 
 func (p *Raw) Type() PDUType { return p.PDUType }
-func (p *Raw) encode(e *enc) { e.raw(p.Body...) }
-func (p *Raw) decode(d *dec) { p.PDUType, p.Body = d.t, d.b[1:] }
+func (p *Raw) ies(c *codec) {
+	if c.decoding() {
+		p.PDUType, p.Body = c.d.t, c.d.b[1:]
+		return
+	}
+	c.e.raw(p.Body...)
+}
 
 // ---- RL and BSSGP SAP (TS 48.018 §10.2) ----
 
@@ -202,81 +207,40 @@ type DLUnitdata struct {
 
 func (p *DLUnitdata) Type() PDUType { return PDUDLUnitdata }
 
-func (p *DLUnitdata) encode(e *enc) {
-	e.u32(p.TLLI)
-	e.raw(p.QoS[:]...)
-	e.tlvU16(IEPDULifetime, p.PDULifetime)
-	if p.MSRAC != nil {
-		e.tlv(IEMSRadioAccessCap, p.MSRAC)
-	}
-	if p.HasPriority {
-		e.tlvU8(IEPriority, p.Priority)
-	}
-	if p.HasDRX {
-		e.tlvU16(IEDRXParameters, p.DRX)
-	}
-	if p.IMSI != nil {
-		e.tlv(IEIMSI, p.IMSI)
-	}
-	if p.HasOldTLLI {
-		e.tlvU32(IETLLI, p.OldTLLI)
-	}
-	if p.HasPFI {
-		e.tlvU8(IEPFI, p.PFI)
-	}
-	if p.LSAInfo != nil {
-		e.tlv(IELSAInformation, p.LSAInfo)
-	}
-	if p.HasServiceCCO {
-		e.tlvU8(IEServiceUTRANCCO, p.ServiceCCO)
-	}
-	if p.HasSPID {
-		e.tlvU8(IESubscriberProfID, p.SPID)
-	}
-	if p.Alignment >= 0 {
-		e.hdr(IEAlignment, p.Alignment, false)
-		for i := 0; i < p.Alignment; i++ {
-			e.u8(0)
-		}
-	}
-	e.tlv16(IELLCPDU, p.LLC)
-}
-
-func (p *DLUnitdata) decode(d *dec) {
-	p.TLLI = binary.BigEndian.Uint32(d.b[1:])
-	copy(p.QoS[:], d.b[5:8])
-	p.PDULifetime, _ = d.u16(IEPDULifetime, mand)
-	p.MSRAC = d.bytes(IEMSRadioAccessCap, opt)
-	p.Priority, p.HasPriority = d.u8(IEPriority, opt)
-	p.DRX, p.HasDRX = d.u16(IEDRXParameters, opt)
-	p.IMSI = d.imsi(opt)
-	p.OldTLLI, p.HasOldTLLI = d.u32(IETLLI, opt)
-	p.PFI, p.HasPFI = d.u8(IEPFI, opt)
-	p.LSAInfo = d.bytes(IELSAInformation, opt)
-	p.ServiceCCO, p.HasServiceCCO = d.u8(IEServiceUTRANCCO, opt)
-	p.SPID, p.HasSPID = d.u8(IESubscriberProfID, opt)
-	p.Alignment = -1
-	if v, ok := d.get(IEAlignment, opt, 0, 3); ok {
-		p.Alignment = len(v)
-	}
-	p.LLC, _ = d.get(IELLCPDU, mand, 0, -1)
+func (p *DLUnitdata) ies(c *codec) {
+	c.unitdataHdr(&p.TLLI, &p.QoS)
+	c.u16(IEPDULifetime, M, &p.PDULifetime, nil)
+	c.bytes(IEMSRadioAccessCap, O, tlv.TLV, 0, -1, &p.MSRAC)
+	c.u8(IEPriority, O, &p.Priority, &p.HasPriority)
+	c.u16(IEDRXParameters, O, &p.DRX, &p.HasDRX)
+	c.imsi(O, &p.IMSI)
+	c.u32(IETLLI, O, &p.OldTLLI, &p.HasOldTLLI)
+	c.u8(IEPFI, O, &p.PFI, &p.HasPFI)
+	c.bytes(IELSAInformation, O, tlv.TLV, 0, -1, &p.LSAInfo)
+	c.u8(IEServiceUTRANCCO, O, &p.ServiceCCO, &p.HasServiceCCO)
+	c.u8(IESubscriberProfID, O, &p.SPID, &p.HasSPID)
+	c.alignment(&p.Alignment)
+	c.bytes(IELLCPDU, M, tlv.TL16, 0, -1, &p.LLC)
 }
 
 // MarshalLen, MarshalTo and Unmarshal are the allocation-free hot-path
-// methods (the generic functions work too).
-func (p *DLUnitdata) MarshalLen() int { return MarshalLen(p) }
+// methods (the generic functions work too): they walk the IE table on the
+// concrete type, so that the codec stays on the stack.
+func (p *DLUnitdata) MarshalLen() int {
+	c := codec{e: enc{n: 1}}
+	p.ies(&c)
+	return c.e.n
+}
 
 // MarshalTo encodes p into b.
 func (p *DLUnitdata) MarshalTo(b []byte) (int, error) {
-	var e enc
-	p.encode(&e)
-	if len(b) < e.n+1 {
+	if len(b) < p.MarshalLen() {
 		return 0, ErrShortBuffer
 	}
 	b[0] = byte(PDUDLUnitdata)
-	e = enc{b: b, n: 1}
-	p.encode(&e)
-	return e.n, nil
+	c := codec{e: enc{b: b, n: 1}}
+	p.ies(&c)
+	return c.e.n, nil
 }
 
 // Unmarshal decodes b into p without allocating; slices alias b.
@@ -285,7 +249,7 @@ func (p *DLUnitdata) Unmarshal(b []byte) error {
 	if err := prep(b, PDUDLUnitdata, &d, true); err != nil {
 		return err
 	}
-	p.decode(&d)
+	p.ies(&codec{d: &d})
 	return d.err
 }
 
@@ -306,61 +270,20 @@ type ULUnitdata struct {
 
 func (p *ULUnitdata) Type() PDUType { return PDUULUnitdata }
 
-func (p *ULUnitdata) encode(e *enc) {
-	e.u32(p.TLLI)
-	e.raw(p.QoS[:]...)
-	e.cellID(p.CellID)
-	if p.HasPFI {
-		e.tlvU8(IEPFI, p.PFI)
-	}
-	if p.LSAIDList != nil {
-		e.tlv(IELSAIdentifierList, p.LSAIDList)
-	}
-	if p.Alignment >= 0 {
-		e.hdr(IEAlignment, p.Alignment, false)
-		for i := 0; i < p.Alignment; i++ {
-			e.u8(0)
-		}
-	}
-	e.tlv16(IELLCPDU, p.LLC)
+func (p *ULUnitdata) ies(c *codec) {
+	c.unitdataHdr(&p.TLLI, &p.QoS)
+	c.cellID(M, &p.CellID, nil)
+	c.u8(IEPFI, O, &p.PFI, &p.HasPFI)
+	c.bytes(IELSAIdentifierList, O, tlv.TLV, 0, -1, &p.LSAIDList)
+	c.alignment(&p.Alignment)
+	c.bytes(IELLCPDU, M, tlv.TL16, 0, -1, &p.LLC)
 }
-
-func (p *ULUnitdata) decode(d *dec) {
-	p.TLLI = binary.BigEndian.Uint32(d.b[1:])
-	copy(p.QoS[:], d.b[5:8])
-	p.CellID, _ = d.cellID(mand)
-	p.PFI, p.HasPFI = d.u8(IEPFI, opt)
-	p.LSAIDList = d.bytes(IELSAIdentifierList, opt)
-	p.Alignment = -1
-	if v, ok := d.get(IEAlignment, opt, 0, 3); ok {
-		p.Alignment = len(v)
-	}
-	p.LLC, _ = d.get(IELLCPDU, mand, 0, -1)
-}
-
-// ulHdrLen is type + TLLI + QoS.
-const ulHdrLen = 8
 
 // MarshalLen returns the encoded length of p.
 func (p *ULUnitdata) MarshalLen() int {
-	n := ulHdrLen + 10 + 3 + len(p.LLC)
-	if p.HasPFI {
-		n += 3
-	}
-	if p.LSAIDList != nil {
-		n += tlvLen(len(p.LSAIDList))
-	}
-	if p.Alignment >= 0 {
-		n += 2 + p.Alignment
-	}
-	return n
-}
-
-func tlvLen(n int) int {
-	if n < 128 {
-		return 2 + n
-	}
-	return 3 + n
+	c := codec{e: enc{n: 1}}
+	p.ies(&c)
+	return c.e.n
 }
 
 // MarshalTo encodes p into b without allocating.
@@ -369,9 +292,9 @@ func (p *ULUnitdata) MarshalTo(b []byte) (int, error) {
 		return 0, ErrShortBuffer
 	}
 	b[0] = byte(PDUULUnitdata)
-	e := enc{b: b, n: 1}
-	p.encode(&e)
-	return e.n, nil
+	c := codec{e: enc{b: b, n: 1}}
+	p.ies(&c)
+	return c.e.n, nil
 }
 
 // Unmarshal decodes b into p; slices alias b.
@@ -380,7 +303,7 @@ func (p *ULUnitdata) Unmarshal(b []byte) error {
 	if err := prep(b, PDUULUnitdata, &d, true); err != nil {
 		return err
 	}
-	p.decode(&d)
+	p.ies(&codec{d: &d})
 	return d.err
 }
 
@@ -391,11 +314,7 @@ type RACapability struct {
 }
 
 func (p *RACapability) Type() PDUType { return PDURACapability }
-func (p *RACapability) encode(e *enc) {
-	e.tlvU32(IETLLI, p.TLLI)
-	e.tlv(IEMSRadioAccessCap, p.MSRAC)
-}
-func (p *RACapability) decode(d *dec) {
-	p.TLLI, _ = d.u32(IETLLI, mand)
-	p.MSRAC, _ = d.get(IEMSRadioAccessCap, mand, 1, -1)
+func (p *RACapability) ies(c *codec) {
+	c.u32(IETLLI, M, &p.TLLI, nil)
+	c.bytes(IEMSRadioAccessCap, M, tlv.TLV, 1, -1, &p.MSRAC)
 }

@@ -1,5 +1,7 @@
 package bssgp
 
+import "github.com/gopcu/gopcu/bssgp/internal/tlv"
+
 // PDUs of the GMM SAP (TS 48.018 §10.3): paging, radio access
 // capability updates, radio status, suspend and resume.
 
@@ -13,26 +15,28 @@ type PagingArea struct {
 	BSSArea []byte // BSS Area Indication (1 octet)
 }
 
-func (a *PagingArea) encode(e *enc) {
-	switch {
-	case a.HasBVCI:
-		e.tlvU16(IEBVCI, a.BVCI)
-	case a.LA != nil:
-		e.tlv(IELocationArea, a.LA)
-	case a.RA != nil:
-		e.tlv(IERoutingArea, a.RA)
-	case a.BSSArea != nil:
-		e.tlv(IEBSSAreaIndication, a.BSSArea)
+// ies walks the paging area: conditional IEs of which exactly one is
+// encoded, the first of BVCI, Location Area, Routeing Area, BSS Area
+// Indication that is set; decoding takes each that is there and wants one.
+func (a *PagingArea) ies(c *codec) {
+	if !c.decoding() {
+		x := *a
+		switch {
+		case x.HasBVCI:
+			x.LA, x.RA, x.BSSArea = nil, nil, nil
+		case x.LA != nil:
+			x.RA, x.BSSArea = nil, nil
+		case x.RA != nil:
+			x.BSSArea = nil
+		}
+		a = &x
 	}
-}
-
-func (a *PagingArea) decode(d *dec) {
-	a.BVCI, a.HasBVCI = d.u16(IEBVCI, opt)
-	a.LA, _ = d.get(IELocationArea, opt, 5, 5)
-	a.RA, _ = d.get(IERoutingArea, opt, 6, 6)
-	a.BSSArea, _ = d.get(IEBSSAreaIndication, opt, 1, 1)
-	if d.err == nil && !a.HasBVCI && a.LA == nil && a.RA == nil && a.BSSArea == nil {
-		d.fail(CauseMissingConditionalIE, IEBVCI, len(d.b), "no paging area")
+	c.u16(IEBVCI, C, &a.BVCI, &a.HasBVCI)
+	c.bytes(IELocationArea, C, tlv.TLV, 5, 5, &a.LA)
+	c.bytes(IERoutingArea, C, tlv.TLV, 6, 6, &a.RA)
+	c.bytes(IEBSSAreaIndication, C, tlv.TLV, 1, 1, &a.BSSArea)
+	if c.decoding() && c.d.err == nil && !a.HasBVCI && a.LA == nil && a.RA == nil && a.BSSArea == nil {
+		c.d.fail(CauseMissingConditionalIE, IEBVCI, len(c.d.b), "no paging area")
 	}
 }
 
@@ -51,33 +55,14 @@ type PagingPS struct {
 }
 
 func (p *PagingPS) Type() PDUType { return PDUPagingPS }
-func (p *PagingPS) encode(e *enc) {
-	e.tlv(IEIMSI, p.IMSI)
-	if p.HasDRX {
-		e.tlvU16(IEDRXParameters, p.DRX)
-	}
-	p.Area.encode(e)
-	if p.HasPFI {
-		e.tlvU8(IEPFI, p.PFI)
-	}
-	if p.ABQP != nil {
-		e.tlv(IEABQP, p.ABQP)
-	}
-	e.tlv(IEQoSProfile, p.QoS[:])
-	if p.HasTMSI {
-		e.tlvU32(IETMSI, p.PTMSI)
-	}
-}
-func (p *PagingPS) decode(d *dec) {
-	p.IMSI = d.imsi(mand)
-	p.DRX, p.HasDRX = d.u16(IEDRXParameters, opt)
-	p.Area.decode(d)
-	p.PFI, p.HasPFI = d.u8(IEPFI, opt)
-	p.ABQP = d.bytes(IEABQP, opt)
-	if v, ok := d.get(IEQoSProfile, mand, 3, 3); ok {
-		copy(p.QoS[:], v)
-	}
-	p.PTMSI, p.HasTMSI = d.u32(IETMSI, opt)
+func (p *PagingPS) ies(c *codec) {
+	c.imsi(M, &p.IMSI)
+	c.u16(IEDRXParameters, O, &p.DRX, &p.HasDRX)
+	p.Area.ies(c)
+	c.u8(IEPFI, O, &p.PFI, &p.HasPFI)
+	c.bytes(IEABQP, O, tlv.TLV, 0, -1, &p.ABQP)
+	c.fixed(IEQoSProfile, p.QoS[:])
+	c.u32(IETMSI, O, &p.PTMSI, &p.HasTMSI)
 }
 
 // PagingCS is PAGING-CS (TS 48.018 §10.3.2), SGSN -> BSS.
@@ -96,35 +81,15 @@ type PagingCS struct {
 }
 
 func (p *PagingCS) Type() PDUType { return PDUPagingCS }
-func (p *PagingCS) encode(e *enc) {
-	e.tlv(IEIMSI, p.IMSI)
-	e.tlvU16(IEDRXParameters, p.DRX)
-	p.Area.encode(e)
-	if p.HasTLLI {
-		e.tlvU32(IETLLI, p.TLLI)
-	}
-	if p.HasChanNeeded {
-		e.tlvU8(IEChannelNeeded, p.ChannelNeeded)
-	}
-	if p.EMLPP != nil {
-		e.tlv(IEeMLPPPriority, p.EMLPP)
-	}
-	if p.HasTMSI {
-		e.tlvU32(IETMSI, p.TMSI)
-	}
-	if p.GlobalCNID != nil {
-		e.tlv(IEGlobalCNID, p.GlobalCNID)
-	}
-}
-func (p *PagingCS) decode(d *dec) {
-	p.IMSI = d.imsi(mand)
-	p.DRX, _ = d.u16(IEDRXParameters, mand)
-	p.Area.decode(d)
-	p.TLLI, p.HasTLLI = d.u32(IETLLI, opt)
-	p.ChannelNeeded, p.HasChanNeeded = d.u8(IEChannelNeeded, opt)
-	p.EMLPP, _ = d.get(IEeMLPPPriority, opt, 1, 1)
-	p.TMSI, p.HasTMSI = d.u32(IETMSI, opt)
-	p.GlobalCNID, _ = d.get(IEGlobalCNID, opt, 5, 5)
+func (p *PagingCS) ies(c *codec) {
+	c.imsi(M, &p.IMSI)
+	c.u16(IEDRXParameters, M, &p.DRX, nil)
+	p.Area.ies(c)
+	c.u32(IETLLI, O, &p.TLLI, &p.HasTLLI)
+	c.u8(IEChannelNeeded, O, &p.ChannelNeeded, &p.HasChanNeeded)
+	c.bytes(IEeMLPPPriority, O, tlv.TLV, 1, 1, &p.EMLPP)
+	c.u32(IETMSI, O, &p.TMSI, &p.HasTMSI)
+	c.bytes(IEGlobalCNID, O, tlv.TLV, 5, 5, &p.GlobalCNID)
 }
 
 // RACapabilityUpdate is RA-CAPABILITY-UPDATE (TS 48.018 §10.3.3), BSS -> SGSN.
@@ -134,13 +99,9 @@ type RACapabilityUpdate struct {
 }
 
 func (p *RACapabilityUpdate) Type() PDUType { return PDURACapabilityUpdate }
-func (p *RACapabilityUpdate) encode(e *enc) {
-	e.tlvU32(IETLLI, p.TLLI)
-	e.tlvU8(IETag, p.Tag)
-}
-func (p *RACapabilityUpdate) decode(d *dec) {
-	p.TLLI, _ = d.u32(IETLLI, mand)
-	p.Tag, _ = d.u8(IETag, mand)
+func (p *RACapabilityUpdate) ies(c *codec) {
+	c.u32(IETLLI, M, &p.TLLI, nil)
+	c.u8(IETag, M, &p.Tag, nil)
 }
 
 // RACapabilityUpdateAck is RA-CAPABILITY-UPDATE-ACK (§10.3.4), SGSN -> BSS.
@@ -153,23 +114,12 @@ type RACapabilityUpdateAck struct {
 }
 
 func (p *RACapabilityUpdateAck) Type() PDUType { return PDURACapabilityUpdAck }
-func (p *RACapabilityUpdateAck) encode(e *enc) {
-	e.tlvU32(IETLLI, p.TLLI)
-	e.tlvU8(IETag, p.Tag)
-	if p.IMSI != nil {
-		e.tlv(IEIMSI, p.IMSI)
-	}
-	e.tlvU8(IERACapUpdCause, p.Cause)
-	if p.MSRAC != nil {
-		e.tlv(IEMSRadioAccessCap, p.MSRAC)
-	}
-}
-func (p *RACapabilityUpdateAck) decode(d *dec) {
-	p.TLLI, _ = d.u32(IETLLI, mand)
-	p.Tag, _ = d.u8(IETag, mand)
-	p.IMSI = d.imsi(opt)
-	p.Cause, _ = d.u8(IERACapUpdCause, mand)
-	p.MSRAC = d.bytes(IEMSRadioAccessCap, opt)
+func (p *RACapabilityUpdateAck) ies(c *codec) {
+	c.u32(IETLLI, M, &p.TLLI, nil)
+	c.u8(IETag, M, &p.Tag, nil)
+	c.imsi(O, &p.IMSI)
+	c.u8(IERACapUpdCause, M, &p.Cause, nil)
+	c.bytes(IEMSRadioAccessCap, O, tlv.TLV, 0, -1, &p.MSRAC)
 }
 
 // RadioStatus is RADIO-STATUS (TS 48.018 §10.3.5), BSS -> SGSN: one of
@@ -184,25 +134,13 @@ type RadioStatus struct {
 }
 
 func (p *RadioStatus) Type() PDUType { return PDURadioStatus }
-func (p *RadioStatus) encode(e *enc) {
-	if p.HasTLLI {
-		e.tlvU32(IETLLI, p.TLLI)
-	}
-	if p.HasTMSI {
-		e.tlvU32(IETMSI, p.TMSI)
-	}
-	if p.IMSI != nil {
-		e.tlv(IEIMSI, p.IMSI)
-	}
-	e.tlvU8(IERadioCause, p.RadioCause)
-}
-func (p *RadioStatus) decode(d *dec) {
-	p.TLLI, p.HasTLLI = d.u32(IETLLI, opt)
-	p.TMSI, p.HasTMSI = d.u32(IETMSI, opt)
-	p.IMSI = d.imsi(opt)
-	p.RadioCause, _ = d.u8(IERadioCause, mand)
-	if d.err == nil && !p.HasTLLI && !p.HasTMSI && p.IMSI == nil {
-		d.fail(CauseMissingConditionalIE, IETLLI, len(d.b), "no MS identity")
+func (p *RadioStatus) ies(c *codec) {
+	c.u32(IETLLI, C, &p.TLLI, &p.HasTLLI)
+	c.u32(IETMSI, C, &p.TMSI, &p.HasTMSI)
+	c.imsi(C, &p.IMSI)
+	c.u8(IERadioCause, M, &p.RadioCause, nil)
+	if c.decoding() && c.d.err == nil && !p.HasTLLI && !p.HasTMSI && p.IMSI == nil {
+		c.d.fail(CauseMissingConditionalIE, IETLLI, len(c.d.b), "no MS identity")
 	}
 }
 
@@ -213,10 +151,9 @@ type Suspend struct {
 }
 
 func (p *Suspend) Type() PDUType { return PDUSuspend }
-func (p *Suspend) encode(e *enc) { e.tlvU32(IETLLI, p.TLLI); e.rai(IERoutingArea, p.RAI) }
-func (p *Suspend) decode(d *dec) {
-	p.TLLI, _ = d.u32(IETLLI, mand)
-	p.RAI, _ = d.rai(IERoutingArea, mand)
+func (p *Suspend) ies(c *codec) {
+	c.u32(IETLLI, M, &p.TLLI, nil)
+	c.rai(IERoutingArea, M, &p.RAI)
 }
 
 // SuspendAck is SUSPEND-ACK (§10.3.7).
@@ -227,15 +164,10 @@ type SuspendAck struct {
 }
 
 func (p *SuspendAck) Type() PDUType { return PDUSuspendAck }
-func (p *SuspendAck) encode(e *enc) {
-	e.tlvU32(IETLLI, p.TLLI)
-	e.rai(IERoutingArea, p.RAI)
-	e.tlvU8(IESuspendRefNum, p.SRN)
-}
-func (p *SuspendAck) decode(d *dec) {
-	p.TLLI, _ = d.u32(IETLLI, mand)
-	p.RAI, _ = d.rai(IERoutingArea, mand)
-	p.SRN, _ = d.u8(IESuspendRefNum, mand)
+func (p *SuspendAck) ies(c *codec) {
+	c.u32(IETLLI, M, &p.TLLI, nil)
+	c.rai(IERoutingArea, M, &p.RAI)
+	c.u8(IESuspendRefNum, M, &p.SRN, nil)
 }
 
 // SuspendNack is SUSPEND-NACK (§10.3.8).
@@ -247,73 +179,26 @@ type SuspendNack struct {
 }
 
 func (p *SuspendNack) Type() PDUType { return PDUSuspendNack }
-func (p *SuspendNack) encode(e *enc) {
-	e.tlvU32(IETLLI, p.TLLI)
-	e.rai(IERoutingArea, p.RAI)
-	if p.HasCause {
-		e.tlvU8(IECause, uint8(p.Cause))
-	}
-}
-func (p *SuspendNack) decode(d *dec) {
-	p.TLLI, _ = d.u32(IETLLI, mand)
-	p.RAI, _ = d.rai(IERoutingArea, mand)
-	var c uint8
-	c, p.HasCause = d.u8(IECause, opt)
-	p.Cause = Cause(c)
+func (p *SuspendNack) ies(c *codec) {
+	c.u32(IETLLI, M, &p.TLLI, nil)
+	c.rai(IERoutingArea, M, &p.RAI)
+	c.cause(IECause, O, &p.Cause, &p.HasCause)
 }
 
-// Resume is RESUME (§10.3.9), BSS -> SGSN.
-type Resume struct {
-	TLLI uint32
-	RAI  RAI
-	SRN  uint8
-}
+// Resume is RESUME (§10.3.9), BSS -> SGSN: the IEs of SUSPEND-ACK.
+type Resume SuspendAck
 
 func (p *Resume) Type() PDUType { return PDUResume }
-func (p *Resume) encode(e *enc) {
-	e.tlvU32(IETLLI, p.TLLI)
-	e.rai(IERoutingArea, p.RAI)
-	e.tlvU8(IESuspendRefNum, p.SRN)
-}
-func (p *Resume) decode(d *dec) {
-	p.TLLI, _ = d.u32(IETLLI, mand)
-	p.RAI, _ = d.rai(IERoutingArea, mand)
-	p.SRN, _ = d.u8(IESuspendRefNum, mand)
-}
+func (p *Resume) ies(c *codec)  { (*SuspendAck)(p).ies(c) }
 
-// ResumeAck is RESUME-ACK (§10.3.10).
-type ResumeAck struct {
-	TLLI uint32
-	RAI  RAI
-}
+// ResumeAck is RESUME-ACK (§10.3.10): the IEs of SUSPEND.
+type ResumeAck Suspend
 
 func (p *ResumeAck) Type() PDUType { return PDUResumeAck }
-func (p *ResumeAck) encode(e *enc) { e.tlvU32(IETLLI, p.TLLI); e.rai(IERoutingArea, p.RAI) }
-func (p *ResumeAck) decode(d *dec) {
-	p.TLLI, _ = d.u32(IETLLI, mand)
-	p.RAI, _ = d.rai(IERoutingArea, mand)
-}
+func (p *ResumeAck) ies(c *codec)  { (*Suspend)(p).ies(c) }
 
-// ResumeNack is RESUME-NACK (§10.3.11).
-type ResumeNack struct {
-	TLLI     uint32
-	RAI      RAI
-	Cause    Cause
-	HasCause bool
-}
+// ResumeNack is RESUME-NACK (§10.3.11): the IEs of SUSPEND-NACK.
+type ResumeNack SuspendNack
 
 func (p *ResumeNack) Type() PDUType { return PDUResumeNack }
-func (p *ResumeNack) encode(e *enc) {
-	e.tlvU32(IETLLI, p.TLLI)
-	e.rai(IERoutingArea, p.RAI)
-	if p.HasCause {
-		e.tlvU8(IECause, uint8(p.Cause))
-	}
-}
-func (p *ResumeNack) decode(d *dec) {
-	p.TLLI, _ = d.u32(IETLLI, mand)
-	p.RAI, _ = d.rai(IERoutingArea, mand)
-	var c uint8
-	c, p.HasCause = d.u8(IECause, opt)
-	p.Cause = Cause(c)
-}
+func (p *ResumeNack) ies(c *codec)  { (*SuspendNack)(p).ies(c) }

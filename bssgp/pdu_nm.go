@@ -1,6 +1,10 @@
 package bssgp
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/gopcu/gopcu/bssgp/internal/tlv"
+)
 
 // PDUs of the NM SAP (TS 48.018 §10.4): BVC block, unblock and reset,
 // flow control, FLUSH-LL, LLC-DISCARDED and STATUS.
@@ -12,33 +16,34 @@ type BVCBlock struct {
 }
 
 func (p *BVCBlock) Type() PDUType { return PDUBVCBlock }
-func (p *BVCBlock) encode(e *enc) { e.tlvU16(IEBVCI, p.BVCI); e.tlvU8(IECause, uint8(p.Cause)) }
-func (p *BVCBlock) decode(d *dec) {
-	p.BVCI, _ = d.u16(IEBVCI, mand)
-	c, _ := d.u8(IECause, mand)
-	p.Cause = Cause(c)
+func (p *BVCBlock) ies(c *codec) {
+	c.u16(IEBVCI, M, &p.BVCI, nil)
+	c.cause(IECause, M, &p.Cause, nil)
 }
 
 // BVCBlockAck is BVC-BLOCK-ACK (§10.4.9).
 type BVCBlockAck struct{ BVCI uint16 }
 
 func (p *BVCBlockAck) Type() PDUType { return PDUBVCBlockAck }
-func (p *BVCBlockAck) encode(e *enc) { e.tlvU16(IEBVCI, p.BVCI) }
-func (p *BVCBlockAck) decode(d *dec) { p.BVCI, _ = d.u16(IEBVCI, mand) }
+func (p *BVCBlockAck) ies(c *codec) {
+	c.u16(IEBVCI, M, &p.BVCI, nil)
+}
 
 // BVCUnblock is BVC-UNBLOCK (§10.4.10).
 type BVCUnblock struct{ BVCI uint16 }
 
 func (p *BVCUnblock) Type() PDUType { return PDUBVCUnblock }
-func (p *BVCUnblock) encode(e *enc) { e.tlvU16(IEBVCI, p.BVCI) }
-func (p *BVCUnblock) decode(d *dec) { p.BVCI, _ = d.u16(IEBVCI, mand) }
+func (p *BVCUnblock) ies(c *codec) {
+	c.u16(IEBVCI, M, &p.BVCI, nil)
+}
 
 // BVCUnblockAck is BVC-UNBLOCK-ACK (§10.4.11).
 type BVCUnblockAck struct{ BVCI uint16 }
 
 func (p *BVCUnblockAck) Type() PDUType { return PDUBVCUnblockAck }
-func (p *BVCUnblockAck) encode(e *enc) { e.tlvU16(IEBVCI, p.BVCI) }
-func (p *BVCUnblockAck) decode(d *dec) { p.BVCI, _ = d.u16(IEBVCI, mand) }
+func (p *BVCUnblockAck) ies(c *codec) {
+	c.u16(IEBVCI, M, &p.BVCI, nil)
+}
 
 // BVCReset is BVC-RESET (§10.4.12). The Cell Identifier is present when a
 // PTP BVC is reset by the BSS (§8.4).
@@ -54,26 +59,12 @@ type BVCReset struct {
 }
 
 func (p *BVCReset) Type() PDUType { return PDUBVCReset }
-func (p *BVCReset) encode(e *enc) {
-	e.tlvU16(IEBVCI, p.BVCI)
-	e.tlvU8(IECause, uint8(p.Cause))
-	if p.HasCellID {
-		e.cellID(p.CellID)
-	}
-	if p.HasFeatures {
-		e.tlvU8(IEFeatureBitmap, p.FeatureBitmap)
-	}
-	if p.HasExtFeatures {
-		e.tlvU8(IEExtFeatureBitmap, p.ExtFeatures)
-	}
-}
-func (p *BVCReset) decode(d *dec) {
-	p.BVCI, _ = d.u16(IEBVCI, mand)
-	c, _ := d.u8(IECause, mand)
-	p.Cause = Cause(c)
-	p.CellID, p.HasCellID = d.cellID(opt)
-	p.FeatureBitmap, p.HasFeatures = d.u8(IEFeatureBitmap, opt)
-	p.ExtFeatures, p.HasExtFeatures = d.u8(IEExtFeatureBitmap, opt)
+func (p *BVCReset) ies(c *codec) {
+	c.u16(IEBVCI, M, &p.BVCI, nil)
+	c.cause(IECause, M, &p.Cause, nil)
+	c.cellID(C, &p.CellID, &p.HasCellID)
+	c.u8(IEFeatureBitmap, O, &p.FeatureBitmap, &p.HasFeatures)
+	c.u8(IEExtFeatureBitmap, O, &p.ExtFeatures, &p.HasExtFeatures)
 }
 
 // BVCResetAck is BVC-RESET-ACK (§10.4.13).
@@ -88,23 +79,11 @@ type BVCResetAck struct {
 }
 
 func (p *BVCResetAck) Type() PDUType { return PDUBVCResetAck }
-func (p *BVCResetAck) encode(e *enc) {
-	e.tlvU16(IEBVCI, p.BVCI)
-	if p.HasCellID {
-		e.cellID(p.CellID)
-	}
-	if p.HasFeatures {
-		e.tlvU8(IEFeatureBitmap, p.FeatureBitmap)
-	}
-	if p.HasExtFeatures {
-		e.tlvU8(IEExtFeatureBitmap, p.ExtFeatures)
-	}
-}
-func (p *BVCResetAck) decode(d *dec) {
-	p.BVCI, _ = d.u16(IEBVCI, mand)
-	p.CellID, p.HasCellID = d.cellID(opt)
-	p.FeatureBitmap, p.HasFeatures = d.u8(IEFeatureBitmap, opt)
-	p.ExtFeatures, p.HasExtFeatures = d.u8(IEExtFeatureBitmap, opt)
+func (p *BVCResetAck) ies(c *codec) {
+	c.u16(IEBVCI, M, &p.BVCI, nil)
+	c.cellID(C, &p.CellID, &p.HasCellID)
+	c.u8(IEFeatureBitmap, O, &p.FeatureBitmap, &p.HasFeatures)
+	c.u8(IEExtFeatureBitmap, O, &p.ExtFeatures, &p.HasExtFeatures)
 }
 
 // FlowControlBVC is FLOW-CONTROL-BVC (§10.4.4), BSS -> SGSN, PTP. Bucket
@@ -126,39 +105,24 @@ type FlowControlBVC struct {
 }
 
 func (p *FlowControlBVC) Type() PDUType { return PDUFlowControlBVC }
-func (p *FlowControlBVC) encode(e *enc) {
-	e.tlvU8(IETag, p.Tag)
-	e.tlvU16(IEBVCBucketSize, p.BucketSize)
-	e.tlvU16(IEBucketLeakRate, p.LeakRate)
-	e.tlvU16(IEBmaxDefaultMS, p.BmaxMS)
-	e.tlvU16(IERDefaultMS, p.RMS)
-	if p.HasBucketFullRatio {
-		e.tlvU8(IEBucketFullRatio, p.BucketFullRatio)
-	}
-	if p.HasMeasurement {
-		e.tlvU16(IEBVCMeasurement, p.Measurement)
-	}
-	if p.HasGranularity {
-		e.tlvU8(IEFlowCtrlGranul, p.Granularity)
-	}
-}
-func (p *FlowControlBVC) decode(d *dec) {
-	p.Tag, _ = d.u8(IETag, mand)
-	p.BucketSize, _ = d.u16(IEBVCBucketSize, mand)
-	p.LeakRate, _ = d.u16(IEBucketLeakRate, mand)
-	p.BmaxMS, _ = d.u16(IEBmaxDefaultMS, mand)
-	p.RMS, _ = d.u16(IERDefaultMS, mand)
-	p.BucketFullRatio, p.HasBucketFullRatio = d.u8(IEBucketFullRatio, opt)
-	p.Measurement, p.HasMeasurement = d.u16(IEBVCMeasurement, opt)
-	p.Granularity, p.HasGranularity = d.u8(IEFlowCtrlGranul, opt)
+func (p *FlowControlBVC) ies(c *codec) {
+	c.u8(IETag, M, &p.Tag, nil)
+	c.u16(IEBVCBucketSize, M, &p.BucketSize, nil)
+	c.u16(IEBucketLeakRate, M, &p.LeakRate, nil)
+	c.u16(IEBmaxDefaultMS, M, &p.BmaxMS, nil)
+	c.u16(IERDefaultMS, M, &p.RMS, nil)
+	c.u8(IEBucketFullRatio, C, &p.BucketFullRatio, &p.HasBucketFullRatio)
+	c.u16(IEBVCMeasurement, O, &p.Measurement, &p.HasMeasurement)
+	c.u8(IEFlowCtrlGranul, O, &p.Granularity, &p.HasGranularity)
 }
 
 // FlowControlBVCAck is FLOW-CONTROL-BVC-ACK (§10.4.5).
 type FlowControlBVCAck struct{ Tag uint8 }
 
 func (p *FlowControlBVCAck) Type() PDUType { return PDUFlowControlBVCAck }
-func (p *FlowControlBVCAck) encode(e *enc) { e.tlvU8(IETag, p.Tag) }
-func (p *FlowControlBVCAck) decode(d *dec) { p.Tag, _ = d.u8(IETag, mand) }
+func (p *FlowControlBVCAck) ies(c *codec) {
+	c.u8(IETag, M, &p.Tag, nil)
+}
 
 // FlowControlMS is FLOW-CONTROL-MS (§10.4.6), BSS -> SGSN, PTP. Units as
 // FlowControlBVC.
@@ -174,25 +138,13 @@ type FlowControlMS struct {
 }
 
 func (p *FlowControlMS) Type() PDUType { return PDUFlowControlMS }
-func (p *FlowControlMS) encode(e *enc) {
-	e.tlvU32(IETLLI, p.TLLI)
-	e.tlvU8(IETag, p.Tag)
-	e.tlvU16(IEMSBucketSize, p.BucketSize)
-	e.tlvU16(IEBucketLeakRate, p.LeakRate)
-	if p.HasBucketFullRatio {
-		e.tlvU8(IEBucketFullRatio, p.BucketFullRatio)
-	}
-	if p.HasGranularity {
-		e.tlvU8(IEFlowCtrlGranul, p.Granularity)
-	}
-}
-func (p *FlowControlMS) decode(d *dec) {
-	p.TLLI, _ = d.u32(IETLLI, mand)
-	p.Tag, _ = d.u8(IETag, mand)
-	p.BucketSize, _ = d.u16(IEMSBucketSize, mand)
-	p.LeakRate, _ = d.u16(IEBucketLeakRate, mand)
-	p.BucketFullRatio, p.HasBucketFullRatio = d.u8(IEBucketFullRatio, opt)
-	p.Granularity, p.HasGranularity = d.u8(IEFlowCtrlGranul, opt)
+func (p *FlowControlMS) ies(c *codec) {
+	c.u32(IETLLI, M, &p.TLLI, nil)
+	c.u8(IETag, M, &p.Tag, nil)
+	c.u16(IEMSBucketSize, M, &p.BucketSize, nil)
+	c.u16(IEBucketLeakRate, M, &p.LeakRate, nil)
+	c.u8(IEBucketFullRatio, C, &p.BucketFullRatio, &p.HasBucketFullRatio)
+	c.u8(IEFlowCtrlGranul, O, &p.Granularity, &p.HasGranularity)
 }
 
 // FlowControlMSAck is FLOW-CONTROL-MS-ACK (§10.4.7).
@@ -202,10 +154,9 @@ type FlowControlMSAck struct {
 }
 
 func (p *FlowControlMSAck) Type() PDUType { return PDUFlowControlMSAck }
-func (p *FlowControlMSAck) encode(e *enc) { e.tlvU32(IETLLI, p.TLLI); e.tlvU8(IETag, p.Tag) }
-func (p *FlowControlMSAck) decode(d *dec) {
-	p.TLLI, _ = d.u32(IETLLI, mand)
-	p.Tag, _ = d.u8(IETag, mand)
+func (p *FlowControlMSAck) ies(c *codec) {
+	c.u32(IETLLI, M, &p.TLLI, nil)
+	c.u8(IETag, M, &p.Tag, nil)
 }
 
 // FlushLL is FLUSH-LL (§10.4.1), SGSN -> BSS, signalling BVC.
@@ -219,34 +170,35 @@ type FlushLL struct {
 }
 
 func (p *FlushLL) Type() PDUType { return PDUFlushLL }
-func (p *FlushLL) encode(e *enc) {
-	e.tlvU32(IETLLI, p.TLLI)
-	e.tlvU16(IEBVCI, p.BVCIOld)
-	if p.HasBVCINew {
-		e.tlvU16(IEBVCI, p.BVCINew)
+func (p *FlushLL) ies(c *codec) {
+	c.u32(IETLLI, M, &p.TLLI, nil)
+	c.u16(IEBVCI, M, &p.BVCIOld, nil)
+	if c.decoding() {
+		p.BVCINew, p.HasBVCINew = c.d.second(IEBVCI)
+	} else {
+		c.u16(IEBVCI, C, &p.BVCINew, &p.HasBVCINew)
 	}
-	if p.HasNSEI {
-		e.tlvU16(IENSEI, p.NSEI)
-	}
+	c.u16(IENSEI, C, &p.NSEI, &p.HasNSEI)
 }
-func (p *FlushLL) decode(d *dec) {
-	p.TLLI, _ = d.u32(IETLLI, mand)
-	p.BVCIOld, _ = d.u16(IEBVCI, mand)
-	// The second BVCI IE is "BVCI (new)".
+
+// second decodes the second IE iei of 2 octets (FLUSH-LL's "BVCI (new)",
+// conditional).
+func (d *dec) second(iei IEI) (uint16, bool) {
 	seen := 0
 	for i := 0; i < d.n; i++ {
-		if d.ies[i].iei == IEBVCI {
-			seen++
-			if seen == 2 {
-				if len(d.ies[i].v) != 2 {
-					d.fail(CauseConditionalIEError, IEBVCI, d.ies[i].off, "bad IE length")
-				} else {
-					p.BVCINew, p.HasBVCINew = binary.BigEndian.Uint16(d.ies[i].v), true
-				}
-			}
+		if d.ies[i].iei != iei {
+			continue
 		}
+		if seen++; seen < 2 {
+			continue
+		}
+		if len(d.ies[i].v) != 2 {
+			d.invalid(iei, C, d.ies[i].off, "bad IE length")
+			return 0, false
+		}
+		return binary.BigEndian.Uint16(d.ies[i].v), true
 	}
-	p.NSEI, p.HasNSEI = d.u16(IENSEI, opt)
+	return 0, false
 }
 
 // FlushLLAck is FLUSH-LL-ACK (§10.4.2), BSS -> SGSN. FlushAction: 0 LLC
@@ -262,23 +214,12 @@ type FlushLLAck struct {
 }
 
 func (p *FlushLLAck) Type() PDUType { return PDUFlushLLAck }
-func (p *FlushLLAck) encode(e *enc) {
-	e.tlvU32(IETLLI, p.TLLI)
-	e.tlvU8(IEFlushAction, p.FlushAction)
-	if p.HasBVCINew {
-		e.tlvU16(IEBVCI, p.BVCINew)
-	}
-	e.tlvU24(IENumOctetsAffected, p.NumOctets)
-	if p.HasNSEI {
-		e.tlvU16(IENSEI, p.NSEI)
-	}
-}
-func (p *FlushLLAck) decode(d *dec) {
-	p.TLLI, _ = d.u32(IETLLI, mand)
-	p.FlushAction, _ = d.u8(IEFlushAction, mand)
-	p.BVCINew, p.HasBVCINew = d.u16(IEBVCI, opt)
-	p.NumOctets, _ = d.u24(IENumOctetsAffected, mand)
-	p.NSEI, p.HasNSEI = d.u16(IENSEI, opt)
+func (p *FlushLLAck) ies(c *codec) {
+	c.u32(IETLLI, M, &p.TLLI, nil)
+	c.u8(IEFlushAction, M, &p.FlushAction, nil)
+	c.u16(IEBVCI, C, &p.BVCINew, &p.HasBVCINew)
+	c.u24(IENumOctetsAffected, M, &p.NumOctets)
+	c.u16(IENSEI, C, &p.NSEI, &p.HasNSEI)
 }
 
 // LLCDiscarded is LLC-DISCARDED (§10.4.3), BSS -> SGSN, signalling BVC.
@@ -290,17 +231,11 @@ type LLCDiscarded struct {
 }
 
 func (p *LLCDiscarded) Type() PDUType { return PDULLCDiscarded }
-func (p *LLCDiscarded) encode(e *enc) {
-	e.tlvU32(IETLLI, p.TLLI)
-	e.tlvU8(IELLCFramesDiscarded, p.Frames)
-	e.tlvU16(IEBVCI, p.BVCI)
-	e.tlvU24(IENumOctetsAffected, p.NumOctets)
-}
-func (p *LLCDiscarded) decode(d *dec) {
-	p.TLLI, _ = d.u32(IETLLI, mand)
-	p.Frames, _ = d.u8(IELLCFramesDiscarded, mand)
-	p.BVCI, _ = d.u16(IEBVCI, mand)
-	p.NumOctets, _ = d.u24(IENumOctetsAffected, mand)
+func (p *LLCDiscarded) ies(c *codec) {
+	c.u32(IETLLI, M, &p.TLLI, nil)
+	c.u8(IELLCFramesDiscarded, M, &p.Frames, nil)
+	c.u16(IEBVCI, M, &p.BVCI, nil)
+	c.u24(IENumOctetsAffected, M, &p.NumOctets)
 }
 
 // Status is STATUS (§10.4.14): Cause, BVCI (conditional: cause BVCI
@@ -313,18 +248,8 @@ type Status struct {
 }
 
 func (p *Status) Type() PDUType { return PDUStatus }
-func (p *Status) encode(e *enc) {
-	e.tlvU8(IECause, uint8(p.Cause))
-	if p.HasBVCI {
-		e.tlvU16(IEBVCI, p.BVCI)
-	}
-	if p.PDUInError != nil {
-		e.tlv(IEPDUInError, p.PDUInError)
-	}
-}
-func (p *Status) decode(d *dec) {
-	c, _ := d.u8(IECause, mand)
-	p.Cause = Cause(c)
-	p.BVCI, p.HasBVCI = d.u16(IEBVCI, opt)
-	p.PDUInError = d.bytes(IEPDUInError, opt)
+func (p *Status) ies(c *codec) {
+	c.cause(IECause, M, &p.Cause, nil)
+	c.u16(IEBVCI, C, &p.BVCI, &p.HasBVCI)
+	c.bytes(IEPDUInError, C, tlv.TLV, 0, -1, &p.PDUInError)
 }

@@ -3,6 +3,8 @@ package bssgp
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/gopcu/gopcu/bssgp/internal/tlv"
 )
 
 // RIM (RAN Information Management, TS 48.018 §8c, §10.6) IEIs.
@@ -182,22 +184,26 @@ func RIMContainerIEI(t PDUType) IEI {
 
 func (p *RIM) Type() PDUType { return p.PDUType }
 
-func (p *RIM) encode(e *enc) {
+// ies walks the RIM PDU: both RIM Routing Information IEs (destination
+// first) and the PDU's RIM container, all mandatory. Decoding follows
+// libosmogb's bssgp_parse_rim_pdu: any of them missing or undecodable is
+// "Missing mandatory IE" (the cause libosmogb answers with).
+func (p *RIM) ies(c *codec) {
+	if c.decoding() {
+		p.decode(c.d)
+		return
+	}
 	for _, r := range []*RIMRoutingInfo{&p.Dest, &p.Src} {
 		n := r.len()
-		e.hdr(IERIMRoutingInfo, n, false)
-		if e.b != nil {
-			r.put(e.b[e.n : e.n+n])
+		c.e.hdr(IERIMRoutingInfo, tlv.TLV, n)
+		if c.e.b != nil {
+			r.put(c.e.b[c.e.n : c.e.n+n])
 		}
-		e.n += n
+		c.e.n += n
 	}
-	e.tlv(RIMContainerIEI(p.PDUType), p.Container)
+	c.bytes(RIMContainerIEI(p.PDUType), M, tlv.TLV, 0, -1, &p.Container)
 }
 
-// decode follows libosmogb's bssgp_parse_rim_pdu: both routing
-// informations and the PDU's RIM container are mandatory; any of them
-// missing or undecodable is "Missing mandatory IE" (the cause libosmogb
-// answers with).
 func (p *RIM) decode(d *dec) {
 	p.PDUType = d.t
 	var ri [2]ieRef
@@ -288,44 +294,27 @@ func (c *RIMContainer) SetPDUInd(typeExt uint8, ack bool) {
 // (one of the RIM container IEIs), in the IE order of TS 48.018
 // §11.3.62a (and libosmogb's).
 func MarshalRIMContainer(kind IEI, c *RIMContainer) []byte {
-	e := enc{}
-	c.encode(&e, kind)
-	e.b = make([]byte, e.n)
-	e.n = 0
-	c.encode(&e, kind)
-	return e.b
+	w := codec{}
+	c.encode(&w, kind)
+	w.e = enc{b: make([]byte, w.e.n)}
+	c.encode(&w, kind)
+	return w.e.b
 }
 
-func (c *RIMContainer) encode(e *enc, kind IEI) {
-	e.tlvU8(IERIMAppIdentity, c.AppID)
-	if c.HasCause {
-		e.tlvU8(IECause, uint8(c.Cause))
+func (c *RIMContainer) encode(w *codec, kind IEI) {
+	w.u8(IERIMAppIdentity, M, &c.AppID, nil)
+	w.cause(IECause, C, &c.Cause, &c.HasCause)
+	w.u32(IERIMSeqNum, C, &c.SeqNum, &c.HasSeqNum)
+	w.u8(IERIMPDUIndications, C, &c.PDUInd, &c.HasPDUInd)
+	w.u8(IERIMProtocolVersion, O, &c.ProtVer, &c.HasProtVer)
+	app := IERANInfoAppCont
+	if kind == IERANInfoReqRIMCont {
+		app = IERANInfoReqAppCont
 	}
-	if c.HasSeqNum {
-		e.tlvU32(IERIMSeqNum, c.SeqNum)
-	}
-	if c.HasPDUInd {
-		e.tlvU8(IERIMPDUIndications, c.PDUInd)
-	}
-	if c.HasProtVer {
-		e.tlvU8(IERIMProtocolVersion, c.ProtVer)
-	}
-	if c.AppCont != nil {
-		iei := IERANInfoAppCont
-		if kind == IERANInfoReqRIMCont {
-			iei = IERANInfoReqAppCont
-		}
-		e.tlv(iei, c.AppCont)
-	}
-	if c.AppError != nil {
-		e.tlv(IEAppErrorContainer, c.AppError)
-	}
-	if c.PDUInError != nil {
-		e.tlv(IEPDUInError, c.PDUInError)
-	}
-	if c.SONTransfer != nil {
-		e.tlv(IESONTransferAppID, c.SONTransfer)
-	}
+	w.bytes(app, C, tlv.TLV, 0, -1, &c.AppCont)
+	w.bytes(IEAppErrorContainer, C, tlv.TLV, 0, -1, &c.AppError)
+	w.bytes(IEPDUInError, C, tlv.TLV, 0, -1, &c.PDUInError)
+	w.bytes(IESONTransferAppID, O, tlv.TLV, 0, -1, &c.SONTransfer)
 }
 
 // ParseRIMContainer decodes the value of a RIM container IE of the given
@@ -338,35 +327,35 @@ func ParseRIMContainer(kind IEI, v []byte) (RIMContainer, error) {
 	if d.err != nil {
 		return c, d.err
 	}
-	c.AppID, _ = d.u8(IERIMAppIdentity, mand)
+	c.AppID, _ = d.u8(IERIMAppIdentity, M)
 	switch kind {
 	case IERANInfoErrorRIMCont:
 		var cause uint8
-		cause, c.HasCause = d.u8(IECause, mand)
+		cause, c.HasCause = d.u8(IECause, M)
 		c.Cause = Cause(cause)
-		c.PDUInError = d.bytes(IEPDUInError, mand)
+		c.PDUInError = d.bytes(IEPDUInError, M)
 	case IERANInfoReqRIMCont, IERANInfoRIMCont, IERANInfoAppErrRIM, IERANInfoAckRIMCont:
-		c.SeqNum, c.HasSeqNum = d.u32(IERIMSeqNum, mand)
+		c.SeqNum, c.HasSeqNum = d.u32(IERIMSeqNum, M)
 		if kind != IERANInfoAckRIMCont {
-			c.PDUInd, c.HasPDUInd = d.u8(IERIMPDUIndications, mand)
+			c.PDUInd, c.HasPDUInd = d.u8(IERIMPDUIndications, M)
 		}
 	default:
 		return c, fmt.Errorf("bssgp: IE 0x%02x is no RIM container", uint8(kind))
 	}
-	c.ProtVer, c.HasProtVer = d.u8(IERIMProtocolVersion, opt)
+	c.ProtVer, c.HasProtVer = d.u8(IERIMProtocolVersion, O)
 	if !c.HasProtVer {
 		c.ProtVer = 1
 	}
 	switch kind {
 	case IERANInfoReqRIMCont:
-		c.AppCont = d.bytes(IERANInfoReqAppCont, opt)
+		c.AppCont = d.bytes(IERANInfoReqAppCont, O)
 	case IERANInfoRIMCont:
-		c.AppCont = d.bytes(IERANInfoAppCont, opt)
-		c.AppError = d.bytes(IEAppErrorContainer, opt)
+		c.AppCont = d.bytes(IERANInfoAppCont, O)
+		c.AppError = d.bytes(IEAppErrorContainer, O)
 	case IERANInfoAppErrRIM:
-		c.AppError = d.bytes(IEAppErrorContainer, mand)
+		c.AppError = d.bytes(IEAppErrorContainer, M)
 	}
-	c.SONTransfer = d.bytes(IESONTransferAppID, opt)
+	c.SONTransfer = d.bytes(IESONTransferAppID, O)
 	return c, d.err
 }
 

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/internal/testutil"
 )
+
+var labCell = bssgp.CellID{RAI: bssgp.RAI{MCC: 901, MNC: 70, LAC: 1, RAC: 0}, CI: 6969}
 
 var rimTarget = bssgp.CellID{RAI: bssgp.RAI{MCC: 901, MNC: 70, LAC: 2, RAC: 0}, CI: 7000}
 
@@ -149,20 +150,16 @@ func TestRIMDecodeErrors(t *testing.T) {
 
 // TestRIMTshark checks every RIM PDU with Wireshark's BSSGP dissector.
 func TestRIMTshark(t *testing.T) {
-	need(t, "tshark")
+	testutil.NeedBinaries(t, "tshark")
 	var pkts [][]byte
 	for _, p := range []*bssgp.RIM{naccRequest(), naccInfo(), naccError(), naccAppError(), naccAck()} {
-		pkts = append(pkts, nsu(0, p))
+		b, err := bssgp.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkts = append(pkts, append([]byte{0, 0, 0, 0}, b...)) // NS-UNITDATA, BVCI 0
 	}
-	f := filepath.Join(t.TempDir(), "rim.pcap")
-	if err := writePcap(f, 23001, 23000, pkts); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("tshark", "-r", f, "-d", "udp.port==23000,gprs-ns", "-V").CombinedOutput()
-	if err != nil {
-		t.Fatalf("tshark: %v\n%s", err, out)
-	}
-	s := string(out)
+	s := testutil.TsharkNS(t, pkts)
 	// Wireshark flags every Erroneous Application Container (a raw copy
 	// of the refused container) as not dissected; any other warning counts.
 	clean := strings.ReplaceAll(s, "[Expert Info (Warning/Protocol): Erroneous Application Container including IEI and LI]", "")

@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/llc"
@@ -52,11 +52,11 @@ type Config struct {
 	Clock      Clock
 	Params     *Params // nil: DefaultParams
 	Gb         bool    // run the Gb stack (NS/BSSGP over UDP) from INFO_IND
-	// ListenUDP opens the NS sockets (default ns.ListenUDP), called with
+	// ListenUDP opens the NS sockets (default nsudp.ListenUDP), called with
 	// one bind at a time as INFO_INDs add binds; tests use it to open them
 	// inside a network namespace. deliver must be called from the
 	// returned UDP's readers only.
-	ListenUDP func(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error)
+	ListenUDP func(binds []netip.AddrPort, deliver func(nsudp.Datagram)) (*nsudp.UDP, error)
 	// Observer, when set, gets the sojourn time of every LLC frame.
 	Observer Observer
 	// GSMTAP, when set, gets a GSMTAP copy of the radio blocks of the
@@ -172,7 +172,7 @@ func New(cfg Config) *Engine {
 		cfg.Clock = NewRealClock()
 	}
 	if cfg.ListenUDP == nil {
-		cfg.ListenUDP = ns.ListenUDP
+		cfg.ListenUDP = nsudp.ListenUDP
 	}
 	e := &Engine{
 		cfg:    cfg,

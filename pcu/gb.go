@@ -7,23 +7,25 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/bss"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 )
 
-// gbLink is the engine's Gb stack: the bssgp.Gb (NS + BSSGP state
+// gbLink is the engine's Gb stack: the bss.Gb (NS + BSSGP state
 // machines, owned by the engine goroutine) and one UDP socket per NS bind
 // whose reader goroutine posts datagrams into the engine loop. It is built
 // from the first BTS's INFO_IND (as osmo-pcu, Gb serves BTS 0), follows
 // later INFO_INDs (binds opened and closed with the NS-VCs that use them)
 // and survives the loss of the BTS.
 type gbLink struct {
-	gb    *bssgp.Gb
-	socks []*gbSock // indexed by ns.Endpoint.Bind; nil: not open
-	cfg   bssgp.Config
+	gb    *bss.Gb
+	socks []*gbSock // indexed by nse.Endpoint.Bind; nil: not open
+	cfg   bss.Config
 	e     *Engine
 }
 
@@ -31,7 +33,7 @@ type gbLink struct {
 // reader blocked on the full engine channel lets go (Close waits for it).
 type gbSock struct {
 	addr netip.AddrPort // as configured (wildcard for classic NS)
-	udp  *ns.UDP
+	udp  *nsudp.UDP
 	quit chan struct{}
 }
 
@@ -39,7 +41,7 @@ type gbSock struct {
 // datagram of a socket closed since (bind reconfigured) is not taken for
 // one of its successor.
 type gbDatagram struct {
-	ns.Datagram
+	nsudp.Datagram
 	sock *gbSock
 }
 
@@ -48,7 +50,7 @@ func (e *Engine) openSock(i int, addr netip.AddrPort) (*gbSock, error) {
 	s := &gbSock{addr: addr, quit: make(chan struct{})}
 	capt := e.cfg.Capture
 	res := e.localRes
-	deliver := func(d ns.Datagram) {
+	deliver := func(d nsudp.Datagram) {
 		d.Bind = i
 		if capt != nil {
 			capt.UDP(time.Now(), d.From, res.local(d.Local, d.From), d.Data)
@@ -146,15 +148,15 @@ func (e *Engine) gbConfigure(bts *BTS) {
 		return
 	}
 	ii := &bts.Info
-	var nsvcs []ns.InfoIndNSVC
+	var nsvcs []nse.InfoIndNSVC
 	for i := 0; i < pcuif.NumNSVC; i++ {
 		if ii.AddrType[i] == pcuif.AddrUnspec {
 			continue
 		}
-		nsvcs = append(nsvcs, ns.InfoIndNSVC{NSVCI: ii.NSVCI[i], LocalPort: ii.LocalPort[i], RemotePort: ii.RemotePort[i],
+		nsvcs = append(nsvcs, nse.InfoIndNSVC{NSVCI: ii.NSVCI[i], LocalPort: ii.LocalPort[i], RemotePort: ii.RemotePort[i],
 			AddrType: ii.AddrType[i], RemoteIP: ii.RemoteIP[i]})
 	}
-	eps := ns.EndpointsFromInfoInd(nsvcs)
+	eps := nse.EndpointsFromInfoInd(nsvcs)
 	if len(eps) == 0 {
 		e.gbLog.Error("INFO_IND has no usable NS-VC, Gb not started")
 		return
@@ -163,19 +165,19 @@ func (e *Engine) gbConfigure(bts *BTS) {
 	if e.params.OverrideMCC > 0 {
 		mcc, mnc = uint16(e.params.OverrideMCC), uint16(e.params.OverrideMNC)
 	}
-	dialect := ns.DialectClassic
+	dialect := nse.DialectClassic
 	if e.params.GbDialect == "ip-sns" {
-		dialect = ns.DialectIPSNS
+		dialect = nse.DialectIPSNS
 	}
-	cfg := bssgp.Config{
-		NS:                  ns.Config{NSEI: ii.NSEI, Dialect: dialect, Endpoints: eps, Timers: e.params.NSTimers},
+	cfg := bss.Config{
+		NS:                  nse.Config{NSEI: ii.NSEI, Dialect: dialect, Endpoints: eps, Timers: e.params.NSTimers},
 		BVCI:                ii.BVCI,
 		CellID:              bssgp.CellID{RAI: bssgp.RAI{MCC: mcc, MNC: mnc, MNC3Digits: ii.MNC3Digits, LAC: ii.LAC, RAC: uint8(ii.RAC)}, CI: ii.CellID},
 		FlowControlInterval: e.params.FlowControlInterval,
 		Counters:            e.cfg.Counters, // bssgp:bss_ctx, ns:nse, ns:nsvc groups
 	}
 	now := e.gbNow()
-	binds := ns.BindAddrs(eps)
+	binds := nse.BindAddrs(eps)
 	if e.gbl != nil {
 		e.gbl.syncSocks(binds) // new binds open before their NS-VCs send
 		if err := e.gbl.gb.Reconfigure(cfg, now); err != nil {
@@ -190,7 +192,7 @@ func (e *Engine) gbConfigure(bts *BTS) {
 		e.gbLog.Error("cannot open the NS UDP sockets, Gb not started")
 		return
 	}
-	gb, err := bssgp.New(cfg, ns.TransportFunc(gl.send), gbHandler{e}, e.cfg.Logs.Logger(logx.CatBSSGP))
+	gb, err := bss.New(cfg, nse.TransportFunc(gl.send), gbHandler{e}, e.cfg.Logs.Logger(logx.CatBSSGP))
 	if err != nil {
 		gl.closeSocks()
 		e.gbLog.Error("cannot start Gb", "err", err)
@@ -198,7 +200,7 @@ func (e *Engine) gbConfigure(bts *BTS) {
 	}
 	gl.gb = gb
 	e.gbl = gl
-	e.gb = bssgp.EngineAdapter{Gb: gb, Now: e.gbNow}
+	e.gb = gbAdapter{gb: gb, now: e.gbNow}
 	gb.Start(now)
 	logx.Notice(e.gbLog, "Gb started", "nsei", cfg.NS.NSEI, "bvci", cfg.BVCI, "dialect", e.params.GbDialect)
 }
@@ -264,20 +266,20 @@ func (h gbHandler) BVCState(up bool, now time.Duration) {
 // (osmo-pcu gprs_bssgp_pcu.c gprs_bssgp_tx_fc_bvc()): PDCHs x current coding scheme rate, blended with
 // what the MSs acknowledged since the last one by the share of blocks that
 // carried it, and the mean queueing delay of the frames sent.
-func (h gbHandler) FlowControl(now time.Duration) (bssgp.FlowParams, bool) {
+func (h gbHandler) FlowControl(now time.Duration) (bss.FlowParams, bool) {
 	e := h.e
 	bts := e.bts[0]
 	if bts == nil {
-		return bssgp.FlowParams{}, false
+		return bss.FlowParams{}, false
 	}
 	return e.flowParams(bts), true
 }
 
-func (e *Engine) flowParams(bts *BTS) bssgp.FlowParams {
+func (e *Engine) flowParams(bts *BTS) bss.FlowParams {
 	cs, _ := e.initialCS(bts)
 	peak := cs.DataLen() * 50
 	npdch := max(bts.EnabledPDCHs(), 1)
-	in := bssgp.FlowInput{NumPDCH: npdch, PeakRatePerPDCH: peak, MaxSlotsPerMS: min(maxDLSlots(e.params.MultislotDefault, 0), 4),
+	in := bss.FlowInput{NumPDCH: npdch, PeakRatePerPDCH: peak, MaxSlotsPerMS: min(maxDLSlots(e.params.MultislotDefault, 0), 4),
 		ForceBVCBucket: e.params.FCForceBVCBucket, ForceBVCLeak: e.params.FCForceBVCLeak,
 		ForceMSBucket: e.params.FCForceMSBucket, ForceMSLeak: e.params.FCForceMSLeak, BucketTime: e.params.FCBucketTime,
 		LLCLifetime: int(e.params.LLC.Lifetime)}
@@ -292,7 +294,7 @@ func (e *Engine) flowParams(bts *BTS) bssgp.FlowParams {
 		in.AvgQueueDelay = fc.delaySum / time.Duration(fc.delayN)
 	}
 	*fc = fcMeasure{}
-	return bssgp.ComputeFlowControl(in)
+	return bss.ComputeFlowControl(in)
 }
 
 func (h gbHandler) Other(bvci uint16, p bssgp.PDU, now time.Duration) {
@@ -360,7 +362,7 @@ func (e *Engine) flowControlMS() {
 			continue
 		}
 		rate := llc.DrainRate(t.cs.DataLen(), popcount8(t.slots))
-		bucket, leak := bssgp.MSFlowParams(rate, e.params.LLC.ParamsFor(rate).Interval)
+		bucket, leak := bss.MSFlowParams(rate, e.params.LLC.ParamsFor(rate).Interval)
 		if _, err := e.gbl.gb.SendFlowControlMS(m.TLLI, bucket, leak, now); err != nil {
 			e.gbLog.Debug("FLOW-CONTROL-MS not sent", "ms", m, "err", err)
 		}
@@ -392,7 +394,7 @@ func (r *localResolver) local(la, peer netip.AddrPort) netip.AddrPort {
 			return la
 		}
 		var err error
-		if a, err = ns.SourceAddrTowards(peer); err != nil {
+		if a, err = nsudp.SourceAddrTowards(peer); err != nil {
 			a = la.Addr()
 		}
 		if r.cache == nil {

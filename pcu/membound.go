@@ -5,12 +5,12 @@ import "github.com/gopcu/gopcu/llc"
 // Memory bound of a gopcu process (docs/reliability.md). Everything a peer
 // can make the engine hold is bounded: LLC frames by the queue limits, MS
 // objects by `ms-max`, TBFs by the TFIs, pages by the per-PDCH paging
-// queue, NS datagrams in flight by the engine channel and ns.MaxDatagram,
+// queue, NS datagrams in flight by the engine channel and nsudp.MaxDatagram,
 // NS-VCs by the SNS limit, VTY sessions by their maximum, the pcap queue
 // by its octet bound. MemoryBound adds them up.
 const (
 	// BaseMemory covers the Go runtime, code, the PCU socket buffers,
-	// the engine's NS channel (1024 x ns.MaxDatagram), the pcap queue
+	// the engine's NS channel (1024 x nsudp.MaxDatagram), the pcap queue
 	// (4 MiB) and the VTY sessions, with room to spare (measured idle:
 	// docs/reliability.md).
 	BaseMemory = 48 << 20

@@ -3,7 +3,7 @@ package pcu
 import (
 	"time"
 
-	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/llc"
 )
 
@@ -48,7 +48,7 @@ type Params struct {
 
 	// Gb
 	GbDialect           string // "classic" or "ip-sns"
-	NSTimers            ns.Timers
+	NSTimers            nse.Timers
 	FlowControlInterval time.Duration
 	FCForceBVCBucket    int
 	FCForceBVCLeak      int

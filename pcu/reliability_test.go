@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -166,8 +167,8 @@ func TestShutdownUnderNSFlood(t *testing.T) {
 	// The NS sockets as usual, with a view of the readers: entered >
 	// left means a reader is blocked handing a datagram to the engine.
 	var entered, left atomic.Int64
-	listen := func(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error) {
-		return ns.ListenUDP(binds, func(d ns.Datagram) {
+	listen := func(binds []netip.AddrPort, deliver func(nsudp.Datagram)) (*nsudp.UDP, error) {
+		return nsudp.ListenUDP(binds, func(d nsudp.Datagram) {
 			entered.Add(1)
 			deliver(d)
 			left.Add(1)

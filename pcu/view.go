@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"time"
 
-	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -239,7 +239,7 @@ func (e *Engine) QueueStats(nr uint8, f func(ms MSView, st llc.QueueStats)) {
 
 // NSE is the NS entity while Gb runs (nil otherwise), for the NS VTY
 // commands and stat items. Engine goroutine only.
-func (e *Engine) NSE() *ns.NSE {
+func (e *Engine) NSE() *nse.NSE {
 	if e.gbl == nil {
 		return nil
 	}

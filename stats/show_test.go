@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/bss"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/stats"
@@ -19,17 +19,17 @@ const nsvcName = "NSE00101-NSVC-UDP-0_0_0_0:23001-127_0_0_1:23000"
 // in the last minute and another in the last second, no SGSN answer.
 func refSetup() ([]*ratectr.Group, []stats.Item, func(*ratectr.Group) string) {
 	reg := &ratectr.Registry{}
-	nsvc := ratectr.NewGroup("ns:nsvc", "NSVC Peer Statistics", 0, ns.CounterDescs)
+	nsvc := ratectr.NewGroup("ns:nsvc", "NSVC Peer Statistics", 0, nse.CounterDescs)
 	nsvc.IndexName = nsvcName
-	nse := ratectr.NewGroup("ns:nse", "NSE Peer Statistics", 101, ns.CounterDescs)
+	nse := ratectr.NewGroup("ns:nse", "NSE Peer Statistics", 101, nse.CounterDescs)
 	sgsn := ratectr.NewGroup("pcu:sgsn", "SGSN Statistics", 0, pcu.SGSNCounterDescs)
-	bvc := ratectr.NewGroup("bssgp:bss_ctx", "BSSGP Peer Statistics", 1800, bssgp.CounterDescs)
+	bvc := ratectr.NewGroup("bssgp:bss_ctx", "BSSGP Peer Statistics", 1800, bss.CounterDescs)
 	bts := ratectr.NewGroup("bts", "BTS Statistics", 0, pcu.BTSCounterDescs)
 	groups := []*ratectr.Group{nsvc, nse, sgsn, bvc, bts} // libosmocore: newest first
 	for _, g := range groups {
 		reg.Register(g)
 	}
-	const pktsOut, bytesOut, lostReset = 1, 4, 14 // ns.CounterDescs indices
+	const pktsOut, bytesOut, lostReset = 1, 4, 14 // nse.CounterDescs indices
 	for _, g := range []*ratectr.Group{nsvc, nse} {
 		g.Inc(pktsOut)
 		g.Add(bytesOut, 12)

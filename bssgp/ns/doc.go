@@ -1,8 +1,16 @@
-// Package ns implements the GPRS Network Service (3GPP TS 48.016) over UDP/IP
-// for the BSS side of the Gb interface: a pure codec for every NS and SNS PDU
-// (this file set: types.go, errors.go, pdu.go) and single-goroutine state
-// machines for NS-VCs, the classic (RESET/BLOCK/UNBLOCK/ALIVE) and the IP-SNS
-// dialects, plus a thin UDP transport.
+// Package ns is the codec of the GPRS Network Service (3GPP TS 48.016):
+// every NS and IP-SNS PDU in both directions (PDU, Parse, Marshal), the
+// PDU types, IEIs and causes. It opens no socket, starts no goroutine and
+// imports nothing of gopcu, so another program can import it alone.
+//
+// The layers of NS, as osrg/gobgp splits packet from server:
+//
+//	bssgp/ns        this codec (types.go, errors.go, pdu.go, ie.go)
+//	bssgp/ns/nse    the BSS-side state machines: NSE, NS-VCs (classic
+//	                RESET/BLOCK/UNBLOCK/ALIVE), IP-SNS; sans-IO, driven
+//	                by Input, Tick and NextDeadline, sending through a
+//	                Transport
+//	bssgp/ns/nsudp  the UDP transport (sockets and reader goroutines)
 //
 // Wire format (TS 48.016 §9, §10): one octet PDU type followed by IEs. Most IEs
 // are TLV with the TS 48.016 §10.1.2 length indicator: one length octet with

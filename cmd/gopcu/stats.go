@@ -79,11 +79,16 @@ func (w *statsWiring) sync() {
 	}
 	log := w.d.logs.Logger(logx.CatPCU)
 	sc := w.d.v.Stats
-	rs, err := statsd.FromVTY(sc, w.d.ctrs, w.itemsNow)
+	var specs []statsd.Spec
+	for _, r := range sc.Reporters {
+		specs = append(specs, statsd.Spec{Type: r.Type, Enabled: r.Enabled, Level: r.Level, Prefix: r.Prefix,
+			MTU: r.MTU, FlushPeriod: r.FlushPeriod, RemoteIP: r.RemoteIP, RemotePort: r.RemotePort, LocalIP: r.LocalIP})
+	}
+	rs, err := statsd.FromSpecs(specs, sc.Interval, w.d.ctrs, w.itemsNow)
 	if err != nil {
 		logx.Notice(log, "stats reporter disabled", "err", err)
 	}
-	lrs, err := statsd.LogFromVTY(sc, w.d.ctrs, w.itemsNow, func(line string) { logx.Notice(log, line) })
+	lrs, err := statsd.LogFromSpecs(specs, sc.Interval, w.d.ctrs, w.itemsNow, func(line string) { logx.Notice(log, line) })
 	if err != nil {
 		logx.Notice(log, "stats reporter disabled", "err", err)
 	}

@@ -16,13 +16,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/gopcu/gopcu/stats/counter"
 )
 
-// Desc names one counter of a group.
-type Desc struct {
-	Name        string // e.g. "rach:requests"
-	Description string // e.g. "RACH requests"
-}
+// Desc names one counter of a group, e.g. "rach:requests", "RACH
+// requests" (the public counter.Desc).
+type Desc = counter.Desc
 
 // Interval is one of the rate intervals.
 type Interval int
@@ -201,6 +201,22 @@ func (r *Registry) Register(g *Group) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.groups = append(r.groups, g)
+}
+
+// NewGroup makes a group as s describes and registers it: Registry is the
+// counter.Registry of the Gb state machines (bssgp/bss, bssgp/ns/nse).
+func (r *Registry) NewGroup(s counter.GroupSpec) counter.Group {
+	g := NewGroup(s.Name, s.Description, s.Index, s.Descs)
+	g.IndexName = s.IndexName
+	r.Register(g)
+	return g
+}
+
+// Free unregisters a group NewGroup made.
+func (r *Registry) Free(g counter.Group) {
+	if x, ok := g.(*Group); ok {
+		r.Unregister(x)
+	}
 }
 
 // Unregister removes a group.

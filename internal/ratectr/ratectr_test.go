@@ -3,9 +3,11 @@ package ratectr
 import (
 	"bytes"
 	"testing"
+
+	"github.com/gopcu/gopcu/stats/counter"
 )
 
-var testDescs = []Desc{{"rach:requests", "RACH requests"}, {"llc:dropped", "Dropped LLC frames"}}
+var testDescs = []Desc{{Name: "rach:requests", Description: "RACH requests"}, {Name: "llc:dropped", Description: "Dropped LLC frames"}}
 
 func TestRates(t *testing.T) {
 	var r Registry
@@ -50,4 +52,28 @@ func BenchmarkInc(b *testing.B) {
 	for b.Loop() {
 		g.Inc(1)
 	}
+}
+
+// TestCounterRegistry: the Registry is the counter.Registry the Gb state
+// machines take: NewGroup registers a named instance, Free unregisters it;
+// a nil counter.Registry counts nowhere.
+func TestCounterRegistry(t *testing.T) {
+	r := &Registry{}
+	var cr counter.Registry = r
+	g := counter.New(cr, counter.GroupSpec{Name: "ns:nsvc", Description: "NSVC Peer Statistics", Index: 3,
+		IndexName: "NSE00101-NSVC", Descs: []counter.Desc{{Name: "packets:in", Description: "in"}}})
+	g.Add(0, 2)
+	g.Inc(0)
+	gs := r.Groups()
+	if len(gs) != 1 || gs[0] != g || gs[0].Value(0) != 3 || gs[0].StatName(0) != "ns.nsvc.NSE00101-NSVC.packets.in" {
+		t.Fatalf("groups %v", gs)
+	}
+	counter.Free(cr, g)
+	if len(r.Groups()) != 0 {
+		t.Fatal("not freed")
+	}
+	off := counter.New(nil, counter.GroupSpec{Name: "x", Descs: []counter.Desc{{Name: "y"}}})
+	off.Inc(0)
+	off.Add(0, 1)
+	counter.Free(nil, off)
 }

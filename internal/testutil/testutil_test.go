@@ -74,3 +74,19 @@ func TestDebPackage(t *testing.T) {
 	}
 	NeedBinaries(t, "sh") // present everywhere: must not skip
 }
+
+func TestFuzzCorpus(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(dir+"/a", []byte("go test fuzz v1\n[]byte(\"\\x02\\x00\\x81\")\n"), 0o644)
+	os.WriteFile(dir+"/b", []byte("go test fuzz v1\n[]byte(\"\")\n"), 0o644)
+	got := FuzzCorpus(t, dir)
+	if len(got) != 2 || string(got[0]) != "\x02\x00\x81" || len(got[1]) != 0 {
+		t.Fatalf("%q", got)
+	}
+	bad := &fakeT{}
+	os.WriteFile(dir+"/c", []byte("go test fuzz v1\nint(3)\n"), 0o644)
+	FuzzCorpus(bad, dir)
+	if bad.failed == "" {
+		t.Fatal("a non-[]byte corpus file was accepted")
+	}
+}

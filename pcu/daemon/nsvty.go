@@ -3,7 +3,7 @@ package daemon
 import (
 	"strconv"
 
-	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/vty"
 )
@@ -15,7 +15,7 @@ import (
 // (block|unblock|reset)` with libosmogb's answers (gprs_ns2_vty.c), so an
 // operator can watch and drive the NS-VCs.
 func installNSVTY(e *pcu.Engine, v *vty.VTY) {
-	nse := e.NSE
+	curNSE := e.NSE
 	stats := func(c *vty.Context, i int) bool { return len(c.Args) > i && c.Args[i] == "stats" }
 	set := func(cmd string, h vty.Handler) {
 		if err := v.SetHandlerVE(cmd, h); err != nil {
@@ -23,7 +23,7 @@ func installNSVTY(e *pcu.Engine, v *vty.VTY) {
 		}
 	}
 	v.InstallVE("show ns", "Show running system information\nDisplay information about the NS protocol\n", func(c *vty.Context) error {
-		if n := nse(); n != nil {
+		if n := curNSE(); n != nil {
 			now := e.GbNow()
 			n.WriteEntity(c, now, false)
 			n.WriteBinds(c, now, false, 0, 0)
@@ -31,13 +31,13 @@ func installNSVTY(e *pcu.Engine, v *vty.VTY) {
 		return nil
 	}, vty.Hidden())
 	set("show ns binds [stats]", func(c *vty.Context) error {
-		if n := nse(); n != nil {
+		if n := curNSE(); n != nil {
 			n.WriteBinds(c, e.GbNow(), stats(c, 0), 0, 0)
 		}
 		return nil
 	})
 	set("show ns entities [stats]", func(c *vty.Context) error {
-		if n := nse(); n != nil {
+		if n := curNSE(); n != nil {
 			n.WriteEntity(c, e.GbNow(), stats(c, 0))
 		}
 		return nil
@@ -45,7 +45,7 @@ func installNSVTY(e *pcu.Engine, v *vty.VTY) {
 	set("show ns persistent", func(*vty.Context) error { return nil })
 	set("show ns (nsei|nsvc) <0-65535> [stats]", func(c *vty.Context) error {
 		id, _ := strconv.Atoi(c.Args[1])
-		n := nse()
+		n := curNSE()
 		if c.Args[0] == "nsei" {
 			if n == nil || int(n.Config().NSEI) != id {
 				return vty.ErrWarning
@@ -53,7 +53,7 @@ func installNSVTY(e *pcu.Engine, v *vty.VTY) {
 			n.WriteEntity(c, e.GbNow(), stats(c, 2))
 			return nil
 		}
-		var vc *ns.VC
+		var vc *nse.VC
 		if n != nil {
 			vc = n.VCByNSVCI(uint16(id))
 		}
@@ -66,8 +66,8 @@ func installNSVTY(e *pcu.Engine, v *vty.VTY) {
 	})
 	if err := v.Enable().SetHandler("nsvc <0-65535> (block|unblock|reset)", func(c *vty.Context) error {
 		id, _ := strconv.Atoi(c.Args[0])
-		var vc *ns.VC
-		if n := nse(); n != nil {
+		var vc *nse.VC
+		if n := curNSE(); n != nil {
 			vc = n.VCByNSVCI(uint16(id))
 		}
 		if vc == nil {

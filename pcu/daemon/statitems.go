@@ -16,7 +16,8 @@ func StatItems(e *pcu.Engine, dst []stats.Item) []stats.Item {
 		vcs := n.VCs()
 		for i := len(vcs) - 1; i >= 0; i-- {
 			vc := vcs[i]
-			dst = append(dst, stats.Item{Group: "ns.nsvc", Index: vc.Ctrs.Index, IndexName: vc.Ctrs.IndexName,
+			idx, name := vc.CounterIndex()
+			dst = append(dst, stats.Item{Group: "ns.nsvc", Index: idx, IndexName: name,
 				Name: "alive.delay", Value: vc.AliveDelay().Milliseconds(), GroupDescription: "NSVC Peer Statistics",
 				Description: "ALIVE response time        ", Unit: "ms"})
 		}

@@ -29,7 +29,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/gsmtap"
 )
 
@@ -382,18 +383,18 @@ func fold(s uint32) uint16 {
 
 // Transport wraps an NS transport so that every datagram sent is captured
 // with the bind's local address (local(bind); resolve wildcard binds with
-// ns.SourceAddrTowards) and the peer's.
-func (c *Capture) Transport(t ns.Transport, local func(bind int) netip.AddrPort, now func() time.Time) ns.Transport {
-	return ns.TransportFunc(func(bind int, to netip.AddrPort, b []byte) error {
+// nsudp.SourceAddrTowards) and the peer's.
+func (c *Capture) Transport(t nse.Transport, local func(bind int) netip.AddrPort, now func() time.Time) nse.Transport {
+	return nse.TransportFunc(func(bind int, to netip.AddrPort, b []byte) error {
 		c.UDP(now(), local(bind), to, b)
 		return t.Send(bind, to, b)
 	})
 }
 
-// Deliver wraps the NS receive callback (ns.ListenUDP's deliver) so that
+// Deliver wraps the NS receive callback (nsudp.ListenUDP's deliver) so that
 // every datagram received is captured before it is handed on.
-func (c *Capture) Deliver(deliver func(ns.Datagram), local func(bind int) netip.AddrPort, now func() time.Time) func(ns.Datagram) {
-	return func(d ns.Datagram) {
+func (c *Capture) Deliver(deliver func(nsudp.Datagram), local func(bind int) netip.AddrPort, now func() time.Time) func(nsudp.Datagram) {
+	return func(d nsudp.Datagram) {
 		c.UDP(now(), d.From, local(d.Bind), d.Data)
 		deliver(d)
 	}

@@ -19,6 +19,8 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/gsmtap"
 )
 
@@ -316,10 +318,10 @@ func TestTransportHooks(t *testing.T) {
 	local := func(int) netip.AddrPort { return pcuAddr }
 	now := func() time.Time { return t0 }
 	var sent, got int
-	tx := c.Transport(ns.TransportFunc(func(int, netip.AddrPort, []byte) error { sent++; return nil }), local, now)
-	rx := c.Deliver(func(ns.Datagram) { got++ }, local, now)
+	tx := c.Transport(nse.TransportFunc(func(int, netip.AddrPort, []byte) error { sent++; return nil }), local, now)
+	rx := c.Deliver(func(nsudp.Datagram) { got++ }, local, now)
 	tx.Send(0, sgsnAddr, []byte{0x0a})
-	rx(ns.Datagram{From: sgsnAddr, Data: []byte{0x0b}})
+	rx(nsudp.Datagram{From: sgsnAddr, Data: []byte{0x0b}})
 	c.Close()
 	if sent != 1 || got != 1 {
 		t.Fatalf("sent %d got %d", sent, got)

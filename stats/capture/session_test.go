@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
@@ -78,9 +78,9 @@ func TestEngineSession(t *testing.T) {
 	var sg *sgsnemu.Server
 	sgReady := make(chan struct{}) // sg is set
 	up := make(chan struct{})
-	var sock *ns.UDP
+	var sock *nsudp.UDP
 	if err := n.Do(func() (err error) {
-		sock, err = ns.ListenUDP([]netip.AddrPort{sgsnAt}, func(d ns.Datagram) {
+		sock, err = nsudp.ListenUDP([]netip.AddrPort{sgsnAt}, func(d nsudp.Datagram) {
 			c.UDP(time.Now(), d.From, sgsnAt, d.Data)
 			<-sgReady
 			sg.Deliver(d.From, d.Data)

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/bss"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/tests/netns"
@@ -140,10 +140,10 @@ func engineRegistry() *ratectr.Registry {
 	reg := &ratectr.Registry{}
 	reg.Register(ratectr.NewGroup("bts", "BTS Statistics", 0, pcu.BTSCounterDescs))
 	reg.Register(ratectr.NewGroup("pcu:sgsn", "SGSN Statistics", 0, pcu.SGSNCounterDescs))
-	eps := ns.EndpointsFromInfoInd([]ns.InfoIndNSVC{{NSVCI: 101, LocalPort: 23001, RemotePort: 23000,
-		AddrType: ns.InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}}})
-	_, err := bssgp.New(bssgp.Config{NS: ns.Config{NSEI: 101, Endpoints: eps}, BVCI: 1800, Counters: reg},
-		ns.TransportFunc(func(int, netip.AddrPort, []byte) error { return nil }), nil, nil)
+	eps := nse.EndpointsFromInfoInd([]nse.InfoIndNSVC{{NSVCI: 101, LocalPort: 23001, RemotePort: 23000,
+		AddrType: nse.InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}}})
+	_, err := bss.New(bss.Config{NS: nse.Config{NSEI: 101, Endpoints: eps}, BVCI: 1800, Counters: reg},
+		nse.TransportFunc(func(int, netip.AddrPort, []byte) error { return nil }), nil, nil)
 	if err != nil {
 		panic(err)
 	}

@@ -32,7 +32,6 @@ import (
 
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/stats"
-	"github.com/gopcu/gopcu/vty"
 )
 
 // Item is a stat item value at report time (stats.Item).
@@ -55,7 +54,7 @@ func ParseLevel(s string) (Class, error) { return stats.ParseLevel(s) }
 // ClassOf is stats.ClassOf.
 func ClassOf(group string, idx uint32) Class { return stats.ClassOf(group, idx) }
 
-// Config is one statsd reporter's settings (vty.StatsReporter) plus the
+// Config is one statsd reporter's settings (a Spec, parsed) plus the
 // process-wide `stats interval`.
 type Config struct {
 	Prefix      string // `prefix`; "" = none
@@ -71,42 +70,57 @@ type Config struct {
 // DefaultPort is the statsd port libosmocore uses when none is configured.
 const DefaultPort = 8125
 
-// ConfigFromVTY converts a `stats reporter statsd` node and the `stats
-// interval` into a Config.
-func ConfigFromVTY(r *vty.StatsReporter, interval int) (Config, error) {
-	lvl, err := ParseLevel(r.Level)
+// Spec is one `stats reporter (statsd|log)` node of libosmocore's VTY as
+// plain values: the caller copies them out of its configuration (gopcu
+// from vty.StatsReporter), so this package needs no VTY.
+type Spec struct {
+	Type        string // "statsd" or "log"
+	Enabled     bool   // `enable`
+	Level       string // `level`: "global" (or ""), "peer", "subscriber"
+	Prefix      string
+	MTU         int
+	FlushPeriod int
+	RemoteIP    string
+	RemotePort  int
+	LocalIP     string
+}
+
+// ConfigFromSpec converts a reporter node and the `stats interval` into a
+// Config.
+func ConfigFromSpec(s Spec, interval int) (Config, error) {
+	lvl, err := ParseLevel(s.Level)
 	if err != nil {
 		return Config{}, err
 	}
-	return Config{Prefix: r.Prefix, Level: lvl, MTU: r.MTU, FlushPeriod: r.FlushPeriod, Interval: interval,
-		RemoteIP: r.RemoteIP, RemotePort: r.RemotePort, LocalIP: r.LocalIP}, nil
+	return Config{Prefix: s.Prefix, Level: lvl, MTU: s.MTU, FlushPeriod: s.FlushPeriod, Interval: interval,
+		RemoteIP: s.RemoteIP, RemotePort: s.RemotePort, LocalIP: s.LocalIP}, nil
 }
 
-// FromVTY builds one Reporter per enabled `stats reporter statsd` of sc and
-// dials each. Reporters that fail to open are returned with the error
-// joined; libosmocore disables those.
-func FromVTY(sc *vty.StatsConfig, reg *ratectr.Registry, items func() []Item) ([]*Reporter, error) {
-	return fromVTY(sc, "statsd", func(cfg Config) (*Reporter, error) {
+// FromSpecs builds one Reporter per enabled `stats reporter statsd` of
+// specs and dials each. Reporters that fail to open are left out with the
+// error joined; libosmocore disables those.
+func FromSpecs(specs []Spec, interval int, reg *ratectr.Registry, items func() []Item) ([]*Reporter, error) {
+	return fromSpecs(specs, interval, "statsd", func(cfg Config) (*Reporter, error) {
 		r := New(cfg, reg, items)
 		return r, r.Dial()
 	})
 }
 
-// LogFromVTY builds one log Reporter per enabled `stats reporter log`.
-func LogFromVTY(sc *vty.StatsConfig, reg *ratectr.Registry, items func() []Item, logf func(string)) ([]*Reporter, error) {
-	return fromVTY(sc, "log", func(cfg Config) (*Reporter, error) { return NewLog(cfg, reg, items, logf), nil })
+// LogFromSpecs builds one log Reporter per enabled `stats reporter log`.
+func LogFromSpecs(specs []Spec, interval int, reg *ratectr.Registry, items func() []Item, logf func(string)) ([]*Reporter, error) {
+	return fromSpecs(specs, interval, "log", func(cfg Config) (*Reporter, error) { return NewLog(cfg, reg, items, logf), nil })
 }
 
-// fromVTY makes a Reporter with mk for every enabled reporter of type typ;
-// the ones whose config or mk fails are left out, their errors joined.
-func fromVTY(sc *vty.StatsConfig, typ string, mk func(Config) (*Reporter, error)) ([]*Reporter, error) {
+// fromSpecs makes a Reporter with mk for every enabled reporter of type
+// typ; the ones whose config or mk fails are left out, their errors joined.
+func fromSpecs(specs []Spec, interval int, typ string, mk func(Config) (*Reporter, error)) ([]*Reporter, error) {
 	var out []*Reporter
 	var errs []error
-	for _, vr := range sc.Reporters {
-		if vr.Type != typ || !vr.Enabled {
+	for _, s := range specs {
+		if s.Type != typ || !s.Enabled {
 			continue
 		}
-		cfg, err := ConfigFromVTY(vr, sc.Interval)
+		cfg, err := ConfigFromSpec(s, interval)
 		if err == nil {
 			var r *Reporter
 			if r, err = mk(cfg); err == nil {

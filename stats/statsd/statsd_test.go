@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/internal/ratectr"
-	"github.com/gopcu/gopcu/vty"
 )
 
 // capture collects the datagrams a reporter sends.
@@ -275,10 +274,10 @@ func TestTickInterval(t *testing.T) {
 	}
 }
 
-func TestConfigFromVTY(t *testing.T) {
-	v := &vty.StatsReporter{Type: "statsd", RemoteIP: "127.0.0.1", RemotePort: 8125, MTU: 1024,
+func TestConfigFromSpec(t *testing.T) {
+	v := Spec{Type: "statsd", RemoteIP: "127.0.0.1", RemotePort: 8125, MTU: 1024,
 		Level: "subscriber", Prefix: "TTCN3", FlushPeriod: 1, Enabled: true}
-	cfg, err := ConfigFromVTY(v, 0)
+	cfg, err := ConfigFromSpec(v, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,15 +294,15 @@ func TestUDP(t *testing.T) {
 		t.Skipf("needs a loopback UDP socket: %v", err)
 	}
 	defer ln.Close()
-	sc := &vty.StatsConfig{Reporters: []*vty.StatsReporter{
+	specs := []Spec{
 		{Type: "log", Enabled: true},
 		{Type: "statsd", RemoteIP: "127.0.0.1", RemotePort: ln.LocalAddr().(*net.UDPAddr).Port, MTU: 1024,
 			Level: "subscriber", Prefix: "TTCN3", FlushPeriod: 1, Enabled: true},
-	}}
+	}
 	reg, bts, _ := testRegistry()
-	rs, err := FromVTY(sc, reg, nil)
+	rs, err := FromSpecs(specs, 0, reg, nil)
 	if err != nil || len(rs) != 1 {
-		t.Fatalf("FromVTY: %v %v", rs, err)
+		t.Fatalf("FromSpecs: %v %v", rs, err)
 	}
 	r := rs[0]
 	defer r.Close()
@@ -328,11 +327,11 @@ func TestLogReporter(t *testing.T) {
 	reg, bts, _ := testRegistry()
 	var lines []string
 	items := []Item{{Group: "ns.bind", Name: "tx_backlog_length", Unit: "packets", Value: 2}}
-	sc := &vty.StatsConfig{Interval: 5, Reporters: []*vty.StatsReporter{
+	specs := []Spec{
 		{Type: "statsd", Enabled: true, RemoteIP: "127.0.0.1"},
 		{Type: "log", Level: "subscriber", Prefix: "P", Enabled: true},
-	}}
-	rs, err := LogFromVTY(sc, reg, func() []Item { return items }, func(l string) { lines = append(lines, l) })
+	}
+	rs, err := LogFromSpecs(specs, 5, reg, func() []Item { return items }, func(l string) { lines = append(lines, l) })
 	if err != nil || len(rs) != 1 {
 		t.Fatal(rs, err)
 	}

@@ -20,7 +20,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 )
 
 // NS is a network namespace created by a test; it is deleted at cleanup.
@@ -120,10 +120,10 @@ func (n *NS) Output(args ...string) (string, error) {
 	return string(out), err
 }
 
-// ListenNS opens NS UDP sockets inside the namespace (ns.ListenUDP there):
+// ListenNS opens NS UDP sockets inside the namespace (nsudp.ListenUDP there):
 // an engine's pcu.Config.ListenUDP for a namespace.
-func (n *NS) ListenNS(binds []netip.AddrPort, deliver func(ns.Datagram)) (*ns.UDP, error) {
-	var u *ns.UDP
-	err := n.Do(func() (err error) { u, err = ns.ListenUDP(binds, deliver); return })
+func (n *NS) ListenNS(binds []netip.AddrPort, deliver func(nsudp.Datagram)) (*nsudp.UDP, error) {
+	var u *nsudp.UDP
+	err := n.Do(func() (err error) { u, err = nsudp.ListenUDP(binds, deliver); return })
 	return u, err
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"pgregory.net/rapid"
 )
 
@@ -39,9 +39,9 @@ func (b *bench) lossyPump(t *rapid.T) {
 // up on both sides within two tns-reset + one T2 period, and user data flows.
 func TestPropertyConvergence(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		dialect := ns.DialectClassic
+		dialect := nse.DialectClassic
 		if rapid.Bool().Draw(rt, "ipsns") {
-			dialect = ns.DialectIPSNS
+			dialect = nse.DialectIPSNS
 		}
 		b := newBench(&testing.T{}, dialect)
 		b.gb.Start(0)

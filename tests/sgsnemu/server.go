@@ -5,7 +5,8 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 )
 
 // Server runs an SGSN emulator in its own goroutine, on a UDP socket
@@ -13,8 +14,8 @@ import (
 // Callbacks run on that goroutine; use Do to act on the emulator.
 type Server struct {
 	sgsn *SGSN
-	udp  *ns.UDP // nil for Start
-	in   chan ns.Datagram
+	udp  *nsudp.UDP // nil for Start
+	in   chan nsudp.Datagram
 	cmd  chan func(*SGSN, time.Duration)
 	t0   time.Time
 	stop context.CancelFunc
@@ -23,9 +24,9 @@ type Server struct {
 
 // Listen starts an emulator on addr (e.g. 127.0.0.1:23000; port 0 picks one).
 func Listen(addr netip.AddrPort, cfg Config, cb Callbacks) (*Server, error) {
-	s := &Server{in: make(chan ns.Datagram, 256), cmd: make(chan func(*SGSN, time.Duration)),
+	s := &Server{in: make(chan nsudp.Datagram, 256), cmd: make(chan func(*SGSN, time.Duration)),
 		t0: time.Now(), done: make(chan struct{})}
-	udp, err := ns.ListenUDP([]netip.AddrPort{addr}, func(d ns.Datagram) { s.in <- d })
+	udp, err := nsudp.ListenUDP([]netip.AddrPort{addr}, func(d nsudp.Datagram) { s.in <- d })
 	if err != nil {
 		return nil, err
 	}
@@ -39,8 +40,8 @@ func Listen(addr netip.AddrPort, cfg Config, cb Callbacks) (*Server, error) {
 }
 
 // Start runs an emulator that sends through tx; feed it with Deliver.
-func Start(cfg Config, tx ns.Transport, cb Callbacks) *Server {
-	s := &Server{in: make(chan ns.Datagram, 256), cmd: make(chan func(*SGSN, time.Duration)),
+func Start(cfg Config, tx nse.Transport, cb Callbacks) *Server {
+	s := &Server{in: make(chan nsudp.Datagram, 256), cmd: make(chan func(*SGSN, time.Duration)),
 		t0: time.Now(), done: make(chan struct{})}
 	s.sgsn = New(cfg, tx, cb)
 	s.begin()
@@ -56,7 +57,7 @@ func (s *Server) begin() {
 // Deliver hands a datagram from the BSS at `from` to the emulator (b is
 // copied). Safe from any goroutine.
 func (s *Server) Deliver(from netip.AddrPort, b []byte) {
-	d := ns.Datagram{From: from, Data: append([]byte(nil), b...)}
+	d := nsudp.Datagram{From: from, Data: append([]byte(nil), b...)}
 	select {
 	case s.in <- d:
 	case <-s.done:

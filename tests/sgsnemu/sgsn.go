@@ -16,6 +16,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/rlcmac"
 )
 
@@ -70,7 +71,7 @@ type vc struct {
 // SGSN is the emulator core. Not safe for concurrent use.
 type SGSN struct {
 	cfg  Config
-	tx   ns.Transport
+	tx   nse.Transport
 	cb   Callbacks
 	vcs  []*vc
 	bvcs map[uint16]*BVC
@@ -132,7 +133,7 @@ type SNSAck struct {
 func (s *SGSN) SNSBSSEndpoints() []ns.IPElement { return append([]ns.IPElement(nil), s.snsBSS...) }
 
 // New builds an emulator that sends through tx from bind 0.
-func New(cfg Config, tx ns.Transport, cb Callbacks) *SGSN {
+func New(cfg Config, tx nse.Transport, cb Callbacks) *SGSN {
 	if cfg.TnsTest == 0 {
 		cfg.TnsTest = 30 * time.Second
 	}

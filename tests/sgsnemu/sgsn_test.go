@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 )
 
 var (
@@ -22,13 +25,13 @@ type pkt struct {
 	b      []byte
 }
 
-// bench is an in-memory Gb: gopcu's bssgp.Gb <-> the emulator, virtual time.
+// bench is an in-memory Gb: gopcu's bss.Gb <-> the emulator, virtual time.
 type bench struct {
 	bss  netip.AddrPort
 	sgsn netip.AddrPort
 	q    []pkt
 	now  time.Duration
-	gb   *bssgp.Gb
+	gb   *bss.Gb
 	sg   *SGSN
 	bssH *bssRec
 	ul   [][]byte
@@ -58,20 +61,20 @@ func (h *bssRec) PagingPS(p *bssgp.PagingPS, now time.Duration) {
 }
 func (h *bssRec) PagingCS(p *bssgp.PagingCS, now time.Duration) {}
 func (h *bssRec) BVCState(up bool, now time.Duration)           { h.up = append(h.up, up) }
-func (h *bssRec) FlowControl(now time.Duration) (bssgp.FlowParams, bool) {
-	return bssgp.ComputeFlowControl(bssgp.FlowInput{NumPDCH: 2, PeakRatePerPDCH: 1500, MaxSlotsPerMS: 2}), true
+func (h *bssRec) FlowControl(now time.Duration) (bss.FlowParams, bool) {
+	return bss.ComputeFlowControl(bss.FlowInput{NumPDCH: 2, PeakRatePerPDCH: 1500, MaxSlotsPerMS: 2}), true
 }
 func (h *bssRec) Other(bvci uint16, p bssgp.PDU, now time.Duration) {}
 
-func newBench(t *testing.T, dialect ns.Dialect) *bench {
+func newBench(t *testing.T, dialect nse.Dialect) *bench {
 	return newBenchAt(t, dialect, bssAddr, sgsnAddr)
 }
 
-func newBenchAt(t *testing.T, dialect ns.Dialect, bssAddr, sgsnAddr netip.AddrPort) *bench {
+func newBenchAt(t *testing.T, dialect nse.Dialect, bssAddr, sgsnAddr netip.AddrPort) *bench {
 	b := &bench{bss: bssAddr, sgsn: sgsnAddr, bssH: &bssRec{}, bvc: map[uint16]bool{}}
 	var err error
-	b.gb, err = bssgp.New(bssgp.Config{
-		NS: ns.Config{NSEI: 101, Dialect: dialect, Endpoints: []ns.Endpoint{
+	b.gb, err = bss.New(bss.Config{
+		NS: nse.Config{NSEI: 101, Dialect: dialect, Endpoints: []nse.Endpoint{
 			{NSVCI: 101, Local: bssAddr, Remote: sgsnAddr}}},
 		BVCI: 1800, CellID: cell,
 	}, txFn(func(_ int, to netip.AddrPort, p []byte) error {
@@ -131,7 +134,7 @@ func (b *bench) advance(to time.Duration) {
 }
 
 func TestClassicBringUpAndTraffic(t *testing.T) {
-	b := newBench(t, ns.DialectClassic)
+	b := newBench(t, nse.DialectClassic)
 	b.gb.Start(0)
 	b.advance(10 * time.Millisecond)
 	if !b.gb.Unblocked() || !b.bvc[1800] || !b.sg.NSUp() {
@@ -174,7 +177,7 @@ func TestClassicBringUpAndTraffic(t *testing.T) {
 }
 
 func TestSGSNInitiatedResets(t *testing.T) {
-	b := newBench(t, ns.DialectClassic)
+	b := newBench(t, nse.DialectClassic)
 	b.gb.Start(0)
 	b.advance(10 * time.Millisecond)
 	if err := b.sg.ResetBVC(1800, b.now); err != nil {
@@ -197,7 +200,7 @@ func TestSGSNInitiatedResets(t *testing.T) {
 // Link cut longer than tns-alive x retries: gopcu resets NS, and comes back
 // when the link does.
 func TestLinkLossRecovery(t *testing.T) {
-	b := newBench(t, ns.DialectClassic)
+	b := newBench(t, nse.DialectClassic)
 	b.gb.Start(0)
 	b.advance(10 * time.Millisecond)
 	b.drop = true
@@ -214,9 +217,9 @@ func TestLinkLossRecovery(t *testing.T) {
 
 func TestIPSNSBringUp(t *testing.T) {
 	for _, v6 := range []bool{false, true} {
-		b := newBench(t, ns.DialectIPSNS)
+		b := newBench(t, nse.DialectIPSNS)
 		if v6 {
-			b = newBenchAt(t, ns.DialectIPSNS, netip.MustParseAddrPort("[fd00::2]:23001"),
+			b = newBenchAt(t, nse.DialectIPSNS, netip.MustParseAddrPort("[fd00::2]:23001"),
 				netip.MustParseAddrPort("[fd00::1]:23000"))
 		}
 		testIPSNS(t, b)
@@ -224,7 +227,7 @@ func TestIPSNSBringUp(t *testing.T) {
 }
 
 func TestClassicIPv6(t *testing.T) {
-	b := newBenchAt(t, ns.DialectClassic, netip.MustParseAddrPort("[fd00::2]:23001"),
+	b := newBenchAt(t, nse.DialectClassic, netip.MustParseAddrPort("[fd00::2]:23001"),
 		netip.MustParseAddrPort("[fd00::1]:23000"))
 	b.gb.Start(0)
 	b.advance(10 * time.Millisecond)
@@ -261,14 +264,14 @@ func TestServerUDP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	in := make(chan ns.Datagram, 16)
-	udp, err := ns.ListenUDP([]netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:0")}, func(d ns.Datagram) { in <- d })
+	in := make(chan nsudp.Datagram, 16)
+	udp, err := nsudp.ListenUDP([]netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:0")}, func(d nsudp.Datagram) { in <- d })
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer udp.Close()
 	h := &bssRec{}
-	gb, _ := bssgp.New(bssgp.Config{NS: ns.Config{NSEI: 7, Endpoints: []ns.Endpoint{{NSVCI: 7, Remote: srv.Addr()}}},
+	gb, _ := bss.New(bss.Config{NS: nse.Config{NSEI: 7, Endpoints: []nse.Endpoint{{NSVCI: 7, Remote: srv.Addr()}}},
 		BVCI: 2, CellID: cell}, udp, h, nil)
 	t0 := time.Now()
 	gb.Start(0)
@@ -306,7 +309,7 @@ func TestServerUDP(t *testing.T) {
 }
 
 func TestEcho(t *testing.T) {
-	b := newBench(t, ns.DialectClassic)
+	b := newBench(t, nse.DialectClassic)
 	b.sg.cfg.Echo = true
 	b.gb.Start(0)
 	b.advance(10 * time.Millisecond)
@@ -318,7 +321,7 @@ func TestEcho(t *testing.T) {
 }
 
 func TestSNSRuntimeProcedures(t *testing.T) {
-	b := newBench(t, ns.DialectIPSNS)
+	b := newBench(t, nse.DialectIPSNS)
 	b.gb.Start(0)
 	b.advance(10 * time.Millisecond)
 	if !b.gb.Unblocked() {
@@ -360,14 +363,14 @@ func TestSNSRuntimeProcedures(t *testing.T) {
 // own goroutine, datagrams over channels (no sockets).
 func TestServerInProcess(t *testing.T) {
 	toBSS := make(chan []byte, 64)
-	srv := Start(Config{Listen: sgsnAddr}, ns.TransportFunc(func(_ int, to netip.AddrPort, b []byte) error {
+	srv := Start(Config{Listen: sgsnAddr}, nse.TransportFunc(func(_ int, to netip.AddrPort, b []byte) error {
 		toBSS <- append([]byte(nil), b...)
 		return nil
 	}), Callbacks{})
 	defer srv.Close()
 	h := &bssRec{}
-	gb, _ := bssgp.New(bssgp.Config{NS: ns.Config{NSEI: 9, Endpoints: []ns.Endpoint{{NSVCI: 9, Remote: sgsnAddr}}},
-		BVCI: 3, CellID: cell}, ns.TransportFunc(func(_ int, to netip.AddrPort, b []byte) error {
+	gb, _ := bss.New(bss.Config{NS: nse.Config{NSEI: 9, Endpoints: []nse.Endpoint{{NSVCI: 9, Remote: sgsnAddr}}},
+		BVCI: 3, CellID: cell}, nse.TransportFunc(func(_ int, to netip.AddrPort, b []byte) error {
 		srv.Deliver(bssAddr, b)
 		return nil
 	}), h, nil)

@@ -1,17 +1,10 @@
-package bssgp
+package bss
 
 import (
 	"fmt"
+	"github.com/gopcu/gopcu/bssgp"
 	"io"
 )
-
-// String formats the RAI as osmo_rai_name ("901-70-1-0").
-func (r RAI) String() string {
-	if r.MNC3Digits {
-		return fmt.Sprintf("%03d-%03d-%d-%d", r.MCC, r.MNC, r.LAC, r.RAC)
-	}
-	return fmt.Sprintf("%03d-%02d-%d-%d", r.MCC, r.MNC, r.LAC, r.RAC)
-}
 
 // WriteVTY writes the BVCs as libosmogb's "show bssgp" prints them:
 //
@@ -27,5 +20,5 @@ func (g *Gb) WriteVTY(w io.Writer) {
 	nsei := g.cfg.NS.NSEI
 	fmt.Fprintf(w, "NSEI %5d, BVCI %5d, RA-ID: %s, CID: %d, STATE: %s\r\n", nsei, g.cfg.BVCI, g.cfg.CellID.RAI,
 		g.cfg.CellID.CI, st(g.unblocked))
-	fmt.Fprintf(w, "NSEI %5d, BVCI %5d, RA-ID: %s, CID: %d, STATE: %s\r\n", nsei, 0, RAI{}, 0, st(g.sigReset))
+	fmt.Fprintf(w, "NSEI %5d, BVCI %5d, RA-ID: %s, CID: %d, STATE: %s\r\n", nsei, 0, bssgp.RAI{}, 0, st(g.sigReset))
 }

@@ -1,16 +1,17 @@
-package ns
+package nse
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gopcu/gopcu/bssgp/ns"
 	"net/netip"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gopcu/gopcu/internal/logx"
-	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/stats/counter"
 )
 
 // VCState is the state of an NS-VC (TS 48.016 §6.1: blocked/unblocked,
@@ -57,19 +58,23 @@ type VC struct {
 	blockOut     bool // our NS-BLOCK waits for its NS-BLOCK-ACK
 	// Ctrs is the NS-VC's "ns:nsvc" counter group: index in allocation
 	// order across the NS instance, named after the NS-VC (VCGroupName).
-	Ctrs *ratectr.Group
+	Ctrs     counter.Group
+	ctrIndex uint32
+	ctrName  string
 }
 
 func newVC(n *NSE, bind int, remote netip.AddrPort, nsvci uint16, classic bool, sw, dw uint8) *VC {
 	vc := &VC{nse: n, Bind: bind, Remote: remote, NSVCI: nsvci, classic: classic, SigWeight: sw, DataWeight: dw,
-		Ctrs: ratectr.NewGroup("ns:nsvc", "NSVC Peer Statistics", *n.cfg.VCIndex, CounterDescs)}
+		ctrIndex: *n.cfg.VCIndex, ctrName: VCGroupName(n.cfg.NSEI, n.bindAddr(bind), remote)}
 	*n.cfg.VCIndex++
-	vc.Ctrs.IndexName = VCGroupName(n.cfg.NSEI, n.bindAddr(bind), remote)
-	if n.cfg.Counters != nil {
-		n.cfg.Counters.Register(vc.Ctrs)
-	}
+	vc.Ctrs = counter.New(n.cfg.Counters, counter.GroupSpec{Name: "ns:nsvc", Description: "NSVC Peer Statistics",
+		Index: vc.ctrIndex, IndexName: vc.ctrName, Descs: CounterDescs})
 	return vc
 }
+
+// CounterIndex is the index and the name of the NS-VC's "ns:nsvc" group
+// (also those of its stat items).
+func (vc *VC) CounterIndex() (uint32, string) { return vc.ctrIndex, vc.ctrName }
 
 // VCGroupName is the name libosmogb gives the counter group of an NS-VC
 // over UDP that the BSS (or an SGSN) sets up towards a remote
@@ -217,7 +222,7 @@ func (vc *VC) Reset(now time.Duration) {
 }
 
 func (vc *VC) sendBlock(now time.Duration) {
-	vc.tx(NewBlock(CauseOMIntervention, vc.NSVCI))
+	vc.tx(ns.NewBlock(ns.CauseOMIntervention, vc.NSVCI))
 	vc.blockOut = true
 	vc.timer = now + vc.nse.cfg.Timers.TnsBlock
 }
@@ -235,7 +240,7 @@ func (vc *VC) afterReset(now time.Duration) {
 	vc.startAlive(now)
 }
 
-func (vc *VC) tx(p PDU) { vc.nse.send(vc.Bind, vc.Remote, &p) }
+func (vc *VC) tx(p ns.PDU) { vc.nse.send(vc.Bind, vc.Remote, &p) }
 
 // startReset runs the NS-RESET procedure (TS 48.016 §7.3).
 func (vc *VC) startReset(now time.Duration) {
@@ -247,7 +252,7 @@ func (vc *VC) startReset(now time.Duration) {
 	vc.aliveDelay = 0
 	vc.retries = 0
 	vc.setState(VCResetting, now)
-	vc.tx(NewReset(CauseOMIntervention, vc.NSVCI, vc.nse.cfg.NSEI))
+	vc.tx(ns.NewReset(ns.CauseOMIntervention, vc.NSVCI, vc.nse.cfg.NSEI))
 	vc.timer = now + vc.nse.cfg.Timers.TnsReset
 }
 
@@ -266,7 +271,7 @@ func (vc *VC) startAlive(now time.Duration) {
 }
 
 func (vc *VC) sendAlive(now time.Duration) {
-	vc.tx(NewSimple(PDUAlive))
+	vc.tx(ns.NewSimple(ns.PDUAlive))
 	vc.aliveOut = true
 	vc.aliveTimer = now + vc.nse.cfg.Timers.TnsAlive
 }
@@ -279,7 +284,7 @@ func (vc *VC) startTest(now time.Duration) {
 }
 
 func (vc *VC) sendUnblock(now time.Duration) {
-	vc.tx(NewSimple(PDUUnblock))
+	vc.tx(ns.NewSimple(ns.PDUUnblock))
 	vc.timer = now + vc.nse.cfg.Timers.TnsBlock
 }
 
@@ -313,7 +318,7 @@ func (vc *VC) tick(now time.Duration) {
 			if vc.retries > t.TnsResetRetries {
 				vc.nse.log.Log(context.Background(), logx.LevelNotice, "NS-RESET unanswered", "nsvci", vc.NSVCI, "tries", vc.retries)
 			}
-			vc.tx(NewReset(CauseOMIntervention, vc.NSVCI, vc.nse.cfg.NSEI))
+			vc.tx(ns.NewReset(ns.CauseOMIntervention, vc.NSVCI, vc.nse.cfg.NSEI))
 			vc.timer = now + t.TnsReset
 		case VCBlocked:
 			if vc.omBlocked {
@@ -357,12 +362,12 @@ func (vc *VC) tick(now time.Duration) {
 	}
 }
 
-func (vc *VC) input(p *PDU, raw []byte, now time.Duration) {
+func (vc *VC) input(p *ns.PDU, raw []byte, now time.Duration) {
 	n := vc.nse
 	switch p.Type {
-	case PDUAlive:
-		vc.tx(NewSimple(PDUAliveAck))
-	case PDUAliveAck:
+	case ns.PDUAlive:
+		vc.tx(ns.NewSimple(ns.PDUAliveAck))
+	case ns.PDUAliveAck:
 		if vc.aliveOut {
 			vc.aliveDelay = now - vc.aliveStart
 			vc.startTest(now)
@@ -370,25 +375,25 @@ func (vc *VC) input(p *PDU, raw []byte, now time.Duration) {
 		if vc.state == VCRecovering && !vc.omBlocked {
 			vc.setState(VCUnblocked, now)
 		}
-	case PDUUnitdata:
+	case ns.PDUUnitdata:
 		if vc.state != VCUnblocked {
-			n.sendStatus(vc.Bind, vc.Remote, CauseNSVCBlocked, raw, vc)
+			n.sendStatus(vc.Bind, vc.Remote, ns.CauseNSVCBlocked, raw, vc)
 			return
 		}
 		if n.h != nil {
 			n.h.NSUnitdata(p.BVCI, p.SDU, now)
 		}
-	case PDUStatus:
+	case ns.PDUStatus:
 		n.log.Log(context.Background(), logx.LevelNotice, "NS-STATUS received", "nsvci", vc.NSVCI, "cause", p.Cause.String())
 		switch p.Cause {
-		case CausePDUNotCompatible, CauseNSVCUnknown:
+		case ns.CausePDUNotCompatible, ns.CauseNSVCUnknown:
 			// The peer lost our NS-VC (e.g. SGSN restart): start over.
 			if vc.classic {
 				vc.startReset(now)
 			} else if n.sns != nil {
 				n.sns.restart(now)
 			}
-		case CauseNSVCBlocked:
+		case ns.CauseNSVCBlocked:
 			// The peer holds the NS-VC blocked while we think it is unblocked
 			// (a lost NS-RESET/BLOCK): resynchronise with NS-RESET (§7.3).
 			if vc.classic && vc.state == VCUnblocked {
@@ -397,17 +402,17 @@ func (vc *VC) input(p *PDU, raw []byte, now time.Duration) {
 		}
 	default:
 		if !vc.classic {
-			n.sendStatus(vc.Bind, vc.Remote, CausePDUNotCompatible, raw, vc)
+			n.sendStatus(vc.Bind, vc.Remote, ns.CausePDUNotCompatible, raw, vc)
 			return
 		}
 		vc.inputClassic(p, raw, now)
 	}
 }
 
-func (vc *VC) inputClassic(p *PDU, raw []byte, now time.Duration) {
+func (vc *VC) inputClassic(p *ns.PDU, raw []byte, now time.Duration) {
 	n := vc.nse
 	switch p.Type {
-	case PDUReset:
+	case ns.PDUReset:
 		// SGSN-initiated reset (§7.3): acknowledge, then unblock.
 		if p.NSVCI != vc.NSVCI {
 			vc.inc(CtrInvNSVCI)
@@ -416,43 +421,43 @@ func (vc *VC) inputClassic(p *PDU, raw []byte, now time.Duration) {
 			vc.inc(CtrInvNSEI)
 		}
 		if p.NSVCI != vc.NSVCI || p.NSEI != n.cfg.NSEI {
-			n.sendStatus(vc.Bind, vc.Remote, CauseNSVCUnknown, raw, vc)
+			n.sendStatus(vc.Bind, vc.Remote, ns.CauseNSVCUnknown, raw, vc)
 			return
 		}
-		vc.tx(NewResetAck(vc.NSVCI, n.cfg.NSEI))
+		vc.tx(ns.NewResetAck(vc.NSVCI, n.cfg.NSEI))
 		vc.peerBlocked = false
 		vc.afterReset(now)
-	case PDUResetAck:
+	case ns.PDUResetAck:
 		if vc.state != VCResetting {
 			return // §7.3.1: unexpected RESET-ACK is ignored
 		}
 		if p.NSVCI != vc.NSVCI || p.NSEI != n.cfg.NSEI {
-			n.sendStatus(vc.Bind, vc.Remote, CauseNSVCUnknown, raw, vc)
+			n.sendStatus(vc.Bind, vc.Remote, ns.CauseNSVCUnknown, raw, vc)
 			return
 		}
 		vc.afterReset(now)
-	case PDUBlock:
+	case ns.PDUBlock:
 		if p.NSVCI != vc.NSVCI {
-			n.sendStatus(vc.Bind, vc.Remote, CauseNSVCUnknown, raw, vc)
+			n.sendStatus(vc.Bind, vc.Remote, ns.CauseNSVCUnknown, raw, vc)
 			return
 		}
-		vc.tx(NewBlockAck(vc.NSVCI))
+		vc.tx(ns.NewBlockAck(vc.NSVCI))
 		if vc.state == VCUnblocked || vc.state == VCBlocked {
 			vc.peerBlocked = true
 			vc.timer = 0
 			vc.setState(VCBlocked, now)
 		}
-	case PDUBlockAck:
+	case ns.PDUBlockAck:
 		if vc.blockOut && p.NSVCI == vc.NSVCI {
 			vc.blockOut = false
 			vc.timer = 0
 		}
-	case PDUUnblock:
+	case ns.PDUUnblock:
 		if vc.state == VCResetting {
-			n.sendStatus(vc.Bind, vc.Remote, CausePDUNotCompatible, raw, vc)
+			n.sendStatus(vc.Bind, vc.Remote, ns.CausePDUNotCompatible, raw, vc)
 			return
 		}
-		vc.tx(NewSimple(PDUUnblockAck))
+		vc.tx(ns.NewSimple(ns.PDUUnblockAck))
 		vc.peerBlocked = false
 		if vc.omBlocked {
 			vc.retries = 0
@@ -461,12 +466,12 @@ func (vc *VC) inputClassic(p *PDU, raw []byte, now time.Duration) {
 		}
 		vc.timer = 0
 		vc.setState(VCUnblocked, now)
-	case PDUUnblockAck:
+	case ns.PDUUnblockAck:
 		if vc.state == VCBlocked && !vc.peerBlocked && !vc.omBlocked {
 			vc.timer = 0
 			vc.setState(VCUnblocked, now)
 		}
 	default:
-		n.sendStatus(vc.Bind, vc.Remote, CausePDUNotCompatible, raw, vc)
+		n.sendStatus(vc.Bind, vc.Remote, ns.CausePDUNotCompatible, raw, vc)
 	}
 }

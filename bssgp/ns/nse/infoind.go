@@ -1,5 +1,6 @@
-package ns
+package nse
 
+import "github.com/gopcu/gopcu/bssgp/ns/nsudp"
 import "net/netip"
 
 // INFO_IND address types (pcuif_proto.h PCU_IF_ADDR_TYPE_*).
@@ -78,7 +79,7 @@ func ResolveLocal(eps []Endpoint) ([]Endpoint, error) {
 	out := append([]Endpoint(nil), eps...)
 	for i, ep := range out {
 		if ep.Local.Addr().IsUnspecified() {
-			a, err := SourceAddrTowards(ep.Remote)
+			a, err := nsudp.SourceAddrTowards(ep.Remote)
 			if err != nil {
 				return nil, err
 			}

@@ -1,4 +1,4 @@
-package ns
+package nse
 
 import (
 	"net/netip"
@@ -9,10 +9,10 @@ import (
 )
 
 // FuzzNSEInput: arbitrary datagrams into a classic and an IP-SNS NSE never
-// panic.
+// panic. It starts from the NS decoder's corpus.
 func FuzzNSEInput(f *testing.F) {
-	for _, g := range goldens {
-		f.Add(testutil.MustHex(stripSpaces(g.hex)))
+	for _, b := range testutil.FuzzCorpus(f, "../testdata/fuzz/FuzzParse") {
+		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		n, _, _ := bringUp(t)
@@ -25,14 +25,4 @@ func FuzzNSEInput(f *testing.F) {
 		s.Input(0, sgsn, b, time.Second)
 		s.Tick(100 * time.Second)
 	})
-}
-
-func stripSpaces(s string) string {
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] != ' ' {
-			out = append(out, s[i])
-		}
-	}
-	return string(out)
 }

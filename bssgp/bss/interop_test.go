@@ -1,4 +1,4 @@
-package bssgp_test
+package bss_test
 
 import (
 	"fmt"
@@ -9,19 +9,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/bss"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 // sgsnConfig is the lab's osmo-sgsn.cfg (lab/configs) with the NS bind
 // switchable between classic ("accept-ipaccess") and IP-SNS.
-func sgsnConfig(dialect ns.Dialect) string { return sgsnConfigAt(dialect, "127.0.0.1") }
+func sgsnConfig(dialect nse.Dialect) string { return sgsnConfigAt(dialect, "127.0.0.1") }
 
-func sgsnConfigAt(dialect ns.Dialect, listen string) string {
+func sgsnConfigAt(dialect nse.Dialect, listen string) string {
 	accept := "  accept-ipaccess\n"
 	extra := ""
-	if dialect == ns.DialectIPSNS {
+	if dialect == nse.DialectIPSNS {
 		accept = "  accept-dynamic-ip-sns\n"
 		extra = " ip-sns-default bind local\n"
 	}
@@ -60,7 +61,7 @@ ns
 `
 }
 
-func startSGSN(t *testing.T, n *netns, dir string, dialect ns.Dialect, tag string) {
+func startSGSN(t *testing.T, n *netns, dir string, dialect nse.Dialect, tag string) {
 	startSGSNAt(t, n, dir, sgsnConfig(dialect), tag)
 }
 
@@ -82,9 +83,9 @@ func startSGSNAt(t *testing.T, n *netns, dir, config, tag string) {
 	t.Fatalf("osmo-sgsn did not come up:\n%s", log)
 }
 
-func labConfig(dialect ns.Dialect) bssgp.Config {
-	return bssgp.Config{
-		NS: ns.Config{NSEI: 101, Dialect: dialect, Endpoints: []ns.Endpoint{{Bind: 0, NSVCI: 101,
+func labConfig(dialect nse.Dialect) bss.Config {
+	return bss.Config{
+		NS: nse.Config{NSEI: 101, Dialect: dialect, Endpoints: []nse.Endpoint{{Bind: 0, NSVCI: 101,
 			Local:  netip.MustParseAddrPort("127.0.0.1:23001"),
 			Remote: netip.MustParseAddrPort("127.0.0.1:23000")}}},
 		BVCI:   1800,
@@ -92,13 +93,18 @@ func labConfig(dialect ns.Dialect) bssgp.Config {
 	}
 }
 
-func startGopcu(t *testing.T, n *netns, cfg bssgp.Config) *engine {
+func startGopcu(t *testing.T, n *netns, cfg bss.Config) *engine {
+	return startGopcuOn(t, n, cfg, "0.0.0.0:23001")
+}
+
+// startGopcuOn runs the Gb with its NS socket on bind inside n.
+func startGopcuOn(t *testing.T, n *netns, cfg bss.Config, bind string) *engine {
 	t.Helper()
-	var udp *ns.UDP
-	e, err := newEngine(cfg, func(deliver func(ns.Datagram)) (ns.Transport, error) {
+	var udp *nsudp.UDP
+	e, err := newEngine(cfg, func(deliver func(nsudp.Datagram)) (nse.Transport, error) {
 		err := n.do(func() error {
 			var err error
-			udp, err = ns.ListenUDP([]netip.AddrPort{netip.MustParseAddrPort("0.0.0.0:23001")}, deliver)
+			udp, err = nsudp.ListenUDP([]netip.AddrPort{netip.MustParseAddrPort(bind)}, deliver)
 			return err
 		})
 		return udp, err
@@ -126,7 +132,9 @@ func dumpLogs(t *testing.T, dir string) {
 	}
 }
 
-func interopSetup(t *testing.T, dialect ns.Dialect) (*netns, string, *engine) {
+// interopNetns is the network namespace of one interop test (they run in
+// parallel) and its directory for osmo-sgsn's files, logs dumped at the end.
+func interopNetns(t *testing.T) (*netns, string) {
 	needRoot(t)
 	need(t, "osmo-sgsn", "ip")
 	if testing.Short() {
@@ -136,6 +144,11 @@ func interopSetup(t *testing.T, dialect ns.Dialect) (*netns, string, *engine) {
 	n := newNetns(t)
 	dir := t.TempDir()
 	t.Cleanup(func() { dumpLogs(t, dir) })
+	return n, dir
+}
+
+func interopSetup(t *testing.T, dialect nse.Dialect) (*netns, string, *engine) {
+	n, dir := interopNetns(t)
 	startSGSN(t, n, dir, dialect, "")
 	e := startGopcu(t, n, labConfig(dialect))
 	return n, dir, e
@@ -185,7 +198,7 @@ func sgsnVTY(t *testing.T, n *netns, cmds []string, wants ...string) string {
 // a DL-UNITDATA for the same TLLI; osmo-sgsn restarted -> recovery within
 // 2 x tns-reset.
 func TestInteropClassic(t *testing.T) {
-	n, dir, e := interopSetup(t, ns.DialectClassic)
+	n, dir, e := interopSetup(t, nse.DialectClassic)
 	e.waitEvent(t, "bvc-up=true", 5*time.Second)
 	checkVTY(t, n)
 
@@ -218,10 +231,10 @@ func TestInteropClassic(t *testing.T) {
 
 // restartSGSN kills the osmo-sgsn the test started (by PID) and starts a new one.
 func restartSGSN(t *testing.T, n *netns, dir string) {
-	restartSGSNDialect(t, n, dir, ns.DialectClassic)
+	restartSGSNDialect(t, n, dir, nse.DialectClassic)
 }
 
-func restartSGSNDialect(t *testing.T, n *netns, dir string, dialect ns.Dialect) {
+func restartSGSNDialect(t *testing.T, n *netns, dir string, dialect nse.Dialect) {
 	t.Helper()
 	if len(n.procs) == 0 {
 		t.Fatal("no osmo-sgsn to restart")
@@ -233,13 +246,13 @@ func restartSGSNDialect(t *testing.T, n *netns, dir string, dialect ns.Dialect) 
 }
 
 func TestInteropIPSNS(t *testing.T) {
-	n, dir, e := interopSetup(t, ns.DialectIPSNS)
+	n, dir, e := interopSetup(t, nse.DialectIPSNS)
 	e.waitEvent(t, "bvc-up=true", 5*time.Second)
 	out := sgsnVTY(t, n, []string{"show ns", "show bssgp"}, "NSEI 00101", "UNBLOCKED", "BVCI  1800")
 	t.Logf("osmo-sgsn VTY:\n%s", out)
 
 	// osmo-sgsn restart: the new SGSN does not know us; IP-SNS starts over.
-	restartSGSNDialect(t, n, dir, ns.DialectIPSNS)
+	restartSGSNDialect(t, n, dir, nse.DialectIPSNS)
 	restarted := time.Now()
 	e.waitEvent(t, "bvc-up=true", 7*time.Second)
 	t.Logf("IP-SNS recovered %v after osmo-sgsn restart", time.Since(restarted).Round(time.Millisecond))
@@ -249,7 +262,7 @@ func TestInteropIPSNS(t *testing.T) {
 // osmo-sgsn's VTY: BVC reset, NS-VC block/unblock, NS-VC reset; gopcu must
 // come back to UNBLOCKED after each.
 func TestInteropSGSNCommands(t *testing.T) {
-	n, _, e := interopSetup(t, ns.DialectClassic)
+	n, _, e := interopSetup(t, nse.DialectClassic)
 	e.waitEvent(t, "bvc-up=true", 5*time.Second)
 	for _, c := range []struct{ cmd, first string }{
 		{"bssgp bvc nsei 101 bvci 1800 reset", "bvc-up=false"},
@@ -274,32 +287,12 @@ func TestInteropSGSNCommands(t *testing.T) {
 
 // TestInteropClassicIPv6: NS over UDP/IPv6 (::1) against osmo-sgsn.
 func TestInteropClassicIPv6(t *testing.T) {
-	needRoot(t)
-	need(t, "osmo-sgsn", "ip")
-	if testing.Short() {
-		t.Skip("needs a run without -short (interop with osmo-sgsn)")
-	}
-	t.Parallel()
-	n := newNetns(t)
-	dir := t.TempDir()
-	t.Cleanup(func() { dumpLogs(t, dir) })
-	startSGSNAt(t, n, dir, sgsnConfigAt(ns.DialectClassic, "::1"), "")
-	cfg := labConfig(ns.DialectClassic)
+	n, dir := interopNetns(t)
+	startSGSNAt(t, n, dir, sgsnConfigAt(nse.DialectClassic, "::1"), "")
+	cfg := labConfig(nse.DialectClassic)
 	cfg.NS.Endpoints[0].Local = netip.MustParseAddrPort("[::1]:23001")
 	cfg.NS.Endpoints[0].Remote = netip.MustParseAddrPort("[::1]:23000")
-	var udp *ns.UDP
-	e, err := newEngine(cfg, func(deliver func(ns.Datagram)) (ns.Transport, error) {
-		err := n.do(func() error {
-			var err error
-			udp, err = ns.ListenUDP([]netip.AddrPort{netip.MustParseAddrPort("[::]:23001")}, deliver)
-			return err
-		})
-		return udp, err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.close(); udp.Close() })
+	e := startGopcuOn(t, n, cfg, "[::]:23001")
 	e.waitEvent(t, "bvc-up=true", 5*time.Second)
 	sgsnVTY(t, n, []string{"show ns", "show bssgp"}, "NSEI 00101", "UNBLOCKED", "[::1]:23001", "BVCI  1800")
 }
@@ -307,24 +300,16 @@ func TestInteropClassicIPv6(t *testing.T) {
 // TestInteropTwoNSVCs: two classic NS-VCs (two local ports) in one NSE;
 // blocking one from osmo-sgsn's VTY keeps the NSE and the BVC up on the other.
 func TestInteropTwoNSVCs(t *testing.T) {
-	needRoot(t)
-	need(t, "osmo-sgsn", "ip")
-	if testing.Short() {
-		t.Skip("needs a run without -short (interop with osmo-sgsn)")
-	}
-	t.Parallel()
-	n := newNetns(t)
-	dir := t.TempDir()
-	t.Cleanup(func() { dumpLogs(t, dir) })
-	startSGSN(t, n, dir, ns.DialectClassic, "")
-	cfg := labConfig(ns.DialectClassic)
-	cfg.NS.Endpoints = append(cfg.NS.Endpoints, ns.Endpoint{Bind: 1, NSVCI: 102,
+	n, dir := interopNetns(t)
+	startSGSN(t, n, dir, nse.DialectClassic, "")
+	cfg := labConfig(nse.DialectClassic)
+	cfg.NS.Endpoints = append(cfg.NS.Endpoints, nse.Endpoint{Bind: 1, NSVCI: 102,
 		Local: netip.MustParseAddrPort("127.0.0.1:23002"), Remote: netip.MustParseAddrPort("127.0.0.1:23000")})
-	var udp *ns.UDP
-	e, err := newEngine(cfg, func(deliver func(ns.Datagram)) (ns.Transport, error) {
+	var udp *nsudp.UDP
+	e, err := newEngine(cfg, func(deliver func(nsudp.Datagram)) (nse.Transport, error) {
 		err := n.do(func() error {
 			var err error
-			udp, err = ns.ListenUDP([]netip.AddrPort{netip.MustParseAddrPort("0.0.0.0:23001"),
+			udp, err = nsudp.ListenUDP([]netip.AddrPort{netip.MustParseAddrPort("0.0.0.0:23001"),
 				netip.MustParseAddrPort("0.0.0.0:23002")}, deliver)
 			return err
 		})
@@ -348,7 +333,7 @@ func TestInteropTwoNSVCs(t *testing.T) {
 		e.call(func(now time.Duration) {
 			if vc := e.gb.NSE().VCByNSVCI(101); vc != nil {
 				st, _ := vc.State()
-				blocked = st != ns.VCUnblocked
+				blocked = st != nse.VCUnblocked
 			}
 		})
 		return blocked

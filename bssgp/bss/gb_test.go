@@ -1,9 +1,10 @@
-package bssgp
+package bss
 
 import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"github.com/gopcu/gopcu/bssgp"
 	"net/netip"
 	"slices"
 	"strings"
@@ -11,11 +12,19 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/stats/counter"
 )
 
 var sgsnAddr = netip.MustParseAddrPort("127.0.0.1:23000")
+
+// labCell is the lab's cell (tests/lab), imsi1 an IMSI IE value (901700000000001).
+var (
+	labCell = bssgp.CellID{RAI: bssgp.RAI{MCC: 901, MNC: 70, LAC: 1, RAC: 0}, CI: 6969}
+	imsi1   = []byte{0x99, 0x10, 0x07, 0x00, 0x00, 0x00, 0x00, 0x10}
+)
 
 type memTx struct{ out [][]byte }
 
@@ -34,27 +43,27 @@ func (m *memTx) take() []string {
 }
 
 type recHandler struct {
-	dl     []DLUnitdata
+	dl     []bssgp.DLUnitdata
 	llc    [][]byte
 	pagePS []string
 	pageCS int
 	states []bool
-	other  []PDUType
+	other  []bssgp.PDUType
 	fc     FlowParams
 }
 
-func (h *recHandler) DLUnitdata(p *DLUnitdata, now time.Duration) {
+func (h *recHandler) DLUnitdata(p *bssgp.DLUnitdata, now time.Duration) {
 	h.dl = append(h.dl, *p)
 	h.llc = append(h.llc, append([]byte(nil), p.LLC...))
 }
-func (h *recHandler) PagingPS(p *PagingPS, now time.Duration) {
-	s, _ := DecodeIMSI(p.IMSI)
+func (h *recHandler) PagingPS(p *bssgp.PagingPS, now time.Duration) {
+	s, _ := bssgp.DecodeIMSI(p.IMSI)
 	h.pagePS = append(h.pagePS, s)
 }
-func (h *recHandler) PagingCS(p *PagingCS, now time.Duration)          { h.pageCS++ }
+func (h *recHandler) PagingCS(p *bssgp.PagingCS, now time.Duration)    { h.pageCS++ }
 func (h *recHandler) BVCState(up bool, now time.Duration)              { h.states = append(h.states, up) }
 func (h *recHandler) FlowControl(now time.Duration) (FlowParams, bool) { return h.fc, true }
-func (h *recHandler) Other(bvci uint16, p PDU, now time.Duration) {
+func (h *recHandler) Other(bvci uint16, p bssgp.PDU, now time.Duration) {
 	h.other = append(h.other, p.Type())
 }
 
@@ -76,7 +85,7 @@ func labGb(t testing.TB) (*Gb, *memTx, *recHandler) {
 	tx, h := &memTx{}, &recHandler{}
 	h.fc = FlowParams{BucketOctets: 100000, LeakOctetsPerS: 10000, BmaxMSOctets: 100000, RMSOctetsPerS: 10000}
 	g, err := New(Config{
-		NS:     ns.Config{NSEI: 101, Endpoints: []ns.Endpoint{{NSVCI: 101, Remote: sgsnAddr}}},
+		NS:     nse.Config{NSEI: 101, Endpoints: []nse.Endpoint{{NSVCI: 101, Remote: sgsnAddr}}},
 		BVCI:   1800,
 		CellID: labCell,
 	}, tx, h, nil)
@@ -111,7 +120,7 @@ func TestBringUpCapture(t *testing.T) {
 		t.Fatal("BVC not up", h.states)
 	}
 	g.inHex("00000708271e8101", 4*time.Millisecond)
-	if len(h.other) != 1 || h.other[0] != PDUFlowControlBVCAck {
+	if len(h.other) != 1 || h.other[0] != bssgp.PDUFlowControlBVCAck {
 		t.Fatal(h.other)
 	}
 	// FLOW-CONTROL-BVC every flow-control-interval (1 s), tag incremented.
@@ -243,42 +252,42 @@ var badPDUs = []struct {
 	name     string
 	bvci     uint16
 	pdu      string
-	cause    Cause
+	cause    bssgp.Cause
 	withBVCI bool
 }{
-	{"DL-UNITDATA no LLC", 1800, "00 c0000002 000000 16820bb8", CauseMissingMandatoryIE, false},
-	{"DL-UNITDATA no lifetime", 1800, "00 c0000002 000000 0e0001ff", CauseMissingMandatoryIE, false},
-	{"DL-UNITDATA truncated header", 1800, "00 c00000", CauseInvalidMandatoryInfo, false},
-	{"DL-UNITDATA lifetime len 3", 1800, "00 c0000002 000000 16830bb800 0e0001ff", CauseInvalidMandatoryInfo, false},
-	{"DL-UNITDATA IE overruns PDU", 1800, "00 c0000002 000000 16820bb8 0e00ff41", CauseInvalidMandatoryInfo, false},
-	{"DL-UNITDATA IMSI is TMSI", 1800, "00 c0000002 000000 16820bb8 0d85f4deadbeef 0e0001ff", CauseConditionalIEError, false},
+	{"DL-UNITDATA no LLC", 1800, "00 c0000002 000000 16820bb8", bssgp.CauseMissingMandatoryIE, false},
+	{"DL-UNITDATA no lifetime", 1800, "00 c0000002 000000 0e0001ff", bssgp.CauseMissingMandatoryIE, false},
+	{"DL-UNITDATA truncated header", 1800, "00 c00000", bssgp.CauseInvalidMandatoryInfo, false},
+	{"DL-UNITDATA lifetime len 3", 1800, "00 c0000002 000000 16830bb800 0e0001ff", bssgp.CauseInvalidMandatoryInfo, false},
+	{"DL-UNITDATA IE overruns PDU", 1800, "00 c0000002 000000 16820bb8 0e00ff41", bssgp.CauseInvalidMandatoryInfo, false},
+	{"DL-UNITDATA IMSI is TMSI", 1800, "00 c0000002 000000 16820bb8 0d85f4deadbeef 0e0001ff", bssgp.CauseConditionalIEError, false},
 	// TTCN-3 TC_bssgp_dl_unitdata_with_invalid_imsi: IMSI '1122'H (4 digits).
-	{"DL-UNITDATA IMSI of 4 digits", 1800, "00 c0000002 000000 16820bb8 0d831121f2 0e0001ff", CauseConditionalIEError, false},
-	{"DL-UNITDATA even IMSI without filler", 1800, "00 c0000002 000000 16820bb8 0d8411213243 0e0001ff", CauseConditionalIEError, false},
-	{"DL-UNITDATA LLC too long", 1800, "00 c0000002 000000 16820bb8 0e0608" + strings.Repeat("00", 1544), CauseConditionalIEError, false},
-	{"DL-UNITDATA unknown BVCI", 1801, "00 c0000002 000000 16820bb8 0e0001ff", CauseUnknownBVCI, true},
-	{"DL-UNITDATA on PTM BVCI", 1, "00 c0000002 000000 16820bb8 0e0001ff", CausePDUNotCompatibleFeat, true},
-	{"PAGING-PS no IMSI", 0, "06 04820708 18830000 00", CauseMissingMandatoryIE, false},
-	{"PAGING-PS IMSI garbage", 0, "06 0d83f0ffff 04820708 18830000 00", CauseInvalidMandatoryInfo, false},
-	{"PAGING-PS IMSI of 4 digits", 0, "06 0d831121f2 04820708 18830000 00", CauseInvalidMandatoryInfo, false},
-	{"PAGING-PS TMSI len 2", 1800, "06 0d889910070000000010 04820708 18830000 00 2082dead", CauseConditionalIEError, false},
-	{"PAGING-PS no area", 0, "06 0d889910070000000010 18830000 00", CauseMissingConditionalIE, false},
-	{"PAGING-CS no DRX", 0, "07 0d889910070000000010 04820708", CauseMissingMandatoryIE, false},
-	{"BVC-RESET unknown BVCI", 0, "22 04820709 078108", CauseUnknownBVCI, true},
-	{"BVC-RESET no cause", 0, "22 04820000", CauseMissingMandatoryIE, false},
-	{"BVC-RESET BVCI len 3", 0, "22 0483000000 078108", CauseInvalidMandatoryInfo, false},
-	{"BVC-UNBLOCK-ACK other BVCI", 0, "25 04820709", CauseUnknownBVCI, true},
-	{"BVC-RESET-ACK empty", 0, "23", CauseMissingMandatoryIE, false},
-	{"SUSPEND-ACK no SRN", 0, "0c 1f84c0000002 1b8609f107000100", CauseMissingMandatoryIE, false},
-	{"FLUSH-LL no BVCI", 0, "2a 1f84c0000002", CauseMissingMandatoryIE, false},
-	{"signalling PDU on PTP", 1800, "0c 1f84c0000002 1b8609f107000100 1d8103", CauseProtocolErrorUnspec, false},
-	{"unknown PDU type", 0, "3f 04820708", CauseProtocolErrorUnspec, false},
-	{"IE list does not parse", 0, "3f 0000", CauseInvalidMandatoryInfo, false},
-	{"BVC-BLOCK from SGSN", 0, "20 04820708 078108", CauseProtocolErrorUnspec, false},
-	{"UL-UNITDATA from SGSN", 1800, "01 c0000001 000004 0888 09f1070001001b39 0e0001aa", CauseProtocolErrorUnspec, false},
-	{"RA-CAPABILITY no MS RAC", 1800, "02 1f84c0000002", CauseMissingMandatoryIE, false},
-	{"FLOW-CONTROL-BVC-ACK tag len 0", 1800, "27 1e80", CauseInvalidMandatoryInfo, false},
-	{"empty BSSGP PDU", 1800, "", CauseProtocolErrorUnspec, false},
+	{"DL-UNITDATA IMSI of 4 digits", 1800, "00 c0000002 000000 16820bb8 0d831121f2 0e0001ff", bssgp.CauseConditionalIEError, false},
+	{"DL-UNITDATA even IMSI without filler", 1800, "00 c0000002 000000 16820bb8 0d8411213243 0e0001ff", bssgp.CauseConditionalIEError, false},
+	{"DL-UNITDATA LLC too long", 1800, "00 c0000002 000000 16820bb8 0e0608" + strings.Repeat("00", 1544), bssgp.CauseConditionalIEError, false},
+	{"DL-UNITDATA unknown BVCI", 1801, "00 c0000002 000000 16820bb8 0e0001ff", bssgp.CauseUnknownBVCI, true},
+	{"DL-UNITDATA on PTM BVCI", 1, "00 c0000002 000000 16820bb8 0e0001ff", bssgp.CausePDUNotCompatibleFeat, true},
+	{"PAGING-PS no IMSI", 0, "06 04820708 18830000 00", bssgp.CauseMissingMandatoryIE, false},
+	{"PAGING-PS IMSI garbage", 0, "06 0d83f0ffff 04820708 18830000 00", bssgp.CauseInvalidMandatoryInfo, false},
+	{"PAGING-PS IMSI of 4 digits", 0, "06 0d831121f2 04820708 18830000 00", bssgp.CauseInvalidMandatoryInfo, false},
+	{"PAGING-PS TMSI len 2", 1800, "06 0d889910070000000010 04820708 18830000 00 2082dead", bssgp.CauseConditionalIEError, false},
+	{"PAGING-PS no area", 0, "06 0d889910070000000010 18830000 00", bssgp.CauseMissingConditionalIE, false},
+	{"PAGING-CS no DRX", 0, "07 0d889910070000000010 04820708", bssgp.CauseMissingMandatoryIE, false},
+	{"BVC-RESET unknown BVCI", 0, "22 04820709 078108", bssgp.CauseUnknownBVCI, true},
+	{"BVC-RESET no cause", 0, "22 04820000", bssgp.CauseMissingMandatoryIE, false},
+	{"BVC-RESET BVCI len 3", 0, "22 0483000000 078108", bssgp.CauseInvalidMandatoryInfo, false},
+	{"BVC-UNBLOCK-ACK other BVCI", 0, "25 04820709", bssgp.CauseUnknownBVCI, true},
+	{"BVC-RESET-ACK empty", 0, "23", bssgp.CauseMissingMandatoryIE, false},
+	{"SUSPEND-ACK no SRN", 0, "0c 1f84c0000002 1b8609f107000100", bssgp.CauseMissingMandatoryIE, false},
+	{"FLUSH-LL no BVCI", 0, "2a 1f84c0000002", bssgp.CauseMissingMandatoryIE, false},
+	{"signalling PDU on PTP", 1800, "0c 1f84c0000002 1b8609f107000100 1d8103", bssgp.CauseProtocolErrorUnspec, false},
+	{"unknown PDU type", 0, "3f 04820708", bssgp.CauseProtocolErrorUnspec, false},
+	{"IE list does not parse", 0, "3f 0000", bssgp.CauseInvalidMandatoryInfo, false},
+	{"BVC-BLOCK from SGSN", 0, "20 04820708 078108", bssgp.CauseProtocolErrorUnspec, false},
+	{"UL-UNITDATA from SGSN", 1800, "01 c0000001 000004 0888 09f1070001001b39 0e0001aa", bssgp.CauseProtocolErrorUnspec, false},
+	{"RA-CAPABILITY no MS RAC", 1800, "02 1f84c0000002", bssgp.CauseMissingMandatoryIE, false},
+	{"FLOW-CONTROL-BVC-ACK tag len 0", 1800, "27 1e80", bssgp.CauseInvalidMandatoryInfo, false},
+	{"empty BSSGP PDU", 1800, "", bssgp.CauseProtocolErrorUnspec, false},
 }
 
 func TestMalformedGetStatus(t *testing.T) {
@@ -297,14 +306,14 @@ func TestMalformedGetStatus(t *testing.T) {
 			if err := n.Unmarshal(out[0]); err != nil || n.Type != ns.PDUUnitdata || n.BVCI != 0 {
 				t.Fatalf("not NS-UNITDATA on BVCI 0: %x", out[0])
 			}
-			var st Status
-			if err := Unmarshal(n.SDU, &st); err != nil {
+			var st bssgp.Status
+			if err := bssgp.Unmarshal(n.SDU, &st); err != nil {
 				t.Fatal(err)
 			}
 			if st.Cause != c.cause {
 				t.Fatalf("cause %v want %v", st.Cause, c.cause)
 			}
-			if st.HasBVCI != c.withBVCI || (c.withBVCI && st.BVCI != c.bvci && c.cause != CauseUnknownBVCI) {
+			if st.HasBVCI != c.withBVCI || (c.withBVCI && st.BVCI != c.bvci && c.cause != bssgp.CauseUnknownBVCI) {
 				t.Fatalf("BVCI IE %v %d", st.HasBVCI, st.BVCI)
 			}
 			if !bytes.Equal(st.PDUInError, pdu) && len(pdu) <= MaxLLCPDU {
@@ -414,9 +423,10 @@ func TestReconfigure(t *testing.T) {
 // bvcCounts are the values of a bssgp:bss_ctx group in CounterDescs order.
 type bvcCounts [7]uint64
 
-func countsOf(g *ratectr.Group) bvcCounts {
+func countsOf(cg counter.Group) bvcCounts {
 	var c bvcCounts
-	if g == nil {
+	g, ok := cg.(*ratectr.Group) // what the test's registry makes
+	if !ok {
 		return c
 	}
 	for i := range c {
@@ -431,7 +441,7 @@ func TestCounters(t *testing.T) {
 	reg := &ratectr.Registry{}
 	tx, h := &memTx{}, &recHandler{}
 	g, err := New(Config{
-		NS:       ns.Config{NSEI: 101, Endpoints: []ns.Endpoint{{NSVCI: 101, Local: netip.MustParseAddrPort("0.0.0.0:23001"), Remote: sgsnAddr}}},
+		NS:       nse.Config{NSEI: 101, Endpoints: []nse.Endpoint{{NSVCI: 101, Local: netip.MustParseAddrPort("0.0.0.0:23001"), Remote: sgsnAddr}}},
 		BVCI:     1800,
 		CellID:   labCell,
 		Counters: reg,
@@ -545,7 +555,7 @@ func TestCounters(t *testing.T) {
 func TestCountersReconfigure(t *testing.T) {
 	reg := &ratectr.Registry{}
 	g, err := New(Config{
-		NS:       ns.Config{NSEI: 101, Endpoints: []ns.Endpoint{{NSVCI: 101, Local: netip.MustParseAddrPort("0.0.0.0:23001"), Remote: sgsnAddr}}},
+		NS:       nse.Config{NSEI: 101, Endpoints: []nse.Endpoint{{NSVCI: 101, Local: netip.MustParseAddrPort("0.0.0.0:23001"), Remote: sgsnAddr}}},
 		BVCI:     1800,
 		CellID:   labCell,
 		Counters: reg,
@@ -599,8 +609,8 @@ func BenchmarkGbReceiveDLUnitdata1500(b *testing.B) {
 	g, _, _ := up(b)
 	h := &countHandler{}
 	g.h = h
-	dl := DLUnitdata{TLLI: 0xc0000002, PDULifetime: 500, IMSI: imsi1, Alignment: -1, LLC: make([]byte, 1500)}
-	sdu, _ := Marshal(&dl)
+	dl := bssgp.DLUnitdata{TLLI: 0xc0000002, PDULifetime: 500, IMSI: imsi1, Alignment: -1, LLC: make([]byte, 1500)}
+	sdu, _ := bssgp.Marshal(&dl)
 	pkt := append([]byte{0, 0, 0x07, 0x08}, sdu...)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -616,13 +626,13 @@ type countHandler struct {
 	n int
 }
 
-func (h *countHandler) DLUnitdata(p *DLUnitdata, now time.Duration) { h.n++ }
+func (h *countHandler) DLUnitdata(p *bssgp.DLUnitdata, now time.Duration) { h.n++ }
 
-func TestEngineAdapter(t *testing.T) {
+// The two PDUs the engine sends for every MS (pcu/gbadapter.go).
+func TestSendULUnitdataLLCDiscarded(t *testing.T) {
 	g, tx, _ := up(t)
-	a := EngineAdapter{Gb: g, Now: func() time.Duration { return time.Second }}
-	a.ULUnitdata(0, 0xc0000001, []byte{1, 2, 3})
-	a.LLCDiscarded(0, 0xc0000001, 2, 1500)
+	_ = g.SendULUnitdata(0xc0000001, []byte{1, 2, 3}, time.Second)
+	_ = g.SendLLCDiscarded(0xc0000001, 2, 1500, time.Second)
 	expect(t, tx.take(),
 		"00000708 01 c0000001 000004 0888 09f1070001001b39 0080 0e0003 010203",
 		"00000000 2c 1f84c0000001 0f8102 04820708 25830005dc")

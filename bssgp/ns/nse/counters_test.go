@@ -1,14 +1,19 @@
-package ns
+package nse
 
 import (
 	"fmt"
+	"github.com/gopcu/gopcu/bssgp/ns"
 	"net/netip"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/stats/counter"
 )
+
+// grp is the ratectr group behind a counter.Group the registry made.
+func grp(g counter.Group) *ratectr.Group { return g.(*ratectr.Group) }
 
 func groupNames(reg *ratectr.Registry) []string {
 	var out []string
@@ -72,25 +77,25 @@ func TestVCCounterGroups(t *testing.T) {
 		}
 	}
 	n.Start(0) // NS-RESET (12 octets) on both
-	check("start", vc0.Ctrs, 0, 0, 1, 12, 0, 0)
-	check("start", vc1.Ctrs, 0, 0, 1, 12, 0, 0)
-	check("start", n.Ctrs, 0, 0, 2, 24, 0, 0)
+	check("start", grp(vc0.Ctrs), 0, 0, 1, 12, 0, 0)
+	check("start", grp(vc1.Ctrs), 0, 0, 1, 12, 0, 0)
+	check("start", grp(n.Ctrs), 0, 0, 2, 24, 0, 0)
 	// NS-RESET-ACK on NS-VC 0 (9 octets): NS-UNBLOCK and NS-ALIVE go out;
 	// NS-UNBLOCK-ACK unblocks it.
 	in(n, hResetAck, time.Millisecond)
 	in(n, hUnblkAck, time.Millisecond)
-	check("unblocked", vc0.Ctrs, 2, 10, 3, 14, 1, 0)
+	check("unblocked", grp(vc0.Ctrs), 2, 10, 3, 14, 1, 0)
 	// A datagram from a peer that is no NS-VC counts nowhere (it gets
 	// NS-STATUS, which is not counted either).
 	n.Input(0, netip.MustParseAddrPort("127.0.0.9:1"), []byte{0x0a}, time.Millisecond)
-	check("stranger", n.Ctrs, 2, 10, 4, 26, 1, 0)
+	check("stranger", grp(n.Ctrs), 2, 10, 4, 26, 1, 0)
 	// Tns-reset expires on NS-VC 1: lost:reset, NS-RESET again.
 	n.Tick(3 * time.Second)
-	check("lost reset", vc1.Ctrs, 0, 0, 2, 24, 0, 1)
-	check("lost reset", n.Ctrs, 2, 10, 5, 38, 1, 1)
+	check("lost reset", grp(vc1.Ctrs), 0, 0, 2, 24, 0, 1)
+	check("lost reset", grp(n.Ctrs), 2, 10, 5, 38, 1, 1)
 	for i := range CounterDescs { // the NSE is the sum of its NS-VCs
-		if n.Ctrs.Value(i) != vc0.Ctrs.Value(i)+vc1.Ctrs.Value(i) {
-			t.Fatalf("%s: NSE %d, NS-VCs %d + %d", CounterDescs[i].Name, n.Ctrs.Value(i), vc0.Ctrs.Value(i), vc1.Ctrs.Value(i))
+		if grp(n.Ctrs).Value(i) != grp(vc0.Ctrs).Value(i)+grp(vc1.Ctrs).Value(i) {
+			t.Fatalf("%s: NSE %d, NS-VCs %d + %d", CounterDescs[i].Name, grp(n.Ctrs).Value(i), grp(vc0.Ctrs).Value(i), grp(vc1.Ctrs).Value(i))
 		}
 	}
 	// NS-VC 1 dropped, a new one added: its group is number 2.
@@ -124,36 +129,36 @@ func TestSNSCounterGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	n.Start(0)
-	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSSizeAck, NSEI: 1234, HasNSEI: true}), time.Millisecond)
-	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSConfigAck, NSEI: 1234, HasNSEI: true}), time.Millisecond)
+	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSSizeAck, NSEI: 1234, HasNSEI: true}), time.Millisecond)
+	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: 1234, HasNSEI: true}), time.Millisecond)
 	if got := groupNames(reg); !slices.Equal(got, []string{"ns:nse.1234."}) {
 		t.Fatalf("groups %q", got)
 	}
-	if in, out := n.Ctrs.Value(CtrPktsIn), n.Ctrs.Value(CtrPktsOut); in != 2 || out != 2 {
+	if in, out := grp(n.Ctrs).Value(CtrPktsIn), grp(n.Ctrs).Value(CtrPktsOut); in != 2 || out != 2 {
 		t.Fatalf("NSE packets in %d out %d, want 2 2", in, out)
 	}
-	sg := IPElement{Addr: sgsn.Addr(), Port: sgsn.Port(), SigWeight: 1, DataWeight: 1}
-	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSConfig, EndFlag: true, NSEI: 1234, HasNSEI: true,
-		IP4: []IPElement{sg}, HasIP4: true}), 2*time.Millisecond)
+	sg := ns.IPElement{Addr: sgsn.Addr(), Port: sgsn.Port(), SigWeight: 1, DataWeight: 1}
+	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSConfig, EndFlag: true, NSEI: 1234, HasNSEI: true,
+		IP4: []ns.IPElement{sg}, HasIP4: true}), 2*time.Millisecond)
 	// SNS-CONFIG and its SNS-CONFIG-ACK came and went before the NS-VC
 	// existed: on the NSE only; the NS-ALIVE on the new NS-VC counts on both.
 	vc := n.VCs()[0]
-	if vc.Ctrs.IndexName != "NSE01234-NSVC-UDP-127_0_0_1:23001-127_0_0_1:23000" || vc.Ctrs.Index != 0 {
-		t.Fatalf("NS-VC group %d %q", vc.Ctrs.Index, vc.Ctrs.IndexName)
+	if grp(vc.Ctrs).IndexName != "NSE01234-NSVC-UDP-127_0_0_1:23001-127_0_0_1:23000" || grp(vc.Ctrs).Index != 0 {
+		t.Fatalf("NS-VC group %d %q", grp(vc.Ctrs).Index, grp(vc.Ctrs).IndexName)
 	}
-	if in, out := vc.Ctrs.Value(CtrPktsIn), vc.Ctrs.Value(CtrPktsOut); in != 0 || out != 1 {
+	if in, out := grp(vc.Ctrs).Value(CtrPktsIn), grp(vc.Ctrs).Value(CtrPktsOut); in != 0 || out != 1 {
 		t.Fatalf("NS-VC packets in %d out %d, want 0 1", in, out)
 	}
-	if in, out := n.Ctrs.Value(CtrPktsIn), n.Ctrs.Value(CtrPktsOut); in != 3 || out != 4 {
+	if in, out := grp(n.Ctrs).Value(CtrPktsIn), grp(n.Ctrs).Value(CtrPktsOut); in != 3 || out != 4 {
 		t.Fatalf("NSE packets in %d out %d, want 3 4", in, out)
 	}
-	sg3 := IPElement{Addr: netip.MustParseAddr("127.0.0.2"), Port: 23000, SigWeight: 1, DataWeight: 1}
-	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSAdd, NSEI: 1234, HasNSEI: true, TransactionID: 2,
-		IP4: []IPElement{sg3}, HasIP4: true}), time.Second)
+	sg3 := ns.IPElement{Addr: netip.MustParseAddr("127.0.0.2"), Port: 23000, SigWeight: 1, DataWeight: 1}
+	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSAdd, NSEI: 1234, HasNSEI: true, TransactionID: 2,
+		IP4: []ns.IPElement{sg3}, HasIP4: true}), time.Second)
 	if got := groupNames(reg); len(got) != 3 || got[2] != "ns:nsvc.1.NSE01234-NSVC-UDP-127_0_0_1:23001-127_0_0_2:23000" {
 		t.Fatalf("groups after SNS-ADD %q", got)
 	}
-	n.Input(0, sgsn, mustMarshal(t, PDU{Type: PDUSNSDelete, NSEI: 1234, HasNSEI: true, TransactionID: 3,
+	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSDelete, NSEI: 1234, HasNSEI: true, TransactionID: 3,
 		IPAddr: sg3.Addr}), time.Second)
 	if got := groupNames(reg); len(got) != 2 || got[1] != "ns:nsvc.0.NSE01234-NSVC-UDP-127_0_0_1:23001-127_0_0_1:23000" {
 		t.Fatalf("groups after SNS-DELETE %q", got)

@@ -1,7 +1,8 @@
-package bssgp
+package bss
 
 import (
 	"errors"
+	"github.com/gopcu/gopcu/bssgp"
 	"time"
 )
 
@@ -128,9 +129,9 @@ func rateUnits(o int) uint16 { return uint16(clamp((o*8+50)/100, 0xffff)) }
 // PDU encodes p as FLOW-CONTROL-BVC with tag. The BVC Measurement is the
 // queueing delay in centiseconds (TS 48.018 §11.3.7) — osmo-pcu divides
 // nanoseconds by 1e9 instead of 1e7 and so only reports whole seconds.
-func (p FlowParams) PDU(tag uint8) *FlowControlBVC {
+func (p FlowParams) PDU(tag uint8) *bssgp.FlowControlBVC {
 	cs := int(p.QueueDelay / (10 * time.Millisecond))
-	return &FlowControlBVC{
+	return &bssgp.FlowControlBVC{
 		Tag: tag, BucketSize: bucketUnits(p.BucketOctets), LeakRate: rateUnits(p.LeakOctetsPerS),
 		BmaxMS: bucketUnits(p.BmaxMSOctets), RMS: rateUnits(p.RMSOctetsPerS),
 		Measurement: uint16(clamp(cs, 0xffff)), HasMeasurement: true,

@@ -1,15 +1,16 @@
-package bssgp_test
+package bss_test
 
 import (
 	"net/netip"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 type capTx struct{ pkts [][]byte }
@@ -25,8 +26,8 @@ func (nopHandler) DLUnitdata(p *bssgp.DLUnitdata, now time.Duration) {}
 func (nopHandler) PagingPS(p *bssgp.PagingPS, now time.Duration)     {}
 func (nopHandler) PagingCS(p *bssgp.PagingCS, now time.Duration)     {}
 func (nopHandler) BVCState(up bool, now time.Duration)               {}
-func (nopHandler) FlowControl(now time.Duration) (bssgp.FlowParams, bool) {
-	return bssgp.ComputeFlowControl(bssgp.FlowInput{NumPDCH: 4, PeakRatePerPDCH: 2500, MaxSlotsPerMS: 4,
+func (nopHandler) FlowControl(now time.Duration) (bss.FlowParams, bool) {
+	return bss.ComputeFlowControl(bss.FlowInput{NumPDCH: 4, PeakRatePerPDCH: 2500, MaxSlotsPerMS: 4,
 		AvgQueueDelay: 120 * time.Millisecond}), true
 }
 func (nopHandler) Other(bvci uint16, p bssgp.PDU, now time.Duration) {}
@@ -43,7 +44,7 @@ func nsu(bvci uint16, p bssgp.PDU) []byte {
 // function, and returns every datagram gopcu put on the wire.
 func bssSentPDUs(t *testing.T) [][]byte {
 	tx := &capTx{}
-	g, err := bssgp.New(bssgp.Config{NS: ns.Config{NSEI: 101, Endpoints: []ns.Endpoint{{NSVCI: 101, Remote: sgsnAddr()}}},
+	g, err := bss.New(bss.Config{NS: nse.Config{NSEI: 101, Endpoints: []nse.Endpoint{{NSVCI: 101, Remote: sgsnAddr()}}},
 		BVCI: 1800, CellID: labCell}, tx, nopHandler{}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +67,7 @@ func bssSentPDUs(t *testing.T) [][]byte {
 	g.SendLLCDiscarded(0x7a000001, 3, 4500, time.Second)
 	g.SendSuspend(0x7a000001, labCell.RAI, time.Second)
 	g.SendResume(0x7a000001, labCell.RAI, 1, time.Second)
-	b, l := bssgp.MSFlowParams(5000, 100*time.Millisecond)
+	b, l := bss.MSFlowParams(5000, 100*time.Millisecond)
 	g.SendFlowControlMS(0x7a000001, b, l, time.Second)
 	g.SendRadioStatus(0x7a000001, 1, time.Second)
 	g.SendFlushLLAck(&bssgp.FlushLLAck{TLLI: 0x7a000001, FlushAction: 0, NumOctets: 10}, time.Second)
@@ -83,9 +84,9 @@ func bssSentPDUs(t *testing.T) [][]byte {
 // SNS-DELETE, and returns what it sent.
 func snsSentPDUs(t *testing.T) [][]byte {
 	tx := &capTx{}
-	eps := ns.EndpointsFromInfoInd([]ns.InfoIndNSVC{{NSVCI: 101, LocalPort: 23001, RemotePort: 23000,
-		AddrType: ns.InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}}})
-	n, err := ns.NewNSE(ns.Config{NSEI: 101, Dialect: ns.DialectIPSNS, Endpoints: eps}, tx, nil, nil)
+	eps := nse.EndpointsFromInfoInd([]nse.InfoIndNSVC{{NSVCI: 101, LocalPort: 23001, RemotePort: 23000,
+		AddrType: nse.InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}}})
+	n, err := nse.NewNSE(nse.Config{NSEI: 101, Dialect: nse.DialectIPSNS, Endpoints: eps}, tx, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,16 +134,7 @@ func TestTsharkDecodes(t *testing.T) {
 		}
 		pkts = append(pkts, b)
 	}
-	dir := t.TempDir()
-	f := filepath.Join(dir, "gopcu.pcap")
-	if err := writePcap(f, 23001, 23000, pkts); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("tshark", "-r", f, "-d", "udp.port==23000,gprs-ns", "-V").CombinedOutput()
-	if err != nil {
-		t.Fatalf("tshark: %v\n%s", err, out)
-	}
-	s := string(out)
+	s := testutil.TsharkNS(t, pkts)
 	for _, bad := range []string{"Malformed", "Expert Info (Error", "[Expert Info (Warning/Malformed"} {
 		if strings.Contains(s, bad) {
 			t.Errorf("tshark reports %q:\n%s", bad, s)

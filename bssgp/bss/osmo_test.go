@@ -1,4 +1,4 @@
-package bssgp_test
+package bss_test
 
 // Helpers for the tests against real Osmocom programs and tshark: a pcap
 // writer, the LLC FCS, network namespaces, an engine-style loop in real time.
@@ -6,7 +6,6 @@ package bssgp_test
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"net"
 	"net/netip"
@@ -20,44 +19,11 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/bss"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/internal/testutil"
 )
-
-// writePcap writes UDP/IPv4 packets (LINKTYPE_RAW) 127.0.0.1:sport -> :dport.
-func writePcap(path string, sport, dport uint16, payloads [][]byte) error {
-	var b bytes.Buffer
-	hdr := []uint32{0xa1b2c3d4, 0x00040002, 0, 0, 65535, 101}
-	for i, v := range hdr {
-		if i == 1 {
-			binary.Write(&b, binary.LittleEndian, uint16(2))
-			binary.Write(&b, binary.LittleEndian, uint16(4))
-			continue
-		}
-		binary.Write(&b, binary.LittleEndian, v)
-	}
-	for i, p := range payloads {
-		ip := make([]byte, 28+len(p))
-		ip[0], ip[8], ip[9] = 0x45, 64, 17
-		binary.BigEndian.PutUint16(ip[2:], uint16(len(ip)))
-		copy(ip[12:], []byte{127, 0, 0, 1, 127, 0, 0, 1})
-		var sum uint32
-		for j := 0; j < 20; j += 2 {
-			sum += uint32(binary.BigEndian.Uint16(ip[j:]))
-		}
-		for sum > 0xffff {
-			sum = sum&0xffff + sum>>16
-		}
-		binary.BigEndian.PutUint16(ip[10:], ^uint16(sum))
-		binary.BigEndian.PutUint16(ip[20:], sport)
-		binary.BigEndian.PutUint16(ip[22:], dport)
-		binary.BigEndian.PutUint16(ip[24:], uint16(8+len(p)))
-		copy(ip[28:], p)
-		binary.Write(&b, binary.LittleEndian, []uint32{uint32(i), 0, uint32(len(ip)), uint32(len(ip))})
-		b.Write(ip)
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
-}
 
 // llcFCS computes the LLC frame check sequence (TS 44.064 §5.5a: CRC-24,
 // generator 0xBBA1B5, initial all ones, ones complement, sent LSB first).
@@ -243,9 +209,9 @@ func (n *netns) vty(port int, cmds ...string) (string, error) {
 // engine is a minimal engine loop: one goroutine owns the Gb and gets
 // datagrams, commands and timer expiries.
 type engine struct {
-	gb   *bssgp.Gb
+	gb   *bss.Gb
 	t0   time.Time
-	in   chan ns.Datagram
+	in   chan nsudp.Datagram
 	cmd  chan func(now time.Duration)
 	ev   chan string
 	dl   chan bssgp.DLUnitdata
@@ -266,8 +232,8 @@ func (h evHandler) DLUnitdata(p *bssgp.DLUnitdata, now time.Duration) {
 func (h evHandler) PagingPS(p *bssgp.PagingPS, now time.Duration) { h.e.event("paging-ps") }
 func (h evHandler) PagingCS(p *bssgp.PagingCS, now time.Duration) { h.e.event("paging-cs") }
 func (h evHandler) BVCState(up bool, now time.Duration)           { h.e.event(fmt.Sprintf("bvc-up=%v", up)) }
-func (h evHandler) FlowControl(now time.Duration) (bssgp.FlowParams, bool) {
-	return bssgp.ComputeFlowControl(bssgp.FlowInput{NumPDCH: 4, PeakRatePerPDCH: 2500, MaxSlotsPerMS: 4}), true
+func (h evHandler) FlowControl(now time.Duration) (bss.FlowParams, bool) {
+	return bss.ComputeFlowControl(bss.FlowInput{NumPDCH: 4, PeakRatePerPDCH: 2500, MaxSlotsPerMS: 4}), true
 }
 func (h evHandler) Other(bvci uint16, p bssgp.PDU, now time.Duration) {}
 
@@ -278,14 +244,14 @@ func (e *engine) event(s string) {
 	}
 }
 
-func newEngine(cfg bssgp.Config, mk func(deliver func(ns.Datagram)) (ns.Transport, error)) (*engine, error) {
-	e := &engine{t0: time.Now(), in: make(chan ns.Datagram, 256), cmd: make(chan func(time.Duration)),
+func newEngine(cfg bss.Config, mk func(deliver func(nsudp.Datagram)) (nse.Transport, error)) (*engine, error) {
+	e := &engine{t0: time.Now(), in: make(chan nsudp.Datagram, 256), cmd: make(chan func(time.Duration)),
 		ev: make(chan string, 64), dl: make(chan bssgp.DLUnitdata, 16), done: make(chan struct{})}
-	tx, err := mk(func(d ns.Datagram) { e.in <- d })
+	tx, err := mk(func(d nsudp.Datagram) { e.in <- d })
 	if err != nil {
 		return nil, err
 	}
-	e.gb, err = bssgp.New(cfg, tx, evHandler{e}, nil)
+	e.gb, err = bss.New(cfg, tx, evHandler{e}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
-package bssgp
+package bss
 
 import (
+	"github.com/gopcu/gopcu/bssgp"
 	"testing"
 	"time"
 )
@@ -13,7 +14,7 @@ func TestGbRIMDispatch(t *testing.T) {
 	req := "71" + "548900" + "09f1070002001b58" + "548900" + "09f1070001001b39" +
 		"5799" + "4b8101" + "4c8400000001" + "4f8102" + "558101" + "4d88" + "09f1070002001b58"
 	g.inHex("00000000"+req, time.Second)
-	if len(h.other) != 1 || h.other[0] != PDURANInformationReq {
+	if len(h.other) != 1 || h.other[0] != bssgp.PDURANInformationReq {
 		t.Fatalf("handler got %v, sent %v", h.other, tx.take())
 	}
 	if out := tx.take(); len(out) != 0 {

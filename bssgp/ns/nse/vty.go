@@ -1,4 +1,4 @@
-package ns
+package nse
 
 import (
 	"fmt"
@@ -58,9 +58,15 @@ func (n *NSE) WriteVC(w io.Writer, vc *VC, now time.Duration, stats bool) {
 			vc.SigWeight, vc.DataWeight, bracket(local), bracket(vc.Remote), a, uptime(now-vc.upSince))
 	}
 	if stats {
-		var b strings.Builder
-		vc.Ctrs.WriteVTY(&b, "    ", false)
-		io.WriteString(w, strings.ReplaceAll(b.String(), "\n", "\r\n"))
+		// The counters as the registry prints them (ratectr.Group), when
+		// it can.
+		if g, ok := vc.Ctrs.(interface {
+			WriteVTY(w io.Writer, prefix string, skipZero bool)
+		}); ok {
+			var b strings.Builder
+			g.WriteVTY(&b, "    ", false)
+			io.WriteString(w, strings.ReplaceAll(b.String(), "\n", "\r\n"))
+		}
 		fmt.Fprintf(w, "    NSVC Peer Statistics:\r\n     ALIVE response time        : %8d ms\r\n", vc.aliveDelay.Milliseconds())
 	}
 }

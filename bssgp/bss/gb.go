@@ -1,22 +1,25 @@
-package bssgp
+package bss
 
 import (
 	"context"
+	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/bssgp/internal/tlv"
 	"log/slog"
 	"net/netip"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/internal/logx"
-	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/stats/counter"
 )
 
 // Config is the Gb configuration of one cell/NSE, filled from INFO_IND
 // (pcuif_proto.h struct gsm_pcu_if_info_ind) and the VTY.
 type Config struct {
-	NS     ns.Config
-	BVCI   uint16 // PTP BVCI (INFO_IND bvci)
-	CellID CellID // RAI (mcc, mnc, lac, rac) + cell_id
+	NS     nse.Config
+	BVCI   uint16       // PTP BVCI (INFO_IND bvci)
+	CellID bssgp.CellID // RAI (mcc, mnc, lac, rac) + cell_id
 	// FlowControlInterval is VTY "flow-control-interval" (default 1 s).
 	FlowControlInterval time.Duration
 	// T1 retries BVC-BLOCK/UNBLOCK, T2 retries BVC-RESET (TS 48.018 §8.3,
@@ -28,9 +31,9 @@ type Config struct {
 	// NoAlignment omits the zero-length Alignment Octets IE osmo-pcu puts
 	// into UL-UNITDATA.
 	NoAlignment bool
-	// Counters, when set, is where the Gb registers its counter groups
-	// (bssgp:bss_ctx, ns:nse, ns:nsvc) while they exist; nil: nowhere.
-	Counters *ratectr.Registry
+	// Counters, when set, makes the Gb's counter groups (bssgp:bss_ctx,
+	// ns:nse, ns:nsvc) while they exist; nil: nothing is counted.
+	Counters counter.Registry
 }
 
 // Handler receives everything the SGSN sends up to the engine. PDU pointers
@@ -38,11 +41,11 @@ type Config struct {
 // receive buffer): copy what is kept (e.g. the LLC PDU into the MS queue).
 type Handler interface {
 	// DLUnitdata delivers a DL-UNITDATA for the PTP BVC (TS 48.018 §10.2.1).
-	DLUnitdata(p *DLUnitdata, now time.Duration)
+	DLUnitdata(p *bssgp.DLUnitdata, now time.Duration)
 	// PagingPS / PagingCS deliver paging requests (§10.3.1, §10.3.2),
 	// received on the signalling or PTP BVC.
-	PagingPS(p *PagingPS, now time.Duration)
-	PagingCS(p *PagingCS, now time.Duration)
+	PagingPS(p *bssgp.PagingPS, now time.Duration)
+	PagingCS(p *bssgp.PagingCS, now time.Duration)
 	// BVCState reports the PTP BVC going unblocked (up) or not.
 	BVCState(up bool, now time.Duration)
 	// FlowControl is asked for the FLOW-CONTROL-BVC values every
@@ -51,7 +54,7 @@ type Handler interface {
 	// Other delivers any other decoded PDU (SUSPEND-ACK/NACK, RESUME-ACK/NACK,
 	// FLUSH-LL, RA-CAPABILITY, RA-CAPABILITY-UPDATE-ACK, FLOW-CONTROL-*-ACK,
 	// STATUS, RIM PDUs as *RIM, others as *Raw), with the BVCI it came on.
-	Other(bvci uint16, p PDU, now time.Duration)
+	Other(bvci uint16, p bssgp.PDU, now time.Duration)
 }
 
 // Counters of the "bssgp:bss_ctx" group (libosmogb names), index BVCI,
@@ -82,7 +85,7 @@ const (
 )
 
 // CounterDescs are libosmogb's bssgp_ctr_description.
-var CounterDescs = []ratectr.Desc{
+var CounterDescs = []counter.Desc{
 	{Name: "packets:in", Description: "Packets at BSSGP Level ( In)"},
 	{Name: "packets:out", Description: "Packets at BSSGP Level (Out)"},
 	{Name: "bytes:in", Description: "Bytes at BSSGP Level   ( In)"},
@@ -97,8 +100,8 @@ var CounterDescs = []ratectr.Desc{
 // the monotonic time to every method.
 type Gb struct {
 	cfg     Config
-	ns      *ns.NSE
-	tx      ns.Transport
+	ns      *nse.NSE
+	tx      nse.Transport
 	h       Handler
 	log     *slog.Logger
 	rootLog *slog.Logger
@@ -110,22 +113,24 @@ type Gb struct {
 	fcTag, msTag                  uint8
 
 	buf [ns.HeaderLen + 2048]byte
-	dl  DLUnitdata
+	dl  bssgp.DLUnitdata
 	// Ctrs is the "bssgp:bss_ctx" counter group of the PTP BVC.
-	Ctrs *ratectr.Group
+	Ctrs counter.Group
 	// SigCtrs is the group of the signalling BVC (index 0); nil until the
 	// SGSN resets BVCI 0, as libosmogb allocates that BVC context then.
-	SigCtrs *ratectr.Group
+	SigCtrs counter.Group
 	vcIdx   uint32 // ns:nsvc group index allocator (libosmogb nsvc_rate_ctr_idx)
 }
 
-func newBVCGroup(bvci uint16) *ratectr.Group {
-	return ratectr.NewGroup("bssgp:bss_ctx", "BSSGP Peer Statistics", uint32(bvci), CounterDescs)
+// newBVCGroup makes the "bssgp:bss_ctx" group of a BVC in r.
+func newBVCGroup(r counter.Registry, bvci uint16) counter.Group {
+	return counter.New(r, counter.GroupSpec{Name: "bssgp:bss_ctx", Description: "BSSGP Peer Statistics",
+		Index: uint32(bvci), Descs: CounterDescs})
 }
 
 // New builds the Gb stack. tx sends NS datagrams (UDP in production,
 // in-memory in tests); log may be nil.
-func New(cfg Config, tx ns.Transport, h Handler, log *slog.Logger) (*Gb, error) {
+func New(cfg Config, tx nse.Transport, h Handler, log *slog.Logger) (*Gb, error) {
 	if cfg.FlowControlInterval == 0 {
 		cfg.FlowControlInterval = time.Second
 	}
@@ -141,18 +146,18 @@ func New(cfg Config, tx ns.Transport, h Handler, log *slog.Logger) (*Gb, error) 
 	if log == nil {
 		log = logx.Discard().Logger(logx.CatBSSGP)
 	}
-	g := &Gb{cfg: cfg, tx: tx, h: h, log: log.With("bvci", cfg.BVCI), rootLog: log, Ctrs: newBVCGroup(cfg.BVCI)}
-	n, err := ns.NewNSE(g.nsConfig(cfg), tx, g, log)
+	g := &Gb{cfg: cfg, tx: tx, h: h, log: log.With("bvci", cfg.BVCI), rootLog: log}
+	n, err := nse.NewNSE(g.nsConfig(cfg), tx, g, log)
 	if err != nil {
 		return nil, err
 	}
 	g.ns = n
-	g.register(g.Ctrs)
+	g.Ctrs = newBVCGroup(cfg.Counters, cfg.BVCI)
 	return g, nil
 }
 
 // nsConfig is cfg.NS with the Gb's registry and NS-VC group numbering.
-func (g *Gb) nsConfig(cfg Config) ns.Config {
+func (g *Gb) nsConfig(cfg Config) nse.Config {
 	c := cfg.NS
 	if c.Counters == nil {
 		c.Counters = cfg.Counters
@@ -163,33 +168,21 @@ func (g *Gb) nsConfig(cfg Config) ns.Config {
 	return c
 }
 
-func (g *Gb) register(grp *ratectr.Group) {
-	if g.cfg.Counters != nil {
-		g.cfg.Counters.Register(grp)
-	}
-}
-
-func (g *Gb) unregister(grp *ratectr.Group) {
-	if g.cfg.Counters != nil && grp != nil {
-		g.cfg.Counters.Unregister(grp)
-	}
-}
-
 // Close stops the Gb and unregisters its counter groups (osmo-pcu
 // gprs_bssgp_destroy frees the BVC contexts and NS with their groups).
 func (g *Gb) Close(now time.Duration) {
 	g.ns.Stop(now)
 	g.ns.Close()
-	g.unregister(g.Ctrs)
-	g.unregister(g.SigCtrs)
+	counter.Free(g.cfg.Counters, g.Ctrs)
+	counter.Free(g.cfg.Counters, g.SigCtrs)
 }
 
 // ctrsOf is the counter group of a BVC (nil: libosmogb has no context).
-func (g *Gb) ctrsOf(bvci uint16) *ratectr.Group {
+func (g *Gb) ctrsOf(bvci uint16) counter.Group {
 	switch bvci {
 	case g.cfg.BVCI:
 		return g.Ctrs
-	case BVCISignalling:
+	case bssgp.BVCISignalling:
 		return g.SigCtrs
 	}
 	return nil
@@ -222,13 +215,12 @@ func (g *Gb) Reconfigure(cfg Config, now time.Duration) error {
 	old := g.cfg
 	if cfg.BVCI != old.BVCI {
 		// A new PTP BVC context: its group has the new BVCI as index.
-		g.unregister(g.Ctrs)
-		g.Ctrs = newBVCGroup(cfg.BVCI)
+		counter.Free(g.cfg.Counters, g.Ctrs)
 		g.cfg.Counters = cfg.Counters
-		g.register(g.Ctrs)
+		g.Ctrs = newBVCGroup(cfg.Counters, cfg.BVCI)
 	}
 	if !g.ns.Reconfigure(g.nsConfig(cfg), now) {
-		n, err := ns.NewNSE(g.nsConfig(cfg), g.tx, g, g.rootLog)
+		n, err := nse.NewNSE(g.nsConfig(cfg), g.tx, g, g.rootLog)
 		if err != nil {
 			return err
 		}
@@ -251,7 +243,7 @@ func (g *Gb) Reconfigure(cfg Config, now time.Duration) error {
 }
 
 // NSE gives access to the NS layer (VTY "show ns", stats).
-func (g *Gb) NSE() *ns.NSE { return g.ns }
+func (g *Gb) NSE() *nse.NSE { return g.ns }
 
 // Config returns the configuration.
 func (g *Gb) Config() Config { return g.cfg }
@@ -294,9 +286,9 @@ func (g *Gb) NextDeadline() (time.Duration, bool) {
 	return d, ok
 }
 
-// ---- NS service user (ns.Handler) ----
+// ---- NS service user (nse.Handler) ----
 
-// NSAvailable implements ns.Handler: NS recovery starts the BVC procedure,
+// NSAvailable implements nse.Handler: NS recovery starts the BVC procedure,
 // NS failure clears the BVC state (osmo-pcu gprs_bssgp_pcu.c handle_nm_status()).
 func (g *Gb) NSAvailable(up bool, now time.Duration) {
 	g.setUnblocked(false, now)
@@ -307,35 +299,35 @@ func (g *Gb) NSAvailable(up bool, now time.Duration) {
 	}
 }
 
-// NSUnitdata implements ns.Handler.
+// NSUnitdata implements nse.Handler.
 func (g *Gb) NSUnitdata(bvci uint16, sdu []byte, now time.Duration) {
 	if len(sdu) == 0 {
-		g.sendStatus(CauseProtocolErrorUnspec, 0, false, sdu)
+		g.sendStatus(bssgp.CauseProtocolErrorUnspec, 0, false, sdu)
 		return
 	}
-	t := PDUType(sdu[0])
+	t := bssgp.PDUType(sdu[0])
 	ieBVCI, hasBVCI, ok := envelope(t, sdu)
 	if !ok {
 		// IE list does not parse: STATUS, counted nowhere (osmo-pcu and
 		// libosmogb parse before looking up the BVC).
 		g.log.Log(context.Background(), logx.LevelNotice, "bad BSSGP PDU: IE list does not parse", "pdu", t.String())
-		g.sendStatus(CauseInvalidMandatoryInfo, 0, false, sdu)
+		g.sendStatus(bssgp.CauseInvalidMandatoryInfo, 0, false, sdu)
 		return
 	}
 	ctx := bvci // the BVC the PDU is counted on
 	switch {
-	case t == PDUStatus || (t >= PDURANInformation && t <= PDURANInfoAppError):
-		if bvci == BVCISignalling && hasBVCI {
+	case t == bssgp.PDUStatus || (t >= bssgp.PDURANInformation && t <= bssgp.PDURANInfoAppError):
+		if bvci == bssgp.BVCISignalling && hasBVCI {
 			ctx = ieBVCI
 		}
-	case t == PDUBVCReset:
+	case t == bssgp.PDUBVCReset:
 		// osmo-pcu's checks before handing BVC-RESET to libosmogb.
-		if bvci != BVCISignalling || !hasBVCI {
-			g.sendStatus(CauseInvalidMandatoryInfo, 0, false, sdu)
+		if bvci != bssgp.BVCISignalling || !hasBVCI {
+			g.sendStatus(bssgp.CauseInvalidMandatoryInfo, 0, false, sdu)
 			return
 		}
-		if ieBVCI != BVCISignalling && ieBVCI != g.cfg.BVCI {
-			g.sendStatus(CauseUnknownBVCI, ieBVCI, true, sdu)
+		if ieBVCI != bssgp.BVCISignalling && ieBVCI != g.cfg.BVCI {
+			g.sendStatus(bssgp.CauseUnknownBVCI, ieBVCI, true, sdu)
 			return
 		}
 		ctx = ieBVCI
@@ -345,7 +337,7 @@ func (g *Gb) NSUnitdata(bvci uint16, sdu []byte, now time.Duration) {
 		c.Inc(CtrPktsIn)
 		c.Add(CtrBytesIn, uint64(len(sdu)))
 	}
-	if t == PDUStatus {
+	if t == bssgp.PDUStatus {
 		if c != nil {
 			c.Inc(CtrStatus)
 		}
@@ -353,14 +345,14 @@ func (g *Gb) NSUnitdata(bvci uint16, sdu []byte, now time.Duration) {
 		return
 	}
 	switch {
-	case bvci == BVCISignalling:
+	case bvci == bssgp.BVCISignalling:
 		g.rxSignalling(t, sdu, now)
-	case bvci == BVCIPTM:
-		g.sendStatus(CausePDUNotCompatibleFeat, bvci, true, sdu)
+	case bvci == bssgp.BVCIPTM:
+		g.sendStatus(bssgp.CausePDUNotCompatibleFeat, bvci, true, sdu)
 	case bvci == g.cfg.BVCI:
 		g.rxPTP(t, sdu, now)
 	default:
-		g.sendStatus(CauseUnknownBVCI, bvci, true, sdu)
+		g.sendStatus(bssgp.CauseUnknownBVCI, bvci, true, sdu)
 	}
 }
 
@@ -382,18 +374,18 @@ func (g *Gb) setUnblocked(up bool, now time.Duration) {
 func (g *Gb) retry(now time.Duration) {
 	switch {
 	case !g.sigReset:
-		g.send(BVCISignalling, 0, &BVCReset{BVCI: BVCISignalling, Cause: CauseOMIntervention})
+		g.send(bssgp.BVCISignalling, 0, &bssgp.BVCReset{BVCI: bssgp.BVCISignalling, Cause: bssgp.CauseOMIntervention})
 		g.timer = now + g.cfg.T2
 	case !g.ptpReset:
-		g.sendPTPReset(CauseOMIntervention, now)
+		g.sendPTPReset(bssgp.CauseOMIntervention, now)
 	case !g.unblocked:
-		g.send(BVCISignalling, 0, &BVCUnblock{BVCI: g.cfg.BVCI})
+		g.send(bssgp.BVCISignalling, 0, &bssgp.BVCUnblock{BVCI: g.cfg.BVCI})
 		g.timer = now + g.cfg.T1
 	}
 }
 
-func (g *Gb) sendPTPReset(c Cause, now time.Duration) {
-	g.send(BVCISignalling, 0, &BVCReset{BVCI: g.cfg.BVCI, Cause: c, CellID: g.cfg.CellID, HasCellID: true})
+func (g *Gb) sendPTPReset(c bssgp.Cause, now time.Duration) {
+	g.send(bssgp.BVCISignalling, 0, &bssgp.BVCReset{BVCI: g.cfg.BVCI, Cause: c, CellID: g.cfg.CellID, HasCellID: true})
 	g.timer = now + g.cfg.T2
 }
 
@@ -410,8 +402,8 @@ func (g *Gb) sendFlowControl(now time.Duration) {
 }
 
 // send encodes p after the NS header room and hands it to NS.
-func (g *Gb) send(bvci uint16, lsp uint32, p PDU) error {
-	n, err := MarshalTo(p, g.buf[ns.HeaderLen:])
+func (g *Gb) send(bvci uint16, lsp uint32, p bssgp.PDU) error {
+	n, err := bssgp.MarshalTo(p, g.buf[ns.HeaderLen:])
 	if err != nil {
 		return err
 	}
@@ -422,7 +414,7 @@ func (g *Gb) send(bvci uint16, lsp uint32, p PDU) error {
 // UL-UNITDATA is counted on the BVC it goes to, whether NS can send it or
 // not (libosmogb bssgp_tx_ul_ud); no other PDU is.
 func (g *Gb) out(bvci uint16, lsp uint32, n int) error {
-	if n > 0 && PDUType(g.buf[ns.HeaderLen]) == PDUULUnitdata {
+	if n > 0 && bssgp.PDUType(g.buf[ns.HeaderLen]) == bssgp.PDUULUnitdata {
 		if c := g.ctrsOf(bvci); c != nil {
 			c.Inc(CtrPktsOut)
 			c.Add(CtrBytesOut, uint64(n))
@@ -434,44 +426,44 @@ func (g *Gb) out(bvci uint16, lsp uint32, n int) error {
 // sendStatus answers an erroneous PDU with STATUS on the signalling BVC
 // (TS 48.018 §8.7, §10.4.14): the BVCI IE for BVCI-blocked/unknown causes,
 // the PDU in error always. A STATUS is never answered with a STATUS.
-func (g *Gb) sendStatus(c Cause, bvci uint16, withBVCI bool, bad []byte) {
-	if len(bad) > 0 && PDUType(bad[0]) == PDUStatus {
+func (g *Gb) sendStatus(c bssgp.Cause, bvci uint16, withBVCI bool, bad []byte) {
+	if len(bad) > 0 && bssgp.PDUType(bad[0]) == bssgp.PDUStatus {
 		return
 	}
 	if len(bad) > MaxLLCPDU {
 		bad = bad[:MaxLLCPDU]
 	}
 	g.log.Log(context.Background(), logx.LevelNotice, "sending STATUS", "cause", c.String(), "bvci", bvci)
-	st := Status{Cause: c, BVCI: bvci, HasBVCI: withBVCI, PDUInError: bad}
+	st := bssgp.Status{Cause: c, BVCI: bvci, HasBVCI: withBVCI, PDUInError: bad}
 	if st.PDUInError == nil {
 		st.PDUInError = []byte{}
 	}
-	_ = g.send(BVCISignalling, 0, &st)
+	_ = g.send(bssgp.BVCISignalling, 0, &st)
 }
 
 func (g *Gb) decodeErr(err error, sdu []byte) {
-	c, ok := CauseOf(err)
+	c, ok := bssgp.CauseOf(err)
 	if !ok {
-		c = CauseProtocolErrorUnspec
+		c = bssgp.CauseProtocolErrorUnspec
 	}
 	g.log.Log(context.Background(), logx.LevelNotice, "bad BSSGP PDU", "err", err)
 	g.sendStatus(c, 0, false, sdu)
 }
 
 func (g *Gb) rxStatus(bvci uint16, sdu []byte, now time.Duration) {
-	var st Status
-	if err := Unmarshal(sdu, &st); err != nil {
+	var st bssgp.Status
+	if err := bssgp.Unmarshal(sdu, &st); err != nil {
 		return // never answer a STATUS
 	}
 	g.log.Log(context.Background(), logx.LevelNotice, "STATUS received", "cause", st.Cause.String(), "bvci", st.BVCI)
 	if st.HasBVCI && st.BVCI == g.cfg.BVCI && g.sigReset {
 		switch st.Cause {
-		case CauseBVCIBlocked: // re-run UNBLOCK (osmo-pcu gprs_bssgp_pcu.c gprs_bssgp_pcu_rx_sign())
+		case bssgp.CauseBVCIBlocked: // re-run UNBLOCK (osmo-pcu gprs_bssgp_pcu.c gprs_bssgp_pcu_rx_sign())
 			if g.ptpReset {
 				g.setUnblocked(false, now)
 				g.retry(now)
 			}
-		case CauseUnknownBVCI: // re-run PTP RESET
+		case bssgp.CauseUnknownBVCI: // re-run PTP RESET
 			g.ptpReset = false
 			g.setUnblocked(false, now)
 			g.retry(now)
@@ -482,23 +474,23 @@ func (g *Gb) rxStatus(bvci uint16, sdu []byte, now time.Duration) {
 	}
 }
 
-func (g *Gb) rxSignalling(t PDUType, sdu []byte, now time.Duration) {
+func (g *Gb) rxSignalling(t bssgp.PDUType, sdu []byte, now time.Duration) {
 	switch t {
-	case PDUBVCReset:
-		var r BVCReset
-		if err := Unmarshal(sdu, &r); err != nil {
+	case bssgp.PDUBVCReset:
+		var r bssgp.BVCReset
+		if err := bssgp.Unmarshal(sdu, &r); err != nil {
 			g.decodeErr(err, sdu)
 			return
 		}
 		g.rxReset(&r, sdu, now)
-	case PDUBVCResetAck:
-		var a BVCResetAck
-		if err := Unmarshal(sdu, &a); err != nil {
+	case bssgp.PDUBVCResetAck:
+		var a bssgp.BVCResetAck
+		if err := bssgp.Unmarshal(sdu, &a); err != nil {
 			g.decodeErr(err, sdu)
 			return
 		}
 		switch {
-		case a.BVCI == BVCISignalling && !g.sigReset:
+		case a.BVCI == bssgp.BVCISignalling && !g.sigReset:
 			g.sigReset = true
 			g.retry(now)
 		case a.BVCI == g.cfg.BVCI && g.sigReset && !g.ptpReset:
@@ -507,14 +499,14 @@ func (g *Gb) rxSignalling(t PDUType, sdu []byte, now time.Duration) {
 		default:
 			g.log.Log(context.Background(), logx.LevelInfo, "unexpected BVC-RESET-ACK ignored", "ack_bvci", a.BVCI)
 		}
-	case PDUBVCUnblockAck:
-		var a BVCUnblockAck
-		if err := Unmarshal(sdu, &a); err != nil {
+	case bssgp.PDUBVCUnblockAck:
+		var a bssgp.BVCUnblockAck
+		if err := bssgp.Unmarshal(sdu, &a); err != nil {
 			g.decodeErr(err, sdu)
 			return
 		}
 		if a.BVCI != g.cfg.BVCI {
-			g.sendStatus(CauseUnknownBVCI, a.BVCI, true, sdu)
+			g.sendStatus(bssgp.CauseUnknownBVCI, a.BVCI, true, sdu)
 			return
 		}
 		if g.ptpReset && !g.unblocked {
@@ -524,31 +516,17 @@ func (g *Gb) rxSignalling(t PDUType, sdu []byte, now time.Duration) {
 			g.fcTimer = now + g.cfg.FlowControlInterval
 			g.sendFlowControl(now)
 		}
-	case PDUPagingPS, PDUPagingCS:
-		g.rxPaging(t, sdu, now)
-	case PDUBVCBlockAck, PDUSuspendAck, PDUSuspendNack, PDUResumeAck, PDUResumeNack, PDUFlushLL:
-		p := NewPDU(t)
-		if err := Unmarshal(sdu, p); err != nil {
-			g.decodeErr(err, sdu)
-			return
-		}
-		if g.h != nil {
-			g.h.Other(BVCISignalling, p, now)
-		}
-	case PDURANInformation, PDURANInformationReq, PDURANInformationAck, PDURANInformationError, PDURANInfoAppError:
+	case bssgp.PDUPagingPS, bssgp.PDUPagingCS:
+		g.deliver(0, t, sdu, now) // PagingPS, PagingCS
+	case bssgp.PDUBVCBlockAck, bssgp.PDUSuspendAck, bssgp.PDUSuspendNack, bssgp.PDUResumeAck, bssgp.PDUResumeNack, bssgp.PDUFlushLL:
+		g.deliver(bssgp.BVCISignalling, t, sdu, now)
+	case bssgp.PDURANInformation, bssgp.PDURANInformationReq, bssgp.PDURANInformationAck, bssgp.PDURANInformationError, bssgp.PDURANInfoAppError:
 		// RIM PDUs (TS 48.018 §8c): routing checks and containers are the
 		// engine's (osmo-pcu handle_rim); undecodable -> STATUS (libosmogb).
-		p := &RIM{PDUType: t}
-		if err := Unmarshal(sdu, p); err != nil {
-			g.decodeErr(err, sdu)
-			return
-		}
+		g.deliver(bssgp.BVCISignalling, t, sdu, now)
+	case bssgp.PDUSGSNInvokeTrace, bssgp.PDUOverload:
 		if g.h != nil {
-			g.h.Other(BVCISignalling, p, now)
-		}
-	case PDUSGSNInvokeTrace, PDUOverload:
-		if g.h != nil {
-			g.h.Other(BVCISignalling, &Raw{PDUType: t, Body: sdu[1:]}, now)
+			g.h.Other(bssgp.BVCISignalling, &bssgp.Raw{PDUType: t, Body: sdu[1:]}, now)
 		}
 	default:
 		if t.IsPTP() {
@@ -556,55 +534,54 @@ func (g *Gb) rxSignalling(t PDUType, sdu []byte, now time.Duration) {
 			g.log.Log(context.Background(), logx.LevelNotice, "PTP PDU on signalling BVC ignored", "pdu", t.String())
 			return
 		}
-		g.sendStatus(CauseProtocolErrorUnspec, 0, false, sdu)
+		g.sendStatus(bssgp.CauseProtocolErrorUnspec, 0, false, sdu)
 	}
 }
 
 // rxReset handles an SGSN-initiated BVC-RESET (TS 48.018 §8.4,
 // osmo-pcu gprs_bssgp_pcu.c gprs_bssgp_pcu_rx_sign(), libosmogb bssgp_rx_bvc_reset()).
-func (g *Gb) rxReset(r *BVCReset, sdu []byte, now time.Duration) {
+func (g *Gb) rxReset(r *bssgp.BVCReset, sdu []byte, now time.Duration) {
 	switch r.BVCI {
-	case BVCISignalling:
+	case bssgp.BVCISignalling:
 		if g.SigCtrs == nil {
 			// libosmogb's bssgp_rx_bvc_reset allocates the context of the
 			// reset BVC, with its counter group, when it has none.
-			g.SigCtrs = newBVCGroup(BVCISignalling)
-			g.register(g.SigCtrs)
+			g.SigCtrs = newBVCGroup(g.cfg.Counters, bssgp.BVCISignalling)
 		}
-		g.send(BVCISignalling, 0, &BVCResetAck{BVCI: BVCISignalling})
+		g.send(bssgp.BVCISignalling, 0, &bssgp.BVCResetAck{BVCI: bssgp.BVCISignalling})
 		// Resetting the signalling BVC resets all PTP BVCs: reset ours.
 		g.sigReset, g.ptpReset = true, false
 		g.setUnblocked(false, now)
 		g.sendPTPReset(r.Cause, now)
 	case g.cfg.BVCI:
-		g.send(BVCISignalling, 0, &BVCResetAck{BVCI: g.cfg.BVCI, CellID: g.cfg.CellID, HasCellID: true})
+		g.send(bssgp.BVCISignalling, 0, &bssgp.BVCResetAck{BVCI: g.cfg.BVCI, CellID: g.cfg.CellID, HasCellID: true})
 		g.sigReset, g.ptpReset = true, true
 		g.setUnblocked(false, now)
 		g.retry(now) // UNBLOCK
 	default:
-		g.sendStatus(CauseUnknownBVCI, r.BVCI, true, sdu)
+		g.sendStatus(bssgp.CauseUnknownBVCI, r.BVCI, true, sdu)
 	}
 }
 
-func (g *Gb) rxPaging(t PDUType, sdu []byte, now time.Duration) {
-	if t == PDUPagingPS {
-		var p PagingPS
-		if err := Unmarshal(sdu, &p); err != nil {
-			g.decodeErr(err, sdu)
-			return
-		}
-		if g.h != nil {
-			g.h.PagingPS(&p, now)
-		}
-		return
-	}
-	var p PagingCS
-	if err := Unmarshal(sdu, &p); err != nil {
+// deliver decodes a PDU of type t that came on bvci and hands it to the
+// Handler: paging to PagingPS/PagingCS, anything else to Other. A PDU
+// that does not decode gets STATUS.
+func (g *Gb) deliver(bvci uint16, t bssgp.PDUType, sdu []byte, now time.Duration) {
+	p := bssgp.NewPDU(t)
+	if err := bssgp.Unmarshal(sdu, p); err != nil {
 		g.decodeErr(err, sdu)
 		return
 	}
-	if g.h != nil {
-		g.h.PagingCS(&p, now)
+	if g.h == nil {
+		return
+	}
+	switch p := p.(type) {
+	case *bssgp.PagingPS:
+		g.h.PagingPS(p, now)
+	case *bssgp.PagingCS:
+		g.h.PagingCS(p, now)
+	default:
+		g.h.Other(bvci, p, now)
 	}
 }
 
@@ -616,34 +593,27 @@ func (g *Gb) rxPaging(t PDUType, sdu []byte, now time.Duration) {
 // after a reset, §8.4). So a PDU the SGSN sends right after its
 // BVC-UNBLOCK-ACK and that overtakes it, or after the BVC-RESET-ACK, gets
 // through.
-func (g *Gb) rxPTP(t PDUType, sdu []byte, now time.Duration) {
+func (g *Gb) rxPTP(t bssgp.PDUType, sdu []byte, now time.Duration) {
 	switch t {
-	case PDUDLUnitdata:
+	case bssgp.PDUDLUnitdata:
 		if err := g.dl.Unmarshal(sdu); err != nil {
 			g.decodeErr(err, sdu)
 			return
 		}
 		if len(g.dl.LLC) > MaxLLCPDU {
-			g.sendStatus(CauseConditionalIEError, 0, false, sdu)
+			g.sendStatus(bssgp.CauseConditionalIEError, 0, false, sdu)
 			return
 		}
 		if g.h != nil {
 			g.h.DLUnitdata(&g.dl, now)
 		}
-	case PDUPagingPS, PDUPagingCS:
-		g.rxPaging(t, sdu, now)
-	case PDURACapability, PDURACapabilityUpdAck, PDUFlowControlBVCAck, PDUFlowControlMSAck:
-		p := NewPDU(t)
-		if err := Unmarshal(sdu, p); err != nil {
-			g.decodeErr(err, sdu)
-			return
-		}
-		if g.h != nil {
-			g.h.Other(g.cfg.BVCI, p, now)
-		}
+	case bssgp.PDUPagingPS, bssgp.PDUPagingCS:
+		g.deliver(0, t, sdu, now) // PagingPS, PagingCS
+	case bssgp.PDURACapability, bssgp.PDURACapabilityUpdAck, bssgp.PDUFlowControlBVCAck, bssgp.PDUFlowControlMSAck:
+		g.deliver(g.cfg.BVCI, t, sdu, now)
 	default:
 		// Signalling PDUs on a PTP BVC, and anything unknown (§2.4).
-		g.sendStatus(CauseProtocolErrorUnspec, 0, false, sdu)
+		g.sendStatus(bssgp.CauseProtocolErrorUnspec, 0, false, sdu)
 	}
 }
 
@@ -661,7 +631,7 @@ func (g *Gb) SendULUnitdataPFI(tlli uint32, llc []byte, pfi uint8, hasPFI bool, 
 	if !g.unblocked {
 		return ErrBVCBlocked
 	}
-	ul := ULUnitdata{TLLI: tlli, QoS: g.cfg.QoS, CellID: g.cfg.CellID, PFI: pfi, HasPFI: hasPFI, LLC: llc}
+	ul := bssgp.ULUnitdata{TLLI: tlli, QoS: g.cfg.QoS, CellID: g.cfg.CellID, PFI: pfi, HasPFI: hasPFI, LLC: llc}
 	if g.cfg.NoAlignment {
 		ul.Alignment = -1
 	}
@@ -678,24 +648,24 @@ func (g *Gb) SendLLCDiscarded(tlli uint32, frames, octets int, now time.Duration
 	if !g.sigReset {
 		return ErrBVCBlocked
 	}
-	return g.send(BVCISignalling, 0, &LLCDiscarded{TLLI: tlli, Frames: uint8(clamp(frames, 255)),
+	return g.send(bssgp.BVCISignalling, 0, &bssgp.LLCDiscarded{TLLI: tlli, Frames: uint8(clamp(frames, 255)),
 		BVCI: g.cfg.BVCI, NumOctets: uint32(clamp(octets, 0xffffff))})
 }
 
 // SendSuspend sends SUSPEND for tlli (PCUIF SUSP_REQ, TS 48.018 §10.3.6).
-func (g *Gb) SendSuspend(tlli uint32, rai RAI, now time.Duration) error {
+func (g *Gb) SendSuspend(tlli uint32, rai bssgp.RAI, now time.Duration) error {
 	if !g.sigReset {
 		return ErrBVCBlocked
 	}
-	return g.send(BVCISignalling, 0, &Suspend{TLLI: tlli, RAI: rai})
+	return g.send(bssgp.BVCISignalling, 0, &bssgp.Suspend{TLLI: tlli, RAI: rai})
 }
 
 // SendResume sends RESUME (TS 48.018 §10.3.9).
-func (g *Gb) SendResume(tlli uint32, rai RAI, srn uint8, now time.Duration) error {
+func (g *Gb) SendResume(tlli uint32, rai bssgp.RAI, srn uint8, now time.Duration) error {
 	if !g.sigReset {
 		return ErrBVCBlocked
 	}
-	return g.send(BVCISignalling, 0, &Resume{TLLI: tlli, RAI: rai, SRN: srn})
+	return g.send(bssgp.BVCISignalling, 0, &bssgp.Resume{TLLI: tlli, RAI: rai, SRN: srn})
 }
 
 // SendFlowControlMS sends FLOW-CONTROL-MS for one MS (TS 48.018 §10.4.6,
@@ -705,7 +675,7 @@ func (g *Gb) SendFlowControlMS(tlli uint32, bucketOctets, leakOctetsPerS int, no
 		return 0, ErrBVCBlocked
 	}
 	g.msTag++
-	return g.msTag, g.send(g.cfg.BVCI, tlli, &FlowControlMS{TLLI: tlli, Tag: g.msTag,
+	return g.msTag, g.send(g.cfg.BVCI, tlli, &bssgp.FlowControlMS{TLLI: tlli, Tag: g.msTag,
 		BucketSize: bucketUnits(bucketOctets), LeakRate: rateUnits(leakOctetsPerS)})
 }
 
@@ -714,45 +684,36 @@ func (g *Gb) SendRadioStatus(tlli uint32, radioCause uint8, now time.Duration) e
 	if !g.unblocked {
 		return ErrBVCBlocked
 	}
-	return g.send(g.cfg.BVCI, tlli, &RadioStatus{TLLI: tlli, HasTLLI: true, RadioCause: radioCause})
+	return g.send(g.cfg.BVCI, tlli, &bssgp.RadioStatus{TLLI: tlli, HasTLLI: true, RadioCause: radioCause})
 }
 
 // SendFlushLLAck answers a FLUSH-LL (TS 48.018 §10.4.2).
-func (g *Gb) SendFlushLLAck(a *FlushLLAck, now time.Duration) error {
-	return g.send(BVCISignalling, 0, a)
+func (g *Gb) SendFlushLLAck(a *bssgp.FlushLLAck, now time.Duration) error {
+	return g.send(bssgp.BVCISignalling, 0, a)
 }
 
 // SendPDU sends any PDU on bvci with link selection parameter lsp.
-func (g *Gb) SendPDU(bvci uint16, lsp uint32, p PDU) error { return g.send(bvci, lsp, p) }
+func (g *Gb) SendPDU(bvci uint16, lsp uint32, p bssgp.PDU) error { return g.send(bvci, lsp, p) }
 
 // envelope walks the IE list of a received PDU as libosmogb's TLV parser
 // does (every IE TvLV, after the 1-octet header or the 8-octet UNITDATA
 // header): ok=false when it does not parse. It returns the first BVCI IE
 // of at least 2 octets.
-func envelope(t PDUType, b []byte) (bvci uint16, hasBVCI, ok bool) {
+func envelope(t bssgp.PDUType, b []byte) (bvci uint16, hasBVCI, ok bool) {
 	off := 1
-	if t == PDUDLUnitdata || t == PDUULUnitdata {
+	if t == bssgp.PDUDLUnitdata || t == bssgp.PDUULUnitdata {
 		off = 8
 	}
 	for off < len(b) {
-		iei := IEI(b[off])
-		if off+1 >= len(b) {
+		iei := bssgp.IEI(b[off])
+		l, val, why := tlv.ReadLen(b, off+1)
+		if why != "" || val+l > len(b) {
 			return 0, false, false
 		}
-		l, h := int(b[off+1]&0x7f), 2
-		if b[off+1]&0x80 == 0 {
-			if off+2 >= len(b) {
-				return 0, false, false
-			}
-			l, h = int(b[off+1])<<8|int(b[off+2]), 3
+		if iei == bssgp.IEBVCI && !hasBVCI && l >= 2 {
+			bvci, hasBVCI = uint16(b[val])<<8|uint16(b[val+1]), true
 		}
-		if off+h+l > len(b) {
-			return 0, false, false
-		}
-		if iei == IEBVCI && !hasBVCI && l >= 2 {
-			bvci, hasBVCI = uint16(b[off+h])<<8|uint16(b[off+h+1]), true
-		}
-		off += h + l
+		off = val + l
 	}
 	return bvci, hasBVCI, true
 }

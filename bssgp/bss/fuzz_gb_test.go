@@ -1,4 +1,4 @@
-package bssgp
+package bss
 
 import (
 	"testing"
@@ -15,8 +15,9 @@ func FuzzGbInput(f *testing.F) {
 	for _, c := range badPDUs {
 		f.Add(append([]byte{0, 0, byte(c.bvci >> 8), byte(c.bvci)}, testutil.MustHex(c.pdu)...))
 	}
-	for _, g := range goldens {
-		f.Add(append([]byte{0, 0, 0x07, 0x08}, testutil.MustHex(g.hex)...))
+	// the BSSGP decoder's corpus, on the PTP BVC
+	for _, b := range testutil.FuzzCorpus(f, "../testdata/fuzz/FuzzParse") {
+		f.Add(append([]byte{0, 0, 0x07, 0x08}, b...))
 	}
 	f.Add(testutil.MustHex("020081010182006504820065"))
 	f.Add(testutil.MustHex("0a"))

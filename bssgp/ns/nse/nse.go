@@ -1,16 +1,18 @@
-package ns
+package nse
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"log/slog"
 	"net/netip"
 	"slices"
 	"time"
 
 	"github.com/gopcu/gopcu/internal/logx"
-	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/stats/counter"
 )
 
 // Dialect selects the NS flavour (osmo-pcu VTY "gb-dialect").
@@ -75,9 +77,9 @@ type Config struct {
 	Timers    Timers     // zero value: DefaultTimers()
 	// MaxNSVCs is announced in SNS-SIZE (default 8).
 	MaxNSVCs uint16
-	// Counters, when set, is where the NSE registers its "ns:nse" group
-	// and the "ns:nsvc" group of each NS-VC while it exists.
-	Counters *ratectr.Registry
+	// Counters, when set, makes the NSE's "ns:nse" group and the "ns:nsvc"
+	// group of each NS-VC while it exists; nil: nothing is counted.
+	Counters counter.Registry
 	// VCIndex numbers the "ns:nsvc" groups across the NS instance
 	// (libosmogb nsvc_rate_ctr_idx: 0, 1, ... in allocation order, never
 	// reused); nil: the NSE numbers its own from 0.
@@ -122,10 +124,10 @@ type NSE struct {
 	since time.Duration // last availability change
 	sns   *snsFSM
 	buf   [maxPDU]byte
-	rx    PDU
+	rx    ns.PDU
 	// Ctrs is the "ns:nse" counter group (libosmogb names), index NSEI.
 	// Every NS-VC event counts on it and on the NS-VC's own group.
-	Ctrs *ratectr.Group
+	Ctrs counter.Group
 }
 
 // Counters of the "ns:nse" group, in libosmogb's order.
@@ -148,7 +150,7 @@ const (
 )
 
 // CounterDescs are the NS counters (libosmogb ns_ctr_description).
-var CounterDescs = []ratectr.Desc{
+var CounterDescs = []counter.Desc{
 	{Name: "packets:in", Description: "Packets at NS Level  ( In)"},
 	{Name: "packets:out", Description: "Packets at NS Level  (Out)"},
 	{Name: "packets:out:drop", Description: "Dropped Packets      (Out)"},
@@ -184,10 +186,8 @@ func NewNSE(cfg Config, tx Transport, h Handler, log *slog.Logger) (*NSE, error)
 		log = logx.Discard().Logger(logx.CatNS)
 	}
 	n := &NSE{cfg: cfg, tx: tx, h: h, log: log.With("nsei", cfg.NSEI),
-		Ctrs: ratectr.NewGroup("ns:nse", "NSE Peer Statistics", uint32(cfg.NSEI), CounterDescs)}
-	if cfg.Counters != nil {
-		cfg.Counters.Register(n.Ctrs)
-	}
+		Ctrs: counter.New(cfg.Counters, counter.GroupSpec{Name: "ns:nse", Description: "NSE Peer Statistics",
+			Index: uint32(cfg.NSEI), Descs: CounterDescs})}
 	if cfg.Dialect == DialectClassic {
 		for _, ep := range cfg.Endpoints {
 			n.vcs = append(n.vcs, newVC(n, ep.Bind, ep.Remote, ep.NSVCI, true, 1, 1))
@@ -203,16 +203,14 @@ func (n *NSE) sourceAddr(remote netip.AddrPort) (netip.Addr, error) {
 	if n.cfg.SourceAddr != nil {
 		return n.cfg.SourceAddr(remote)
 	}
-	return SourceAddrTowards(remote)
+	return nsudp.SourceAddrTowards(remote)
 }
 
 // Close unregisters the NSE's counter groups (libosmogb frees them with
 // the NSE and its NS-VCs). Call Stop first.
 func (n *NSE) Close() {
 	n.replaceVCs(nil)
-	if n.cfg.Counters != nil {
-		n.cfg.Counters.Unregister(n.Ctrs)
-	}
+	counter.Free(n.cfg.Counters, n.Ctrs)
 }
 
 // replaceVCs makes keep the NS-VCs; those left out are gone, with their
@@ -226,8 +224,8 @@ func (n *NSE) replaceVCs(keep []*VC) {
 				break
 			}
 		}
-		if gone && n.cfg.Counters != nil {
-			n.cfg.Counters.Unregister(vc.Ctrs)
+		if gone {
+			counter.Free(n.cfg.Counters, vc.Ctrs)
 		}
 	}
 	n.vcs = keep
@@ -292,7 +290,7 @@ func (n *NSE) Stop(now time.Duration) {
 }
 
 // send encodes p and transmits it.
-func (n *NSE) send(bind int, to netip.AddrPort, p *PDU) {
+func (n *NSE) send(bind int, to netip.AddrPort, p *ns.PDU) {
 	l, err := p.MarshalTo(n.buf[:])
 	if err != nil {
 		n.log.Error("encode failed", "pdu", p.Type, "err", err)
@@ -304,17 +302,17 @@ func (n *NSE) send(bind int, to netip.AddrPort, p *PDU) {
 }
 
 // sendStatus answers a bad PDU (TS 48.016 §7.5); never for an NS-STATUS.
-func (n *NSE) sendStatus(bind int, to netip.AddrPort, cause Cause, bad []byte, vc *VC) {
-	if len(bad) > 0 && PDUType(bad[0]) == PDUStatus {
+func (n *NSE) sendStatus(bind int, to netip.AddrPort, cause ns.Cause, bad []byte, vc *VC) {
+	if len(bad) > 0 && ns.PDUType(bad[0]) == ns.PDUStatus {
 		return
 	}
-	st := NewStatus(cause, nil)
+	st := ns.NewStatus(cause, nil)
 	switch cause {
-	case CauseNSVCBlocked, CauseNSVCUnknown:
+	case ns.CauseNSVCBlocked, ns.CauseNSVCUnknown:
 		if vc != nil {
 			st.NSVCI, st.HasNSVCI = vc.NSVCI, true
 		}
-	case CauseBVCIUnknown:
+	case ns.CauseBVCIUnknown:
 	default:
 		if len(bad) > 256 {
 			bad = bad[:256]
@@ -342,24 +340,17 @@ func (n *NSE) findVC(bind int, from netip.AddrPort) *VC {
 // peer nowhere.
 func (n *NSE) Input(bind int, from netip.AddrPort, b []byte, now time.Duration) {
 	vc := n.findVC(bind, from)
-	switch {
-	case vc != nil:
-		vc.inc(CtrPktsIn)
-		vc.add(CtrBytesIn, uint64(len(b)))
-	case n.sns != nil:
-		n.Ctrs.Inc(CtrPktsIn)
-		n.Ctrs.Add(CtrBytesIn, uint64(len(b)))
-	}
+	n.count(vc, CtrPktsIn, CtrBytesIn, len(b))
 	p := &n.rx
 	if err := p.Unmarshal(b); err != nil {
 		n.log.Log(context.Background(), logx.LevelNotice, "bad NS PDU", "from", from, "err", err)
-		c, _ := CauseOf(err)
+		c, _ := ns.CauseOf(err)
 		n.sendStatus(bind, from, c, b, vc)
 		return
 	}
 	if p.Type.IsSNS() {
 		if n.sns == nil {
-			n.sendStatus(bind, from, CausePDUNotCompatible, b, nil)
+			n.sendStatus(bind, from, ns.CausePDUNotCompatible, b, nil)
 			return
 		}
 		n.sns.input(bind, from, p, b, now)
@@ -367,9 +358,9 @@ func (n *NSE) Input(bind int, from netip.AddrPort, b []byte, now time.Duration) 
 	}
 	if vc == nil {
 		switch p.Type {
-		case PDUStatus, PDUAliveAck, PDUResetAck: // TS 48.016 §7.3.1, §7.4.1, §7.5.1: ignore
+		case ns.PDUStatus, ns.PDUAliveAck, ns.PDUResetAck: // TS 48.016 §7.3.1, §7.4.1, §7.5.1: ignore
 		default:
-			n.sendStatus(bind, from, CausePDUNotCompatible, b, nil)
+			n.sendStatus(bind, from, ns.CausePDUNotCompatible, b, nil)
 		}
 		return
 	}
@@ -450,19 +441,15 @@ func (n *NSE) pickVC(lsp uint32, sig bool) *VC {
 	return nil
 }
 
-// HeaderLen is the NS-UNITDATA header length; SendUnitdataInPlace expects
-// that much headroom in front of the SDU.
-const HeaderLen = 4
-
 // SendUnitdata sends sdu as NS-UNITDATA on bvci over the NS-VC that the
 // link selection parameter lsp (TLLI for MS traffic, 0 for signalling)
 // selects. The SDU is copied.
 func (n *NSE) SendUnitdata(bvci uint16, lsp uint32, sdu []byte) error {
-	if len(sdu)+HeaderLen > len(n.buf) {
+	if len(sdu)+ns.HeaderLen > len(n.buf) {
 		return ErrTooLarge
 	}
-	copy(n.buf[HeaderLen:], sdu)
-	return n.SendUnitdataInPlace(bvci, lsp, n.buf[:HeaderLen+len(sdu)])
+	copy(n.buf[ns.HeaderLen:], sdu)
+	return n.SendUnitdataInPlace(bvci, lsp, n.buf[:ns.HeaderLen+len(sdu)])
 }
 
 // SendUnitdataInPlace is SendUnitdata for a buffer whose first HeaderLen
@@ -474,7 +461,7 @@ func (n *NSE) SendUnitdataInPlace(bvci uint16, lsp uint32, pkt []byte) error {
 		n.Ctrs.Add(CtrBytesOutDrop, uint64(len(pkt)))
 		return ErrNotAvailable
 	}
-	pkt[0], pkt[1], pkt[2], pkt[3] = byte(PDUUnitdata), 0, byte(bvci>>8), byte(bvci)
+	pkt[0], pkt[1], pkt[2], pkt[3] = byte(ns.PDUUnitdata), 0, byte(bvci>>8), byte(bvci)
 	return n.txCount(vc, vc.Bind, vc.Remote, pkt)
 }
 
@@ -487,15 +474,21 @@ func (n *NSE) txCount(vc *VC, bind int, to netip.AddrPort, b []byte) error {
 	if err != nil {
 		pkts, bytes = CtrPktsOutDrop, CtrBytesOutDrop
 	}
+	n.count(vc, pkts, bytes, len(b))
+	return err
+}
+
+// count counts one datagram of size octets on vc and the NSE; without an
+// NS-VC, on the NSE only under IP-SNS (its signalling), else nowhere.
+func (n *NSE) count(vc *VC, pkts, bytes, size int) {
 	switch {
 	case vc != nil:
 		vc.inc(pkts)
-		vc.add(bytes, uint64(len(b)))
+		vc.add(bytes, uint64(size))
 	case n.sns != nil:
 		n.Ctrs.Inc(pkts)
-		n.Ctrs.Add(bytes, uint64(len(b)))
+		n.Ctrs.Add(bytes, uint64(size))
 	}
-	return err
 }
 
 // Reconfigure applies a new configuration from a later INFO_IND while

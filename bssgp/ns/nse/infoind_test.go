@@ -1,4 +1,4 @@
-package ns
+package nse
 
 import (
 	"net/netip"

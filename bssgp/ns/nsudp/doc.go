@@ -1,0 +1,5 @@
+// Package nsudp is the UDP transport of NS (3GPP TS 48.016 §5.2, NS over
+// IP): one socket per local bind and one reader goroutine per socket that
+// hands each datagram to the caller (gopcu posts them into its engine
+// loop, which feeds the nse.NSE). UDP.Send is the nse.Transport.
+package nsudp
