@@ -26,7 +26,11 @@ import (
 //     reservation and an uplink TBF the reserved uplink slots that are
 //     also downlink slots (where it can read its USF) and have a free USF;
 //     a single-slot request (CCCH) gets one common TS (the MS's first
-//     common TS, else the least busy). Counter tbf:alloc:algo-b.
+//     common TS, else the least busy). An MS of unknown class reserves
+//     one slot, placed as osmo-pcu places it (placementClass); when its
+//     class becomes known the reservation is made again for the class,
+//     holding the slots of its running TBFs (not of a DL TBF that has
+//     ended). Counter tbf:alloc:algo-b.
 //   - dynamic (the default) uses B until B fails, then A until some PDCH
 //     carries at most one downlink TBF again.
 //
@@ -108,6 +112,26 @@ func (e *Engine) allocClass(ms *MS) int {
 		return e.params.MultislotDefault
 	}
 	return 1
+}
+
+// placementClass is the class whose reservation places the one slot of an
+// MS whose class is not known yet (allocClass gives it class 1): osmo-pcu's
+// default class 12 (DEFAULT_MSLOT_CLASS, mslot_class.h). osmo-pcu reserves
+// for that class and puts a one-phase access's UL TBF on the first common
+// TS of the reservation; so does gopcu, with a reservation of that TS alone.
+// When the class becomes known (the SGSN's MS Radio Access Capability, or
+// the MS object of the subscriber's previous TLLI), the new reservation
+// must hold that TS (the UL TBF's, where the MS reads its USF): placed
+// there, a usual class receives on 4 slots around it; placed anywhere
+// (TS 4 of TS 4-7, say) class 10 receives on 2 at most (TS 45.002 Annex B,
+// its Ttb and Tra around the uplink slot).
+const placementClass = 12
+
+// classKnown reports whether allocClass has a class for the MS (its own,
+// or `multislot-class default`) rather than its guess of class 1.
+func (e *Engine) classKnown(ms *MS) bool {
+	in := func(c int) bool { return c >= 1 && c <= 45 }
+	return in(ms.MSClass) || in(ms.EGPRSClass) || in(e.params.MultislotDefault)
 }
 
 func (s *msSlots) firstTS() int { return int(s.first) - 1 }
@@ -411,6 +435,15 @@ func (e *Engine) allocB(q *allocReq, r *allocRes) bool {
 			bts.Ctr.Inc(CtrTBFAllocFailedNoSlotCombi)
 			return false
 		}
+		if !e.classKnown(ms) && !ms.slots.on {
+			// class 1's one slot, placed where a multislot class can
+			// widen the reservation (placementClass)
+			if pu, pd, ok := findMultiSlots(trx, classRow(placementClass), 0, 0); ok {
+				if ts := leastBusy(trx, q.dir, pu&pd); ts >= 0 {
+					ul, dl = 1<<ts, 1<<ts
+				}
+			}
+		}
 		resUL, resDL = ul, dl
 	}
 	sl := resDL
@@ -461,6 +494,12 @@ func (e *Engine) allocB(q *allocReq, r *allocRes) bool {
 		return false
 	}
 	r.trx, r.tfi, r.first = ti, tfi, bits.TrailingZeros8(dl&ul)
+	if fc := ms.slots.firstTS(); fc >= 0 && dl&ul&(1<<fc) != 0 {
+		// the MS's TBFs keep their control TS while it stays common
+		// (a reservation made again for a class that became known can
+		// add lower common slots)
+		r.first = fc
+	}
 	r.slots = dl
 	if q.dir == DirUL {
 		r.slots = ul
@@ -484,7 +523,10 @@ func tbfSlots(ms *MS, trx int) (common, dl uint8, ok bool) {
 		}
 		common |= t.slots
 	}
-	if t := ms.DL; t != nil {
+	if t := ms.DL; t != nil && t.state != TBFWaitRelease && t.state != TBFReleasing {
+		// a DL TBF that has ended (WAIT_RELEASE: kept only to carry the
+		// next assignment on its PACCH; RELEASING) holds no slots: the
+		// next DL TBF replaces it
 		if int(t.trx) != trx {
 			return 0, 0, false
 		}
