@@ -43,6 +43,7 @@ func main() {
 	rau := flag.Bool("rau", false, "do a periodic routing area update after the attach (osmo-sgsn answers with a new P-TMSI)")
 	debug := flag.Bool("debug", false, "log every overtaken LLC frame and lost N-PDU")
 	umNetns := flag.String("um-netns", "", "network namespace of osmo-bts-virtual's virtual Um (default: the current one)")
+	fill := flag.Bool("fill", true, "send an empty uplink block on every PDCH for each radio block no MS uses, as a BTS's PHY reports every block (osmo-pcu 1.1.0 needs one DATA.ind per block)")
 	flag.Parse()
 	log.SetFlags(log.Ltime | log.Lmicroseconds)
 
@@ -91,9 +92,9 @@ func main() {
 		// stays in the host's, so the MS namespaces it adds are visible
 		// to everyone (inside "ip netns exec", /run/netns mounts would
 		// stay in a private mount namespace).
-		err = (&netns.NS{Name: *umNetns}).Do(func() (err error) { um, err = vum.Open(vum.Config{}, tap); return })
+		err = (&netns.NS{Name: *umNetns}).Do(func() (err error) { um, err = vum.Open(vum.Config{Fill: *fill}, tap); return })
 	} else {
-		um, err = vum.Open(vum.Config{}, tap)
+		um, err = vum.Open(vum.Config{Fill: *fill}, tap)
 	}
 	if err != nil {
 		fail(fmt.Errorf("virtual Um: %w", err))
