@@ -69,7 +69,9 @@ func onePhaseAccess(t *testing.T, e *Engine, bts *BTS, tlli uint32) *TBF {
 // Tra around the uplink slot). osmo-pcu 1.1.0 reserves for its default
 // class 12 at the access (UL TS 5-6, DL TS 4-6 here: the old MS's
 // reservation still counts), puts the UL TBF on the least busy common TS
-// (5) and gives the DL TBF the reserved TS 4-6; gopcu now gives the same.
+// (5) and gives the DL TBF the reserved TS 4-6. gopcu places the one slot
+// in the same reservation, on the common TS around which class 12 receives
+// on the most slots (6: TS 4-7), and the DL TBF gets class 10's TS 4-7.
 func TestTLLIChangeKeepsMultislot(t *testing.T) {
 	e, bts := labCell(t)
 	const imsi = "901700000000001"
@@ -100,7 +102,7 @@ func TestTLLIChangeKeepsMultislot(t *testing.T) {
 	if ms.DL == nil || ms.DL == dl {
 		t.Fatalf("no new DL TBF for the MS (DL %v)", ms.DL)
 	}
-	if ul.slots != 1<<5 || ms.DL.slots != 0x70 {
-		t.Fatalf("UL TBF on %08b, DL TBF on %08b; want TS 5 and TS 4-6 (osmo-pcu 1.1.0's)", ul.slots, ms.DL.slots)
+	if ul.slots != 1<<6 || ms.DL.slots != 0xf0 || ms.DL.ctrlTS != 6 {
+		t.Fatalf("UL TBF on %08b, DL TBF on %08b (control TS %d); want TS 6 and TS 4-7 (control TS 6)", ul.slots, ms.DL.slots, ms.DL.ctrlTS)
 	}
 }
