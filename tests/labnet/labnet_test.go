@@ -35,7 +35,7 @@ type labNet struct {
 
 // up runs tests/labnet/up.sh with names of this process (so a second run
 // on the machine does not clash) and registers down.sh.
-func up(t *testing.T, pcuCmd string, nMS int, labmsArgs string) *labNet {
+func up(t *testing.T, pcuCmd string, nMS int, labmsArgs string, env ...string) *labNet {
 	t.Helper()
 	run := t.TempDir()
 	pid := os.Getpid()
@@ -46,6 +46,7 @@ func up(t *testing.T, pcuCmd string, nMS int, labmsArgs string) *labNet {
 		fmt.Sprintf("MS_PREFIX=gopcu-ln%d-ms", pid),
 		fmt.Sprintf("MS_COUNT=%d", nMS),
 		"CAPTURE=1", "LABNET_TIMEOUT=60", "LABMS_ARGS="+labmsArgs)}
+	l.env = append(l.env, env...)
 	if pcuCmd != "" {
 		l.env = append(l.env, "PCU_CMD="+pcuCmd)
 	}
@@ -55,7 +56,7 @@ func up(t *testing.T, pcuCmd string, nMS int, labmsArgs string) *labNet {
 	out, err := cmd.CombinedOutput()
 	t.Cleanup(l.down)
 	if err != nil {
-		for _, f := range []string{"labms.log", "lab/osmo-sgsn.log", "lab/pcu.log", "osmo-ggsn.log"} {
+		for _, f := range []string{"labms.log", "lab/osmo-sgsn.log", "lab/pcu.log", "osmo-ggsn.log", "osmo-hlr.log"} {
 			b, _ := os.ReadFile(filepath.Join(run, f))
 			t.Logf("%s (tail):\n%s", f, tail(string(b), 30))
 		}
@@ -127,6 +128,8 @@ func tsharkClean(t *testing.T, file string, dissect []string, show string) strin
 // TestLabNetGopcu: the whole Osmocom network with gopcu as the PCU. One MS
 // on osmo-bts-virtual's virtual Um attaches to osmo-sgsn (accept-all), does
 // a periodic Routing Area Update (a new P-TMSI: its second TLLI change),
+// authenticated by osmo-hlr when it is installed (LABNET_AUTH=hlr: the MS's
+// USIM answers osmo-sgsn's Authentication and Ciphering Request),
 // activates a PDP context through osmo-ggsn and gets a TUN in its own
 // namespace; Linux's ping and a 200 kB curl then reach the HTTP server
 // behind osmo-ggsn. tshark decodes the Gb and the GSMTAP captures without
@@ -136,12 +139,26 @@ func tsharkClean(t *testing.T, file string, dissect []string, show string) strin
 // the download is 50 kB.
 func TestLabNetGopcu(t *testing.T) {
 	need(t)
-	l := up(t, "", 1, "-rau")
+	var env []string
+	_, err := exec.LookPath("osmo-hlr")
+	auth := err == nil
+	if auth {
+		env = append(env, "LABNET_AUTH=hlr")
+	} else {
+		t.Log("osmo-hlr not installed: osmo-sgsn accepts the MS without authentication")
+	}
+	l := up(t, "", 1, "-rau", env...)
 	r := l.pingAndCurl(l.ms[0], "/200k", 120)
 	t.Logf("gopcu: idle ping %s; %s in %v", r.ping, r.path, r.took)
 	gb := l.checkCaptures()
-	if !strings.Contains(gb, "Routing Area Update Accept") {
-		t.Errorf("no Routing Area Update Accept in the Gb capture:\n%s", gb)
+	want := []string{"Routing Area Update Accept"}
+	if auth {
+		want = append(want, "Authentication and Ciphering Req", "Authentication and Ciphering Resp")
+	}
+	for _, m := range want {
+		if !strings.Contains(gb, m) {
+			t.Errorf("no %s in the Gb capture:\n%s", m, gb)
+		}
 	}
 	if n := l.lastDLSlots(); n < 3 {
 		t.Errorf("the last Packet Downlink Assignment gives %d timeslots, want at least 3 (class 10, TS 4-7)", n)

@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"log"
@@ -43,6 +44,8 @@ func main() {
 	rau := flag.Bool("rau", false, "do a periodic routing area update after the attach (osmo-sgsn answers with a new P-TMSI)")
 	debug := flag.Bool("debug", false, "log every overtaken LLC frame and lost N-PDU")
 	umNetns := flag.String("um-netns", "", "network namespace of osmo-bts-virtual's virtual Um (default: the current one)")
+	simK := flag.String("sim-k", "", "USIM key K (32 hex digits; with -sim-opc the MSs answer authentication with MILENAGE)")
+	simOPc := flag.String("sim-opc", "", "USIM OPc (32 hex digits)")
 	fill := flag.Bool("fill", true, "send an empty uplink block on every PDCH for each radio block no MS uses, as a BTS's PHY reports every block (osmo-pcu 1.1.0 needs one DATA.ind per block)")
 	flag.Parse()
 	log.SetFlags(log.Ltime | log.Lmicroseconds)
@@ -105,9 +108,20 @@ func main() {
 		r.Log = log.Printf
 	}
 	rai := msnet.RAI{MCC: 901, MNC: 70, LAC: 1, RAC: 0}
+	var sim *msnet.Milenage
+	if *simK != "" || *simOPc != "" {
+		k, err1 := hex.DecodeString(*simK)
+		opc, err2 := hex.DecodeString(*simOPc)
+		if err1 != nil || err2 != nil || len(k) != 16 || len(opc) != 16 {
+			fail(fmt.Errorf("-sim-k and -sim-opc need 32 hex digits each"))
+		}
+		sim = new(msnet.Milenage)
+		copy(sim.K[:], k)
+		copy(sim.OPc[:], opc)
+	}
 	for k := 0; k < *n; k++ {
 		imsi := fmt.Sprintf("%015d", *imsiBase+uint64(k))
-		p := r.AddPhone(msnet.Config{IMSI: imsi, IMEI: fmt.Sprintf("35000000%07d", k), RAI: rai, APN: *apn}, *class)
+		p := r.AddPhone(msnet.Config{IMSI: imsi, IMEI: fmt.Sprintf("35000000%07d", k), RAI: rai, APN: *apn, SIM: sim}, *class)
 		p.Stack.Debug = *debug
 		p.Stack.Trace = os.Getenv("LABMS_TRACE") == "1"
 	}
@@ -224,8 +238,8 @@ func main() {
 	st := um.Stats()
 	log.Printf("virtual Um: %+v", st)
 	for _, p := range r.Phones {
-		log.Printf("ms%d: UL IP %d, DL IP %d, dropped %d, LLC dup %d, LLC late %d, SNDCP lost %d, XID %d, TBFs aborted %d",
-			p.Index, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, p.Stack.DupUI, p.Stack.LateUI, p.Stack.SNDCPLost, p.Stack.XIDs, p.MS.Aborted)
+		log.Printf("ms%d: UL IP %d, DL IP %d, dropped %d, LLC dup %d, LLC late %d, SNDCP lost %d, XID %d, TBFs aborted %d, authentications %d",
+			p.Index, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, p.Stack.DupUI, p.Stack.LateUI, p.Stack.SNDCPLost, p.Stack.XIDs, p.MS.Aborted, p.Stack.Auths)
 	}
 }
 
