@@ -106,3 +106,45 @@ func TestTLLIChangeKeepsMultislot(t *testing.T) {
 		t.Fatalf("UL TBF on %08b, DL TBF on %08b (control TS %d); want TS 6 and TS 4-7 (control TS 6)", ul.slots, ms.DL.slots, ms.DL.ctrlTS)
 	}
 }
+
+// TestSecondPhoneMultislot: tests/labnet's two phones (class 10, TS 4-7).
+// Phone 0 downloads on TS 4-7 (uplink TS 6). Phone 1's one-phase access
+// under its new TLLI (class unknown) gets one slot, then the SGSN's
+// DL-UNITDATA with its class 10 (merging the object of its previous TLLI)
+// a DL TBF on PACCH. gopcu put that one slot where a class-1 reservation
+// had the most capacity (TS 4 here, TS 7 in the lab), around which class
+// 10 receives on two slots or one: the phones' downloads took 33 s and
+// 129 s. Now the slot goes where a class-12 reservation receives on the
+// most slots, and phone 1 gets at least three too.
+func TestSecondPhoneMultislot(t *testing.T) {
+	e, bts := labCell(t)
+	frame := []byte{0x41, 0xc0, 1, 2, 3}
+	e.HandleDLUnitdata(0, &DLUnitdata{TLLI: 0xd0000001, IMSI: "901700000000001", MSClass: 10, Lifetime: 0xffff, LLC: append([]byte(nil), frame...)})
+	p0 := bts.ms.byTLLI[0xd0000001]
+	e.fireTimer(p0.DL, evTimer, tmX2002) // the multislot upgrade
+	if p0.DL.slots != 0xf0 {
+		t.Fatalf("phone 0's DL TBF on %08b, want TS 4-7", p0.DL.slots)
+	}
+	// phone 1: its previous MS object (class 10) is idle, its new TLLI
+	// comes with a one-phase access
+	e.HandleDLUnitdata(0, &DLUnitdata{TLLI: 0xd0000002, IMSI: "901700000000002", MSClass: 10, Lifetime: 0xffff, LLC: append([]byte(nil), frame...)})
+	old := bts.ms.byTLLI[0xd0000002]
+	old.Queue.Clear()
+	e.freeTBF(old.DL, false)
+	ul := onePhaseAccess(t, e, bts, 0xd0000003)
+	e.HandleDLUnitdata(0, &DLUnitdata{TLLI: 0xd0000003, IMSI: "901700000000002", Lifetime: 0xffff, LLC: append([]byte(nil), frame...)})
+	p1 := bts.ms.byTLLI[0xd0000003]
+	// the Packet Uplink Ack/Nack resolves the contention, then the DL TBF
+	// is assigned on the UL TBF's PACCH
+	fn := uint32(0)
+	for i := 0; i < 2 && p1 != nil && p1.DL == nil; i++ {
+		scheduleOn(t, e, bts, ul.ctrlTS, &fn)
+	}
+	if p1 == nil || p1.DL == nil || p1.MSClass != 10 {
+		t.Fatalf("phone 1 %v: DL %v, class %d; old %v by IMSI %v", p1, p1.DL, p1.MSClass, old, bts.ms.byIMSI["901700000000002"])
+	}
+	if n := popcount8(p1.DL.slots); n < 3 || p1.DL.slots&ul.slots != ul.slots {
+		t.Fatalf("phone 1's DL TBF on %08b (%d slots), UL TBF on %08b; want at least 3 slots holding the UL TBF's", p1.DL.slots, n, ul.slots)
+	}
+	t.Logf("phone 0: DL %08b; phone 1: UL %08b, DL %08b", p0.DL.slots, ul.slots, p1.DL.slots)
+}
