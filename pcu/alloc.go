@@ -26,7 +26,11 @@ import (
 //     reservation and an uplink TBF the reserved uplink slots that are
 //     also downlink slots (where it can read its USF) and have a free USF;
 //     a single-slot request (CCCH) gets one common TS (the MS's first
-//     common TS, else the least busy). Counter tbf:alloc:algo-b.
+//     common TS, else the least busy). An MS of unknown class reserves
+//     one slot, placed as osmo-pcu places it (placementClass); when its
+//     class becomes known the reservation is made again for the class,
+//     holding the slots of its running TBFs (not of a DL TBF that has
+//     ended). Counter tbf:alloc:algo-b.
 //   - dynamic (the default) uses B until B fails, then A until some PDCH
 //     carries at most one downlink TBF again.
 //
@@ -108,6 +112,52 @@ func (e *Engine) allocClass(ms *MS) int {
 		return e.params.MultislotDefault
 	}
 	return 1
+}
+
+// placementClass is the class whose reservation places the one slot of an
+// MS whose class is not known yet (allocClass gives it class 1): osmo-pcu's
+// default class 12 (DEFAULT_MSLOT_CLASS, mslot_class.h). osmo-pcu reserves
+// for that class and puts a one-phase access's UL TBF on a common TS of the
+// reservation; so does gopcu (widestCommon), with a reservation of that TS
+// alone.
+// When the class becomes known (the SGSN's MS Radio Access Capability, or
+// the MS object of the subscriber's previous TLLI), the new reservation
+// must hold that TS (the UL TBF's, where the MS reads its USF): placed
+// there, a usual class receives on 4 slots around it; placed anywhere
+// (TS 4 of TS 4-7, say) class 10 receives on 2 at most (TS 45.002 Annex B,
+// its Ttb and Tra around the uplink slot).
+const placementClass = 12
+
+// widestCommon is the TS in mask around which placementClass receives on
+// the most downlink slots (its best reservation holding that TS as a
+// common slot), of those the least busy in direction dir, the lowest on a
+// tie; -1 for an empty mask. osmo-pcu takes the least busy TS of the mask
+// (get_single_ts): in tests/labnet a phone whose previous MS object still
+// reserved TS 4-7 around an uplink TS 6 got its new slot on TS 5, where
+// class 10 receives on TS 4-6 only, three slots instead of four.
+func widestCommon(trx *TRX, dir Dir, mask uint8) int {
+	best, bestRx, bestN := -1, -1, 0
+	for ts := range 8 {
+		if mask&(1<<ts) == 0 {
+			continue
+		}
+		rx := 0
+		if _, dl, ok := searchMultiSlots(trx, classRow(placementClass), 0, 0, 1<<ts, 0, rxCount); ok {
+			rx = bits.OnesCount8(dl)
+		}
+		n := trx.PDCH[ts].load(dir)
+		if rx > bestRx || rx == bestRx && n < bestN {
+			best, bestRx, bestN = ts, rx, n
+		}
+	}
+	return best
+}
+
+// classKnown reports whether allocClass has a class for the MS (its own,
+// or `multislot-class default`) rather than its guess of class 1.
+func (e *Engine) classKnown(ms *MS) bool {
+	in := func(c int) bool { return c >= 1 && c <= 45 }
+	return in(ms.MSClass) || in(ms.EGPRSClass) || in(e.params.MultislotDefault)
 }
 
 func (s *msSlots) firstTS() int { return int(s.first) - 1 }
@@ -411,6 +461,15 @@ func (e *Engine) allocB(q *allocReq, r *allocRes) bool {
 			bts.Ctr.Inc(CtrTBFAllocFailedNoSlotCombi)
 			return false
 		}
+		if !e.classKnown(ms) && !ms.slots.on {
+			// class 1's one slot, placed where a multislot class can
+			// widen the reservation (placementClass)
+			if pu, pd, ok := findMultiSlots(trx, classRow(placementClass), 0, 0); ok {
+				if ts := widestCommon(trx, q.dir, pu&pd); ts >= 0 {
+					ul, dl = 1<<ts, 1<<ts
+				}
+			}
+		}
 		resUL, resDL = ul, dl
 	}
 	sl := resDL
@@ -461,6 +520,12 @@ func (e *Engine) allocB(q *allocReq, r *allocRes) bool {
 		return false
 	}
 	r.trx, r.tfi, r.first = ti, tfi, bits.TrailingZeros8(dl&ul)
+	if fc := ms.slots.firstTS(); fc >= 0 && dl&ul&(1<<fc) != 0 {
+		// the MS's TBFs keep their control TS while it stays common
+		// (a reservation made again for a class that became known can
+		// add lower common slots)
+		r.first = fc
+	}
 	r.slots = dl
 	if q.dir == DirUL {
 		r.slots = ul
@@ -484,7 +549,10 @@ func tbfSlots(ms *MS, trx int) (common, dl uint8, ok bool) {
 		}
 		common |= t.slots
 	}
-	if t := ms.DL; t != nil {
+	if t := ms.DL; t != nil && t.state != TBFWaitRelease && t.state != TBFReleasing {
+		// a DL TBF that has ended (WAIT_RELEASE: kept only to carry the
+		// next assignment on its PACCH; RELEASING) holds no slots: the
+		// next DL TBF replaces it
 		if int(t.trx) != trx {
 			return 0, 0, false
 		}
@@ -568,6 +636,15 @@ func findMultiSlots(trx *TRX, c *msClass, ulIn, dlIn uint8) (ul, dl uint8, ok bo
 // findMultiSlotsHolding is findMultiSlots among the reservations whose
 // common slots hold needCommon and whose downlink slots hold needDL.
 func findMultiSlotsHolding(trx *TRX, c *msClass, ulIn, dlIn, needCommon, needDL uint8) (ul, dl uint8, ok bool) {
+	return searchMultiSlots(trx, c, ulIn, dlIn, needCommon, needDL, capacity)
+}
+
+// rxCount scores a reservation by its downlink slots alone.
+func rxCount(_ *TRX, rx, _ uint8) int { return bits.OnesCount8(rx) }
+
+// searchMultiSlots is findMultiSlotsHolding keeping the first reservation
+// of the highest score (> 0).
+func searchMultiSlots(trx *TRX, c *msClass, ulIn, dlIn, needCommon, needDL uint8, score func(trx *TRX, rx, tx uint8) int) (ul, dl uint8, ok bool) {
 	usable := multislotPDCHs(trx, max(c.rx, c.tx) > 1)
 	if ulIn == 0 {
 		ulIn = 0xff
@@ -631,7 +708,7 @@ func findMultiSlotsHolding(trx *TRX, c *msClass, ulIn, dlIn, needCommon, needDL 
 					if bits.OnesCount8(rx&tx) != common || rx&tx&needCommon != needCommon || rx&needDL != needDL {
 						continue
 					}
-					if capa := capacity(trx, rx, tx); capa > bestCap {
+					if capa := score(trx, rx, tx); capa > bestCap {
 						bestCap, ul, dl = capa, tx, rx
 					}
 				}

@@ -13,7 +13,7 @@ export GOFLAGS="${GOFLAGS:--buildvcs=false}"
 step() { printf '\n=== %s\n' "$*"; }
 
 # --- 1. real peers: Osmocom programs from Debian, tshark, lab tools ------------------------
-pkgs=(osmo-bts osmo-bsc osmo-sgsn osmo-ggsn osmo-pcu tshark iproute2 gcc python3 bc iputils-ping curl)
+pkgs=(osmo-bts osmo-bsc osmo-sgsn osmo-ggsn osmo-hlr osmo-pcu tshark iproute2 gcc python3 bc iputils-ping curl)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

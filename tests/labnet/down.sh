@@ -31,7 +31,7 @@ stop() { # name pid signal
 
 if [ -s "$PIDS" ]; then
 	# labms first (it detaches and removes the MS namespaces), tshark last
-	for want in labms http osmo-ggsn tshark; do
+	for want in labms http osmo-ggsn osmo-hlr tshark; do
 		while read -r name pid; do
 			[ "$name" = "$want" ] || continue
 			sig=TERM; [ "$name" = tshark ] && sig=INT

@@ -2,11 +2,14 @@ package labnet
 
 import (
 	"fmt"
+	"math/bits"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -32,7 +35,7 @@ type labNet struct {
 
 // up runs tests/labnet/up.sh with names of this process (so a second run
 // on the machine does not clash) and registers down.sh.
-func up(t *testing.T, pcuCmd string, nMS int) *labNet {
+func up(t *testing.T, pcuCmd string, nMS int, labmsArgs string, env ...string) *labNet {
 	t.Helper()
 	run := t.TempDir()
 	pid := os.Getpid()
@@ -42,7 +45,8 @@ func up(t *testing.T, pcuCmd string, nMS int) *labNet {
 		fmt.Sprintf("SERVER_NETNS=gopcu-ln%d-srv", pid),
 		fmt.Sprintf("MS_PREFIX=gopcu-ln%d-ms", pid),
 		fmt.Sprintf("MS_COUNT=%d", nMS),
-		"CAPTURE=1", "LABNET_TIMEOUT=60")}
+		"CAPTURE=1", "LABNET_TIMEOUT=60", "LABMS_ARGS="+labmsArgs)}
+	l.env = append(l.env, env...)
 	if pcuCmd != "" {
 		l.env = append(l.env, "PCU_CMD="+pcuCmd)
 	}
@@ -52,7 +56,7 @@ func up(t *testing.T, pcuCmd string, nMS int) *labNet {
 	out, err := cmd.CombinedOutput()
 	t.Cleanup(l.down)
 	if err != nil {
-		for _, f := range []string{"labms.log", "lab/osmo-sgsn.log", "lab/pcu.log", "osmo-ggsn.log"} {
+		for _, f := range []string{"labms.log", "lab/osmo-sgsn.log", "lab/pcu.log", "osmo-ggsn.log", "osmo-hlr.log"} {
 			b, _ := os.ReadFile(filepath.Join(run, f))
 			t.Logf("%s (tail):\n%s", f, tail(string(b), 30))
 		}
@@ -122,53 +126,119 @@ func tsharkClean(t *testing.T, file string, dissect []string, show string) strin
 }
 
 // TestLabNetGopcu: the whole Osmocom network with gopcu as the PCU. One MS
-// on osmo-bts-virtual's virtual Um attaches to osmo-sgsn (accept-all),
+// on osmo-bts-virtual's virtual Um attaches to osmo-sgsn (accept-all), does
+// a periodic Routing Area Update (a new P-TMSI: its second TLLI change),
+// authenticated by osmo-hlr when it is installed (LABNET_AUTH=hlr: the MS's
+// USIM answers osmo-sgsn's Authentication and Ciphering Request),
 // activates a PDP context through osmo-ggsn and gets a TUN in its own
-// namespace; Linux's ping and curl then reach the HTTP server behind
-// osmo-ggsn. tshark decodes the Gb and the GSMTAP captures without errors
-// and shows the GMM and SM exchange. With -short the download is 50 kB.
+// namespace; Linux's ping and a 200 kB curl then reach the HTTP server
+// behind osmo-ggsn. tshark decodes the Gb and the GSMTAP captures without
+// errors and shows the GMM and SM exchange. The DL TBF that carries the
+// download has at least 3 timeslots (class 10 on TS 4-7; after the RAU
+// gopcu gave it one, see pcu TestTLLIChangeKeepsMultislot). With -short
+// the download is 50 kB.
 func TestLabNetGopcu(t *testing.T) {
 	need(t)
-	testLabNet(t, "")
+	var env []string
+	_, err := exec.LookPath("osmo-hlr")
+	auth := err == nil
+	if auth {
+		env = append(env, "LABNET_AUTH=hlr")
+	} else {
+		t.Log("osmo-hlr not installed: osmo-sgsn accepts the MS without authentication")
+	}
+	l := up(t, "", 1, "-rau", env...)
+	r := l.pingAndCurl(l.ms[0], "/200k", 120)
+	t.Logf("gopcu: idle ping %s; %s in %v", r.ping, r.path, r.took)
+	gb := l.checkCaptures()
+	want := []string{"Routing Area Update Accept"}
+	if auth {
+		want = append(want, "Authentication and Ciphering Req", "Authentication and Ciphering Resp")
+	}
+	for _, m := range want {
+		if !strings.Contains(gb, m) {
+			t.Errorf("no %s in the Gb capture:\n%s", m, gb)
+		}
+	}
+	if n := l.lastDLSlots(); n < 3 {
+		t.Errorf("the last Packet Downlink Assignment gives %d timeslots, want at least 3 (class 10, TS 4-7)", n)
+	}
 }
 
-// TestLabNetOsmoPCU: the same with Debian's osmo-pcu 1.1.0 as the PCU
-// (GOPCU_LABNET_OSMOPCU=1: over virtual Um it carries the download slowly,
-// 50 kB in 100 s or more, see tests/lab/LAB-NOTES.md).
+// TestLabNetOsmoPCU: the same (without the RAU) with Debian's osmo-pcu 1.1.0
+// as the PCU: ping and a 200 kB curl (50 kB with -short), bounded at 150 s.
 func TestLabNetOsmoPCU(t *testing.T) {
 	need(t)
-	if os.Getenv("GOPCU_LABNET_OSMOPCU") != "1" {
-		t.Skip("GOPCU_LABNET_OSMOPCU=1 runs it (osmo-pcu 1.1.0 over virtual Um takes minutes)")
-	}
 	if _, err := exec.LookPath("osmo-pcu"); err != nil {
-		t.Skip("osmo-pcu not installed")
+		t.Skip("osmo-pcu not installed (apt-get install osmo-pcu)")
 	}
-	testLabNet(t, "osmo-pcu -c configs/osmo-pcu.cfg")
+	l := up(t, osmoPCU, 1, "")
+	r := l.pingAndCurl(l.ms[0], "/200k", 150)
+	t.Logf("osmo-pcu 1.1.0: idle ping %s; %s in %v", r.ping, r.path, r.took)
+	l.checkCaptures()
 }
 
-func testLabNet(t *testing.T, pcuCmd string) {
-	l := up(t, pcuCmd, 1)
-	ms := l.ms[0]
+// TestLabNetOsmoPCULong (GOPCU_LABNET_OSMOPCU=1): two MSs through osmo-pcu
+// 1.1.0, each pinging the server while both download 200 kB at once.
+func TestLabNetOsmoPCULong(t *testing.T) {
+	need(t)
+	if os.Getenv("GOPCU_LABNET_OSMOPCU") != "1" {
+		t.Skip("GOPCU_LABNET_OSMOPCU=1 runs it (two MSs through osmo-pcu 1.1.0, a few minutes)")
+	}
+	if _, err := exec.LookPath("osmo-pcu"); err != nil {
+		t.Skip("osmo-pcu not installed (apt-get install osmo-pcu)")
+	}
+	l := up(t, osmoPCU, 2, "")
+	var wg sync.WaitGroup
+	res := make([]result, len(l.ms))
+	for i, ms := range l.ms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[i] = l.pingAndCurl(ms, "/200k", 300)
+		}()
+	}
+	wg.Wait()
+	for i, r := range res {
+		t.Logf("osmo-pcu 1.1.0, MS %d of 2: idle ping %s; %s in %v", i, r.ping, r.path, r.took)
+	}
+	l.checkCaptures()
+}
+
+const osmoPCU = "osmo-pcu -c configs/osmo-pcu.cfg"
+
+type result struct {
+	ping, path string
+	took       time.Duration
+}
+
+// pingAndCurl pings the server from ms three times, then downloads path
+// (the 50 kB file with -short) with curl within timeout seconds.
+func (l *labNet) pingAndCurl(ms, path string, timeout int) result {
+	t := l.t
 	out, err := l.exec(ms, "ping", "-n", "-c", "3", "-i", "0.5", "-W", "5", "10.46.0.1")
 	if err != nil || !strings.Contains(out, "3 received") {
-		t.Fatalf("ping from %s: %v\n%s", ms, err, out)
+		t.Errorf("ping from %s: %v\n%s", ms, err, out)
 	}
-	t.Logf("ping: %s", lastLine(out))
-	path := "/200k"
-	if testing.Short() {
-		path = "/50k"
-	}
-	start := time.Now()
-	out, err = l.exec(ms, "curl", "-s", "-S", "-m", "120", "-o", "/dev/null", "-w", "%{http_code} %{size_download}", "http://10.46.0.1"+path)
+	r := result{ping: lastLine(out), path: path}
 	want := "200 204800"
 	if testing.Short() {
-		want = "200 51200"
+		r.path, want = "/50k", "200 51200"
 	}
+	start := time.Now()
+	out, err = l.exec(ms, "curl", "-s", "-S", "-m", strconv.Itoa(timeout), "-o", "/dev/null", "-w", "%{http_code} %{size_download}", "http://10.46.0.1"+r.path)
+	r.took = time.Since(start).Round(time.Millisecond)
 	if err != nil || out != want {
-		t.Fatalf("curl %s from %s: %v: %q", path, ms, err, out)
+		t.Errorf("curl %s from %s: %v: %q after %v", r.path, ms, err, out, r.took)
 	}
-	t.Logf("curl %s: %v", path, time.Since(start).Round(time.Millisecond))
+	return r
+}
 
+// checkCaptures decodes both captures with tshark: no errors, the GMM and
+// SM exchange on Gb, an Immediate Assignment on the air. It returns the
+// Gb capture's GMM/SM lines.
+func (l *labNet) checkCaptures() string {
+	t := l.t
 	gb := tsharkClean(t, filepath.Join(l.run, "lab", "lab.pcapng"), []string{"-d", "udp.port==23000,gprs-ns"},
 		"gsm_a.dtap.msg_gmm_type || gsm_a.dtap.msg_sm_type")
 	for _, m := range []string{"Attach Request", "Identity Response", "Attach Accept", "Attach Complete",
@@ -181,6 +251,28 @@ func testLabNet(t *testing.T, pcuCmd string) {
 	if !strings.Contains(um, "Immediate Assignment") {
 		t.Errorf("no Immediate Assignment in the GSMTAP capture:\n%s", tail(um, 10))
 	}
+	return gb
+}
+
+// lastDLSlots is the number of timeslots the last Packet Downlink
+// Assignment in the GSMTAP capture gives (TIMESLOT_ALLOCATION, TS 44.060
+// §11.2.7), -1 without one.
+func (l *labNet) lastDLSlots() int {
+	out, err := exec.Command("tshark", "-r", filepath.Join(l.run, "um.pcap"), "-Y", "gsm_rlcmac.dl.timeslot_allocation",
+		"-T", "fields", "-e", "gsm_rlcmac.dl.timeslot_allocation").Output()
+	if err != nil {
+		l.t.Fatalf("tshark: %v", err)
+	}
+	f := strings.Fields(string(out))
+	if len(f) == 0 {
+		return -1
+	}
+	v, err := strconv.ParseUint(f[len(f)-1], 0, 8)
+	if err != nil {
+		l.t.Fatalf("timeslot allocation %q: %v", f[len(f)-1], err)
+	}
+	l.t.Logf("Packet Downlink Assignments' timeslot allocations: %v", f)
+	return bits.OnesCount8(uint8(v))
 }
 
 func lastLine(s string) string {

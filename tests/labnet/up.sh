@@ -18,6 +18,11 @@
 #   MS_PREFIX    MS namespaces are ${MS_PREFIX}0.. (default gopcu-ms)
 #   LABNET_TIMEOUT seconds for the MSs to come up (default 90)
 #   LABMS_ARGS   more labms flags (e.g. -debug)
+#   LABNET_AUTH=hlr  authenticate the MSs: osmo-hlr (configs/osmo-hlr.cfg)
+#                with one subscriber per MS (USIM: MILENAGE, K and OPc of
+#                TS 35.208 test set 1, below), osmo-sgsn with
+#                configs/osmo-sgsn-hlr.cfg (auth-policy remote, authentication
+#                required). Default: auth-policy accept-all, no HLR
 #   LAB_RT=0     leave the scheduling alone. By default osmo-bts-virtual, the PCU
 #                and labms run SCHED_FIFO (chrt): osmo-bts-virtual sends the PCU
 #                its RTS 5 frames ahead and transmits nothing for a block whose
@@ -36,6 +41,9 @@ MS_PREFIX="${MS_PREFIX:-gopcu-ms}"
 MS_COUNT="${MS_COUNT:-1}"
 LABNET_TIMEOUT="${LABNET_TIMEOUT:-90}"
 SERVER_ADDR=10.46.0.1     # on the GGSN's TUN, in the server namespace
+SIM_K=465b5ce8b199b49faa5f0a2ee238a6bc   # test USIM (TS 35.208 §4.3 test set 1)
+SIM_OPC=cd63cb71954a9f4e48a5994e37a02baf
+IMSI_BASE=901700000000001 # labms -imsi default: MS k has IMSI_BASE+k
 MS_POOL=10.45.0.0/24      # "ip prefix dynamic" in configs/osmo-ggsn.cfg
 
 log() { echo "[lab-net] $*" >&2; }
@@ -47,6 +55,11 @@ for b in osmo-sgsn osmo-bsc osmo-bts-virtual osmo-ggsn ip gcc python3 go; do
 done
 [ -c /dev/net/tun ] || die "/dev/net/tun missing (TUN devices needed for osmo-ggsn and the MSs)"
 if [ "${CAPTURE:-0}" = 1 ]; then command -v tshark >/dev/null || die "CAPTURE=1 needs tshark"; fi
+case "${LABNET_AUTH:-}" in
+"") ;;
+hlr) command -v osmo-hlr >/dev/null || die "LABNET_AUTH=hlr needs osmo-hlr (apt-get install -y osmo-hlr)" ;;
+*) die "LABNET_AUTH=$LABNET_AUTH: only hlr is known" ;;
+esac
 
 mkdir -p "$LABNET_RUN"
 PIDS="$LABNET_RUN/pids"
@@ -70,19 +83,7 @@ if [ -z "${PCU_CMD:-}" ]; then
 	PCU_CMD="$LABNET_RUN/bin/gopcu --pcu-sock \"\$PCU_SOCK\""
 fi
 
-# --- RAN + SGSN ------------------------------------------------------------------
-log "starting osmo-sgsn, osmo-bsc, osmo-bts-virtual and the PCU ($PCU_CMD)"
-LAB_RUN="$LABNET_RUN/lab" LAB_NETNS="$LAB_NETNS" PCU_CMD="$PCU_CMD" LAB_TIMEOUT=30 \
-	"$ROOT/tests/lab/up.sh" > "$LABNET_RUN/lab-up.out" 2>&1 || { cat "$LABNET_RUN/lab-up.out" >&2; die "tests/lab/up.sh failed"; }
-
 NSX=(ip netns exec "$LAB_NETNS")
-rt() { # prio name pid: SCHED_FIFO for every thread of pid
-	[ "${LAB_RT:-1}" = 1 ] || return 0
-	command -v chrt >/dev/null || { log "no chrt: $2 keeps its scheduling"; return 0; }
-	chrt -a -f -p "$1" "$3" >/dev/null || log "chrt $2 failed"
-}
-rt 30 osmo-bts-virtual "$(awk '$1=="osmo-bts-virtual"{print $2}' "$LABNET_RUN/lab/pids")"
-rt 20 pcu "$(awk '$1=="pcu"{print $2}' "$LABNET_RUN/lab/pids")"
 start() { # name netns cmd...
 	local name="$1" ns="$2"; shift 2
 	( cd "$LABNET_RUN" && exec ip netns exec "$ns" "$@" ) > "$LABNET_RUN/$name.log" 2>&1 < /dev/null &
@@ -91,6 +92,47 @@ start() { # name netns cmd...
 	eval "PID_${name//-/_}=$!"
 }
 
+# --- HLR (LABNET_AUTH=hlr): in the lab namespace before osmo-sgsn connects ---------
+sgsn_cfg=()
+if [ "${LABNET_AUTH:-}" = hlr ]; then
+	mkdir -p "$LABNET_RUN/lab"
+	if [ ! -e "/run/netns/$LAB_NETNS" ]; then
+		ip netns add "$LAB_NETNS"
+		echo "$LAB_NETNS" > "$LABNET_RUN/lab/netns_created" # tests/lab/down.sh removes it
+	fi
+	ip -n "$LAB_NETNS" link set lo up
+	rm -f "$LABNET_RUN/hlr.db"
+	cp "$HERE/configs/osmo-hlr.cfg" "$LABNET_RUN/osmo-hlr.cfg"
+	start osmo-hlr "$LAB_NETNS" osmo-hlr -c "$LABNET_RUN/osmo-hlr.cfg" -l "$LABNET_RUN/hlr.db"
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$PID_osmo_hlr" 2>/dev/null || die "osmo-hlr died, see $LABNET_RUN/osmo-hlr.log"
+		"${NSX[@]}" bash -c "exec 3<>/dev/tcp/127.0.0.1/4258" 2>/dev/null && break
+		sleep 0.1
+	done
+	cmds=()
+	for ((k = 0; k < MS_COUNT; k++)); do
+		imsi=$(printf '%015d' $((IMSI_BASE + k)))
+		cmds+=("subscriber imsi $imsi create" "subscriber imsi $imsi update aud3g milenage k $SIM_K opc $SIM_OPC")
+	done
+	out=$("${NSX[@]}" python3 "$ROOT/tests/lab/tools/vty.py" 4258 "${cmds[@]}" 2>&1) || die "osmo-hlr VTY: $out"
+	if grep -qiE '^% *(unknown|error|invalid|incomplete|ambiguous|cannot|no )' <<< "$out"; then die "osmo-hlr VTY: $out"; fi
+	sgsn_cfg=(LAB_SGSN_CFG="$HERE/configs/osmo-sgsn-hlr.cfg")
+	LABMS_ARGS="-sim-k $SIM_K -sim-opc $SIM_OPC ${LABMS_ARGS:-}"
+	log "osmo-hlr: $MS_COUNT subscribers with MILENAGE keys"
+fi
+
+# --- RAN + SGSN ------------------------------------------------------------------
+log "starting osmo-sgsn, osmo-bsc, osmo-bts-virtual and the PCU ($PCU_CMD)"
+env "${sgsn_cfg[@]}" LAB_RUN="$LABNET_RUN/lab" LAB_NETNS="$LAB_NETNS" PCU_CMD="$PCU_CMD" LAB_TIMEOUT=30 \
+	"$ROOT/tests/lab/up.sh" > "$LABNET_RUN/lab-up.out" 2>&1 || { cat "$LABNET_RUN/lab-up.out" >&2; die "tests/lab/up.sh failed"; }
+
+rt() { # prio name pid: SCHED_FIFO for every thread of pid
+	[ "${LAB_RT:-1}" = 1 ] || return 0
+	command -v chrt >/dev/null || { log "no chrt: $2 keeps its scheduling"; return 0; }
+	chrt -a -f -p "$1" "$3" >/dev/null || log "chrt $2 failed"
+}
+rt 30 osmo-bts-virtual "$(awk '$1=="osmo-bts-virtual"{print $2}' "$LABNET_RUN/lab/pids")"
+rt 20 pcu "$(awk '$1=="pcu"{print $2}' "$LABNET_RUN/lab/pids")"
 # --- GGSN: GTP in the lab namespace, its TUN in the server namespace --------------
 cp "$HERE/configs/osmo-ggsn.cfg" "$LABNET_RUN/osmo-ggsn.cfg"
 start osmo-ggsn "$LAB_NETNS" osmo-ggsn -c "$LABNET_RUN/osmo-ggsn.cfg"

@@ -84,17 +84,24 @@ func (m *MS) dlData(d pcuif.Data) {
 	if h.SP && !m.dl.egprs {
 		final := m.dl.finalRx && m.dl.rw.Complete()
 		a := rlcmac.PacketDownlinkAckNack{DownlinkTFI: m.dl.tfi, AckNack: m.dl.rw.GPRSAckNack(final), Quality: m.DLQuality}
-		a.HasChanReq, a.ChanReq = m.chanReq()
+		a.HasChanReq, a.ChanReq = m.chanReq(d, h.RRBP)
 		m.sendAck(d, h.RRBP, &a, final)
 	}
 }
 
-// chanReq is the Channel Request Description of a DL Ack/Nack: asked for
-// when UL data waits and no UL TBF exists.
-func (m *MS) chanReq() (bool, rlcmac.ChannelRequestDescription) {
-	if len(m.ulQueue) == 0 || m.ul.active {
+// chanReq is the Channel Request Description of a DL Ack/Nack (sent on
+// the PDCH of d in the block RRBP names): asked for when UL data waits, no
+// UL TBF exists and no request is pending. It starts T3168 (TS 44.060
+// §8.1.2.5): the MS asks again only once T3168 expires without a Packet
+// Uplink Assignment, not in every DL Ack/Nack (after a Packet Resource
+// Request in the final Packet Uplink Ack/Nack's poll, osmo-pcu 1.1.0
+// assigned a second UL TBF for a second request).
+func (m *MS) chanReq(d pcuif.Data, rrbp uint8) (bool, rlcmac.ChannelRequestDescription) {
+	if len(m.ulQueue) == 0 || m.ul.active || m.waitPUA != 0 {
 		return false, rlcmac.ChannelRequestDescription{}
 	}
+	m.sbaTRX, m.sbaTS = d.TRX, d.TS
+	m.waitPUA = (rrbpFN(d.FN, rrbp) + 4*217) % pcuif.MaxFN // T3168
 	return true, rlcmac.ChannelRequestDescription{RLCOctetCount: uint16(min(len(m.ulQueue[0]), 0xffff))}
 }
 
@@ -175,7 +182,7 @@ func (m *MS) dlDataEGPRS(d pcuif.Data) {
 		a := rlcmac.EGPRSPacketDownlinkAckNack{DownlinkTFI: m.dl.tfi}
 		// room for the bitmap after the other fields of the 23-octet block
 		a.AckNack = m.dl.rw.EGPRSAckNack(final, 120)
-		a.HasChanReq, a.ChanReq = m.chanReq()
+		a.HasChanReq, a.ChanReq = m.chanReq(d, h.RRBP)
 		m.sendAck(d, h.RRBP, &a, final)
 	}
 }

@@ -19,9 +19,13 @@ type Config struct {
 	RAI        RAI    // the cell's routing area (the old RAI of the first attach)
 	RadioCap   []byte // MS Radio Access Capability value
 	APN        string
-	NSAPI      uint8 // default 5
-	LLCSAPI    uint8 // default 3
-	N201U      int   // default 500
+	// SIM, when set, answers the network's authentication (a USIM with
+	// MILENAGE; without it the MS answers with no SRES, which only an
+	// SGSN with auth-policy accept-all takes).
+	SIM     *Milenage
+	NSAPI   uint8 // default 5
+	LLCSAPI uint8 // default 3
+	N201U   int   // default 500
 }
 
 // Stack is one MS's LLC, GMM, SM and SNDCP. It is not safe for concurrent
@@ -49,7 +53,9 @@ type Stack struct {
 	PDPUp    bool
 	// RAUs counts Routing Area Update Accepts.
 	RAUs int
-	Addr netip.Addr
+	// Auths counts authentications answered with the SIM's keys.
+	Auths int
+	Addr  netip.Addr
 	// Err is the last reject or protocol error.
 	Err error
 
@@ -268,11 +274,7 @@ func (s *Stack) rxGMM(typ byte, b []byte) {
 		s.logf("identity request type %d", b[0]&7)
 		s.gmm(IdentityResponse(id))
 	case GMMAuthCipherRequest:
-		if len(b) < 2 {
-			return
-		}
-		s.logf("authentication and ciphering request (no SIM keys: answered without SRES)")
-		s.gmm(AuthCipherResponse(b[1]>>4, nil))
+		s.authCipher(b)
 	case GMMAttachAccept:
 		a, err := ParseAttachAccept(b)
 		if err != nil {
@@ -375,4 +377,70 @@ func (w *uiWindow) accept(nu uint16) bool {
 	w.seen[nu] = true
 	w.vur = (nu + 1) & 0x1ff
 	return true
+}
+
+// authCipher answers an Authentication and Ciphering Request (TS 24.008
+// §9.4.9) with the A&C reference number and, with a SIM, the response to
+// its RAND: with an AUTN (UMTS AKA) the 8-octet RES, its first four octets
+// in the SRES IE and the rest in the extension (§9.4.10, IEI 0x29); else
+// (GSM authentication) the SRES the SIM derives from RES (TS 33.102 c2).
+// An IMEISV asked for goes along. The MS does not verify AUTN.
+func (s *Stack) authCipher(b []byte) {
+	if len(b) < 2 {
+		return
+	}
+	ref := b[1] >> 4
+	imeisv := (b[0]>>4)&7 == 1
+	var rand []byte
+	var autn bool
+	for i := 2; i < len(b); {
+		switch iei := b[i]; {
+		case iei == 0x21 && i+17 <= len(b): // RAND, TV
+			rand = b[i+1 : i+17]
+			i += 17
+		case iei>>4 == 0x8: // GPRS ciphering key sequence number, TV 1/2
+			i++
+		case iei == 0x28 && i+1 < len(b): // AUTN, TLV
+			autn = true
+			i += 2 + int(b[i+1])
+		case iei>>4 == 0x9 || iei>>4 == 0xa || iei>>4 == 0xb: // other half-octet TVs
+			i++
+		case i+1 < len(b): // any other TLV
+			i += 2 + int(b[i+1])
+		default:
+			i = len(b)
+		}
+	}
+	r := []byte{PDGMM, GMMAuthCipherResponse, ref & 0x0f}
+	switch {
+	case s.cfg.SIM == nil || rand == nil:
+		s.logf("authentication and ciphering request (no SIM keys: answered without SRES)")
+	default:
+		var rnd [16]byte
+		copy(rnd[:], rand)
+		a := s.cfg.SIM.Compute(rnd, [6]byte{}, [2]byte{})
+		if autn {
+			r = append(r, 0x22)
+			r = append(r, a.RES[:4]...)
+		} else {
+			sres, _ := a.GSM()
+			r = append(r, 0x22)
+			r = append(r, sres[:]...)
+		}
+		s.Auths++
+		s.logf("authentication and ciphering request: answered (UMTS AKA %v)", autn)
+	}
+	if imeisv {
+		id := DigitsIdentity(IDIMEISV, s.cfg.IMEI[:14]+"00")
+		r = append(r, 0x23, byte(len(id)))
+		r = append(r, id...)
+	}
+	if s.cfg.SIM != nil && rand != nil && autn {
+		r = append(r, 0x29, 4)
+		var rnd [16]byte
+		copy(rnd[:], rand)
+		a := s.cfg.SIM.Compute(rnd, [6]byte{}, [2]byte{})
+		r = append(r, a.RES[4:]...)
+	}
+	s.gmm(r)
 }

@@ -34,6 +34,8 @@ func TestWiresharkDecodes(t *testing.T) {
 		{"Detach Accept", DetachAccept()},
 		{"P-TMSI Reallocation Complete", PTMSIReallocComplete()},
 		{"Authentication and Ciphering Resp", AuthCipherResponse(3, nil)},
+		{"Authentication and Ciphering Resp", simAnswer(t, "0050"+randIE)},             // SRES
+		{"Authentication and Ciphering Resp", simAnswer(t, "1030"+randIE+"87"+autnIE)}, // RES, IMEISV, RES extension
 		{"Identity Response", IdentityResponse(DigitsIdentity(IDIMEISV, "3500000000000000"))},
 		{"Deactivate PDP Context Request", DeactivatePDPRequest(0)},
 		{"Deactivate PDP Context Accept", DeactivatePDPAccept(0x8a)},
@@ -72,4 +74,27 @@ func TestWiresharkDecodes(t *testing.T) {
 			t.Errorf("packet %d (%s): malformed/expert %q", i, c.name, fields[1:])
 		}
 	}
+}
+
+const (
+	randIE = "2123553cbe9637a89d218ae64dae47bf35"   // RAND of TS 35.208 test set 1
+	autnIE = "281055f328b43577b9b94a9ffac354dfafb3" // its AUTN
+)
+
+// simAnswer is the GMM message a stack with test set 1's USIM sends for an
+// Authentication and Ciphering Request (the octets after the message type).
+func simAnswer(t *testing.T, req string) []byte {
+	t.Helper()
+	var sim Milenage
+	copy(sim.K[:], hx(t, "465b5ce8b199b49faa5f0a2ee238a6bc"))
+	copy(sim.OPc[:], hx(t, "cd63cb71954a9f4e48a5994e37a02baf"))
+	s := New(Config{IMSI: "901700000000001", IMEI: "350000000000000", RAI: labRAI, SIM: &sim}, 1)
+	var sent []byte
+	s.Send = func(f []byte) { sent = f }
+	s.RxLLC(UI(SAPIGMM, 0, hx(t, "0812"+req)))
+	f, err := ParseFrame(sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Info
 }

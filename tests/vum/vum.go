@@ -49,6 +49,19 @@ type Config struct {
 	// Lead is how many frames before its FN an uplink block is sent
 	// (default 1): the BTS forwards it at once with the header's FN.
 	Lead int
+	// Fill sends an empty PDTCH block on every PDCH for each uplink
+	// radio block no MS sent in (FillDelay frames after its first frame),
+	// as a BTS's PHY reports every uplink block: osmo-bts passes a block
+	// it could not decode on as an empty DATA.ind (l1sap.c
+	// l1sap_ph_data_ind), while osmo-bts-virtual passes on only the
+	// frames that arrive. osmo-pcu 1.1.0 relies on one DATA.ind per block
+	// (pcu_l1_if.cpp pcu_rx_time_ind: it ignores TIME.ind): its clock and
+	// the expiry of its polls and USFs (pdch_ulc_expire_fn) advance only
+	// with them.
+	Fill bool
+	// FillDelay: frames after the block's first frame (default 2; an MS's
+	// own block goes out Lead frames before it).
+	FillDelay int
 }
 
 func (c *Config) defaults() {
@@ -73,6 +86,9 @@ func (c *Config) defaults() {
 	if c.Lead == 0 {
 		c.Lead = 1
 	}
+	if c.FillDelay == 0 {
+		c.FillDelay = 2
+	}
 }
 
 // Frame is one GSMTAP frame seen on the air (either direction).
@@ -95,6 +111,7 @@ type Stats struct {
 	RACHs              int
 	Late               int // PDCH blocks that arrived after their radio block was handed on
 	ULLate             int // uplink blocks sent after their frame had passed
+	Fill               int // empty uplink blocks sent (Config.Fill)
 }
 
 // Um is an attachment to a virtual Um; open it inside the BTS's network
@@ -116,6 +133,12 @@ type Um struct {
 	stats Stats
 	ul    []ulFrame
 	wake  chan struct{}
+	// Fill state: the next uplink block to fill, and per timeslot the FN
+	// of the last PDTCH block sent.
+	fillFN   uint32
+	fillOn   bool
+	lastSent [8]uint32
+	sentAny  [8]bool
 	// Tap, when set before Open returns, sees every downlink frame and
 	// every uplink frame sent (for a GSMTAP pcap).
 	tap func(f Frame)
@@ -313,6 +336,9 @@ func (u *Um) sendLoop() {
 				u.stats.ULLate++
 			}
 			u.stats.ULFrames++
+			if f.hdr.SubType == gsmtap.ChannelPDTCH && f.hdr.Timeslot < 8 {
+				u.lastSent[f.hdr.Timeslot], u.sentAny[f.hdr.Timeslot] = f.fn, true
+			}
 			u.mu.Unlock()
 			u.tx.Write(f.pkt)
 			if u.tap != nil {
@@ -320,6 +346,11 @@ func (u *Um) sendLoop() {
 			}
 			u.mu.Lock()
 			now, ok = u.nowLocked()
+		}
+		if ok && u.cfg.Fill {
+			if w := u.fillLocked(now); w < wait {
+				wait = w
+			}
 		}
 		u.mu.Unlock()
 		if !t.Stop() {
@@ -336,6 +367,41 @@ func (u *Um) sendLoop() {
 		case <-u.wake:
 		}
 	}
+}
+
+// fillLocked sends the empty blocks due at the BTS's FN now (Config.Fill)
+// and returns the time until the next is due.
+func (u *Um) fillLocked(now uint32) time.Duration {
+	if !u.fillOn {
+		u.fillFN, u.fillOn = btsemu.NextBlockFN(now), true
+	}
+	if fnDelta(now, u.fillFN) > 52 {
+		u.fillFN = btsemu.NextBlockFN(now) // the clock jumped: skip ahead
+	}
+	for fnDelta(now, u.fillFN) >= u.cfg.FillDelay {
+		fn := u.fillFN
+		for ts := range uint8(8) {
+			if u.cfg.PDCHMask&(1<<ts) == 0 || u.sentAny[ts] && u.lastSent[ts] == fn || u.queuedLocked(fn, ts) {
+				continue
+			}
+			h := gsmtap.Header{Type: gsmtap.TypeUM, ARFCN: u.cfg.ARFCN, Uplink: true, Timeslot: ts, FrameNumber: fn,
+				SubType: gsmtap.ChannelPDTCH, SignalDBm: u.cfg.SignalDBm, SNRdB: 63}
+			u.tx.Write(h.Append(nil, nil))
+			u.stats.Fill++
+		}
+		u.fillFN = btsemu.NextBlockFN(fn)
+	}
+	return time.Duration(fnDelta(u.fillFN, now)+u.cfg.FillDelay) * btsemu.FramePeriod
+}
+
+// queuedLocked reports whether an uplink PDTCH block for (fn, ts) waits.
+func (u *Um) queuedLocked(fn uint32, ts uint8) bool {
+	for i := range u.ul {
+		if f := &u.ul[i]; f.fn == fn && f.hdr.Timeslot == ts && f.hdr.SubType == gsmtap.ChannelPDTCH {
+			return true
+		}
+	}
+	return false
 }
 
 func (u *Um) queue(h gsmtap.Header, payload []byte, now bool) {

@@ -35,12 +35,14 @@ type ulSeen struct {
 	at      uint32 // the BTS's FN when it arrived
 }
 
-// TestVirtualUm: in a namespace with only lo, an Um follows a fake BTS's
-// frame numbers; Step hands over one radio block's PDTCH blocks (PTCCH/D
-// in idle frame 12 as PTCCH) and the CCCH blocks; the first Step sends an
-// empty PDTCH block (the PCU's clock primer); a RACH goes out at once
-// with one octet; an uplink block waits for its frame.
-func TestVirtualUm(t *testing.T) {
+// air is a fake osmo-bts-virtual in a namespace of its own (lo only) and
+// an Um attached to it with cfg: the BTS sends downlink frames in real time
+// (PDTCH blocks on TS 6 at every block start, a CCCH block at frame 6 of
+// the 51-multiframe, PTCCH/D labelled PDTCH in idle frame 12) for 200
+// frames from FN 5200; every uplink frame the BTS group gets comes out of
+// the returned channel with the BTS's FN at its arrival.
+func air(t *testing.T, cfg Config) (*Um, <-chan ulSeen) {
+	t.Helper()
 	n := netns.New(t)
 	if out, err := exec.Command("ip", "-n", n.Name, "route", "add", "224.0.0.0/4", "dev", "lo").CombinedOutput(); err != nil {
 		t.Fatalf("route: %v %s", err, out)
@@ -48,7 +50,7 @@ func TestVirtualUm(t *testing.T) {
 	var um *Um
 	var bts fakeBTS
 	err := n.Do(func() (err error) {
-		if um, err = Open(Config{}, nil); err != nil {
+		if um, err = Open(cfg, nil); err != nil {
 			return err
 		}
 		if bts.rx, err = listenGroup(netip.MustParseAddrPort("239.193.23.2:4729"), netip.MustParseAddr("127.0.0.1")); err != nil {
@@ -60,9 +62,9 @@ func TestVirtualUm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer um.Close()
-	defer bts.tx.Close()
-	defer bts.rx.Close()
+	t.Cleanup(func() { bts.rx.Close() })
+	t.Cleanup(func() { bts.tx.Close() })
+	t.Cleanup(um.Close)
 
 	// The BTS's clock: frame fn at start + (fn-first) * 4.615 ms; PDTCH
 	// blocks on TS 6 at every block start, a CCCH block at frame 6 of the
@@ -95,8 +97,8 @@ func TestVirtualUm(t *testing.T) {
 			cur.Store(fn)
 		}
 	}()
-	defer func() { close(stop); <-clockDone }()
-	ul := make(chan ulSeen, 16)
+	t.Cleanup(func() { close(stop); <-clockDone })
+	ul := make(chan ulSeen, 1024)
 	go func() {
 		buf := make([]byte, 512)
 		for {
@@ -112,7 +114,16 @@ func TestVirtualUm(t *testing.T) {
 			ul <- ulSeen{h, append([]byte(nil), buf[off:k]...), cur.Load()}
 		}
 	}()
+	return um, ul
+}
 
+// TestVirtualUm: in a namespace with only lo, an Um follows a fake BTS's
+// frame numbers; Step hands over one radio block's PDTCH blocks (PTCCH/D
+// in idle frame 12 as PTCCH) and the CCCH blocks; the first Step sends an
+// empty PDTCH block (the PCU's clock primer); a RACH goes out at once
+// with one octet; an uplink block waits for its frame.
+func TestVirtualUm(t *testing.T) {
+	um, ul := air(t, Config{})
 	ctx := context.Background()
 	// first Step: starts at the first block start seen
 	blk, err := um.Step(ctx, time.Second)
@@ -193,5 +204,78 @@ func TestVirtualUm(t *testing.T) {
 	}
 	if s := um.Stats(); s.RACHs != 1 || s.ULFrames != 3 {
 		t.Errorf("stats %+v", s)
+	}
+}
+
+// TestVirtualUmFill: with Fill, every uplink radio block on every PDCH
+// reaches the BTS once, as a BTS's PHY reports each block: the MS's own
+// block where it sent one, an empty PDTCH block (the PHY's "nothing
+// decoded", passed on as an empty DATA.ind) everywhere else, a few frames
+// after the block began; the idle frames carry none.
+func TestVirtualUmFill(t *testing.T) {
+	um, ul := air(t, Config{Fill: true})
+	ctx := context.Background()
+	if _, err := um.Step(ctx, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	now, _ := um.Now()
+	own := btsemu.NextBlockFN(btsemu.NextBlockFN(now + 8))
+	if err := um.Send(&pcuif.Data{SAPI: pcuif.SAPIPDTCH, TS: 5, FN: own, Payload: []byte{1, 2, 3}}); err != nil {
+		t.Fatal(err)
+	}
+	type key struct {
+		fn uint32
+		ts uint8
+	}
+	seen := map[key]int{}
+	var first, last uint32
+	deadline := time.After(600 * time.Millisecond) // 130 frames
+	for done := false; !done; {
+		select {
+		case p := <-ul:
+			if p.h.SubType != gsmtap.ChannelPDTCH || !p.h.Uplink {
+				t.Errorf("uplink frame %+v", p.h)
+				continue
+			}
+			k := key{p.h.FrameNumber, p.h.Timeslot}
+			seen[k]++
+			if btsemu.BlockNr(k.fn) < 0 || 0xf0&(1<<k.ts) == 0 {
+				t.Errorf("uplink block at FN %d TS %d: not a radio block of a PDCH", k.fn, k.ts)
+			}
+			if k == (key{own, 5}) {
+				if string(p.payload) != "\x01\x02\x03" {
+					t.Errorf("own block %x", p.payload)
+				}
+			} else if len(p.payload) != 0 {
+				t.Errorf("filler at FN %d TS %d: %x", k.fn, k.ts, p.payload)
+			} else if d := int(p.at) - int(k.fn); d < 0 || d > 6 {
+				t.Errorf("filler for FN %d sent at the BTS's FN %d", k.fn, p.at)
+			}
+			if first == 0 || fnDelta(k.fn, first) < 0 {
+				first = k.fn
+			}
+			if fnDelta(k.fn, last) > 0 {
+				last = k.fn
+			}
+		case <-deadline:
+			done = true
+		}
+	}
+	// every block between the first and the last filled, on TS 4-7, once
+	// (the primer of the first Step may add one more)
+	blocks := 0
+	for fn := btsemu.NextBlockFN(first); fnDelta(fn, last) < 0; fn = btsemu.NextBlockFN(fn) {
+		blocks++
+		for ts := uint8(4); ts < 8; ts++ {
+			if n := seen[key{fn, ts}]; n != 1 {
+				t.Errorf("FN %d TS %d: %d uplink blocks, want 1", fn, ts, n)
+			}
+		}
+	}
+	if blocks < 20 || seen[key{own, 5}] != 1 {
+		t.Errorf("%d radio blocks filled; own block seen %d times", blocks, seen[key{own, 5}])
+	}
+	if s := um.Stats(); s.Fill < 4*blocks {
+		t.Errorf("stats %+v, %d blocks", s, blocks)
 	}
 }

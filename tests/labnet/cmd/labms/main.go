@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"log"
@@ -44,6 +45,9 @@ type options struct {
 	rau      bool
 	debug    bool
 	umNetns  string
+	simK     string
+	simOPc   string
+	fill     bool
 }
 
 func parseFlags() *options {
@@ -61,6 +65,9 @@ func parseFlags() *options {
 	flag.BoolVar(&o.rau, "rau", false, "do a periodic routing area update after the attach (osmo-sgsn answers with a new P-TMSI)")
 	flag.BoolVar(&o.debug, "debug", false, "log every overtaken LLC frame and lost N-PDU")
 	flag.StringVar(&o.umNetns, "um-netns", "", "network namespace of osmo-bts-virtual's virtual Um (default: the current one)")
+	flag.StringVar(&o.simK, "sim-k", "", "USIM key K (32 hex digits; with -sim-opc the MSs answer authentication with MILENAGE)")
+	flag.StringVar(&o.simOPc, "sim-opc", "", "USIM OPc (32 hex digits)")
+	flag.BoolVar(&o.fill, "fill", true, "send an empty uplink block on every PDCH for each radio block no MS uses, as a BTS's PHY reports every block (osmo-pcu 1.1.0 needs one DATA.ind per block)")
 	flag.Parse()
 	return o
 }
@@ -111,8 +118,8 @@ func main() {
 	st := um.Stats()
 	log.Printf("virtual Um: %+v", st)
 	for _, p := range r.Phones {
-		log.Printf("ms%d: UL IP %d, DL IP %d, dropped %d, LLC dup %d, LLC late %d, SNDCP lost %d, XID %d, TBFs aborted %d",
-			p.Index, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, p.Stack.DupUI, p.Stack.LateUI, p.Stack.SNDCPLost, p.Stack.XIDs, p.MS.Aborted)
+		log.Printf("ms%d: UL IP %d, DL IP %d, dropped %d, LLC dup %d, LLC late %d, SNDCP lost %d, XID %d, TBFs aborted %d, authentications %d",
+			p.Index, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, p.Stack.DupUI, p.Stack.LateUI, p.Stack.SNDCPLost, p.Stack.XIDs, p.MS.Aborted, p.Stack.Auths)
 	}
 }
 
@@ -172,9 +179,9 @@ func (o *options) openUm(tap func(vum.Frame)) *vum.Um {
 		// stays in the host's, so the MS namespaces it adds are visible
 		// to everyone (inside "ip netns exec", /run/netns mounts would
 		// stay in a private mount namespace).
-		err = (&netns.NS{Name: o.umNetns}).Do(func() (err error) { um, err = vum.Open(vum.Config{}, tap); return })
+		err = (&netns.NS{Name: o.umNetns}).Do(func() (err error) { um, err = vum.Open(vum.Config{Fill: o.fill}, tap); return })
 	} else {
-		um, err = vum.Open(vum.Config{}, tap)
+		um, err = vum.Open(vum.Config{Fill: o.fill}, tap)
 	}
 	if err != nil {
 		o.fail(fmt.Errorf("virtual Um: %w", err))
@@ -185,12 +192,30 @@ func (o *options) openUm(tap func(vum.Frame)) *vum.Um {
 // addPhones adds the -n phones with consecutive IMSIs.
 func (o *options) addPhones(r *labnet.Radio) {
 	rai := msnet.RAI{MCC: 901, MNC: 70, LAC: 1, RAC: 0}
+	sim := o.usim()
 	for k := 0; k < o.n; k++ {
 		imsi := fmt.Sprintf("%015d", o.imsiBase+uint64(k))
-		p := r.AddPhone(msnet.Config{IMSI: imsi, IMEI: fmt.Sprintf("35000000%07d", k), RAI: rai, APN: o.apn}, o.class)
+		p := r.AddPhone(msnet.Config{IMSI: imsi, IMEI: fmt.Sprintf("35000000%07d", k), RAI: rai, APN: o.apn, SIM: sim}, o.class)
 		p.Stack.Debug = o.debug
 		p.Stack.Trace = os.Getenv("LABMS_TRACE") == "1"
 	}
+}
+
+// usim is the phones' MILENAGE USIM from -sim-k and -sim-opc (nil: none,
+// the SGSN must not ask for authentication).
+func (o *options) usim() *msnet.Milenage {
+	if o.simK == "" && o.simOPc == "" {
+		return nil
+	}
+	k, err1 := hex.DecodeString(o.simK)
+	opc, err2 := hex.DecodeString(o.simOPc)
+	if err1 != nil || err2 != nil || len(k) != 16 || len(opc) != 16 {
+		o.fail(fmt.Errorf("-sim-k and -sim-opc need 32 hex digits each"))
+	}
+	sim := new(msnet.Milenage)
+	copy(sim.K[:], k)
+	copy(sim.OPc[:], opc)
+	return sim
 }
 
 // bringUp attaches phone p, activates its PDP context and gives it a
