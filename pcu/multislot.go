@@ -1,0 +1,408 @@
+package pcu
+
+import "math/bits"
+
+// Multislot classes and the per-MS slot reservation (TS 45.002 Annex B;
+// osmo-pcu alloc_algo.cpp, gprs_ms.c): which timeslot sets a class may use,
+// the search for the window with the most free capacity, and the
+// reservation an MS holds while it has TBFs. The allocation algorithms
+// that use them are in alloc.go.
+
+// msClass is a row of 3GPP TS 45.002 Annex B Table B.1: the maximum
+// number of Rx, Tx and Rx+Tx slots (sum 0: no limit), the minimum numbers
+// of slots Tta, Ttb, Tra, Trb, and the type (1: no simultaneous Tx and
+// Rx; 2: full duplex).
+type msClass struct{ rx, tx, sum, tta, ttb, tra, trb, typ uint8 }
+
+// msClasses is Table B.1 for classes 1-45. The table's letters are taken
+// as for a cell without frequency hopping and an MS without TA offset (as
+// osmo-pcu does): Ttb a = 0, b = 1; Tra t0 = 1; Trb a = 0, c = 1, t0 = 0.
+// Tta is not applicable to type 2 (0 here).
+var msClasses = [46]msClass{
+	{}, // 0: unknown, `multislot-class default` is used
+	{1, 1, 2, 3, 2, 4, 2, 1}, {2, 1, 3, 3, 2, 3, 1, 1}, {2, 2, 3, 3, 2, 3, 1, 1}, {3, 1, 4, 3, 1, 3, 1, 1},
+	{2, 2, 4, 3, 1, 3, 1, 1}, {3, 2, 4, 3, 1, 3, 1, 1}, {3, 3, 4, 3, 1, 3, 1, 1}, {4, 1, 5, 3, 1, 2, 1, 1},
+	{3, 2, 5, 3, 1, 2, 1, 1}, {4, 2, 5, 3, 1, 2, 1, 1}, {4, 3, 5, 3, 1, 2, 1, 1}, {4, 4, 5, 2, 1, 2, 1, 1},
+	// 13-18: type 2
+	{3, 3, 0, 0, 0, 3, 0, 2}, {4, 4, 0, 0, 0, 3, 0, 2}, {5, 5, 0, 0, 0, 3, 0, 2},
+	{6, 6, 0, 0, 0, 2, 0, 2}, {7, 7, 0, 0, 0, 1, 0, 2}, {8, 8, 0, 0, 0, 0, 0, 2},
+	// 19-29: type 1 without Rx+Tx limit
+	{6, 2, 0, 3, 1, 2, 1, 1}, {6, 3, 0, 3, 1, 2, 1, 1}, {6, 4, 0, 3, 1, 2, 1, 1}, {6, 4, 0, 2, 1, 2, 1, 1},
+	{6, 6, 0, 2, 1, 2, 1, 1}, {8, 2, 0, 3, 1, 2, 1, 1}, {8, 3, 0, 3, 1, 2, 1, 1}, {8, 4, 0, 3, 1, 2, 1, 1},
+	{8, 4, 0, 2, 1, 2, 1, 1}, {8, 6, 0, 2, 1, 2, 1, 1}, {8, 8, 0, 2, 1, 2, 1, 1},
+	// 30-45
+	{5, 1, 6, 2, 1, 1, 1, 1}, {5, 2, 6, 2, 1, 1, 1, 1}, {5, 3, 6, 2, 1, 1, 1, 1}, {5, 4, 6, 2, 1, 1, 1, 1},
+	{5, 5, 6, 2, 1, 1, 1, 1}, {5, 1, 6, 2, 1, 1, 1, 1}, {5, 2, 6, 2, 1, 1, 1, 1}, {5, 3, 6, 2, 1, 1, 1, 1},
+	{5, 4, 6, 2, 1, 1, 1, 1}, {5, 5, 6, 2, 1, 1, 1, 1}, {6, 1, 7, 1, 1, 1, 0, 1}, {6, 2, 7, 1, 1, 1, 0, 1},
+	{6, 3, 7, 1, 1, 1, 0, 1}, {6, 4, 7, 1, 1, 1, 0, 1}, {6, 5, 7, 1, 1, 1, 0, 1}, {6, 6, 7, 1, 1, 1, 0, 1},
+}
+
+func classRow(class int) *msClass {
+	if class < 1 || class > 45 {
+		class = 12
+	}
+	return &msClasses[class]
+}
+
+// maxDLSlots is the number of downlink slots a class can use while it also
+// transmits on txSlots uplink slots.
+func maxDLSlots(class, txSlots int) int {
+	c := classRow(class)
+	rx := int(c.rx)
+	if c.sum > 0 && txSlots > 0 && rx+txSlots > int(c.sum) {
+		rx = int(c.sum) - txSlots
+	}
+	return max(rx, 1)
+}
+
+// msSlots is an MS's slot reservation (see the top of this file).
+type msSlots struct {
+	on     bool
+	trx    uint8
+	ul, dl uint8
+	first  uint8 // first common TS + 1; 0: none
+	class  uint8 // the multislot class algorithm B reserved for; 0: not B's
+}
+
+// allocClass is the multislot class algorithm B allocates for: the MS's
+// GPRS class, else its EGPRS class (TS 45.002 Annex B has one table for
+// both), else `multislot-class default` when it is configured, else
+// class 1. A network that does not know an MS's class only knows that it
+// receives and transmits on one timeslot (every row of TS 45.002 Table
+// B.1 has Rx, Tx >= 1); osmo-pcu assumes its default class 12 (4 slots),
+// which an MS of a lower class cannot use (TTCN-3
+// TC_dl_multislot_tbf_ms_class_unknown expects 1 slot).
+func (e *Engine) allocClass(ms *MS) int {
+	switch {
+	case ms.MSClass >= 1 && ms.MSClass <= 45:
+		return ms.MSClass
+	case ms.EGPRSClass >= 1 && ms.EGPRSClass <= 45:
+		return ms.EGPRSClass
+	case e.params.MultislotDefault >= 1 && e.params.MultislotDefault <= 45:
+		return e.params.MultislotDefault
+	}
+	return 1
+}
+
+// placementClass is the class whose reservation places the one slot of an
+// MS whose class is not known yet (allocClass gives it class 1): osmo-pcu's
+// default class 12 (DEFAULT_MSLOT_CLASS, mslot_class.h). osmo-pcu reserves
+// for that class and puts a one-phase access's UL TBF on a common TS of the
+// reservation; so does gopcu (widestCommon), with a reservation of that TS
+// alone.
+// When the class becomes known (the SGSN's MS Radio Access Capability, or
+// the MS object of the subscriber's previous TLLI), the new reservation
+// must hold that TS (the UL TBF's, where the MS reads its USF): placed
+// there, a usual class receives on 4 slots around it; placed anywhere
+// (TS 4 of TS 4-7, say) class 10 receives on 2 at most (TS 45.002 Annex B,
+// its Ttb and Tra around the uplink slot).
+const placementClass = 12
+
+// widestCommon is the TS in mask around which placementClass receives on
+// the most downlink slots (its best reservation holding that TS as a
+// common slot), of those the least busy in direction dir, the lowest on a
+// tie; -1 for an empty mask. osmo-pcu takes the least busy TS of the mask
+// (get_single_ts): in tests/labnet a phone whose previous MS object still
+// reserved TS 4-7 around an uplink TS 6 got its new slot on TS 5, where
+// class 10 receives on TS 4-6 only, three slots instead of four.
+func widestCommon(trx *TRX, dir Dir, mask uint8) int {
+	best, bestRx, bestN := -1, -1, 0
+	for ts := range 8 {
+		if mask&(1<<ts) == 0 {
+			continue
+		}
+		rx := 0
+		if _, dl, ok := searchMultiSlots(trx, classRow(placementClass), 0, 0, 1<<ts, 0, rxCount); ok {
+			rx = bits.OnesCount8(dl)
+		}
+		n := trx.PDCH[ts].load(dir)
+		if rx > bestRx || rx == bestRx && n < bestN {
+			best, bestRx, bestN = ts, rx, n
+		}
+	}
+	return best
+}
+
+// classKnown reports whether allocClass has a class for the MS (its own,
+// or `multislot-class default`) rather than its guess of class 1.
+func (e *Engine) classKnown(ms *MS) bool {
+	in := func(c int) bool { return c >= 1 && c <= 45 }
+	return in(ms.MSClass) || in(ms.EGPRSClass) || in(e.params.MultislotDefault)
+}
+
+func (s *msSlots) firstTS() int { return int(s.first) - 1 }
+
+// trxSlots counts, per TS, the MSs reserving it for uplink and downlink.
+type trxSlots struct{ ul, dl [8]uint16 }
+
+// setSlots makes (trx, ul, dl) the reservation of ms.
+func (e *Engine) setSlots(ms *MS, trx int, ul, dl uint8) {
+	e.unreserve(ms)
+	ms.slots.on, ms.slots.trx, ms.slots.ul, ms.slots.dl = true, uint8(trx), ul, dl
+	c := &ms.bts.TRX[trx].slots
+	for ts := range 8 {
+		if ul&(1<<ts) != 0 {
+			c.ul[ts]++
+		}
+		if dl&(1<<ts) != 0 {
+			c.dl[ts]++
+		}
+	}
+}
+
+func (e *Engine) unreserve(ms *MS) {
+	s := &ms.slots
+	if !s.on {
+		return
+	}
+	c := &ms.bts.TRX[s.trx].slots
+	for ts := range 8 {
+		if s.ul&(1<<ts) != 0 && c.ul[ts] > 0 {
+			c.ul[ts]--
+		}
+		if s.dl&(1<<ts) != 0 && c.dl[ts] > 0 {
+			c.dl[ts]--
+		}
+	}
+	s.on, s.ul, s.dl, s.class = false, 0, 0, 0
+}
+
+// releaseSlots ends the reservation of an MS that has no TBF left (or is
+// freed), with its first common TS.
+func (e *Engine) releaseSlots(ms *MS) {
+	e.unreserve(ms)
+	ms.slots.first = 0
+}
+
+// mergeSlots: the TBFs of old move to m (same subscriber): so does the
+// reservation unless m has its own.
+func (e *Engine) mergeSlots(m, old *MS) {
+	if !m.slots.on && old.slots.on && m.bts == old.bts {
+		m.slots, old.slots = old.slots, msSlots{}
+		return
+	}
+	e.releaseSlots(old)
+}
+
+// adoptSlots gives an MS that took over a TBF of another MS object (its
+// TLLI became known) a reservation built from that TBF: its slots in its
+// direction, the other direction still open; its control TS is the first
+// common TS.
+func (e *Engine) adoptSlots(ms *MS) {
+	if ms.slots.on {
+		return
+	}
+	for _, t := range [2]*TBF{ms.UL, ms.DL} {
+		if t == nil || !t.attached || t.slots == 0 {
+			continue
+		}
+		if t.dir == DirUL {
+			e.setSlots(ms, int(t.trx), t.slots, 0)
+		} else {
+			e.setSlots(ms, int(t.trx), 0, t.slots)
+		}
+		ms.slots.first = t.ctrlTS + 1
+		return
+	}
+}
+
+// tbfSlots is what a new reservation of ms on TRX trx must hold to keep
+// its TBFs where they are: as common slots its first common TS and its
+// uplink TBF's slots (it reads its USFs on the downlink), as downlink
+// slots its downlink TBF's. ok=false: a TBF is on another TRX.
+func tbfSlots(ms *MS, trx int) (common, dl uint8, ok bool) {
+	if fc := ms.slots.firstTS(); fc >= 0 {
+		common |= 1 << fc
+	}
+	if t := ms.UL; t != nil {
+		if int(t.trx) != trx {
+			return 0, 0, false
+		}
+		common |= t.slots
+	}
+	if t := ms.DL; t != nil && t.state != TBFWaitRelease && t.state != TBFReleasing {
+		// a DL TBF that has ended (WAIT_RELEASE: kept only to carry the
+		// next assignment on its PACCH; RELEASING) holds no slots: the
+		// next DL TBF replaces it
+		if int(t.trx) != trx {
+			return 0, 0, false
+		}
+		dl |= t.slots
+	}
+	return common, dl, true
+}
+
+// leastBusy is the TS in mask with the fewest TBFs of direction dir (the
+// lowest on a tie), -1 for an empty mask.
+func leastBusy(trx *TRX, dir Dir, mask uint8) int {
+	best, bestN := -1, 1<<30
+	for ts := range 8 {
+		if mask&(1<<ts) != 0 {
+			if n := trx.PDCH[ts].load(dir); n < bestN {
+				best, bestN = ts, n
+			}
+		}
+	}
+	return best
+}
+
+// multislotPDCHs are the enabled PDCHs of a TRX usable together: a
+// multislot MS needs one training sequence (TS 45.002 §6.4.2), so only
+// PDCHs with the TSC of the lowest enabled one count.
+func multislotPDCHs(trx *TRX, multi bool) uint8 {
+	var m uint8
+	tsc := -1
+	for ts := range 8 {
+		p := &trx.PDCH[ts]
+		if !p.Enabled {
+			continue
+		}
+		if multi {
+			if tsc < 0 {
+				tsc = int(p.TSC)
+			} else if int(p.TSC) != tsc {
+				continue
+			}
+		}
+		m |= 1 << ts
+	}
+	return m
+}
+
+func rotl8(x uint8, n int) uint8 { return bits.RotateLeft8(x, n&7) }
+
+// window is n consecutive timeslots from TS start, wrapping after TS 7.
+func window(start, n int) uint8 {
+	if n >= 8 {
+		return 0xff
+	}
+	return rotl8(uint8(1)<<n-1, start)
+}
+
+// rxRange is the set of positions p (timeslots counted from the start of
+// the first uplink slot, in uplink timing) where a type 1 MS can receive
+// around ntx uplink slots: at least trb (switch to Rx) after the last Tx
+// slot and at least tt (switch to Tx) before the next frame's first one.
+func rxRange(ntx, trb, tt int) uint8 {
+	var m uint8
+	for p := ntx + trb; p < 8-tt; p++ {
+		m |= 1 << p
+	}
+	return m
+}
+
+// findMultiSlots is algorithm B's reservation (TS 45.002 Annex B, §6.4.2.2):
+// over uplink windows of 1..Tx slots (TS order: size, then start) and
+// downlink windows of min(Rx, Sum-Tx) slots, with the minimum slot
+// distances of Tta/Trb or Ttb/Tra, it keeps the first pair of the highest
+// capacity: every downlink slot counts max(32 - MSs reserving it, 1), every
+// common slot with a free USF the same for uplink. A type 1 MS's windows
+// do not wrap past TS 7, it transmits on at most 2 slots, and its common
+// slots are min(Tx, Rx, 2); a type 2 MS's are min(Tx, Rx). ulIn/dlIn (0:
+// any) limit the slots. Uplink TS n starts 3 timeslots after downlink TS n.
+func findMultiSlots(trx *TRX, c *msClass, ulIn, dlIn uint8) (ul, dl uint8, ok bool) {
+	return findMultiSlotsHolding(trx, c, ulIn, dlIn, 0, 0)
+}
+
+// findMultiSlotsHolding is findMultiSlots among the reservations whose
+// common slots hold needCommon and whose downlink slots hold needDL.
+func findMultiSlotsHolding(trx *TRX, c *msClass, ulIn, dlIn, needCommon, needDL uint8) (ul, dl uint8, ok bool) {
+	return searchMultiSlots(trx, c, ulIn, dlIn, needCommon, needDL, capacity)
+}
+
+// rxCount scores a reservation by its downlink slots alone.
+func rxCount(_ *TRX, rx, _ uint8) int { return bits.OnesCount8(rx) }
+
+// searchMultiSlots is findMultiSlotsHolding keeping the first reservation
+// of the highest score (> 0).
+func searchMultiSlots(trx *TRX, c *msClass, ulIn, dlIn, needCommon, needDL uint8, score func(trx *TRX, rx, tx uint8) int) (ul, dl uint8, ok bool) {
+	usable := multislotPDCHs(trx, max(c.rx, c.tx) > 1)
+	if ulIn == 0 {
+		ulIn = 0xff
+	}
+	if dlIn == 0 {
+		dlIn = 0xff
+	}
+	ulAvail, dlAvail := ulIn&usable, dlIn&usable
+	type1 := c.typ == 1
+	bestCap := 0
+	for ntx := 1; ntx <= int(c.tx); ntx++ {
+		nrx := int(c.rx)
+		if c.sum > 0 && int(c.sum)-ntx < nrx {
+			nrx = int(c.sum) - ntx
+		}
+		// receive positions relative to the uplink start: [0] with the
+		// distances Tta, Trb; [1] with Ttb, Tra
+		rel := [2]uint8{0xff, 0xff}
+		if type1 {
+			rel[0] = rxRange(ntx, int(c.trb), int(max(c.tta, c.ttb)))
+			rel[1] = rxRange(ntx, int(max(c.trb, c.tra)), int(c.ttb))
+		}
+		for u0 := range 8 {
+			txWin := window(u0, ntx)
+			if type1 && ntx < 8 && txWin&0x81 == 0x81 {
+				continue
+			}
+			tx := txWin & ulAvail
+			if tx&(1<<u0) == 0 || tx&(1<<((u0+ntx-1)&7)) == 0 {
+				continue
+			}
+			ntxSlots := bits.OnesCount8(tx)
+			var allowed [2]uint8
+			for v := range 2 {
+				allowed[v] = dlAvail
+				if type1 {
+					allowed[v] &= rotl8(rel[v], u0+3)
+				}
+			}
+			for d0 := range 8 {
+				rxWin := window(d0, nrx)
+				if type1 && nrx < 8 && rxWin&0x81 == 0x81 {
+					continue
+				}
+				for v := range 2 {
+					rx := allowed[v] & rxWin
+					if rx == 0 {
+						continue
+					}
+					nrxSlots := bits.OnesCount8(rx)
+					common := min(ntxSlots, nrxSlots)
+					if type1 {
+						// at most 2 Tx slots; up to 6 slots in all the
+						// distances Ttb/Tra apply, beyond Tta/Trb (as
+						// osmo-pcu reads TS 45.002 Table 6.4.2.2.1)
+						if ntxSlots >= 3 || (nrxSlots+ntxSlots <= 6) != (v == 1) {
+							continue
+						}
+						common = min(common, 2)
+					}
+					if bits.OnesCount8(rx&tx) != common || rx&tx&needCommon != needCommon || rx&needDL != needDL {
+						continue
+					}
+					if capa := score(trx, rx, tx); capa > bestCap {
+						bestCap, ul, dl = capa, tx, rx
+					}
+				}
+			}
+		}
+	}
+	return ul, dl, bestCap > 0
+}
+
+// capacity of a reservation: per downlink slot max(32 - MSs reserving it,
+// 1), plus the same for uplink per common slot with a free USF.
+func capacity(trx *TRX, rx, tx uint8) int {
+	n := 0
+	for ts := range 8 {
+		if rx&(1<<ts) == 0 {
+			continue
+		}
+		n += max(32-int(trx.slots.dl[ts]), 1)
+		if tx&(1<<ts) != 0 {
+			if _, ok := freeUSF(&trx.PDCH[ts]); ok {
+				n += max(32-int(trx.slots.ul[ts]), 1)
+			}
+		}
+	}
+	return n
+}
