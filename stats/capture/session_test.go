@@ -43,63 +43,13 @@ func TestEngineSession(t *testing.T) {
 	defer c.Close()
 
 	// GSMTAP listener on a loopback address of the host's namespace
-	// (the engine opens its tap socket there).
+	// (the engine's tap socket sends there).
 	tapIP := netip.AddrFrom4([4]byte{127, 77, byte(os.Getpid() >> 8), byte(os.Getpid())})
-	tapLn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(tapIP, 4729)))
-	if err != nil {
-		t.Skipf("needs UDP port 4729 on %v: %v", tapIP, err)
-	}
+	tapLn, taps := listenTap(t, c, tapIP)
 	defer tapLn.Close()
-	var tapAGCH, tapPCH, tapPDCH atomic.Int32 // GSMTAP packets received per channel
-	go func() {
-		b := make([]byte, 4096)
-		for {
-			n, from, err := tapLn.ReadFromUDPAddrPort(b)
-			if err != nil {
-				return
-			}
-			c.UDP(time.Now(), from, netip.AddrPortFrom(tapIP, 4729), b[:n])
-			var h gsmtap.Header
-			if _, err := h.Unmarshal(b[:n]); err == nil {
-				switch h.SubType &^ gsmtap.ChannelACCH {
-				case gsmtap.ChannelAGCH:
-					tapAGCH.Add(1)
-				case gsmtap.ChannelPCH:
-					tapPCH.Add(1)
-				case gsmtap.ChannelPACCH, gsmtap.ChannelPDTCH:
-					tapPDCH.Add(1)
-				}
-			}
-		}
-	}()
 
-	// The SGSN emulator on its own captured socket.
-	sgsnAt := netip.MustParseAddrPort("127.0.0.1:23000")
-	var sg *sgsnemu.Server
-	sgReady := make(chan struct{}) // sg is set
-	up := make(chan struct{})
-	var sock *nsudp.UDP
-	if err := n.Do(func() (err error) {
-		sock, err = nsudp.ListenUDP([]netip.AddrPort{sgsnAt}, func(d nsudp.Datagram) {
-			c.UDP(time.Now(), d.From, sgsnAt, d.Data)
-			<-sgReady
-			sg.Deliver(d.From, d.Data)
-		})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	sg, up, sock := startCapturedSGSN(t, n, c)
 	defer sock.Close()
-	var closed bool
-	sg = sgsnemu.Start(sgsnemu.Config{Listen: sgsnAt},
-		c.Transport(sock, func(int) netip.AddrPort { return sgsnAt }, time.Now),
-		sgsnemu.Callbacks{BVCState: func(bvci uint16, unblocked bool, _ time.Duration) {
-			if bvci == 1800 && unblocked && !closed {
-				closed = true
-				close(up)
-			}
-		}})
-	close(sgReady)
 	defer sg.Close()
 
 	path := filepath.Join(dir, "pcu_bts")
@@ -151,9 +101,9 @@ func TestEngineSession(t *testing.T) {
 	}
 	// The engine sends the Paging Request on PCH as soon as the PAGING-PS
 	// arrived; its tap shows it has.
-	testutil.Eventually(t, 5*time.Second, func() bool { return tapPCH.Load() > 0 }, "no Paging Request tapped on PCH")
+	testutil.Eventually(t, 5*time.Second, func() bool { return taps.pch.Load() > 0 }, "no Paging Request tapped on PCH")
 	step(4)
-	testutil.Eventually(t, 5*time.Second, func() bool { return tapAGCH.Load() > 0 && tapPDCH.Load() > 0 },
+	testutil.Eventually(t, 5*time.Second, func() bool { return taps.agch.Load() > 0 && taps.pdch.Load() > 0 },
 		"no Immediate Assignment (AGCH) or PDTCH/PACCH block tapped")
 	tapLn.Close()
 	if err := c.Close(); err != nil {
@@ -163,6 +113,79 @@ func TestEngineSession(t *testing.T) {
 		t.Fatalf("%d packets dropped", c.Dropped())
 	}
 
+	checkSession(t, tshark, f, c)
+}
+
+// tapCounts counts the GSMTAP packets received per channel.
+type tapCounts struct{ agch, pch, pdch atomic.Int32 }
+
+// listenTap receives GSMTAP on tapIP:4729, records every datagram in c
+// and counts them by channel.
+func listenTap(t *testing.T, c *Capture, tapIP netip.Addr) (*net.UDPConn, *tapCounts) {
+	tapLn, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(netip.AddrPortFrom(tapIP, 4729)))
+	if err != nil {
+		t.Skipf("needs UDP port 4729 on %v: %v", tapIP, err)
+	}
+	taps := &tapCounts{}
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, from, err := tapLn.ReadFromUDPAddrPort(b)
+			if err != nil {
+				return
+			}
+			c.UDP(time.Now(), from, netip.AddrPortFrom(tapIP, 4729), b[:n])
+			var h gsmtap.Header
+			if _, err := h.Unmarshal(b[:n]); err == nil {
+				switch h.SubType &^ gsmtap.ChannelACCH {
+				case gsmtap.ChannelAGCH:
+					taps.agch.Add(1)
+				case gsmtap.ChannelPCH:
+					taps.pch.Add(1)
+				case gsmtap.ChannelPACCH, gsmtap.ChannelPDTCH:
+					taps.pdch.Add(1)
+				}
+			}
+		}
+	}()
+	return tapLn, taps
+}
+
+// startCapturedSGSN starts the SGSN emulator in namespace n on a socket
+// whose datagrams c records both ways; up closes once BVC 1800 is
+// unblocked.
+func startCapturedSGSN(t *testing.T, n *netns.NS, c *Capture) (*sgsnemu.Server, chan struct{}, *nsudp.UDP) {
+	sgsnAt := netip.MustParseAddrPort("127.0.0.1:23000")
+	var sg *sgsnemu.Server
+	sgReady := make(chan struct{}) // sg is set
+	up := make(chan struct{})
+	var sock *nsudp.UDP
+	if err := n.Do(func() (err error) {
+		sock, err = nsudp.ListenUDP([]netip.AddrPort{sgsnAt}, func(d nsudp.Datagram) {
+			c.UDP(time.Now(), d.From, sgsnAt, d.Data)
+			<-sgReady
+			sg.Deliver(d.From, d.Data)
+		})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var closed bool
+	sg = sgsnemu.Start(sgsnemu.Config{Listen: sgsnAt},
+		c.Transport(sock, func(int) netip.AddrPort { return sgsnAt }, time.Now),
+		sgsnemu.Callbacks{BVCState: func(bvci uint16, unblocked bool, _ time.Duration) {
+			if bvci == 1800 && unblocked && !closed {
+				closed = true
+				close(up)
+			}
+		}})
+	close(sgReady)
+	return sg, up, sock
+}
+
+// checkSession has tshark decode the capture: the session's PDUs are
+// there, and nothing is malformed or has a bad checksum.
+func checkSession(t *testing.T, tshark, f string, c *Capture) {
 	out, err := exec.Command(tshark, "-n", "-r", f, "-d", "udp.port==23000,gprs-ns",
 		"-o", "udp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
 		"-T", "fields", "-e", "frame.protocols", "-e", "_ws.col.Info").Output()
