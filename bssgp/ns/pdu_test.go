@@ -205,3 +205,14 @@ func TestSNSLongNSEILength(t *testing.T) {
 		t.Fatal(p, err)
 	}
 }
+
+func BenchmarkUnitdataMarshal(b *testing.B) {
+	p := NewUnitdata(1800, make([]byte, 1520))
+	buf := make([]byte, HeaderLen+1520)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.MarshalTo(buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
