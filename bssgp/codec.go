@@ -34,10 +34,10 @@ const (
 	C = tlv.C
 )
 
-// codec walks one PDU's IE table: counting when e.b is nil, encoding into
-// e.b, or decoding from d when d is set.
+// codec walks one PDU's IE table: counting when e.B is nil, encoding into
+// e.B (tlv.Enc), or decoding from d when d is set.
 type codec struct {
-	e enc
+	e tlv.Enc
 	d *dec
 }
 
@@ -54,8 +54,8 @@ type unsigned interface {
 func number[T unsigned](c *codec, iei IEI, p tlv.Pres, n int, v *T, has *bool) {
 	if c.d == nil {
 		if has == nil || *has {
-			c.e.hdr(iei, tlv.TLV, n)
-			c.e.be(uint32(*v), n)
+			c.e.Hdr(byte(iei), tlv.TLV, n)
+			c.e.BE(uint32(*v), n)
 		}
 		return
 	}
@@ -93,8 +93,8 @@ func be(b []byte) uint32 {
 func (c *codec) bytes(iei IEI, p tlv.Pres, f tlv.Form, minL, maxL int, v *[]byte) {
 	if c.d == nil {
 		if p == M || *v != nil {
-			c.e.hdr(iei, f, len(*v))
-			c.e.raw(*v...)
+			c.e.Hdr(byte(iei), f, len(*v))
+			c.e.Raw(*v...)
 		}
 		return
 	}
@@ -105,8 +105,8 @@ func (c *codec) bytes(iei IEI, p tlv.Pres, f tlv.Form, minL, maxL int, v *[]byte
 // Profile).
 func (c *codec) fixed(iei IEI, v []byte) {
 	if c.d == nil {
-		c.e.hdr(iei, tlv.TLV, len(v))
-		c.e.raw(v...)
+		c.e.Hdr(byte(iei), tlv.TLV, len(v))
+		c.e.Raw(v...)
 		return
 	}
 	b, _ := c.d.get(iei, M, len(v), len(v))
@@ -116,11 +116,11 @@ func (c *codec) fixed(iei IEI, v []byte) {
 // rai is a Routeing Area IE (TS 48.018 §11.3.31, 6 octets).
 func (c *codec) rai(iei IEI, p tlv.Pres, v *RAI) {
 	if c.d == nil {
-		c.e.hdr(iei, tlv.TLV, 6)
-		if c.e.b != nil {
-			v.put(c.e.b[c.e.n:])
+		c.e.Hdr(byte(iei), tlv.TLV, 6)
+		if c.e.B != nil {
+			v.put(c.e.B[c.e.N:])
 		}
-		c.e.n += 6
+		c.e.N += 6
 		return
 	}
 	*v = RAI{}
@@ -133,12 +133,12 @@ func (c *codec) rai(iei IEI, p tlv.Pres, v *RAI) {
 func (c *codec) cellID(p tlv.Pres, v *CellID, has *bool) {
 	if c.d == nil {
 		if has == nil || *has {
-			c.e.hdr(IECellIdentifier, tlv.TLV, 8)
-			if c.e.b != nil {
-				v.RAI.put(c.e.b[c.e.n:])
-				binary.BigEndian.PutUint16(c.e.b[c.e.n+6:], v.CI)
+			c.e.Hdr(byte(IECellIdentifier), tlv.TLV, 8)
+			if c.e.B != nil {
+				v.RAI.put(c.e.B[c.e.N:])
+				binary.BigEndian.PutUint16(c.e.B[c.e.N+6:], v.CI)
 			}
-			c.e.n += 8
+			c.e.N += 8
 		}
 		return
 	}
@@ -164,9 +164,9 @@ func (c *codec) imsi(p tlv.Pres, v *[]byte) {
 func (c *codec) alignment(n *int) {
 	if c.d == nil {
 		if *n >= 0 {
-			c.e.hdr(IEAlignment, tlv.TLV, *n)
+			c.e.Hdr(byte(IEAlignment), tlv.TLV, *n)
 			for i := 0; i < *n; i++ {
-				c.e.be(0, 1)
+				c.e.BE(0, 1)
 			}
 		}
 		return
@@ -181,8 +181,8 @@ func (c *codec) alignment(n *int) {
 // TLLI (4 octets) and QoS Profile (3 octets, TS 48.018 §10.2.1, §10.2.2).
 func (c *codec) unitdataHdr(tlli *uint32, qos *[3]byte) {
 	if c.d == nil {
-		c.e.be(*tlli, 4)
-		c.e.raw(qos[:]...)
+		c.e.BE(*tlli, 4)
+		c.e.Raw(qos[:]...)
 		return
 	}
 	*tlli = binary.BigEndian.Uint32(c.d.b[1:])
@@ -193,40 +193,6 @@ func setHas(has *bool, v bool) {
 	if has != nil {
 		*has = v
 	}
-}
-
-// enc writes IEs; with b == nil it only counts (MarshalLen), so length and
-// bytes come from the same walk.
-type enc struct {
-	b []byte
-	n int
-}
-
-func (e *enc) raw(v ...byte) {
-	if e.b != nil {
-		copy(e.b[e.n:], v)
-	}
-	e.n += len(v)
-}
-
-// be writes the n low octets of v, big-endian.
-func (e *enc) be(v uint32, n int) {
-	if e.b != nil {
-		for i := n - 1; i >= 0; i-- {
-			e.b[e.n+i] = byte(v)
-			v >>= 8
-		}
-	}
-	e.n += n
-}
-
-// hdr writes an IEI and the length indicator of an l-octet value.
-func (e *enc) hdr(iei IEI, f tlv.Form, l int) {
-	if e.b != nil {
-		e.n += tlv.PutHdr(e.b[e.n:], byte(iei), f, l)
-		return
-	}
-	e.n += tlv.HdrLen(f, l)
 }
 
 type ieRef struct {

@@ -12,9 +12,9 @@ type PDU interface {
 
 // MarshalLen returns the encoded length of p.
 func MarshalLen(p PDU) int {
-	c := codec{e: enc{n: 1}}
+	c := codec{e: tlv.Enc{N: 1}}
 	p.ies(&c)
-	return c.e.n
+	return c.e.N
 }
 
 // MarshalTo encodes p into b and returns the number of bytes written.
@@ -23,9 +23,9 @@ func MarshalTo(p PDU, b []byte) (int, error) {
 		return 0, ErrShortBuffer
 	}
 	b[0] = byte(p.Type())
-	c := codec{e: enc{b: b, n: 1}}
+	c := codec{e: tlv.Enc{B: b, N: 1}}
 	p.ies(&c)
-	return c.e.n, nil
+	return c.e.N, nil
 }
 
 // Marshal encodes p into a new slice.
@@ -172,7 +172,7 @@ func (p *Raw) ies(c *codec) {
 		p.PDUType, p.Body = c.d.t, c.d.b[1:]
 		return
 	}
-	c.e.raw(p.Body...)
+	c.e.Raw(p.Body...)
 }
 
 // ---- RL and BSSGP SAP (TS 48.018 §10.2) ----
@@ -227,9 +227,9 @@ func (p *DLUnitdata) ies(c *codec) {
 // methods (the generic functions work too): they walk the IE table on the
 // concrete type, so that the codec stays on the stack.
 func (p *DLUnitdata) MarshalLen() int {
-	c := codec{e: enc{n: 1}}
+	c := codec{e: tlv.Enc{N: 1}}
 	p.ies(&c)
-	return c.e.n
+	return c.e.N
 }
 
 // MarshalTo encodes p into b.
@@ -238,9 +238,9 @@ func (p *DLUnitdata) MarshalTo(b []byte) (int, error) {
 		return 0, ErrShortBuffer
 	}
 	b[0] = byte(PDUDLUnitdata)
-	c := codec{e: enc{b: b, n: 1}}
+	c := codec{e: tlv.Enc{B: b, N: 1}}
 	p.ies(&c)
-	return c.e.n, nil
+	return c.e.N, nil
 }
 
 // Unmarshal decodes b into p without allocating; slices alias b.
@@ -281,9 +281,9 @@ func (p *ULUnitdata) ies(c *codec) {
 
 // MarshalLen returns the encoded length of p.
 func (p *ULUnitdata) MarshalLen() int {
-	c := codec{e: enc{n: 1}}
+	c := codec{e: tlv.Enc{N: 1}}
 	p.ies(&c)
-	return c.e.n
+	return c.e.N
 }
 
 // MarshalTo encodes p into b without allocating.
@@ -292,9 +292,9 @@ func (p *ULUnitdata) MarshalTo(b []byte) (int, error) {
 		return 0, ErrShortBuffer
 	}
 	b[0] = byte(PDUULUnitdata)
-	c := codec{e: enc{b: b, n: 1}}
+	c := codec{e: tlv.Enc{B: b, N: 1}}
 	p.ies(&c)
-	return c.e.n, nil
+	return c.e.N, nil
 }
 
 // Unmarshal decodes b into p; slices alias b.

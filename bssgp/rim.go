@@ -195,11 +195,11 @@ func (p *RIM) ies(c *codec) {
 	}
 	for _, r := range []*RIMRoutingInfo{&p.Dest, &p.Src} {
 		n := r.len()
-		c.e.hdr(IERIMRoutingInfo, tlv.TLV, n)
-		if c.e.b != nil {
-			r.put(c.e.b[c.e.n : c.e.n+n])
+		c.e.Hdr(byte(IERIMRoutingInfo), tlv.TLV, n)
+		if c.e.B != nil {
+			r.put(c.e.B[c.e.N : c.e.N+n])
 		}
-		c.e.n += n
+		c.e.N += n
 	}
 	c.bytes(RIMContainerIEI(p.PDUType), M, tlv.TLV, 0, -1, &p.Container)
 }
@@ -296,9 +296,9 @@ func (c *RIMContainer) SetPDUInd(typeExt uint8, ack bool) {
 func MarshalRIMContainer(kind IEI, c *RIMContainer) []byte {
 	w := codec{}
 	c.encode(&w, kind)
-	w.e = enc{b: make([]byte, w.e.n)}
+	w.e = tlv.Enc{B: make([]byte, w.e.N)}
 	c.encode(&w, kind)
-	return w.e.b
+	return w.e.B
 }
 
 func (c *RIMContainer) encode(w *codec, kind IEI) {

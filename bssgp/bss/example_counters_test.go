@@ -48,15 +48,15 @@ func Example_counters() {
 	}
 	gb.Start(0)
 	in := func(p ns.PDU) {
-		b, _ := p.Marshal()
+		b, _ := ns.Marshal(p)
 		gb.Input(0, sgsn, b, time.Millisecond)
 	}
 	bvc := func(bvci uint16, p bssgp.PDU) {
 		b, _ := bssgp.Marshal(p)
-		in(ns.NewUnitdata(bvci, b))
+		in(&ns.Unitdata{BVCI: bvci, SDU: b})
 	}
-	in(ns.NewResetAck(101, 101))
-	in(ns.NewSimple(ns.PDUUnblockAck))
+	in(&ns.ResetAck{NSVCI: 101, NSEI: 101})
+	in(&ns.UnblockAck{})
 	bvc(0, &bssgp.BVCResetAck{BVCI: 0})
 	bvc(0, &bssgp.BVCResetAck{BVCI: 1800})
 	bvc(0, &bssgp.BVCUnblockAck{BVCI: 1800})

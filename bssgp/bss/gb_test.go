@@ -302,8 +302,8 @@ func TestMalformedGetStatus(t *testing.T) {
 			if len(out) != 1 {
 				t.Fatalf("sent %d PDUs", len(out))
 			}
-			var n ns.PDU
-			if err := n.Unmarshal(out[0]); err != nil || n.Type != ns.PDUUnitdata || n.BVCI != 0 {
+			var n ns.Unitdata
+			if err := n.Unmarshal(out[0]); err != nil || n.BVCI != 0 {
 				t.Fatalf("not NS-UNITDATA on BVCI 0: %x", out[0])
 			}
 			var st bssgp.Status

@@ -91,7 +91,7 @@ func snsSentPDUs(t *testing.T) [][]byte {
 		t.Fatal(err)
 	}
 	in := func(p ns.PDU) {
-		b, err := p.Marshal()
+		b, err := ns.Marshal(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,12 +100,12 @@ func snsSentPDUs(t *testing.T) [][]byte {
 	sg := []ns.IPElement{{Addr: sgsnAddr().Addr(), Port: 23000, SigWeight: 1, DataWeight: 1}}
 	extra := []ns.IPElement{{Addr: sgsnAddr().Addr(), Port: 23002, SigWeight: 0, DataWeight: 1}}
 	n.Start(0)
-	in(ns.PDU{Type: ns.PDUSNSSizeAck, NSEI: 101, HasNSEI: true})
-	in(ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: 101, HasNSEI: true})
-	in(ns.PDU{Type: ns.PDUSNSConfig, EndFlag: true, NSEI: 101, HasNSEI: true, IP4: sg, HasIP4: true})
-	in(ns.PDU{Type: ns.PDUSNSAdd, NSEI: 101, HasNSEI: true, TransactionID: 1, IP4: sg, HasIP4: true})
-	in(ns.PDU{Type: ns.PDUSNSAdd, NSEI: 101, HasNSEI: true, TransactionID: 2, IP4: extra, HasIP4: true})
-	in(ns.PDU{Type: ns.PDUSNSDelete, NSEI: 101, HasNSEI: true, TransactionID: 3, IP4: extra, HasIP4: true})
+	in(&ns.SNSSizeAck{NSEI: 101})
+	in(&ns.SNSConfigAck{NSEI: 101})
+	in(&ns.SNSConfig{EndFlag: true, NSEI: 101, IP4: sg, HasIP4: true})
+	in(&ns.SNSAdd{NSEI: 101, TransactionID: 1, IP4: sg, HasIP4: true})
+	in(&ns.SNSAdd{NSEI: 101, TransactionID: 2, IP4: extra, HasIP4: true})
+	in(&ns.SNSDelete{NSEI: 101, TransactionID: 3, IP4: extra, HasIP4: true})
 	if len(tx.pkts) < 7 {
 		t.Fatalf("IP-SNS NSE sent %d PDUs", len(tx.pkts))
 	}
@@ -122,13 +122,13 @@ func TestTsharkDecodes(t *testing.T) {
 	local := netip.MustParseAddrPort("127.0.0.1:23001")
 	ip4 := []ns.IPElement{{Addr: local.Addr(), Port: 23001, SigWeight: 1, DataWeight: 1}}
 	for _, p := range []ns.PDU{
-		{Type: ns.PDUSNSSize, NSEI: 101, HasNSEI: true, ResetFlag: true, MaxNSVCs: 8, NumIP4EP: 1, HasNumIP4EP: true},
-		{Type: ns.PDUSNSConfig, EndFlag: true, NSEI: 101, HasNSEI: true, IP4: ip4, HasIP4: true},
-		{Type: ns.PDUSNSConfigAck, NSEI: 101, HasNSEI: true},
-		{Type: ns.PDUSNSAck, NSEI: 101, HasNSEI: true, TransactionID: 3},
-		ns.NewBlock(ns.CauseOMIntervention, 101), ns.NewBlockAck(101), ns.NewSimple(ns.PDUUnblockAck),
+		&ns.SNSSize{NSEI: 101, ResetFlag: true, MaxNSVCs: 8, NumIP4EP: 1, HasNumIP4EP: true},
+		&ns.SNSConfig{EndFlag: true, NSEI: 101, IP4: ip4, HasIP4: true},
+		&ns.SNSConfigAck{NSEI: 101},
+		&ns.SNSAck{NSEI: 101, TransactionID: 3},
+		&ns.Block{Cause: ns.CauseOMIntervention, NSVCI: 101}, &ns.BlockAck{NSVCI: 101}, &ns.UnblockAck{},
 	} {
-		b, err := p.Marshal()
+		b, err := ns.Marshal(p)
 		if err != nil {
 			t.Fatal(err)
 		}

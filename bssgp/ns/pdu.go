@@ -1,36 +1,13 @@
 package ns
 
-import (
-	"encoding/binary"
-	"net/netip"
+import "github.com/gopcu/gopcu/bssgp/internal/tlv"
 
-	"github.com/gopcu/gopcu/bssgp/internal/tlv"
-)
-
-// IPElement is one entry of the List of IP4 Elements (TS 48.016 §10.3.2c,
-// 8 octets: address, UDP port, signalling weight, data weight) or of the List
-// of IP6 Elements (§10.3.2d, 20 octets).
-type IPElement struct {
-	Addr       netip.Addr
-	Port       uint16
-	SigWeight  uint8
-	DataWeight uint8
-}
-
-// AddrPort returns the element's UDP endpoint.
-func (e IPElement) AddrPort() netip.AddrPort { return netip.AddrPortFrom(e.Addr, e.Port) }
-
-const (
-	ip4ElemLen = 8
-	ip6ElemLen = 20
-	// IP Address IE (TS 48.016 §10.3.2b) address types.
-	ipAddrTypeV4 = 0x01
-	ipAddrTypeV6 = 0x02
-)
-
-// PDU is any NS or SNS PDU. Which fields are meaningful depends on Type; the
-// Has* flags tell optional/conditional IEs apart from zero values. Decoding
-// aliases SDU and ErrPDU into the input buffer.
+// PDU is any NS or SNS PDU. The concrete types are pointers to the structs
+// of this file (the NS PDUs, TS 48.016 §9.2) and of pdu_sns.go (the IP-SNS
+// PDUs, §9.3), one per PDU type. A mandatory IE is a plain field; an
+// optional or conditional one has a Has flag beside it (the IP Address
+// IE: a valid netip.Addr). Decoding aliases byte-slice fields into the
+// input buffer.
 //
 //	  8   7   6   5   4   3   2   1
 //	+-------------------------------+
@@ -38,303 +15,282 @@ const (
 //	+-------------------------------+
 //	|  IEs (TLV, TV) / UNITDATA hdr |  octets 2..n
 //	+-------------------------------+
-type PDU struct {
-	Type PDUType
-
-	// NS-UNITDATA (TS 48.016 §9.2.10): NS SDU control bits, BVCI and the SDU.
-	// BVCI is also NS-STATUS's conditional BVCI IE (HasBVCI).
-	SDUControl uint8
-	BVCI       uint16
-	SDU        []byte
-
-	Cause    Cause
-	HasCause bool
-	NSVCI    uint16
-	HasNSVCI bool
-	NSEI     uint16
-	HasNSEI  bool
-	HasBVCI  bool
-	// ErrPDU is NS-STATUS's "NS PDU" IE (§10.3.4): the PDU in error.
-	ErrPDU    []byte
-	HasErrPDU bool
-
-	// IP-SNS (TS 48.016 §9.3).
-	TransactionID uint8
-	EndFlag       bool // SNS-CONFIG
-	ResetFlag     bool // SNS-SIZE
-	MaxNSVCs      uint16
-	NumIP4EP      uint16
-	HasNumIP4EP   bool
-	NumIP6EP      uint16
-	HasNumIP6EP   bool
-	IPAddr        netip.Addr // IP Address IE (SNS-ACK, SNS-DELETE); valid when set
-	IP4           []IPElement
-	HasIP4        bool
-	IP6           []IPElement
-	HasIP6        bool
-}
-
-// HeaderLen is the NS-UNITDATA header length (PDU type, NS SDU control
-// bits, BVCI; TS 48.016 §9.2.10): the headroom nse.NSE.SendUnitdataInPlace
-// expects in front of the SDU.
-const HeaderLen = 4
-
-// Convenience constructors for the fixed-form PDUs.
-
-// NewUnitdata returns an NS-UNITDATA carrying sdu on bvci.
-func NewUnitdata(bvci uint16, sdu []byte) PDU { return PDU{Type: PDUUnitdata, BVCI: bvci, SDU: sdu} }
-
-// NewReset returns an NS-RESET (TS 48.016 §9.2.6).
-func NewReset(cause Cause, nsvci, nsei uint16) PDU {
-	return PDU{Type: PDUReset, Cause: cause, HasCause: true, NSVCI: nsvci, HasNSVCI: true, NSEI: nsei, HasNSEI: true}
-}
-
-// NewResetAck returns an NS-RESET-ACK (§9.2.7).
-func NewResetAck(nsvci, nsei uint16) PDU {
-	return PDU{Type: PDUResetAck, NSVCI: nsvci, HasNSVCI: true, NSEI: nsei, HasNSEI: true}
-}
-
-// NewBlock returns an NS-BLOCK (§9.2.2).
-func NewBlock(cause Cause, nsvci uint16) PDU {
-	return PDU{Type: PDUBlock, Cause: cause, HasCause: true, NSVCI: nsvci, HasNSVCI: true}
-}
-
-// NewBlockAck returns an NS-BLOCK-ACK (§9.2.3).
-func NewBlockAck(nsvci uint16) PDU { return PDU{Type: PDUBlockAck, NSVCI: nsvci, HasNSVCI: true} }
-
-// NewSimple returns a PDU without IEs (UNBLOCK, UNBLOCK-ACK, ALIVE, ALIVE-ACK).
-func NewSimple(t PDUType) PDU { return PDU{Type: t} }
-
-// NewStatus returns an NS-STATUS (§9.2.9) with the PDU in error (may be nil).
-func NewStatus(cause Cause, errPDU []byte) PDU {
-	p := PDU{Type: PDUStatus, Cause: cause, HasCause: true}
-	if errPDU != nil {
-		p.ErrPDU, p.HasErrPDU = errPDU, true
-	}
-	return p
+type PDU interface {
+	Type() PDUType
+	// ies walks the PDU's IE table (codec.go).
+	ies(c *codec)
 }
 
 // MarshalLen returns the encoded length of p.
-func (p *PDU) MarshalLen() int {
-	if p.Type == PDUUnitdata {
-		return HeaderLen + len(p.SDU)
-	}
-	n := 1
-	for _, u := range pduSpecs[p.Type].ies {
-		if s, ok := p.encodes(u); ok {
-			l := s.size(p)
-			n += tlv.HdrLen(s.form, l) + l
-		} else if u.val != nil {
-			n++
-		}
-	}
-	return n
+func MarshalLen(p PDU) int {
+	c := codec{e: tlv.Enc{N: 1}}
+	p.ies(&c)
+	return c.e.N
 }
 
-// encodes reports whether p carries the IE of row u (an M row always, an
-// O or C row when the IE's field is set) and its spec.
-func (p *PDU) encodes(u ieUse) (*ieSpec, bool) {
-	if u.val != nil {
-		return nil, false
-	}
-	s := &ieSpecs[u.iei]
-	return s, u.pres == tlv.M || s.has == nil || s.has(p)
-}
-
-// MarshalTo encodes p into b and returns the number of bytes written. It does
-// not allocate.
-func (p *PDU) MarshalTo(b []byte) (int, error) {
-	if len(b) < p.MarshalLen() {
+// MarshalTo encodes p into b and returns the number of bytes written.
+func MarshalTo(p PDU, b []byte) (int, error) {
+	c := codec{e: tlv.Enc{N: 1}} // one codec counts, then writes
+	p.ies(&c)
+	if len(b) < c.e.N {
 		return 0, ErrShortBuffer
 	}
-	b[0] = byte(p.Type)
-	if p.Type == PDUUnitdata {
-		b[1] = p.SDUControl
-		binary.BigEndian.PutUint16(b[2:], p.BVCI)
-		return HeaderLen + copy(b[HeaderLen:], p.SDU), nil
-	}
-	n := 1
-	for _, u := range pduSpecs[p.Type].ies {
-		if s, ok := p.encodes(u); ok {
-			l := s.size(p)
-			n += tlv.PutHdr(b[n:], byte(u.iei), s.form, l)
-			s.put(p, b[n:n+l])
-			n += l
-		} else if u.val != nil {
-			b[n] = u.val.put(p)
-			n++
-		}
-	}
-	return n, nil
+	b[0] = byte(p.Type())
+	c.e = tlv.Enc{B: b, N: 1}
+	p.ies(&c)
+	return c.e.N, nil
 }
 
 // Marshal encodes p into a new slice.
-func (p *PDU) Marshal() ([]byte, error) {
-	b := make([]byte, p.MarshalLen())
-	n, err := p.MarshalTo(b)
+func Marshal(p PDU) ([]byte, error) {
+	b := make([]byte, MarshalLen(p))
+	n, err := MarshalTo(p, b)
 	return b[:n], err
 }
 
-// Parse decodes one NS PDU.
-func Parse(b []byte) (*PDU, error) {
-	p := new(PDU)
-	if err := p.Unmarshal(b); err != nil {
+// Unmarshal decodes b into p, a pointer to the struct of b's PDU type.
+// Every field is set (the capacity of IP element lists is reused); byte
+// slices alias b. Errors are *Error carrying the NS cause (TS 48.016 §7.5)
+// for the NS-STATUS to send back.
+func Unmarshal(b []byte, p PDU) error {
+	d := dec{t: p.Type(), b: b}
+	if err := d.prep(); err != nil {
+		return err
+	}
+	p.ies(&codec{d: &d})
+	return d.err
+}
+
+// NewPDU returns an empty PDU struct for type t, nil for a type TS 48.016
+// does not define.
+func NewPDU(t PDUType) PDU {
+	switch t {
+	case PDUUnitdata:
+		return new(Unitdata)
+	case PDUReset:
+		return new(Reset)
+	case PDUResetAck:
+		return new(ResetAck)
+	case PDUBlock:
+		return new(Block)
+	case PDUBlockAck:
+		return new(BlockAck)
+	case PDUUnblock:
+		return new(Unblock)
+	case PDUUnblockAck:
+		return new(UnblockAck)
+	case PDUStatus:
+		return new(Status)
+	case PDUAlive:
+		return new(Alive)
+	case PDUAliveAck:
+		return new(AliveAck)
+	case PDUSNSAck:
+		return new(SNSAck)
+	case PDUSNSAdd:
+		return new(SNSAdd)
+	case PDUSNSChangeWeight:
+		return new(SNSChangeWeight)
+	case PDUSNSConfig:
+		return new(SNSConfig)
+	case PDUSNSConfigAck:
+		return new(SNSConfigAck)
+	case PDUSNSDelete:
+		return new(SNSDelete)
+	case PDUSNSSize:
+		return new(SNSSize)
+	case PDUSNSSizeAck:
+		return new(SNSSizeAck)
+	}
+	return nil
+}
+
+// Parse decodes one NS PDU into a new struct of its type. An unknown PDU
+// type is an error with cause "Protocol error, unspecified".
+func Parse(b []byte) (PDU, error) {
+	if len(b) < 1 {
+		return nil, &Error{Cause: CauseProtocolErrorUnspec, Reason: "empty PDU"}
+	}
+	p := NewPDU(PDUType(b[0]))
+	if p == nil {
+		return nil, &Error{Cause: CauseProtocolErrorUnspec, Type: PDUType(b[0]), Reason: "unknown PDU type"}
+	}
+	if err := Unmarshal(b, p); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-func (p *PDU) fail(c Cause, off int, reason string) error {
-	return &Error{Cause: c, Type: p.Type, Offset: off, Reason: reason}
+// ---- NS PDUs (TS 48.016 §9.2) ----
+
+// Unitdata is NS-UNITDATA (§9.2.10): a BSSGP PDU (the NS SDU) on a BVC.
+//
+//	PDU type | NS SDU control bits | BVCI (2) | NS SDU
+type Unitdata struct {
+	SDUControl uint8 // NS SDU Control Bits (§10.3.9)
+	BVCI       uint16
+	SDU        []byte
 }
 
-func (p *PDU) failIE(c Cause, iei IEI, off int, reason string) error {
-	return &Error{Cause: c, Type: p.Type, IE: iei, HasIE: true, Offset: off, Reason: reason}
+func (p *Unitdata) Type() PDUType { return PDUUnitdata }
+func (p *Unitdata) ies(c *codec)  { c.unitdata(&p.SDUControl, &p.BVCI, &p.SDU) }
+
+// MarshalLen, MarshalTo and Unmarshal are the allocation-free hot-path
+// methods (the generic functions work too): they walk the IE table on the
+// concrete type, so that the codec stays on the stack.
+func (p *Unitdata) MarshalLen() int {
+	c := codec{e: tlv.Enc{N: 1}}
+	p.ies(&c)
+	return c.e.N
 }
 
-// Unmarshal decodes b into p, which is reset first (the capacity of p.IP4 and
-// p.IP6 is reused). SDU and ErrPDU alias b. Errors are *Error carrying the NS
-// cause (TS 48.016 §7.5) for the NS-STATUS to send back.
-func (p *PDU) Unmarshal(b []byte) error {
-	ip4, ip6 := p.IP4[:0], p.IP6[:0]
-	*p = PDU{IP4: ip4, IP6: ip6}
-	if len(b) < 1 {
-		return p.fail(CauseProtocolErrorUnspec, 0, "empty PDU")
+// MarshalTo encodes p into b.
+func (p *Unitdata) MarshalTo(b []byte) (int, error) {
+	if len(b) < p.MarshalLen() {
+		return 0, ErrShortBuffer
 	}
-	p.Type = PDUType(b[0])
-	if _, ok := pduNames[p.Type]; !ok {
-		return p.fail(CauseProtocolErrorUnspec, 0, "unknown PDU type")
-	}
-	if p.Type == PDUUnitdata {
-		if len(b) < 4 {
-			return p.fail(CauseProtocolErrorUnspec, len(b), "NS-UNITDATA header truncated")
-		}
-		p.SDUControl = b[1]
-		p.BVCI = binary.BigEndian.Uint16(b[2:])
-		p.SDU = b[4:]
-		return nil
-	}
-	off := 1
-	switch p.Type {
-	case PDUUnblock, PDUUnblockAck, PDUAlive, PDUAliveAck:
-		if len(b) != 1 {
-			return p.fail(CauseProtocolErrorUnspec, 1, "unexpected payload")
-		}
-		return nil
-	case PDUSNSConfig:
-		if len(b) < 2 {
-			return p.failIE(CauseMissingEssentialIE, 0, 1, "End Flag missing")
-		}
-		p.EndFlag = b[1]&1 != 0
-		off = 2
-	case PDUSNSAck, PDUSNSAdd, PDUSNSChangeWeight, PDUSNSDelete:
-		// NSEI (TLV) then the value-only Transaction ID (§10.3.x).
-		if len(b) < 3 {
-			return p.failIE(CauseMissingEssentialIE, IENSEI, len(b), "NSEI missing")
-		}
-		if IEI(b[1]) != IENSEI {
-			return p.failIE(CauseInvalidEssentialIE, IENSEI, 1, "NSEI expected first")
-		}
-		l, val, why := tlv.ReadLen(b, 2)
-		if why != "" {
-			return p.failIE(CauseInvalidEssentialIE, IENSEI, 1, why)
-		}
-		end := val + l
-		if end > len(b) {
-			return p.failIE(CauseInvalidEssentialIE, IENSEI, 1, "value truncated")
-		}
-		if err := p.parseIEs(b[:end], 1); err != nil {
-			return err
-		}
-		if end >= len(b) {
-			return p.fail(CauseMissingEssentialIE, len(b), "Transaction ID missing")
-		}
-		p.TransactionID = b[end]
-		off = end + 1
-	}
-	if err := p.parseIEs(b, off); err != nil {
+	b[0] = byte(PDUUnitdata)
+	c := codec{e: tlv.Enc{B: b, N: 1}}
+	p.ies(&c)
+	return c.e.N, nil
+}
+
+// Unmarshal decodes b into p without allocating; SDU aliases b.
+func (p *Unitdata) Unmarshal(b []byte) error {
+	d := dec{t: PDUUnitdata, b: b}
+	if err := d.prep(); err != nil {
 		return err
 	}
-	return p.validate(len(b))
+	p.ies(&codec{d: &d})
+	return d.err
 }
 
-// parseIEs decodes the IEs of b[off:] in wire order into p, each as
-// ieSpecs codes it; an unknown IEI is taken for TLV and skipped (TS
-// 48.016 §7.5 does not refuse it).
-func (p *PDU) parseIEs(b []byte, off int) error {
-	for off < len(b) {
-		iei := IEI(b[off])
-		var v []byte
-		var err error
-		if int(iei) < len(ieSpecs) && ieSpecs[iei].form == tlv.TV {
-			v, off, err = p.tvValue(b, off)
-		} else {
-			v, off, err = p.tlvValue(b, off)
-		}
-		if err != nil {
-			return err
-		}
-		if int(iei) < len(ieSpecs) {
-			ieSpecs[iei].get(p, v)
-		}
-	}
-	return nil
+// Reset is NS-RESET (§9.2.5).
+type Reset struct {
+	Cause Cause
+	NSVCI uint16
+	NSEI  uint16
 }
 
-// tvValue is the value of the TV IE at b[off] (its fixed length, or for
-// the IP Address IE the length its address type gives) and the offset
-// after it.
-func (p *PDU) tvValue(b []byte, off int) ([]byte, int, error) {
-	iei := IEI(b[off])
-	s := &ieSpecs[iei]
-	n := s.fixLen
-	if iei == IEIPAddress {
-		if off+2 > len(b) {
-			return nil, 0, p.failIE(CauseInvalidEssentialIE, iei, off, "truncated")
-		}
-		if n = ipAddrValueLen(b[off+1]); n == 0 {
-			return nil, 0, p.failIE(CauseUnknownIPAddress, iei, off, "bad address type")
-		}
-	}
-	if off+1+n > len(b) {
-		return nil, 0, p.failIE(CauseInvalidEssentialIE, iei, off, "truncated")
-	}
-	return b[off+1 : off+1+n], off + 1 + n, nil
+func (p *Reset) Type() PDUType { return PDUReset }
+func (p *Reset) ies(c *codec) {
+	c.cause(M, &p.Cause, nil)
+	num(c, IENSVCI, M, &p.NSVCI, nil)
+	num(c, IENSEI, M, &p.NSEI, nil)
 }
 
-// tlvValue is the value of the TLV IE at b[off], its length checked
-// against the IE's spec, and the offset after it.
-func (p *PDU) tlvValue(b []byte, off int) ([]byte, int, error) {
-	iei := IEI(b[off])
-	l, val, why := tlv.ReadLen(b, off+1)
-	if why != "" {
-		return nil, 0, p.failIE(CauseInvalidEssentialIE, iei, off, why)
-	}
-	if val+l > len(b) {
-		return nil, 0, p.failIE(CauseInvalidEssentialIE, iei, off, "value truncated")
-	}
-	if int(iei) < len(ieSpecs) {
-		if s := &ieSpecs[iei]; (s.fixLen > 0 && l != s.fixLen) || (s.mult > 0 && l%s.mult != 0) {
-			return nil, 0, p.failIE(CauseInvalidEssentialIE, iei, off, s.badLen)
-		}
-	}
-	return b[val : val+l], val + l, nil
+// ResetAck is NS-RESET-ACK (§9.2.6).
+type ResetAck struct {
+	NSVCI uint16
+	NSEI  uint16
 }
 
-// validate checks the mandatory IEs of p's type and its conditions
-// (TS 48.016 §9.2, §9.3).
-func (p *PDU) validate(n int) error {
-	miss := func(iei IEI, what string) error {
-		return p.failIE(CauseMissingEssentialIE, iei, n, what+" missing")
+func (p *ResetAck) Type() PDUType { return PDUResetAck }
+func (p *ResetAck) ies(c *codec) {
+	num(c, IENSVCI, M, &p.NSVCI, nil)
+	num(c, IENSEI, M, &p.NSEI, nil)
+}
+
+// Block is NS-BLOCK (§9.2.3).
+type Block struct {
+	Cause Cause
+	NSVCI uint16
+}
+
+func (p *Block) Type() PDUType { return PDUBlock }
+func (p *Block) ies(c *codec) {
+	c.cause(M, &p.Cause, nil)
+	num(c, IENSVCI, M, &p.NSVCI, nil)
+}
+
+// BlockAck is NS-BLOCK-ACK (§9.2.4).
+type BlockAck struct {
+	NSVCI uint16
+}
+
+func (p *BlockAck) Type() PDUType { return PDUBlockAck }
+func (p *BlockAck) ies(c *codec)  { num(c, IENSVCI, M, &p.NSVCI, nil) }
+
+// Unblock is NS-UNBLOCK (§9.2.8): the PDU type alone.
+type Unblock struct{}
+
+func (*Unblock) Type() PDUType { return PDUUnblock }
+func (*Unblock) ies(*codec)    {}
+
+// UnblockAck is NS-UNBLOCK-ACK (§9.2.9).
+type UnblockAck struct{}
+
+func (*UnblockAck) Type() PDUType { return PDUUnblockAck }
+func (*UnblockAck) ies(*codec)    {}
+
+// Alive is NS-ALIVE (§9.2.1).
+type Alive struct{}
+
+func (*Alive) Type() PDUType { return PDUAlive }
+func (*Alive) ies(*codec)    {}
+
+// AliveAck is NS-ALIVE-ACK (§9.2.2).
+type AliveAck struct{}
+
+func (*AliveAck) Type() PDUType { return PDUAliveAck }
+func (*AliveAck) ies(*codec)    {}
+
+// Status is NS-STATUS (§9.2.7). Which conditional IEs it needs depends on
+// its cause (missing).
+type Status struct {
+	Cause    Cause
+	NSVCI    uint16
+	HasNSVCI bool
+	// ErrPDU is the "NS PDU" IE (§10.3.4): the PDU in error.
+	ErrPDU    []byte
+	HasErrPDU bool
+	BVCI      uint16
+	HasBVCI   bool
+	IP4       []IPElement // List of IP4 Elements (cause "IP test failed")
+	HasIP4    bool
+	IP6       []IPElement
+	HasIP6    bool
+}
+
+func (p *Status) Type() PDUType { return PDUStatus }
+func (p *Status) ies(c *codec) {
+	c.cause(M, &p.Cause, nil)
+	num(c, IENSVCI, C, &p.NSVCI, &p.HasNSVCI)
+	c.bytes(IENSPDU, C, &p.ErrPDU, &p.HasErrPDU)
+	num(c, IEBVCI, C, &p.BVCI, &p.HasBVCI)
+	c.ipLists(&p.IP4, &p.HasIP4, &p.IP6, &p.HasIP6)
+	if c.decoding() {
+		c.need(p.missing())
 	}
-	spec := pduSpecs[p.Type]
-	for _, u := range spec.ies {
-		if u.val == nil && u.pres == tlv.M && !ieSpecs[u.iei].has(p) {
-			return miss(u.iei, ieSpecs[u.iei].name)
+}
+
+// missing is the conditional IE an NS-STATUS of p's cause lacks (§9.2.7).
+func (p *Status) missing() (IEI, string) {
+	switch p.Cause {
+	case CauseNSVCBlocked, CauseNSVCUnknown:
+		if !p.HasNSVCI {
+			return IENSVCI, "NS-VCI"
 		}
+	case CauseSemanticallyIncorrect, CausePDUNotCompatible, CauseProtocolErrorUnspec,
+		CauseInvalidEssentialIE, CauseMissingEssentialIE:
+		if !p.HasErrPDU {
+			return IENSPDU, "NS PDU"
+		}
+	case CauseBVCIUnknown:
+		if !p.HasBVCI {
+			return IEBVCI, "BVCI"
+		}
+	case CauseIPTestFailed:
+		return anyIPList(p.HasIP4, p.HasIP6)
 	}
-	if spec.check != nil {
-		return spec.check(p, miss)
+	return 0, ""
+}
+
+// anyIPList: a List of IP4 or of IP6 Elements is there (NS-STATUS "IP
+// test failed", SNS-ADD, SNS-CHANGEWEIGHT).
+func anyIPList(has4, has6 bool) (IEI, string) {
+	if !has4 && !has6 {
+		return IEIP4List, "IP list"
 	}
-	return nil
+	return 0, ""
 }

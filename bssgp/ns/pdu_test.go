@@ -25,84 +25,135 @@ var goldens = []struct {
 	hex  string
 	pdu  PDU
 }{
-	{"capture NS-RESET", "020081010182006504820065", NewReset(CauseOMIntervention, 101, 101)},
-	{"capture NS-RESET-ACK", "030182006504820065", NewResetAck(101, 101)},
-	{"capture NS-ALIVE", "0a", NewSimple(PDUAlive)},
-	{"capture NS-ALIVE-ACK", "0b", NewSimple(PDUAliveAck)},
-	{"capture NS-UNBLOCK", "06", NewSimple(PDUUnblock)},
-	{"capture NS-UNBLOCK-ACK", "07", NewSimple(PDUUnblockAck)},
+	{"capture NS-RESET", "020081010182006504820065", &Reset{Cause: CauseOMIntervention, NSVCI: 101, NSEI: 101}},
+	{"capture NS-RESET-ACK", "030182006504820065", &ResetAck{NSVCI: 101, NSEI: 101}},
+	{"capture NS-ALIVE", "0a", &Alive{}},
+	{"capture NS-ALIVE-ACK", "0b", &AliveAck{}},
+	{"capture NS-UNBLOCK", "06", &Unblock{}},
+	{"capture NS-UNBLOCK-ACK", "07", &UnblockAck{}},
 	{"capture NS-UNITDATA BVC-RESET", "000000002204820000078108",
-		NewUnitdata(0, []byte{0x22, 0x04, 0x82, 0x00, 0x00, 0x07, 0x81, 0x08})},
+		&Unitdata{BVCI: 0, SDU: []byte{0x22, 0x04, 0x82, 0x00, 0x00, 0x07, 0x81, 0x08}}},
 	{"capture NS-UNITDATA FC-BVC", "00000708261e8101058203e803820320018203e81c82032006820000",
-		NewUnitdata(1800, testutil.MustHex("261e8101058203e803820320018203e81c82032006820000"))},
-	{"NS-BLOCK", "04008101018200 65", NewBlock(CauseOMIntervention, 101)},
-	{"NS-BLOCK-ACK", "0501820065", NewBlockAck(101)},
-	{"NS-STATUS proto error", "08 00810b 02820aff", NewStatus(CauseProtocolErrorUnspec, []byte{0x0a, 0xff})},
+		&Unitdata{BVCI: 1800, SDU: testutil.MustHex("261e8101058203e803820320018203e81c82032006820000")}},
+	{"NS-BLOCK", "04008101018200 65", &Block{Cause: CauseOMIntervention, NSVCI: 101}},
+	{"NS-BLOCK-ACK", "0501820065", &BlockAck{NSVCI: 101}},
+	{"NS-STATUS proto error", "08 00810b 02820aff", &Status{Cause: CauseProtocolErrorUnspec, ErrPDU: []byte{0x0a, 0xff}, HasErrPDU: true}},
 	{"NS-STATUS BVCI unknown", "08 008105 03820708",
-		PDU{Type: PDUStatus, Cause: CauseBVCIUnknown, HasCause: true, BVCI: 1800, HasBVCI: true}},
+		&Status{Cause: CauseBVCIUnknown, BVCI: 1800, HasBVCI: true}},
 	{"NS-STATUS NSVC unknown", "08 008104 01820065",
-		PDU{Type: PDUStatus, Cause: CauseNSVCUnknown, HasCause: true, NSVCI: 101, HasNSVCI: true}},
+		&Status{Cause: CauseNSVCUnknown, NSVCI: 101, HasNSVCI: true}},
 	{"NS-STATUS IP test failed", "08 008114 0588 7f000001 59d8 0101",
-		PDU{Type: PDUStatus, Cause: CauseIPTestFailed, HasCause: true, IP4: []IPElement{ep1}, HasIP4: true}},
+		&Status{Cause: CauseIPTestFailed, IP4: []IPElement{ep1}, HasIP4: true}},
 	{"SNS-SIZE", "12 048204d2 0a01 070008 080001",
-		PDU{Type: PDUSNSSize, NSEI: 1234, HasNSEI: true, ResetFlag: true, MaxNSVCs: 8, NumIP4EP: 1, HasNumIP4EP: true}},
+		&SNSSize{NSEI: 1234, ResetFlag: true, MaxNSVCs: 8, NumIP4EP: 1, HasNumIP4EP: true}},
 	{"SNS-SIZE v6", "12 048204d2 0a00 070004 090002",
-		PDU{Type: PDUSNSSize, NSEI: 1234, HasNSEI: true, MaxNSVCs: 4, NumIP6EP: 2, HasNumIP6EP: true}},
-	{"SNS-SIZE-ACK", "13 048204d2", PDU{Type: PDUSNSSizeAck, NSEI: 1234, HasNSEI: true}},
+		&SNSSize{NSEI: 1234, MaxNSVCs: 4, NumIP6EP: 2, HasNumIP6EP: true}},
+	{"SNS-SIZE-ACK", "13 048204d2", &SNSSizeAck{NSEI: 1234}},
 	{"SNS-SIZE-ACK cause", "13 048204d2 00810e",
-		PDU{Type: PDUSNSSizeAck, NSEI: 1234, HasNSEI: true, Cause: CauseInvalidNumIP4Endpoints, HasCause: true}},
+		&SNSSizeAck{NSEI: 1234, Cause: CauseInvalidNumIP4Endpoints, HasCause: true}},
 	{"SNS-CONFIG end ip4", "0f 01 048204d2 0590 7f000001 59d8 0101 0a000002 59d9 0200",
-		PDU{Type: PDUSNSConfig, EndFlag: true, NSEI: 1234, HasNSEI: true, IP4: []IPElement{ep1, ep2}, HasIP4: true}},
+		&SNSConfig{EndFlag: true, NSEI: 1234, IP4: []IPElement{ep1, ep2}, HasIP4: true}},
 	{"SNS-CONFIG ip6", "0f 00 048204d2 0694 fd000000000000000000000000000001 59d8 0103",
-		PDU{Type: PDUSNSConfig, NSEI: 1234, HasNSEI: true, IP6: []IPElement{ep6}, HasIP6: true}},
-	{"SNS-CONFIG-ACK", "10 048204d2", PDU{Type: PDUSNSConfigAck, NSEI: 1234, HasNSEI: true}},
-	{"SNS-ACK", "0c 048204d2 07", PDU{Type: PDUSNSAck, NSEI: 1234, HasNSEI: true, TransactionID: 7}},
+		&SNSConfig{NSEI: 1234, IP6: []IPElement{ep6}, HasIP6: true}},
+	{"SNS-CONFIG-ACK", "10 048204d2", &SNSConfigAck{NSEI: 1234}},
+	{"SNS-ACK", "0c 048204d2 07", &SNSAck{NSEI: 1234, TransactionID: 7}},
 	{"SNS-ACK cause+list", "0c 048204d2 07 008112 0588 0a000002 59d9 0200",
-		PDU{Type: PDUSNSAck, NSEI: 1234, HasNSEI: true, TransactionID: 7, Cause: CauseUnknownIPEndpoint, HasCause: true,
+		&SNSAck{NSEI: 1234, TransactionID: 7, Cause: CauseUnknownIPEndpoint, HasCause: true,
 			IP4: []IPElement{ep2}, HasIP4: true}},
 	{"SNS-ADD", "0d 048204d2 03 0588 0a000002 59d9 0200",
-		PDU{Type: PDUSNSAdd, NSEI: 1234, HasNSEI: true, TransactionID: 3, IP4: []IPElement{ep2}, HasIP4: true}},
+		&SNSAdd{NSEI: 1234, TransactionID: 3, IP4: []IPElement{ep2}, HasIP4: true}},
 	{"SNS-CHANGEWEIGHT", "0e 048204d2 04 0588 7f000001 59d8 0101",
-		PDU{Type: PDUSNSChangeWeight, NSEI: 1234, HasNSEI: true, TransactionID: 4, IP4: []IPElement{ep1}, HasIP4: true}},
+		&SNSChangeWeight{NSEI: 1234, TransactionID: 4, IP4: []IPElement{ep1}, HasIP4: true}},
 	{"SNS-DELETE ip addr", "11 048204d2 05 0b01 0a000002",
-		PDU{Type: PDUSNSDelete, NSEI: 1234, HasNSEI: true, TransactionID: 5, IPAddr: ep2.Addr}},
+		&SNSDelete{NSEI: 1234, TransactionID: 5, IPAddr: ep2.Addr}},
 	{"SNS-DELETE ip6 addr", "11 048204d2 06 0b02 fd000000000000000000000000000001",
-		PDU{Type: PDUSNSDelete, NSEI: 1234, HasNSEI: true, TransactionID: 6, IPAddr: ep6.Addr}},
+		&SNSDelete{NSEI: 1234, TransactionID: 6, IPAddr: ep6.Addr}},
 	{"SNS-DELETE list", "11 048204d2 08 0588 0a000002 59d9 0200",
-		PDU{Type: PDUSNSDelete, NSEI: 1234, HasNSEI: true, TransactionID: 8, IP4: []IPElement{ep2}, HasIP4: true}},
+		&SNSDelete{NSEI: 1234, TransactionID: 8, IP4: []IPElement{ep2}, HasIP4: true}},
 }
 
 func TestGolden(t *testing.T) {
 	for _, g := range goldens {
 		t.Run(g.name, func(t *testing.T) {
 			b := testutil.Hex(t, g.hex)
-			var p PDU
-			if err := p.Unmarshal(b); err != nil {
+			p, err := Parse(b)
+			if err != nil {
 				t.Fatalf("parse: %v", err)
 			}
 			if !reflect.DeepEqual(p, g.pdu) {
 				t.Fatalf("parse:\n got %+v\nwant %+v", p, g.pdu)
 			}
-			if n := g.pdu.MarshalLen(); n != len(b) {
+			if p.Type() != PDUType(b[0]) {
+				t.Fatalf("Type %v want %v", p.Type(), PDUType(b[0]))
+			}
+			if n := MarshalLen(g.pdu); n != len(b) {
 				t.Fatalf("MarshalLen %d want %d", n, len(b))
 			}
-			out, err := g.pdu.Marshal()
+			out, err := Marshal(g.pdu)
 			if err != nil || !bytes.Equal(out, b) {
 				t.Fatalf("marshal %x (%v) want %x", out, err, b)
+			}
+			// Unmarshal into a reused struct of the type sets every field.
+			q := NewPDU(p.Type())
+			if err := Unmarshal(b, q); err != nil || !reflect.DeepEqual(q, g.pdu) {
+				t.Fatalf("Unmarshal: %+v (%v)", q, err)
 			}
 		})
 	}
 }
 
+// TestUnmarshalReused: decoding into a struct that held another PDU of
+// the type leaves nothing of it, and reuses the IP list's capacity.
+func TestUnmarshalReused(t *testing.T) {
+	p := &SNSAck{NSEI: 1, TransactionID: 9, Cause: CauseIPTestFailed, HasCause: true, IPAddr: ep1.Addr,
+		IP4: make([]IPElement, 1, 4), HasIP4: true, IP6: []IPElement{ep6}, HasIP6: true}
+	buf := &p.IP4[:1][0]
+	if err := Unmarshal(testutil.Hex(t, "0c 048204d2 07 0588 0a000002 59d9 0200"), p); err != nil {
+		t.Fatal(err)
+	}
+	want := &SNSAck{NSEI: 1234, TransactionID: 7, IP4: []IPElement{ep2}, HasIP4: true, IP6: []IPElement{}}
+	if !reflect.DeepEqual(p, want) {
+		t.Fatalf("got %+v\nwant %+v", p, want)
+	}
+	if &p.IP4[0] != buf {
+		t.Fatal("IP4 capacity not reused")
+	}
+	var u Unitdata
+	if err := Unmarshal(testutil.Hex(t, "0a"), &u); err == nil {
+		t.Fatal("NS-ALIVE decoded as NS-UNITDATA")
+	} else if c, _ := CauseOf(err); c != CauseProtocolErrorUnspec {
+		t.Fatalf("cause %v", err)
+	}
+}
+
+// TestRepeatedIE: a repeated IE counts once, the last one; repeated lists
+// of IP elements add up (as the decoder did when it stored IEs in wire
+// order).
+func TestRepeatedIE(t *testing.T) {
+	p, err := Parse(testutil.Hex(t, "02 008101 008102 0182 0065 04820065 04820066"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := p.(*Reset); r.Cause != CauseEquipmentFailure || r.NSEI != 102 {
+		t.Fatalf("%+v", r)
+	}
+	p, err = Parse(testutil.Hex(t, "0d 048204d2 03 0588 7f000001 59d8 0101 0588 0a000002 59d9 0200"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := p.(*SNSAdd); !reflect.DeepEqual(a.IP4, []IPElement{ep1, ep2}) {
+		t.Fatalf("%+v", a)
+	}
+}
+
 func TestLongTLV(t *testing.T) {
 	big := bytes.Repeat([]byte{0xab}, 300)
-	p := NewStatus(CauseSemanticallyIncorrect, big)
-	b, _ := p.Marshal()
+	b, _ := Marshal(&Status{Cause: CauseSemanticallyIncorrect, ErrPDU: big, HasErrPDU: true})
 	if b[4] != 0x02 || b[5] != 0x01 || b[6] != 0x2c { // 2-octet length 300
 		t.Fatalf("long length encoding %x", b[:7])
 	}
 	q, err := Parse(b)
-	if err != nil || !bytes.Equal(q.ErrPDU, big) {
+	if err != nil || !bytes.Equal(q.(*Status).ErrPDU, big) {
 		t.Fatal(err)
 	}
 }
@@ -155,8 +206,10 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func TestMarshalShortBuffer(t *testing.T) {
-	p := NewReset(CauseOMIntervention, 1, 1)
-	if _, err := p.MarshalTo(make([]byte, 3)); err != ErrShortBuffer {
+	if _, err := MarshalTo(&Reset{Cause: CauseOMIntervention, NSVCI: 1, NSEI: 1}, make([]byte, 3)); err != ErrShortBuffer {
+		t.Fatal(err)
+	}
+	if _, err := (&Unitdata{SDU: []byte{1}}).MarshalTo(make([]byte, 4)); err != ErrShortBuffer {
 		t.Fatal(err)
 	}
 }
@@ -166,22 +219,22 @@ func FuzzParse(f *testing.F) {
 		f.Add(testutil.MustHex(strings.ReplaceAll(g.hex, " ", "")))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var p PDU
-		if err := p.Unmarshal(b); err != nil {
+		p, err := Parse(b)
+		if err != nil {
 			if _, ok := CauseOf(err); !ok {
 				t.Fatalf("untyped error %v", err)
 			}
 			return
 		}
-		e1, err := p.Marshal()
+		e1, err := Marshal(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var q PDU
-		if err := q.Unmarshal(e1); err != nil {
+		q, err := Parse(e1)
+		if err != nil {
 			t.Fatalf("re-parse of %x: %v", e1, err)
 		}
-		e2, _ := q.Marshal()
+		e2, _ := Marshal(q)
 		if !bytes.Equal(e1, e2) {
 			t.Fatalf("unstable: %x -> %x", e1, e2)
 		}
@@ -190,7 +243,7 @@ func FuzzParse(f *testing.F) {
 
 func BenchmarkUnitdataParse(b *testing.B) {
 	pkt := append([]byte{0, 0, 0x07, 0x08}, make([]byte, 1520)...)
-	var p PDU
+	var p Unitdata
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := p.Unmarshal(pkt); err != nil {
@@ -201,7 +254,18 @@ func BenchmarkUnitdataParse(b *testing.B) {
 
 func TestSNSLongNSEILength(t *testing.T) {
 	p, err := Parse(testutil.Hex(t, "0c 04000204d2 07"))
-	if err != nil || p.NSEI != 1234 || p.TransactionID != 7 {
+	if a, ok := p.(*SNSAck); err != nil || !ok || a.NSEI != 1234 || a.TransactionID != 7 {
 		t.Fatal(p, err)
+	}
+}
+
+func BenchmarkUnitdataMarshal(b *testing.B) {
+	p := &Unitdata{BVCI: 1800, SDU: make([]byte, 1520)}
+	buf := make([]byte, HeaderLen+1520)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.MarshalTo(buf); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -1,6 +1,35 @@
 package ns
 
-import "fmt"
+import (
+	"fmt"
+	"net/netip"
+)
+
+// IPElement is one entry of the List of IP4 Elements (TS 48.016 §10.3.2c,
+// 8 octets: address, UDP port, signalling weight, data weight) or of the List
+// of IP6 Elements (§10.3.2d, 20 octets).
+type IPElement struct {
+	Addr       netip.Addr
+	Port       uint16
+	SigWeight  uint8
+	DataWeight uint8
+}
+
+// AddrPort returns the element's UDP endpoint.
+func (e IPElement) AddrPort() netip.AddrPort { return netip.AddrPortFrom(e.Addr, e.Port) }
+
+const (
+	ip4ElemLen = 8
+	ip6ElemLen = 20
+	// IP Address IE (TS 48.016 §10.3.2b) address types.
+	ipAddrTypeV4 = 0x01
+	ipAddrTypeV6 = 0x02
+)
+
+// HeaderLen is the NS-UNITDATA header length (PDU type, NS SDU control
+// bits, BVCI; TS 48.016 §9.2.10): the headroom nse.NSE.SendUnitdataInPlace
+// expects in front of the SDU.
+const HeaderLen = 4
 
 // PDUType is the NS PDU type octet (TS 48.016 §10.3.7, Table 10.3.7.1).
 type PDUType uint8

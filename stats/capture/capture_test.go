@@ -33,7 +33,7 @@ var (
 )
 
 func nsPDU(t *testing.T, p ns.PDU) []byte {
-	b, err := p.Marshal()
+	b, err := ns.Marshal(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func unitdata(t *testing.T, bvci uint16, p bssgp.PDU) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return nsPDU(t, ns.NewUnitdata(bvci, b))
+	return nsPDU(t, &ns.Unitdata{BVCI: bvci, SDU: b})
 }
 
 // session is a short Gb bring-up plus radio blocks, in order.
@@ -58,15 +58,15 @@ type pkt struct {
 func session(t *testing.T) []pkt {
 	dummy, _ := hex.DecodeString("40942b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b")
 	return []pkt{
-		{src: pcuAddr, dst: sgsnAddr, data: nsPDU(t, ns.NewReset(ns.CauseOMIntervention, 101, 101))},
-		{src: sgsnAddr, dst: pcuAddr, data: nsPDU(t, ns.NewResetAck(101, 101))},
-		{src: pcuAddr, dst: sgsnAddr, data: nsPDU(t, ns.NewSimple(ns.PDUUnblock))},
-		{src: sgsnAddr, dst: pcuAddr, data: nsPDU(t, ns.NewSimple(ns.PDUUnblockAck))},
+		{src: pcuAddr, dst: sgsnAddr, data: nsPDU(t, &ns.Reset{Cause: ns.CauseOMIntervention, NSVCI: 101, NSEI: 101})},
+		{src: sgsnAddr, dst: pcuAddr, data: nsPDU(t, &ns.ResetAck{NSVCI: 101, NSEI: 101})},
+		{src: pcuAddr, dst: sgsnAddr, data: nsPDU(t, &ns.Unblock{})},
+		{src: sgsnAddr, dst: pcuAddr, data: nsPDU(t, &ns.UnblockAck{})},
 		{src: pcuAddr, dst: sgsnAddr, data: unitdata(t, 0, &bssgp.BVCReset{BVCI: 0, Cause: bssgp.CauseOMIntervention})},
 		{src: sgsnAddr, dst: pcuAddr, data: unitdata(t, 0, &bssgp.BVCResetAck{BVCI: 0})},
 		{src: sgsnAddr, dst: pcuAddr, data: unitdata(t, 0, &bssgp.BVCUnblockAck{BVCI: 1800})},
-		{src: pcuAddr6, dst: sgsn6, data: nsPDU(t, ns.NewSimple(ns.PDUAlive))},
-		{src: sgsn6, dst: pcuAddr6, data: nsPDU(t, ns.NewSimple(ns.PDUAliveAck))},
+		{src: pcuAddr6, dst: sgsn6, data: nsPDU(t, &ns.Alive{})},
+		{src: sgsn6, dst: pcuAddr6, data: nsPDU(t, &ns.AliveAck{})},
 		{gsmtap: &gsmtap.Header{Type: gsmtap.TypeUM, Timeslot: 7, ARFCN: 871, Uplink: true, FrameNumber: 1000, SubType: gsmtap.ChannelRACH},
 			data: gsmtap.RACHPayload(0x78, false)},
 		{gsmtap: &gsmtap.Header{Type: gsmtap.TypeUM, Timeslot: 6, ARFCN: 871, FrameNumber: 1234, SubType: gsmtap.ChannelPACCH},

@@ -76,7 +76,6 @@ type SGSN struct {
 	vcs  []*vc
 	bvcs map[uint16]*BVC
 	srn  uint8
-	rx   ns.PDU
 	buf  [ns.HeaderLen + 2048]byte
 	// SNS state of the (single) BSS.
 	snsNSEI     uint16
@@ -156,7 +155,7 @@ func (s *SGSN) find(from netip.AddrPort) *vc {
 }
 
 func (s *SGSN) sendNS(to netip.AddrPort, p ns.PDU) {
-	b, err := p.Marshal()
+	b, err := ns.Marshal(p)
 	if err == nil {
 		s.tx.Send(0, to, b)
 	}
@@ -179,60 +178,59 @@ func (s *SGSN) BVC(bvci uint16) *BVC { return s.bvcs[bvci] }
 
 // Input processes one datagram from the BSS.
 func (s *SGSN) Input(from netip.AddrPort, b []byte, now time.Duration) {
-	p := &s.rx
-	if err := p.Unmarshal(b); err != nil {
+	p, err := ns.Parse(b)
+	if err != nil {
 		c, _ := ns.CauseOf(err)
 		if len(b) > 0 && ns.PDUType(b[0]) != ns.PDUStatus {
-			s.sendNS(from, ns.NewStatus(c, b))
+			s.sendNS(from, &ns.Status{Cause: c, ErrPDU: b, HasErrPDU: true})
 		}
 		return
 	}
-	if p.Type.IsSNS() {
+	if p.Type().IsSNS() {
 		s.inputSNS(from, p, now)
 		return
 	}
 	v := s.find(from)
-	switch p.Type {
-	case ns.PDUReset:
+	if p, ok := p.(*ns.Reset); ok {
 		if v == nil {
 			v = &vc{remote: from}
 			s.vcs = append(s.vcs, v)
 		}
 		v.nsvci, v.nsei, v.unblocked = p.NSVCI, p.NSEI, false
-		s.sendNS(from, ns.NewResetAck(p.NSVCI, p.NSEI))
-		s.sendNS(from, ns.NewSimple(ns.PDUAlive))
+		s.sendNS(from, &ns.ResetAck{NSVCI: p.NSVCI, NSEI: p.NSEI})
+		s.sendNS(from, &ns.Alive{})
 		v.aliveAt = now + s.cfg.TnsTest
 		s.nsDown(v.nsei, now)
 		return
 	}
 	if v == nil {
-		switch p.Type {
-		case ns.PDUStatus, ns.PDUAliveAck, ns.PDUResetAck:
+		switch p.(type) {
+		case *ns.Status, *ns.AliveAck, *ns.ResetAck:
 		default:
-			s.sendNS(from, ns.NewStatus(ns.CausePDUNotCompatible, b))
+			s.sendNS(from, &ns.Status{Cause: ns.CausePDUNotCompatible, ErrPDU: b, HasErrPDU: true})
 		}
 		return
 	}
-	switch p.Type {
-	case ns.PDUAlive:
-		s.sendNS(from, ns.NewSimple(ns.PDUAliveAck))
+	switch p := p.(type) {
+	case *ns.Alive:
+		s.sendNS(from, &ns.AliveAck{})
 		if v.sns && !v.unblocked {
 			v.unblocked = true
 		}
-	case ns.PDUAliveAck:
+	case *ns.AliveAck:
 		if v.sns {
 			v.unblocked = true
 		}
-	case ns.PDUUnblock:
+	case *ns.Unblock:
 		v.unblocked = true
-		s.sendNS(from, ns.NewSimple(ns.PDUUnblockAck))
-	case ns.PDUBlock:
+		s.sendNS(from, &ns.UnblockAck{})
+	case *ns.Block:
 		v.unblocked = false
-		s.sendNS(from, ns.NewBlockAck(p.NSVCI))
+		s.sendNS(from, &ns.BlockAck{NSVCI: p.NSVCI})
 		s.nsDown(v.nsei, now)
-	case ns.PDUUnitdata:
+	case *ns.Unitdata:
 		if !v.unblocked {
-			st := ns.NewStatus(ns.CauseNSVCBlocked, nil)
+			st := &ns.Status{Cause: ns.CauseNSVCBlocked}
 			st.NSVCI, st.HasNSVCI = v.nsvci, true
 			s.sendNS(from, st)
 			return
@@ -257,9 +255,9 @@ func (s *SGSN) nsDown(nsei uint16, now time.Duration) {
 
 // inputSNS is the SGSN side of IP-SNS (TS 48.016 §7.4b): answers SNS-SIZE
 // and SNS-CONFIG, then announces its own endpoint with SNS-CONFIG.
-func (s *SGSN) inputSNS(from netip.AddrPort, p *ns.PDU, now time.Duration) {
-	switch p.Type {
-	case ns.PDUSNSSize:
+func (s *SGSN) inputSNS(from netip.AddrPort, p ns.PDU, now time.Duration) {
+	switch p := p.(type) {
+	case *ns.SNSSize:
 		s.snsNSEI, s.snsRemote, s.snsBSS, s.snsSentConf = p.NSEI, from, nil, false
 		s.SNSSizeIP4, s.SNSSizeIP6 = -1, -1
 		if p.HasNumIP4EP {
@@ -269,14 +267,14 @@ func (s *SGSN) inputSNS(from netip.AddrPort, p *ns.PDU, now time.Duration) {
 			s.SNSSizeIP6 = int(p.NumIP6EP)
 		}
 		s.vcs = nil
-		s.sendNS(from, ns.PDU{Type: ns.PDUSNSSizeAck, NSEI: p.NSEI, HasNSEI: true})
-	case ns.PDUSNSConfig:
+		s.sendNS(from, &ns.SNSSizeAck{NSEI: p.NSEI})
+	case *ns.SNSConfig:
 		s.snsBSS = append(s.snsBSS, p.IP4...)
 		s.snsBSS = append(s.snsBSS, p.IP6...)
-		s.sendNS(from, ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: p.NSEI, HasNSEI: true})
+		s.sendNS(from, &ns.SNSConfigAck{NSEI: p.NSEI})
 		if p.EndFlag {
 			el := ns.IPElement{Addr: s.cfg.Listen.Addr(), Port: s.cfg.Listen.Port(), SigWeight: 1, DataWeight: 1}
-			c := ns.PDU{Type: ns.PDUSNSConfig, EndFlag: true, NSEI: p.NSEI, HasNSEI: true}
+			c := &ns.SNSConfig{EndFlag: true, NSEI: p.NSEI}
 			if el.Addr.Is4() {
 				c.IP4, c.HasIP4 = []ns.IPElement{el}, true
 			} else {
@@ -285,10 +283,10 @@ func (s *SGSN) inputSNS(from netip.AddrPort, p *ns.PDU, now time.Duration) {
 			s.sendNS(from, c)
 			s.snsSentConf = true
 		}
-	case ns.PDUSNSAck:
+	case *ns.SNSAck:
 		s.SNSAcks = append(s.SNSAcks, SNSAck{TransactionID: p.TransactionID, Cause: p.Cause, HasCause: p.HasCause,
 			IP4: append([]ns.IPElement(nil), p.IP4...), IP6: append([]ns.IPElement(nil), p.IP6...)})
-	case ns.PDUSNSConfigAck:
+	case *ns.SNSConfigAck:
 		if !s.snsSentConf {
 			return
 		}
@@ -299,7 +297,7 @@ func (s *SGSN) inputSNS(from netip.AddrPort, p *ns.PDU, now time.Duration) {
 				// traffic once configured (libosmogb sends BVC-RESET
 				// before its first NS-ALIVE).
 				s.vcs = append(s.vcs, &vc{remote: r, nsei: s.snsNSEI, sns: true, unblocked: true, aliveAt: now + s.cfg.TnsTest})
-				s.sendNS(r, ns.NewSimple(ns.PDUAlive))
+				s.sendNS(r, &ns.Alive{})
 			}
 		}
 	}
@@ -485,7 +483,7 @@ func (s *SGSN) ResetNSVC(now time.Duration) {
 	for _, v := range s.vcs {
 		if !v.sns {
 			v.unblocked = false
-			s.sendNS(v.remote, ns.NewReset(ns.CauseOMIntervention, v.nsvci, v.nsei))
+			s.sendNS(v.remote, &ns.Reset{Cause: ns.CauseOMIntervention, NSVCI: v.nsvci, NSEI: v.nsei})
 		}
 	}
 	for _, v := range s.vcs {
@@ -497,7 +495,7 @@ func (s *SGSN) ResetNSVC(now time.Duration) {
 func (s *SGSN) Tick(now time.Duration) {
 	for _, v := range s.vcs {
 		if v.aliveAt != 0 && now >= v.aliveAt {
-			s.sendNS(v.remote, ns.NewSimple(ns.PDUAlive))
+			s.sendNS(v.remote, &ns.Alive{})
 			v.aliveAt = now + s.cfg.TnsTest
 		}
 	}
@@ -520,13 +518,23 @@ func (s *SGSN) snsProcedure(t ns.PDUType, el []ns.IPElement, addr netip.Addr) (u
 		return 0, ErrNoBVC
 	}
 	s.snsTID++
-	p := ns.PDU{Type: t, NSEI: s.snsNSEI, HasNSEI: true, TransactionID: s.snsTID, IPAddr: addr}
+	var ip4, ip6 []ns.IPElement
 	for _, e := range el {
 		if e.Addr.Is4() {
-			p.IP4, p.HasIP4 = append(p.IP4, e), true
+			ip4 = append(ip4, e)
 		} else {
-			p.IP6, p.HasIP6 = append(p.IP6, e), true
+			ip6 = append(ip6, e)
 		}
+	}
+	nsei, tid, has4, has6 := s.snsNSEI, s.snsTID, ip4 != nil, ip6 != nil
+	var p ns.PDU
+	switch t {
+	case ns.PDUSNSAdd:
+		p = &ns.SNSAdd{NSEI: nsei, TransactionID: tid, IP4: ip4, HasIP4: has4, IP6: ip6, HasIP6: has6}
+	case ns.PDUSNSDelete:
+		p = &ns.SNSDelete{NSEI: nsei, TransactionID: tid, IPAddr: addr, IP4: ip4, HasIP4: has4, IP6: ip6, HasIP6: has6}
+	default:
+		p = &ns.SNSChangeWeight{NSEI: nsei, TransactionID: tid, IP4: ip4, HasIP4: has4, IP6: ip6, HasIP6: has6}
 	}
 	s.sendNS(s.snsRemote, p)
 	return s.snsTID, nil

@@ -75,3 +75,40 @@ func ReadLen(b []byte, off int) (l, val int, why string) {
 	}
 	return int(b[off]&0x7f)<<8 | int(b[off+1]), off + 2, ""
 }
+
+// Enc writes the octets of a PDU's IEs into B from offset N on. With B nil
+// it only counts, so that a PDU's encoded length (MarshalLen) and its
+// bytes (MarshalTo) come from the same walk of its IE table.
+type Enc struct {
+	B []byte
+	N int
+}
+
+// Raw writes v.
+func (e *Enc) Raw(v ...byte) {
+	if e.B != nil {
+		copy(e.B[e.N:], v)
+	}
+	e.N += len(v)
+}
+
+// BE writes the n low octets of v (n 1..4), big-endian.
+func (e *Enc) BE(v uint32, n int) {
+	if e.B != nil {
+		for i := n - 1; i >= 0; i-- {
+			e.B[e.N+i] = byte(v)
+			v >>= 8
+		}
+	}
+	e.N += n
+}
+
+// Hdr writes the IEI and the length indicator of an IE of form f with an
+// l-octet value.
+func (e *Enc) Hdr(iei uint8, f Form, l int) {
+	if e.B != nil {
+		e.N += PutHdr(e.B[e.N:], iei, f, l)
+		return
+	}
+	e.N += HdrLen(f, l)
+}

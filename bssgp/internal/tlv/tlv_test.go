@@ -38,3 +38,22 @@ func TestHdr(t *testing.T) {
 		t.Error(why)
 	}
 }
+
+// TestEnc: counting (B nil) and writing walk the same octets.
+func TestEnc(t *testing.T) {
+	walk := func(e *Enc) {
+		e.Hdr(4, TLV, 2)
+		e.BE(0x04d2, 2)
+		e.Raw(0x07)
+		e.Hdr(0x0e, TL16, 1)
+		e.BE(0xc0001234, 4)
+	}
+	count := Enc{N: 1}
+	walk(&count)
+	b := make([]byte, count.N)
+	w := Enc{B: b, N: 1}
+	walk(&w)
+	if want := []byte{0, 4, 0x82, 0x04, 0xd2, 0x07, 0x0e, 0x00, 0x01, 0xc0, 0x00, 0x12, 0x34}; w.N != count.N || !bytes.Equal(b, want) {
+		t.Fatalf("% x (%d, counted %d), want % x", b, w.N, count.N, want)
+	}
+}

@@ -129,8 +129,8 @@ func TestSNSCounterGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	n.Start(0)
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSSizeAck, NSEI: 1234, HasNSEI: true}), time.Millisecond)
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: 1234, HasNSEI: true}), time.Millisecond)
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSSizeAck{NSEI: 1234}), time.Millisecond)
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSConfigAck{NSEI: 1234}), time.Millisecond)
 	if got := groupNames(reg); !slices.Equal(got, []string{"ns:nse.1234."}) {
 		t.Fatalf("groups %q", got)
 	}
@@ -138,7 +138,7 @@ func TestSNSCounterGroups(t *testing.T) {
 		t.Fatalf("NSE packets in %d out %d, want 2 2", in, out)
 	}
 	sg := ns.IPElement{Addr: sgsn.Addr(), Port: sgsn.Port(), SigWeight: 1, DataWeight: 1}
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSConfig, EndFlag: true, NSEI: 1234, HasNSEI: true,
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSConfig{EndFlag: true, NSEI: 1234,
 		IP4: []ns.IPElement{sg}, HasIP4: true}), 2*time.Millisecond)
 	// SNS-CONFIG and its SNS-CONFIG-ACK came and went before the NS-VC
 	// existed: on the NSE only; the NS-ALIVE on the new NS-VC counts on both.
@@ -153,12 +153,12 @@ func TestSNSCounterGroups(t *testing.T) {
 		t.Fatalf("NSE packets in %d out %d, want 3 4", in, out)
 	}
 	sg3 := ns.IPElement{Addr: netip.MustParseAddr("127.0.0.2"), Port: 23000, SigWeight: 1, DataWeight: 1}
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSAdd, NSEI: 1234, HasNSEI: true, TransactionID: 2,
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSAdd{NSEI: 1234, TransactionID: 2,
 		IP4: []ns.IPElement{sg3}, HasIP4: true}), time.Second)
 	if got := groupNames(reg); len(got) != 3 || got[2] != "ns:nsvc.1.NSE01234-NSVC-UDP-127_0_0_1:23001-127_0_0_2:23000" {
 		t.Fatalf("groups after SNS-ADD %q", got)
 	}
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSDelete, NSEI: 1234, HasNSEI: true, TransactionID: 3,
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSDelete{NSEI: 1234, TransactionID: 3,
 		IPAddr: sg3.Addr}), time.Second)
 	if got := groupNames(reg); len(got) != 2 || got[1] != "ns:nsvc.0.NSE01234-NSVC-UDP-127_0_0_1:23001-127_0_0_1:23000" {
 		t.Fatalf("groups after SNS-DELETE %q", got)

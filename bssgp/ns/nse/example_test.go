@@ -26,7 +26,7 @@ func Example() {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("sent %v to %v\n", p.Type, to)
+		fmt.Printf("sent %v to %v\n", p.Type(), to)
 		return nil
 	}
 	n, err := nse.NewNSE(nse.Config{NSEI: 101, Endpoints: []nse.Endpoint{{NSVCI: 101, Remote: sgsn}}},
@@ -36,12 +36,12 @@ func Example() {
 	}
 	n.Start(0) // NS-RESET
 	answer := func(p ns.PDU, now time.Duration) {
-		b, _ := p.Marshal()
+		b, _ := ns.Marshal(p)
 		n.Input(0, sgsn, b, now)
 	}
-	answer(ns.NewResetAck(101, 101), time.Millisecond)       // NS-UNBLOCK, NS-ALIVE follow
-	answer(ns.NewSimple(ns.PDUUnblockAck), time.Millisecond) // the NS-VC is unblocked
-	answer(ns.NewUnitdata(1800, []byte{0x00, 0xc0, 0x00, 0x12, 0x34}), 2*time.Millisecond)
+	answer(&ns.ResetAck{NSVCI: 101, NSEI: 101}, time.Millisecond) // NS-UNBLOCK, NS-ALIVE follow
+	answer(&ns.UnblockAck{}, time.Millisecond)                    // the NS-VC is unblocked
+	answer(&ns.Unitdata{BVCI: 1800, SDU: []byte{0x00, 0xc0, 0x00, 0x12, 0x34}}, 2*time.Millisecond)
 	_ = n.SendUnitdata(1800, 0xc0001234, []byte{0x01})
 	// Output:
 	// sent NS-RESET to 192.0.2.1:23000

@@ -124,7 +124,7 @@ type NSE struct {
 	since time.Duration // last availability change
 	sns   *snsFSM
 	buf   [maxPDU]byte
-	rx    ns.PDU
+	rx    ns.Unitdata // decode target of NS-UNITDATA, the traffic
 	// Ctrs is the "ns:nse" counter group (libosmogb names), index NSEI.
 	// Every NS-VC event counts on it and on the NS-VC's own group.
 	Ctrs counter.Group
@@ -290,14 +290,14 @@ func (n *NSE) Stop(now time.Duration) {
 }
 
 // send encodes p and transmits it.
-func (n *NSE) send(bind int, to netip.AddrPort, p *ns.PDU) {
-	l, err := p.MarshalTo(n.buf[:])
+func (n *NSE) send(bind int, to netip.AddrPort, p ns.PDU) {
+	l, err := ns.MarshalTo(p, n.buf[:])
 	if err != nil {
-		n.log.Error("encode failed", "pdu", p.Type, "err", err)
+		n.log.Error("encode failed", "pdu", p.Type(), "err", err)
 		return
 	}
 	if err := n.txCount(n.findVC(bind, to), bind, to, n.buf[:l]); err != nil {
-		n.log.Log(context.Background(), logx.LevelNotice, "send failed", "pdu", p.Type, "to", to, "err", err)
+		n.log.Log(context.Background(), logx.LevelNotice, "send failed", "pdu", p.Type(), "to", to, "err", err)
 	}
 }
 
@@ -306,7 +306,7 @@ func (n *NSE) sendStatus(bind int, to netip.AddrPort, cause ns.Cause, bad []byte
 	if len(bad) > 0 && ns.PDUType(bad[0]) == ns.PDUStatus {
 		return
 	}
-	st := ns.NewStatus(cause, nil)
+	st := ns.Status{Cause: cause}
 	switch cause {
 	case ns.CauseNSVCBlocked, ns.CauseNSVCUnknown:
 		if vc != nil {
@@ -341,14 +341,14 @@ func (n *NSE) findVC(bind int, from netip.AddrPort) *VC {
 func (n *NSE) Input(bind int, from netip.AddrPort, b []byte, now time.Duration) {
 	vc := n.findVC(bind, from)
 	n.count(vc, CtrPktsIn, CtrBytesIn, len(b))
-	p := &n.rx
-	if err := p.Unmarshal(b); err != nil {
+	p, err := n.parse(b)
+	if err != nil {
 		n.log.Log(context.Background(), logx.LevelNotice, "bad NS PDU", "from", from, "err", err)
 		c, _ := ns.CauseOf(err)
 		n.sendStatus(bind, from, c, b, vc)
 		return
 	}
-	if p.Type.IsSNS() {
+	if p.Type().IsSNS() {
 		if n.sns == nil {
 			n.sendStatus(bind, from, ns.CausePDUNotCompatible, b, nil)
 			return
@@ -357,14 +357,23 @@ func (n *NSE) Input(bind int, from netip.AddrPort, b []byte, now time.Duration) 
 		return
 	}
 	if vc == nil {
-		switch p.Type {
-		case ns.PDUStatus, ns.PDUAliveAck, ns.PDUResetAck: // TS 48.016 §7.3.1, §7.4.1, §7.5.1: ignore
+		switch p.(type) {
+		case *ns.Status, *ns.AliveAck, *ns.ResetAck: // TS 48.016 §7.3.1, §7.4.1, §7.5.1: ignore
 		default:
 			n.sendStatus(bind, from, ns.CausePDUNotCompatible, b, nil)
 		}
 		return
 	}
 	vc.input(p, b, now)
+}
+
+// parse decodes b: NS-UNITDATA, the traffic, into n.rx without
+// allocating, any other PDU into a new struct of its type.
+func (n *NSE) parse(b []byte) (ns.PDU, error) {
+	if len(b) > 0 && ns.PDUType(b[0]) == ns.PDUUnitdata {
+		return &n.rx, n.rx.Unmarshal(b)
+	}
+	return ns.Parse(b)
 }
 
 // Tick runs every expired timer.

@@ -48,7 +48,7 @@ func (s *snsFSM) ep() Endpoint { return s.n.cfg.Endpoints[s.initial] }
 
 func (s *snsFSM) tx(p ns.PDU) {
 	ep := s.ep()
-	s.n.send(ep.Bind, ep.Remote, &p)
+	s.n.send(ep.Bind, ep.Remote, p)
 }
 
 func (s *snsFSM) setState(st snsState, now time.Duration) {
@@ -127,7 +127,7 @@ func (s *snsFSM) vcDead(now time.Duration) {
 func (s *snsFSM) sendSize(now time.Duration) {
 	s.local4, s.local6 = s.localElements(false), s.localElements(true)
 	v4, v6 := s.local4, s.local6
-	p := ns.PDU{Type: ns.PDUSNSSize, NSEI: s.n.cfg.NSEI, HasNSEI: true, ResetFlag: true, MaxNSVCs: s.n.cfg.MaxNSVCs}
+	p := &ns.SNSSize{NSEI: s.n.cfg.NSEI, ResetFlag: true, MaxNSVCs: s.n.cfg.MaxNSVCs}
 	if len(v4) > 0 {
 		p.NumIP4EP, p.HasNumIP4EP = uint16(len(v4)), true
 	}
@@ -140,7 +140,7 @@ func (s *snsFSM) sendSize(now time.Duration) {
 
 func (s *snsFSM) sendConfig(now time.Duration) {
 	v4, v6 := s.local4, s.local6
-	p := ns.PDU{Type: ns.PDUSNSConfig, EndFlag: true, NSEI: s.n.cfg.NSEI, HasNSEI: true}
+	p := &ns.SNSConfig{EndFlag: true, NSEI: s.n.cfg.NSEI}
 	if len(v4) > 0 {
 		p.IP4, p.HasIP4 = v4, true
 	} else {
@@ -180,7 +180,7 @@ func (s *snsFSM) tick(now time.Duration) {
 }
 
 func (s *snsFSM) ack(bind int, to netip.AddrPort, tid uint8, cause *ns.Cause, v4, v6 []ns.IPElement) {
-	p := ns.PDU{Type: ns.PDUSNSAck, NSEI: s.n.cfg.NSEI, HasNSEI: true, TransactionID: tid}
+	p := ns.SNSAck{NSEI: s.n.cfg.NSEI, TransactionID: tid}
 	if cause != nil {
 		p.Cause, p.HasCause = *cause, true
 	}
@@ -194,37 +194,41 @@ func (s *snsFSM) ack(bind int, to netip.AddrPort, tid uint8, cause *ns.Cause, v4
 }
 
 // input handles an SNS PDU from the SGSN (TS 48.016 §7.4b).
-func (s *snsFSM) input(bind int, from netip.AddrPort, p *ns.PDU, raw []byte, now time.Duration) {
-	if p.HasNSEI && p.NSEI != s.n.cfg.NSEI {
+func (s *snsFSM) input(bind int, from netip.AddrPort, p ns.PDU, raw []byte, now time.Duration) {
+	if nseiOf(p) != s.n.cfg.NSEI {
 		s.n.sendStatus(bind, from, ns.CauseProtocolErrorUnspec, raw, nil)
 		return
 	}
-	switch p.Type {
-	case ns.PDUSNSSizeAck:
+	switch p := p.(type) {
+	case *ns.SNSSizeAck:
 		s.onSizeAck(p, now)
-	case ns.PDUSNSConfigAck:
+	case *ns.SNSConfigAck:
 		s.onConfigAck(p, now)
-	case ns.PDUSNSConfig:
+	case *ns.SNSConfig:
 		s.onConfig(bind, from, p, now)
-	case ns.PDUSNSAdd, ns.PDUSNSDelete, ns.PDUSNSChangeWeight:
+	case *ns.SNSAdd, *ns.SNSDelete, *ns.SNSChangeWeight:
 		if s.state != snsConfigured {
 			return
 		}
 		var cause *ns.Cause
 		var v4, v6 []ns.IPElement
-		switch p.Type {
-		case ns.PDUSNSAdd:
+		var tid uint8
+		switch p := p.(type) {
+		case *ns.SNSAdd:
+			tid = p.TransactionID
 			cause, v4, v6 = s.onAdd(p, now)
-		case ns.PDUSNSDelete:
+		case *ns.SNSDelete:
+			tid = p.TransactionID
 			cause, v4, v6 = s.onDelete(p)
-		default:
+		case *ns.SNSChangeWeight:
+			tid = p.TransactionID
 			cause, v4, v6 = s.onChangeWeight(p)
 		}
-		s.ack(bind, from, p.TransactionID, cause, v4, v6)
-		if p.Type == ns.PDUSNSDelete {
+		s.ack(bind, from, tid, cause, v4, v6)
+		if _, del := p.(*ns.SNSDelete); del {
 			s.n.updateAvailability(now)
 		}
-	case ns.PDUSNSAck, ns.PDUSNSSize:
+	case *ns.SNSAck, *ns.SNSSize:
 		// The BSS starts no ADD/DELETE/CHANGEWEIGHT and receives no SIZE.
 		s.n.sendStatus(bind, from, ns.CausePDUNotCompatible, raw, nil)
 	}
@@ -232,7 +236,7 @@ func (s *snsFSM) input(bind int, from netip.AddrPort, p *ns.PDU, raw []byte, now
 
 // onSizeAck: the SGSN accepted our SNS-SIZE, our SNS-CONFIG follows; a
 // refusal is retried on Tsns-prov.
-func (s *snsFSM) onSizeAck(p *ns.PDU, now time.Duration) {
+func (s *snsFSM) onSizeAck(p *ns.SNSSizeAck, now time.Duration) {
 	if s.state != snsSize {
 		return
 	}
@@ -246,7 +250,7 @@ func (s *snsFSM) onSizeAck(p *ns.PDU, now time.Duration) {
 
 // onConfigAck: the SGSN took our endpoints; configured once its own
 // SNS-CONFIG (with the End Flag) came too. A refusal starts over.
-func (s *snsFSM) onConfigAck(p *ns.PDU, now time.Duration) {
+func (s *snsFSM) onConfigAck(p *ns.SNSConfigAck, now time.Duration) {
 	if s.state != snsConfigBSS {
 		return
 	}
@@ -265,8 +269,8 @@ func (s *snsFSM) onConfigAck(p *ns.PDU, now time.Duration) {
 
 // onConfig takes the SGSN's endpoints of an SNS-CONFIG and acknowledges
 // them (or refuses them with SNS-CONFIG-ACK's cause).
-func (s *snsFSM) onConfig(bind int, from netip.AddrPort, p *ns.PDU, now time.Duration) {
-	ack := ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: s.n.cfg.NSEI, HasNSEI: true}
+func (s *snsFSM) onConfig(bind int, from netip.AddrPort, p *ns.SNSConfig, now time.Duration) {
+	ack := ns.SNSConfigAck{NSEI: s.n.cfg.NSEI}
 	switch {
 	case s.state != snsConfigBSS && s.state != snsConfigSGSN:
 		ack.Cause, ack.HasCause = ns.CausePDUNotCompatible, true
@@ -292,7 +296,7 @@ func (s *snsFSM) onConfig(bind int, from netip.AddrPort, p *ns.PDU, now time.Dur
 // "Protocol error - unspecified" and nothing of the PDU is applied (TS
 // 48.016 §7.4b.3.2; libosmogb ns2_sns_st_configured_add rolls back the
 // elements added before the offending one).
-func (s *snsFSM) onAdd(p *ns.PDU, now time.Duration) (*ns.Cause, []ns.IPElement, []ns.IPElement) {
+func (s *snsFSM) onAdd(p *ns.SNSAdd, now time.Duration) (*ns.Cause, []ns.IPElement, []ns.IPElement) {
 	var seen []ns.IPElement
 	for _, x := range append(p.IP4, p.IP6...) {
 		if knownEP(s.remote4, x) || knownEP(s.remote6, x) || knownEP(seen, x) {
@@ -315,7 +319,7 @@ func (s *snsFSM) onAdd(p *ns.PDU, now time.Duration) (*ns.Cause, []ns.IPElement,
 // elements (libosmogb ns2_sns_st_configured_delete; none for an IP
 // Address IE); any unknown one makes it "Unknown IP endpoint".
 // The NSE's availability follows after the acknowledgement.
-func (s *snsFSM) onDelete(p *ns.PDU) (*ns.Cause, []ns.IPElement, []ns.IPElement) {
+func (s *snsFSM) onDelete(p *ns.SNSDelete) (*ns.Cause, []ns.IPElement, []ns.IPElement) {
 	unknown := false
 	if p.IPAddr.IsValid() {
 		unknown = !s.deleteWhere(func(e ns.IPElement) bool { return e.Addr == p.IPAddr })
@@ -349,7 +353,7 @@ func (s *snsFSM) deleteWhere(match func(ns.IPElement) bool) bool {
 
 // onChangeWeight applies the weights of an SNS-CHANGEWEIGHT; the elements
 // it does not know go back with "Unknown IP endpoint".
-func (s *snsFSM) onChangeWeight(p *ns.PDU) (*ns.Cause, []ns.IPElement, []ns.IPElement) {
+func (s *snsFSM) onChangeWeight(p *ns.SNSChangeWeight) (*ns.Cause, []ns.IPElement, []ns.IPElement) {
 	unknown := func(l []ns.IPElement) (bad []ns.IPElement) {
 		for _, x := range l {
 			if !s.reweight(x) {
@@ -366,6 +370,30 @@ func (s *snsFSM) onChangeWeight(p *ns.PDU) (*ns.Cause, []ns.IPElement, []ns.IPEl
 }
 
 func causeRef(c ns.Cause) *ns.Cause { return &c }
+
+// nseiOf is the NSEI of an IP-SNS PDU, a mandatory IE of each (TS 48.016
+// §9.3).
+func nseiOf(p ns.PDU) uint16 {
+	switch p := p.(type) {
+	case *ns.SNSAck:
+		return p.NSEI
+	case *ns.SNSAdd:
+		return p.NSEI
+	case *ns.SNSChangeWeight:
+		return p.NSEI
+	case *ns.SNSConfig:
+		return p.NSEI
+	case *ns.SNSConfigAck:
+		return p.NSEI
+	case *ns.SNSDelete:
+		return p.NSEI
+	case *ns.SNSSize:
+		return p.NSEI
+	case *ns.SNSSizeAck:
+		return p.NSEI
+	}
+	return 0
+}
 
 // knownEP reports whether l holds the endpoint (address and port) of x.
 func knownEP(l []ns.IPElement, x ns.IPElement) bool {

@@ -10,7 +10,7 @@ import (
 )
 
 func mustMarshal(t *testing.T, p ns.PDU) []byte {
-	b, err := p.Marshal()
+	b, err := ns.Marshal(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,12 +28,12 @@ func TestSNSBringUpAndProcedures(t *testing.T) {
 	n.Start(0)
 	// SNS-SIZE: NSEI, reset flag, max 8 NS-VCs, 1 IPv4 endpoint.
 	want(t, tx.take(), "12048204d20a0107000808"+"0001")
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSSizeAck, NSEI: 1234, HasNSEI: true}), time.Millisecond)
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSSizeAck{NSEI: 1234}), time.Millisecond)
 	want(t, tx.take(), "0f01048204d205887f00000159d90101")
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: 1234, HasNSEI: true}), time.Millisecond)
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSConfigAck{NSEI: 1234}), time.Millisecond)
 	want(t, tx.take())
 	sg2 := ns.IPElement{Addr: netip.MustParseAddr("127.0.0.1"), Port: 23000, SigWeight: 1, DataWeight: 1}
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSConfig, EndFlag: true, NSEI: 1234, HasNSEI: true,
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSConfig{EndFlag: true, NSEI: 1234,
 		IP4: []ns.IPElement{sg2}, HasIP4: true}), 2*time.Millisecond)
 	want(t, tx.take(), "10048204d2", "0a")
 	if n.Available() {
@@ -45,27 +45,27 @@ func TestSNSBringUpAndProcedures(t *testing.T) {
 	}
 	// SNS-CHANGEWEIGHT, SNS-ADD, SNS-DELETE answered with SNS-ACK.
 	sg2.DataWeight = 5
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSChangeWeight, NSEI: 1234, HasNSEI: true, TransactionID: 1,
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSChangeWeight{NSEI: 1234, TransactionID: 1,
 		IP4: []ns.IPElement{sg2}, HasIP4: true}), time.Second)
 	want(t, tx.take(), "0c048204d201")
 	if n.VCs()[0].DataWeight != 5 {
 		t.Fatal("weight not applied")
 	}
 	sg3 := ns.IPElement{Addr: netip.MustParseAddr("127.0.0.2"), Port: 23000, SigWeight: 1, DataWeight: 1}
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSAdd, NSEI: 1234, HasNSEI: true, TransactionID: 2,
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSAdd{NSEI: 1234, TransactionID: 2,
 		IP4: []ns.IPElement{sg3}, HasIP4: true}), time.Second)
 	want(t, tx.take(), "0a", "0c048204d202")
 	if len(n.VCs()) != 2 {
 		t.Fatal(len(n.VCs()))
 	}
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSDelete, NSEI: 1234, HasNSEI: true, TransactionID: 3,
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSDelete{NSEI: 1234, TransactionID: 3,
 		IPAddr: sg3.Addr}), time.Second)
 	want(t, tx.take(), "0c048204d203")
 	if len(n.VCs()) != 1 {
 		t.Fatal(len(n.VCs()))
 	}
 	// Unknown endpoint -> SNS-ACK with cause and the offending list.
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSDelete, NSEI: 1234, HasNSEI: true, TransactionID: 4,
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSDelete{NSEI: 1234, TransactionID: 4,
 		IP4: []ns.IPElement{sg3}, HasIP4: true}), time.Second)
 	want(t, tx.take(), "0c048204d20400811205887f00000259d80101")
 	if !n.Available() {
@@ -94,9 +94,9 @@ func TestSNSRestartWhenAllVCsDead(t *testing.T) {
 	n, _ := NewNSE(Config{NSEI: 1234, Dialect: DialectIPSNS, Endpoints: []Endpoint{
 		{Bind: 0, Local: netip.MustParseAddrPort("127.0.0.1:23001"), Remote: sgsn}}}, tx, h, nil)
 	n.Start(0)
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSSizeAck, NSEI: 1234, HasNSEI: true}), 0)
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: 1234, HasNSEI: true}), 0)
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSConfig, EndFlag: true, NSEI: 1234, HasNSEI: true,
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSSizeAck{NSEI: 1234}), 0)
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSConfigAck{NSEI: 1234}), 0)
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSConfig{EndFlag: true, NSEI: 1234,
 		IP4: []ns.IPElement{{Addr: sgsn.Addr(), Port: sgsn.Port(), SigWeight: 1, DataWeight: 1}}, HasIP4: true}), 0)
 	n.Input(0, sgsn, []byte{0x0b}, 0)
 	if !n.Available() {
@@ -118,10 +118,26 @@ func TestSNSRestartWhenAllVCsDead(t *testing.T) {
 	}
 }
 
+// only returns the one PDU of out if it is a T.
+func only[T ns.PDU](out []ns.PDU) (T, bool) {
+	var zero T
+	if len(out) != 1 {
+		return zero, false
+	}
+	p, ok := out[0].(T)
+	return p, ok
+}
+
+// isAck reports whether p is an SNS-ACK with (or without) a cause.
+func isAck(p ns.PDU, withCause bool) bool {
+	a, ok := p.(*ns.SNSAck)
+	return ok && a.HasCause == withCause
+}
+
 // sentPDUs decodes what the NSE sent.
-func (r *recTx) pdus(t *testing.T) []*ns.PDU {
+func (r *recTx) pdus(t *testing.T) []ns.PDU {
 	t.Helper()
-	var out []*ns.PDU
+	var out []ns.PDU
 	for _, x := range r.out {
 		p, err := ns.Parse(x.b)
 		if err != nil {
@@ -137,9 +153,9 @@ func (r *recTx) pdus(t *testing.T) []*ns.PDU {
 // whose SGSN announces sgsnEPs.
 func snsUp(t *testing.T, n *NSE, tx *recTx, sgsnEPs ...ns.IPElement) {
 	t.Helper()
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSSizeAck, NSEI: n.cfg.NSEI, HasNSEI: true}), 0)
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: n.cfg.NSEI, HasNSEI: true}), 0)
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSConfig, EndFlag: true, NSEI: n.cfg.NSEI, HasNSEI: true,
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSSizeAck{NSEI: n.cfg.NSEI}), 0)
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSConfigAck{NSEI: n.cfg.NSEI}), 0)
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSConfig{EndFlag: true, NSEI: n.cfg.NSEI,
 		IP4: sgsnEPs, HasIP4: true}), 0)
 	for _, e := range sgsnEPs {
 		n.Input(0, e.AddrPort(), []byte{0x0b}, 0)
@@ -174,20 +190,20 @@ func TestSNSWildcardLocalAddress(t *testing.T) {
 	}
 	n.Start(0)
 	out := tx.pdus(t)
-	if len(out) != 1 || out[0].Type != ns.PDUSNSSize || !out[0].HasNumIP4EP || out[0].NumIP4EP != 2 || out[0].HasNumIP6EP {
+	if p, ok := only[*ns.SNSSize](out); !ok || !p.HasNumIP4EP || p.NumIP4EP != 2 || p.HasNumIP6EP {
 		t.Fatalf("SNS-SIZE %+v", out)
 	}
 	// Both binds are resolved towards the initial SGSN endpoint.
 	if len(asked) != 2 || asked[0] != netip.MustParseAddrPort("192.0.2.1:23000") || asked[1] != asked[0] {
 		t.Fatalf("resolved towards %v", asked)
 	}
-	n.Input(0, eps[0].Remote, mustMarshal(t, ns.PDU{Type: ns.PDUSNSSizeAck, NSEI: 1234, HasNSEI: true}), 0)
+	n.Input(0, eps[0].Remote, mustMarshal(t, &ns.SNSSizeAck{NSEI: 1234}), 0)
 	out = tx.pdus(t)
 	wantEl := []ns.IPElement{
 		{Addr: netip.MustParseAddr("198.51.100.7"), Port: 22000, SigWeight: 1, DataWeight: 1},
 		{Addr: netip.MustParseAddr("198.51.100.7"), Port: 22001, SigWeight: 1, DataWeight: 1},
 	}
-	if len(out) != 1 || out[0].Type != ns.PDUSNSConfig || !slices.Equal(out[0].IP4, wantEl) || !out[0].EndFlag {
+	if p, ok := only[*ns.SNSConfig](out); !ok || !slices.Equal(p.IP4, wantEl) || !p.EndFlag {
 		t.Fatalf("SNS-CONFIG %+v", out)
 	}
 
@@ -202,10 +218,10 @@ func TestSNSWildcardLocalAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	n.Start(0)
-	if out = tx.pdus(t); len(out) != 1 || out[0].NumIP4EP != 1 {
+	if p, ok := only[*ns.SNSSize](tx.pdus(t)); !ok || p.NumIP4EP != 1 {
 		t.Fatalf("SNS-SIZE %+v", out)
 	}
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSSizeAck, NSEI: 1234, HasNSEI: true}), 0)
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSSizeAck{NSEI: 1234}), 0)
 	want(t, tx.take(), "0f01048204d205887f00000155f00101") // 127.0.0.1:22000, weights 1/1
 }
 
@@ -229,33 +245,33 @@ func TestSNSAddExistingAndDeleteEcho(t *testing.T) {
 	}
 	dup := sig
 	dup.SigWeight, dup.DataWeight = 0, 1
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSAdd, NSEI: 1234, HasNSEI: true, TransactionID: 23,
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSAdd{NSEI: 1234, TransactionID: 23,
 		IP4: []ns.IPElement{dup}, HasIP4: true}), time.Second)
 	// SNS-ACK, NSEI 1234, TID 23, cause 0x0b, no IP4 list.
 	want(t, tx.take(), "0c048204d21700810b")
 	// A new endpoint followed by a known one: refused as a whole.
 	fresh := ns.IPElement{Addr: sgsn.Addr(), Port: 23002, SigWeight: 0, DataWeight: 1}
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSAdd, NSEI: 1234, HasNSEI: true, TransactionID: 24,
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSAdd{NSEI: 1234, TransactionID: 24,
 		IP4: []ns.IPElement{fresh, dup}, HasIP4: true}), time.Second)
 	want(t, tx.take(), "0c048204d21800810b")
 	if len(n.VCs()) != 2 {
 		t.Fatalf("%d NS-VCs after refused SNS-ADDs", len(n.VCs()))
 	}
 	// SNS-DELETE of the user-plane endpoint: SNS-ACK echoes it.
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSDelete, NSEI: 1234, HasNSEI: true, TransactionID: 25,
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSDelete{NSEI: 1234, TransactionID: 25,
 		IP4: []ns.IPElement{user}, HasIP4: true}), time.Second)
 	out := tx.pdus(t)
-	if len(out) != 1 || out[0].Type != ns.PDUSNSAck || out[0].TransactionID != 25 || out[0].HasCause ||
-		!slices.Equal(out[0].IP4, []ns.IPElement{user}) {
+	if p, ok := only[*ns.SNSAck](out); !ok || p.TransactionID != 25 || p.HasCause ||
+		!slices.Equal(p.IP4, []ns.IPElement{user}) {
 		t.Fatalf("SNS-ACK %+v", out)
 	}
 	if len(n.VCs()) != 1 || n.VCs()[0].Remote != sig.AddrPort() {
 		t.Fatalf("NS-VCs after delete: %d", len(n.VCs()))
 	}
 	// The deleted endpoint can be added again.
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSAdd, NSEI: 1234, HasNSEI: true, TransactionID: 26,
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSAdd{NSEI: 1234, TransactionID: 26,
 		IP4: []ns.IPElement{user}, HasIP4: true}), time.Second)
-	if out := tx.pdus(t); len(out) < 1 || out[len(out)-1].Type != ns.PDUSNSAck || out[len(out)-1].HasCause {
+	if out := tx.pdus(t); len(out) < 1 || !isAck(out[len(out)-1], false) {
 		t.Fatalf("%+v", out)
 	}
 }
@@ -273,23 +289,23 @@ func TestSNSBoundedEndpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	n.Start(0)
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSSizeAck, NSEI: 1234, HasNSEI: true}), time.Millisecond)
-	n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSConfigAck, NSEI: 1234, HasNSEI: true}), time.Millisecond)
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSSizeAck{NSEI: 1234}), time.Millisecond)
+	n.Input(0, sgsn, mustMarshal(t, &ns.SNSConfigAck{NSEI: 1234}), time.Millisecond)
 	sg := ns.IPElement{Addr: netip.MustParseAddr("127.0.0.1"), Port: 23000, SigWeight: 1, DataWeight: 1}
 	for i := 0; i < 3; i++ { // the same endpoint thrice: one entry
-		n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSConfig, EndFlag: i == 2, NSEI: 1234, HasNSEI: true,
+		n.Input(0, sgsn, mustMarshal(t, &ns.SNSConfig{EndFlag: i == 2, NSEI: 1234,
 			IP4: []ns.IPElement{sg}, HasIP4: true}), 2*time.Millisecond)
 	}
 	tx.take()
 	refused := 0
 	for i := 0; i < 100; i++ {
 		e := ns.IPElement{Addr: netip.AddrFrom4([4]byte{127, 0, 1, byte(i)}), Port: 23000, SigWeight: 1, DataWeight: 1}
-		n.Input(0, sgsn, mustMarshal(t, ns.PDU{Type: ns.PDUSNSAdd, NSEI: 1234, HasNSEI: true, TransactionID: uint8(i),
+		n.Input(0, sgsn, mustMarshal(t, &ns.SNSAdd{NSEI: 1234, TransactionID: uint8(i),
 			IP4: []ns.IPElement{e}, HasIP4: true}), time.Second)
 		for _, h := range tx.take() {
-			var p ns.PDU
+			var p ns.SNSAck
 			b, _ := hex.DecodeString(h)
-			if p.Unmarshal(b) == nil && p.Type == ns.PDUSNSAck && p.HasCause && p.Cause == ns.CauseInvalidNumNSVCs {
+			if ns.Unmarshal(b, &p) == nil && p.HasCause && p.Cause == ns.CauseInvalidNumNSVCs {
 				refused++
 			}
 		}

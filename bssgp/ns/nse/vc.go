@@ -222,7 +222,7 @@ func (vc *VC) Reset(now time.Duration) {
 }
 
 func (vc *VC) sendBlock(now time.Duration) {
-	vc.tx(ns.NewBlock(ns.CauseOMIntervention, vc.NSVCI))
+	vc.tx(&ns.Block{Cause: ns.CauseOMIntervention, NSVCI: vc.NSVCI})
 	vc.blockOut = true
 	vc.timer = now + vc.nse.cfg.Timers.TnsBlock
 }
@@ -240,7 +240,7 @@ func (vc *VC) afterReset(now time.Duration) {
 	vc.startAlive(now)
 }
 
-func (vc *VC) tx(p ns.PDU) { vc.nse.send(vc.Bind, vc.Remote, &p) }
+func (vc *VC) tx(p ns.PDU) { vc.nse.send(vc.Bind, vc.Remote, p) }
 
 // startReset runs the NS-RESET procedure (TS 48.016 §7.3).
 func (vc *VC) startReset(now time.Duration) {
@@ -252,7 +252,7 @@ func (vc *VC) startReset(now time.Duration) {
 	vc.aliveDelay = 0
 	vc.retries = 0
 	vc.setState(VCResetting, now)
-	vc.tx(ns.NewReset(ns.CauseOMIntervention, vc.NSVCI, vc.nse.cfg.NSEI))
+	vc.tx(&ns.Reset{Cause: ns.CauseOMIntervention, NSVCI: vc.NSVCI, NSEI: vc.nse.cfg.NSEI})
 	vc.timer = now + vc.nse.cfg.Timers.TnsReset
 }
 
@@ -271,7 +271,7 @@ func (vc *VC) startAlive(now time.Duration) {
 }
 
 func (vc *VC) sendAlive(now time.Duration) {
-	vc.tx(ns.NewSimple(ns.PDUAlive))
+	vc.tx(&ns.Alive{})
 	vc.aliveOut = true
 	vc.aliveTimer = now + vc.nse.cfg.Timers.TnsAlive
 }
@@ -284,7 +284,7 @@ func (vc *VC) startTest(now time.Duration) {
 }
 
 func (vc *VC) sendUnblock(now time.Duration) {
-	vc.tx(ns.NewSimple(ns.PDUUnblock))
+	vc.tx(&ns.Unblock{})
 	vc.timer = now + vc.nse.cfg.Timers.TnsBlock
 }
 
@@ -318,7 +318,7 @@ func (vc *VC) tick(now time.Duration) {
 			if vc.retries > t.TnsResetRetries {
 				vc.nse.log.Log(context.Background(), logx.LevelNotice, "NS-RESET unanswered", "nsvci", vc.NSVCI, "tries", vc.retries)
 			}
-			vc.tx(ns.NewReset(ns.CauseOMIntervention, vc.NSVCI, vc.nse.cfg.NSEI))
+			vc.tx(&ns.Reset{Cause: ns.CauseOMIntervention, NSVCI: vc.NSVCI, NSEI: vc.nse.cfg.NSEI})
 			vc.timer = now + t.TnsReset
 		case VCBlocked:
 			if vc.omBlocked {
@@ -362,12 +362,12 @@ func (vc *VC) tick(now time.Duration) {
 	}
 }
 
-func (vc *VC) input(p *ns.PDU, raw []byte, now time.Duration) {
+func (vc *VC) input(p ns.PDU, raw []byte, now time.Duration) {
 	n := vc.nse
-	switch p.Type {
-	case ns.PDUAlive:
-		vc.tx(ns.NewSimple(ns.PDUAliveAck))
-	case ns.PDUAliveAck:
+	switch p := p.(type) {
+	case *ns.Alive:
+		vc.tx(&ns.AliveAck{})
+	case *ns.AliveAck:
 		if vc.aliveOut {
 			vc.aliveDelay = now - vc.aliveStart
 			vc.startTest(now)
@@ -375,7 +375,7 @@ func (vc *VC) input(p *ns.PDU, raw []byte, now time.Duration) {
 		if vc.state == VCRecovering && !vc.omBlocked {
 			vc.setState(VCUnblocked, now)
 		}
-	case ns.PDUUnitdata:
+	case *ns.Unitdata:
 		if vc.state != VCUnblocked {
 			n.sendStatus(vc.Bind, vc.Remote, ns.CauseNSVCBlocked, raw, vc)
 			return
@@ -383,7 +383,7 @@ func (vc *VC) input(p *ns.PDU, raw []byte, now time.Duration) {
 		if n.h != nil {
 			n.h.NSUnitdata(p.BVCI, p.SDU, now)
 		}
-	case ns.PDUStatus:
+	case *ns.Status:
 		n.log.Log(context.Background(), logx.LevelNotice, "NS-STATUS received", "nsvci", vc.NSVCI, "cause", p.Cause.String())
 		switch p.Cause {
 		case ns.CausePDUNotCompatible, ns.CauseNSVCUnknown:
@@ -409,10 +409,10 @@ func (vc *VC) input(p *ns.PDU, raw []byte, now time.Duration) {
 	}
 }
 
-func (vc *VC) inputClassic(p *ns.PDU, raw []byte, now time.Duration) {
+func (vc *VC) inputClassic(p ns.PDU, raw []byte, now time.Duration) {
 	n := vc.nse
-	switch p.Type {
-	case ns.PDUReset:
+	switch p := p.(type) {
+	case *ns.Reset:
 		// SGSN-initiated reset (§7.3): acknowledge, then unblock.
 		if p.NSVCI != vc.NSVCI {
 			vc.inc(CtrInvNSVCI)
@@ -424,10 +424,10 @@ func (vc *VC) inputClassic(p *ns.PDU, raw []byte, now time.Duration) {
 			n.sendStatus(vc.Bind, vc.Remote, ns.CauseNSVCUnknown, raw, vc)
 			return
 		}
-		vc.tx(ns.NewResetAck(vc.NSVCI, n.cfg.NSEI))
+		vc.tx(&ns.ResetAck{NSVCI: vc.NSVCI, NSEI: n.cfg.NSEI})
 		vc.peerBlocked = false
 		vc.afterReset(now)
-	case ns.PDUResetAck:
+	case *ns.ResetAck:
 		if vc.state != VCResetting {
 			return // §7.3.1: unexpected RESET-ACK is ignored
 		}
@@ -436,28 +436,28 @@ func (vc *VC) inputClassic(p *ns.PDU, raw []byte, now time.Duration) {
 			return
 		}
 		vc.afterReset(now)
-	case ns.PDUBlock:
+	case *ns.Block:
 		if p.NSVCI != vc.NSVCI {
 			n.sendStatus(vc.Bind, vc.Remote, ns.CauseNSVCUnknown, raw, vc)
 			return
 		}
-		vc.tx(ns.NewBlockAck(vc.NSVCI))
+		vc.tx(&ns.BlockAck{NSVCI: vc.NSVCI})
 		if vc.state == VCUnblocked || vc.state == VCBlocked {
 			vc.peerBlocked = true
 			vc.timer = 0
 			vc.setState(VCBlocked, now)
 		}
-	case ns.PDUBlockAck:
+	case *ns.BlockAck:
 		if vc.blockOut && p.NSVCI == vc.NSVCI {
 			vc.blockOut = false
 			vc.timer = 0
 		}
-	case ns.PDUUnblock:
+	case *ns.Unblock:
 		if vc.state == VCResetting {
 			n.sendStatus(vc.Bind, vc.Remote, ns.CausePDUNotCompatible, raw, vc)
 			return
 		}
-		vc.tx(ns.NewSimple(ns.PDUUnblockAck))
+		vc.tx(&ns.UnblockAck{})
 		vc.peerBlocked = false
 		if vc.omBlocked {
 			vc.retries = 0
@@ -466,7 +466,7 @@ func (vc *VC) inputClassic(p *ns.PDU, raw []byte, now time.Duration) {
 		}
 		vc.timer = 0
 		vc.setState(VCUnblocked, now)
-	case ns.PDUUnblockAck:
+	case *ns.UnblockAck:
 		if vc.state == VCBlocked && !vc.peerBlocked && !vc.omBlocked {
 			vc.timer = 0
 			vc.setState(VCUnblocked, now)
