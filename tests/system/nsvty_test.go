@@ -38,6 +38,11 @@ func TestNSVTY(t *testing.T) {
 	vcLine := `   NSVCI 00101: UNBLOCKED DYNAMIC udp\)\[0\.0\.0\.0\]:\d+<101>\[127\.0\.0\.1\]:\d+ ALIVE since ` + up + "\r\n"
 	entity := `NSEI 00101: UDP, ALIVE since ` + up + "\r\n  1 NS-VC:\r\n" + vcLine
 	bind := `UDP bind: 0\.0\.0\.0:\d+ DSCP: 0 Priority: 0\r\n  IP-SNS signalling weight: 1 data weight: 1\r\n  1 NS-VC:\r\n` + vcLine
+	// the NS-VC is reported ALIVE once the first NS-ALIVE-ACK came back,
+	// which on a loaded machine may follow the BVC's unblocking
+	testutil.Eventually(t, 10*time.Second, func() bool {
+		return regexp.MustCompile("^" + vcLine + "$").MatchString(run("show ns nsvc 101"))
+	}, "the NS-VC never shows as UNBLOCKED and ALIVE: %q", run("show ns nsvc 101"))
 	for cmd, re := range map[string]string{
 		"show ns":            "^" + entity + bind + "$",
 		"show ns entities":   "^" + entity + "$",
