@@ -297,7 +297,6 @@ func Plot(w io.Writer, title string, runs []Run) error {
 			img.Set(xOf(0), y, axis)
 			img.Set(xOf(0)+1, y, axis)
 		}
-		label(img, xOf(0)+4, y0+12, "download starts", axis)
 		for i, r := range runs {
 			if k >= len(r.MS) {
 				continue
@@ -328,7 +327,7 @@ func Plot(w io.Writer, title string, runs []Run) error {
 			}
 		}
 	}
-	label(img, x0, H-12, "dashed: the run's download ended; a gap in a line is a lost ping", axis)
+	label(img, x0, H-12, "grey line at 0 s: the download starts; dashed: the run's download ended; a gap in a line: a lost ping", axis)
 	return png.Encode(w, img)
 }
 
