@@ -7,6 +7,9 @@
 #   osmo-pcu     Debian's osmo-pcu 1.1.0 with tests/lab/configs/osmo-pcu.cfg
 #
 #   tests/labnet/compare.sh "gopcu gopcu-osmo" "1 2"
+#
+# Each row's measure.sh files (the ping -D series and download times that
+# tests/labnet/cmd/labplot draws) stay in $LABNET_RUN/compare-<scenario>-<MSs>/.
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -32,8 +35,10 @@ for s in $SCEN; do
 			echo "| $name | $n | lab-net did not come up: $(tail -1 "$LABNET_RUN/compare-up.out") | | | |"
 			continue
 		fi
+		rm -rf "$LABNET_RUN/measure" "$LABNET_RUN/compare-$s-$n"
 		out=$("$HERE/measure.sh" 2>&1)
 		echo "$out" > "$LABNET_RUN/compare-$s-$n.txt"
+		cp -r "$LABNET_RUN/measure" "$LABNET_RUN/compare-$s-$n"
 		idle=$(echo "$out" | sed -n 's/.*idle_ping_ms=\([^ ]*\).*/\1/p' | paste -sd/)
 		busy=$(echo "$out" | sed -n 's/.*busy_ping_ms=\([^ ]*\) busy_ping_max_ms=\([^ ]*\).*/\1 \/ \2/p' | paste -sd';' | sed 's/;/; /g')
 		loss=$(echo "$out" | sed -n 's/.*busy_loss=\([^ ]*\).*/\1/p' | paste -sd' ')

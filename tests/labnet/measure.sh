@@ -7,6 +7,12 @@
 #
 #   IDLE_PINGS   number of idle pings (default 10, 0.5 s apart)
 #   SIZE         path on the server (default /200k)
+#
+# It keeps each MS's raw figures in $LABNET_RUN/measure/: <netns>.idle and
+# <netns>.busy (ping -D output: every reply line starts with its Unix time),
+# <netns>.curl (curl's time_total, size, HTTP code) and <netns>.dl, the
+# download's start and end as Unix times ("start <t>", "end <t>").
+# tests/labnet/cmd/labplot draws the busy pings from these files.
 set -uo pipefail
 
 LABNET_RUN="${LABNET_RUN:-${TMPDIR:-/tmp}/gopcu-labnet}"
@@ -33,14 +39,19 @@ wait
 
 pids=()
 for ms in "${mss[@]}"; do
-	ip netns exec "$ms" ping -n -i 0.5 -W 10 "$SERVER_ADDR" > "$out/$ms.busy" 2>&1 &
+	ip netns exec "$ms" ping -D -n -i 0.5 -W 10 "$SERVER_ADDR" > "$out/$ms.busy" 2>&1 &
 	pids+=($!)
 done
 sleep 1
 cpids=()
 for ms in "${mss[@]}"; do
-	timeout "$TIMEOUT" ip netns exec "$ms" curl -s -o /dev/null -w '%{time_total} %{size_download} %{http_code}\n' \
-		"http://$SERVER_ADDR$SIZE" > "$out/$ms.curl" 2>&1 &
+	rm -f "$out/$ms.dl"
+	(
+		echo "start $(date +%s.%N)" > "$out/$ms.dl"
+		timeout "$TIMEOUT" ip netns exec "$ms" curl -s -o /dev/null -w '%{time_total} %{size_download} %{http_code}\n' \
+			"http://$SERVER_ADDR$SIZE" > "$out/$ms.curl" 2>&1
+		echo "end $(date +%s.%N)" >> "$out/$ms.dl"
+	) &
 	cpids+=($!)
 done
 for p in "${cpids[@]}"; do wait "$p"; done

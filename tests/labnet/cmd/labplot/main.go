@@ -1,0 +1,423 @@
+// Command labplot draws the busy pings of lab-net runs (tests/labnet) as a
+// PNG: for each MS, a panel with the ping RTT over the time since that MS's
+// download started, one line per run, and each run's download end marked.
+//
+// Each run is a directory as tests/labnet/measure.sh leaves it
+// ($LABNET_RUN/measure, or $LABNET_RUN/compare-<scenario>-<MSs> after
+// compare.sh): <netns>.busy is `ping -D` output, <netns>.dl holds the
+// download's "start <unix time>" and "end <unix time>". The MSs of a run are
+// its .busy files in name order.
+//
+//	labplot -o docs/bufferbloat-labnet-1ms.png \
+//		"gopcu default=/tmp/gopcu-labnet/compare-gopcu-1" \
+//		"osmo-pcu 1.1.0=/tmp/gopcu-labnet/compare-osmo-pcu-1"
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/math/fixed"
+)
+
+// Reply is one echo reply of `ping -D`.
+type Reply struct {
+	At  time.Time     // when ping printed the reply (its -D timestamp)
+	Seq int           // icmp_seq
+	RTT time.Duration // time=
+}
+
+// Sent is when the echo request left: the reply's time less its RTT.
+func (r Reply) Sent() time.Time { return r.At.Add(-r.RTT) }
+
+// "[1764619000.123456] 64 bytes from 10.46.0.1: icmp_seq=3 ttl=63 time=345 ms"
+var replyRE = regexp.MustCompile(`^\[([0-9]+)(?:\.([0-9]+))?\] .*icmp_seq=([0-9]+) .*time=([0-9.]+) ms`)
+
+// ParsePing reads `ping -D` output and returns its echo replies in order;
+// other lines (the header, the statistics) are skipped.
+func ParsePing(r io.Reader) ([]Reply, error) {
+	var out []Reply
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		m := replyRE.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		at, err := unixTime(m[1], m[2])
+		if err != nil {
+			return nil, err
+		}
+		seq, err := strconv.Atoi(m[3])
+		if err != nil {
+			return nil, err
+		}
+		ms, err := strconv.ParseFloat(m[4], 64)
+		if err != nil {
+			return nil, fmt.Errorf("time=%s: %v", m[4], err)
+		}
+		out = append(out, Reply{At: at, Seq: seq, RTT: time.Duration(math.Round(ms*1000)) * time.Microsecond})
+	}
+	return out, sc.Err()
+}
+
+// unixTime parses "<seconds>" and the digits after the point as a time,
+// without float rounding.
+func unixTime(sec, frac string) (time.Time, error) {
+	s, err := strconv.ParseInt(sec, 10, 64)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if len(frac) > 9 {
+		frac = frac[:9]
+	}
+	var ns int64
+	if frac != "" {
+		ns, err = strconv.ParseInt(frac+strings.Repeat("0", 9-len(frac)), 10, 64)
+		if err != nil {
+			return time.Time{}, err
+		}
+	}
+	return time.Unix(s, ns), nil
+}
+
+// Download is a download's start and end; End is zero if it never ended.
+type Download struct{ Start, End time.Time }
+
+// ParseDownload reads measure.sh's <netns>.dl: "start <unix time>" and
+// "end <unix time>" lines.
+func ParseDownload(r io.Reader) (Download, error) {
+	var d Download
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 2 {
+			continue
+		}
+		sec, frac, _ := strings.Cut(f[1], ".")
+		t, err := unixTime(sec, frac)
+		if err != nil {
+			return d, fmt.Errorf("%q: %v", sc.Text(), err)
+		}
+		switch f[0] {
+		case "start":
+			d.Start = t
+		case "end":
+			d.End = t
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return d, err
+	}
+	if d.Start.IsZero() {
+		return d, errors.New("no download start")
+	}
+	return d, nil
+}
+
+// Point is one ping on the plot: icmp_seq Seq, sent T after the download
+// started, RTT.
+type Point struct {
+	Seq    int
+	T, RTT time.Duration
+}
+
+// Series places the replies at their send time relative to the download's
+// start.
+func Series(replies []Reply, start time.Time) []Point {
+	out := make([]Point, 0, len(replies))
+	for _, r := range replies {
+		out = append(out, Point{Seq: r.Seq, T: r.Sent().Sub(start), RTT: r.RTT})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].T < out[j].T })
+	return out
+}
+
+// MS is one MS's busy pings and download length (0: unfinished).
+type MS struct {
+	Name     string
+	Points   []Point
+	Download time.Duration
+}
+
+// Run is one labelled run directory.
+type Run struct {
+	Label string
+	MS    []MS
+}
+
+// LoadRun reads every <netns>.busy and its <netns>.dl in dir.
+func LoadRun(label, dir string) (Run, error) {
+	run := Run{Label: label}
+	busy, err := filepath.Glob(filepath.Join(dir, "*.busy"))
+	if err != nil {
+		return run, err
+	}
+	if len(busy) == 0 {
+		return run, fmt.Errorf("%s: no .busy files", dir)
+	}
+	sort.Strings(busy)
+	for _, b := range busy {
+		name := strings.TrimSuffix(filepath.Base(b), ".busy")
+		replies, err := parseFile(b, ParsePing)
+		if err != nil {
+			return run, err
+		}
+		dl, err := parseFile(strings.TrimSuffix(b, ".busy")+".dl", ParseDownload)
+		if err != nil {
+			return run, err
+		}
+		m := MS{Name: name, Points: Series(replies, dl.Start)}
+		if !dl.End.IsZero() {
+			m.Download = dl.End.Sub(dl.Start)
+		}
+		run.MS = append(run.MS, m)
+	}
+	return run, nil
+}
+
+func parseFile[T any](path string, parse func(io.Reader) (T, error)) (T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	v, err := parse(f)
+	if err != nil {
+		return v, fmt.Errorf("%s: %v", path, err)
+	}
+	return v, nil
+}
+
+var palette = []color.RGBA{{20, 110, 200, 255}, {200, 40, 40, 255}, {230, 150, 0, 255}, {40, 160, 60, 255}, {140, 60, 170, 255}}
+
+// Plot draws one panel per MS (up to the most MSs any run has): ping RTT
+// over the time since the download started, one line per run, a dashed
+// line where each run's download ended.
+func Plot(w io.Writer, title string, runs []Run) error {
+	nms := 0
+	tmin, tmax := -time.Second, time.Second
+	var ymax time.Duration
+	for _, r := range runs {
+		nms = max(nms, len(r.MS))
+		for _, m := range r.MS {
+			tmax = max(tmax, m.Download)
+			for _, p := range m.Points {
+				tmin, tmax = min(tmin, p.T), max(tmax, p.T)
+				ymax = max(ymax, p.RTT)
+			}
+		}
+	}
+	if nms == 0 {
+		return errors.New("no MS to plot")
+	}
+	tmin = (tmin/time.Second - 1) * time.Second
+	ymax = max(ymax, 100*time.Millisecond)
+	ystep := niceStep(ymax)
+	ymax = (ymax + ystep - 1) / ystep * ystep
+	const W, ph, x0, pw = 1000, 260, 70, 900
+	top := 40 + 20*len(runs)
+	H := top + nms*(ph+60)
+	img := image.NewRGBA(image.Rect(0, 0, W, H))
+	draw.Draw(img, img.Bounds(), &image.Uniform{color.White}, image.Point{}, draw.Src)
+	label(img, x0, 18, title, color.Black)
+	for i, r := range runs {
+		c := palette[i%len(palette)]
+		y := 36 + 20*i
+		for dx := 0; dx < 14; dx++ {
+			for dy := -5; dy < -1; dy++ {
+				img.Set(x0+dx, y+dy, c)
+			}
+		}
+		var dls []string
+		for _, m := range r.MS {
+			if m.Download > 0 {
+				dls = append(dls, fmt.Sprintf("%.1f s", m.Download.Seconds()))
+			} else {
+				dls = append(dls, "unfinished")
+			}
+		}
+		label(img, x0+20, y, fmt.Sprintf("%s (download %s)", r.Label, strings.Join(dls, "; ")), color.Black)
+	}
+	xOf := func(t time.Duration) int { return x0 + int(float64(pw)*float64(t-tmin)/float64(tmax-tmin)) }
+	axis := color.RGBA{80, 80, 80, 255}
+	grid := color.RGBA{220, 220, 220, 255}
+	for k := 0; k < nms; k++ {
+		y0 := top + k*(ph+60) + 20
+		yOf := func(v time.Duration) int {
+			return y0 + ph - int(float64(ph)*math.Min(1, float64(v)/float64(ymax)))
+		}
+		label(img, x0, y0-6, fmt.Sprintf("MS %d: ping RTT by send time since its download started", k), color.Black)
+		for x := x0; x <= x0+pw; x++ {
+			img.Set(x, y0+ph, axis)
+		}
+		for y := y0; y <= y0+ph; y++ {
+			img.Set(x0, y, axis)
+		}
+		for v := time.Duration(0); v <= ymax; v += ystep {
+			y := yOf(v)
+			for x := x0 - 4; x < x0; x++ {
+				img.Set(x, y, axis)
+			}
+			for x := x0 + 1; x <= x0+pw; x += 4 {
+				img.Set(x, y, grid)
+			}
+			label(img, 5, y+4, fmt.Sprintf("%d ms", v.Milliseconds()), axis)
+		}
+		xstep := niceStep(tmax - tmin)
+		for v := (tmin / xstep) * xstep; v <= tmax; v += xstep {
+			if v < tmin {
+				continue
+			}
+			x := xOf(v)
+			for y := y0 + ph; y < y0+ph+4; y++ {
+				img.Set(x, y, axis)
+			}
+			label(img, x-8, y0+ph+16, fmt.Sprintf("%ds", int(v.Seconds())), axis)
+		}
+		// the download starts at 0 for every run
+		for y := y0; y < y0+ph; y++ {
+			img.Set(xOf(0), y, axis)
+			img.Set(xOf(0)+1, y, axis)
+		}
+		for i, r := range runs {
+			if k >= len(r.MS) {
+				continue
+			}
+			c := palette[i%len(palette)]
+			m := r.MS[k]
+			if m.Download > 0 {
+				x := xOf(m.Download)
+				for y := y0; y < y0+ph; y++ {
+					if (y-y0)%10 < 6 {
+						img.Set(x, y, c)
+						img.Set(x+1, y, c)
+					}
+				}
+			}
+			px, py, pseq := -1, -1, 0
+			for _, p := range m.Points {
+				x, y := xOf(p.T), yOf(p.RTT)
+				if px >= 0 && p.Seq == pseq+1 {
+					drawLine(img, px, py, x, y, c)
+				}
+				for dx := -2; dx <= 2; dx++ {
+					for dy := -2; dy <= 2; dy++ {
+						img.Set(x+dx, y+dy, c)
+					}
+				}
+				px, py, pseq = x, y, p.Seq
+			}
+		}
+	}
+	label(img, x0, H-12, "grey line at 0 s: the download starts; dashed: the run's download ended; a gap in a line: a lost ping", axis)
+	return png.Encode(w, img)
+}
+
+func niceStep(span time.Duration) time.Duration {
+	for _, s := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond, time.Second,
+		2 * time.Second, 5 * time.Second, 10 * time.Second, 20 * time.Second, 30 * time.Second, time.Minute} {
+		if span/s <= 10 {
+			return s
+		}
+	}
+	return 2 * time.Minute
+}
+
+func label(img *image.RGBA, x, y int, s string, c color.Color) {
+	d := font.Drawer{Dst: img, Src: image.NewUniform(c), Face: basicfont.Face7x13, Dot: fixed.P(x, y)}
+	d.DrawString(s)
+}
+
+func drawLine(img *image.RGBA, x0, y0, x1, y1 int, c color.Color) {
+	dx, dy := abs(x1-x0), -abs(y1-y0)
+	sx, sy := 1, 1
+	if x0 > x1 {
+		sx = -1
+	}
+	if y0 > y1 {
+		sy = -1
+	}
+	e := dx + dy
+	for {
+		img.Set(x0, y0, c)
+		if x0 == x1 && y0 == y1 {
+			return
+		}
+		e2 := 2 * e
+		if e2 >= dy {
+			e += dy
+			x0 += sx
+		}
+		if e2 <= dx {
+			e += dx
+			y0 += sy
+		}
+	}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func main() {
+	out := flag.String("o", "labnet.png", "PNG to write")
+	title := flag.String("title", "lab-net: busy ping while every MS downloads", "title line")
+	flag.Usage = func() {
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: labplot [-o file.png] [-title text] label=rundir ...")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() == 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	var runs []Run
+	for _, a := range flag.Args() {
+		lbl, dir, ok := strings.Cut(a, "=")
+		if !ok {
+			fail(fmt.Errorf("%q: want label=rundir", a))
+		}
+		r, err := LoadRun(lbl, dir)
+		if err != nil {
+			fail(err)
+		}
+		runs = append(runs, r)
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		fail(err)
+	}
+	if err := Plot(f, *title, runs); err != nil {
+		f.Close()
+		fail(err)
+	}
+	if err := f.Close(); err != nil {
+		fail(err)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "labplot:", err)
+	os.Exit(1)
+}

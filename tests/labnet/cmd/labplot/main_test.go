@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func TestParsePing(t *testing.T) {
+	f, err := os.Open("testdata/run/ms0.busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, err := ParsePing(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Reply{
+		{At: time.Unix(1796154399, 312345000), Seq: 1, RTT: 62300 * time.Microsecond},
+		{At: time.Unix(1796154399, 811000000), Seq: 2, RTT: 61 * time.Millisecond},
+		{At: time.Unix(1796154400, 590000000), Seq: 3, RTT: 340 * time.Millisecond},
+		{At: time.Unix(1796154403, 250000000), Seq: 5, RTT: 2000 * time.Millisecond},
+		{At: time.Unix(1796154403, 600000000), Seq: 6, RTT: 1850 * time.Millisecond},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("ParsePing:\n got %v\nwant %v", got, want)
+	}
+}
+
+func TestLoadRunSeries(t *testing.T) {
+	run, err := LoadRun("x", "testdata/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.MS) != 1 || run.MS[0].Name != "ms0" {
+		t.Fatalf("MSs: %+v", run.MS)
+	}
+	m := run.MS[0]
+	if want := 24300*time.Millisecond + time.Nanosecond; m.Download != want {
+		t.Errorf("download %v, want %v", m.Download, want)
+	}
+	// each ping at its send time (reply time less RTT) after the download's start
+	want := []Point{
+		{Seq: 1, T: -999955 * time.Microsecond, RTT: 62300 * time.Microsecond},
+		{Seq: 2, T: -500 * time.Millisecond, RTT: 61 * time.Millisecond},
+		{Seq: 3, T: 0, RTT: 340 * time.Millisecond},
+		{Seq: 5, T: time.Second, RTT: 2000 * time.Millisecond},
+		{Seq: 6, T: 1500 * time.Millisecond, RTT: 1850 * time.Millisecond},
+	}
+	if !reflect.DeepEqual(m.Points, want) {
+		t.Fatalf("series:\n got %v\nwant %v", m.Points, want)
+	}
+}
+
+func TestParseDownloadNoStart(t *testing.T) {
+	if _, err := ParseDownload(bytes.NewBufferString("end 1796154424.5\n")); err == nil {
+		t.Fatal("no error for a .dl without start")
+	}
+}
+
+func TestPlot(t *testing.T) {
+	run, err := LoadRun("x", "testdata/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := Plot(&b, "t", []Run{run, run}); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := img.Bounds().Dx(); w != 1000 {
+		t.Errorf("width %d", w)
+	}
+}
