@@ -12,9 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/basicfont"
-	"golang.org/x/image/math/fixed"
+	"github.com/gopcu/gopcu/internal/pngplot"
 )
 
 // Summary is one scenario's row of the table (all MSs pooled).
@@ -109,7 +107,7 @@ func WritePlot(w io.Writer, results []*Result) error {
 	tmax = max(tmax, time.Second)
 	panel := func(top int, title string, yMax time.Duration, val func(Point) (time.Duration, bool), line bool) {
 		x0, y0, pw, ph := 70, top+25, W-100, 270
-		label(img, x0, top+15, title, color.Black)
+		pngplot.Label(img, x0, top+15, strings.TrimSpace(title), color.Black)
 		axis := color.RGBA{80, 80, 80, 255}
 		for x := x0; x <= x0+pw; x++ {
 			img.Set(x, y0+ph, axis)
@@ -117,7 +115,7 @@ func WritePlot(w io.Writer, results []*Result) error {
 		for y := y0; y <= y0+ph; y++ {
 			img.Set(x0, y, axis)
 		}
-		yStep := niceStep(yMax)
+		yStep := pngplot.NiceStep(yMax, 8)
 		for v := time.Duration(0); v <= yMax; v += yStep {
 			y := y0 + ph - int(float64(ph)*float64(v)/float64(yMax))
 			for x := x0 - 4; x < x0; x++ {
@@ -126,15 +124,15 @@ func WritePlot(w io.Writer, results []*Result) error {
 			for x := x0 + 1; x <= x0+pw; x += 4 {
 				img.Set(x, y, color.RGBA{220, 220, 220, 255})
 			}
-			label(img, 5, y+4, fmt.Sprintf("%d ms", v.Milliseconds()), axis)
+			pngplot.Label(img, 5, y+4, fmt.Sprintf("%d ms", v.Milliseconds()), axis)
 		}
-		xStep := niceStep(tmax)
+		xStep := pngplot.NiceStep(tmax, 8)
 		for v := time.Duration(0); v <= tmax; v += xStep {
 			x := x0 + int(float64(pw)*float64(v)/float64(tmax))
 			for y := y0 + ph; y < y0+ph+4; y++ {
 				img.Set(x, y, axis)
 			}
-			label(img, x-8, y0+ph+16, fmt.Sprintf("%ds", int(v.Seconds())), axis)
+			pngplot.Label(img, x-8, y0+ph+16, fmt.Sprintf("%ds", int(v.Seconds())), axis)
 		}
 		for i, r := range results {
 			c := palette[i%len(palette)]
@@ -147,7 +145,7 @@ func WritePlot(w io.Writer, results []*Result) error {
 				x := x0 + int(float64(pw)*float64(p.T)/float64(tmax))
 				y := y0 + ph - int(float64(ph)*math.Min(1, float64(v)/float64(yMax)))
 				if line && px >= 0 {
-					drawLine(img, px, py, x, y, c)
+					pngplot.Line(img, px, py, x, y, c, 2)
 				} else {
 					for dx := -1; dx <= 1; dx++ {
 						for dy := -1; dy <= 1; dy++ {
@@ -163,62 +161,12 @@ func WritePlot(w io.Writer, results []*Result) error {
 					img.Set(lx+dx, top+12+dy, c)
 				}
 			}
-			label(img, lx+18, top+18, r.Scenario, color.Black)
+			pngplot.Label(img, lx+18, top+18, strings.TrimSpace(r.Scenario), color.Black)
 		}
 	}
 	panel(0, "", max(pmax, 100*time.Millisecond), func(p Point) (time.Duration, bool) { return p.Ping, p.Ping > 0 }, false)
-	label(img, 70, 320+5, "ping RTT (dots) since the download started", color.Black)
+	pngplot.Label(img, 70, 320+5, "ping RTT (dots) since the download started", color.Black)
 	panel(345, "", max(qmax, 100*time.Millisecond), func(p Point) (time.Duration, bool) { return p.QueueDelay, p.QueueDelay >= 0 }, true)
-	label(img, 70, 665+5, "LLC queue delay at the PCU (head-of-queue sojourn, every 100 ms)", color.Black)
+	pngplot.Label(img, 70, 665+5, "LLC queue delay at the PCU (head-of-queue sojourn, every 100 ms)", color.Black)
 	return png.Encode(w, img)
-}
-
-func niceStep(max time.Duration) time.Duration {
-	for _, s := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond, time.Second,
-		2 * time.Second, 5 * time.Second, 10 * time.Second, 20 * time.Second, 30 * time.Second, time.Minute} {
-		if max/s <= 8 {
-			return s
-		}
-	}
-	return 2 * time.Minute
-}
-
-func label(img *image.RGBA, x, y int, s string, c color.Color) {
-	d := font.Drawer{Dst: img, Src: image.NewUniform(c), Face: basicfont.Face7x13, Dot: fixed.P(x, y)}
-	d.DrawString(strings.TrimSpace(s))
-}
-
-func drawLine(img *image.RGBA, x0, y0, x1, y1 int, c color.Color) {
-	dx, dy := abs(x1-x0), -abs(y1-y0)
-	sx, sy := 1, 1
-	if x0 > x1 {
-		sx = -1
-	}
-	if y0 > y1 {
-		sy = -1
-	}
-	err := dx + dy
-	for {
-		img.Set(x0, y0, c)
-		img.Set(x0, y0+1, c)
-		if x0 == x1 && y0 == y1 {
-			return
-		}
-		e2 := 2 * err
-		if e2 >= dy {
-			err += dy
-			x0 += sx
-		}
-		if e2 <= dx {
-			err += dx
-			y0 += sy
-		}
-	}
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
 }

@@ -32,9 +32,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/basicfont"
-	"golang.org/x/image/math/fixed"
+	"github.com/gopcu/gopcu/internal/pngplot"
 )
 
 // Reply is one echo reply of `ping -D`.
@@ -230,14 +228,14 @@ func Plot(w io.Writer, title string, runs []Run) error {
 	}
 	tmin = (tmin/time.Second - 1) * time.Second
 	ymax = max(ymax, 100*time.Millisecond)
-	ystep := niceStep(ymax)
+	ystep := pngplot.NiceStep(ymax, 10)
 	ymax = (ymax + ystep - 1) / ystep * ystep
 	const W, ph, x0, pw = 1000, 260, 70, 900
 	top := 40 + 20*len(runs)
 	H := top + nms*(ph+60)
 	img := image.NewRGBA(image.Rect(0, 0, W, H))
 	draw.Draw(img, img.Bounds(), &image.Uniform{color.White}, image.Point{}, draw.Src)
-	label(img, x0, 18, title, color.Black)
+	pngplot.Label(img, x0, 18, title, color.Black)
 	for i, r := range runs {
 		c := palette[i%len(palette)]
 		y := 36 + 20*i
@@ -254,7 +252,7 @@ func Plot(w io.Writer, title string, runs []Run) error {
 				dls = append(dls, "unfinished")
 			}
 		}
-		label(img, x0+20, y, fmt.Sprintf("%s (download %s)", r.Label, strings.Join(dls, "; ")), color.Black)
+		pngplot.Label(img, x0+20, y, fmt.Sprintf("%s (download %s)", r.Label, strings.Join(dls, "; ")), color.Black)
 	}
 	xOf := func(t time.Duration) int { return x0 + int(float64(pw)*float64(t-tmin)/float64(tmax-tmin)) }
 	axis := color.RGBA{80, 80, 80, 255}
@@ -264,7 +262,7 @@ func Plot(w io.Writer, title string, runs []Run) error {
 		yOf := func(v time.Duration) int {
 			return y0 + ph - int(float64(ph)*math.Min(1, float64(v)/float64(ymax)))
 		}
-		label(img, x0, y0-6, fmt.Sprintf("MS %d: ping RTT by send time since its download started", k), color.Black)
+		pngplot.Label(img, x0, y0-6, fmt.Sprintf("MS %d: ping RTT by send time since its download started", k), color.Black)
 		for x := x0; x <= x0+pw; x++ {
 			img.Set(x, y0+ph, axis)
 		}
@@ -279,9 +277,9 @@ func Plot(w io.Writer, title string, runs []Run) error {
 			for x := x0 + 1; x <= x0+pw; x += 4 {
 				img.Set(x, y, grid)
 			}
-			label(img, 5, y+4, fmt.Sprintf("%d ms", v.Milliseconds()), axis)
+			pngplot.Label(img, 5, y+4, fmt.Sprintf("%d ms", v.Milliseconds()), axis)
 		}
-		xstep := niceStep(tmax - tmin)
+		xstep := pngplot.NiceStep(tmax-tmin, 10)
 		for v := (tmin / xstep) * xstep; v <= tmax; v += xstep {
 			if v < tmin {
 				continue
@@ -290,7 +288,7 @@ func Plot(w io.Writer, title string, runs []Run) error {
 			for y := y0 + ph; y < y0+ph+4; y++ {
 				img.Set(x, y, axis)
 			}
-			label(img, x-8, y0+ph+16, fmt.Sprintf("%ds", int(v.Seconds())), axis)
+			pngplot.Label(img, x-8, y0+ph+16, fmt.Sprintf("%ds", int(v.Seconds())), axis)
 		}
 		// the download starts at 0 for every run
 		for y := y0; y < y0+ph; y++ {
@@ -316,7 +314,7 @@ func Plot(w io.Writer, title string, runs []Run) error {
 			for _, p := range m.Points {
 				x, y := xOf(p.T), yOf(p.RTT)
 				if px >= 0 && p.Seq == pseq+1 {
-					drawLine(img, px, py, x, y, c)
+					pngplot.Line(img, px, py, x, y, c, 1)
 				}
 				for dx := -2; dx <= 2; dx++ {
 					for dy := -2; dy <= 2; dy++ {
@@ -327,59 +325,9 @@ func Plot(w io.Writer, title string, runs []Run) error {
 			}
 		}
 	}
-	label(img, x0, H-12, "grey line at 0 s: the download starts; dashed: the run's download ended; a gap in a line: a lost ping", axis)
+	pngplot.Label(img, x0, H-12, "grey line at 0 s: the download starts; dashed: the run's download ended; a gap in a line: a lost ping", axis)
 	return png.Encode(w, img)
 }
-
-func niceStep(span time.Duration) time.Duration {
-	for _, s := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond, time.Second,
-		2 * time.Second, 5 * time.Second, 10 * time.Second, 20 * time.Second, 30 * time.Second, time.Minute} {
-		if span/s <= 10 {
-			return s
-		}
-	}
-	return 2 * time.Minute
-}
-
-func label(img *image.RGBA, x, y int, s string, c color.Color) {
-	d := font.Drawer{Dst: img, Src: image.NewUniform(c), Face: basicfont.Face7x13, Dot: fixed.P(x, y)}
-	d.DrawString(s)
-}
-
-func drawLine(img *image.RGBA, x0, y0, x1, y1 int, c color.Color) {
-	dx, dy := abs(x1-x0), -abs(y1-y0)
-	sx, sy := 1, 1
-	if x0 > x1 {
-		sx = -1
-	}
-	if y0 > y1 {
-		sy = -1
-	}
-	e := dx + dy
-	for {
-		img.Set(x0, y0, c)
-		if x0 == x1 && y0 == y1 {
-			return
-		}
-		e2 := 2 * e
-		if e2 >= dy {
-			e += dy
-			x0 += sx
-		}
-		if e2 <= dx {
-			e += dx
-			y0 += sy
-		}
-	}
-}
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
 func main() {
 	out := flag.String("o", "labnet.png", "PNG to write")
 	title := flag.String("title", "lab-net: busy ping while every MS downloads", "title line")
