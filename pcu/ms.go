@@ -51,11 +51,13 @@ type MS struct {
 	watch msWatch // idle bookkeeping (msidle.go)
 }
 
-func (m *MS) String() string {
-	if m.TLLI == TLLIUnset {
-		return fmt.Sprintf("MS(#%d TLLI=unknown)", m.id)
+func (m *MS) String() string { return msString(m.id, m.TLLI) }
+
+func msString(id int, tlli uint32) string {
+	if tlli == TLLIUnset {
+		return fmt.Sprintf("MS(#%d TLLI=unknown)", id)
 	}
-	return fmt.Sprintf("MS(TLLI=0x%08x)", m.TLLI)
+	return fmt.Sprintf("MS(TLLI=0x%08x)", tlli)
 }
 
 // Active reports whether the MS has a TBF.

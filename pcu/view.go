@@ -28,11 +28,9 @@ type BTSView struct {
 	HaveSI13 bool
 	Ctr      *ratectr.Group // osmo-pcu's "bts" counters (safe to read anywhere)
 	MSCount  int
-	// TBFsUL and TBFsDL count the BTS's TBFs; LLCFrames and LLCOctets what
-	// its MSs' queues hold.
-	TBFsUL, TBFsDL       int
-	LLCFrames, LLCOctets int
-	TRX                  [pcuif.NumTRX]TRXView
+	// TBFsUL and TBFsDL count the BTS's TBFs.
+	TBFsUL, TBFsDL int
+	TRX            [pcuif.NumTRX]TRXView
 }
 
 // TRXView is one TRX of a BTSView.
@@ -98,27 +96,26 @@ func (b *BTSView) EnabledPDCHs() int {
 
 // MSView is one MS.
 type MSView struct {
-	ID                   int // the engine's index of the MS (log lines)
-	TLLI                 uint32
-	IMSI                 string
-	TA                   uint8
-	MSClass, EGPRSClass  int
-	EGPRS                bool // it does EGPRS in this cell
-	CSUL, CSDL           rlcmac.CodingScheme
-	MCSUL, MCSDL         rlcmac.CodingScheme
-	PACCH                int // its PACCH timeslot as osmo-pcu shows it, -1 none
-	QueueFrames          int
-	QueueOctets          int
-	QueueHeadSojourn     time.Duration // how long the oldest queued frame has waited
-	UL, DL               *TBFView      // nil: none
-	Ctr                  *ratectr.Group
-	RSSI                 int8
-	TAI                  int8  // Timing Advance Index (-1: none)
-	LinkQ                int16 // C/I in cB
-	BTO                  int16 // burst timing offset, quarter bits
-	Meas                 MeasView
-	DLThroughputKbps     int
-	Suspended, HasQueued bool
+	ID                  int // the engine's index of the MS (log lines)
+	TLLI                uint32
+	IMSI                string
+	TA                  uint8
+	MSClass, EGPRSClass int
+	EGPRS               bool // it does EGPRS in this cell
+	CSUL, CSDL          rlcmac.CodingScheme
+	MCSUL, MCSDL        rlcmac.CodingScheme
+	PACCH               int // its PACCH timeslot as osmo-pcu shows it, -1 none
+	QueueFrames         int
+	QueueOctets         int
+	QueueHeadSojourn    time.Duration // how long the oldest queued frame has waited
+	UL, DL              *TBFView      // nil: none
+	Ctr                 *ratectr.Group
+	RSSI                int8
+	TAI                 int8  // Timing Advance Index (-1: none)
+	LinkQ               int16 // C/I in cB
+	BTO                 int16 // burst timing offset, quarter bits
+	Meas                MeasView
+	DLThroughputKbps    int
 }
 
 // MeasView is what an MS reported of both links (TS 45.008 §8.4, §10.3).
@@ -159,10 +156,6 @@ func (e *Engine) BTSView(nr uint8) (BTSView, bool) {
 		} else {
 			v.TBFsDL++
 		}
-	}
-	for _, m := range b.ms.all {
-		v.LLCFrames += m.Queue.Len()
-		v.LLCOctets += m.Queue.Octets()
 	}
 	for t := range b.TRX {
 		trx := &b.TRX[t]
@@ -227,6 +220,22 @@ func (e *Engine) MSViewByIMSI(imsi string) (MSView, bool) {
 	return MSView{}, false
 }
 
+// QueueTotals sums what the LLC queues of BTS nr's MSs hold (a walk over
+// its MSs: for the 1 s gauges and state dumps, not for every view).
+// Engine goroutine only.
+func (e *Engine) QueueTotals(nr uint8) (frames, octets int) {
+	if b := e.bts[nr]; b != nil {
+		for _, m := range b.ms.all {
+			frames += m.Queue.Len()
+			octets += m.Queue.Octets()
+		}
+	}
+	return frames, octets
+}
+
+// String names the MS as the engine's logs do (MS.String).
+func (v *MSView) String() string { return msString(v.ID, v.TLLI) }
+
 // QueueStats is the LLC queue state of each MS of BTS nr (gopcu's `show
 // llc-queue`), with the MS it belongs to. Engine goroutine only.
 func (e *Engine) QueueStats(nr uint8, f func(ms MSView, st llc.QueueStats)) {
@@ -271,7 +280,7 @@ func (e *Engine) msView(m *MS) MSView {
 	v := MSView{ID: m.id, TLLI: m.TLLI, IMSI: m.IMSI, TA: m.TA, MSClass: m.MSClass, EGPRSClass: m.EGPRSClass,
 		EGPRS: m.egprs(m.bts), CSUL: m.CSUL, CSDL: m.CSDL, MCSUL: m.MCSUL, MCSDL: m.MCSDL, PACCH: pacchSlot(m),
 		QueueFrames: m.Queue.Len(), QueueOctets: m.Queue.Octets(), QueueHeadSojourn: m.Queue.HeadSojourn(e.now), Ctr: m.Ctr, RSSI: m.RSSI, LinkQ: m.LinkQ,
-		BTO: m.BTO, TAI: m.TAI, Suspended: m.suspended, HasQueued: m.Queue.Len() > 0}
+		BTO: m.BTO, TAI: m.TAI}
 	mm := &m.meas
 	v.Meas = MeasView{HaveUL: mm.haveUL, BER10k: mm.ber10k, HaveDL: mm.haveDL, NackPct: mm.nack, HaveRxQ: mm.haveRxQ,
 		RxQual: mm.rxQual, CValue: mm.cValue, SignVar: mm.signVar, ILevel: mm.iLev}

@@ -39,7 +39,7 @@ func (g *engineGauges) update(e *pcu.Engine) {
 	for _, nr := range e.BTSNrs() {
 		b, _ := e.BTSView(nr)
 		idx := strconv.Itoa(int(nr))
-		t := btsTotals(&b)
+		t := btsTotals(e, &b)
 		g.tbfs.WithLabelValues(idx, "ul").Set(float64(t.TBFsUL))
 		g.tbfs.WithLabelValues(idx, "dl").Set(float64(t.TBFsDL))
 		g.frames.WithLabelValues(idx).Set(float64(t.LLCFrames))

@@ -117,17 +117,17 @@ func (d *daemon) snapshot() stateDump {
 	_ = d.eng.Call(func() {
 		for _, nr := range d.eng.BTSNrs() {
 			b, _ := d.eng.BTSView(nr)
-			s.BTS = append(s.BTS, btsTotals(&b))
+			s.BTS = append(s.BTS, btsTotals(d.eng, &b))
 		}
 	})
 	return s
 }
 
 // btsTotals counts a BTS's enabled PDCHs, MSs, TBFs and queued LLC
-// frames.
-func btsTotals(b *pcu.BTSView) btsDump {
-	bd := btsDump{Nr: b.Nr, Active: b.Active, MS: b.MSCount, TBFsUL: b.TBFsUL, TBFsDL: b.TBFsDL,
-		LLCFrames: b.LLCFrames, LLCOctets: b.LLCOctets}
+// frames (engine goroutine only).
+func btsTotals(e *pcu.Engine, b *pcu.BTSView) btsDump {
+	bd := btsDump{Nr: b.Nr, Active: b.Active, MS: b.MSCount, TBFsUL: b.TBFsUL, TBFsDL: b.TBFsDL}
+	bd.LLCFrames, bd.LLCOctets = e.QueueTotals(b.Nr)
 	for t := range b.TRX {
 		for _, p := range b.TRX[t].PDCH {
 			if p.Enabled {

@@ -115,7 +115,7 @@ func InstallVTY(e *pcu.Engine, v *vty.VTY) {
 		func(c *vty.Context) error {
 			for _, nr := range e.BTSNrs() {
 				e.QueueStats(nr, func(m pcu.MSView, st llc.QueueStats) {
-					c.Printf("%s, IMSI %s: %d frames, %d octets\n", msName(&m), m.IMSI, m.QueueFrames, m.QueueOctets)
+					c.Printf("%s, IMSI %s: %d frames, %d octets\n", m.String(), m.IMSI, m.QueueFrames, m.QueueOctets)
 					for _, l := range st.Lines(e.Now()) {
 						c.Printf("%s\n", l)
 					}
@@ -123,14 +123,6 @@ func InstallVTY(e *pcu.Engine, v *vty.VTY) {
 			}
 			return nil
 		})
-}
-
-// msName is how the engine's logs name an MS (pcu.MS.String).
-func msName(m *pcu.MSView) string {
-	if m.TLLI == pcu.TLLIUnset {
-		return fmt.Sprintf("MS(#%d TLLI=unknown)", m.ID)
-	}
-	return fmt.Sprintf("MS(TLLI=0x%08x)", m.TLLI)
 }
 
 // showPDCH writes osmo-pcu 1.1.0's `show bts pdch` for one BTS.
