@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net/netip"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +13,6 @@ import (
 	"github.com/gopcu/gopcu/rlcmac"
 	"github.com/gopcu/gopcu/tests/btsemu"
 	"github.com/gopcu/gopcu/tests/msemu"
-	"github.com/gopcu/gopcu/tests/netns"
 )
 
 // TestNACCViaRealSGSN: two gopcu instances with their BTS emulators and
@@ -27,26 +23,7 @@ import (
 // answers with the SI1/SI3/SI13 its BTS broadcasts, and the MS receives
 // them in Packet Neighbour Cell Data byte for byte.
 func TestNACCViaRealSGSN(t *testing.T) {
-	if _, err := exec.LookPath("osmo-sgsn"); err != nil {
-		t.Skip("needs osmo-sgsn (apt-get install osmo-sgsn)")
-	}
-	n := netns.New(t)
-	dir := t.TempDir()
-	cfgText, err := os.ReadFile("../lab/configs/osmo-sgsn.cfg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfgPath := filepath.Join(dir, "osmo-sgsn.cfg")
-	if err := os.WriteFile(cfgPath, cfgText, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	n.Start(dir, "osmo-sgsn.log", "osmo-sgsn", "-c", cfgPath)
-	defer func() {
-		if t.Failed() {
-			b, _ := os.ReadFile(filepath.Join(dir, "osmo-sgsn.log"))
-			t.Logf("osmo-sgsn.log:\n%s", b)
-		}
-	}()
+	n, dir := startOsmoSGSN(t)
 
 	infoA := btsemu.DefaultInfo(pcuif.V12)
 	infoB := btsemu.DefaultInfo(pcuif.V12)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net"
 	"net/netip"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -274,4 +276,32 @@ func (c *gbCell) waitGb(t *testing.T) {
 		c.eng.Call(func() { up = c.eng.GbUp() })
 		return up
 	}, "BVC not unblocked by osmo-sgsn")
+}
+
+// startOsmoSGSN runs Debian's osmo-sgsn with the lab's config
+// (tests/lab/configs/osmo-sgsn.cfg) in a new network namespace of the
+// test; its log goes into the test's output when the test fails.
+func startOsmoSGSN(t *testing.T) (*netns.NS, string) {
+	t.Helper()
+	if _, err := exec.LookPath("osmo-sgsn"); err != nil {
+		t.Skip("needs osmo-sgsn (apt-get install osmo-sgsn)")
+	}
+	n := netns.New(t)
+	dir := t.TempDir()
+	cfgText, err := os.ReadFile("../lab/configs/osmo-sgsn.cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(dir, "osmo-sgsn.cfg")
+	if err := os.WriteFile(cfgPath, cfgText, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n.Start(dir, "osmo-sgsn.log", "osmo-sgsn", "-c", cfgPath)
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(filepath.Join(dir, "osmo-sgsn.log"))
+			t.Logf("osmo-sgsn.log:\n%s", b)
+		}
+	})
+	return n, dir
 }

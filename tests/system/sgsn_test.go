@@ -2,8 +2,6 @@ package system
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,7 +13,6 @@ import (
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/tests/btsemu"
 	"github.com/gopcu/gopcu/tests/msemu"
-	"github.com/gopcu/gopcu/tests/netns"
 )
 
 // gmmAttachRequest builds a GMM Attach Request (TS 24.008 §9.4.1) with the
@@ -44,26 +41,7 @@ func gmmAttachRequest(t *testing.T, imsi string) []byte {
 // namespace of this test); osmo-sgsn's answer comes back down over the
 // radio to that MS.
 func TestRealSGSNAttach(t *testing.T) {
-	if _, err := exec.LookPath("osmo-sgsn"); err != nil {
-		t.Skip("needs osmo-sgsn (apt-get install osmo-sgsn)")
-	}
-	n := netns.New(t)
-	dir := t.TempDir()
-	cfgText, err := os.ReadFile("../lab/configs/osmo-sgsn.cfg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfgPath := filepath.Join(dir, "osmo-sgsn.cfg")
-	if err := os.WriteFile(cfgPath, cfgText, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	n.Start(dir, "osmo-sgsn.log", "osmo-sgsn", "-c", cfgPath)
-	defer func() {
-		if t.Failed() {
-			b, _ := os.ReadFile(filepath.Join(dir, "osmo-sgsn.log"))
-			t.Logf("osmo-sgsn.log:\n%s", b)
-		}
-	}()
+	n, dir := startOsmoSGSN(t)
 
 	path := filepath.Join(dir, "pcu_bts")
 	info := btsemu.DefaultInfo(pcuif.V12) // NS: local 23001, SGSN 127.0.0.1:23000 (inside the namespace)
