@@ -104,24 +104,31 @@ type Result struct {
 	Drops    struct{ CoDel, Lifetime, Overflow, Total uint64 }
 }
 
-// gbSide is the in-process SGSN side: it collects UL-UNITDATA.
-type gbSide struct {
+// ULSink is an in-process SGSN side at the BSSGP service level (a
+// pcu.Gb): it collects the UL-UNITDATA the engine sends until Take.
+type ULSink struct {
 	mu sync.Mutex
-	ul []ulFrame
+	ul []ULFrame
 }
 
-type ulFrame struct {
-	tlli uint32
-	llc  []byte
+// ULFrame is one UL LLC frame of an MS.
+type ULFrame struct {
+	TLLI uint32
+	LLC  []byte
 }
 
-func (g *gbSide) ULUnitdata(bts uint8, tlli uint32, llc []byte) {
+// ULUnitdata keeps a copy of llc (the engine lends it, pcu.Gb).
+func (g *ULSink) ULUnitdata(bts uint8, tlli uint32, llc []byte) {
 	g.mu.Lock()
-	g.ul = append(g.ul, ulFrame{tlli, append([]byte(nil), llc...)}) // llc is lent (pcu.Gb)
+	g.ul = append(g.ul, ULFrame{tlli, append([]byte(nil), llc...)})
 	g.mu.Unlock()
 }
-func (g *gbSide) LLCDiscarded(bts uint8, tlli uint32, frames uint8, octets uint32) {}
-func (g *gbSide) take() []ulFrame {
+
+// LLCDiscarded ignores the report.
+func (g *ULSink) LLCDiscarded(bts uint8, tlli uint32, frames uint8, octets uint32) {}
+
+// Take returns the frames collected since the last Take.
+func (g *ULSink) Take() []ULFrame {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	u := g.ul
@@ -149,7 +156,7 @@ type run struct {
 
 	bts   *btsemu.BTS
 	eng   *pcu.Engine
-	gb    *gbSide
+	gb    *ULSink
 	cell  *msemu.Cell
 	class int // the MSs' multislot class
 	apps  []*msApp
@@ -238,7 +245,7 @@ func (r *run) start(ctx context.Context) error {
 	params.ForceCSDL, params.ForceCSUL = cfg.CS, cfg.CS
 	params.CSMaxDL, params.CSMaxUL = cfg.CS, cfg.CS // a fixed radio for comparable scenarios
 	r.eng = pcu.New(pcu.Config{SocketPath: path, Params: &params})
-	r.gb = &gbSide{}
+	r.gb = &ULSink{}
 	r.eng.SetGb(r.gb)
 	ectx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -351,20 +358,20 @@ func (r *run) msReceive(i int, a *msApp, f []byte) {
 // requests and replies), DL frames out.
 func (r *run) sgsnSide() {
 	cfg := r.cfg
-	for _, u := range r.gb.take() {
-		idx := int(u.tlli - 0xc1000000)
+	for _, u := range r.gb.Take() {
+		idx := int(u.TLLI - 0xc1000000)
 		if idx < 0 || idx >= len(r.apps) {
 			continue
 		}
 		a := r.apps[idx]
-		kind, seq, stamp, _, ok := parseApp(u.llc)
+		kind, seq, stamp, _, ok := parseApp(u.LLC)
 		if !ok {
 			continue
 		}
 		switch kind {
 		case kindAck:
 			if a.tcp != nil {
-				a.tcp.onAck(int(seq), getSACK(u.llc), r.vt, func(s int) { r.sendData(a, s) })
+				a.tcp.onAck(int(seq), getSACK(u.LLC), r.vt, func(s int) { r.sendData(a, s) })
 			}
 		case kindReply:
 			rtt := r.vt - stamp

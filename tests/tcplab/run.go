@@ -29,39 +29,6 @@ import (
 // One run of a scenario: namespaces, HTTP server, gopcu with the BTS
 // emulator, the radio loop, ping and curl, and the result.
 
-type ulFrame struct {
-	idx   int
-	frame []byte
-}
-
-// gbSide is the SGSN side at the BSSGP service level: UL-UNITDATA from the
-// engine goroutine is handed to the radio loop.
-type gbSide struct {
-	mu sync.Mutex
-	ul []ulFrame
-	n  int
-}
-
-func (g *gbSide) ULUnitdata(bts uint8, tlli uint32, llc []byte) {
-	idx := int(tlli - tlliBase)
-	if idx < 0 || idx >= g.n {
-		return
-	}
-	g.mu.Lock()
-	g.ul = append(g.ul, ulFrame{idx, append([]byte(nil), llc...)}) // llc is lent (pcu.Gb)
-	g.mu.Unlock()
-}
-
-func (g *gbSide) LLCDiscarded(bts uint8, tlli uint32, frames uint8, octets uint32) {}
-
-func (g *gbSide) take() []ulFrame {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	u := g.ul
-	g.ul = nil
-	return u
-}
-
 type msSide struct {
 	ns      *namespace
 	tun     *os.File
@@ -125,7 +92,7 @@ type lab struct {
 
 	bts   *btsemu.BTS
 	eng   *pcu.Engine
-	gb    *gbSide
+	gb    *demo.ULSink // the SGSN side: UL-UNITDATA for the radio loop
 	cell  *msemu.Cell
 	class int // the MSs' multislot class
 
@@ -291,7 +258,7 @@ func (l *lab) startPCU(ctx context.Context) error {
 	params.CSMaxDL, params.CSMaxUL = cfg.CS, cfg.CS
 	eng := pcu.New(pcu.Config{SocketPath: path, Params: &params})
 	l.eng = eng
-	l.gb = &gbSide{n: cfg.MSs}
+	l.gb = &demo.ULSink{}
 	eng.SetGb(l.gb)
 	ectx, ecancel := context.WithCancel(context.Background())
 	edone := make(chan struct{})
@@ -463,9 +430,13 @@ func (l *lab) msToServer(srvIP [4]byte) {
 			more = false
 		}
 	}
-	for _, u := range l.gb.take() {
+	for _, u := range l.gb.Take() {
+		idx := int(u.TLLI - tlliBase)
+		if idx < 0 || idx >= len(l.sides) {
+			continue
+		}
 		// only packets for the server reach its namespace
-		if ip, err := l.sides[u.idx].ulDec.Decode(u.frame); err == nil && len(ip) >= 20 && [4]byte(ip[16:20]) == srvIP {
+		if ip, err := l.sides[idx].ulDec.Decode(u.LLC); err == nil && len(ip) >= 20 && [4]byte(ip[16:20]) == srvIP {
 			if _, err := l.srvTun.Write(ip); err != nil {
 				l.tunDrops.Add(1)
 			}
