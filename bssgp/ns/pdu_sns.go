@@ -64,14 +64,7 @@ type SNSChangeWeight struct {
 }
 
 func (p *SNSChangeWeight) Type() PDUType { return PDUSNSChangeWeight }
-func (p *SNSChangeWeight) ies(c *codec) {
-	num(c, IENSEI, M, &p.NSEI, nil)
-	c.tid(&p.TransactionID)
-	c.ipLists(&p.IP4, &p.HasIP4, &p.IP6, &p.HasIP6)
-	if c.decoding() {
-		c.need(anyIPList(p.HasIP4, p.HasIP6))
-	}
-}
+func (p *SNSChangeWeight) ies(c *codec)  { (*SNSAdd)(p).ies(c) } // the same IEs
 
 // SNSConfig is SNS-CONFIG (§9.3.4): a sender's endpoints; the End Flag
 // marks its last SNS-CONFIG.
