@@ -22,6 +22,8 @@ type stub struct {
 	info  *pcuif.InfoInd
 	pdchs [][2]uint8
 	rbuf  []byte
+	rd    *btsemu.StampedReader // kernel send stamps of the PCU's messages
+	at    time.Time             // the last read message's send stamp
 	fn    uint32
 }
 
@@ -72,6 +74,10 @@ func (s *stub) accept(timeout time.Duration) error {
 		return fmt.Errorf("no PCU connected: %w", err)
 	}
 	s.c = c
+	if err := btsemu.EnableRxStamps(c); err != nil {
+		return err
+	}
+	s.rd = btsemu.NewStampedReader()
 	b, err := pcuif.Marshal(s.info, pcuif.V10)
 	if err != nil {
 		return err
@@ -110,7 +116,8 @@ func (s *stub) accept(timeout time.Duration) error {
 }
 
 func (s *stub) read() (pcuif.Message, error) {
-	n, err := s.c.Read(s.rbuf)
+	n, at, err := s.rd.Read(s.c, s.rbuf)
+	s.at = at
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +216,10 @@ func (s *stub) frames(d time.Duration) (int, error) {
 
 // realtime runs the frame clock in real time for d: at each block's due
 // time it sends the RTS_REQs of every PDCH at once (as a BTS does) and
-// records each one's time to its DATA_REQ in lat.
+// records each one's time to its DATA_REQ in lat: from just before the
+// RTS_REQ's write to the kernel's stamp of the DATA_REQ's send, so that
+// answers that came while the stub was still sending the burst count
+// when they were sent, not when the stub got to read them.
 func (s *stub) realtime(d time.Duration, lat *latencies) (int, error) {
 	buf := make([]byte, pcuif.BufSize)
 	start := time.Now()
@@ -234,7 +244,7 @@ func (s *stub) realtime(d time.Duration, lat *latencies) (int, error) {
 			}
 			if d, ok := m.(*pcuif.Data); ok && d.Kind == pcuif.TypeDataReq && d.SAPI == pcuif.SAPIPDTCH && d.FN == fn {
 				if t, ok := sentAt[[2]uint8{d.TRX, d.TS}]; ok {
-					lat.add(time.Since(t))
+					lat.add(s.at.Sub(t))
 					left--
 				}
 			}

@@ -148,7 +148,10 @@ func (b *BTS) OnContainer(f func(pcuif.Container) pcuif.Message) {
 }
 
 // OnRTSLatency sets a function called (from the reader goroutine) with
-// the time from each RTS_REQ sent to the DATA_REQ answering it.
+// the time from each RTS_REQ sent to the DATA_REQ answering it: from
+// just before the RTS_REQ's write to the kernel's stamp of the DATA_REQ's
+// send (rxstamp.go), so that the emulator's own delay in reading the
+// answer is not counted.
 func (b *BTS) OnRTSLatency(f func(time.Duration)) {
 	b.mu.Lock()
 	b.onLat = f
@@ -195,12 +198,18 @@ func (b *BTS) acceptLoop() {
 func (b *BTS) readLoop(c *net.UnixConn) {
 	defer b.wg.Done()
 	buf := make([]byte, pcuif.BufSize)
+	// each message's kernel send stamp: latencies are the PCU's, not
+	// this reader's (rxstamp.go)
+	if err := EnableRxStamps(c); err != nil {
+		b.log.Warn("no kernel receive timestamps: latencies include the emulator's read delay", "err", err)
+	}
+	rd := NewStampedReader()
 	for {
-		n, err := c.Read(buf)
+		n, at, err := rd.Read(c, buf)
 		if err != nil || n == 0 {
 			break
 		}
-		if cnf := b.handle(buf[:n]); cnf != nil {
+		if cnf := b.handle(buf[:n], at); cnf != nil {
 			b.Send(cnf)
 		}
 	}
@@ -224,8 +233,8 @@ func (b *BTS) readLoop(c *net.UnixConn) {
 // handle records a message from the PCU. It returns the confirmation to
 // send for CCCH messages that ask for one (OsmoBTS confirms a PCH message
 // once it was transmitted: DATA_CNF in v10/v11, DATA_CNF_2 by msg_id in
-// v11+).
-func (b *BTS) handle(msg []byte) pcuif.Message {
+// v11+). at is when the PCU sent msg.
+func (b *BTS) handle(msg []byte, at time.Time) pcuif.Message {
 	m, err := pcuif.Parse(msg, b.cfg.Version)
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -266,7 +275,7 @@ func (b *BTS) handle(msg []byte) pcuif.Message {
 			delete(b.pending, k)
 			if t, ok := b.sentAt[k]; ok {
 				delete(b.sentAt, k)
-				b.onLat(time.Since(t))
+				b.onLat(at.Sub(t))
 			}
 			b.stats.Answered++
 			if ch != nil {
