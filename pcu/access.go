@@ -209,7 +209,7 @@ func (e *Engine) encodePUA(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) in
 	if n == 0 {
 		return 0
 	}
-	t.ulAss.fire(ctlSentPolled)
+	t.ctl(&t.ulAss, ctlSentPolled)
 	t.bts.Ctr.Inc(CtrPktULAssignment)
 	return n
 }
@@ -234,7 +234,7 @@ func (e *Engine) ulOnPACCH(bts *BTS, dl *TBF) {
 		// no USF, TFI or slot: a Packet Access Reject on the DL TBF's
 		// PACCH tells the MS to wait T3172 (TS 44.060 §7.1.3.2.1, osmo-pcu
 		// tbf_ul_ass_fsm.c SEND_ASS_REJ)
-		dl.ulRej.fire(ctlSched)
+		dl.ctl(&dl.ulRej, ctlSched)
 		return
 	}
 	t.ul.tlliKnown, t.ul.contention = true, true
@@ -257,7 +257,7 @@ func (e *Engine) encodeAccessReject(t *TBF, usf uint8, blk []byte) int {
 	h := rlcmac.DLCtrlHeader{USF: usf}
 	n := e.encodeCtrl(blk, &h, &m)
 	if n > 0 {
-		t.ulRej.fire(ctlSent)
+		t.ctl(&t.ulRej, ctlSent)
 		t.bts.Ctr.Inc(CtrPktAccessReject)
 	}
 	return n

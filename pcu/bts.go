@@ -117,6 +117,8 @@ type BTS struct {
 	ms        *msStore
 	idle      msIdle // idle MSs (msidle.go)
 	tbfs      []*TBF
+	listSeq   uint64 // TBFs ever listed in tbfs (TBF.listSeq)
+	ctl       []*TBF // TBFs with a control message to send, in tbfs order (TBF.noteCtl)
 	msPresent ratectr.StatItem
 
 	multislotOff bool   // `alloc-algorithm dynamic` fell back to A (alloc.go)

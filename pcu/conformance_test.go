@@ -179,7 +179,7 @@ func TestControlRotation(t *testing.T) {
 	ul := tbfIn(t, e, bts, DirUL, TBFFlow, 0xc0b00001)
 	ul.ms.UL = ul
 	ul.ul.tlliKnown, ul.ul.contention = true, true
-	ul.ulAck.fire(ctlSched)
+	ul.ctl(&ul.ulAck, ctlSched)
 	ul.ms.Queue.Enqueue(e.now, []byte{0x41, 0xc0, 1, 2, 3}, 0xffff)
 	e.establishDL(bts, ul.ms)
 	dl := ul.ms.DL
@@ -190,7 +190,7 @@ func TestControlRotation(t *testing.T) {
 	names := func(n int) []string {
 		var got []string
 		for i := 0; i < n; i++ {
-			ul.ulAck.fire(ctlSched) // an Ack/Nack is always due
+			ul.ctl(&ul.ulAck, ctlSched) // an Ack/Nack is always due
 			_, m := scheduleOn(t, e, bts, ul.ctrlTS, &fn)
 			if m == nil {
 				got = append(got, "data")

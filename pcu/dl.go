@@ -215,7 +215,7 @@ func (e *Engine) encodePDA(nt *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 	if n == 0 {
 		return 0
 	}
-	nt.dlAss.fire(ctlSentPolled)
+	nt.ctl(&nt.dlAss, ctlSentPolled)
 	nt.bts.Ctr.Inc(CtrPktDLAssignment)
 	return n
 }

@@ -157,26 +157,26 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 		bts.Ctr.Inc(CtrRLCAckTimedout)
 		bts.Ctr.Inc(CtrPktULAckNackTimeout)
 		if e.count(t, nN3103) {
-			t.ulAck.fire(ctlAbort)
+			t.ctl(&t.ulAck, ctlAbort)
 			return
 		}
-		t.ulAck.fire(ctlPollTimeout) // send it again
+		t.ctl(&t.ulAck, ctlPollTimeout) // send it again
 	case pollULAss:
 		bts.Ctr.Inc(CtrRLCAssTimedout)
 		bts.Ctr.Inc(CtrULAssPollTimeout)
 		if e.assignPollFailed(t, CtrULAssFailed) {
-			t.ulAss.fire(ctlAbort)
+			t.ctl(&t.ulAss, ctlAbort)
 			return
 		}
-		t.ulAss.fire(ctlPollTimeout) // repeat the assignment
+		t.ctl(&t.ulAss, ctlPollTimeout) // repeat the assignment
 	case pollDLAss:
 		bts.Ctr.Inc(CtrRLCAssTimedout)
 		bts.Ctr.Inc(CtrDLAssTimeout)
 		if e.assignPollFailed(t, CtrDLAssFailed) {
-			t.dlAss.fire(ctlAbort)
+			t.ctl(&t.dlAss, ctlAbort)
 			return
 		}
-		t.dlAss.fire(ctlPollTimeout) // repeat the assignment
+		t.ctl(&t.dlAss, ctlPollTimeout) // repeat the assignment
 	case pollCellChgContinue:
 		e.naccPollTimeout(t)
 	case pollDLAck:
@@ -312,10 +312,15 @@ const (
 func (e *Engine) buildControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8, blk []byte) int {
 	var cand [ctlKinds]ctlCand
 	on := func(c *TBF) bool { return c != nil && c.ctrlTS == p.TS && c.trx == trx.Nr }
-	for _, t := range bts.tbfs {
-		if t.freed {
+	// the TBFs with something to send (the control index, in TBF list
+	// order), dropping those that have nothing any more
+	live := bts.ctl[:0]
+	for _, t := range bts.ctl {
+		if t.freed || !t.listed || !t.ctlPending() {
+			t.inCtl = false
 			continue
 		}
+		live = append(live, t)
 		// an assignment goes on its carrier's PDCH (or, two-phase, on
 		// the single block's, the TBF its own carrier), which may be on
 		// another TRX than the TBF
@@ -333,6 +338,8 @@ func (e *Engine) buildControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8,
 			cand[ctlKindULAck] = ctlCand{t, t}
 		}
 	}
+	clear(bts.ctl[len(live):])
+	bts.ctl = live
 	for i := 0; i < ctlKinds; i++ {
 		if (p.nextCtrl+i)%ctlKinds == ctlKindNACC {
 			if n := e.naccControl(bts, trx, p, fn, usf, blk); n > 0 {

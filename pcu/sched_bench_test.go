@@ -43,8 +43,20 @@ func configEngine(tb testing.TB, cfg Config, ii *pcuif.InfoInd) (*Engine, *BTS) 
 
 // BenchmarkScheduleRTS16TBF: one RTS on a PDCH shared by 16 DL TBFs that
 // all have data (issue target: <= 2 us, 0 allocations).
-func BenchmarkScheduleRTS16TBF(b *testing.B) {
-	e, bts := benchEngine(b)
+func BenchmarkScheduleRTS16TBF(b *testing.B) { benchScheduleRTS(b, 1) }
+
+// BenchmarkScheduleRTS16TBFBusyBTS: the same RTS in a BTS of 8 TRXs whose
+// other 7 TRXs carry 16 DL TBFs each (128 TBFs in the BTS): the cost of
+// one RTS must not grow with the TBFs on other PDCHs (issue 16 item 4).
+func BenchmarkScheduleRTS16TBFBusyBTS(b *testing.B) { benchScheduleRTS(b, 8) }
+
+func benchScheduleRTS(b *testing.B, trxs int) {
+	ii := &pcuif.InfoInd{Version: pcuif.V12, Flags: pcuif.FlagActive | pcuif.FlagCS(1) | pcuif.FlagCS(2) | pcuif.FlagCS(3) | pcuif.FlagCS(4), InitialCS: 4}
+	for i := 0; i < trxs; i++ {
+		ii.TRX[i].PDCHMask = 0xff
+		ii.TRX[i].ARFCN = 871 + uint16(i)
+	}
+	e, bts := infoEngine(b, ii)
 	frame := make([]byte, 1500)
 	frame[0], frame[1] = 0x03, 0xc0
 	var tbfs []*TBF
@@ -57,6 +69,19 @@ func BenchmarkScheduleRTS16TBF(b *testing.B) {
 		m.DL = t
 		t.state = TBFFlow
 		tbfs = append(tbfs, t)
+	}
+	for trx := uint8(1); int(trx) < trxs; trx++ { // elsewhere in the BTS, busy on their own PDCHs
+		for i := 0; i < 16; i++ {
+			m := e.newMS(bts, 0xc1000000+uint32(trx)<<8+uint32(i))
+			t := &TBF{dir: DirDL, ms: m, bts: bts, trx: trx, tfi: uint8(i), slots: 1 << 3, ctrlTS: 3, cs: rlcmac.CS4, dl: &dlTBF{drained: -1}}
+			e.attach(t)
+			e.setupDLWindow(t)
+			m.DL = t
+			t.state = TBFFlow
+		}
+	}
+	if len(bts.tbfs) != 16*trxs {
+		b.Fatalf("%d TBFs in the BTS, want %d", len(bts.tbfs), 16*trxs)
 	}
 	p := &bts.TRX[0].PDCH[3]
 	rts := pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, ARFCN: 871, TS: 3}

@@ -92,8 +92,10 @@ type TBF struct {
 	// N3101, N3103, N3105 (tbfCounters)
 	n [nCount]int
 
-	attached bool // owns its TFI, USFs and slots
-	listed   bool // in the BTS's TBF list
+	attached bool   // owns its TFI, USFs and slots
+	listed   bool   // in the BTS's TBF list
+	listSeq  uint64 // its place in that list (BTS.listSeq when listed)
+	inCtl    bool   // in the BTS's control index (BTS.ctl)
 	freed    bool
 
 	// control procedures (tbf_fsm.go): the messages this TBF has to send
@@ -218,6 +220,11 @@ func (e *Engine) attach(t *TBF) {
 	if !t.listed {
 		t.bts.tbfs = append(t.bts.tbfs, t)
 		t.listed = true
+		t.bts.listSeq++
+		t.listSeq = t.bts.listSeq
+		if t.ctlPending() {
+			t.noteCtl()
+		}
 	}
 	t.attached = true
 	if t.ms != nil {

@@ -1,6 +1,9 @@
 package pcu
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // The TBF lifecycle as explicit state machines.
 //
@@ -224,9 +227,9 @@ func lifecycleTable() []transition {
 		// UL TBF on PACCH: a Packet Uplink Assignment, repeated until acked,
 		// for at most 4 × T3168
 		{dirs: onUL, from: in(TBFNew, TBFAssign), ev: evAssignPACCH, to: TBFAssign, start: tmT3168,
-			act: func(e *Engine, t *TBF) { t.ccch = false; t.ulAss.fire(ctlSched) }},
+			act: func(e *Engine, t *TBF) { t.ccch = false; t.ctl(&t.ulAss, ctlSched) }},
 		{dirs: onUL, from: in(TBFAssign), ev: evTimer, timer: tmT3168, to: TBFReleasing, start: tmNone,
-			act: func(e *Engine, t *TBF) { t.ulAss.fire(ctlAbort); e.freeTBF(t, false) }},
+			act: func(e *Engine, t *TBF) { t.ctl(&t.ulAss, ctlAbort); e.freeTBF(t, false) }},
 		// DL on PCH (IMM ASS, confirmed by the BTS), settled after X2002
 		{dirs: onDL, from: in(TBFNew, TBFAssign, TBFFlow), ev: evAssignCCCH, to: TBFAssign, start: tmCCCHCnf,
 			act: func(e *Engine, t *TBF) { t.ccch = true; e.sendDLImmAss(t) }},
@@ -240,7 +243,7 @@ func lifecycleTable() []transition {
 		// DL on PACCH (Packet Downlink Assignment on a carrier's control TS),
 		// guarded by X2001
 		{dirs: onDL, from: in(TBFNew, TBFAssign), ev: evAssignPACCH, to: TBFAssign, start: tmX2001,
-			act: func(e *Engine, t *TBF) { t.ccch = false; t.dlAss.fire(ctlSched) }},
+			act: func(e *Engine, t *TBF) { t.ccch = false; t.ctl(&t.dlAss, ctlSched) }},
 		{dirs: onDL, from: in(TBFAssign), ev: evTimer, timer: tmX2001, to: TBFReleasing, start: tmNone,
 			act: func(e *Engine, t *TBF) { t.bts.Ctr.Inc(CtrDLAssTimeout); e.freeTBF(t, false) }},
 		// the assignment acknowledged, or the MS shows up on the PDCH
@@ -416,6 +419,41 @@ var ctlTable = [ctlStates][ctlEvents]ctlState{
 	ctlNone:    {ctlSched: ctlSend, ctlSent: ctlStates, ctlSentPolled: ctlStates, ctlAck: ctlStates, ctlPollTimeout: ctlStates, ctlAbort: ctlNone},
 	ctlSend:    {ctlSched: ctlSend, ctlSent: ctlNone, ctlSentPolled: ctlWaitAck, ctlAck: ctlStates, ctlPollTimeout: ctlStates, ctlAbort: ctlNone},
 	ctlWaitAck: {ctlSched: ctlSend, ctlSent: ctlStates, ctlSentPolled: ctlStates, ctlAck: ctlNone, ctlPollTimeout: ctlSend, ctlAbort: ctlNone},
+}
+
+// ctl fires ev on s, one of t's control procedures, and keeps the BTS's
+// control index (BTS.ctl) up to date: a TBF with a message to send is in
+// it, so that the scheduler looks at those TBFs only, not at every TBF of
+// the BTS on every RTS_REQ.
+func (t *TBF) ctl(s *ctlState, ev ctlEvent) bool {
+	ok := s.fire(ev)
+	if *s == ctlSend {
+		t.noteCtl()
+	}
+	return ok
+}
+
+// ctlPending reports whether one of t's control procedures has a message
+// to send.
+func (t *TBF) ctlPending() bool {
+	return t.ulAss == ctlSend || t.dlAss == ctlSend || t.ulAck == ctlSend || t.ulRej == ctlSend
+}
+
+// noteCtl puts a listed TBF into its BTS's control index, kept in the
+// order of the BTS's TBF list (listSeq) so that the scheduler sees the
+// candidates in the same order as a walk over every TBF would. TBFs
+// leave the index lazily, when the scheduler finds nothing to send.
+func (t *TBF) noteCtl() {
+	if t.inCtl || !t.listed || t.freed {
+		return
+	}
+	b := t.bts
+	i := len(b.ctl)
+	for i > 0 && b.ctl[i-1].listSeq > t.listSeq {
+		i--
+	}
+	b.ctl = slices.Insert(b.ctl, i, t)
+	t.inCtl = true
 }
 
 // fire moves the procedure; it reports whether the event was accepted.

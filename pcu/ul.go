@@ -78,14 +78,14 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 		}
 		// every block with a TLLI is acknowledged (contention resolution
 		// until the MS has seen it; osmo-pcu rlc_ul.cpp)
-		t.ulAck.fire(ctlSched)
+		t.ctl(&t.ulAck, ctlSched)
 	}
 	bsn := int(h.BSN)
 	ok, dup := t.ul.rw.Receive(bsn)
 	t.ul.sinceAck++
 	if h.SI || t.ul.sinceAck >= 20 {
 		// the MS's window is stalled (SI), or it is time (TS 44.060 §9.1.8)
-		t.ulAck.fire(ctlSched)
+		t.ctl(&t.ulAck, ctlSched)
 	}
 	if !ok || dup {
 		return
@@ -98,7 +98,7 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 		t.ul.lastSeen = true
 	}
 	if t.ul.lastSeen {
-		t.ulAck.fire(ctlSched)
+		t.ctl(&t.ulAck, ctlSched)
 	}
 }
 
@@ -166,12 +166,12 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 				e.ulTLLI(t, u.TLLI)
 				t = t.ms.UL
 			}
-			t.ulAck.fire(ctlSched)
+			t.ctl(&t.ulAck, ctlSched)
 		}
 	}
 	t.ul.sinceAck++
 	if h.SI || t.ul.sinceAck >= 20 {
-		t.ulAck.fire(ctlSched)
+		t.ctl(&t.ulAck, ctlSched)
 	}
 	dl := blk.CS.DataLen()
 	splitDone := false
@@ -199,7 +199,7 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 		t.ul.lastSeen = true
 	}
 	if t.ul.lastSeen {
-		t.ulAck.fire(ctlSched)
+		t.ctl(&t.ulAck, ctlSched)
 	}
 }
 
@@ -251,7 +251,7 @@ func (e *Engine) ulSplitHalf(t *TBF, blk *rlcmac.EGPRSULBlock) (*TBF, bool) {
 		if rlcmac.ParseULUnit(ub.data[:ub.n], true, ub.e, ub.ti, ub.pi, ub.last, &u) == nil && u.HasTLLI {
 			e.ulTLLI(t, u.TLLI)
 			t = t.ms.UL
-			t.ulAck.fire(ctlSched)
+			t.ctl(&t.ulAck, ctlSched)
 		}
 	}
 	t.ul.rw.Receive(bsn)
@@ -364,13 +364,13 @@ func (e *Engine) encodePUAN(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 	}
 	t.ul.sinceAck = 0
 	if final {
-		t.ulAck.fire(ctlSentPolled)
+		t.ctl(&t.ulAck, ctlSentPolled)
 		if t.state != TBFFinished {
 			t.n[nN3103] = 0
 			e.fire(t, evLastSent)
 		}
 	} else {
-		t.ulAck.fire(ctlSent)
+		t.ctl(&t.ulAck, ctlSent)
 	}
 	if t.ul.tlliKnown && !t.ul.contention {
 		t.ul.contention = true
@@ -405,17 +405,17 @@ func (e *Engine) ulControl(bts *BTS, p *PDCH, d *pcuif.Data) {
 		switch r.reason {
 		case pollULAck:
 			t := r.tbf
-			t.ulAck.fire(ctlAck)
+			t.ctl(&t.ulAck, ctlAck)
 			e.fire(t, evFinalAck)
 			if t.ms.Queue.Len() > 0 {
 				e.establishDL(bts, t.ms)
 			}
 		case pollDLAss:
-			r.tbf.dlAss.fire(ctlAck)
+			r.tbf.ctl(&r.tbf.dlAss, ctlAck)
 			e.fire(r.tbf, evAssignAcked)
 		case pollULAss:
 			t := r.tbf
-			t.ulAss.fire(ctlAck)
+			t.ctl(&t.ulAss, ctlAck)
 			t.assignOn = nil
 			e.fire(t, evAssignAcked)
 			if t.ms.Queue.Len() > 0 && t.ms.DL == nil {
