@@ -82,6 +82,7 @@ type TRX struct {
 	PDCH  [pcuif.NumTS]PDCH
 	ulTFI uint32 // TFIs in use per direction (unique per TRX)
 	dlTFI uint32
+	dlBy  [32]*TBF // the attached DL TBF of each DL TFI (dlTBFByTFI)
 	slots trxSlots // MSs reserving each TS (alloc.go)
 }
 

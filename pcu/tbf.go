@@ -198,6 +198,7 @@ func (e *Engine) attach(t *TBF) {
 		trx.ulTFI |= 1 << t.tfi
 	} else {
 		trx.dlTFI |= 1 << t.tfi
+		trx.dlBy[t.tfi&31] = t
 	}
 	for ts := uint8(0); ts < 8; ts++ {
 		if t.slots&(1<<ts) == 0 {
@@ -239,6 +240,9 @@ func (e *Engine) detach(t *TBF) {
 		trx.ulTFI &^= 1 << t.tfi
 	} else {
 		trx.dlTFI &^= 1 << t.tfi
+		if trx.dlBy[t.tfi&31] == t {
+			trx.dlBy[t.tfi&31] = nil
+		}
 	}
 	for ts := uint8(0); ts < 8; ts++ {
 		if t.slots&(1<<ts) == 0 {

@@ -479,8 +479,15 @@ func (e *Engine) decodeULCtrl(b []byte) (rlcmac.Message, error) {
 	return m, rlcmac.DecodeULInto(b, &h, m)
 }
 
-// dlTBFByTFI is the DL TBF with DL TFI tfi on p's TRX (nil: none).
+// dlTBFByTFI is the DL TBF with DL TFI tfi on p's TRX (nil: none): the
+// TRX's TFI table (kept by attach/detach), checked, and a walk over the
+// BTS's TBFs only should the table not hold it.
 func dlTBFByTFI(bts *BTS, p *PDCH, tfi uint8) *TBF {
+	if int(p.TRX) < len(bts.TRX) {
+		if x := bts.TRX[p.TRX].dlBy[tfi&31]; x != nil && x.dir == DirDL && x.attached && x.trx == p.TRX && x.tfi == tfi {
+			return x
+		}
+	}
 	for _, x := range bts.tbfs {
 		if x.dir == DirDL && x.attached && x.trx == p.TRX && x.tfi == tfi {
 			return x
