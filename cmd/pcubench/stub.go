@@ -74,9 +74,6 @@ func (s *stub) accept(timeout time.Duration) error {
 		return fmt.Errorf("no PCU connected: %w", err)
 	}
 	s.c = c
-	if err := btsemu.EnableRxStamps(c); err != nil {
-		return err
-	}
 	s.rd = btsemu.NewStampedReader()
 	b, err := pcuif.Marshal(s.info, pcuif.V10)
 	if err != nil {
@@ -221,6 +218,11 @@ func (s *stub) frames(d time.Duration) (int, error) {
 // answers that came while the stub was still sending the burst count
 // when they were sent, not when the stub got to read them.
 func (s *stub) realtime(d time.Duration, lat *latencies) (int, error) {
+	// kernel send stamps on the answers (off in the CPU workloads: the
+	// stamp costs the PCU's send a clock read)
+	if err := btsemu.EnableRxStamps(s.c); err != nil {
+		return 0, err
+	}
 	buf := make([]byte, pcuif.BufSize)
 	start := time.Now()
 	var frames uint32

@@ -156,7 +156,17 @@ func (b *BTS) OnRTSLatency(f func(time.Duration)) {
 	b.mu.Lock()
 	b.onLat = f
 	b.sentAt = map[key]time.Time{}
+	if b.conn != nil {
+		b.enableStamps(b.conn)
+	}
 	b.mu.Unlock()
+}
+
+// enableStamps turns on kernel send stamps on c (b.mu held).
+func (b *BTS) enableStamps(c *net.UnixConn) {
+	if err := EnableRxStamps(c); err != nil {
+		b.log.Warn("no kernel receive timestamps: latencies include the emulator's read delay", "err", err)
+	}
 }
 
 // rtsSent notes when the RTS_REQ of k went out (b.mu held).
@@ -198,11 +208,14 @@ func (b *BTS) acceptLoop() {
 func (b *BTS) readLoop(c *net.UnixConn) {
 	defer b.wg.Done()
 	buf := make([]byte, pcuif.BufSize)
-	// each message's kernel send stamp: latencies are the PCU's, not
-	// this reader's (rxstamp.go)
-	if err := EnableRxStamps(c); err != nil {
-		b.log.Warn("no kernel receive timestamps: latencies include the emulator's read delay", "err", err)
+	// each message's kernel send stamp, when latencies are observed:
+	// they are the PCU's, not this reader's (rxstamp.go). Off otherwise:
+	// the stamp costs the PCU's send a clock read.
+	b.mu.Lock()
+	if b.onLat != nil {
+		b.enableStamps(c)
 	}
+	b.mu.Unlock()
 	rd := NewStampedReader()
 	for {
 		n, at, err := rd.Read(c, buf)
