@@ -92,6 +92,7 @@ func main() {
 	scale := flag.Float64("scale", 1, "scale the workloads' length")
 	maxprocs := flag.Int("gomaxprocs", 0, "GOMAXPROCS of gopcu (0: the runtime's default)")
 	flag.StringVar(&logLevel, "log-level", logLevel, "log level of both PCUs (logging level set-all)")
+	flag.IntVar(&rrPrio, "rr", 0, "run both PCUs with SCHED_RR at this priority (chrt -r), as their systemd units do; 0: the default policy")
 	keep := flag.Bool("keep", false, "keep the run directories (config, logs)")
 	pcus := flag.String("pcus", "gopcu,osmo-pcu", "the PCUs to run")
 	list := flag.Bool("list", false, "list the workloads and exit")

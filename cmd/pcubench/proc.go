@@ -45,6 +45,9 @@ type runDir struct {
 
 var logLevel = "error"
 
+// rrPrio is the SCHED_RR priority the PCUs run at (0: the default policy).
+var rrPrio int
+
 func newRunDir(seq int) (*runDir, error) {
 	d, err := os.MkdirTemp("", "pcubench")
 	if err != nil {
@@ -94,7 +97,15 @@ func (k pcuKind) start(r *runDir, extra string) (*pcuProc, error) {
 		return nil, err
 	}
 	defer log.Close()
-	p.cmd = exec.Command(k.bin, args...)
+	if rrPrio > 0 {
+		// as the PCUs' systemd units run them (osmo-pcu.service,
+		// packaging/gopcu.service: CPUSchedulingPolicy=rr): chrt execs
+		// the PCU, which keeps the pid, and every thread inherits SCHED_RR
+		args = append([]string{"-r", strconv.Itoa(rrPrio), k.bin}, args...)
+		p.cmd = exec.Command("chrt", args...)
+	} else {
+		p.cmd = exec.Command(k.bin, args...)
+	}
 	p.cmd.Dir = r.dir
 	p.cmd.Stdout, p.cmd.Stderr = log, log
 	p.cmd.Env = append(os.Environ(), k.env...)
