@@ -258,12 +258,13 @@ var NSTimers = []struct {
 	{"tsns-size-retries", 3}, {"tsns-config-retries", 3}, {"tsns-procedures-retries", 3},
 }
 
-// CPUSched is the `cpu-sched` node state. Applying the policy and CPU
-// affinity to the process is pending; the settings are kept and written
-// back (libosmocore config_write_sched).
+// CPUSched is the `cpu-sched` node state (cpusched.go): the settings,
+// applied to the process and written back (libosmocore
+// config_write_sched).
 type CPUSched struct {
-	RRPrio   int      // policy rr <1-32>, 0 = unset
-	Affinity []string // "THREAD MASK[ delay]" as given
+	RRPrio   int // policy rr <1-32>, 0 = unset
+	affinity []affinityEntry
+	sys      schedSystem
 }
 
 // NSConfig is the `ns` node state. Only the timers are configurable in
@@ -277,31 +278,21 @@ type NSConfig struct {
 // Call it once, after the application installed its nodes and commands.
 func (v *VTY) Finish() {
 	cfg := v.Config()
-	sched := &CPUSched{}
+	sched := &CPUSched{sys: defaultSched}
 	v.CPUSched = sched
 	cs := v.addNode(CPUSchedNode, "config-cpu-sched", "%s(config-cpu-sched)# ", func(c *Context) bool {
-		if sched.RRPrio != 0 || len(sched.Affinity) > 0 {
-			c.Print("cpu-sched\n")
-		}
-		if sched.RRPrio != 0 {
-			c.Printf(" policy rr %d\n", sched.RRPrio)
-		}
-		for _, a := range sched.Affinity {
-			c.Printf(" cpu-affinity %s\n", a)
-		}
+		sched.writeConfig(c)
 		return false
 	})
 	cfg.lib("cpu-sched", func(c *Context) error { c.Enter(CPUSchedNode, nil); return nil })
-	cs.lib("policy rr <1-32>", func(c *Context) error { sched.RRPrio, _ = strconv.Atoi(c.Args[0]); return nil }, Immediate())
-	cs.lib("cpu-affinity (self|all|<0-4294967295>|THREADNAME) CPUHEXMASK [delay]", func(c *Context) error {
-		line := c.Args[0] + " " + c.Args[1]
-		if len(c.Args) > 2 {
-			line += " delay"
-		}
-		sched.Affinity = append(sched.Affinity, line)
-		return nil
+	cs.lib("policy rr <1-32>", func(c *Context) error {
+		prio, _ := strconv.Atoi(c.Args[0])
+		return sched.setPolicy(c, prio)
 	}, Immediate())
-	v.InstallVE("show cpu-sched threads", libHelp["show cpu-sched threads"], Pending, libCmd())
+	cs.lib("cpu-affinity (self|all|<0-4294967295>|THREADNAME) CPUHEXMASK [delay]", func(c *Context) error {
+		return sched.setAffinity(c, c.Args[0], c.Args[1], len(c.Args) > 2)
+	}, Immediate())
+	v.InstallVE("show cpu-sched threads", libHelp["show cpu-sched threads"], sched.showThreads, libCmd())
 
 	ns := &NSConfig{Timers: map[string]int{}}
 	for _, t := range NSTimers {
