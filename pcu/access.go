@@ -279,7 +279,7 @@ func (e *Engine) singleBlock(bts *BTS, ra uint16, is11 bool, rachFN uint32, ta u
 	for p.reserved(fn) >= 0 {
 		fn = nextBlockFN(fn)
 	}
-	p.resv = append(p.resv, resv{fn: fn, kind: resvSBA, ta: ta})
+	bts.addResv(p, resv{fn: fn, kind: resvSBA, ta: ta})
 	bts.Ctr.Inc(CtrSBAAllocated)
 	ia := rlcmac.ImmediateAssignment{TBF: true}
 	packetChannel(&ia, trx, uint8(ts))

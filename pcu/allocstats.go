@@ -71,7 +71,7 @@ func allPDCHAllocated(bts *BTS) bool {
 // every enabled PDCH of a BTS was allocated; sampled every second, as
 // osmo-pcu's update_stats_timer does (gprs_pcu.c).
 func (e *Engine) sampleAllAllocated(now time.Duration) {
-	for _, bts := range e.bts {
+	for _, bts := range e.btsList {
 		if bts == nil || !bts.Active {
 			continue
 		}

@@ -47,6 +47,12 @@ const (
 	pollULAss                   // Packet Uplink Assignment
 )
 
+// addResv adds an expected uplink block to p, one of b's PDCHs.
+func (b *BTS) addResv(p *PDCH, r resv) {
+	p.resv = append(p.resv, r)
+	b.resvMask[p.TRX] |= 1 << p.TS
+}
+
 // resv is an expected uplink block at FN on a PDCH.
 type resv struct {
 	fn     uint32
@@ -115,11 +121,15 @@ type BTS struct {
 
 	fc fcMeasure // since the last FLOW-CONTROL-BVC
 
-	ms        *msStore
-	idle      msIdle // idle MSs (msidle.go)
-	tbfs      []*TBF
-	listSeq   uint64 // TBFs ever listed in tbfs (TBF.listSeq)
-	ctl       []*TBF // TBFs with a control message to send, in tbfs order (TBF.noteCtl)
+	ms      *msStore
+	idle    msIdle // idle MSs (msidle.go)
+	tbfs    []*TBF
+	listSeq uint64 // TBFs ever listed in tbfs (TBF.listSeq)
+	ctl     []*TBF // TBFs with a control message to send, in tbfs order (TBF.noteCtl)
+	// resvMask has bit TS of TRX set for every PDCH that may hold
+	// reservations (addResv sets it, expireReservations clears it when
+	// the PDCH has none left)
+	resvMask  [pcuif.NumTRX]uint8
 	msPresent ratectr.StatItem
 
 	multislotOff bool   // `alloc-algorithm dynamic` fell back to A (alloc.go)

@@ -91,7 +91,8 @@ type Engine struct {
 	gen      uint64        // current BTS connection, 0 if none
 	ver      pcuif.Version // version spoken on the current connection
 	lastVer  pcuif.Version // last version learned from a BTS
-	bts      map[uint8]*BTS
+	bts      [256]*BTS     // by BTS number (PCUIF bts_nr)
+	btsList  []*BTS        // the same, in the order they came (INFO_IND)
 	l1ctr    *ratectr.Group
 	ptcchBuf [23]byte // PTCCH/D block being sent
 	msIdx    uint32   // next "pcu:ms" index
@@ -182,7 +183,6 @@ func New(cfg Config) *Engine {
 		linkEv: make(chan pcuif.Event, 256),
 		calls:  make(chan func(), 64),
 		done:   make(chan struct{}),
-		bts:    map[uint8]*BTS{},
 		l1ctr:  ratectr.NewGroup("pcu:l1if", "PCU socket", 0, L1CounterDescs),
 	}
 	e.params = DefaultParams()

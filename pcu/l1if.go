@@ -47,7 +47,7 @@ func (e *Engine) handleLink(ev pcuif.Event) {
 		e.gen = 0
 		e.l1ctr.Inc(L1Lost)
 		e.l1log.Error("BTS socket lost, dropping radio state and reconnecting", "err", ev.Err)
-		for _, b := range e.bts {
+		for _, b := range e.btsList {
 			e.dropRadio(b)
 		}
 		e.emit(Event{Kind: EvBTSLost})
@@ -259,6 +259,7 @@ func (e *Engine) handleInfoInd(b []byte) {
 	if bts == nil {
 		bts = newBTS(ii.BTSNr, e.cfg.Counters)
 		e.bts[ii.BTSNr] = bts
+		e.btsList = append(e.btsList, bts)
 	}
 	if ii.Flags&pcuif.FlagActive == 0 {
 		logx.Notice(e.l1log, "INFO_IND without ACTIVE flag", "bts", ii.BTSNr, "was_active", bts.Active)

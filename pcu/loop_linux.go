@@ -290,7 +290,7 @@ func (e *Engine) runEpoll(ctx context.Context) error {
 			if e.nextDeadline != 0 && e.nextDeadline <= e.now {
 				// due on engine time that did not move (radio ahead of
 				// the clock): fire now rather than wake up again at once
-				for _, b := range e.bts {
+				for _, b := range e.btsList {
 					e.runTimers(b)
 				}
 			}

@@ -102,7 +102,7 @@ func (v naccEnvE) neighRequest(k neighKey) error {
 }
 
 func (v naccEnvE) localSI(cgi bssgp.CellID) (siInfo, bool) {
-	for _, b := range v.e.bts {
+	for _, b := range v.e.btsList {
 		if b == v.bts || !b.Active || !btsCGI(b).Equal(cgi) {
 			continue
 		}

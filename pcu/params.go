@@ -93,7 +93,7 @@ func (e *Engine) SetParams(p Params) {
 	lowered := p.MSMax > 0 && (e.params.MSMax == 0 || p.MSMax < e.params.MSMax)
 	e.params = p
 	if lowered {
-		for _, b := range e.bts {
+		for _, b := range e.btsList {
 			if n := len(b.ms.all) - p.MSMax; n > 0 {
 				e.reclaimMS(b, n)
 			}

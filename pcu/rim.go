@@ -34,7 +34,7 @@ func (e *Engine) rimRx(p *bssgp.RIM) {
 		return
 	}
 	var bts *BTS
-	for _, b := range e.bts {
+	for _, b := range e.btsList {
 		if b.Active && btsCGI(b).Equal(p.Dest.Cell) {
 			bts = b
 			break

@@ -2,6 +2,7 @@ package pcu
 
 import (
 	"errors"
+	"math/bits"
 	"time"
 
 	"github.com/gopcu/gopcu/gsmtap"
@@ -68,17 +69,21 @@ func (e *Engine) timersDue() {
 	if !e.clockNow() {
 		return
 	}
-	for _, bts := range e.bts {
+	for _, bts := range e.btsList {
 		e.runTimers(bts)
 	}
 }
 
 func (e *Engine) expireReservations(bts *BTS, fn uint32) {
-	for ti := range bts.TRX {
-		trx := &bts.TRX[ti]
-		for ts := range trx.PDCH {
-			if p := &trx.PDCH[ts]; len(p.resv) > 0 {
-				e.expirePDCH(bts, p, fn, resvExpiryFrames)
+	// only the PDCHs that got a reservation since they last had none
+	// (BTS.resvMask), not all 64 on every frame
+	for ti := range bts.resvMask {
+		for m := bts.resvMask[ti]; m != 0; m &= m - 1 {
+			ts := bits.TrailingZeros8(m)
+			p := &bts.TRX[ti].PDCH[ts]
+			e.expirePDCH(bts, p, fn, resvExpiryFrames)
+			if len(p.resv) == 0 {
+				bts.resvMask[ti] &^= 1 << ts
 			}
 		}
 	}
@@ -123,7 +128,7 @@ func (e *Engine) runTimers(bts *BTS) {
 				e.nextDeadline = next
 			}
 		}
-		for _, b := range e.bts { // (the deadline is engine-wide)
+		for _, b := range e.btsList { // (the deadline is engine-wide)
 			for i := 0; i < len(b.tbfs); i++ {
 				t := b.tbfs[i]
 				earliest(e.expireTimers(t))
@@ -231,7 +236,7 @@ func (e *Engine) pickUSF(p *PDCH, fn uint32) uint8 {
 		}
 		p.nextUL = (p.nextUL + i + 1) % n
 		u := t.ul.usf[p.TS]
-		p.resv = append(p.resv, resv{fn: ulfn, kind: resvUSF, tbf: t})
+		t.bts.addResv(p, resv{fn: ulfn, kind: resvUSF, tbf: t})
 		return u
 	}
 	return usfUnused
@@ -242,7 +247,7 @@ func (p *PDCH) pollRRBP(fn uint32, t *TBF, why pollReason) (uint8, bool) {
 	for rrbp := uint8(0); rrbp < 4; rrbp++ {
 		f := rrbpFN(fn, rrbp)
 		if p.reserved(f) < 0 {
-			p.resv = append(p.resv, resv{fn: f, kind: resvPoll, tbf: t, reason: why})
+			t.bts.addResv(p, resv{fn: f, kind: resvPoll, tbf: t, reason: why})
 			return rrbp, true
 		}
 	}
