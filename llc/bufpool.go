@@ -15,18 +15,20 @@ import (
 // nobody gives back is simply garbage. Frames passed to Enqueue are never
 // pooled.
 //
-// Buffers come in size classes (Go's malloc size classes, steps of at most
-// 1.5x) so that a frame costs at most 1.5x its length plus its entry, and
-// the memory the global limit charges per frame (length + FrameOverhead)
-// stays a bound of what queued frames really hold (pcu.QueueMemoryFactor).
-var bufClasses = [...]int{64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 1792}
+// Buffers come in size classes (Go's malloc size classes up to 64 octets,
+// then steps of 1.5x) so that a frame costs no more than its length
+// rounded up to the class, plus its entry, and the memory the global limit
+// charges per frame (length + FrameOverhead) stays a bound of what queued
+// frames really hold (pcu.QueueMemoryFactor; TestPooledMemoryFactor).
+var bufClasses = [...]int{8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 1792}
 
 const (
 	numBufClasses = len(bufClasses)
-	// bufPoolBytes bounds the free buffers kept per class (octets): at
-	// most numBufClasses x 256 KiB = 2.75 MiB of spare buffers over all
-	// queues of a Shared.
+	// bufPoolBytes and bufPoolCount bound the free buffers kept per class:
+	// at most 7 x 256 KiB (classes from 256 octets) + 1024 x 608 octets
+	// (the smaller ones), under 2.5 MiB over all queues of a Shared.
 	bufPoolBytes = 256 << 10
+	bufPoolCount = 1024
 )
 
 // bufClass is the index of the smallest class holding n octets (n <= MaxFrameLen).
@@ -71,7 +73,7 @@ func (p *bufPool) put(b []byte) {
 		return // not one of ours
 	}
 	poison.Fill(b)
-	if len(p.free[c]) >= bufPoolBytes/bufClasses[c] {
+	if len(p.free[c]) >= min(bufPoolBytes/bufClasses[c], bufPoolCount) {
 		p.dropped++
 		return
 	}

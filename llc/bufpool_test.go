@@ -2,6 +2,7 @@ package llc
 
 import (
 	"bytes"
+	"runtime"
 	"testing"
 	"time"
 
@@ -13,11 +14,11 @@ import (
 func init() { poison.Enable() }
 
 func TestBufClass(t *testing.T) {
-	for _, c := range []struct{ n, class int }{{1, 64}, {64, 64}, {65, 96}, {1025, 1536}, {1537, 1792}, {MaxFrameLen, 1792}} {
+	for _, c := range []struct{ n, class int }{{1, 8}, {4, 8}, {9, 16}, {64, 64}, {65, 96}, {1025, 1536}, {1537, 1792}, {MaxFrameLen, 1792}} {
 		if got := bufClasses[bufClass(c.n)]; got != c.class {
 			t.Errorf("%d octets: class %d, want %d", c.n, got, c.class)
 		}
-		// at most 1.5x the length (+ the 64-octet minimum)
+		// at most 1.5x the length above Go's own size classes
 		if c.n > 64 && float64(bufClasses[bufClass(c.n)]) > 1.5*float64(c.n) {
 			t.Errorf("%d octets: class %d wastes more than half", c.n, bufClasses[bufClass(c.n)])
 		}
@@ -138,5 +139,41 @@ func TestEnqueueCopyAllocs(t *testing.T) {
 	step()
 	if n := testing.AllocsPerRun(1000, step); n != 0 {
 		t.Fatalf("%v allocations per round", n)
+	}
+}
+
+// TestPooledMemoryFactor: queues full of copied frames up to the global
+// limit hold at most pcu.QueueMemoryFactor (2) x the memory charged, for
+// tiny, class-boundary and full-size frames.
+func TestPooledMemoryFactor(t *testing.T) {
+	const limit = 4 << 20
+	for _, n := range []int{4, 9, 65, 257, 513, 1025, MaxFrameLen} {
+		cfg := DefaultConfig()
+		cfg.CoDel = false
+		cfg.MSLimit, cfg.GlobalLimit = 1<<30, limit
+		s := mustShared(t, cfg)
+		qs := make([]*Queue, 100)
+		for i := range qs {
+			qs[i] = s.NewQueue(i)
+		}
+		f := uiFrame(3, n, "")
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		for i := 0; ; i++ {
+			if mem, _, _ := s.Usage(); mem+int64(n)+FrameOverhead > limit {
+				break
+			}
+			qs[i%len(qs)].EnqueueCopy(0, f, LifetimeInfinite)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		charged, _, _ := s.Usage()
+		factor := float64(m1.HeapAlloc-m0.HeapAlloc) / float64(charged)
+		t.Logf("%4d octets: %.2f x the charge", n, factor)
+		if factor > 2 {
+			t.Errorf("%d-octet frames: heap %.2f x the memory charged (%d), over QueueMemoryFactor 2", n, factor, charged)
+		}
+		runtime.KeepAlive(qs)
 	}
 }
