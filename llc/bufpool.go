@@ -31,15 +31,31 @@ const (
 	bufPoolCount = 1024
 )
 
-// bufClass is the index of the smallest class holding n octets (n <= MaxFrameLen).
+// bufClass is the index of the smallest class holding n octets, -1 above
+// the largest (a table lookup: one per EnqueueCopy and per give-back).
 func bufClass(n int) int {
-	for c, sz := range bufClasses {
-		if n <= sz {
-			return c
-		}
+	if n <= 0 {
+		return 0
+	}
+	if i := (n + 7) >> 3; i < len(classByOctets) {
+		return int(classByOctets[i])
 	}
 	return -1
 }
+
+// classByOctets[(n+7)/8] is bufClass(n); every class is a multiple of 8.
+var classByOctets = func() (t [bufClassMax/8 + 1]uint8) {
+	c := 0
+	for i := range t {
+		for bufClasses[c] < i*8 {
+			c++
+		}
+		t[i] = uint8(c)
+	}
+	return t
+}()
+
+const bufClassMax = 1792 // bufClasses' last
 
 // bufPool is the free lists of Shared.
 type bufPool struct {

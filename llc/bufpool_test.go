@@ -23,8 +23,14 @@ func TestBufClass(t *testing.T) {
 			t.Errorf("%d octets: class %d wastes more than half", c.n, bufClasses[bufClass(c.n)])
 		}
 	}
-	if bufClass(1793) != -1 {
+	if bufClass(1793) != -1 || bufClasses[numBufClasses-1] != bufClassMax {
 		t.Error("class above the largest")
+	}
+	for n := 1; n <= bufClassMax; n++ { // the table is the smallest class that fits
+		c := bufClass(n)
+		if bufClasses[c] < n || c > 0 && bufClasses[c-1] >= n {
+			t.Fatalf("%d octets: class %d", n, bufClasses[c])
+		}
 	}
 }
 

@@ -17,15 +17,19 @@ const Byte = 0xAA
 // Enable turns poisoning on for the whole process (tests only).
 func Enable() { on.Store(true) }
 
+// Disable turns it off again (benchmarks that measure the pools).
+func Disable() { on.Store(false) }
+
 // Enabled reports whether Enable was called.
 func Enabled() bool { return on.Load() }
 
 // Fill overwrites b[:cap(b)] with Byte when poisoning is on.
 func Fill(b []byte) {
-	if on.Load() {
+	if on.Load() && cap(b) > 0 {
 		b = b[:cap(b)]
-		for i := range b {
-			b[i] = Byte
+		b[0] = Byte
+		for n := 1; n < len(b); n *= 2 {
+			copy(b[n:], b[:n])
 		}
 	}
 }
