@@ -92,9 +92,20 @@ func dlUnitdataPkt(tb testing.TB, tlli uint32, imsi []byte, frame []byte) []byte
 	return append([]byte{0, 0, 0x07, 0x08}, sdu...) // NS-UNITDATA, BVCI 1800
 }
 
-// msRAC is an MS Radio Access Capability (GSM 900, multislot class 10, no
-// EGPRS) as osmo-sgsn forwards it.
-var msRAC = []byte{0x13, 0x94, 0x42, 0x2a, 0x40, 0x00}
+// msRAC is an MS Radio Access Capability (multislot class 10, no EGPRS:
+// the engine decodes it in every DL-UNITDATA, looking for the EGPRS class).
+var msRAC = func() []byte {
+	var r rlcmac.MSRadioAccessCapability
+	r.N = 1
+	r.Values[0] = rlcmac.RACValue{AccessTech: rlcmac.AccessTechGSM1800, RFPowerCap: 1, HasMultislot: true,
+		Multislot: rlcmac.MultislotCapability{HasGPRS: true, GPRSClass: 10}}
+	b := make([]byte, 16)
+	n, err := rlcmac.EncodeMSRadioAccessCapability(b, &r)
+	if err != nil {
+		panic(err)
+	}
+	return b[:n]
+}()
 
 // dlTBFFor makes a running GPRS DL TBF on TS 2 for a new MS.
 func (r *gbRig) dlTBFFor(tlli uint32, tfi uint8) *TBF {
@@ -279,6 +290,9 @@ func TestDLFramesThroughPoolsIntact(t *testing.T) {
 	}
 	if ms.resent == 0 || !dropped {
 		t.Fatalf("no retransmission (%d) or no TBF drop (%v): the test does not test", ms.resent, dropped)
+	}
+	if m := bts.ms.byTLLI[tlli]; m.MSClass != 10 || m.IMSI != "901700000000101" {
+		t.Fatalf("MS class %d, IMSI %q from the DL-UNITDATAs", m.MSClass, m.IMSI)
 	}
 	if ps := e.llcShared.PoolStats(); ps.Reused == 0 || ps.Released == 0 {
 		t.Fatalf("LLC buffers not recycled: %+v", ps)
