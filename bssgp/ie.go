@@ -90,27 +90,43 @@ func EncodeIMSI(digits string) ([]byte, error) {
 
 // DecodeIMSI returns the digits of a Mobile Identity value of type IMSI.
 func DecodeIMSI(v []byte) (string, error) {
+	d, err := AppendIMSI(make([]byte, 0, 2*len(v)), v)
+	if err != nil {
+		return "", err
+	}
+	return string(d), nil
+}
+
+// AppendIMSI is DecodeIMSI appending the digits to dst (no allocation
+// when dst has room for 2*len(v) digits).
+func AppendIMSI(dst, v []byte) ([]byte, error) {
 	if len(v) < 1 || v[0]&0x07 != 1 {
-		return "", errors.New("bssgp: not an IMSI mobile identity")
+		return dst, errNotIMSI
 	}
 	odd := v[0]&0x08 != 0
-	digits := make([]byte, 0, 2*len(v))
-	digits = append(digits, '0'+v[0]>>4)
+	n := len(dst)
+	digits := append(dst, '0'+v[0]>>4)
 	for i := 1; i < len(v); i++ {
 		lo, hi := v[i]&0x0f, v[i]>>4
 		digits = append(digits, '0'+lo)
 		if i == len(v)-1 && !odd {
 			if hi != 0x0f {
-				return "", errors.New("bssgp: even IMSI without filler")
+				return dst, errEvenIMSI
 			}
 			break
 		}
 		digits = append(digits, '0'+hi)
 	}
-	for _, c := range digits {
+	for _, c := range digits[n:] {
 		if c > '9' {
-			return "", errors.New("bssgp: IMSI digit out of range")
+			return dst, errIMSIDigit
 		}
 	}
-	return string(digits), nil
+	return digits, nil
 }
+
+var (
+	errNotIMSI   = errors.New("bssgp: not an IMSI mobile identity")
+	errEvenIMSI  = errors.New("bssgp: even IMSI without filler")
+	errIMSIDigit = errors.New("bssgp: IMSI digit out of range")
+)

@@ -238,6 +238,26 @@ func (p *LLCDiscarded) ies(c *codec) {
 	c.u24(IENumOctetsAffected, M, &p.NumOctets)
 }
 
+// MarshalLen returns the encoded length of p.
+func (p *LLCDiscarded) MarshalLen() int {
+	c := codec{e: tlv.Enc{N: 1}}
+	p.ies(&c)
+	return c.e.N
+}
+
+// MarshalTo encodes p into b without allocating (the engine sends one for
+// every MS whose frames are dropped; MarshalTo of the PDU interface moves
+// the codec to the heap).
+func (p *LLCDiscarded) MarshalTo(b []byte) (int, error) {
+	if len(b) < p.MarshalLen() {
+		return 0, ErrShortBuffer
+	}
+	b[0] = byte(PDULLCDiscarded)
+	c := codec{e: tlv.Enc{B: b, N: 1}}
+	p.ies(&c)
+	return c.e.N, nil
+}
+
 // Status is STATUS (§10.4.14): Cause, BVCI (conditional: cause BVCI
 // blocked/unknown), PDU In Error (conditional: protocol errors).
 type Status struct {

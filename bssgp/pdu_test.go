@@ -284,3 +284,21 @@ func BenchmarkDLUnitdataDecode1500(b *testing.B) {
 		}
 	}
 }
+
+// TestLLCDiscardedMarshalTo: the PDU's own MarshalTo encodes what the
+// generic one does, without allocating.
+func TestLLCDiscardedMarshalTo(t *testing.T) {
+	p := &LLCDiscarded{TLLI: 0xc0000002, Frames: 2, BVCI: 1800, NumOctets: 1500}
+	want, _ := Marshal(p)
+	var b [32]byte
+	n, err := p.MarshalTo(b[:])
+	if err != nil || !bytes.Equal(b[:n], want) {
+		t.Fatalf("%x (%v), want %x", b[:n], err, want)
+	}
+	if _, err := p.MarshalTo(b[:n-1]); err != ErrShortBuffer {
+		t.Fatalf("short buffer: %v", err)
+	}
+	if a := testing.AllocsPerRun(100, func() { p.MarshalTo(b[:]) }); a != 0 {
+		t.Fatalf("%.1f allocations", a)
+	}
+}

@@ -4,14 +4,21 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/gopcu/gopcu/internal/poison"
 )
 
 // benchSteady: one op is one enqueue plus one dequeue on a queue in CoDel
 // steady state: frames of 500 octets arrive at 1.1 × the drain rate of one
 // frame per 10 ms, so CoDel keeps dropping about 9 % of them (the excess);
 // an op may also include the drops. Frames are reused, nothing allocates
-// in steady state.
-func benchSteady(b *testing.B, cfg Config, sapis []uint8) {
+// in steady state. With copies, frames go in with EnqueueCopy (pooled
+// buffers, what the engine does) and are given back after the dequeue.
+func benchSteady(b *testing.B, cfg Config, sapis []uint8, copies ...bool) {
+	if poison.Enabled() { // the tests' hook: not what production pays
+		poison.Disable()
+		defer poison.Enable()
+	}
 	s, err := NewShared(cfg)
 	if err != nil {
 		b.Fatal(err)
@@ -29,10 +36,15 @@ func benchSteady(b *testing.B, cfg Config, sapis []uint8) {
 		now += 10 * time.Millisecond
 		credit += 11
 		for ; credit >= 10; credit -= 10 {
-			q.Enqueue(now, frames[k%len(frames)], LifetimeInfinite)
+			if len(copies) > 0 {
+				q.EnqueueCopy(now, frames[k%len(frames)], LifetimeInfinite)
+			} else {
+				q.Enqueue(now, frames[k%len(frames)], LifetimeInfinite)
+			}
 			k++
 		}
-		q.Dequeue(now)
+		fr, _, _ := q.Dequeue(now)
+		s.Release(&fr)
 	}
 	for i := 0; i < 20000; i++ { // warm up: reach the CoDel steady state
 		step()
@@ -54,6 +66,12 @@ func benchSteady(b *testing.B, cfg Config, sapis []uint8) {
 
 func BenchmarkEnqueueDequeueCoDelRFC(b *testing.B) {
 	benchSteady(b, Config{CoDel: true, Interval: 100 * time.Millisecond}, []uint8{3})
+}
+
+// BenchmarkEnqueueCopyDequeueCoDelRFC: the same with copies into pooled
+// buffers (the engine's EnqueueCopy and Release).
+func BenchmarkEnqueueCopyDequeueCoDelRFC(b *testing.B) {
+	benchSteady(b, Config{CoDel: true, Interval: 100 * time.Millisecond}, []uint8{3}, true)
 }
 
 func BenchmarkEnqueueDequeueCoDelRFCAuto(b *testing.B) {

@@ -54,7 +54,7 @@ func (q *Queue) Dequeue(now time.Duration) (fr Frame, ok bool, d Discard) {
 	}
 	e := &q.a.ents[i]
 	fr = Frame{Data: e.data, SAPI: SAPI(e.data), Enqueued: e.enq, Sojourn: q.sojourn(e, now),
-		Lifetime: e.life, seq: e.seq, queued: true}
+		Lifetime: e.life, seq: e.seq, queued: true, pooled: e.flags&fPooled != 0}
 	fr.Class = ClassOf(fr.SAPI)
 	q.cls[fr.Class].sample(fr.Sojourn)
 	q.s.ctr.Scheduled++

@@ -80,6 +80,14 @@
 // back once the queue is empty and its CoDel state is cold, so steady-state
 // enqueue/dequeue does not allocate.
 //
+// Frame buffers: Enqueue takes the caller's slice (never given to a pool);
+// EnqueueCopy copies into a buffer of Shared's pool (size classes of at
+// most 1.5x the length, bounded free lists). The queue owns it while the
+// frame is queued and gives it back on every drop; Dequeue hands it to the
+// caller, who puts it back (PutBack) or ends its life with Shared.Release.
+// A buffer never given back is garbage, a buffer given back while still
+// read is corrupt data (tests poison released buffers: internal/poison).
+//
 // # Time
 //
 // Nothing reads a clock: every method takes now as a monotonic

@@ -24,9 +24,36 @@ type propModel struct {
 	lastClass [2][2]int    // GMM and TOM/SMS classes: last delivered id
 	recent    [2][]Frame   // delivered frames that may be put back
 	noLoss    bool         // limits huge: protected frames must all arrive
+	copies    int          // frames enqueued with EnqueueCopy (pooled buffers)
 }
 
 func frameID(b []byte) int { return int(b[3])<<16 | int(b[4])<<8 | int(b[5]) }
+
+// fillFrame writes frame id's pattern after its header (octets 6..).
+func fillFrame(b []byte, id int) {
+	b[3], b[4], b[5] = byte(id>>16), byte(id>>8), byte(id)
+	for i := 6; i < len(b); i++ {
+		b[i] = byte(id*7 + i)
+	}
+}
+
+// verifyFrame fails on a frame whose octets are not its pattern: a pooled
+// buffer given back (poisoned) or reused while the frame still lived.
+func verifyFrame(t *rapid.T, b []byte) {
+	id := frameID(b)
+	for i := 6; i < len(b); i++ {
+		if b[i] != byte(id*7+i) {
+			t.Fatalf("frame %d (%d octets): octet %d is %#x, want %#x", id, len(b), i, b[i], byte(id*7+i))
+		}
+	}
+}
+
+// retire ends the life of delivered frames (the DL TBF's Release).
+func (m *propModel) retire(frs []Frame) {
+	for i := range frs {
+		m.s.Release(&frs[i])
+	}
+}
 
 func (m *propModel) discard(qi int, d Discard) {
 	m.drop[qi] += d.Frames
@@ -38,6 +65,7 @@ func (m *propModel) discard(qi int, d Discard) {
 
 func (m *propModel) deliver(t *rapid.T, qi int, fr Frame) {
 	id := frameID(fr.Data)
+	verifyFrame(t, fr.Data)
 	if m.delivered[id] {
 		t.Fatalf("frame %d delivered twice", id)
 	}
@@ -56,6 +84,7 @@ func (m *propModel) deliver(t *rapid.T, qi int, fr Frame) {
 	}
 	m.recent[qi] = append(m.recent[qi], fr)
 	if len(m.recent[qi]) > 4 {
+		m.retire(m.recent[qi][:1])
 		m.recent[qi] = m.recent[qi][1:]
 	}
 }
@@ -63,6 +92,9 @@ func (m *propModel) deliver(t *rapid.T, qi int, fr Frame) {
 func (m *propModel) check(t *rapid.T) {
 	var mem, frames, octets int64
 	for qi, q := range m.qs {
+		for _, fr := range m.recent[qi] {
+			verifyFrame(t, fr.Data)
+		}
 		wantN := m.enq[qi] - m.del[qi] - m.drop[qi]
 		wantO := m.enqOct[qi] - m.delOct[qi] - m.dropOct[qi]
 		// Overflow drops not reported yet are still counted as queued by
@@ -119,11 +151,17 @@ func (m *propModel) enqueue(t *rapid.T) {
 	}
 	m.nextID++
 	id := m.nextID
-	b[3], b[4], b[5] = byte(id>>16), byte(id>>8), byte(id)
+	fillFrame(b, id)
 	if Protected(b) && life == LifetimeInfinite {
 		m.protInf[id] = true
 	}
-	if err := m.qs[qi].Enqueue(m.now, b, life); err != nil {
+	if rapid.Bool().Draw(t, "copy") {
+		if err := m.qs[qi].EnqueueCopy(m.now, b, life); err != nil {
+			t.Fatal(err)
+		}
+		m.copies++
+		clear(b[6:]) // the caller's buffer is its own again
+	} else if err := m.qs[qi].Enqueue(m.now, b, life); err != nil {
 		t.Fatal(err)
 	}
 	m.enq[qi]++
@@ -211,12 +249,16 @@ func (m *propModel) misc(t *rapid.T) {
 		f, o := m.qs[qi].Clear()
 		m.drop[qi] += f
 		m.dropOct[qi] += o
+		m.retire(m.recent[qi])
 		m.recent[qi] = nil
 	}
 }
 
 // TestQueueProperties: random operation sequences on two queues sharing a
-// global limit: every frame is delivered or reported dropped exactly once;
+// global limit: every frame is delivered or reported dropped exactly once,
+// with its octets intact (frames copied into pooled buffers included: with
+// poisoning on, a buffer given back too early shows); every pooled buffer
+// goes back exactly once;
 // FIFO per SAPI and per GMM/TOM class; frame/octet counters equal the
 // contents; limits hold. With unlimited memory, protected frames of
 // infinite lifetime are all delivered (never AQM-dropped).
@@ -260,6 +302,12 @@ func TestQueueProperties(t *testing.T) {
 				t.Fatalf("queue %d: enqueued %d/%d, delivered %d/%d, dropped %d/%d", qi,
 					m.enq[qi], m.enqOct[qi], m.del[qi], m.delOct[qi], m.drop[qi], m.dropOct[qi])
 			}
+		}
+		m.retire(m.recent[0])
+		m.retire(m.recent[1])
+		// every pooled buffer went back exactly once (queue drop or Release)
+		if ps := m.s.PoolStats(); ps.Made+ps.Reused != uint64(m.copies) || ps.Released != uint64(m.copies) {
+			t.Fatalf("pool: %d copies, %+v", m.copies, ps)
 		}
 		c := m.s.Counters()
 		if int(c.Dropped()) != m.drop[0]+m.drop[1] {

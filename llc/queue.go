@@ -136,6 +136,7 @@ func classOfFlow(f uint8) Class {
 const (
 	fProtected   = 1 << iota // never AQM-dropped
 	fDiscardable             // may be dropped inside the lifetime hysteresis
+	fPooled                  // data is a buffer of Shared's pool (EnqueueCopy)
 )
 
 // entry is one queued frame. 56 bytes; entries live in a per-queue slab and
@@ -224,7 +225,8 @@ type classStats struct {
 
 // Queue is the downlink LLC queue of one MS (osmo-pcu gprs_llc_queue). It is
 // owned by one goroutine. Frames passed to Enqueue belong to the queue until
-// Dequeue returns them; dropped frames are simply released.
+// Dequeue returns them; dropped frames are simply released. EnqueueCopy
+// copies into a pooled buffer instead (see bufpool.go for its life).
 type Queue struct {
 	s *Shared
 	a *active
@@ -275,6 +277,7 @@ type Frame struct {
 	Lifetime uint16        // BSSGP PDU lifetime given at enqueue (centiseconds)
 	seq      uint32
 	queued   bool // made by Dequeue (PutBack trusts Enqueued/Lifetime)
+	pooled   bool // Data is a pool buffer (EnqueueCopy): Shared.Release gives it back
 }
 
 // Discard is what a Dequeue call (or TakeDiscarded) dropped and must report
@@ -370,7 +373,11 @@ func (q *Queue) Enqueue(now time.Duration, frame []byte, pduLifetime uint16) err
 	if len(frame) > MaxFrameLen {
 		return ErrTooLong
 	}
-	var fl uint8
+	return q.enqueue(now, frame, pduLifetime, 0)
+}
+
+// enqueue appends a checked frame with the extra entry flags fl.
+func (q *Queue) enqueue(now time.Duration, frame []byte, pduLifetime uint16, fl uint8) error {
 	if Protected(frame) {
 		fl |= fProtected
 	}
@@ -398,6 +405,9 @@ func (q *Queue) PutBack(now time.Duration, f Frame) {
 		f.seq = q.headSeq(f.Data)
 	}
 	var fl uint8
+	if f.pooled {
+		fl |= fPooled
+	}
 	if Protected(f.Data) {
 		fl |= fProtected
 	}
@@ -525,6 +535,9 @@ func (q *Queue) drop(i int32, r Reason) {
 		}
 	case ReasonCleared:
 		q.s.ctr.Cleared++
+	}
+	if e.flags&fPooled != 0 {
+		q.s.bufs.put(e.data)
 	}
 	q.release(i)
 }

@@ -33,6 +33,8 @@ type Shared struct {
 	pool    *active
 	poolLen int
 
+	bufs bufPool // frame buffers (EnqueueCopy)
+
 	victims []*Queue
 	ctr     Counters
 	scratch []*Queue // ExpireAll

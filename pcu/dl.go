@@ -19,10 +19,11 @@ type DLUnitdata struct {
 	Lifetime uint16 // PDU lifetime, centiseconds; 0xffff infinite
 	MSClass  int    // from MS Radio Access Capability, 0 unknown
 	EGPRS    int
-	LLC      []byte // owned by the engine afterwards
+	LLC      []byte // copied into a pooled buffer of the MS queue: the caller keeps it
 }
 
-// HandleDLUnitdata processes a DL-UNITDATA. Engine goroutine only.
+// HandleDLUnitdata processes a DL-UNITDATA. Engine goroutine only. Nothing
+// of d is kept after it returns (d.LLC may alias a receive buffer).
 func (e *Engine) HandleDLUnitdata(btsNr uint8, d *DLUnitdata) {
 	bts := e.bts[btsNr]
 	if bts == nil || !bts.Active {
@@ -57,7 +58,7 @@ func (e *Engine) HandleDLUnitdata(btsNr uint8, d *DLUnitdata) {
 		m.EGPRSClass = d.EGPRS
 	}
 	m.suspended = false // the SGSN sends again: the MS is back (RESUME)
-	if err := m.Queue.Enqueue(e.now, d.LLC, d.Lifetime); err != nil {
+	if err := m.Queue.EnqueueCopy(e.now, d.LLC, d.Lifetime); err != nil {
 		e.llcLog.Error("cannot enqueue LLC frame", "ms", m, "err", err)
 		return
 	}
@@ -471,9 +472,11 @@ func (e *Engine) fillDLBlock(t *TBF, bsn int, cs rlcmac.CodingScheme) {
 			b.small = true
 		}
 		// fully segmented: kept until its last block is acknowledged
+		// (the inflight entry is the frame's only holder from now on)
 		t.dl.inflight = append(t.dl.inflight, inflightFrame{fr: t.dl.curFr, last: bsn})
 		t.dl.haveCur = false
-		t.dl.curFrame = nil
+		t.dl.curFr = llc.Frame{}
+		t.dl.curFrame, t.dl.cur = nil, nil
 		if last {
 			b.fbi = true
 			break
@@ -590,9 +593,12 @@ func (e *Engine) countDelivered(t *TBF, va int) {
 }
 
 func (e *Engine) dlAcked(t *TBF, final bool, acked, nacked int) {
-	// frames whose blocks V(A) has passed are delivered
+	// frames whose blocks V(A) has passed are delivered: their life ends
+	// (the window's blocks hold copies of their octets, so a
+	// retransmission needs no frame), their buffers go back to the pool
 	k := 0
 	for k < len(t.dl.inflight) && !t.dl.sw.InWindow(t.dl.inflight[k].last) {
+		e.llcShared.Release(&t.dl.inflight[k].fr)
 		k++
 	}
 	if k > 0 {

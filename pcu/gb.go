@@ -59,6 +59,7 @@ func (e *Engine) openSock(i int, addr netip.AddrPort) (*gbSock, error) {
 		case e.gbRx <- gbDatagram{d, s}:
 			e.poke() // the epoll loop (loop_linux.go)
 		case <-s.quit:
+			d.Release()
 		}
 	}
 	u, err := e.cfg.ListenUDP([]netip.AddrPort{addr}, deliver)
@@ -129,8 +130,13 @@ func (gl *gbLink) send(bind int, to netip.AddrPort, b []byte) error {
 	return s.udp.Send(0, to, b)
 }
 
-// input hands a received datagram to the Gb unless its socket is gone.
+// input hands a received datagram to the Gb unless its socket is gone,
+// then gives its buffer back to the socket's pool: nothing on the Gb side
+// keeps a slice of it (bss.Handler's slices are valid during the call
+// only; the engine's handlers copy what they keep: the LLC frame into
+// the MS queue, SIs from RIM, paging identities).
 func (gl *gbLink) input(d gbDatagram, now time.Duration) {
+	defer d.Release()
 	if d.Bind >= len(gl.socks) || gl.socks[d.Bind] != d.sock {
 		gl.e.l1ctr.Inc(L1GbStale)
 		return
@@ -229,23 +235,47 @@ type gbHandler struct{ e *Engine }
 
 func (h gbHandler) DLUnitdata(p *bssgp.DLUnitdata, now time.Duration) {
 	e := h.e
-	d := &DLUnitdata{TLLI: p.TLLI, Lifetime: p.PDULifetime, LLC: append([]byte(nil), p.LLC...)}
+	// d and its LLC frame alias the datagram: HandleDLUnitdata copies the
+	// frame into a pooled buffer and keeps nothing else
+	d := DLUnitdata{TLLI: p.TLLI, Lifetime: p.PDULifetime, LLC: p.LLC}
 	if p.HasOldTLLI {
 		d.OldTLLI = p.OldTLLI
 	}
+	var known *MS // the MS HandleDLUnitdata will take, if known by TLLI
+	if bts := e.bts[0]; bts != nil {
+		known = bts.ms.byTLLI[p.TLLI]
+	}
 	if len(p.IMSI) > 0 {
-		if imsi, err := bssgp.DecodeIMSI(p.IMSI); err == nil {
-			d.IMSI = imsi
+		var buf [32]byte
+		if digits, err := bssgp.AppendIMSI(buf[:0], p.IMSI); err == nil {
+			d.IMSI = e.imsiString(known, digits)
 		}
 	}
-	if len(p.MSRAC) > 0 {
+	// MS Radio Access Capability: only its multislot classes, and only
+	// while the MS has not got them (HandleDLUnitdata keeps the first)
+	if len(p.MSRAC) > 0 && (known == nil || known.MSClass == 0 || known.EGPRSClass == 0) {
 		var rac rlcmac.MSRadioAccessCapability
 		if rlcmac.DecodeMSRadioAccessCapability(p.MSRAC, &rac) == nil {
 			g, eg, _ := rac.MultislotClasses()
 			d.MSClass, d.EGPRS = int(g), int(eg)
 		}
 	}
-	e.HandleDLUnitdata(0, d)
+	e.HandleDLUnitdata(0, &d)
+}
+
+// imsiString returns digits as a string, without allocating when it is
+// the IMSI of m or of a known MS (the usual case: the SGSN names the IMSI
+// in every DL-UNITDATA of an MS).
+func (e *Engine) imsiString(m *MS, digits []byte) string {
+	if m != nil && m.IMSI == string(digits) {
+		return m.IMSI
+	}
+	if bts := e.bts[0]; bts != nil {
+		if o := bts.ms.byIMSI[string(digits)]; o != nil {
+			return o.IMSI
+		}
+	}
+	return string(digits)
 }
 
 func (h gbHandler) PagingPS(p *bssgp.PagingPS, now time.Duration) {

@@ -10,18 +10,20 @@ import "github.com/gopcu/gopcu/llc"
 // by its octet bound. MemoryBound adds them up.
 const (
 	// BaseMemory covers the Go runtime, code, the PCU socket buffers,
-	// the engine's NS channel (1024 x nsudp.MaxDatagram), the pcap queue
-	// (4 MiB) and the VTY sessions, with room to spare (measured idle:
-	// docs/reliability.md).
+	// the engine's NS channel (1024 x nsudp.MaxDatagram) and the free
+	// datagram buffers of the NS sockets (256 x nsudp.MaxDatagram each),
+	// the free LLC frame buffers of llc.Shared (< 2.5 MiB), the pcap
+	// queue (4 MiB) and the VTY sessions, with room to spare (measured
+	// idle: docs/reliability.md).
 	BaseMemory = 48 << 20
 	// PerMSMemory is what one MS object costs beyond its queued frames
 	// (MS, counter group, queue, indexes; measured 2.1 KiB).
 	PerMSMemory = 4 << 10
 	// QueueMemoryFactor is the heap per octet charged to the LLC queues:
 	// a frame is charged its length + llc.FrameOverhead, and costs its
-	// allocation (size classes) + its entry slot with slab slack
-	// (compacted to at most 2x); measured 1.0 (1500 octets) to 1.9
-	// (4 octets).
+	// pooled buffer (llc's size classes, steps of at most 1.5x) + its
+	// entry slot with slab slack (compacted to at most 2x); measured 1.0
+	// to 1.6 (llc TestPooledMemoryFactor, 4 to 1543 octets).
 	QueueMemoryFactor = 2
 )
 

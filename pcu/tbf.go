@@ -309,6 +309,7 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 		if t.dl.haveCur && len(t.dl.cur) > 0 {
 			t.ms.Queue.PutBack(e.now, t.dl.curFr)
 		}
+		t.dl.curFr, t.dl.cur, t.dl.curFrame = llc.Frame{}, nil, nil // the queue owns it again
 		if n := len(t.dl.inflight); n > 0 {
 			for i := n - 1; i >= 0; i-- {
 				t.ms.Queue.PutBack(e.now, t.dl.inflight[i].fr)

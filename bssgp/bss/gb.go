@@ -648,8 +648,13 @@ func (g *Gb) SendLLCDiscarded(tlli uint32, frames, octets int, now time.Duration
 	if !g.sigReset {
 		return ErrBVCBlocked
 	}
-	return g.send(bssgp.BVCISignalling, 0, &bssgp.LLCDiscarded{TLLI: tlli, Frames: uint8(clamp(frames, 255)),
-		BVCI: g.cfg.BVCI, NumOctets: uint32(clamp(octets, 0xffffff))})
+	d := bssgp.LLCDiscarded{TLLI: tlli, Frames: uint8(clamp(frames, 255)),
+		BVCI: g.cfg.BVCI, NumOctets: uint32(clamp(octets, 0xffffff))}
+	n, err := d.MarshalTo(g.buf[ns.HeaderLen:]) // (not send: no allocation)
+	if err != nil {
+		return err
+	}
+	return g.out(bssgp.BVCISignalling, 0, n)
 }
 
 // SendSuspend sends SUSPEND for tlli (PCUIF SUSP_REQ, TS 48.018 §10.3.6).

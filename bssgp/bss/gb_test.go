@@ -636,6 +636,15 @@ func TestSendULUnitdataLLCDiscarded(t *testing.T) {
 	expect(t, tx.take(),
 		"00000708 01 c0000001 000004 0888 09f1070001001b39 0080 0e0003 010203",
 		"00000000 2c 1f84c0000001 0f8102 04820708 25830005dc")
+	// sent for every MS that loses frames (CoDel, lifetime): no allocation
+	g2, _ := New(g.cfg, discardTx{}, &recHandler{}, nil)
+	g2.Start(0)
+	for _, s := range []string{"030182006504820065", "07", "0b", "000000002304820000", "000000002304820708", "000000002504820708"} {
+		g2.inHex(s, 0)
+	}
+	if a := testing.AllocsPerRun(100, func() { _ = g2.SendLLCDiscarded(0xc0000001, 2, 1500, time.Second) }); a != 0 {
+		t.Errorf("LLC-DISCARDED: %.1f allocations", a)
+	}
 }
 
 // The "show ns" and "show bssgp" lines of Debian osmo-sgsn 1.9.0 and

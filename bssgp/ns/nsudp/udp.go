@@ -7,20 +7,69 @@ import (
 	"net/netip"
 	"sync"
 	"sync/atomic"
+
+	"github.com/gopcu/gopcu/internal/poison"
 )
 
 // Datagram is one received NS datagram, handed to the owner goroutine.
+// Data is a buffer of the receiving UDP's pool: the owner may give it back
+// with Release once nothing refers to it any more, so that the reader does
+// not allocate for the next datagram. A Datagram never released is
+// garbage-collected like any slice.
 type Datagram struct {
 	Bind  int
 	From  netip.AddrPort
 	Local netip.AddrPort // the receiving socket's bound address (may be a wildcard)
 	Data  []byte
+	pool  *pool
+}
+
+// Release gives Data's buffer back to the pool of the UDP that received
+// the datagram. Call it at most once per received datagram (on one of its
+// copies), after the last use of Data and of every slice of it; a
+// Datagram not made by a UDP reader is left alone. With the test hook
+// internal/poison enabled the buffer is overwritten on release.
+func (d Datagram) Release() {
+	if d.pool != nil {
+		d.pool.put(d.Data)
+	}
+}
+
+// pool is the free list of datagram buffers (cap MaxDatagram) shared by
+// the readers of a UDP and the goroutine that releases them: a buffered
+// channel, never waited on (empty: allocate, full: drop the buffer).
+type pool struct {
+	free chan []byte
+}
+
+// poolSize bounds the free buffers kept per UDP (1 MiB).
+const poolSize = 256
+
+func (p *pool) get() []byte {
+	select {
+	case b := <-p.free:
+		return b
+	default:
+		return make([]byte, MaxDatagram)
+	}
+}
+
+func (p *pool) put(b []byte) {
+	if cap(b) != MaxDatagram {
+		return
+	}
+	poison.Fill(b)
+	select {
+	case p.free <- b[:MaxDatagram]:
+	default:
+	}
 }
 
 // UDP is the production Transport: one net.UDPConn per local bind and one
 // reader goroutine per socket that does nothing but forward raw datagrams to
 // deliver (which should post them to the engine loop, e.g. a channel send).
 type UDP struct {
+	pool      pool
 	conns     []*net.UDPConn
 	wg        sync.WaitGroup
 	oversized atomic.Uint64
@@ -37,7 +86,7 @@ const MaxDatagram = 4096
 // wildcard address on INFO_IND local_port[i]: "0.0.0.0:23001" or "[::]:23001")
 // and starts the readers. deliver is called from the reader goroutines.
 func ListenUDP(binds []netip.AddrPort, deliver func(Datagram)) (*UDP, error) {
-	u := &UDP{}
+	u := &UDP{pool: pool{free: make(chan []byte, poolSize)}}
 	for _, b := range binds {
 		// udp4/udp6 so that "[::]:p" (IPV6_V6ONLY) and "0.0.0.0:p" coexist.
 		network := "udp4"
@@ -75,9 +124,12 @@ func (u *UDP) read(bind int, c *net.UDPConn, deliver func(Datagram)) {
 			u.oversized.Add(1)
 			continue
 		}
-		d := make([]byte, n)
+		// read into the big buffer, so that an oversized datagram is seen
+		// as such, then into a pooled one (the copy costs far less than
+		// the syscall)
+		d := u.pool.get()[:n]
 		copy(d, buf[:n])
-		deliver(Datagram{Bind: bind, From: netip.AddrPortFrom(from.Addr().Unmap(), from.Port()), Local: local, Data: d})
+		deliver(Datagram{Bind: bind, From: netip.AddrPortFrom(from.Addr().Unmap(), from.Port()), Local: local, Data: d, pool: &u.pool})
 	}
 }
 
