@@ -1,6 +1,8 @@
 package pcu
 
 import (
+	"context"
+	"log/slog"
 	"slices"
 	"time"
 )
@@ -312,7 +314,9 @@ func (e *Engine) fireTimer(t *TBF, ev tbfEvent, expired timerKind) bool {
 				e.startTimer(t, r.start)
 			}
 		}
-		e.tbfLog.Debug("TBF event", "tbf", t, "event", ev.String(), "timer", timerName(expired), "from", from.String())
+		if e.tbfLog.Enabled(context.Background(), slog.LevelDebug) { // the arguments allocate
+			e.tbfLog.Debug("TBF event", "tbf", t, "event", ev.String(), "timer", timerName(expired), "from", from.String())
+		}
 		if r.act != nil {
 			r.act(e, t)
 		}
