@@ -183,3 +183,23 @@ func TestPooledMemoryFactor(t *testing.T) {
 		runtime.KeepAlive(qs)
 	}
 }
+
+// TestPutBackClosedQueue: a frame put back into the queue of an MS that is
+// gone ends there: not queued, not charged again, its buffer given back.
+func TestPutBackClosedQueue(t *testing.T) {
+	s := mustShared(t, DefaultConfig())
+	q := s.NewQueue(nil)
+	q.EnqueueCopy(0, uiFrame(3, 300, "x"), LifetimeInfinite)
+	fr, ok, _ := q.Dequeue(0)
+	if !ok {
+		t.Fatal("nothing dequeued")
+	}
+	q.Close()
+	q.PutBack(0, fr)
+	if mem, frames, _ := s.Usage(); q.Len() != 0 || mem != 0 || frames != 0 {
+		t.Fatalf("closed queue holds %d frames; shared usage %d octets, %d frames", q.Len(), mem, frames)
+	}
+	if ps := s.PoolStats(); ps.Released != 1 {
+		t.Fatalf("buffer not given back: %+v", ps)
+	}
+}

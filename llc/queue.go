@@ -400,6 +400,10 @@ func (q *Queue) enqueue(now time.Duration, frame []byte, pduLifetime uint16, fl 
 // unchanged: a Frame built by hand has no queue metadata and is taken as
 // enqueued now with an infinite lifetime.
 func (q *Queue) PutBack(now time.Duration, f Frame) {
+	if q.closed { // its MS is gone: the frame ends here (not charged again)
+		q.s.Release(&f)
+		return
+	}
 	if !f.queued {
 		f.Enqueued, f.Lifetime = now, LifetimeInfinite
 		f.seq = q.headSeq(f.Data)

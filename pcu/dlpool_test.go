@@ -349,3 +349,34 @@ func TestDLUnitdataAllocs(t *testing.T) {
 		t.Fatalf("frames not sent and acknowledged: %d queued, %d in flight", tbf.ms.Queue.Len(), len(tbf.dl.inflight))
 	}
 }
+
+// TestFreeTBFPutsBackUnclosedFrame: a DL TBF freed while its frame has
+// all its octets in blocks but is not closed yet (EGPRS: a unit filled
+// exactly, the closing empty chunk still to come) gives the frame back to
+// the MS's queue: the MS cannot have it, and nothing may be lost.
+func TestFreeTBFPutsBackUnclosedFrame(t *testing.T) {
+	e, bts := benchEngine(t)
+	m := e.newMS(bts, 0xc0000001)
+	x := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: 0, slots: 1 << 3, ctrlTS: 3, cs: rlcmac.CS4, dl: &dlTBF{drained: -1}}
+	e.attach(x)
+	e.setupDLWindow(x)
+	m.DL = x
+	x.state = TBFFlow
+	frame := make([]byte, 300)
+	frame[0], frame[1] = 0x03, 0xc0 // LLC UI, SAPI 3
+	if err := m.Queue.EnqueueCopy(e.now, frame, 0xffff); err != nil {
+		t.Fatal(err)
+	}
+	if !e.nextFrame(x) {
+		t.Fatal("no frame taken")
+	}
+	x.dl.cur = x.dl.cur[len(x.dl.cur):] // every octet placed, the frame not closed
+	e.freeTBF(x, true)
+	if m.Queue.Len() != 1 {
+		t.Fatalf("%d frames queued after the TBF was freed, want the unclosed frame back", m.Queue.Len())
+	}
+	fr, ok, _ := m.Queue.Dequeue(e.now)
+	if !ok || len(fr.Data) != 300 || fr.Data[0] != 0x03 {
+		t.Fatalf("frame back: %v %d octets", ok, len(fr.Data))
+	}
+}

@@ -305,8 +305,11 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 		}
 		// The frame being segmented and the frames not acknowledged go
 		// back to the queue head, last dequeued first, unless the TBF
-		// ended normally (final Ack/Nack: everything acknowledged).
-		if t.dl.haveCur && len(t.dl.cur) > 0 {
+		// ended normally (final Ack/Nack: everything acknowledged). A
+		// frame whose octets are all in blocks but that is not closed yet
+		// (EGPRS: a unit filled exactly, the closing empty chunk still to
+		// send) goes back too: the MS cannot have it.
+		if t.dl.haveCur {
 			t.ms.Queue.PutBack(e.now, t.dl.curFr)
 		}
 		t.dl.curFr, t.dl.cur, t.dl.curFrame = llc.Frame{}, nil, nil // the queue owns it again
