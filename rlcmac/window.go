@@ -33,7 +33,36 @@ func (s BlockState) String() string {
 type SendWindow struct {
 	sns, ws int
 	vs, va  int
-	vb      [EGPRSSNS]BlockState
+	// in [V(A), V(S)): blocks not acknowledged, and of those the ones
+	// NACKED or RESEND (kept by set: CountUnacked and ResendNeeded do
+	// not walk a window of up to 1024 blocks on every radio block)
+	unacked, resend int
+	vb              [EGPRSSNS]BlockState
+}
+
+// set writes V(B) of b (already mod SNS), keeping the counts of the
+// blocks in the window.
+func (w *SendWindow) set(b int, s BlockState) {
+	if w.InWindow(b) {
+		old := w.vb[b]
+		w.unacked += notAcked(s) - notAcked(old)
+		w.resend += toResend(s) - toResend(old)
+	}
+	w.vb[b] = s
+}
+
+func notAcked(s BlockState) int {
+	if s == BlockUnacked || s == BlockNacked || s == BlockResend {
+		return 1
+	}
+	return 0
+}
+
+func toResend(s BlockState) int {
+	if s == BlockNacked || s == BlockResend {
+		return 1
+	}
+	return 0
 }
 
 // Reset initialises the window (egprs selects SNS 2048, else 128; ws is
@@ -44,6 +73,7 @@ func (w *SendWindow) Reset(egprs bool, ws int) {
 		w.sns, w.ws = EGPRSSNS, clampWS(ws)
 	}
 	w.vs, w.va = 0, 0
+	w.unacked, w.resend = 0, 0
 	for i := range w.vb[:w.sns] {
 		w.vb[i] = BlockInvalid
 	}
@@ -95,20 +125,24 @@ func (w *SendWindow) SendNew() (bsn int, ok bool) {
 		return 0, false
 	}
 	bsn = w.vs
-	w.vb[bsn] = BlockUnacked
+	w.vb[bsn] = BlockInvalid // (outside the window it is; set counts it in)
 	w.vs = w.mod(w.vs + 1)
+	w.set(bsn, BlockUnacked)
 	return bsn, true
 }
 
 // MarkSent marks a (re)transmitted block as waiting for acknowledgement.
-func (w *SendWindow) MarkSent(bsn int) { w.vb[w.mod(bsn)] = BlockUnacked }
+func (w *SendWindow) MarkSent(bsn int) { w.set(w.mod(bsn), BlockUnacked) }
 
 // MarkResend marks bsn for retransmission (the second half of a split
 // EGPRS block still has to go).
-func (w *SendWindow) MarkResend(bsn int) { w.vb[w.mod(bsn)] = BlockResend }
+func (w *SendWindow) MarkResend(bsn int) { w.set(w.mod(bsn), BlockResend) }
 
 // ResendNeeded returns the first NACKED or RESEND BSN in [V(A), V(S)) or -1.
 func (w *SendWindow) ResendNeeded() int {
+	if w.resend == 0 {
+		return -1
+	}
 	for b := w.va; b != w.vs; b = w.mod(b + 1) {
 		if s := w.vb[b]; s == BlockNacked || s == BlockResend {
 			return b
@@ -123,7 +157,7 @@ func (w *SendWindow) MarkForResend() int {
 	n := 0
 	for b := w.va; b != w.vs; b = w.mod(b + 1) {
 		if w.vb[b] == BlockUnacked {
-			w.vb[b] = BlockResend
+			w.set(b, BlockResend)
 			n++
 		}
 	}
@@ -131,15 +165,7 @@ func (w *SendWindow) MarkForResend() int {
 }
 
 // CountUnacked returns the blocks in [V(A), V(S)) not yet acknowledged.
-func (w *SendWindow) CountUnacked() int {
-	n := 0
-	for b := w.va; b != w.vs; b = w.mod(b + 1) {
-		if w.vb[b] != BlockAcked {
-			n++
-		}
-	}
-	return n
-}
+func (w *SendWindow) CountUnacked() int { return w.unacked }
 
 // setAck applies one bitmap bit to bsn if it is inside the window.
 func (w *SendWindow) setAck(bsn int, ack bool, acked, nacked *int) {
@@ -150,11 +176,11 @@ func (w *SendWindow) setAck(bsn int, ack bool, acked, nacked *int) {
 	if ack {
 		if w.vb[bsn] != BlockAcked {
 			*acked++
-			w.vb[bsn] = BlockAcked
+			w.set(bsn, BlockAcked)
 		}
 		return
 	}
-	w.vb[bsn] = BlockNacked
+	w.set(bsn, BlockNacked)
 	*nacked++
 }
 
