@@ -21,11 +21,7 @@ package prom
 
 import (
 	"cmp"
-	"context"
-	"errors"
 	"math"
-	"net"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,9 +50,6 @@ const (
 	sojournMSName  = Namespace + "_ms_llc_sojourn_seconds"
 	sojournMSHelp  = "Time LLC frames spent in an MS's downlink queue before transmission"
 )
-
-// contentType is the text format's media type.
-const contentType = "text/plain; version=0.0.4; charset=utf-8"
 
 // MetricName is the sanitised Prometheus name of an Osmocom name:
 // "gopcu_" + group + "_" + name with every character outside
@@ -275,23 +268,13 @@ func (v *GaugeVec) WithLabelValues(values ...string) *Gauge {
 	return g
 }
 
-// Handler serves the page (GET /metrics) in the text format. The body is
-// never compressed: gzip's writer state (~200 kB at BestSpeed, ~700 kB
-// at the default level) would outweigh a page of ~16 kB, and identity is
-// always an acceptable content coding (RFC 9110 §12.5.3).
-func (e *Exporter) Handler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		e.scrapeMu.Lock()
-		defer e.scrapeMu.Unlock()
-		e.buf = e.AppendText(e.buf[:0])
-		h := w.Header()
-		h.Set("Content-Type", contentType)
-		h.Set("Content-Length", strconv.Itoa(len(e.buf)))
-		if r.Method == http.MethodHead {
-			return
-		}
-		w.Write(e.buf)
-	})
+// scrape runs fn with the whole page, written into the exporter's reused
+// buffer (fn must not keep it). Scrapes run one at a time.
+func (e *Exporter) scrape(fn func(page []byte)) {
+	e.scrapeMu.Lock()
+	defer e.scrapeMu.Unlock()
+	e.buf = e.AppendText(e.buf[:0])
+	fn(e.buf)
 }
 
 // AppendText appends the whole page to b: the counters and stat items,
@@ -565,40 +548,4 @@ func appendFloat(b []byte, v float64) []byte {
 		return append(b, "NaN"...)
 	}
 	return strconv.AppendFloat(b, v, 'g', -1, 64)
-}
-
-// Server is a running /metrics endpoint.
-type Server struct {
-	srv *http.Server
-	ln  net.Listener
-	err chan error
-}
-
-// Serve listens on addr (the process setting; "" = off, the caller does not
-// call Serve) and serves /metrics until Close. Other paths are 404.
-func (e *Exporter) Serve(addr string) (*Server, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", e.Handler())
-	s := &Server{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 10 * time.Second},
-		ln: ln, err: make(chan error, 1)}
-	go func() { s.err <- s.srv.Serve(ln) }()
-	return s, nil
-}
-
-// Addr is the listening address.
-func (s *Server) Addr() net.Addr { return s.ln.Addr() }
-
-// Close stops the server.
-func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	err := s.srv.Shutdown(ctx)
-	if serr := <-s.err; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
-	}
-	return err
 }
