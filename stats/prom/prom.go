@@ -273,14 +273,14 @@ func (v *GaugeVec) WithLabelValues(values ...string) *Gauge {
 func (e *Exporter) scrape(fn func(page []byte)) {
 	e.scrapeMu.Lock()
 	defer e.scrapeMu.Unlock()
-	e.buf = e.AppendText(e.buf[:0])
+	e.buf = e.appendPage(e.buf[:0])
 	fn(e.buf)
 }
 
-// AppendText appends the whole page to b: the counters and stat items,
+// appendPage appends the whole page to b: the counters and stat items,
 // the gauge vectors, the sojourn histograms and the Go runtime's series.
-// Scrapes must not run it concurrently (Handler serialises them).
-func (e *Exporter) AppendText(b []byte) []byte {
+// It uses the exporter's scratch space: scrape serialises the calls.
+func (e *Exporter) appendPage(b []byte) []byte {
 	// The runtime's figures first, so that a scrape's own allocations
 	// count in the next scrape's go_memstats_mallocs_total, not this one's.
 	e.rt.read()
