@@ -130,7 +130,7 @@ func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout,
 	}
 	if s.MetricsAddr != "" {
 		w.prom = prom.New(ctrs)
-		w.gauges = newEngineGauges(w.prom.Registry())
+		w.gauges = newEngineGauges(w.prom)
 		ecfg.Observer = promObserver{w.prom}
 	}
 	eng := pcu.New(ecfg)

@@ -82,3 +82,55 @@ func TestPackagedConfigs(t *testing.T) {
 		}
 	}
 }
+
+// gopcuBuild matches a command that builds the gopcu binary: `go build`
+// of ./cmd/gopcu or ./cmd/..., or exec.Command("go", "build", ...cmd/gopcu").
+var gopcuBuild = regexp.MustCompile(`(^\s*|&&\s*|\(\s*)(CGO_ENABLED=0 )?go build .*(\./cmd/gopcu\b|\./cmd/\.\.\.)|exec\.Command\("go", "build", .*cmd/gopcu"`)
+
+// TestStaticBuilds: everywhere the project builds gopcu (Makefile,
+// packaging, scripts, labs, pcubench, the tests that run the binary) it
+// sets CGO_ENABLED=0: a dynamically linked gopcu maps libc and ld.so, 1.3 MB
+// more resident memory (issue #16, docs/performance.md "Max RSS").
+func TestStaticBuilds(t *testing.T) {
+	n := 0
+	err := filepath.WalkDir("../..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); name == ".git" || name == ".cache" || name == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if name := d.Name(); name != "Makefile" && !strings.HasSuffix(name, ".sh") && !strings.HasSuffix(name, ".go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		lines := strings.Split(string(b), "\n")
+		exported := false // a shell script's `export ... CGO_ENABLED=0`
+		for i, l := range lines {
+			if strings.HasPrefix(strings.TrimSpace(l), "export ") && strings.Contains(l, "CGO_ENABLED=0") {
+				exported = true
+			}
+			if strings.Contains(l, "gopcuBuild") || !gopcuBuild.MatchString(l) {
+				continue
+			}
+			n++
+			near := strings.Join(lines[i:min(len(lines), i+3)], "\n") // a Go exec.Command sets Env below
+			if !exported && !strings.Contains(near, "CGO_ENABLED=0") {
+				t.Errorf("%s:%d builds gopcu without CGO_ENABLED=0: %s", path, i+1, strings.TrimSpace(l))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 5 {
+		t.Errorf("found %d gopcu builds; the pattern no longer matches the build commands", n)
+	}
+}

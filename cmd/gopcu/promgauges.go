@@ -3,8 +3,6 @@ package main
 import (
 	"strconv"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/stats/prom"
 )
@@ -18,20 +16,15 @@ import (
 //
 // They are set once a second on the engine goroutine (statsWiring.tick).
 type engineGauges struct {
-	tbfs, frames, octets *prometheus.GaugeVec
+	tbfs, frames, octets *prom.GaugeVec
 }
 
-func newEngineGauges(reg prometheus.Registerer) *engineGauges {
-	g := &engineGauges{
-		tbfs: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: prom.Namespace, Name: "bts_tbfs",
-			Help: "TBFs that exist now, per direction"}, []string{"index", "dir"}),
-		frames: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: prom.Namespace, Name: "bts_llc_queue_frames",
-			Help: "LLC frames waiting in the downlink queues of all MSs"}, []string{"index"}),
-		octets: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: prom.Namespace, Name: "bts_llc_queue_octets",
-			Help: "Octets of the LLC frames waiting in the downlink queues of all MSs"}, []string{"index"}),
+func newEngineGauges(e *prom.Exporter) *engineGauges {
+	return &engineGauges{
+		tbfs:   e.NewGaugeVec(prom.Namespace+"_bts_tbfs", "TBFs that exist now, per direction", "index", "dir"),
+		frames: e.NewGaugeVec(prom.Namespace+"_bts_llc_queue_frames", "LLC frames waiting in the downlink queues of all MSs", "index"),
+		octets: e.NewGaugeVec(prom.Namespace+"_bts_llc_queue_octets", "Octets of the LLC frames waiting in the downlink queues of all MSs", "index"),
 	}
-	reg.MustRegister(g.tbfs, g.frames, g.octets)
-	return g
 }
 
 // update reads the engine (engine goroutine only).

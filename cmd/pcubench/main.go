@@ -125,6 +125,7 @@ func main() {
 		bin = dir + "/gopcu"
 		fmt.Fprintln(os.Stderr, "pcubench: building gopcu")
 		c := exec.Command("go", "build", "-o", bin, "./cmd/gopcu")
+		c.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as packaged: no libc/ld.so pages in its RSS
 		c.Stdout, c.Stderr = os.Stderr, os.Stderr
 		if err := c.Run(); err != nil {
 			fail(fmt.Errorf("go build ./cmd/gopcu: %w", err))

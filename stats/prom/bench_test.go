@@ -10,9 +10,9 @@ import (
 	"github.com/gopcu/gopcu/stats"
 )
 
-// BenchmarkScrape: one /metrics scrape (text format) over the engine's
-// bts, pcu:sgsn and pcu:l1if groups plus 5 items, Go and process collectors
-// included.
+// BenchmarkScrape: one /metrics page (text format) over the engine's
+// bts, pcu:sgsn and pcu:l1if groups plus 5 items, the go_* series
+// included, through a net/http handler (handler_test.go).
 func BenchmarkScrape(b *testing.B) {
 	reg := &ratectr.Registry{}
 	reg.Register(ratectr.NewGroup("bts", "BTS Statistics", 0, pcu.BTSCounterDescs))

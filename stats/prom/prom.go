@@ -9,21 +9,25 @@
 // every stat item a gauge gopcu_<group>_<item>{index="..."}. Values are
 // read at scrape time (ratectr values are atomic); nothing is copied on
 // the engine's path.
+//
+// The package writes the Prometheus text exposition format, version 0.0.4
+// (https://prometheus.io/docs/instrumenting/exposition_formats/), with the
+// standard library alone: the Prometheus Go client and its protobuf
+// dependency cost ~3 MB of resident memory at start-up (package inits,
+// descriptor registration), whether or not the endpoint is on. Metric
+// names, HELP and TYPE lines and values are those the client wrote before
+// (its Go collector's go_* series included; see runtime.go).
 package prom
 
 import (
-	"context"
-	"errors"
-	"net"
-	"net/http"
+	"cmp"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/stats"
@@ -35,8 +39,17 @@ const Namespace = "gopcu"
 // SojournBuckets are the histogram buckets (seconds) of LLC queue sojourn
 // times: from 10 ms (half a radio block period) to 30 s (beyond the
 // default LLC lifetime, osmo-pcu `queue lifetime`, and the T3193-bounded
-// TBF lifetimes), roughly 1-2-5 per decade.
+// TBF lifetimes), roughly 1-2-5 per decade. New reads it; changing it
+// later does not change an exporter's histograms.
 var SojournBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30}
+
+// The sojourn histograms' families.
+const (
+	sojournAllName = Namespace + "_llc_sojourn_seconds"
+	sojournAllHelp = "Time LLC frames spent in the downlink queues of all MS before transmission"
+	sojournMSName  = Namespace + "_ms_llc_sojourn_seconds"
+	sojournMSHelp  = "Time LLC frames spent in an MS's downlink queue before transmission"
+)
 
 // MetricName is the sanitised Prometheus name of an Osmocom name:
 // "gopcu_" + group + "_" + name with every character outside
@@ -66,44 +79,59 @@ func writeSanitised(b *strings.Builder, s string) {
 
 type descKey struct{ group, name string }
 
+type itemKey struct{ group, index, name string }
+
+// family is a metric family's name and HELP text, built once per
+// (group, name) and cached.
+type family struct{ name, help string }
+
+// sample is one counter or stat item series of a scrape.
+type sample struct {
+	f     *family
+	typ   string // "counter", "gauge"
+	index string // the "index" label's value
+	v     float64
+}
+
 // Exporter is the Prometheus side of a gopcu process.
 type Exporter struct {
-	reg  *ratectr.Registry
-	preg *prometheus.Registry
+	reg *ratectr.Registry
 
+	// mu guards what the engine goroutine hands over: the stat items,
+	// the per-MS histograms a scrape shows and the gauge vectors. The
+	// engine holds it only to copy or insert; a scrape only to copy.
 	mu     sync.Mutex
-	ctrDsc map[descKey]*prometheus.Desc
-	itmDsc map[descKey]*prometheus.Desc
 	items  []stats.Item
+	msList map[uint32]*histogram
+	gauges []*GaugeVec
 
-	sojournAll *prometheus.HistogramVec // no labels: every frame
-	sojournMS  *prometheus.HistogramVec // label tlli
-	perMS      map[uint32]prometheus.Observer
-	all        prometheus.Observer
+	// Owner (engine) goroutine only.
+	bounds []float64
+	all    *histogram
+	perMS  map[uint32]*histogram
+
+	// scrapeMu serialises scrapes; the rest is their scratch space.
+	scrapeMu sync.Mutex
+	buf      []byte
+	fams     map[descKey]*family
+	samples  []sample
+	seen     map[descKey]bool // (group, index) of the counter groups
+	iseen    map[itemKey]bool // (group, index, name) of the stat items
+	itemsCp  []stats.Item
+	msCp     []*histogram
+	rt       runtimeReader
 }
 
-// New makes an exporter over reg's counter groups. Its Prometheus registry
-// also carries the Go runtime and process collectors.
+// New makes an exporter over reg's counter groups (nil: none). Its page
+// also carries the Go runtime's go_* series.
 func New(reg *ratectr.Registry) *Exporter {
-	e := &Exporter{reg: reg, preg: prometheus.NewRegistry(),
-		ctrDsc: map[descKey]*prometheus.Desc{}, itmDsc: map[descKey]*prometheus.Desc{},
-		perMS: map[uint32]prometheus.Observer{}}
-	e.sojournAll = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: Namespace, Name: "llc_sojourn_seconds",
-		Help:    "Time LLC frames spent in the downlink queues of all MS before transmission",
-		Buckets: SojournBuckets}, nil)
-	e.sojournMS = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Namespace: Namespace, Name: "ms_llc_sojourn_seconds",
-		Help:    "Time LLC frames spent in an MS's downlink queue before transmission",
-		Buckets: SojournBuckets}, []string{"tlli"})
-	e.all = e.sojournAll.WithLabelValues()
-	e.preg.MustRegister(e, e.sojournAll, e.sojournMS,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	e := &Exporter{reg: reg, bounds: slices.Clone(SojournBuckets),
+		msList: map[uint32]*histogram{}, perMS: map[uint32]*histogram{},
+		fams: map[descKey]*family{}, seen: map[descKey]bool{}, iseen: map[itemKey]bool{}}
+	e.all = newHistogram(e.bounds, "")
+	e.rt.init()
 	return e
 }
-
-// Registry is the exporter's Prometheus registry, for extra collectors.
-func (e *Exporter) Registry() *prometheus.Registry { return e.preg }
 
 // SetItems replaces the stat items shown at the next scrapes. The owner
 // (engine loop) calls it when it reports (e.g. with the same slice it
@@ -114,18 +142,49 @@ func (e *Exporter) SetItems(items []stats.Item) {
 	e.mu.Unlock()
 }
 
+// histogram is a cumulative histogram over fixed bounds that one
+// goroutine observes into while scrapes read it: every field is atomic.
+type histogram struct {
+	bounds []float64
+	counts []atomic.Uint64 // per bucket, not cumulative; the last is (bounds[len-1], +Inf)
+	sum    atomic.Uint64   // math.Float64bits of the sum of observations
+	label  string          // the "tlli" label ("" for the all-MS histogram)
+}
+
+func newHistogram(bounds []float64, label string) *histogram {
+	return &histogram{bounds: bounds, counts: make([]atomic.Uint64, len(bounds)+1), label: label}
+}
+
+func (h *histogram) observe(v float64) {
+	i := 0
+	for i < len(h.bounds) && v > h.bounds[i] {
+		i++
+	}
+	h.counts[i].Add(1)
+	for {
+		old := h.sum.Load()
+		if h.sum.CompareAndSwap(old, math.Float64bits(math.Float64frombits(old)+v)) {
+			return
+		}
+	}
+}
+
 // ObserveSojourn records that an LLC frame of the MS with this TLLI waited
 // d in its downlink queue. Owner goroutine only (the per-MS cache is not
 // locked); the histograms themselves are safe against concurrent scrapes.
+// It allocates only for an MS it has not seen (or has forgotten).
 func (e *Exporter) ObserveSojourn(tlli uint32, d time.Duration) {
 	s := d.Seconds()
-	e.all.Observe(s)
-	o := e.perMS[tlli]
-	if o == nil {
-		o = e.sojournMS.WithLabelValues(TLLILabel(tlli))
-		e.perMS[tlli] = o
+	e.all.observe(s)
+	h := e.perMS[tlli]
+	if h == nil {
+		h = newHistogram(e.bounds, TLLILabel(tlli))
+		e.perMS[tlli] = h
+		e.mu.Lock()
+		e.msList[tlli] = h
+		e.mu.Unlock()
 	}
-	o.Observe(s)
+	h.observe(s)
 }
 
 // ForgetMS drops the MS's histogram (call when the MS object is freed, or
@@ -135,7 +194,9 @@ func (e *Exporter) ForgetMS(tlli uint32) {
 		return
 	}
 	delete(e.perMS, tlli)
-	e.sojournMS.DeleteLabelValues(TLLILabel(tlli))
+	e.mu.Lock()
+	delete(e.msList, tlli)
+	e.mu.Unlock()
 }
 
 // TLLILabel is the "tlli" label value: 0x%08x as osmo-pcu prints TLLIs.
@@ -149,113 +210,342 @@ func TLLILabel(tlli uint32) string {
 	return string(b)
 }
 
-// Describe sends nothing: the groups come and go (per-MS and per-TBF
-// groups), so the exporter is an unchecked collector.
-func (e *Exporter) Describe(chan<- *prometheus.Desc) {}
+// GaugeVec is a gauge family with labels whose values the owner sets
+// (cmd/gopcu's gopcu_bts_tbfs{index,dir}). Series are made on first use
+// and live as long as the exporter.
+type GaugeVec struct {
+	name, help string
+	labels     []string
 
-// Collect reads every counter and stat item (prometheus.Collector).
-func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
-	type seenKey struct {
-		group, index string
-	}
-	seen := map[seenKey]bool{}
+	mu     sync.Mutex
+	key    []byte // scratch for lookups
+	series map[string]*Gauge
+}
+
+// Gauge is one series of a GaugeVec.
+type Gauge struct {
+	bits   atomic.Uint64 // math.Float64bits
+	values []string
+	key    string
+}
+
+// Set sets the gauge's value; scrapes read it atomically.
+func (g *Gauge) Set(v float64) { g.bits.Store(math.Float64bits(v)) }
+
+// Value is the gauge's value.
+func (g *Gauge) Value() float64 { return math.Float64frombits(g.bits.Load()) }
+
+// NewGaugeVec adds a gauge family named name (the full name, e.g.
+// Namespace+"_bts_tbfs") with these label names to the exporter's page.
+func (e *Exporter) NewGaugeVec(name, help string, labels ...string) *GaugeVec {
+	v := &GaugeVec{name: name, help: help, labels: slices.Clone(labels), series: map[string]*Gauge{}}
 	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.gauges = append(e.gauges, v)
+	e.mu.Unlock()
+	return v
+}
+
+// WithLabelValues is the series with these label values (as many as the
+// vector has label names), made on first use. It does not allocate for a
+// series that exists.
+func (v *GaugeVec) WithLabelValues(values ...string) *Gauge {
+	if len(values) != len(v.labels) {
+		panic("prom: " + v.name + ": " + strconv.Itoa(len(values)) + " label values for " + strconv.Itoa(len(v.labels)) + " labels")
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	k := v.key[:0]
+	for _, s := range values {
+		k = append(k, s...)
+		k = append(k, 0xff) // not in UTF-8 text
+	}
+	v.key = k
+	if g := v.series[string(k)]; g != nil {
+		return g
+	}
+	g := &Gauge{values: slices.Clone(values), key: string(k)}
+	v.series[g.key] = g
+	return g
+}
+
+// scrape runs fn with the whole page, written into the exporter's reused
+// buffer (fn must not keep it). Scrapes run one at a time.
+func (e *Exporter) scrape(fn func(page []byte)) {
+	e.scrapeMu.Lock()
+	defer e.scrapeMu.Unlock()
+	e.buf = e.appendPage(e.buf[:0])
+	fn(e.buf)
+}
+
+// appendPage appends the whole page to b: the counters and stat items,
+// the gauge vectors, the sojourn histograms and the Go runtime's series.
+// It uses the exporter's scratch space: scrape serialises the calls.
+func (e *Exporter) appendPage(b []byte) []byte {
+	// The runtime's figures first, so that a scrape's own allocations
+	// count in the next scrape's go_memstats_mallocs_total, not this one's.
+	e.rt.read()
+
+	e.mu.Lock()
+	e.itemsCp = append(e.itemsCp[:0], e.items...)
+	e.msCp = e.msCp[:0]
+	for _, h := range e.msList {
+		e.msCp = append(e.msCp, h)
+	}
+	gauges := e.gauges // append-only: the prefix is stable
+	e.mu.Unlock()
+
+	b = e.appendCountersAndItems(b)
+	for _, v := range gauges {
+		b = v.appendText(b)
+	}
+	b = appendHistograms(b, sojournAllName, sojournAllHelp, "", []*histogram{e.all})
+	slices.SortFunc(e.msCp, func(x, y *histogram) int { return cmp.Compare(x.label, y.label) })
+	b = appendHistograms(b, sojournMSName, sojournMSHelp, "tlli", e.msCp)
+	b = e.rt.appendText(b)
+	return b
+}
+
+func (e *Exporter) counterFamily(g *ratectr.Group, d ratectr.Desc) *family {
+	dk := descKey{g.Name, d.Name}
+	f := e.fams[dk]
+	if f == nil {
+		help := strings.TrimSpace(d.Description)
+		if help == "" {
+			help = d.Name
+		}
+		f = &family{MetricName(g.Name, d.Name) + "_total", strings.TrimSpace(g.Description) + ": " + help}
+		e.fams[dk] = f
+	}
+	return f
+}
+
+func (e *Exporter) itemFamily(it *stats.Item) *family {
+	dk := descKey{"\x00" + it.Group, it.Name} // apart from the counters' keys
+	f := e.fams[dk]
+	if f == nil {
+		help := strings.TrimSpace(it.Description)
+		if help == "" {
+			help = "Stat item " + it.Group + " " + it.Name
+		}
+		if it.Unit != "" {
+			help += " (" + it.Unit + ")"
+		}
+		f = &family{MetricName(it.Group, it.Name), help}
+		e.fams[dk] = f
+	}
+	return f
+}
+
+func indexLabel(index uint32, name string) string {
+	if name != "" { // a named group (NS-VC) is labelled with its name
+		return name
+	}
+	return strconv.FormatUint(uint64(index), 10)
+}
+
+// appendCountersAndItems reads every counter group and the stat items
+// and appends them family by family, series ordered by index.
+func (e *Exporter) appendCountersAndItems(b []byte) []byte {
+	e.samples = e.samples[:0]
+	clear(e.seen)
+	clear(e.iseen)
 	if e.reg != nil {
 		for _, g := range e.reg.Groups() {
-			idx := g.IndexName // a named group (NS-VC) is labelled with its name
-			if idx == "" {
-				idx = strconv.FormatUint(uint64(g.Index), 10)
-			}
-			k := seenKey{g.Name, idx}
-			if seen[k] { // a duplicate (group, index) would fail the scrape
+			idx := indexLabel(g.Index, g.IndexName)
+			if k := (descKey{g.Name, idx}); e.seen[k] { // a duplicate (group, index) is skipped
 				continue
+			} else {
+				e.seen[k] = true
 			}
-			seen[k] = true
 			for i, d := range g.Descs {
-				dk := descKey{g.Name, d.Name}
-				desc := e.ctrDsc[dk]
-				if desc == nil {
-					help := strings.TrimSpace(d.Description)
-					if help == "" {
-						help = d.Name
-					}
-					desc = prometheus.NewDesc(MetricName(g.Name, d.Name)+"_total",
-						strings.TrimSpace(g.Description)+": "+help, []string{"index"}, nil)
-					e.ctrDsc[dk] = desc
-				}
-				ch <- prometheus.MustNewConstMetric(desc, prometheus.CounterValue, float64(g.Value(i)), idx)
+				e.samples = append(e.samples, sample{e.counterFamily(g, d), "counter", idx, float64(g.Value(i))})
 			}
 		}
 	}
-	type itemSeen struct {
-		group, index, name string
-	}
-	iseen := map[itemSeen]bool{}
-	for _, it := range e.items {
-		idx := it.IndexName
-		if idx == "" {
-			idx = strconv.FormatUint(uint64(it.Index), 10)
-		}
-		k := itemSeen{it.Group, idx, it.Name}
-		if iseen[k] {
+	for i := range e.itemsCp {
+		it := &e.itemsCp[i]
+		idx := indexLabel(it.Index, it.IndexName)
+		if k := (itemKey{it.Group, idx, it.Name}); e.iseen[k] {
 			continue
+		} else {
+			e.iseen[k] = true
 		}
-		iseen[k] = true
-		dk := descKey{it.Group, it.Name}
-		desc := e.itmDsc[dk]
-		if desc == nil {
-			help := strings.TrimSpace(it.Description)
-			if help == "" {
-				help = "Stat item " + it.Group + " " + it.Name
-			}
-			if it.Unit != "" {
-				help += " (" + it.Unit + ")"
-			}
-			desc = prometheus.NewDesc(MetricName(it.Group, it.Name), help, []string{"index"}, nil)
-			e.itmDsc[dk] = desc
+		e.samples = append(e.samples, sample{e.itemFamily(it), "gauge", idx, float64(it.Value)})
+	}
+	slices.SortStableFunc(e.samples, func(x, y sample) int {
+		if c := cmp.Compare(x.f.name, y.f.name); c != 0 {
+			return c
 		}
-		ch <- prometheus.MustNewConstMetric(desc, prometheus.GaugeValue, float64(it.Value), idx)
+		return cmp.Compare(x.index, y.index)
+	})
+	var last *family
+	for i := range e.samples {
+		s := &e.samples[i]
+		if s.f.name != lastName(last) {
+			b = appendHelpType(b, s.f.name, s.f.help, s.typ)
+			last = s.f
+		}
+		b = append(b, s.f.name...)
+		b = append(b, `{index="`...)
+		b = appendLabelValue(b, s.index)
+		b = append(b, "\"} "...)
+		b = appendFloat(b, s.v)
+		b = append(b, '\n')
 	}
+	return b
 }
 
-// Handler serves the exporter's registry in the Prometheus exposition
-// formats (text or protobuf by content negotiation).
-func (e *Exporter) Handler() http.Handler {
-	return promhttp.HandlerFor(e.preg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
-}
-
-// Server is a running /metrics endpoint.
-type Server struct {
-	srv *http.Server
-	ln  net.Listener
-	err chan error
-}
-
-// Serve listens on addr (the process setting; "" = off, the caller does not
-// call Serve) and serves /metrics until Close.
-func (e *Exporter) Serve(addr string) (*Server, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, err
+func lastName(f *family) string {
+	if f == nil {
+		return ""
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", e.Handler())
-	s := &Server{srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}, ln: ln, err: make(chan error, 1)}
-	go func() { s.err <- s.srv.Serve(ln) }()
-	return s, nil
+	return f.name
 }
 
-// Addr is the listening address.
-func (s *Server) Addr() net.Addr { return s.ln.Addr() }
-
-// Close stops the server.
-func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	err := s.srv.Shutdown(ctx)
-	if serr := <-s.err; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
+func (v *GaugeVec) appendText(b []byte) []byte {
+	v.mu.Lock()
+	series := make([]*Gauge, 0, len(v.series))
+	for _, g := range v.series {
+		series = append(series, g)
 	}
-	return err
+	v.mu.Unlock()
+	if len(series) == 0 {
+		return b // as the client did: a vector without series has no HELP/TYPE
+	}
+	slices.SortFunc(series, func(x, y *Gauge) int { return slices.Compare(x.values, y.values) })
+	b = appendHelpType(b, v.name, v.help, "gauge")
+	for _, g := range series {
+		b = append(b, v.name...)
+		for i, l := range v.labels {
+			if i == 0 {
+				b = append(b, '{')
+			} else {
+				b = append(b, ',')
+			}
+			b = append(b, l...)
+			b = append(b, `="`...)
+			b = appendLabelValue(b, g.values[i])
+			b = append(b, '"')
+		}
+		if len(v.labels) > 0 {
+			b = append(b, '}')
+		}
+		b = append(b, ' ')
+		b = appendFloat(b, g.Value())
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// appendHistograms appends one histogram family: per histogram the
+// cumulative _bucket{le=...} series, _sum and _count. label names the
+// histograms' label ("" = none). The buckets are read once each and
+// _count is their total, so that a scrape racing an observation still
+// shows _bucket{le="+Inf"} == _count and non-decreasing buckets.
+func appendHistograms(b []byte, name, help, label string, hs []*histogram) []byte {
+	if len(hs) == 0 {
+		return b
+	}
+	b = appendHelpType(b, name, help, "histogram")
+	for _, h := range hs {
+		lbl := func(b []byte) []byte {
+			if label != "" {
+				b = append(b, label...)
+				b = append(b, `="`...)
+				b = appendLabelValue(b, h.label)
+				b = append(b, '"')
+			}
+			return b
+		}
+		var cum uint64
+		for i := range h.counts {
+			cum += h.counts[i].Load()
+			b = append(b, name...)
+			b = append(b, "_bucket{"...)
+			b = lbl(b)
+			if label != "" {
+				b = append(b, ',')
+			}
+			b = append(b, `le="`...)
+			if i < len(h.bounds) {
+				b = appendFloat(b, h.bounds[i])
+			} else {
+				b = append(b, "+Inf"...)
+			}
+			b = append(b, "\"} "...)
+			b = strconv.AppendUint(b, cum, 10)
+			b = append(b, '\n')
+		}
+		for _, suffix := range [...]string{"_sum", "_count"} {
+			b = append(b, name...)
+			b = append(b, suffix...)
+			if label != "" {
+				b = append(b, '{')
+				b = lbl(b)
+				b = append(b, '}')
+			}
+			b = append(b, ' ')
+			if suffix == "_sum" {
+				b = appendFloat(b, math.Float64frombits(h.sum.Load()))
+			} else {
+				b = strconv.AppendUint(b, cum, 10)
+			}
+			b = append(b, '\n')
+		}
+	}
+	return b
+}
+
+// appendHelpType appends a family's "# HELP" and "# TYPE" lines.
+func appendHelpType(b []byte, name, help, typ string) []byte {
+	b = append(b, "# HELP "...)
+	b = append(b, name...)
+	b = append(b, ' ')
+	for i := 0; i < len(help); i++ { // HELP escapes '\' and newline
+		switch c := help[i]; c {
+		case '\\':
+			b = append(b, `\\`...)
+		case '\n':
+			b = append(b, `\n`...)
+		default:
+			b = append(b, c)
+		}
+	}
+	b = append(b, "\n# TYPE "...)
+	b = append(b, name...)
+	b = append(b, ' ')
+	b = append(b, typ...)
+	return append(b, '\n')
+}
+
+// appendLabelValue appends a label value escaped as the format wants
+// ('\', '"' and newline).
+func appendLabelValue(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			b = append(b, `\\`...)
+		case '"':
+			b = append(b, `\"`...)
+		case '\n':
+			b = append(b, `\n`...)
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
+}
+
+// appendFloat writes a value as the Go client did: shortest 'g' form,
+// +Inf, -Inf, NaN.
+func appendFloat(b []byte, v float64) []byte {
+	switch {
+	case math.IsInf(v, 1):
+		return append(b, "+Inf"...)
+	case math.IsInf(v, -1):
+		return append(b, "-Inf"...)
+	case math.IsNaN(v):
+		return append(b, "NaN"...)
+	}
+	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }

@@ -87,7 +87,9 @@ func gopcuBinary(t *testing.T) string {
 			return
 		}
 		buildBin = filepath.Join(dir, "gopcu")
-		out, err := exec.Command("go", "build", "-o", buildBin, "github.com/gopcu/gopcu/cmd/gopcu").CombinedOutput()
+		c := exec.Command("go", "build", "-o", buildBin, "github.com/gopcu/gopcu/cmd/gopcu")
+		c.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as packaged
+		out, err := c.CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}

@@ -48,6 +48,7 @@ func buildGopcu(t *testing.T, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "gopcu")
 	cmd := exec.Command("go", "build", "-o", bin, "github.com/gopcu/gopcu/cmd/gopcu")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as packaged
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

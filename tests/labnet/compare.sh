@@ -17,7 +17,7 @@ SCEN="${1:-gopcu-off gopcu-osmo gopcu osmo-pcu}"
 COUNTS="${2:-1 2}"
 export LABNET_RUN="${LABNET_RUN:-${TMPDIR:-/tmp}/gopcu-labnet}"
 mkdir -p "$LABNET_RUN"
-(cd "$ROOT" && go build -o "$LABNET_RUN/gopcu-compare" ./cmd/gopcu) || exit 1
+(cd "$ROOT" && CGO_ENABLED=0 go build -o "$LABNET_RUN/gopcu-compare" ./cmd/gopcu) || exit 1
 
 echo "| PCU / queue | MSs | idle ping avg (ms) | busy ping avg / max (ms) | busy pings lost | 200 kB download (s) |"
 echo "|---|---|---|---|---|---|"

@@ -79,7 +79,7 @@ echo "$SERVER_NETNS" > "$LABNET_RUN/netns"
 mkdir -p "$LABNET_RUN/bin"
 (cd "$ROOT" && go build -o "$LABNET_RUN/bin/labms" ./tests/labnet/cmd/labms) || die "go build labms"
 if [ -z "${PCU_CMD:-}" ]; then
-	(cd "$ROOT" && go build -o "$LABNET_RUN/bin/gopcu" ./cmd/gopcu) || die "go build gopcu"
+	(cd "$ROOT" && CGO_ENABLED=0 go build -o "$LABNET_RUN/bin/gopcu" ./cmd/gopcu) || die "go build gopcu"
 	PCU_CMD="$LABNET_RUN/bin/gopcu --pcu-sock \"\$PCU_SOCK\""
 fi
 
