@@ -3,23 +3,18 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
+	"strconv"
 	"strings"
 
 	"github.com/gopcu/gopcu/stats/capture"
 	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
 )
 
 // settings are the process settings: osmo-pcu's command line plus gopcu's
-// own, with environment variables (GOPCU_*) underneath: --pcu-sock is
-// GOPCU_PCU_SOCK, --metrics-addr GOPCU_METRICS_ADDR (an empty variable
-// counts as unset). Precedence, lowest first: built-in default,
-// environment, config file, command-line flag (as osmo-pcu's -i overrides
-// gsmtap-remote-host).
-//
-// The environment is read with os.LookupEnv, not a configuration library:
-// viper pulled net/http, YAML, TOML and more into the binary, ~1 MB of
-// resident memory (docs/performance.md "Max RSS").
+// own, with environment variables (GOPCU_*) from viper underneath.
+// Precedence, lowest first: built-in default, environment, config file,
+// command-line flag (as osmo-pcu's -i overrides gsmtap-remote-host).
 type settings struct {
 	ConfigFile   string
 	ConfigGiven  bool
@@ -46,6 +41,11 @@ type settings struct {
 func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 	fs := pflag.NewFlagSet("gopcu", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
+	v := viper.New()
+	v.SetEnvPrefix("GOPCU")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	v.AutomaticEnv()
+
 	fs.BoolP("help", "h", false, "Give this help message")
 	fs.BoolP("version", "V", false, "Print the version of gopcu")
 	fs.StringP("config-file", "c", "osmo-pcu.cfg", "Set the config file name")
@@ -73,32 +73,36 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	cliConfig, cliPort := fs.Changed("config-file"), fs.Changed("vty-port")
 	for _, k := range envSettings {
-		name := envName(k)
-		if val := os.Getenv(name); val != "" && !fs.Changed(k) {
-			if err := fs.Set(k, val); err != nil {
-				return nil, fmt.Errorf("%s=%q: %w", name, val, err)
+		if err := v.BindPFlag(k, fs.Lookup(k)); err != nil {
+			return nil, err
+		}
+		v.SetDefault(k, fs.Lookup(k).DefValue)
+		// a number from the environment must be one (viper's GetInt
+		// would make a malformed one 0 without a word)
+		if fs.Lookup(k).Value.Type() == "int" && !fs.Changed(k) && v.IsSet(k) {
+			if raw := v.GetString(k); raw != "" {
+				if _, err := strconv.Atoi(raw); err != nil {
+					return nil, fmt.Errorf("%s=%q: not a number", envName(k), raw)
+				}
 			}
 		}
 	}
-	str := func(k string) string { v, _ := fs.GetString(k); return v }
-	num := func(k string) int { v, _ := fs.GetInt(k); return v }
 	s := &settings{
-		ConfigFile:   str("config-file"),
-		ConfigGiven:  cliConfig || str("config-file") != "osmo-pcu.cfg",
-		GSMTAPIP:     str("gsmtap-ip"),
-		PCUSocket:    str("pcu-sock"),
-		SocketGiven:  str("pcu-sock") != "",
-		PinVersion:   num("pcuif-version"),
-		VTYBind:      str("vty-bind"),
-		VTYPort:      num("vty-port"),
-		VTYPortGiven: cliPort || num("vty-port") != 4240,
-		LogLevel:     str("log-level"),
-		MetricsAddr:  str("metrics-addr"),
-		PcapFile:     str("pcap"),
-		PcapMaxMiB:   num("pcap-max-size"),
-		PcapFiles:    num("pcap-files"),
+		ConfigFile:   v.GetString("config-file"),
+		ConfigGiven:  fs.Changed("config-file") || v.IsSet("config-file") && v.GetString("config-file") != "osmo-pcu.cfg",
+		GSMTAPIP:     v.GetString("gsmtap-ip"),
+		PCUSocket:    v.GetString("pcu-sock"),
+		SocketGiven:  v.GetString("pcu-sock") != "",
+		PinVersion:   v.GetInt("pcuif-version"),
+		VTYBind:      v.GetString("vty-bind"),
+		VTYPort:      v.GetInt("vty-port"),
+		VTYPortGiven: fs.Changed("vty-port") || v.GetInt("vty-port") != 4240,
+		LogLevel:     v.GetString("log-level"),
+		MetricsAddr:  v.GetString("metrics-addr"),
+		PcapFile:     v.GetString("pcap"),
+		PcapMaxMiB:   v.GetInt("pcap-max-size"),
+		PcapFiles:    v.GetInt("pcap-files"),
 	}
 	s.Help, _ = fs.GetBool("help")
 	s.Version, _ = fs.GetBool("version")
@@ -128,8 +132,8 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 var envSettings = []string{"config-file", "pcu-sock", "pcuif-version", "vty-bind", "vty-port", "log-level", "gsmtap-ip",
 	"metrics-addr", "pcap", "pcap-max-size", "pcap-files"}
 
-// envName is a setting's environment variable: GOPCU_ and the flag name
-// in upper case with '-' as '_' ("pcu-sock" -> GOPCU_PCU_SOCK).
+// envName is a setting's environment variable, as viper names it with the
+// prefix GOPCU and '-' as '_' ("pcu-sock" -> GOPCU_PCU_SOCK).
 func envName(flag string) string {
 	return "GOPCU_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
 }
