@@ -241,6 +241,10 @@ func (h gbHandler) DLUnitdata(p *bssgp.DLUnitdata, now time.Duration) {
 	if p.HasOldTLLI {
 		d.OldTLLI = p.OldTLLI
 	}
+	// timers first, as HandleDLUnitdata runs them: an MS they free is not
+	// taken for known here (its classes would keep the new MS's from
+	// being decoded)
+	e.timersDue()
 	var known *MS // the MS HandleDLUnitdata will take, if known by TLLI
 	if bts := e.bts[0]; bts != nil {
 		known = bts.ms.byTLLI[p.TLLI]

@@ -286,6 +286,10 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 	}
 	bts := t.bts
 	bts.tbfs = removeTBF(bts.tbfs, t)
+	if t.inCtl { // not left for the scheduler: a BTS without RTS would keep it
+		bts.ctl = removeTBF(bts.ctl, t)
+		t.inCtl = false
+	}
 	e.dropTBFCounters(t)
 	if t.dir == DirUL {
 		bts.Ctr.Inc(CtrTBFULFreed)

@@ -90,7 +90,7 @@ var gopcuBuild = regexp.MustCompile(`(^\s*|&&\s*|\(\s*)(CGO_ENABLED=0 )?go build
 // TestStaticBuilds: everywhere the project builds gopcu (Makefile,
 // packaging, scripts, labs, pcubench, the tests that run the binary) it
 // sets CGO_ENABLED=0: a dynamically linked gopcu maps libc and ld.so, 1.3 MB
-// more resident memory (issue #16, docs/performance.md "Max RSS").
+// more resident memory (docs/performance.md "Max RSS").
 func TestStaticBuilds(t *testing.T) {
 	n := 0
 	err := filepath.WalkDir("../..", func(path string, d os.DirEntry, err error) error {

@@ -78,13 +78,16 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 			return nil, err
 		}
 		v.SetDefault(k, fs.Lookup(k).DefValue)
-		// a number from the environment must be one (viper's GetInt
-		// would make a malformed one 0 without a word)
+		// a number from the environment must be a decimal one: viper's
+		// GetInt would make a malformed one 0 without a word, and read
+		// "04240" as octal
 		if fs.Lookup(k).Value.Type() == "int" && !fs.Changed(k) && v.IsSet(k) {
 			if raw := v.GetString(k); raw != "" {
-				if _, err := strconv.Atoi(raw); err != nil {
+				n, err := strconv.Atoi(raw)
+				if err != nil {
 					return nil, fmt.Errorf("%s=%q: not a number", envName(k), raw)
 				}
+				v.Set(k, n)
 			}
 		}
 	}

@@ -50,6 +50,10 @@ func TestSettingsEnvironment(t *testing.T) {
 		t.Errorf("flags over the environment: %+v", s)
 	}
 
+	t.Setenv("GOPCU_VTY_PORT", "04241") // decimal, as a flag would read it (not octal)
+	if s, err := parseSettings(nil, io.Discard); err != nil || s.VTYPort != 4241 {
+		t.Errorf("GOPCU_VTY_PORT=04241: %v %v", s, err)
+	}
 	t.Setenv("GOPCU_VTY_PORT", "x")
 	if _, err := parseSettings(nil, io.Discard); err == nil || !strings.Contains(err.Error(), "GOPCU_VTY_PORT") {
 		t.Errorf("malformed GOPCU_VTY_PORT: %v", err)

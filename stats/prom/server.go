@@ -36,6 +36,13 @@ var (
 // maxHeader bounds a request's header section (request line included).
 const maxHeader = 8 << 10
 
+// maxConns bounds the open connections (a scraper needs one; the VTY has
+// its own bound, vty.MaxSessions): a connection beyond it is closed at
+// once, so that no client can take the file descriptors and memory the
+// PCU socket and the Gb need. Each costs a goroutine, a 4 KiB reader and,
+// once it scraped, a copy of the page (~16 kB).
+const maxConns = 16
+
 // Server is a running /metrics endpoint.
 type Server struct {
 	e  *Exporter
@@ -101,6 +108,11 @@ func (s *Server) accept() {
 			c.Close()
 			return
 		}
+		if len(s.conns) >= maxConns {
+			s.mu.Unlock()
+			c.Close()
+			continue
+		}
 		s.conns[c] = struct{}{}
 		s.wg.Add(1)
 		s.mu.Unlock()
@@ -117,7 +129,7 @@ func (s *Server) serveConn(c net.Conn) {
 		c.Close()
 	}()
 	br := bufio.NewReaderSize(c, 4096) // the longest header line
-	var hdr []byte
+	var hdr, page []byte
 	for {
 		c.SetReadDeadline(time.Now().Add(idleTimeout))
 		if _, err := br.Peek(1); err != nil {
@@ -141,23 +153,26 @@ func (s *Server) serveConn(c net.Conn) {
 			return
 		case req.path != "/metrics":
 			hdr = appendStatus(hdr[:0], req.proto, "404 Not Found", req.keepAlive)
-			if _, err := c.Write(appendTextBody(hdr, "404 page not found\n")); err != nil {
+			hdr = appendTextBody(hdr, "404 page not found\n")
+			if req.method == "HEAD" { // no body (RFC 9110 §9.3.2)
+				hdr = hdr[:len(hdr)-len("404 page not found\n")]
+			}
+			if _, err := c.Write(hdr); err != nil {
 				return
 			}
 		default:
-			var werr error
-			s.e.scrape(func(page []byte) {
-				hdr = appendStatus(hdr[:0], req.proto, "200 OK", req.keepAlive)
-				hdr = append(hdr, "Content-Type: "+contentType+"\r\nContent-Length: "...)
-				hdr = strconv.AppendInt(hdr, int64(len(page)), 10)
-				hdr = append(hdr, "\r\n\r\n"...)
-				bufs := net.Buffers{hdr, page}
-				if req.method == "HEAD" {
-					bufs = bufs[:1]
-				}
-				_, werr = bufs.WriteTo(c) // one writev
-			})
-			if werr != nil {
+			// the page is copied out under the exporter's lock and written
+			// after it: a client that does not read holds up only itself
+			s.e.scrape(func(p []byte) { page = append(page[:0], p...) })
+			hdr = appendStatus(hdr[:0], req.proto, "200 OK", req.keepAlive)
+			hdr = append(hdr, "Content-Type: "+contentType+"\r\nContent-Length: "...)
+			hdr = strconv.AppendInt(hdr, int64(len(page)), 10)
+			hdr = append(hdr, "\r\n\r\n"...)
+			bufs := net.Buffers{hdr, page}
+			if req.method == "HEAD" {
+				bufs = bufs[:1]
+			}
+			if _, err := bufs.WriteTo(c); err != nil { // one writev
 				return
 			}
 		}

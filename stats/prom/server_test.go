@@ -187,3 +187,89 @@ func TestServerClose(t *testing.T) {
 		ln.Close()
 	}
 }
+
+// TestServerHeadNotFound: a HEAD of another path gets a 404 without a
+// body (RFC 9110 §9.3.2), so that the next answer on the connection
+// starts where the client expects it.
+func TestServerHeadNotFound(t *testing.T) {
+	s := startServer(t, New(nil))
+	c, err := net.Dial("tcp", s.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, "HEAD /x HTTP/1.1\r\nHost: x\r\n\r\nGET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	br := bufio.NewReader(c)
+	r1, err := http.ReadResponse(br, &http.Request{Method: "HEAD"})
+	if err != nil || r1.StatusCode != 404 {
+		t.Fatalf("HEAD /x: %v %v", r1, err)
+	}
+	r2, err := http.ReadResponse(br, &http.Request{Method: "GET"})
+	if err != nil || r2.StatusCode != 200 {
+		t.Fatalf("GET after HEAD /x: %v %v", r2, err)
+	}
+	b, _ := io.ReadAll(r2.Body)
+	if !strings.Contains(string(b), "go_goroutines") {
+		t.Fatalf("page %.60q", b)
+	}
+}
+
+// TestServerConnectionBound: beyond maxConns open connections a new one
+// is closed at once; when one goes, a new one is served again.
+func TestServerConnectionBound(t *testing.T) {
+	s := startServer(t, New(nil))
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for range maxConns {
+		c, err := net.Dial("tcp", s.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	// the server has taken them all (served: each answers a scrape)
+	for _, c := range held {
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+		r, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: "GET"})
+		if err != nil || r.StatusCode != 200 {
+			t.Fatalf("held connection: %v %v", r, err)
+		}
+		io.Copy(io.Discard, r.Body)
+	}
+	extra, err := net.Dial("tcp", s.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer extra.Close()
+	extra.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(extra, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+	if n, err := extra.Read(make([]byte, 1)); err == nil {
+		t.Fatalf("connection %d served (%d octets)", maxConns+1, n)
+	}
+	held[0].Close()
+	held = held[1:]
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", s.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		io.WriteString(c, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		r, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: "GET"})
+		c.Close()
+		if err == nil && r.StatusCode == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no connection served after one closed: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond) // the server notices the close
+	}
+}
