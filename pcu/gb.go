@@ -31,10 +31,17 @@ type gbLink struct {
 
 // gbSock is one open NS bind. quit is closed before the socket, so that a
 // reader blocked on the full engine channel lets go (Close waits for it).
+// In the epoll loop a socket opened while the loop runs has no reader: its
+// descriptor is in the loop's epoll set and the loop reads it (readGb,
+// loop_linux.go), as it reads the PCU socket.
 type gbSock struct {
-	addr netip.AddrPort // as configured (wildcard for classic NS)
-	udp  *nsudp.UDP
-	quit chan struct{}
+	addr   netip.AddrPort // as configured (wildcard for classic NS)
+	udp    *nsudp.UDP
+	quit   chan struct{}
+	fd     int                       // in the epoll set (-1: a reader goroutine serves it)
+	closed bool                      // close was called (ReadNow stops)
+	unpoll func()                    // takes fd out of the epoll set
+	rx     func(nsudp.Datagram) bool // the loop's deliver (made once)
 }
 
 // gbDatagram is a received NS datagram with the socket it came from: a
@@ -47,9 +54,33 @@ type gbDatagram struct {
 
 // openSock opens bind i on addr through Config.ListenUDP.
 func (e *Engine) openSock(i int, addr netip.AddrPort) (*gbSock, error) {
-	s := &gbSock{addr: addr, quit: make(chan struct{})}
+	s := &gbSock{addr: addr, quit: make(chan struct{}), fd: -1}
 	capt := e.cfg.Capture
 	res := e.localRes
+	if e.canPollNS() {
+		u, err := e.cfg.ListenUDP([]netip.AddrPort{addr}, nil)
+		if err != nil {
+			return nil, err
+		}
+		s.udp = u
+		s.rx = func(d nsudp.Datagram) bool {
+			d.Bind = i
+			if capt != nil {
+				capt.UDP(time.Now(), d.From, res.local(d.Local, d.From), d.Data)
+			}
+			if e.gbl == nil {
+				d.Release()
+				return false
+			}
+			e.gbl.input(gbDatagram{d, s}, e.gbNow())
+			return !s.closed
+		}
+		if e.pollSock(s) {
+			return s, nil
+		}
+		u.Close() // no epoll set after all: a reader serves it
+		s.udp, s.rx = nil, nil
+	}
 	deliver := func(d nsudp.Datagram) {
 		d.Bind = i
 		if capt != nil {
@@ -71,6 +102,10 @@ func (e *Engine) openSock(i int, addr netip.AddrPort) (*gbSock, error) {
 }
 
 func (s *gbSock) close() {
+	s.closed = true
+	if s.unpoll != nil {
+		s.unpoll()
+	}
 	close(s.quit)
 	s.udp.Close()
 }

@@ -336,6 +336,8 @@ func (e *Engine) runEpoll(ctx context.Context) error {
 				if ev.Events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
 					e.readBTS(p)
 				}
+			default:
+				e.readGb(int(ev.Fd))
 			}
 		}
 		if s := e.bts0; s != nil && s.err != nil {
@@ -343,6 +345,50 @@ func (e *Engine) runEpoll(ctx context.Context) error {
 			e.l1log.Info("BTS connection lost, reconnecting", "path", e.cfg.SocketPath, "err", s.err, "retry_in", backoff)
 			redial = clk.Now() + backoff
 			backoff = min(2*backoff, maxB)
+		}
+	}
+}
+
+// canPollNS reports whether NS sockets opened now go into the epoll set
+// (the epoll loop runs) instead of getting a reader goroutine.
+func (e *Engine) canPollNS() bool { return e.direct && e.poll.Load() != nil }
+
+// pollSock puts s, a socket without a reader, into the epoll set: an NS
+// datagram then wakes the loop as an RTS_REQ does, with no goroutine, no
+// channel and no eventfd in between (issue 16 item 2).
+func (e *Engine) pollSock(s *gbSock) bool {
+	p := e.poll.Load()
+	if p == nil {
+		return false
+	}
+	fd, err := s.udp.Fd(0)
+	if err != nil || p.add(fd, unix.EPOLLIN) != nil {
+		return false
+	}
+	s.fd = fd
+	s.unpoll = func() {
+		p.del(fd)
+		s.fd = -1
+	}
+	return true
+}
+
+// readGb reads the NS socket whose descriptor is fd (at most inputBatch
+// datagrams: a flood must not starve the BTS socket; the level-triggered
+// set reports the rest at the next wait).
+func (e *Engine) readGb(fd int) {
+	if e.gbl == nil {
+		return
+	}
+	for _, s := range e.gbl.socks {
+		if s != nil && s.fd == fd {
+			if _, err := s.udp.ReadNow(0, inputBatch, s.rx); err != nil && s.unpoll != nil {
+				// not again on every wake-up (a level-triggered error)
+				e.gbLog.Error("NS socket read failed, no longer read", "addr", s.addr, "err", err)
+				s.unpoll()
+				s.unpoll = nil
+			}
+			return
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -160,5 +161,70 @@ func TestLoopWakeups(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d of %d closures ran: a wake-up was lost", ran.Load(), G*N)
 		}
+	}
+}
+
+// TestNSSocketPolled: an NS socket opened while the epoll loop runs (the
+// INFO_IND came over the PCU socket) has no reader goroutine: it is in
+// the loop's epoll set and the loop reads it. The NS-RESET goes out, an
+// NS-ALIVE from the SGSN is answered with NS-ALIVE-ACK, a flood of
+// datagrams is taken in bounded batches while the loop keeps answering.
+func TestNSSocketPolled(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pcu_bts")
+	ln, err := net.ListenUnix("unixpacket", &net.UnixAddr{Name: path, Net: "unixpacket"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	e := New(Config{SocketPath: path, MinBackoff: 10 * time.Millisecond, Gb: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { e.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	ln.SetDeadline(time.Now().Add(5 * time.Second))
+	c, err := ln.AcceptUnix()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s0 := sgsnSock(t)
+	p0 := freeUDPPort(t)
+	ii := gbInfo(t)
+	setNSVC(ii, 0, 1, p0, s0)
+	b, err := pcuif.Marshal(ii, pcuif.V12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	pcuAddr := waitNSReset(t, s0)
+	var polled bool
+	if err := e.Call(func() {
+		polled = e.gbl != nil && len(e.gbl.socks) == 1 && e.gbl.socks[0].fd >= 0 && e.gbl.socks[0].rx != nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !polled {
+		t.Fatal("the NS socket is not in the loop's epoll set")
+	}
+	to := net.UDPAddrFromAddrPort(pcuAddr)
+	for i := 0; i < 2000; i++ { // more than a wake-up's batch
+		s0.WriteToUDP([]byte{byte(ns.PDUAlive)}, to)
+	}
+	buf := make([]byte, 2048)
+	s0.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for acks := 0; acks < 1; {
+		n, _, err := s0.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			t.Fatalf("no NS-ALIVE-ACK from the polled socket: %v", err)
+		}
+		if n > 0 && ns.PDUType(buf[0]) == ns.PDUAliveAck {
+			acks++
+		}
+	}
+	// the loop still serves calls after the flood
+	if err := e.Call(func() {}); err != nil {
+		t.Fatal(err)
 	}
 }

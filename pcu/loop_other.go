@@ -20,3 +20,8 @@ type btsSock struct{}
 func (e *Engine) runEpoll(ctx context.Context) error { return e.runChannels(ctx) }
 
 func (e *Engine) writeBTS([]byte) error { return pcuif.ErrNotConnected }
+
+// canPollNS: no epoll loop here; NS sockets have reader goroutines.
+func (e *Engine) canPollNS() bool { return false }
+
+func (e *Engine) pollSock(s *gbSock) bool { return false }

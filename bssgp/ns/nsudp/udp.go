@@ -73,6 +73,7 @@ type UDP struct {
 	conns     []*net.UDPConn
 	wg        sync.WaitGroup
 	oversized atomic.Uint64
+	rx        *readNow // ReadNow's batch (made at its first call)
 }
 
 // MaxDatagram is the largest datagram the readers pass on: an NS PDU
@@ -85,6 +86,8 @@ const MaxDatagram = 4096
 // ListenUDP binds one socket per address in binds (osmo-pcu binds the
 // wildcard address on INFO_IND local_port[i]: "0.0.0.0:23001" or "[::]:23001")
 // and starts the readers. deliver is called from the reader goroutines.
+// With deliver nil no reader starts: the owner reads in its own loop, with
+// ReadNow whenever the socket's descriptor (Fd) is readable (readnow_linux.go).
 func ListenUDP(binds []netip.AddrPort, deliver func(Datagram)) (*UDP, error) {
 	u := &UDP{pool: pool{free: make(chan []byte, poolSize)}}
 	for _, b := range binds {
@@ -99,6 +102,9 @@ func ListenUDP(binds []netip.AddrPort, deliver func(Datagram)) (*UDP, error) {
 			return nil, fmt.Errorf("ns: bind %v: %w", b, err)
 		}
 		u.conns = append(u.conns, c)
+	}
+	if deliver == nil {
+		return u, nil
 	}
 	for i, c := range u.conns {
 		u.wg.Add(1)
