@@ -154,3 +154,52 @@ func TestNPDUSegmentsStayTogether(t *testing.T) {
 		t.Fatalf("after the first segment: %v, want both segments, then the ping", order)
 	}
 }
+
+// TestFlowKeyShortFramesInOneSAPI replays a sequence the property test
+// (TestQueueProperties) found when flow isolation came in: with a DRR
+// quantum of 64, a 64-octet SAPI 3 frame, then two 8-octet SAPI 11
+// frames, one UI and one not, in one queue. Every frame comes out once,
+// intact, and the accounting returns to zero.
+func TestFlowKeyShortFramesInOneSAPI(t *testing.T) {
+	s := mustShared(t, Config{Lifetime: LifetimeFromSGSN, Quantum: 64})
+	q := s.NewQueue(nil)
+	mk := func(sapi byte, n int, ui bool, id int) []byte {
+		b := make([]byte, n)
+		b[0] = sapi
+		if ui {
+			b[1] = 0xc0
+		}
+		b[3], b[4], b[5] = byte(id>>16), byte(id>>8), byte(id)
+		for i := 6; i < n; i++ {
+			b[i] = byte(id*7 + i)
+		}
+		return b
+	}
+	in := [][]byte{mk(3, 64, true, 1), mk(11, 8, true, 2), mk(11, 8, false, 3)}
+	for _, b := range in {
+		if err := q.Enqueue(0, b, LifetimeInfinite); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if q.Len() != 3 || q.Octets() != 80 {
+		t.Fatalf("queued %d frames, %d octets; want 3, 80", q.Len(), q.Octets())
+	}
+	seen := map[int]bool{}
+	for range 3 {
+		fr, ok, _ := q.Dequeue(0)
+		if !ok {
+			t.Fatalf("dequeue %d: nothing", len(seen)+1)
+		}
+		id := int(fr.Data[3])<<16 | int(fr.Data[4])<<8 | int(fr.Data[5])
+		if seen[id] || id < 1 || id > 3 || len(fr.Data) != len(in[id-1]) {
+			t.Fatalf("frame %d (%d octets) again or unknown", id, len(fr.Data))
+		}
+		seen[id] = true
+	}
+	if _, ok, _ := q.Dequeue(0); ok || q.Len() != 0 || q.Octets() != 0 {
+		t.Fatalf("after all: %d frames, %d octets left", q.Len(), q.Octets())
+	}
+	if mem, frames, octets := s.Usage(); mem != 0 || frames != 0 || octets != 0 {
+		t.Fatalf("shared usage %d/%d/%d after all frames left", mem, frames, octets)
+	}
+}
