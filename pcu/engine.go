@@ -99,8 +99,13 @@ type Engine struct {
 	tbfIdx   uint32   // next "pcu:tbf" / "tbf:*" index
 
 	// reused decode targets and encode sources (no allocation per block)
-	rxRTS    pcuif.RTSReq
-	rxData   pcuif.Data
+	rxRTS  pcuif.RTSReq
+	rxData pcuif.Data
+	// UL data blocks and units decoded into these (ul.go): each holds a
+	// chunk table of ~1 kB that a fresh variable would clear every block
+	rxGPRS   rlcmac.GPRSULBlock
+	rxEGPRS  rlcmac.EGPRSULBlock
+	rxUnit   rlcmac.ULUnit
 	rxTime   pcuif.TimeInd
 	rxRACH   pcuif.RACHInd
 	rxInterf pcuif.InterfInd

@@ -58,7 +58,7 @@ func (e *Engine) onULBlock(bts *BTS, d *pcuif.Data) {
 
 // ulData receives an uplink RLC data block (TS 44.060 §9.1.5, §10.2.2).
 func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
-	var blk rlcmac.GPRSULBlock
+	blk := &e.rxGPRS // reused: a block is ~1 kB to clear (its chunk table)
 	if err := blk.Parse(d.Payload); err != nil {
 		bts.Ctr.Inc(CtrDecodeErrors)
 		logx.Notice(e.tbfLog, "undecodable UL data block", "err", err, "len", len(d.Payload))
@@ -147,7 +147,7 @@ func (e *Engine) reassembleReady(t *TBF) {
 // ulDataEGPRS receives an EGPRS uplink data block (header types 1-3, one or
 // two units; TS 44.060 §10.3a.4, §9.1.8.2).
 func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
-	var blk rlcmac.EGPRSULBlock
+	blk := &e.rxEGPRS // reused, as rxGPRS
 	if err := blk.Parse(d.Payload); err != nil {
 		bts.Ctr.Inc(CtrDecodeErrors)
 		logx.Notice(e.tbfLog, "undecodable EGPRS UL data block", "err", err, "len", len(d.Payload))
@@ -176,7 +176,7 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 	dl := blk.CS.DataLen()
 	splitDone := false
 	if h.SPB != 0 {
-		t, splitDone = e.ulSplitHalf(t, &blk)
+		t, splitDone = e.ulSplitHalf(t, blk)
 	}
 	for i := 0; i < blk.NUnits && h.SPB == 0; i++ {
 		bsn := int(h.BSN1)
@@ -261,9 +261,9 @@ func (e *Engine) ulSplitHalf(t *TBF, blk *rlcmac.EGPRSULBlock) (*TBF, bool) {
 // reassemble appends a data unit's chunks to the TBF's LLC frame and sends
 // every completed frame to the SGSN (osmo-pcu tbf_ul.cpp gprs_rlcmac_ul_tbf::assemble_forward_llc()).
 func (e *Engine) reassemble(t *TBF, ub *ulBlock) {
-	var u rlcmac.ULUnit
+	u := &e.rxUnit // reused, as rxGPRS
 	data := ub.data[:ub.n]
-	if err := rlcmac.ParseULUnit(data, t.egprs, ub.e, ub.ti, ub.pi, ub.last, &u); err != nil {
+	if err := rlcmac.ParseULUnit(data, t.egprs, ub.e, ub.ti, ub.pi, ub.last, u); err != nil {
 		t.bts.Ctr.Inc(CtrDecodeErrors)
 		return
 	}
