@@ -203,3 +203,78 @@ func TestFlowKeyShortFramesInOneSAPI(t *testing.T) {
 		t.Fatalf("shared usage %d/%d/%d after all frames left", mem, frames, octets)
 	}
 }
+
+// TestPingNotBehindBulkSameBucket: a ping whose flow key falls into the
+// bulk flow's bucket (key mod NumBuckets) still gets a bucket of its own
+// and goes first; before, 1 connection in 16 put the ping behind the whole
+// download. Every ICMP id of a range is tried against one TCP flow, so the
+// colliding ones are among them.
+func TestPingNotBehindBulkSameBucket(t *testing.T) {
+	bulk := ipFrame(6, 80, 40000, 1400)
+	kb, _, _ := FlowKey(bulk)
+	collided := 0
+	for id := uint16(1); id < 400; id++ {
+		ping := ipFrame(1, id, 0, 84)
+		if kp, _, _ := FlowKey(ping); kp%NumBuckets != kb%NumBuckets {
+			continue
+		}
+		collided++
+		cfg := DefaultConfig()
+		cfg.CoDel = false
+		s, err := NewShared(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := s.NewQueue(nil)
+		for i := 0; i < 20; i++ {
+			q.Enqueue(0, bulk, LifetimeInfinite)
+		}
+		q.Dequeue(time.Millisecond)
+		q.Enqueue(2*time.Millisecond, ping, LifetimeInfinite)
+		pos := -1
+		for i := 0; q.Len() > 0; i++ {
+			fr, _, _ := q.Dequeue(3 * time.Millisecond)
+			if len(fr.Data) == 84 {
+				pos = i
+			}
+		}
+		if pos > 1 {
+			t.Fatalf("ICMP id %d (same bucket as the TCP flow): ping dequeued at position %d", id, pos)
+		}
+	}
+	if collided == 0 {
+		t.Fatal("no ICMP id collided with the TCP flow's bucket: the test proves nothing")
+	}
+}
+
+// TestBucketsKeepFlowOrder: with more flows than buckets, frames of one
+// flow still leave in their order (a flow stays in the bucket that holds
+// its frames).
+func TestBucketsKeepFlowOrder(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.CoDel = false
+	s, err := NewShared(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := s.NewQueue(nil)
+	const flows, per = 40, 5
+	for i := 0; i < per; i++ {
+		for f := 0; f < flows; f++ {
+			b := ipFrame(17, uint16(1000+f), 53, 100+i) // the length tells the frame's place
+			q.Enqueue(0, b, LifetimeInfinite)
+		}
+	}
+	last := map[uint16]int{}
+	for q.Len() > 0 {
+		fr, _, _ := q.Dequeue(time.Millisecond)
+		sport := binary.BigEndian.Uint16(fr.Data[7+20:])
+		if l, ok := last[sport]; ok && len(fr.Data) <= l {
+			t.Fatalf("flow %d: frame of %d octets after one of %d", sport, len(fr.Data), l)
+		}
+		last[sport] = len(fr.Data)
+	}
+	if len(last) != flows {
+		t.Fatalf("%d flows came out, want %d", len(last), flows)
+	}
+}

@@ -123,7 +123,44 @@ func (a *active) flowOf(b []byte, v Variant) uint8 {
 	default:
 		return firstUser + SAPI(b)%NumBuckets
 	}
-	return firstUser + uint8(key%NumBuckets)
+	return firstUser + a.bucketOf(key)
+}
+
+// bucketOf is the user bucket of flow key: the bucket that holds the
+// flow's queued frames, else an empty one, searched from key mod
+// NumBuckets (set-associative, as CAKE's flow hashing: with 16 buckets a
+// plain key mod 16 put a phone's ping into its own download's bucket, to
+// wait behind the whole download, once in 16 connections). An empty
+// bucket that left the DRR lists is preferred, so that the flow starts
+// as a new one (RFC 8290 §4.2). Only when all 16 hold other flows do two
+// flows share one.
+func (a *active) bucketOf(key uint32) uint8 {
+	tag := key | 1<<31
+	b0 := uint8(key % NumBuckets)
+	for j := uint8(0); j < NumBuckets; j++ {
+		b := (b0 + j) % NumBuckets
+		if a.tags[b] == tag && a.flows[firstUser+b].frames > 0 {
+			return b
+		}
+	}
+	empty := -1
+	for j := uint8(0); j < NumBuckets; j++ {
+		b := (b0 + j) % NumBuckets
+		if fw := &a.flows[firstUser+b]; fw.frames == 0 {
+			if fw.list == listNone {
+				a.tags[b] = tag
+				return b
+			}
+			if empty < 0 {
+				empty = int(b)
+			}
+		}
+	}
+	if empty >= 0 {
+		a.tags[empty] = tag
+		return uint8(empty)
+	}
+	return b0
 }
 
 func classOfFlow(f uint8) Class {
@@ -185,7 +222,8 @@ type active struct {
 	free  int32
 	flows [NumFlows]flow
 	cd    [NumFlows]codel
-	nsKey [16]uint32 // last flow key per SNDCP NSAPI
+	nsKey [16]uint32         // last flow key per SNDCP NSAPI
+	tags  [NumBuckets]uint32 // flow key (with bit 31 set) of the frames in each user bucket
 	// segFlow+1 is the user flow an SNDCP N-PDU was left half sent in
 	// (0: none): its next segments go before any other user flow, so a
 	// phone's reassembly (one N-PDU at a time per NSAPI in unacknowledged mode, TS 44.065)
@@ -203,6 +241,7 @@ type active struct {
 
 func (a *active) init() {
 	a.nsKey = [16]uint32{}
+	a.tags = [NumBuckets]uint32{}
 	a.segFlow = 0
 	a.ents = a.ents[:0]
 	a.free = -1
