@@ -3,7 +3,6 @@ package pcu
 import (
 	"testing"
 
-	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 )
 
@@ -13,24 +12,6 @@ import (
 // both, and the MS view points at both TBFs.
 func TestViews(t *testing.T) {
 	e, bts := fsmEngine(t, &fakeClock{}, nil)
-	// a Packet Downlink Ack/Nack and a Packet Control Ack nobody polled
-	for _, m := range []rlcmac.Message{&rlcmac.PacketDownlinkAckNack{DownlinkTFI: 9}, &rlcmac.PacketControlAck{TLLI: 0xc0000009}} {
-		var blk [23]byte
-		n, err := rlcmac.EncodeUL(blk[:], &rlcmac.ULCtrlHeader{}, m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := &pcuif.Data{SAPI: pcuif.SAPIPDTCH, FN: 1000, TS: 7, Payload: blk[:n]}
-		if a := testing.AllocsPerRun(200, func() { e.decodeULCtrl(d.Payload) }); a != 0 {
-			t.Errorf("%s: %.1f allocations to decode", m.Name(), a)
-		}
-		if _, ok := m.(*rlcmac.PacketControlAck); ok {
-			continue // (handled without a poll it is logged, with its FN)
-		}
-		if a := testing.AllocsPerRun(200, func() { e.ulControl(bts, &bts.TRX[0].PDCH[7], d) }); a != 0 {
-			t.Errorf("%s: %.1f allocations", m.Name(), a)
-		}
-	}
 	ul := tbfIn(t, e, bts, DirUL, TBFFlow, 0xc0000001)
 	dl := tbfIn(t, e, bts, DirDL, TBFFlow, 0xc0000002)
 	dl.dl.sentBytes, dl.dl.everAcked = 1500, true
