@@ -2,7 +2,6 @@ package vty
 
 import (
 	"fmt"
-	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -108,15 +107,6 @@ func formatCPUMask(m []uint64) string {
 		b.WriteByte('0')
 	}
 	return b.String()
-}
-
-// cpuCount is the number of CPUs set in m.
-func cpuCount(m []uint64) int {
-	n := 0
-	for _, w := range m {
-		n += bits.OnesCount64(w)
-	}
-	return n
 }
 
 // setPolicy is `policy rr <1-32>`.

@@ -2,6 +2,7 @@ package vty
 
 import (
 	"errors"
+	"math/bits"
 	"slices"
 	"strings"
 	"testing"
@@ -139,4 +140,13 @@ func TestCPUMask(t *testing.T) {
 	if errText(errors.New("operation not permitted")) != "Operation not permitted" {
 		t.Error("errText")
 	}
+}
+
+// cpuCount is the number of CPUs set in m.
+func cpuCount(m []uint64) int {
+	n := 0
+	for _, w := range m {
+		n += bits.OnesCount64(w)
+	}
+	return n
 }
