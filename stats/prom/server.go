@@ -141,7 +141,7 @@ func (s *Server) serveConn(c net.Conn) {
 		if err != nil {
 			if errors.Is(err, errBadRequest) {
 				hdr = appendStatus(hdr[:0], "HTTP/1.1", "400 Bad Request", false)
-				c.Write(appendTextBody(hdr, "400 bad request\n"))
+				c.Write(appendTextBody(hdr, "400 bad request\n", true))
 			}
 			return
 		}
@@ -149,14 +149,12 @@ func (s *Server) serveConn(c net.Conn) {
 		case req.method != "GET" && req.method != "HEAD":
 			hdr = appendStatus(hdr[:0], req.proto, "405 Method Not Allowed", false)
 			hdr = append(hdr, "Allow: GET, HEAD\r\n"...)
-			c.Write(appendTextBody(hdr, "405 method not allowed\n"))
+			c.Write(appendTextBody(hdr, "405 method not allowed\n", true))
 			return
 		case req.path != "/metrics":
 			hdr = appendStatus(hdr[:0], req.proto, "404 Not Found", req.keepAlive)
-			hdr = appendTextBody(hdr, "404 page not found\n")
-			if req.method == "HEAD" { // no body (RFC 9110 §9.3.2)
-				hdr = hdr[:len(hdr)-len("404 page not found\n")]
-			}
+			// HEAD: the header alone (RFC 9110 §9.3.2)
+			hdr = appendTextBody(hdr, "404 page not found\n", req.method != "HEAD")
 			if _, err := c.Write(hdr); err != nil {
 				return
 			}
@@ -202,11 +200,15 @@ func appendStatus(b []byte, proto, status string, keepAlive bool) []byte {
 	return b
 }
 
-// appendTextBody ends an answer with a short plain text body.
-func appendTextBody(b []byte, body string) []byte {
+// appendTextBody ends an answer with a short plain text body (withBody
+// false: its header fields only, for HEAD).
+func appendTextBody(b []byte, body string, withBody bool) []byte {
 	b = append(b, "Content-Type: text/plain; charset=utf-8\r\nContent-Length: "...)
 	b = strconv.AppendInt(b, int64(len(body)), 10)
 	b = append(b, "\r\n\r\n"...)
+	if !withBody {
+		return b
+	}
 	return append(b, body...)
 }
 
