@@ -25,12 +25,17 @@ type DLUnitdata struct {
 // HandleDLUnitdata processes a DL-UNITDATA. Engine goroutine only. Nothing
 // of d is kept after it returns (d.LLC may alias a receive buffer).
 func (e *Engine) HandleDLUnitdata(btsNr uint8, d *DLUnitdata) {
+	e.timersDue() // a TBF whose timer ran out while the BTS sent nothing is gone
+	e.handleDLUnitdata(btsNr, d)
+}
+
+// handleDLUnitdata is HandleDLUnitdata once the due timers have run.
+func (e *Engine) handleDLUnitdata(btsNr uint8, d *DLUnitdata) {
 	bts := e.bts[btsNr]
 	if bts == nil || !bts.Active {
 		logx.Notice(e.log, "DL-UNITDATA for an inactive BTS dropped", "tlli", d.TLLI)
 		return
 	}
-	e.timersDue() // a TBF whose timer ran out while the BTS sent nothing is gone
 	m := bts.ms.byTLLI[d.TLLI]
 	if m == nil && d.OldTLLI != 0 {
 		if m = bts.ms.byTLLI[d.OldTLLI]; m != nil {

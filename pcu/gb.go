@@ -276,7 +276,7 @@ func (h gbHandler) DLUnitdata(p *bssgp.DLUnitdata, now time.Duration) {
 	if p.HasOldTLLI {
 		d.OldTLLI = p.OldTLLI
 	}
-	// timers first, as HandleDLUnitdata runs them: an MS they free is not
+	// timers first (HandleDLUnitdata's order): an MS they free is not
 	// taken for known here (its classes would keep the new MS's from
 	// being decoded)
 	e.timersDue()
@@ -299,7 +299,7 @@ func (h gbHandler) DLUnitdata(p *bssgp.DLUnitdata, now time.Duration) {
 			d.MSClass, d.EGPRS = int(g), int(eg)
 		}
 	}
-	e.HandleDLUnitdata(0, &d)
+	e.handleDLUnitdata(0, &d)
 }
 
 // imsiString returns digits as a string, without allocating when it is
