@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gopcu/gopcu/internal/mmsg"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -162,27 +163,20 @@ type btsSock struct {
 	// recvmmsg(2) takes up to rxBatch messages in one system call
 	rx   [rxBatch][pcuif.BufSize]byte
 	iov  [rxBatch]unix.Iovec
-	hdrs [rxBatch]mmsghdr
+	hdrs [rxBatch]mmsg.Hdr
 }
 
 // rxBatch is how many messages one recvmmsg takes at most: a BTS sends a
 // block's RTS_REQs (up to 8 per TRX) and TIME_IND together.
 const rxBatch = 16
 
-// mmsghdr is struct mmsghdr of recvmmsg(2): a msghdr and the received
-// length (Go pads it to the C layout).
-type mmsghdr struct {
-	hdr unix.Msghdr
-	n   uint32
-}
-
 func newBTSSock(fd int, gen uint64) *btsSock {
 	s := &btsSock{fd: fd, gen: gen}
 	for i := range s.hdrs {
 		s.iov[i].Base = &s.rx[i][0]
 		s.iov[i].SetLen(pcuif.BufSize)
-		s.hdrs[i].hdr.Iov = &s.iov[i]
-		s.hdrs[i].hdr.SetIovlen(1)
+		s.hdrs[i].Hdr.Iov = &s.iov[i]
+		s.hdrs[i].Hdr.SetIovlen(1)
 	}
 	return s
 }
@@ -191,12 +185,11 @@ func newBTSSock(fd int, gen uint64) *btsSock {
 // blocking: recvmmsg(2) with MSG_DONTWAIT, one system call whether one
 // message waits or sixteen. It is a raw system call: it never blocks.
 func (s *btsSock) recv() (int, error) {
-	n, _, errno := unix.RawSyscall6(unix.SYS_RECVMMSG, uintptr(s.fd), uintptr(unsafe.Pointer(&s.hdrs[0])), rxBatch,
-		unix.MSG_DONTWAIT, 0, 0)
+	n, errno := mmsg.Recv(s.fd, s.hdrs[:])
 	if errno != 0 {
 		return 0, errno
 	}
-	return int(n), nil
+	return n, nil
 }
 
 // write sends one message without blocking (a raw system call: the socket
@@ -463,7 +456,7 @@ func (e *Engine) readBTS(p *poller) bool {
 			return true
 		}
 		for i := 0; i < n && s.err == nil; i++ {
-			l := int(s.hdrs[i].n)
+			l := int(s.hdrs[i].N)
 			if l == 0 { // SEQPACKET: zero-length read is the peer's orderly close
 				s.err = errors.New("BTS closed the connection")
 				return true

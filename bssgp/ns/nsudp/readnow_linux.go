@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gopcu/gopcu/internal/mmsg"
 )
 
 // readBatch is how many datagrams one recvmmsg(2) takes at most.
@@ -22,13 +24,7 @@ type readNow struct {
 	bufs  [readBatch][]byte
 	names [readBatch]unix.RawSockaddrInet6 // large enough for IPv4 and IPv6
 	iov   [readBatch]unix.Iovec
-	hdrs  [readBatch]mmsghdr
-}
-
-// mmsghdr is struct mmsghdr of recvmmsg(2).
-type mmsghdr struct {
-	hdr unix.Msghdr
-	n   uint32
+	hdrs  [readBatch]mmsg.Hdr
 }
 
 // errNoFd is returned when a socket's descriptor cannot be had.
@@ -94,15 +90,14 @@ func (u *UDP) ReadNow(i, max int, deliver func(Datagram) bool) (int, error) {
 			}
 			r.iov[j].Base = &r.bufs[j][0]
 			r.iov[j].SetLen(MaxDatagram)
-			h := &r.hdrs[j].hdr
+			h := &r.hdrs[j].Hdr
 			h.Name = (*byte)(unsafe.Pointer(&r.names[j]))
 			h.Namelen = uint32(unsafe.Sizeof(r.names[j]))
 			h.Iov = &r.iov[j]
 			h.SetIovlen(1)
 			h.Control, h.Controllen, h.Flags = nil, 0, 0
 		}
-		n, _, errno := unix.RawSyscall6(unix.SYS_RECVMMSG, uintptr(r.fds[i]), uintptr(unsafe.Pointer(&r.hdrs[0])), uintptr(k),
-			unix.MSG_DONTWAIT, 0, 0)
+		n, errno := mmsg.Recv(r.fds[i], r.hdrs[:k])
 		if errno == unix.EAGAIN || errno == unix.EINTR {
 			return got, nil
 		}
@@ -114,11 +109,11 @@ func (u *UDP) ReadNow(i, max int, deliver func(Datagram) bool) (int, error) {
 		}
 		for j := 0; j < int(n); j++ {
 			h := &r.hdrs[j]
-			if h.hdr.Flags&unix.MSG_TRUNC != 0 {
+			if h.Hdr.Flags&unix.MSG_TRUNC != 0 {
 				u.oversized.Add(1)
 				continue // its buffer is reused
 			}
-			b := r.bufs[j][:h.n]
+			b := r.bufs[j][:h.N]
 			r.bufs[j] = nil // the datagram owns it now
 			from := sockaddrPort(&r.names[j])
 			got++
