@@ -35,6 +35,7 @@ func main() {
 	flag.IntVar(&cfg.Slots, "slots", cfg.Slots, "PDCHs (timeslots, 1..8)")
 	size := flag.Int("size", cfg.FileBytes>>10, "download size per MS in kB")
 	flag.IntVar(&cfg.IdlePings, "idle", cfg.IdlePings, "pings before the downloads start")
+	flag.DurationVar(&cfg.PingInterval, "i", cfg.PingInterval, "ping interval (ping -i)")
 	flag.IntVar(&cfg.MTU, "mtu", cfg.MTU, "TUN MTU")
 	flag.IntVar(&cfg.N201U, "n201u", cfg.N201U, "LLC N201-U (SNDCP segments larger packets)")
 	flag.IntVar(&cfg.RcvBuf, "rcvbuf", cfg.RcvBuf, "MS's TCP receive buffer maximum in octets (0: Linux default)")
@@ -42,7 +43,7 @@ func main() {
 	scen := flag.String("scenario", "all", "all, off, osmo or gopcu")
 	plot := flag.String("plot", "", "PNG plot file (empty: none)")
 	quiet := flag.Bool("q", false, "no live status lines")
-	trace := flag.String("trace", "", "file for a per-second trace of the server's TCP state (ss -tin)")
+	trace := flag.String("trace", "", "file for a trace: the server's TCP state (ss -tin) every second, and every packet at the TUN devices in radio time")
 	flag.Parse()
 	if *trace != "" {
 		f, err := os.Create(*trace)

@@ -105,6 +105,7 @@ type lab struct {
 	rdone   chan struct{}
 	samples []qSample     // radio loop only until it stops
 	maxLag  time.Duration // radio loop only until it stops
+	vt      time.Duration // radio time; radio loop only
 	env     []string      // of ping and curl
 }
 
@@ -329,6 +330,7 @@ func (l *lab) startRadio() {
 		s := s
 		s.ms.OnLLC = func(f []byte) {
 			if ip, err := s.dlDec.Decode(f); err == nil && ip != nil {
+				l.icmp("ms-rx", ip)
 				if _, err := s.tun.Write(ip); err != nil {
 					l.tunDrops.Add(1)
 				}
@@ -378,6 +380,7 @@ func (l *lab) radioLoop() {
 		}
 		fn := l.bts.FN()
 		vt += time.Duration((fn-lastFN+pcuif.MaxFN)%pcuif.MaxFN) * btsemu.FramePeriod
+		l.vt = vt
 		lastFN = fn
 		if d := time.Until(t0.Add(vt)); d > 0 {
 			time.Sleep(d)
@@ -397,6 +400,7 @@ func (l *lab) serverToMSs(byAddr map[[4]byte]int, pending []pcu.DLUnitdata) []pc
 			if !ok {
 				continue
 			}
+			l.icmp("srv-tx", ip)
 			frames, err := l.sides[k].dlEnc.Encode(ip)
 			if err != nil {
 				l.tunDrops.Add(1)
@@ -418,6 +422,7 @@ func (l *lab) msToServer(srvIP [4]byte) {
 	for more := true; more; {
 		select {
 		case p := <-l.ulIn:
+			l.icmp("ms-tx", p.ip)
 			frames, err := l.sides[p.idx].ulEnc.Encode(p.ip)
 			if err != nil {
 				l.tunDrops.Add(1)
@@ -437,6 +442,7 @@ func (l *lab) msToServer(srvIP [4]byte) {
 		}
 		// only packets for the server reach its namespace
 		if ip, err := l.sides[idx].ulDec.Decode(u.LLC); err == nil && len(ip) >= 20 && [4]byte(ip[16:20]) == srvIP {
+			l.icmp("srv-rx", ip)
 			if _, err := l.srvTun.Write(ip); err != nil {
 				l.tunDrops.Add(1)
 			}
@@ -636,4 +642,17 @@ func (l *lab) collect(res *Result) {
 		res.MS[0].Retx = snmpValue(out, "Tcp:", "RetransSegs")
 		res.MS[0].Timeouts = snmpValue(out, "TcpExt:", "TCPTimeouts")
 	}
+}
+
+// icmp writes an echo request's or reply's passage to cfg.Trace with the
+// radio time (radio loop only).
+func (l *lab) icmp(ev string, ip []byte) {
+	if l.cfg.Trace == nil || len(ip) < 28 {
+		return
+	}
+	if ip[9] != 1 {
+		fmt.Fprintf(l.cfg.Trace, "pkt  %8.3f %-6s proto %d len %d\n", l.vt.Seconds(), ev, ip[9], len(ip))
+		return
+	}
+	fmt.Fprintf(l.cfg.Trace, "icmp %8.3f %-6s type %d seq %d\n", l.vt.Seconds(), ev, ip[20], int(ip[26])<<8|int(ip[27]))
 }
