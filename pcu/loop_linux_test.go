@@ -13,6 +13,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/pcu/pcuif"
+	"golang.org/x/sys/unix"
 )
 
 // sockStub is a BTS on a real PCU socket for the engine's loop: it sends
@@ -226,5 +227,66 @@ func TestNSSocketPolled(t *testing.T) {
 	// the loop still serves calls after the flood
 	if err := e.Call(func() {}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBurstAnswersInOrder: the DATA_REQs that answer a burst of RTS_REQs
+// go out in the order of the RTS_REQs, also when the socket's send buffer
+// fills in the middle of the burst: the rest waits in the queue (txq,
+// EPOLLOUT) and follows when the BTS reads, and nothing is dropped.
+func TestBurstAnswersInOrder(t *testing.T) {
+	s, e := startSockStub(t, 0xff, Config{})
+	s.roundTrips(16)
+	// a send buffer of a few messages: the burst's answers cannot all fit
+	e.Call(func() {
+		if err := unix.SetsockoptInt(e.bts0.fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 4096); err != nil {
+			t.Error(err)
+		}
+	})
+	type key struct {
+		fn uint32
+		ts uint8
+	}
+	var want []key
+	for round := 0; round < 3; round++ {
+		want = want[:0]
+		for i := 0; i < 8*24; i++ { // 24 blocks of 8 PDCHs, unread
+			ts := s.pdchs[i%len(s.pdchs)]
+			if ts == s.pdchs[0] {
+				s.fn = nextBlockFN(s.fn)
+			}
+			s.rts = pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: s.fn, ARFCN: 871, TS: ts, BlockNr: uint8(blockNr(s.fn))}
+			m, err := pcuif.MarshalTo(s.tx[:], &s.rts, pcuif.V10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.c.Write(s.tx[:m]); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, key{s.fn, ts})
+		}
+		s.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for i := 0; i < len(want); {
+			n, err := s.c.Read(s.rx[:])
+			if err != nil {
+				t.Fatalf("round %d: %d of %d DATA_REQs: %v", round, i, len(want), err)
+			}
+			if typ, _, _ := pcuif.PeekHeader(s.rx[:n]); typ != pcuif.TypeDataReq {
+				continue
+			}
+			var d pcuif.Data
+			if err := pcuif.Unmarshal(s.rx[:n], &d, pcuif.V10); err != nil {
+				t.Fatal(err)
+			}
+			if got := (key{d.FN, d.TS}); got != want[i] {
+				t.Fatalf("round %d: DATA_REQ %d for FN %d TS %d, want FN %d TS %d", round, i, d.FN, d.TS, want[i].fn, want[i].ts)
+			}
+			i++
+		}
+	}
+	var queued, dropped uint64
+	e.Call(func() { queued, dropped = uint64(len(e.bts0.txq)), e.l1ctr.Value(L1TxDropped) })
+	if queued != 0 || dropped != 0 {
+		t.Fatalf("%d answers still queued, %d dropped", queued, dropped)
 	}
 }
