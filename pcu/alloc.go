@@ -264,10 +264,8 @@ func (e *Engine) allocB(q *allocReq, r *allocRes) bool {
 		if !e.classKnown(ms) && !ms.slots.on {
 			// class 1's one slot, placed where a multislot class can
 			// widen the reservation (placementClass)
-			if pu, pd, ok := findMultiSlots(trx, classRow(placementClass), 0, 0); ok {
-				if ts := widestCommon(trx, q.dir, pu&pd); ts >= 0 {
-					ul, dl = 1<<ts, 1<<ts
-				}
+			if ts := placeUnknown(trx, q.dir); ts >= 0 {
+				ul, dl = 1<<ts, 1<<ts
 			}
 		}
 		resUL, resDL = ul, dl

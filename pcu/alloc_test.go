@@ -1,6 +1,7 @@
 package pcu
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -707,5 +708,49 @@ func TestOneTRXIncrementalTFIUSFTAI(t *testing.T) {
 		if tb.trx != 0 || tb.tfi != uint8(i) || tb.USF(7) != uint8(i) || ms.TAI != int8(i) {
 			t.Fatalf("UL TBF %d: TRX %d TFI %d USF %d TAI %d, want TRX 0 and %d each", i, tb.trx, tb.tfi, tb.USF(7), ms.TAI, i)
 		}
+	}
+}
+
+// TestUnknownClassULSpread: MSs whose multislot class is unknown (one-phase
+// access, no capability from the SGSN yet) get their one uplink slot where
+// class 12 would receive on the most slots, but not all on one PDCH: a TS
+// with one downlink slot fewer (TS 1 and 7 of 8) takes an MS once it
+// carries two TBFs fewer. Sixteen MSs on 8 PDCHs use TS 1-7 (each PDCH
+// with an uplink TBF gives its USFs to data; before, TS 2 carried 6 TBFs
+// and TS 0, 1, 7 none). Four PDCHs (TS 4-7, the lab's cell): a second MS
+// joins the first on TS 6, where class 12 receives on all four, rather
+// than take TS 5 (three).
+func TestUnknownClassULSpread(t *testing.T) {
+	e, bts := allocEngine(t, "dynamic", 0xff)
+	e.params.MultislotDefault = 0 // no `multislot-class default`: unknown
+	var per [8]int
+	var got []int
+	for i := range 16 {
+		tb, err := e.allocUL(bts, e.newMS(bts, 0xc0000e00+uint32(i)))
+		if err != nil || popcount8(tb.slots) != 1 {
+			t.Fatalf("UL TBF %d: %v (%v)", i, tb, err)
+		}
+		ts := lowestSlot(tb.slots)
+		per[ts]++
+		got = append(got, ts)
+	}
+	// loads (TBFs + missing DL slots): TS 2-6 cost their load, TS 1 and 7
+	// their load + 1; ties go to more DL slots, then the lower TS
+	want := []int{2, 3, 4, 5, 6, 2, 3, 4, 5, 6, 1, 7, 2, 3, 4, 5}
+	if !slices.Equal(got, want) {
+		t.Fatalf("uplink TSs %v, want %v (per TS %v)", got, want, per)
+	}
+	e, bts = allocEngine(t, "dynamic", 0xf0)
+	e.params.MultislotDefault = 0
+	var lab []int
+	for i := range 4 {
+		tb, err := e.allocUL(bts, e.newMS(bts, 0xc0000f00+uint32(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lab = append(lab, lowestSlot(tb.slots))
+	}
+	if want := []int{6, 6, 5, 7}; !slices.Equal(lab, want) {
+		t.Fatalf("TS 4-7: uplink TSs %v, want %v", lab, want)
 	}
 }

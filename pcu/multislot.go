@@ -88,8 +88,8 @@ func (e *Engine) allocClass(ms *MS) int {
 // MS whose class is not known yet (allocClass gives it class 1): osmo-pcu's
 // default class 12 (DEFAULT_MSLOT_CLASS, mslot_class.h). osmo-pcu reserves
 // for that class and puts a one-phase access's UL TBF on a common TS of the
-// reservation; so does gopcu (widestCommon), with a reservation of that TS
-// alone.
+// reservation; gopcu places it where that class receives on the most
+// slots (placeUnknown), with a reservation of that TS alone.
 // When the class becomes known (the SGSN's MS Radio Access Capability, or
 // the MS object of the subscriber's previous TLLI), the new reservation
 // must hold that TS (the UL TBF's, where the MS reads its USF): placed
@@ -98,26 +98,50 @@ func (e *Engine) allocClass(ms *MS) int {
 // its Ttb and Tra around the uplink slot).
 const placementClass = 12
 
-// widestCommon is the TS in mask around which placementClass receives on
-// the most downlink slots (its best reservation holding that TS as a
-// common slot), of those the least busy in direction dir, the lowest on a
-// tie; -1 for an empty mask. osmo-pcu takes the least busy TS of the mask
-// (get_single_ts): in tests/labnet a phone whose previous MS object still
-// reserved TS 4-7 around an uplink TS 6 got its new slot on TS 5, where
-// class 10 receives on TS 4-6 only, three slots instead of four.
-func widestCommon(trx *TRX, dir Dir, mask uint8) int {
-	best, bestRx, bestN := -1, -1, 0
+// placeUnknown is the TS for the one slot of an MS whose class is not
+// known yet, placed where placementClass receives on many downlink slots
+// and where few TBFs of direction dir are (for uplink: with a free USF).
+// Of the TSs around which placementClass receives on the most slots, or
+// on one fewer (TS 1-7 of 8 PDCHs: 4 around TS 2-6, 3 around TS 1 and 7),
+// it takes the lowest cost, the TBFs on the TS plus the downlink slots
+// missing to the best; on a tie the one with more downlink slots, then the
+// lowest. A TS with one downlink slot fewer is taken only when it carries
+// at least two TBFs fewer: a lone phone still gets the widest window (in
+// tests/labnet, a phone whose uplink TBF went to TS 5 of TS 4-7 received
+// on 3 slots instead of 4), and many MSs use every PDCH.
+// The TS is not chosen from the capacity search (findMultiSlots) alone:
+// these MSs reserve their one slot only, so that search hardly sees them
+// and kept finding the window over the idle edge slots. 16 one-phase
+// accesses on 8 PDCHs put 6 uplink TBFs on TS 2 and none on TS 0, 1 and 7
+// (pcubench ul-bulk, 32 MSs on 2 x 8 PDCHs: 60 % of the USFs carried data,
+// 84 % with osmo-pcu 1.1.0, which reserves the default class's whole
+// window for such an MS and so spreads them).
+func placeUnknown(trx *TRX, dir Dir) int {
+	var rx [8]int
+	maxRx := 0
+	usable := multislotPDCHs(trx, true)
 	for ts := range 8 {
-		if mask&(1<<ts) == 0 {
+		if usable&(1<<ts) == 0 {
 			continue
 		}
-		rx := 0
-		if _, dl, ok := searchMultiSlots(trx, classRow(placementClass), 0, 0, 1<<ts, 0, rxCount); ok {
-			rx = bits.OnesCount8(dl)
+		if dir == DirUL {
+			if _, ok := freeUSF(&trx.PDCH[ts]); !ok {
+				continue
+			}
 		}
-		n := trx.PDCH[ts].load(dir)
-		if rx > bestRx || rx == bestRx && n < bestN {
-			best, bestRx, bestN = ts, rx, n
+		if _, dl, ok := searchMultiSlots(trx, classRow(placementClass), 0, 0, 1<<ts, 0, rxCount); ok {
+			rx[ts] = bits.OnesCount8(dl)
+			maxRx = max(maxRx, rx[ts])
+		}
+	}
+	best, bestCost, bestRx := -1, 0, 0
+	for ts := range 8 {
+		if rx[ts] == 0 || rx[ts] < maxRx-1 {
+			continue
+		}
+		cost := trx.PDCH[ts].load(dir) + maxRx - rx[ts]
+		if best < 0 || cost < bestCost || cost == bestCost && rx[ts] > bestRx {
+			best, bestCost, bestRx = ts, cost, rx[ts]
 		}
 	}
 	return best

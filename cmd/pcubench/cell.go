@@ -180,13 +180,15 @@ func (c *cellRun) warmUp(ctx context.Context) error {
 	}
 }
 
-// octets returns the uplink and downlink octets the MSs sent and received.
-func (c *cellRun) octets() (ul, dl int) {
+// traffic returns the uplink data blocks the MSs sent, those of them
+// resent, and the downlink octets they received.
+func (c *cellRun) traffic() (ulBlocks, ulResent, dl int) {
 	for _, m := range c.cell.MSs {
-		ul += m.ULOctets
+		ulBlocks += m.ULBlocks
+		ulResent += m.ULResent
 		dl += m.DLOctets
 	}
-	return ul, dl
+	return ulBlocks, ulResent, dl
 }
 
 // measure runs the workload's measured phase and counts its traffic.
@@ -199,7 +201,7 @@ func (c *cellRun) measure(ctx context.Context) (result, error) {
 		bts.OnRTSLatency(func(d time.Duration) { mu.Lock(); lat.add(d); mu.Unlock() })
 	}
 	rts0 := bts.Stats().RTSSent
-	ul0, dl0 := c.octets()
+	ul0, rs0, dl0 := c.traffic()
 	r, err := measure(ctx, p, func() (int, error) {
 		start := time.Now()
 		last := bts.FN()
@@ -224,12 +226,12 @@ func (c *cellRun) measure(ctx context.Context) (result, error) {
 		return bts.Stats().RTSSent - rts0, nil
 	})
 	r.lat, r.rt = lat, w.realtime
-	ul, dl := c.octets()
-	ul, dl = ul-ul0, dl-dl0
-	if err == nil && (w.ulBytes > 0 && ul+ul0 == 0 || w.dl && dl == 0) {
-		return r, fmt.Errorf("no traffic (uplink %d, downlink %d octets)\n%s log:\n%s", ul, dl, p.name, p.tailLog())
+	ul, rs, dl := c.traffic()
+	ul, rs, dl = ul-ul0, rs-rs0, dl-dl0
+	if err == nil && (w.ulBytes > 0 && ul == 0 || w.dl && dl == 0) {
+		return r, fmt.Errorf("no traffic in the measured phase (uplink %d blocks, downlink %d octets)\n%s log:\n%s", ul, dl, p.name, p.tailLog())
 	}
-	r.ul, r.dl = ul, dl
+	r.ul, r.ulResent, r.dl = ul, rs, dl
 	return r, err
 }
 

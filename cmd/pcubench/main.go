@@ -72,14 +72,15 @@ func workloads(scale float64) []workload {
 
 // result is one run of one workload on one PCU.
 type result struct {
-	cpu     time.Duration
-	blocks  int
-	rss     int64
-	lat     *latencies
-	mallocs float64 // gopcu: heap allocations in the measured phase
-	gcs     float64 // gopcu: GC cycles in the measured phase
-	rt      bool
-	ul, dl  int // octets the MSs sent and received
+	cpu      time.Duration
+	blocks   int
+	rss      int64
+	lat      *latencies
+	mallocs  float64 // gopcu: heap allocations in the measured phase
+	gcs      float64 // gopcu: GC cycles in the measured phase
+	rt       bool
+	ul, dl   int // in the measured phase: UL data blocks the MSs sent, DL octets they received
+	ulResent int // of the UL blocks, those resent
 	// read and write system calls of the PCU in the phase
 	reads, writes int64
 }
@@ -203,7 +204,7 @@ func (r result) line() string {
 		s += fmt.Sprintf(", %.2f reads + %.2f writes/block", float64(r.reads)/float64(r.blocks), float64(r.writes)/float64(r.blocks))
 	}
 	if r.ul > 0 || r.dl > 0 {
-		s += fmt.Sprintf(", UL %d kB, DL %d kB", r.ul/1000, r.dl/1000)
+		s += fmt.Sprintf(", UL %d blocks (%d resent), DL %d kB", r.ul, r.ulResent, r.dl/1000)
 	}
 	if r.mallocs > 0 || r.gcs > 0 {
 		s += fmt.Sprintf(", %.2f allocs/block, %.1f GC/100k blocks", r.mallocs/float64(r.blocks), r.gcs*1e5/float64(r.blocks))

@@ -120,8 +120,11 @@ type MS struct {
 	// and of the last data block of its DL TBF (real-time air only).
 	ulHeard, dlHeard uint32
 
-	// Statistics.
+	// Statistics. ULFrames and ULOctets count frames when they are
+	// segmented into a TBF's blocks; ULBlocks counts the RLC data blocks
+	// sent, ULResent those of them that were resent.
 	DLFrames, DLOctets, ULFrames, ULOctets int
+	ULBlocks, ULResent                     int
 	Polls, Acks                            int
 }
 

@@ -103,9 +103,12 @@ func (m *MS) ulTransmit(fn uint32, ts uint8) {
 		m.ulSplit(fn, ts, idx, m.txMCS(idx), 3)
 		return
 	}
-	idx := u.pickBlock(true)
+	idx, resend := u.pickBlock(true)
 	if idx < 0 {
 		return
+	}
+	if resend {
+		m.ULResent++
 	}
 	if u.egprs {
 		m.ulTransmitEGPRS(fn, ts, idx)
@@ -120,27 +123,28 @@ func (m *MS) ulTransmit(fn uint32, ts uint8) {
 		panic(err)
 	}
 	m.cell.queueULOffs(fn, u.trx, ts, out, m.burstOffset())
+	m.ULBlocks++
 }
 
 // pickBlock chooses the next block to send: a NACKed one, else a new one,
 // else (when stalled or all sent, if oldest) the oldest unacknowledged.
-func (u *ulState) pickBlock(oldest bool) int {
+func (u *ulState) pickBlock(oldest bool) (idx int, resend bool) {
 	if b := u.sw.ResendNeeded(); b >= 0 {
 		u.sw.MarkSent(b)
-		return u.blockIndex(b)
+		return u.blockIndex(b), true
 	}
 	if u.next < len(u.blocks) {
 		if _, ok := u.sw.SendNew(); ok {
 			u.next++
-			return u.next - 1
+			return u.next - 1, false
 		}
 	}
 	if oldest && u.sw.MarkForResend() > 0 {
 		b := u.sw.ResendNeeded()
 		u.sw.MarkSent(b)
-		return u.blockIndex(b)
+		return u.blockIndex(b), true
 	}
-	return -1
+	return -1, false
 }
 
 // cv is the countdown value of block idx (TS 44.060 §9.3.1).
@@ -177,7 +181,7 @@ func (m *MS) ulTransmitEGPRS(fn uint32, ts uint8, idx int) {
 	}
 	idx2 := idx
 	if cs.DataUnits() == 2 {
-		if j := u.pickBlock(false); j >= 0 {
+		if j, _ := u.pickBlock(false); j >= 0 {
 			if m.txMCS(j) == cs {
 				idx2 = j
 			} else {
@@ -198,6 +202,7 @@ func (m *MS) ulTransmitEGPRS(fn uint32, ts uint8, idx int) {
 		panic(err)
 	}
 	m.cell.queueULOffs(fn, u.trx, ts, out, m.burstOffset())
+	m.ULBlocks++
 }
 
 // ulSplit sends half spb (2 first, 3 second) of unit idx as an MCS-1..3
@@ -219,6 +224,7 @@ func (m *MS) ulSplit(fn uint32, ts uint8, idx int, cs rlcmac.CodingScheme, spb u
 	}
 	m.ULSplitBlocks++
 	m.cell.queueULOffs(fn, u.trx, ts, out, m.burstOffset())
+	m.ULBlocks++
 }
 
 // blockIndex maps a BSN back to the block index (the TBF sends at most a
