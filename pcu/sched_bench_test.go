@@ -205,3 +205,108 @@ func BenchmarkRTSKnownMS(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBusyPDCHs: one RTS_REQ on a busy PDCH, the PDCHs served in
+// turn block after block as a BTS asks, with every PDCH of the cell
+// carrying two DL TBFs with data (issue 16 item 5: one core for 2 000
+// loaded PDCHs). 64 PDCHs are one BTS of 8 TRX x 8; 2048 are 32 such
+// BTSs over the same engine (PCUIF addresses a BTS by bts_nr). The cost
+// per RTS must not grow with the PDCHs, the TBFs and the MSs the engine
+// holds (2 DL TBFs and MSs per PDCH: 4 096 at 2 048). The MSs' Ack/Nacks
+// and the queue refills run outside the timer, as in
+// BenchmarkScheduleRTS16TBF.
+func BenchmarkBusyPDCHs(b *testing.B) {
+	for _, nbts := range []int{1, 32} {
+		b.Run(fmt.Sprintf("pdchs=%d", 64*nbts), func(b *testing.B) { benchBusyPDCHs(b, nbts) })
+	}
+}
+
+func benchBusyPDCHs(b *testing.B, nbts int) {
+	e := New(Config{SocketPath: "/nonexistent"})
+	var btss []*BTS
+	for n := 0; n < nbts; n++ {
+		ii := &pcuif.InfoInd{Version: pcuif.V12, Flags: pcuif.FlagActive | pcuif.FlagCS(1) | pcuif.FlagCS(2) | pcuif.FlagCS(3) | pcuif.FlagCS(4), InitialCS: 4}
+		ii.BTSNr = uint8(n)
+		for t := range 8 {
+			ii.TRX[t].PDCHMask = 0xff
+			ii.TRX[t].ARFCN = uint16(100 + 8*n + t)
+		}
+		msg, err := pcuif.Marshal(ii, pcuif.V12)
+		if err != nil {
+			b.Fatal(err)
+		}
+		e.handleMessage(msg)
+		if bts := e.bts[n]; bts == nil || !bts.Active {
+			b.Fatalf("BTS %d not active", n)
+		}
+		btss = append(btss, e.bts[n])
+	}
+	frame := make([]byte, 1500)
+	frame[0], frame[1] = 0x03, 0xc0
+	type pdch struct {
+		bts  *BTS
+		p    *PDCH
+		rts  pcuif.RTSReq
+		tbfs []*TBF
+	}
+	var pdchs []*pdch
+	tlli := uint32(0xc0000000)
+	for _, bts := range btss {
+		for trx := range 8 {
+			for ts := range 8 {
+				pd := &pdch{bts: bts, p: &bts.TRX[trx].PDCH[ts], rts: pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, TRX: uint8(trx), TS: uint8(ts)}}
+				for k := range 2 {
+					m := e.newMS(bts, tlli)
+					tlli++
+					m.MSClass = 1
+					t := &TBF{dir: DirDL, ms: m, bts: bts, trx: uint8(trx), tfi: uint8(2*ts + k), slots: 1 << ts, ctrlTS: uint8(ts), cs: rlcmac.CS4, dl: &dlTBF{drained: -1}}
+					e.attach(t)
+					e.setupDLWindow(t)
+					m.DL = t
+					t.state = TBFFlow
+					for m.Queue.Len() < 2 {
+						m.Queue.Enqueue(e.now, frame, 0xffff)
+					}
+					pd.tbfs = append(pd.tbfs, t)
+				}
+				pdchs = append(pdchs, pd)
+			}
+		}
+	}
+	all := rlcmac.AckNackDescription{}
+	fn := uint32(0)
+	i := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		pd := pdchs[i%len(pdchs)]
+		pd.rts.FN, pd.rts.BlockNr = fn, uint8(blockNr(fn))
+		if e.schedule(pd.bts, pd.p, &pd.rts) == nil {
+			b.Fatal("no block")
+		}
+		i++
+		if i%len(pdchs) == 0 {
+			// a block of every PDCH went out: the next block; every 8th,
+			// the MSs acknowledge everything and the queues are refilled
+			fn = nextBlockFN(fn)
+			b.StopTimer()
+			for _, pd := range pdchs {
+				pd.p.resv = pd.p.resv[:0]
+				for _, t := range pd.tbfs {
+					t.dl.pollOut, t.n[nN3105] = false, 0
+					if i%(8*len(pdchs)) == 0 {
+						for t.ms.Queue.Len() < 2 {
+							t.ms.Queue.Enqueue(e.now, frame, 0xffff)
+						}
+						all.SSN = uint8(t.dl.sw.VS())
+						all.RBB = ^uint64(0)
+						e.dlAckNack(t, &all)
+						t.dl.pollOut = false
+					}
+				}
+				pd.bts.resvMask = [8]uint8{}
+			}
+			b.StartTimer()
+		}
+	}
+}
