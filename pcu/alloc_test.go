@@ -754,3 +754,48 @@ func TestUnknownClassULSpread(t *testing.T) {
 		t.Fatalf("TS 4-7: uplink TSs %v, want %v", lab, want)
 	}
 }
+
+// TestUnknownClassPlacementEdges: placeUnknown on PDCHs TS 2-5 only
+// (class 12 receives on 4 slots around TS 4, on 3 around TS 3 and 5, on 2
+// around TS 2) keeps to TS 3-5, TS 4 taking one TBF more; for downlink it
+// weighs the DL TBFs, not the UL ones; with no free USF on any PDCH it
+// finds no TS for an uplink TBF.
+func TestUnknownClassPlacementEdges(t *testing.T) {
+	e, bts := allocEngine(t, "dynamic", 0x3c)
+	e.params.MultislotDefault = 0
+	trx := &bts.TRX[0]
+	var got []int
+	for i := range 6 {
+		tb, err := e.allocUL(bts, e.newMS(bts, 0xc0001000+uint32(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, lowestSlot(tb.slots))
+	}
+	if want := []int{4, 4, 3, 5, 4, 3}; !slices.Equal(got, want) {
+		t.Fatalf("TS 2-5: uplink TSs %v, want %v", got, want)
+	}
+	// downlink: the UL TBFs above do not count, the DL TBFs do
+	if ts := placeUnknown(trx, DirDL); ts != 4 {
+		t.Fatalf("downlink on an idle downlink: TS %d, want 4", ts)
+	}
+	trx.PDCH[4].dl = append(trx.PDCH[4].dl, &TBF{})
+	if ts := placeUnknown(trx, DirDL); ts != 4 {
+		t.Fatalf("downlink with a DL TBF on TS 4: TS %d, want 4 (one TBF more, one slot more)", ts)
+	}
+	trx.PDCH[4].dl = append(trx.PDCH[4].dl, &TBF{})
+	if ts := placeUnknown(trx, DirDL); ts != 3 {
+		t.Fatalf("downlink with two DL TBFs on TS 4: TS %d, want 3", ts)
+	}
+	// every USF taken: no TS for an uplink TBF
+	for ts := 2; ts <= 5; ts++ {
+		for u := range trx.PDCH[ts].usfOwner[:7] {
+			if trx.PDCH[ts].usfOwner[u] == nil {
+				trx.PDCH[ts].usfOwner[u] = &TBF{}
+			}
+		}
+	}
+	if ts := placeUnknown(trx, DirUL); ts != -1 {
+		t.Fatalf("uplink with every USF taken: TS %d, want none", ts)
+	}
+}

@@ -159,7 +159,9 @@ type btsSock struct {
 	gen uint64
 	txq []*pcuif.Buf
 	out bool // EPOLLOUT registered
-	err error
+	// txqPeak is the most messages txq has held (tests)
+	txqPeak int
+	err     error
 	// recvmmsg(2) takes up to rxBatch messages in one system call
 	rx   [rxBatch][pcuif.BufSize]byte
 	iov  [rxBatch]unix.Iovec
@@ -494,6 +496,7 @@ func (e *Engine) writeBTS(b []byte) error {
 	q := e.link.TxBuf()
 	q.N = copy(q.B[:], b)
 	s.txq = append(s.txq, q)
+	s.txqPeak = max(s.txqPeak, len(s.txq))
 	if !s.out {
 		if p := e.poll.Load(); p != nil && p.mod(s.fd, unix.EPOLLIN|unix.EPOLLOUT) == nil {
 			s.out = true

@@ -285,8 +285,13 @@ func TestBurstAnswersInOrder(t *testing.T) {
 		}
 	}
 	var queued, dropped uint64
-	e.Call(func() { queued, dropped = uint64(len(e.bts0.txq)), e.l1ctr.Value(L1TxDropped) })
+	var peak int
+	e.Call(func() { queued, dropped, peak = uint64(len(e.bts0.txq)), e.l1ctr.Value(L1TxDropped), e.bts0.txqPeak })
 	if queued != 0 || dropped != 0 {
 		t.Fatalf("%d answers still queued, %d dropped", queued, dropped)
 	}
+	if peak == 0 {
+		t.Fatal("the send buffer never filled: the queue was not exercised")
+	}
+	t.Logf("up to %d answers waited for the socket", peak)
 }

@@ -108,13 +108,14 @@ const placementClass = 12
 // lowest. A TS with one downlink slot fewer is taken only when it carries
 // at least two TBFs fewer: a lone phone still gets the widest window (in
 // tests/labnet, a phone whose uplink TBF went to TS 5 of TS 4-7 received
-// on 3 slots instead of 4), and many MSs use every PDCH.
+// on 3 slots instead of 4), and many MSs use TS 1-7 of 8 PDCHs (TS 0, with
+// 2 slots around it, only when the others are gone).
 // The TS is not chosen from the capacity search (findMultiSlots) alone:
 // these MSs reserve their one slot only, so that search hardly sees them
 // and kept finding the window over the idle edge slots. 16 one-phase
 // accesses on 8 PDCHs put 6 uplink TBFs on TS 2 and none on TS 0, 1 and 7
-// (pcubench ul-bulk, 32 MSs on 2 x 8 PDCHs: 60 % of the USFs carried data,
-// 84 % with osmo-pcu 1.1.0, which reserves the default class's whole
+// (pcubench ul-bulk, 32 MSs on 2 x 8 PDCHs: 60 % of the radio blocks' USFs
+// carried data, 84 % with osmo-pcu 1.1.0, which reserves the default class's whole
 // window for such an MS and so spreads them).
 func placeUnknown(trx *TRX, dir Dir) int {
 	var rx [8]int

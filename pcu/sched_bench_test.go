@@ -210,10 +210,11 @@ func BenchmarkRTSKnownMS(b *testing.B) {
 // turn block after block as a BTS asks, with every PDCH of the cell
 // carrying two DL TBFs with data (issue 16 item 5: one core for 2 000
 // loaded PDCHs). 64 PDCHs are one BTS of 8 TRX x 8; 2048 are 32 such
-// BTSs over the same engine (PCUIF addresses a BTS by bts_nr). The cost
-// per RTS must not grow with the PDCHs, the TBFs and the MSs the engine
-// holds (2 DL TBFs and MSs per PDCH: 4 096 at 2 048). The MSs' Ack/Nacks
-// and the queue refills run outside the timer, as in
+// BTSs over the same engine (PCUIF addresses a BTS by bts_nr), with 2 DL
+// TBFs and MSs per PDCH (4 096 at 2 048). It measures how the engine's
+// cost per RTS grows with the PDCHs, TBFs and MSs it holds (no work per
+// RTS walks them; what grows is cache misses, docs/performance.md). The
+// MSs' Ack/Nacks and the queue refills run outside the timer, as in
 // BenchmarkScheduleRTS16TBF.
 func BenchmarkBusyPDCHs(b *testing.B) {
 	for _, nbts := range []int{1, 32} {

@@ -228,8 +228,11 @@ func (c *cellRun) measure(ctx context.Context) (result, error) {
 	r.lat, r.rt = lat, w.realtime
 	ul, rs, dl := c.traffic()
 	ul, rs, dl = ul-ul0, rs-rs0, dl-dl0
-	if err == nil && (w.ulBytes > 0 && ul == 0 || w.dl && dl == 0) {
-		return r, fmt.Errorf("no traffic in the measured phase (uplink %d blocks, downlink %d octets)\n%s log:\n%s", ul, dl, p.name, p.tailLog())
+	// a workload's fixed uplink may all go in the warm-up (it lasts until
+	// every MS receives downlink): no uplink at all fails, none in the
+	// phase does not
+	if err == nil && (w.ulBytes > 0 && ul+ul0 == 0 || w.dl && dl == 0) {
+		return r, fmt.Errorf("no traffic (uplink %d blocks in all, downlink %d octets in the phase)\n%s log:\n%s", ul+ul0, dl, p.name, p.tailLog())
 	}
 	r.ul, r.ulResent, r.dl = ul, rs, dl
 	return r, err

@@ -121,8 +121,10 @@ type MS struct {
 	ulHeard, dlHeard uint32
 
 	// Statistics. ULFrames and ULOctets count frames when they are
-	// segmented into a TBF's blocks; ULBlocks counts the RLC data blocks
-	// sent, ULResent those of them that were resent.
+	// segmented into a TBF's blocks; ULBlocks counts the uplink radio
+	// blocks that carried data (an MCS-7..9 block with two units counts
+	// once, a unit split in two SPB blocks twice); ULResent counts the
+	// RLC data units sent again.
 	DLFrames, DLOctets, ULFrames, ULOctets int
 	ULBlocks, ULResent                     int
 	Polls, Acks                            int
@@ -157,11 +159,12 @@ type ulState struct {
 	next       int // next new block index
 	contention bool
 	done       bool
-	cvStarted  bool                  // a block with CV < 15 was sent: no more data joins
-	egprs      bool                  // EGPRS TBF: MCS blocks, EGPRS window and Ack/Nack
-	mcs        []rlcmac.CodingScheme // per block: the (M)CS it was segmented for
-	reseg      bool                  // RESEGMENT of the last assignment or Ack/Nack
-	spbSecond  int                   // index+1 of a split unit whose second half is due
+	cvStarted  bool                         // a block with CV < 15 was sent: no more data joins
+	egprs      bool                         // EGPRS TBF: MCS blocks, EGPRS window and Ack/Nack
+	mcs        []rlcmac.CodingScheme        // per block: the (M)CS it was segmented for
+	reseg      bool                         // RESEGMENT of the last assignment or Ack/Nack
+	spbSecond  int                          // index+1 of a split unit whose second half is due
+	putBack    [rlcmac.EGPRSSNS / 64]uint64 // BSNs taken as new, put back unsent (ULResent)
 }
 
 // SendLLC queues an uplink LLC frame; the MS requests an UL TBF for it.

@@ -107,7 +107,7 @@ func (m *MS) ulTransmit(fn uint32, ts uint8) {
 	if idx < 0 {
 		return
 	}
-	if resend {
+	if resend && !u.takePutBack(idx%u.sw.SNS()) {
 		m.ULResent++
 	}
 	if u.egprs {
@@ -181,11 +181,20 @@ func (m *MS) ulTransmitEGPRS(fn uint32, ts uint8, idx int) {
 	}
 	idx2 := idx
 	if cs.DataUnits() == 2 {
-		if j, _ := u.pickBlock(false); j >= 0 {
-			if m.txMCS(j) == cs {
+		if j, jr := u.pickBlock(false); j >= 0 {
+			switch {
+			case m.txMCS(j) == cs:
 				idx2 = j
-			} else {
+				if jr && !u.takePutBack(j%u.sw.SNS()) {
+					m.ULResent++
+				}
+			case jr:
 				u.sw.MarkResend(j % u.sw.SNS()) // not a partner: it goes alone later
+			default:
+				// a new block that is not a partner goes alone later:
+				// its first sending is not a resend
+				u.sw.MarkResend(j % u.sw.SNS())
+				u.putBack[(j%u.sw.SNS())/64] |= 1 << ((j % u.sw.SNS()) % 64)
 			}
 		}
 	}
@@ -237,4 +246,15 @@ func (u *ulState) blockIndex(bsn int) int {
 		}
 	}
 	return -1
+}
+
+// takePutBack reports whether bsn was a new block put back unsent (as a
+// rejected MCS-7..9 partner), and forgets it.
+func (u *ulState) takePutBack(bsn int) bool {
+	w, b := bsn/64, uint64(1)<<(bsn%64)
+	if u.putBack[w]&b == 0 {
+		return false
+	}
+	u.putBack[w] &^= b
+	return true
 }

@@ -53,7 +53,7 @@ type Config struct {
 	Seed         int64
 	Dir          string    // scratch directory (PCU socket, downloaded files)
 	Status       io.Writer // a status line per second (nil: none)
-	Trace        io.Writer // per second: the server's TCP state (ss -tin) and the MS emulators; every packet at the TUNs in radio time (nil: none)
+	Trace        io.Writer // per second: the server's TCP state (ss -tin) and the MS emulators; every packet at the TUNs in radio time (nil: none; written from two goroutines: safe for concurrent use, as an *os.File is)
 }
 
 // DefaultConfig is the seed scenario: one MS, a 360 kB HTTP download,

@@ -188,8 +188,8 @@ func TestLabShort(t *testing.T) {
 	// every 200 ms (an idle ping's uplink request waits for that poll),
 	// and a busy ping's reply waits for the bulk LLC frame already in the
 	// RLC window (1404 octets: ~240 ms at 48 kbit/s, about 4 per second).
-	// With 1 s pings a run gave 1.1-1.35 x or, one run in four, 1.8 x; a
-	// 1.05 s ping steps through both cycles (50 and ~70 ms a ping).
+	// With 1 s pings a run gave 1.0-1.35 x or, one run in four, 1.8 x; a
+	// 1.05 s ping steps through both cycles (50 and 70-90 ms a ping).
 	cfg.PingInterval = 1050 * time.Millisecond
 	cfg.IdlePings = 5
 	cfg.MaxTime = 60 * time.Second

@@ -644,8 +644,10 @@ func (l *lab) collect(res *Result) {
 	}
 }
 
-// icmp writes an echo request's or reply's passage to cfg.Trace with the
-// radio time (radio loop only).
+// icmp writes a packet's passage to cfg.Trace with the radio time (radio
+// loop only): an echo request or reply with its sequence number, any
+// other packet with its protocol and length. (The per-second "---"
+// lines of report carry the wall clock since the start.)
 func (l *lab) icmp(ev string, ip []byte) {
 	if l.cfg.Trace == nil || len(ip) < 28 {
 		return
