@@ -100,6 +100,7 @@ type Engine struct {
 
 	// reused decode targets and encode sources (no allocation per block)
 	rxRTS  pcuif.RTSReq
+	txAct  pcuif.ActReq
 	rxData pcuif.Data
 	// UL data blocks and units decoded into these (ul.go): each holds a
 	// chunk table of ~1 kB that a fresh variable would clear every block

@@ -285,11 +285,11 @@ func (e *Engine) handleInfoInd(b []byte) {
 				p.TSC, p.Hopping, p.HSN, p.MAIO, p.MABitLen, p.MA = its.TSC, its.Hopping, its.HSN, its.MAIO, its.MABitLen, its.MA
 			}
 			if want && !p.Enabled {
-				e.send(&pcuif.ActReq{Activate: true, TRX: uint8(t), TS: uint8(s)}, e.ver)
+				e.sendAct(bts, true, t, s)
 				p.Enabled = true
 				e.l1log.Info("PDCH activated", "bts", bts.Nr, "trx", t, "ts", s)
 			} else if !want && p.Enabled {
-				e.send(&pcuif.ActReq{Activate: false, TRX: uint8(t), TS: uint8(s)}, e.ver)
+				e.sendAct(bts, false, t, s)
 				p.Enabled = false
 				e.l1log.Info("PDCH deactivated", "bts", bts.Nr, "trx", t, "ts", s)
 			}
@@ -302,11 +302,21 @@ func (e *Engine) handleInfoInd(b []byte) {
 	e.emit(Event{Kind: EvBTSActive, BTS: bts.Nr})
 }
 
+// sendAct sends an ACT_REQ for a PDCH of bts, addressed to it by the
+// header's bts_nr (a socket can carry several BTSs; osmo-pcu's
+// pcu_tx_act_req() sets it too).
+func (e *Engine) sendAct(bts *BTS, activate bool, trx, ts int) {
+	a := &e.txAct
+	*a = pcuif.ActReq{Activate: activate, TRX: uint8(trx), TS: uint8(ts)}
+	a.BTSNr = bts.Nr
+	e.send(a, e.ver)
+}
+
 func (e *Engine) deactivateAll(bts *BTS) {
 	for t := range bts.TRX {
 		for s := range bts.TRX[t].PDCH {
 			if bts.TRX[t].PDCH[s].Enabled {
-				e.send(&pcuif.ActReq{Activate: false, TRX: uint8(t), TS: uint8(s)}, e.ver)
+				e.sendAct(bts, false, t, s)
 			}
 		}
 	}

@@ -73,6 +73,13 @@ type BTS struct {
 
 	fn uint32 // next block's first FN
 	wg sync.WaitGroup
+
+	// A group (ListenGroup): several BTSs on one socket, as PCUIF
+	// addresses a BTS by the header's bts_nr. nr is this one's; group
+	// is every member (nil: a BTS alone); the first member owns the
+	// listener and the reader.
+	nr    uint8
+	group []*BTS
 }
 
 type key struct {
@@ -117,9 +124,57 @@ func Listen(cfg Config) (*BTS, error) {
 	return b, nil
 }
 
+// ListenGroup starts n BTSs on one socket (cfg.Path): BTS k has bts_nr k
+// and the INFO_IND info(k) (its BTSNr set to k), all sent when the PCU
+// connects. Each member is stepped, sent to and read like a BTS alone;
+// the PCU's messages go to the member its bts_nr names. Close the first
+// member to close them all.
+func ListenGroup(cfg Config, n int, info func(k int) *pcuif.InfoInd) ([]*BTS, error) {
+	if n < 1 || n > 256 {
+		return nil, fmt.Errorf("btsemu: %d BTSs in a group", n)
+	}
+	if cfg.Version == 0 {
+		cfg.Version = pcuif.V12
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	os.Remove(cfg.Path)
+	ln, err := net.ListenUnix("unixpacket", &net.UnixAddr{Name: cfg.Path, Net: "unixpacket"})
+	if err != nil {
+		return nil, fmt.Errorf("btsemu: listen %s: %w", cfg.Path, err)
+	}
+	group := make([]*BTS, n)
+	for k := range group {
+		c := cfg
+		c.Info = info(k)
+		c.Info.Version = cfg.Version
+		c.Info.BTSNr = uint8(k)
+		group[k] = &BTS{cfg: c, ln: ln, log: cfg.Log, connCh: make(chan struct{}), active: map[[2]uint8]bool{},
+			pending: map[key]chan pcuif.Data{}, nr: uint8(k)}
+	}
+	for _, b := range group {
+		b.group = group
+	}
+	group[0].wg.Add(1)
+	go group[0].acceptLoop()
+	return group, nil
+}
+
+// members are the BTSs on b's socket: its group, or b alone.
+func (b *BTS) members() []*BTS {
+	if b.group != nil {
+		return b.group
+	}
+	return []*BTS{b}
+}
+
 // Close stops listening, drops the PCU connection and removes the socket:
 // to the PCU it looks like the BTS process died.
 func (b *BTS) Close() {
+	if b.group != nil && b != b.group[0] {
+		return // the first member owns the socket
+	}
 	b.ln.Close()
 	b.mu.Lock()
 	if b.conn != nil {
@@ -184,21 +239,27 @@ func (b *BTS) acceptLoop() {
 			return
 		}
 		b.mu.Lock()
-		if b.conn != nil { // one PCU at a time
-			b.mu.Unlock()
+		busy := b.conn != nil
+		b.mu.Unlock()
+		if busy { // one PCU at a time
 			c.Close()
 			continue
 		}
-		b.conn = c
-		b.gen++
-		b.stats.Connections++
-		b.active = map[[2]uint8]bool{}
-		close(b.connCh)
-		b.connCh = make(chan struct{})
-		b.mu.Unlock()
+		for _, m := range b.members() {
+			m.mu.Lock()
+			m.conn = c
+			m.gen++
+			m.stats.Connections++
+			m.active = map[[2]uint8]bool{}
+			close(m.connCh)
+			m.connCh = make(chan struct{})
+			m.mu.Unlock()
+		}
 		// OsmoBTS sends INFO_IND as soon as it accepts the connection.
-		if err := b.Send(b.cfg.Info); err != nil {
-			b.log.Error("cannot send INFO_IND", "err", err)
+		for _, m := range b.members() {
+			if err := m.Send(m.cfg.Info); err != nil {
+				b.log.Error("cannot send INFO_IND", "err", err)
+			}
 		}
 		b.wg.Add(1)
 		go b.readLoop(c)
@@ -222,25 +283,33 @@ func (b *BTS) readLoop(c *net.UnixConn) {
 		if err != nil || n == 0 {
 			break
 		}
-		if cnf := b.handle(buf[:n], at); cnf != nil {
-			b.Send(cnf)
+		to := b
+		if b.group != nil {
+			if _, nr, err := pcuif.PeekHeader(buf[:n]); err == nil && int(nr) < len(b.group) {
+				to = b.group[nr]
+			}
+		}
+		if cnf := to.handle(buf[:n], at); cnf != nil {
+			to.Send(cnf)
 		}
 	}
 	c.Close()
-	b.mu.Lock()
-	if b.conn == c {
-		b.conn = nil
-		b.active = map[[2]uint8]bool{}
-		close(b.connCh)
-		b.connCh = make(chan struct{})
-	}
-	for k, ch := range b.pending {
-		if ch != nil {
-			close(ch)
+	for _, m := range b.members() {
+		m.mu.Lock()
+		if m.conn == c {
+			m.conn = nil
+			m.active = map[[2]uint8]bool{}
+			close(m.connCh)
+			m.connCh = make(chan struct{})
 		}
-		delete(b.pending, k)
+		for k, ch := range m.pending {
+			if ch != nil {
+				close(ch)
+			}
+			delete(m.pending, k)
+		}
+		m.mu.Unlock()
 	}
-	b.mu.Unlock()
 }
 
 // handle records a message from the PCU. It returns the confirmation to
@@ -329,12 +398,14 @@ func (b *BTS) handle(msg []byte, at time.Time) pcuif.Message {
 	return nil
 }
 
-// Send sends any message to the PCU in the emulator's version.
+// Send sends any message to the PCU in the emulator's version (with this
+// BTS's bts_nr).
 func (b *BTS) Send(m pcuif.Message) error {
 	out, err := pcuif.Marshal(m, b.cfg.Version)
 	if err != nil {
 		return err
 	}
+	out[1] = b.nr // the header's bts_nr
 	return b.SendRaw(out)
 }
 
