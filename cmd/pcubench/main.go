@@ -52,6 +52,7 @@ type workload struct {
 	duration time.Duration // radio time (virtual) or wall time (real time)
 	realtime bool
 	timeInd  bool // real time, a TIME_IND every frame (the lab's BTS)
+	bts      int  // > 1: that many BTSs on the one PCU socket, ms MSs in each (gopcu only)
 }
 
 func workloads(scale float64) []workload {
@@ -67,6 +68,7 @@ func workloads(scale float64) []workload {
 		{name: "lab-idle-4", desc: "real time as the lab's BTS: TIME_IND every frame, 4 idle PDCHs (CPU per 1000 RTS)", trx: 1, mask: 0xf0, stub: true, realtime: true, timeInd: true, duration: d(20 * time.Second)},
 		{name: "lat-idle-64", desc: "real time: 8 TRX x 8 PDCHs idle, all RTS of a block at once", trx: 8, mask: 0xff, stub: true, realtime: true, duration: d(10 * time.Second)},
 		{name: "lat-mix-64", desc: "real time: the mix-64 load", trx: 8, mask: 0xff, ms: 64, class: 12, ulBytes: 20000, dl: true, dlFrame: 500, realtime: true, duration: d(10 * time.Second)},
+		{name: "scale-2048", desc: "32 BTSs x 8 TRX x 8 PDCHs on one socket (2 048 PDCHs), 64 uplink MSs per BTS (gopcu only)", trx: 8, mask: 0xff, bts: 32, ms: 64, class: 12, ulBytes: 50000, duration: d(4 * time.Second)},
 	}
 }
 
@@ -79,8 +81,9 @@ type result struct {
 	mallocs  float64 // gopcu: heap allocations in the measured phase
 	gcs      float64 // gopcu: GC cycles in the measured phase
 	rt       bool
-	ul, dl   int // in the measured phase: UL data blocks the MSs sent, DL octets they received
-	ulResent int // of the UL blocks, those resent
+	ul, dl   int           // in the measured phase: UL data blocks the MSs sent, DL octets they received
+	ulResent int           // of the UL blocks, those resent
+	wall     time.Duration // the measured phase's wall clock
 	// read and write system calls of the PCU in the phase
 	reads, writes int64
 }
@@ -164,6 +167,9 @@ func bench(ctx context.Context, out io.Writer, kinds []pcuKind, ws []workload, r
 		for rep := 0; rep < reps; rep++ {
 			for i := range kinds {
 				k := kinds[(i+rep)%len(kinds)] // alternate who goes first
+				if w.bts > 1 && !k.gopcu {
+					continue // a gopcu workload: osmo-pcu is not run on it
+				}
 				seq++
 				r, err := runOne(ctx, k, w, seq)
 				if ctx.Err() != nil {
@@ -205,6 +211,10 @@ func (r result) line() string {
 	}
 	if r.ul > 0 || r.dl > 0 {
 		s += fmt.Sprintf(", UL %d blocks (%d resent), DL %d kB", r.ul, r.ulResent, r.dl/1000)
+	}
+	if r.wall > 0 && !r.rt {
+		// virtual time: as fast as the PCU and the emulators go
+		s += fmt.Sprintf(", %.0f blocks/s with the PCU at %.0f %% of a core", float64(r.blocks)/r.wall.Seconds(), 100*r.cpu.Seconds()/r.wall.Seconds())
 	}
 	if r.mallocs > 0 || r.gcs > 0 {
 		s += fmt.Sprintf(", %.2f allocs/block, %.1f GC/100k blocks", r.mallocs/float64(r.blocks), r.gcs*1e5/float64(r.blocks))
@@ -301,6 +311,9 @@ func runOne(ctx context.Context, k pcuKind, w workload, seq int) (result, error)
 	if w.stub {
 		return runStub(ctx, k, w, rd, nsPort, sgsnPort)
 	}
+	if w.bts > 1 {
+		return runScale(ctx, k, w, rd, nsPort, sgsnPort)
+	}
 	return runCell(ctx, k, w, rd, nsPort, sgsnPort)
 }
 
@@ -315,7 +328,9 @@ func measure(ctx context.Context, p *pcuProc, phase func() (int, error)) (result
 		return result{}, err
 	}
 	r0, w0 := p.ioCalls()
+	start := time.Now()
 	blocks, err := phase()
+	wall := time.Since(start)
 	if err != nil {
 		return result{}, fmt.Errorf("%w\n%s log:\n%s", err, p.name, p.tailLog())
 	}
@@ -329,7 +344,7 @@ func measure(ctx context.Context, p *pcuProc, phase func() (int, error)) (result
 	if err != nil {
 		return result{}, err
 	}
-	r := result{cpu: c1 - c0, blocks: blocks, rss: rss, reads: r1 - r0, writes: w1 - w0}
+	r := result{cpu: c1 - c0, blocks: blocks, rss: rss, reads: r1 - r0, writes: w1 - w0, wall: wall}
 	if g0.ok && g1.ok {
 		r.mallocs, r.gcs = max(g1.mallocs-g0.mallocs-(g0.mallocs-ga.mallocs), 0), g1.gcs-g0.gcs
 	}

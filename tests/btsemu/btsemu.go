@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/bits"
 	"net"
 	"net/netip"
 	"os"
@@ -255,14 +256,22 @@ func (b *BTS) acceptLoop() {
 			m.connCh = make(chan struct{})
 			m.mu.Unlock()
 		}
-		// OsmoBTS sends INFO_IND as soon as it accepts the connection.
+		b.wg.Add(1)
+		go b.readLoop(c)
+		// OsmoBTS sends INFO_IND as soon as it accepts the connection. A
+		// group's go one after the other, each once its PDCHs are active
+		// (or after a second): the PCU answers each with an ACT_REQ per
+		// PDCH, and 32 BTSs' at once would overflow its send queue.
 		for _, m := range b.members() {
 			if err := m.Send(m.cfg.Info); err != nil {
 				b.log.Error("cannot send INFO_IND", "err", err)
 			}
+			if b.group != nil {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				m.WaitActive(ctx, infoPDCHs(m.cfg.Info))
+				cancel()
+			}
 		}
-		b.wg.Add(1)
-		go b.readLoop(c)
 	}
 }
 
@@ -486,4 +495,13 @@ func (b *BTS) WaitActive(ctx context.Context, n int) error {
 			return fmt.Errorf("btsemu: waiting for %d active PDCHs: %w", n, ctx.Err())
 		}
 	}
+}
+
+// infoPDCHs counts the PDCHs an INFO_IND configures.
+func infoPDCHs(ii *pcuif.InfoInd) int {
+	n := 0
+	for t := range ii.TRX {
+		n += bits.OnesCount8(ii.TRX[t].PDCHMask)
+	}
+	return n
 }
