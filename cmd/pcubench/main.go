@@ -68,7 +68,7 @@ func workloads(scale float64) []workload {
 		{name: "lab-idle-4", desc: "real time as the lab's BTS: TIME_IND every frame, 4 idle PDCHs (CPU per 1000 RTS)", trx: 1, mask: 0xf0, stub: true, realtime: true, timeInd: true, duration: d(20 * time.Second)},
 		{name: "lat-idle-64", desc: "real time: 8 TRX x 8 PDCHs idle, all RTS of a block at once", trx: 8, mask: 0xff, stub: true, realtime: true, duration: d(10 * time.Second)},
 		{name: "lat-mix-64", desc: "real time: the mix-64 load", trx: 8, mask: 0xff, ms: 64, class: 12, ulBytes: 20000, dl: true, dlFrame: 500, realtime: true, duration: d(10 * time.Second)},
-		{name: "scale-2048", desc: "32 BTSs x 8 TRX x 8 PDCHs on one socket (2 048 PDCHs), 64 uplink MSs per BTS (gopcu only)", trx: 8, mask: 0xff, bts: 32, ms: 64, class: 12, ulBytes: 50000, duration: d(4 * time.Second)},
+		{name: "scale-2048", desc: "32 BTSs x 8 TRX x 8 PDCHs on one socket (2 048 PDCHs), 128 uplink MSs per BTS (gopcu only)", trx: 8, mask: 0xff, bts: 32, ms: 128, class: 12, ulBytes: 50000, duration: d(4 * time.Second)},
 	}
 }
 
