@@ -714,10 +714,10 @@ func TestOneTRXIncrementalTFIUSFTAI(t *testing.T) {
 // TestUnknownClassULSpread: MSs whose multislot class is unknown (one-phase
 // access, no capability from the SGSN yet) get their one uplink slot where
 // class 12 would receive on the most slots, but not all on one PDCH: a TS
-// with one downlink slot fewer (TS 1 and 7 of 8) takes an MS once it
-// carries two TBFs fewer. Sixteen MSs on 8 PDCHs use TS 1-7 (each PDCH
-// with an uplink TBF gives its USFs to data; before, TS 2 carried 6 TBFs
-// and TS 0, 1, 7 none). Four PDCHs (TS 4-7, the lab's cell): a second MS
+// with k downlink slots fewer (TS 1 and 7 of 8: 1, TS 0: 2) takes an MS
+// once it carries more than k TBFs fewer. Sixteen MSs on 8 PDCHs use TS
+// 1-7, the 20th TS 0 (each PDCH with an uplink TBF gives its USFs to data;
+// before, TS 2 carried 6 TBFs and TS 0, 1, 7 none). Four PDCHs (TS 4-7, the lab's cell): a second MS
 // joins the first on TS 6, where class 12 receives on all four, rather
 // than take TS 5 (three).
 func TestUnknownClassULSpread(t *testing.T) {
@@ -739,6 +739,19 @@ func TestUnknownClassULSpread(t *testing.T) {
 	want := []int{2, 3, 4, 5, 6, 2, 3, 4, 5, 6, 1, 7, 2, 3, 4, 5}
 	if !slices.Equal(got, want) {
 		t.Fatalf("uplink TSs %v, want %v (per TS %v)", got, want, per)
+	}
+	// TS 6; then TS 1 and 7 (1 TBF + 1 slot fewer = 2) before TS 0
+	// (0 TBFs + 2 slots fewer = 2) on the tie by slots; then TS 0 (2
+	// against 3 everywhere else)
+	for i := 16; i < 20; i++ {
+		tb, err := e.allocUL(bts, e.newMS(bts, 0xc0000e00+uint32(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, lowestSlot(tb.slots))
+	}
+	if want := []int{6, 1, 7, 0}; !slices.Equal(got[16:], want) {
+		t.Fatalf("MSs 17-20 on TS %v, want %v", got[16:], want)
 	}
 	e, bts = allocEngine(t, "dynamic", 0xf0)
 	e.params.MultislotDefault = 0

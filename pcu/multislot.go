@@ -101,15 +101,14 @@ const placementClass = 12
 // placeUnknown is the TS for the one slot of an MS whose class is not
 // known yet, placed where placementClass receives on many downlink slots
 // and where few TBFs of direction dir are (for uplink: with a free USF).
-// Of the TSs around which placementClass receives on the most slots, or
-// on one fewer (TS 1-7 of 8 PDCHs: 4 around TS 2-6, 3 around TS 1 and 7),
-// it takes the lowest cost, the TBFs on the TS plus the downlink slots
-// missing to the best; on a tie the one with more downlink slots, then the
-// lowest. A TS with one downlink slot fewer is taken only when it carries
-// at least two TBFs fewer: a lone phone still gets the widest window (in
+// It takes the TS of the lowest cost, the TBFs on it plus the downlink
+// slots it gives fewer than the best TS (of 8 PDCHs: 4 around TS 2-6, 3
+// around TS 1 and 7, 2 around TS 0); on a tie the one with more downlink
+// slots, then the lowest. A lone phone so gets the widest window (in
 // tests/labnet, a phone whose uplink TBF went to TS 5 of TS 4-7 received
-// on 3 slots instead of 4), and many MSs use TS 1-7 of 8 PDCHs (TS 0, with
-// 2 slots around it, only when the others are gone).
+// on 3 slots instead of 4), and a TS with k slots fewer takes an MS once
+// it carries more than k TBFs fewer: 16 MSs on 8 PDCHs use TS 1-7, TS 0
+// takes the 20th.
 // The TS is not chosen from the capacity search (findMultiSlots) alone:
 // these MSs reserve their one slot only, so that search hardly sees them
 // and kept finding the window over the idle edge slots. 16 one-phase
@@ -137,7 +136,7 @@ func placeUnknown(trx *TRX, dir Dir) int {
 	}
 	best, bestCost, bestRx := -1, 0, 0
 	for ts := range 8 {
-		if rx[ts] == 0 || rx[ts] < maxRx-1 {
+		if rx[ts] == 0 {
 			continue
 		}
 		cost := trx.PDCH[ts].load(dir) + maxRx - rx[ts]
