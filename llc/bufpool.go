@@ -119,14 +119,8 @@ func (s *Shared) PoolStats() PoolStats {
 // the pool when the queue drops the frame, or when the Frame that Dequeue
 // returns for it is given to Release.
 func (q *Queue) EnqueueCopy(now time.Duration, frame []byte, pduLifetime uint16) error {
-	if q.closed {
-		return ErrClosed
-	}
-	if len(frame) == 0 {
-		return ErrEmpty
-	}
-	if len(frame) > MaxFrameLen {
-		return ErrTooLong
+	if err := q.admit(frame); err != nil {
+		return err
 	}
 	b := q.s.bufs.get(len(frame))
 	copy(b, frame)

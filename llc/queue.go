@@ -403,16 +403,24 @@ func (q *Queue) sojourn(e *entry, now time.Duration) time.Duration {
 // (per-MS limit) or of the fattest MS (global limit); such drops are
 // reported by the victim's next Dequeue or by Shared.TakeOverflowed.
 func (q *Queue) Enqueue(now time.Duration, frame []byte, pduLifetime uint16) error {
-	if q.closed {
-		return ErrClosed
-	}
-	if len(frame) == 0 {
-		return ErrEmpty
-	}
-	if len(frame) > MaxFrameLen {
-		return ErrTooLong
+	if err := q.admit(frame); err != nil {
+		return err
 	}
 	return q.enqueue(now, frame, pduLifetime, 0)
+}
+
+// admit reports why frame cannot be queued (closed queue, empty or
+// oversized frame), nil if it can.
+func (q *Queue) admit(frame []byte) error {
+	switch {
+	case q.closed:
+		return ErrClosed
+	case len(frame) == 0:
+		return ErrEmpty
+	case len(frame) > MaxFrameLen:
+		return ErrTooLong
+	}
+	return nil
 }
 
 // enqueue appends a checked frame with the extra entry flags fl.
