@@ -103,13 +103,25 @@ type Stats struct {
 // Listen starts an emulator listening on cfg.Path (an old socket file there
 // is removed). It accepts one PCU at a time, as OsmoBTS does.
 func Listen(cfg Config) (*BTS, error) {
-	if cfg.Version == 0 {
-		cfg.Version = pcuif.V12
+	ln, err := listen(&cfg)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Info == nil {
 		cfg.Info = DefaultInfo(cfg.Version)
 	}
-	cfg.Info.Version = cfg.Version
+	b := newBTS(cfg, ln, 0)
+	b.wg.Add(1)
+	go b.acceptLoop()
+	return b, nil
+}
+
+// listen fills in cfg's defaults and opens its socket (an old socket file
+// there is removed).
+func listen(cfg *Config) (*net.UnixListener, error) {
+	if cfg.Version == 0 {
+		cfg.Version = pcuif.V12
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
@@ -118,11 +130,15 @@ func Listen(cfg Config) (*BTS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("btsemu: listen %s: %w", cfg.Path, err)
 	}
-	b := &BTS{cfg: cfg, ln: ln, log: cfg.Log, connCh: make(chan struct{}), active: map[[2]uint8]bool{},
-		pending: map[key]chan pcuif.Data{}, fn: 0}
-	b.wg.Add(1)
-	go b.acceptLoop()
-	return b, nil
+	return ln, nil
+}
+
+// newBTS is the emulator of cfg (Info set) with bts_nr nr on ln.
+func newBTS(cfg Config, ln *net.UnixListener, nr uint8) *BTS {
+	cfg.Info.Version = cfg.Version
+	cfg.Info.BTSNr = nr
+	return &BTS{cfg: cfg, ln: ln, log: cfg.Log, connCh: make(chan struct{}), active: map[[2]uint8]bool{},
+		pending: map[key]chan pcuif.Data{}, nr: nr}
 }
 
 // ListenGroup starts n BTSs on one socket (cfg.Path): BTS k has bts_nr k
@@ -134,25 +150,15 @@ func ListenGroup(cfg Config, n int, info func(k int) *pcuif.InfoInd) ([]*BTS, er
 	if n < 1 || n > 256 {
 		return nil, fmt.Errorf("btsemu: %d BTSs in a group", n)
 	}
-	if cfg.Version == 0 {
-		cfg.Version = pcuif.V12
-	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
-	os.Remove(cfg.Path)
-	ln, err := net.ListenUnix("unixpacket", &net.UnixAddr{Name: cfg.Path, Net: "unixpacket"})
+	ln, err := listen(&cfg)
 	if err != nil {
-		return nil, fmt.Errorf("btsemu: listen %s: %w", cfg.Path, err)
+		return nil, err
 	}
 	group := make([]*BTS, n)
 	for k := range group {
 		c := cfg
 		c.Info = info(k)
-		c.Info.Version = cfg.Version
-		c.Info.BTSNr = uint8(k)
-		group[k] = &BTS{cfg: c, ln: ln, log: cfg.Log, connCh: make(chan struct{}), active: map[[2]uint8]bool{},
-			pending: map[key]chan pcuif.Data{}, nr: uint8(k)}
+		group[k] = newBTS(c, ln, uint8(k))
 	}
 	for _, b := range group {
 		b.group = group
