@@ -88,18 +88,7 @@ func bitsSet(m uint8) int {
 // DATA_REQ of the one before.
 func (s *sockStub) roundTrips(n int) {
 	for i := 0; i < n; i++ {
-		ts := s.pdchs[i%len(s.pdchs)]
-		if ts == s.pdchs[0] {
-			s.fn = nextBlockFN(s.fn)
-		}
-		s.rts = pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: s.fn, ARFCN: 871, TS: ts, BlockNr: uint8(blockNr(s.fn))}
-		m, err := pcuif.MarshalTo(s.tx[:], &s.rts, pcuif.V10)
-		if err != nil {
-			s.tb.Fatal(err)
-		}
-		if _, err := s.c.Write(s.tx[:m]); err != nil {
-			s.tb.Fatal(err)
-		}
+		s.sendRTS(i)
 		for {
 			k, err := s.c.Read(s.rx[:])
 			if err != nil {
@@ -110,6 +99,24 @@ func (s *sockStub) roundTrips(n int) {
 			}
 		}
 	}
+}
+
+// sendRTS sends the RTS_REQ number i of a run over the PDCHs in turn
+// (the next block's FN with the first PDCH) and returns its TS.
+func (s *sockStub) sendRTS(i int) uint8 {
+	ts := s.pdchs[i%len(s.pdchs)]
+	if ts == s.pdchs[0] {
+		s.fn = nextBlockFN(s.fn)
+	}
+	s.rts = pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: s.fn, ARFCN: 871, TS: ts, BlockNr: uint8(blockNr(s.fn))}
+	m, err := pcuif.MarshalTo(s.tx[:], &s.rts, pcuif.V10)
+	if err != nil {
+		s.tb.Fatal(err)
+	}
+	if _, err := s.c.Write(s.tx[:m]); err != nil {
+		s.tb.Fatal(err)
+	}
+	return ts
 }
 
 // BenchmarkRTSRoundTrip: RTS_REQ -> DATA_REQ through the PCU socket and
@@ -251,18 +258,7 @@ func TestBurstAnswersInOrder(t *testing.T) {
 	for round := 0; round < 3; round++ {
 		want = want[:0]
 		for i := 0; i < 8*24; i++ { // 24 blocks of 8 PDCHs, unread
-			ts := s.pdchs[i%len(s.pdchs)]
-			if ts == s.pdchs[0] {
-				s.fn = nextBlockFN(s.fn)
-			}
-			s.rts = pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: s.fn, ARFCN: 871, TS: ts, BlockNr: uint8(blockNr(s.fn))}
-			m, err := pcuif.MarshalTo(s.tx[:], &s.rts, pcuif.V10)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.c.Write(s.tx[:m]); err != nil {
-				t.Fatal(err)
-			}
+			ts := s.sendRTS(i)
 			want = append(want, key{s.fn, ts})
 		}
 		s.c.SetReadDeadline(time.Now().Add(5 * time.Second))
