@@ -17,11 +17,7 @@ func TestControlIndex(t *testing.T) {
 	var tb []*TBF
 	for i := 0; i < 3; i++ {
 		m := e.newMS(bts, 0xc0000000+uint32(i))
-		x := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: uint8(i), slots: 1 << 3, ctrlTS: 3, cs: rlcmac.CS4, dl: &dlTBF{drained: -1}}
-		e.attach(x)
-		e.setupDLWindow(x)
-		m.DL = x
-		x.state = TBFFlow
+		x := flowingDL(e, m, 0, uint8(i), 3, rlcmac.CS4)
 		tb = append(tb, x)
 	}
 	// Packet Access Reject on PACCH (TS 44.060 §11.2.1) for TBFs 2, then 0

@@ -114,11 +114,7 @@ func (r *gbRig) dlTBFFor(tlli uint32, tfi uint8) *TBF {
 	if m == nil {
 		m = e.newMS(bts, tlli)
 	}
-	t := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: tfi, slots: 1 << 2, ctrlTS: 2, cs: rlcmac.CS4, dl: &dlTBF{drained: -1}}
-	e.attach(t)
-	e.setupDLWindow(t)
-	m.DL = t
-	t.state = TBFFlow
+	t := flowingDL(e, m, 0, tfi, 2, rlcmac.CS4)
 	return t
 }
 
@@ -357,11 +353,7 @@ func TestDLUnitdataAllocs(t *testing.T) {
 func TestFreeTBFPutsBackUnclosedFrame(t *testing.T) {
 	e, bts := benchEngine(t)
 	m := e.newMS(bts, 0xc0000001)
-	x := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: 0, slots: 1 << 3, ctrlTS: 3, cs: rlcmac.CS4, dl: &dlTBF{drained: -1}}
-	e.attach(x)
-	e.setupDLWindow(x)
-	m.DL = x
-	x.state = TBFFlow
+	x := flowingDL(e, m, 0, 0, 3, rlcmac.CS4)
 	frame := make([]byte, 300)
 	frame[0], frame[1] = 0x03, 0xc0 // LLC UI, SAPI 3
 	if err := m.Queue.EnqueueCopy(e.now, frame, 0xffff); err != nil {

@@ -21,11 +21,7 @@ func TestFlowControlMeasured(t *testing.T) {
 		t.Fatalf("idle cell: leak %d, want 8 PDCHs x 2500", p.LeakOctetsPerS)
 	}
 	m := e.newMS(bts, 0xc0000001)
-	dl := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: 0, slots: 1 << 3, ctrlTS: 3, cs: rlcmac.CS4, dl: &dlTBF{drained: -1}}
-	e.attach(dl)
-	e.setupDLWindow(dl)
-	m.DL = dl
-	dl.state = TBFFlow
+	dl := flowingDL(e, m, 0, 0, 3, rlcmac.CS4)
 	frame := make([]byte, 400)
 	frame[0], frame[1] = 0x03, 0xc0
 	m.Queue.Enqueue(e.now, frame, 0xffff)

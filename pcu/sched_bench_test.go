@@ -17,6 +17,17 @@ func benchEngine(tb testing.TB) (*Engine, *BTS) {
 	return infoEngine(tb, ii)
 }
 
+// flowingDL gives m a GPRS DL TBF in FLOW on one TS of trx (its control
+// TS) with tfi, sending at cs.
+func flowingDL(e *Engine, m *MS, trx, tfi, ts uint8, cs rlcmac.CodingScheme) *TBF {
+	t := &TBF{dir: DirDL, ms: m, bts: m.bts, trx: trx, tfi: tfi, slots: 1 << ts, ctrlTS: ts, cs: cs, dl: &dlTBF{drained: -1}}
+	e.attach(t)
+	e.setupDLWindow(t)
+	m.DL = t
+	t.state = TBFFlow
+	return t
+}
+
 // infoEngine is an engine whose BTS got ii (TRX 0 on ARFCN 871), fed
 // directly, without the socket.
 func infoEngine(tb testing.TB, ii *pcuif.InfoInd) (*Engine, *BTS) {
@@ -63,21 +74,12 @@ func benchScheduleRTS(b *testing.B, trxs int) {
 	for i := 0; i < 16; i++ {
 		m := e.newMS(bts, 0xc0000000+uint32(i))
 		m.MSClass = 1 // one slot each: all on the least loaded... force TS 3 below
-		t := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: uint8(i), slots: 1 << 3, ctrlTS: 3, cs: rlcmac.CS4, dl: &dlTBF{drained: -1}}
-		e.attach(t)
-		e.setupDLWindow(t)
-		m.DL = t
-		t.state = TBFFlow
-		tbfs = append(tbfs, t)
+		tbfs = append(tbfs, flowingDL(e, m, 0, uint8(i), 3, rlcmac.CS4))
 	}
 	for trx := uint8(1); int(trx) < trxs; trx++ { // elsewhere in the BTS, busy on their own PDCHs
 		for i := 0; i < 16; i++ {
 			m := e.newMS(bts, 0xc1000000+uint32(trx)<<8+uint32(i))
-			t := &TBF{dir: DirDL, ms: m, bts: bts, trx: trx, tfi: uint8(i), slots: 1 << 3, ctrlTS: 3, cs: rlcmac.CS4, dl: &dlTBF{drained: -1}}
-			e.attach(t)
-			e.setupDLWindow(t)
-			m.DL = t
-			t.state = TBFFlow
+			flowingDL(e, m, trx, uint8(i), 3, rlcmac.CS4)
 		}
 	}
 	if len(bts.tbfs) != 16*trxs {
@@ -260,11 +262,7 @@ func benchBusyPDCHs(b *testing.B, nbts int) {
 					m := e.newMS(bts, tlli)
 					tlli++
 					m.MSClass = 1
-					t := &TBF{dir: DirDL, ms: m, bts: bts, trx: uint8(trx), tfi: uint8(2*ts + k), slots: 1 << ts, ctrlTS: uint8(ts), cs: rlcmac.CS4, dl: &dlTBF{drained: -1}}
-					e.attach(t)
-					e.setupDLWindow(t)
-					m.DL = t
-					t.state = TBFFlow
+					t := flowingDL(e, m, uint8(trx), uint8(2*ts+k), uint8(ts), rlcmac.CS4)
 					for m.Queue.Len() < 2 {
 						m.Queue.Enqueue(e.now, frame, 0xffff)
 					}
