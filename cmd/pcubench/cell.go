@@ -82,17 +82,9 @@ func (c *cellRun) listenSGSN(sgsnPort int, up chan struct{}) (*sgsnemu.Server, e
 // waitUp waits for the PCU's PDCHs and, for downlink, the BVC.
 func (c *cellRun) waitUp(ctx context.Context, up chan struct{}) error {
 	w, p := c.w, c.p
-	pdchs := 0
-	for t := 0; t < w.trx; t++ {
-		for ts := 0; ts < 8; ts++ {
-			if w.mask&(1<<ts) != 0 {
-				pdchs++
-			}
-		}
-	}
 	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	if err := c.bts.WaitActive(wctx, pdchs); err != nil {
+	if err := c.bts.WaitActive(wctx, w.pdchsPerBTS()); err != nil {
 		return fmt.Errorf("%w\n%s log:\n%s", err, p.name, p.tailLog())
 	}
 	if w.dl {
@@ -180,15 +172,41 @@ func (c *cellRun) warmUp(ctx context.Context) error {
 	}
 }
 
-// traffic returns the uplink data blocks the MSs sent, those of them
-// resent, and the downlink octets they received.
-func (c *cellRun) traffic() (ulBlocks, ulResent, dl int) {
-	for _, m := range c.cell.MSs {
-		ulBlocks += m.ULBlocks
-		ulResent += m.ULResent
-		dl += m.DLOctets
+// traffic returns the uplink data blocks the cells' MSs sent, those of
+// them resent, and the downlink octets they received.
+func traffic(cells ...*msemu.Cell) (ulBlocks, ulResent, dl int) {
+	for _, c := range cells {
+		for _, m := range c.MSs {
+			ulBlocks += m.ULBlocks
+			ulResent += m.ULResent
+			dl += m.DLOctets
+		}
 	}
 	return ulBlocks, ulResent, dl
+}
+
+// runRadio steps the radio (step: one block) until d of radio time has
+// passed by the BTS's frame numbers (fn), in virtual time or, if
+// realtime, paced by the wall clock.
+func runRadio(ctx context.Context, d time.Duration, realtime bool, fn func() uint32, step func() error) error {
+	start := time.Now()
+	last := fn()
+	var radio time.Duration
+	for radio < d {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := step(); err != nil {
+			return err
+		}
+		f := fn()
+		radio += time.Duration((f+pcuif.MaxFN-last)%pcuif.MaxFN) * btsemu.FramePeriod
+		last = f
+		if realtime {
+			time.Sleep(time.Until(start.Add(radio)))
+		}
+	}
+	return nil
 }
 
 // measure runs the workload's measured phase and counts its traffic.
@@ -201,32 +219,18 @@ func (c *cellRun) measure(ctx context.Context) (result, error) {
 		bts.OnRTSLatency(func(d time.Duration) { mu.Lock(); lat.add(d); mu.Unlock() })
 	}
 	rts0 := bts.Stats().RTSSent
-	ul0, rs0, dl0 := c.traffic()
+	ul0, rs0, dl0 := traffic(c.cell)
 	r, err := measure(ctx, p, func() (int, error) {
-		start := time.Now()
-		last := bts.FN()
-		var radio time.Duration
-		for radio < w.duration {
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
+		err := runRadio(ctx, w.duration, w.realtime, bts.FN, func() error {
 			if err := c.feed(); err != nil {
-				return 0, err
+				return err
 			}
-			if err := c.cell.Step(ctx); err != nil {
-				return 0, err
-			}
-			fn := bts.FN()
-			radio += time.Duration((fn+pcuif.MaxFN-last)%pcuif.MaxFN) * btsemu.FramePeriod
-			last = fn
-			if w.realtime {
-				time.Sleep(time.Until(start.Add(radio)))
-			}
-		}
-		return bts.Stats().RTSSent - rts0, nil
+			return c.cell.Step(ctx)
+		})
+		return bts.Stats().RTSSent - rts0, err
 	})
 	r.lat, r.rt = lat, w.realtime
-	ul, rs, dl := c.traffic()
+	ul, rs, dl := traffic(c.cell)
 	ul, rs, dl = ul-ul0, rs-rs0, dl-dl0
 	// a workload's fixed uplink may all go in the warm-up (it lasts until
 	// every MS receives downlink): no uplink at all fails, none in the

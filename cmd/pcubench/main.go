@@ -24,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -71,6 +72,9 @@ func workloads(scale float64) []workload {
 		{name: "scale-2048", desc: "32 BTSs x 8 TRX x 8 PDCHs on one socket (2 048 PDCHs), 128 uplink MSs per BTS (gopcu only)", trx: 8, mask: 0xff, bts: 32, ms: 128, class: 12, ulBytes: 50000, duration: d(4 * time.Second)},
 	}
 }
+
+// pdchsPerBTS counts a BTS's PDCHs: the mask on each TRX.
+func (w workload) pdchsPerBTS() int { return w.trx * bits.OnesCount8(w.mask) }
 
 // result is one run of one workload on one PCU.
 type result struct {

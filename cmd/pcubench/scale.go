@@ -33,18 +33,10 @@ func runScale(ctx context.Context, k pcuKind, w workload, rd *runDir, nsPort, sg
 		return result{}, err
 	}
 	defer p.stop()
-	pdchs := 0
-	for t := 0; t < w.trx; t++ {
-		for ts := 0; ts < 8; ts++ {
-			if w.mask&(1<<ts) != 0 {
-				pdchs++
-			}
-		}
-	}
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	for n, b := range group {
-		if err := b.WaitActive(wctx, pdchs); err != nil {
+		if err := b.WaitActive(wctx, w.pdchsPerBTS()); err != nil {
 			return result{}, fmt.Errorf("BTS %d: %w\n%s log:\n%s", n, err, p.name, p.tailLog())
 		}
 	}
@@ -75,15 +67,6 @@ func runScale(ctx context.Context, k pcuKind, w workload, rd *runDir, nsPort, sg
 			return result{}, err
 		}
 	}
-	traffic := func() (ul, rs int) {
-		for _, c := range cells {
-			for _, m := range c.MSs {
-				ul += m.ULBlocks
-				rs += m.ULResent
-			}
-		}
-		return ul, rs
-	}
 	rts := func() int {
 		n := 0
 		for _, b := range group {
@@ -92,24 +75,12 @@ func runScale(ctx context.Context, k pcuKind, w workload, rd *runDir, nsPort, sg
 		return n
 	}
 	rts0 := rts()
-	ul0, rs0 := traffic()
-	last := group[0].FN()
+	ul0, rs0, _ := traffic(cells...)
 	r, err := measure(ctx, p, func() (int, error) {
-		var radio time.Duration
-		for radio < w.duration {
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
-			if err := step(); err != nil {
-				return 0, err
-			}
-			fn := group[0].FN()
-			radio += time.Duration((fn+pcuif.MaxFN-last)%pcuif.MaxFN) * btsemu.FramePeriod
-			last = fn
-		}
-		return rts() - rts0, nil
+		err := runRadio(ctx, w.duration, false, group[0].FN, step)
+		return rts() - rts0, err
 	})
-	ul, rs := traffic()
+	ul, rs, _ := traffic(cells...)
 	r.ul, r.ulResent = ul-ul0, rs-rs0
 	if err == nil && r.ul == 0 {
 		return r, fmt.Errorf("no uplink in the measured phase\n%s log:\n%s", p.name, p.tailLog())
