@@ -76,10 +76,7 @@ func TestPingNotBehindBulk(t *testing.T) {
 		cfg := DefaultConfig()
 		cfg.Variant = v
 		cfg.CoDel = false
-		s, err := NewShared(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustShared(t, cfg)
 		q := s.NewQueue(nil)
 		for i := 0; i < 20; i++ {
 			if err := q.Enqueue(0, ipFrame(6, 80, 40000, 1400), LifetimeInfinite); err != nil {
@@ -126,10 +123,7 @@ func segment(npdu uint16, seg uint8, more bool, size int) []byte {
 func TestNPDUSegmentsStayTogether(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.CoDel = false
-	s, err := NewShared(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustShared(t, cfg)
 	q := s.NewQueue(nil)
 	first := ipFrame(6, 80, 40000, 1000)
 	first[3] |= 0x10 // M: more segments follow
@@ -221,10 +215,7 @@ func TestPingNotBehindBulkSameBucket(t *testing.T) {
 		collided++
 		cfg := DefaultConfig()
 		cfg.CoDel = false
-		s, err := NewShared(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustShared(t, cfg)
 		q := s.NewQueue(nil)
 		for i := 0; i < 20; i++ {
 			q.Enqueue(0, bulk, LifetimeInfinite)
@@ -253,10 +244,7 @@ func TestPingNotBehindBulkSameBucket(t *testing.T) {
 func TestBucketsKeepFlowOrder(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.CoDel = false
-	s, err := NewShared(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustShared(t, cfg)
 	q := s.NewQueue(nil)
 	const flows, per = 40, 5
 	for i := 0; i < per; i++ {
