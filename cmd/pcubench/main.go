@@ -52,7 +52,7 @@ type workload struct {
 	dlFrame  int
 	duration time.Duration // radio time (virtual) or wall time (real time)
 	realtime bool
-	timeInd  bool // real time, a TIME_IND every frame (the lab's BTS)
+	timeInd  bool // real time, the frame clock of osmo-bts-virtual (the lab's BTS)
 	bts      int  // > 1: that many BTSs on the one PCU socket, ms MSs in each (gopcu only)
 }
 
@@ -66,7 +66,7 @@ func workloads(scale float64) []workload {
 		{name: "dl-bulk", desc: "1 TRX x 8 PDCHs, 16 MSs, SGSN keeps the downlink busy (CS)", trx: 1, mask: 0xff, ms: 16, class: 12, dl: true, dlFrame: 1000, duration: d(60 * time.Second)},
 		{name: "egprs-dl", desc: "1 TRX x 8 PDCHs, 8 EGPRS MSs, downlink at MCS-9", trx: 1, mask: 0xff, ms: 8, class: 12, egprs: 12, dl: true, dlFrame: 1500, duration: d(60 * time.Second)},
 		{name: "mix-64", desc: "8 TRX x 8 PDCHs, 64 MSs, 20 kB uplink each and a busy downlink", trx: 8, mask: 0xff, ms: 64, class: 12, ulBytes: 20000, dl: true, dlFrame: 500, duration: d(30 * time.Second)},
-		{name: "lab-idle-4", desc: "real time as the lab's BTS: TIME_IND every frame, 4 idle PDCHs (CPU per 1000 RTS)", trx: 1, mask: 0xf0, stub: true, realtime: true, timeInd: true, duration: d(20 * time.Second)},
+		{name: "lab-idle-4", desc: "real time as osmo-bts-virtual sends it: TIME_IND at block starts, RTS_REQs 5 frames ahead, PTCCH RTS; 4 idle PDCHs (CPU per 1000 RTS)", trx: 1, mask: 0xf0, stub: true, realtime: true, timeInd: true, duration: d(20 * time.Second)},
 		{name: "lat-idle-64", desc: "real time: 8 TRX x 8 PDCHs idle, all RTS of a block at once", trx: 8, mask: 0xff, stub: true, realtime: true, duration: d(10 * time.Second)},
 		{name: "lat-mix-64", desc: "real time: the mix-64 load", trx: 8, mask: 0xff, ms: 64, class: 12, ulBytes: 20000, dl: true, dlFrame: 500, realtime: true, duration: d(10 * time.Second)},
 		{name: "scale-2048", desc: "32 BTSs x 8 TRX x 8 PDCHs on one socket (2 048 PDCHs), 128 uplink MSs per BTS (gopcu only)", trx: 8, mask: 0xff, bts: 32, ms: 128, class: 12, ulBytes: 50000, duration: d(4 * time.Second)},

@@ -130,7 +130,11 @@ func (s *stub) read() (pcuif.Message, error) {
 }
 
 func (s *stub) sendRTS(p [2]uint8, fn uint32, buf []byte) error {
-	r := pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: fn, ARFCN: s.info.TRX[p[0]].ARFCN, TRX: p[0], TS: p[1], BlockNr: uint8(btsemu.BlockNr(fn))}
+	return s.sendRTSSAPI(pcuif.SAPIPDTCH, p, fn, uint8(btsemu.BlockNr(fn)), buf)
+}
+
+func (s *stub) sendRTSSAPI(sapi pcuif.SAPI, p [2]uint8, fn uint32, blockNr uint8, buf []byte) error {
+	r := pcuif.RTSReq{SAPI: sapi, FN: fn, ARFCN: s.info.TRX[p[0]].ARFCN, TRX: p[0], TS: p[1], BlockNr: blockNr}
 	n, err := pcuif.MarshalTo(buf, &r, pcuif.V10)
 	if err != nil {
 		return err
@@ -175,9 +179,14 @@ func (s *stub) serial(n int) error {
 	return nil
 }
 
-// frames runs the frame clock in real time for d as OsmoBTS does: a
-// TIME_IND every TDMA frame and, at each block start, the RTS_REQs of
-// every PDCH (answers read and checked, not timed). It returns the RTS_REQs.
+// frames runs the frame clock in real time for d as osmo-bts-virtual
+// does (its scheduler_virtbts.c vbts_sched_fn, once per TDMA frame fn):
+// a TIME_IND when fn starts a radio block (osmo-bts's pcu_tx_time_ind
+// omits every other frame: fn % 13 not 0, 4 or 8), then the RTS_REQs for
+// frame fn+5 (RTS_ADVANCE): a PDTCH RTS_REQ on every PDCH when fn+5
+// starts a block, a PTCCH RTS_REQ when it is a PTCCH frame (fn+5 % 52 is
+// 12 or 38, L1SAP_IS_PTCCH). The PDTCH answers are read and checked, not
+// timed. It returns the PDTCH RTS_REQs.
 func (s *stub) frames(d time.Duration) (int, error) {
 	buf := make([]byte, pcuif.BufSize)
 	start := time.Now()
@@ -185,19 +194,30 @@ func (s *stub) frames(d time.Duration) (int, error) {
 	for f := 0; time.Since(start) < d; f++ {
 		time.Sleep(time.Until(start.Add(time.Duration(f) * btsemu.FramePeriod)))
 		fn := s.fn
-		n, err := pcuif.MarshalTo(buf, &pcuif.TimeInd{FN: fn}, pcuif.V10)
-		if err != nil {
-			return rts, err
-		}
-		if _, err := s.c.Write(buf[:n]); err != nil {
-			return rts, err
-		}
 		s.fn = (s.fn + 1) % pcuif.MaxFN
-		if btsemu.BlockNr(fn) < 0 {
+		if m := fn % 13; m == 0 || m == 4 || m == 8 {
+			n, err := pcuif.MarshalTo(buf, &pcuif.TimeInd{FN: fn}, pcuif.V10)
+			if err != nil {
+				return rts, err
+			}
+			if _, err := s.c.Write(buf[:n]); err != nil {
+				return rts, err
+			}
+		}
+		rfn := (fn + rtsAdvance) % pcuif.MaxFN
+		if m := rfn % 52; m == 12 || m == 38 {
+			for _, p := range s.pdchs {
+				if err := s.sendRTSSAPI(pcuif.SAPIPTCCH, p, rfn, uint8(rfn/104&3), buf); err != nil {
+					return rts, err
+				}
+			}
+			continue
+		}
+		if btsemu.BlockNr(rfn) < 0 {
 			continue
 		}
 		for _, p := range s.pdchs {
-			if err := s.sendRTS(p, fn, buf); err != nil {
+			if err := s.sendRTS(p, rfn, buf); err != nil {
 				return rts, err
 			}
 			rts++
@@ -208,13 +228,17 @@ func (s *stub) frames(d time.Duration) (int, error) {
 			if err != nil {
 				return rts, err
 			}
-			if d, ok := m.(*pcuif.Data); ok && d.Kind == pcuif.TypeDataReq && d.SAPI == pcuif.SAPIPDTCH && d.FN == fn {
+			if d, ok := m.(*pcuif.Data); ok && d.Kind == pcuif.TypeDataReq && d.SAPI == pcuif.SAPIPDTCH && d.FN == rfn {
 				left--
 			}
 		}
 	}
 	return rts, nil
 }
+
+// rtsAdvance is how many frames ahead osmo-bts-virtual asks for a block
+// (RTS_ADVANCE in its scheduler_virtbts.c).
+const rtsAdvance = 5
 
 // realtime runs the frame clock in real time for d: at each block's due
 // time it sends the RTS_REQs of every PDCH at once (as a BTS does) and
