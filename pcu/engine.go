@@ -69,11 +69,6 @@ type Config struct {
 	// pcuif.Link's reader and writer goroutines, events on channels)
 	// instead of the Linux epoll loop that owns the socket (loop_linux.go).
 	ChannelLoop bool
-	// RTSPacing (an experiment, off by default) makes the epoll loop learn
-	// a real-time BTS's frame clock and read each radio block's messages
-	// in one wake-up (pacer.go); off, it watches the PCU socket all the
-	// time, one wake-up per message the BTS sends, as osmo-pcu does.
-	RTSPacing bool
 }
 
 // PacketCapture records datagrams for a pcap file. Methods must not block.
@@ -131,7 +126,6 @@ type Engine struct {
 	bts0    *btsSock
 	connGen uint64
 	direct  bool // the loop owns the socket: send writes it at once
-	pacer   rtsPacer
 	txBuf   [pcuif.BufSize]byte
 
 	// engine time (clockNow): the later of radio time, which follows the

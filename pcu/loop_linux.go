@@ -37,16 +37,11 @@ import (
 // milliseconds, which cost more CPU than the PCU's own work in real time).
 type poller struct {
 	epfd, evfd int
-	// tfd is the pacer's timerfd (-1 until pacing starts), armed for
-	// tAt (0: disarmed); tFired: it expired and was not set since
-	tfd      int
-	tAt      int64
-	tFired   bool
-	ep       *os.File        // epfd, for the netpoller
-	rc       syscall.RawConn // waits on ep
-	pending  atomic.Bool     // a wake-up is pending in the eventfd
-	evbuf    [8]byte
-	deadline time.Time // the read deadline set on ep
+	ep         *os.File        // epfd, for the netpoller
+	rc         syscall.RawConn // waits on ep
+	pending    atomic.Bool     // a wake-up is pending in the eventfd
+	evbuf      [8]byte
+	deadline   time.Time // the read deadline set on ep
 	// what the RawConn.Read callback works on (made once: no closure
 	// allocated per wait)
 	evs  []unix.EpollEvent
@@ -69,7 +64,7 @@ func newPoller() (*poller, error) {
 		unix.Close(epfd)
 		return nil, fmt.Errorf("eventfd: %w", err)
 	}
-	p := &poller{epfd: epfd, evfd: evfd, tfd: -1, ep: os.NewFile(uintptr(epfd), "epoll")}
+	p := &poller{epfd: epfd, evfd: evfd, ep: os.NewFile(uintptr(epfd), "epoll")}
 	if p.rc, err = p.ep.SyscallConn(); err != nil {
 		p.close()
 		return nil, err
@@ -86,9 +81,6 @@ func newPoller() (*poller, error) {
 }
 
 func (p *poller) close() {
-	if p.tfd >= 0 {
-		unix.Close(p.tfd)
-	}
 	unix.Close(p.evfd)
 	p.ep.Close()
 }
@@ -115,35 +107,6 @@ func (p *poller) mod(fd int, events uint32) error {
 }
 
 func (p *poller) del(fd int) { unix.EpollCtl(p.epfd, unix.EPOLL_CTL_DEL, fd, nil) }
-
-// setTimer arms the pacer's timerfd for at (ns of CLOCK_REALTIME, the
-// clock of the kernel's SO_TIMESTAMPNS stamps; 0 disarms it). Setting it
-// also takes back an expiry not read: the timerfd is level-triggered.
-func (p *poller) setTimer(at int64) error {
-	if p.tfd < 0 {
-		if at == 0 {
-			return nil
-		}
-		fd, err := unix.TimerfdCreate(unix.CLOCK_REALTIME, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
-		if err != nil {
-			return fmt.Errorf("timerfd_create: %w", err)
-		}
-		if err := p.add(fd, unix.EPOLLIN); err != nil {
-			unix.Close(fd)
-			return err
-		}
-		p.tfd = fd
-	}
-	var v unix.ItimerSpec
-	if at != 0 {
-		v.Value = unix.NsecToTimespec(at)
-	}
-	if err := unix.TimerfdSettime(p.tfd, unix.TFD_TIMER_ABSTIME, &v, nil); err != nil {
-		return fmt.Errorf("timerfd_settime: %w", err)
-	}
-	p.tAt, p.tFired = at, false
-	return nil
-}
 
 // wake makes the loop drain its channels; safe from any goroutine. Only
 // the first wake-up after the loop took the last one writes the eventfd.
@@ -199,21 +162,11 @@ type btsSock struct {
 	// txqPeak is the most messages txq has held (tests)
 	txqPeak int
 	err     error
-	// armed: EPOLLIN is in the set (the pacer takes it out between a
-	// real-time BTS's bursts); stamps: SO_TIMESTAMPNS is on and each
-	// message's control buffer gets the kernel's send stamp
-	armed  bool
-	stamps bool
 	// recvmmsg(2) takes up to rxBatch messages in one system call
 	rx   [rxBatch][pcuif.BufSize]byte
 	iov  [rxBatch]unix.Iovec
 	hdrs [rxBatch]mmsg.Hdr
-	ctl  [rxBatch][ctlLen / 8]uint64 // 8-aligned, for the cmsg header
 }
-
-// ctlLen holds one SCM_TIMESTAMPNS control message: the cmsg header and
-// a struct timespec.
-const ctlLen = 32
 
 // rxBatch is how many messages one recvmmsg takes at most: a BTS sends a
 // block's RTS_REQs (up to 8 per TRX) and TIME_IND together.
@@ -234,58 +187,11 @@ func newBTSSock(fd int, gen uint64) *btsSock {
 // blocking: recvmmsg(2) with MSG_DONTWAIT, one system call whether one
 // message waits or sixteen. It is a raw system call: it never blocks.
 func (s *btsSock) recv() (int, error) {
-	if s.stamps {
-		for i := range s.hdrs {
-			s.hdrs[i].Hdr.SetControllen(ctlLen)
-		}
-	}
 	n, errno := mmsg.Recv(s.fd, s.hdrs[:])
 	if errno != 0 {
 		return 0, errno
 	}
 	return n, nil
-}
-
-// stampOn asks the kernel for each message's send time (SO_TIMESTAMPNS:
-// AF_UNIX stamps a message in the sender's sendmsg), which the pacer
-// learns the BTS's clock from.
-func (s *btsSock) stampOn() error {
-	if err := unix.SetsockoptInt(s.fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
-		return err
-	}
-	for i := range s.hdrs {
-		s.hdrs[i].Hdr.Control = (*byte)(unsafe.Pointer(&s.ctl[i][0]))
-		s.hdrs[i].Hdr.SetControllen(ctlLen)
-	}
-	s.stamps = true
-	return nil
-}
-
-// stamp is the kernel's send stamp of message i of the last recv (ns of
-// CLOCK_REALTIME), 0 if it has none.
-func (s *btsSock) stamp(i int) int64 {
-	if !s.stamps || s.hdrs[i].Hdr.Controllen < unix.SizeofCmsghdr+16 {
-		return 0
-	}
-	c := (*unix.Cmsghdr)(unsafe.Pointer(&s.ctl[i][0]))
-	if c.Level != unix.SOL_SOCKET || c.Type != unix.SO_TIMESTAMPNS {
-		return 0
-	}
-	ts := (*unix.Timespec)(unsafe.Pointer(&s.ctl[i][unix.SizeofCmsghdr/8]))
-	return ts.Nano()
-}
-
-// events is the socket's epoll interest: EPOLLIN unless the pacer took
-// it out, EPOLLOUT while messages wait for room.
-func (s *btsSock) events() uint32 {
-	var ev uint32
-	if s.armed {
-		ev |= unix.EPOLLIN
-	}
-	if s.out {
-		ev |= unix.EPOLLOUT
-	}
-	return ev
 }
 
 // write sends one message without blocking (a raw system call: the socket
@@ -413,13 +319,6 @@ func (e *Engine) runEpoll(ctx context.Context) error {
 		}
 		for _, ev := range evs[:n] {
 			switch {
-			case int(ev.Fd) == p.tfd:
-				// the pacer's time: the burst it waited for should be in
-				p.tFired = true
-				if e.bts0 != nil {
-					e.readBTS(p)
-					e.pacer.fired(e.pacerWant())
-				}
 			case int(ev.Fd) == p.evfd:
 				p.woken()
 				if !e.drainInputs(inputBatch) {
@@ -436,7 +335,6 @@ func (e *Engine) runEpoll(ctx context.Context) error {
 				e.readGb(int(ev.Fd))
 			}
 		}
-		e.pace(p)
 		if s := e.bts0; s != nil && s.err != nil {
 			e.closeBTS(p, true)
 			e.l1log.Info("BTS connection lost, reconnecting", "path", e.cfg.SocketPath, "err", s.err, "retry_in", backoff)
@@ -524,13 +422,6 @@ func (e *Engine) connectBTS(p *poller) error {
 	}
 	e.connGen++
 	e.bts0 = newBTSSock(fd, e.connGen)
-	e.bts0.armed = true
-	e.pacer.reset()
-	if e.cfg.RTSPacing {
-		if err := e.bts0.stampOn(); err != nil {
-			e.l1log.Info("no send stamps on the BTS socket, not pacing", "err", err)
-		}
-	}
 	e.l1log.Info("connected to BTS", "path", e.cfg.SocketPath, "gen", e.connGen)
 	e.handleLink(pcuif.Event{Kind: pcuif.EvConnected, Gen: e.connGen})
 	return nil
@@ -547,7 +438,6 @@ func (e *Engine) closeBTS(p *poller, lost bool) {
 	}
 	unix.Close(s.fd)
 	e.bts0 = nil
-	e.l1log.Debug("BTS socket closed", "paced_bursts", e.pacer.paced, "late_bursts", e.pacer.late, "stable", e.pacer.stable, "margin_us", e.pacer.margin/1000, "bursts", e.pacer.n)
 	if lost {
 		e.handleLink(pcuif.Event{Kind: pcuif.EvDisconnected, Gen: s.gen, Err: s.err})
 	}
@@ -572,9 +462,6 @@ func (e *Engine) readBTS(p *poller) bool {
 			if l == 0 { // SEQPACKET: zero-length read is the peer's orderly close
 				s.err = errors.New("BTS closed the connection")
 				return true
-			}
-			if s.stamps {
-				e.notePacer(s.rx[i][:l], s.stamp(i))
 			}
 			e.handleMessage(s.rx[i][:l])
 		}
@@ -611,11 +498,8 @@ func (e *Engine) writeBTS(b []byte) error {
 	s.txq = append(s.txq, q)
 	s.txqPeak = max(s.txqPeak, len(s.txq))
 	if !s.out {
-		if p := e.poll.Load(); p != nil {
+		if p := e.poll.Load(); p != nil && p.mod(s.fd, unix.EPOLLIN|unix.EPOLLOUT) == nil {
 			s.out = true
-			if p.mod(s.fd, s.events()) != nil {
-				s.out = false
-			}
 		}
 	}
 	return nil
@@ -638,67 +522,7 @@ func (e *Engine) flushBTS(p *poller) {
 		s.txq = s.txq[1:]
 	}
 	s.txq = s.txq[:0:0]
-	if s.out {
+	if s.out && p.mod(s.fd, unix.EPOLLIN) == nil {
 		s.out = false
-		if p.mod(s.fd, s.events()) != nil {
-			s.out = true
-		}
-	}
-}
-
-// notePacer shows the pacer an RTS_REQ (b, sent at the kernel's stamp
-// at) before the engine handles it.
-func (e *Engine) notePacer(b []byte, at int64) {
-	if at == 0 || len(b) < pcuif.HeaderLen+13 || pcuif.MsgType(b[0]) != pcuif.TypeRTSReq {
-		return
-	}
-	sapi := pcuif.SAPI(b[pcuif.HeaderLen])
-	if sapi != pcuif.SAPIPDTCH && sapi != pcuif.SAPIPTCCH {
-		return
-	}
-	fn := uint32(b[8]) | uint32(b[9])<<8 | uint32(b[10])<<16 | uint32(b[11])<<24
-	e.pacer.rts(b[1], sapi == pcuif.SAPIPTCCH, fn, at)
-}
-
-// pacerWant is how many RTS_REQs a burst of the paced BTS has: one per
-// enabled PDCH.
-func (e *Engine) pacerWant() int {
-	if !e.pacer.started {
-		return 0
-	}
-	if b := e.bts[e.pacer.bts]; b != nil {
-		return b.EnabledPDCHs()
-	}
-	return 0
-}
-
-// pace decides, after a wake-up's work, how the loop waits for the BTS:
-// while the pacer predicts the next burst (a real-time BTS whose newest
-// burst is complete), the socket leaves the epoll set and the timerfd is
-// set for when the burst will have come; otherwise the socket is watched.
-func (e *Engine) pace(p *poller) {
-	s := e.bts0
-	if s == nil || !s.stamps || s.err != nil {
-		if p.tAt != 0 || p.tFired {
-			p.setTimer(0)
-		}
-		return
-	}
-	at, ok := e.pacer.next(e.pacerWant())
-	if ok && (at != p.tAt || p.tFired) {
-		if err := p.setTimer(at); err != nil {
-			e.l1log.Error("pacer timer failed, not pacing", "err", err)
-			s.stamps = false
-			ok = false
-		}
-	}
-	if ok == s.armed {
-		s.armed = !ok
-		if err := p.mod(s.fd, s.events()); err != nil {
-			s.err = err
-		}
-	}
-	if !ok && p.tFired {
-		p.setTimer(0)
 	}
 }
