@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
 // TestMain lets the test binary play gopcu (the engine on the socket of
@@ -60,5 +62,46 @@ func TestSmoke(t *testing.T) {
 		if !strings.Contains(out.String(), row) {
 			t.Errorf("no row %q in\n%s", row, out.String())
 		}
+	}
+}
+
+// TestOsmoBTSFrame: over a 52-multiframe, osmo-bts-virtual sends 12
+// TIME_INDs (the block starts, frames 0 4 8 of every 13), 12 bursts of
+// PDTCH RTS_REQs and 2 of PTCCH RTS_REQs, each 5 frames ahead.
+func TestOsmoBTSFrame(t *testing.T) {
+	var ti, pdtch, ptcch []uint32
+	base := uint32(52 * 1000)
+	for fn := base; fn < base+52; fn++ {
+		f := osmoBTSFrame(fn)
+		if f.rtsFN != fn+5 {
+			t.Errorf("frame %d: RTS_REQs for %d, want %d", fn, f.rtsFN, fn+5)
+		}
+		if f.timeInd {
+			ti = append(ti, fn-base)
+		}
+		if f.pdtch {
+			pdtch = append(pdtch, f.rtsFN-base)
+		}
+		if f.ptcch {
+			ptcch = append(ptcch, f.rtsFN-base)
+		}
+		if f.pdtch && f.ptcch {
+			t.Errorf("frame %d: both PDTCH and PTCCH RTS_REQs", fn)
+		}
+	}
+	blocks := []uint32{0, 4, 8, 13, 17, 21, 26, 30, 34, 39, 43, 47}
+	if fmt.Sprint(ti) != fmt.Sprint(blocks) {
+		t.Errorf("TIME_IND in frames %v, want %v", ti, blocks)
+	}
+	// the RTS_REQs of the next multiframe's blocks 0 and 4 go in frames 47 and 51
+	wantPDTCH := []uint32{8, 13, 17, 21, 26, 30, 34, 39, 43, 47, 52, 56}
+	if fmt.Sprint(pdtch) != fmt.Sprint(wantPDTCH) {
+		t.Errorf("PDTCH RTS_REQs for frames %v, want %v", pdtch, wantPDTCH)
+	}
+	if fmt.Sprint(ptcch) != fmt.Sprint([]uint32{12, 38}) {
+		t.Errorf("PTCCH RTS_REQs for frames %v, want [12 38]", ptcch)
+	}
+	if f := osmoBTSFrame(pcuif.MaxFN - 1); f.rtsFN != 4 || !f.pdtch {
+		t.Errorf("frame MaxFN-1: %+v, want the RTS_REQs of block 1 at frame 4 after the wrap", f)
 	}
 }

@@ -180,13 +180,9 @@ func (s *stub) serial(n int) error {
 }
 
 // frames runs the frame clock in real time for d as osmo-bts-virtual
-// does (its scheduler_virtbts.c vbts_sched_fn, once per TDMA frame fn):
-// a TIME_IND when fn starts a radio block (osmo-bts's pcu_tx_time_ind
-// omits every other frame: fn % 13 not 0, 4 or 8), then the RTS_REQs for
-// frame fn+5 (RTS_ADVANCE): a PDTCH RTS_REQ on every PDCH when fn+5
-// starts a block, a PTCCH RTS_REQ when it is a PTCCH frame (fn+5 % 52 is
-// 12 or 38, L1SAP_IS_PTCCH). The PDTCH answers are read and checked, not
-// timed. It returns the PDTCH RTS_REQs.
+// does (its scheduler_virtbts.c vbts_sched_fn, once per TDMA frame):
+// what osmoBTSFrame says for each frame. The PDTCH answers are read and
+// checked, not timed. It returns the PDTCH RTS_REQs.
 func (s *stub) frames(d time.Duration) (int, error) {
 	buf := make([]byte, pcuif.BufSize)
 	start := time.Now()
@@ -195,7 +191,8 @@ func (s *stub) frames(d time.Duration) (int, error) {
 		time.Sleep(time.Until(start.Add(time.Duration(f) * btsemu.FramePeriod)))
 		fn := s.fn
 		s.fn = (s.fn + 1) % pcuif.MaxFN
-		if m := fn % 13; m == 0 || m == 4 || m == 8 {
+		fr := osmoBTSFrame(fn)
+		if fr.timeInd {
 			n, err := pcuif.MarshalTo(buf, &pcuif.TimeInd{FN: fn}, pcuif.V10)
 			if err != nil {
 				return rts, err
@@ -204,8 +201,8 @@ func (s *stub) frames(d time.Duration) (int, error) {
 				return rts, err
 			}
 		}
-		rfn := (fn + rtsAdvance) % pcuif.MaxFN
-		if m := rfn % 52; m == 12 || m == 38 {
+		rfn := fr.rtsFN
+		if fr.ptcch {
 			for _, p := range s.pdchs {
 				if err := s.sendRTSSAPI(pcuif.SAPIPTCCH, p, rfn, uint8(rfn/104&3), buf); err != nil {
 					return rts, err
@@ -213,7 +210,7 @@ func (s *stub) frames(d time.Duration) (int, error) {
 			}
 			continue
 		}
-		if btsemu.BlockNr(rfn) < 0 {
+		if !fr.pdtch {
 			continue
 		}
 		for _, p := range s.pdchs {
@@ -239,6 +236,26 @@ func (s *stub) frames(d time.Duration) (int, error) {
 // rtsAdvance is how many frames ahead osmo-bts-virtual asks for a block
 // (RTS_ADVANCE in its scheduler_virtbts.c).
 const rtsAdvance = 5
+
+// btsFrame is what osmo-bts-virtual sends the PCU in one TDMA frame.
+type btsFrame struct {
+	timeInd bool   // a TIME_IND for the frame
+	rtsFN   uint32 // the frame the RTS_REQs are for (fn + rtsAdvance)
+	pdtch   bool   // a PDTCH RTS_REQ per PDCH: rtsFN starts a radio block
+	ptcch   bool   // a PTCCH RTS_REQ per PDCH: rtsFN is frame 12 or 38 of the 52-multiframe
+}
+
+// osmoBTSFrame is what osmo-bts-virtual sends the PCU in frame fn: a
+// TIME_IND only when fn starts a radio block (pcu_tx_time_ind: fn % 13 is
+// 0, 4 or 8), and the RTS_REQs for frame fn+5 (vbts_sched_fn).
+func osmoBTSFrame(fn uint32) btsFrame {
+	m := fn % 13
+	f := btsFrame{timeInd: m == 0 || m == 4 || m == 8, rtsFN: (fn + rtsAdvance) % pcuif.MaxFN}
+	r := f.rtsFN % 52
+	f.ptcch = r == 12 || r == 38
+	f.pdtch = btsemu.BlockNr(f.rtsFN) >= 0
+	return f
+}
 
 // realtime runs the frame clock in real time for d: at each block's due
 // time it sends the RTS_REQs of every PDCH at once (as a BTS does) and
