@@ -1,5 +1,5 @@
 # gopcu: the two commands of the README, and a few helpers.
-.PHONY: demo test build bench bench-compare lab clean vty-ref deb lab-net lab-net-down lab-net-measure
+.PHONY: demo test build bench bench-compare bench-lab lab clean vty-ref deb lab-net lab-net-down lab-net-measure
 
 # The main job: gopcu with its built-in emulators, no BTS/SGSN/root needed.
 demo:
@@ -51,6 +51,12 @@ bench:
 bench-compare:
 	CGO_ENABLED=0 go build -o bin/gopcu ./cmd/gopcu
 	go run ./cmd/pcubench -gopcu bin/gopcu $(BENCH_FLAGS)
+
+# The real lab's idle cell (osmo-bts-virtual, osmo-bsc, osmo-sgsn; root):
+# osmo-pcu and gopcu alternating, CPU over 30 s, 3 runs each.
+bench-lab:
+	CGO_ENABLED=0 go build -o bin/gopcu ./cmd/gopcu
+	cd tests/lab && tools/pcu-cpu.sh $(CURDIR)/bin/gopcu 30 3
 
 clean:
 	rm -rf bin .cache dist
