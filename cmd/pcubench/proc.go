@@ -60,6 +60,9 @@ func newRunDir(seq int) (*runDir, error) {
 
 var keepDirs bool
 
+// noMetrics runs gopcu without --metrics-addr (-no-metrics).
+var noMetrics bool
+
 func (r *runDir) close() {
 	if keepDirs {
 		fmt.Fprintln(os.Stderr, "  kept", r.dir)
@@ -84,7 +87,7 @@ func (k pcuKind) start(r *runDir, extra string) (*pcuProc, error) {
 	}
 	p := &pcuProc{name: k.name, logPath: filepath.Join(r.dir, k.name+".log")}
 	args := []string{"-c", cfg}
-	if k.gopcu {
+	if k.gopcu && !noMetrics {
 		port, err := freeTCPPort()
 		if err != nil {
 			return nil, err
