@@ -211,8 +211,9 @@ func (e *Engine) handleMessage(b []byte) {
 }
 
 // decodeOther decodes a message that is neither RTS_REQ nor DATA_IND.
-// The frequent ones (osmo-bts sends a TIME_IND every frame and an
-// INTERF_IND per TRX every 480 ms) decode into reused targets, so the
+// The frequent ones (osmo-bts sends a TIME_IND at every radio block
+// start, pcu_tx_time_ind, and an INTERF_IND per TRX every interference
+// averaging period, intave x 104 frames) decode into reused targets, so the
 // steady state allocates nothing per message; the rest through
 // pcuif.Parse.
 func (e *Engine) decodeOther(t pcuif.MsgType, b []byte, v pcuif.Version) (pcuif.Message, error) {
@@ -460,8 +461,9 @@ func (e *Engine) onSI13(bts *BTS, b []byte) {
 func (e *Engine) onTimeInd(bts *BTS, m *pcuif.TimeInd) {
 	bts.CurFN = m.FN
 	e.clockFN(bts, m.FN)
-	// (osmo-bts sends a TIME_IND every frame: most are not block starts,
-	// so the log call is guarded, its arguments would allocate)
+	// (osmo-bts sends TIME_IND only at block starts, pcu_tx_time_ind; a
+	// BTS that sent one every frame would hit this on most, so the log
+	// call is guarded: its arguments would allocate)
 	if fn13 := m.FN % 13; fn13 != 0 && fn13 != 4 && fn13 != 8 && e.l1log.Enabled(context.Background(), slog.LevelDebug) {
 		e.l1log.Debug("TIME_IND FN is not a block start", "fn", m.FN)
 	}
