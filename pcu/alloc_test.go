@@ -743,29 +743,31 @@ func TestUnknownClassULSpread(t *testing.T) {
 	// TS 6; then TS 1 and 7 (1 TBF + 1 slot fewer = 2) before TS 0
 	// (0 TBFs + 2 slots fewer = 2) on the tie by slots; then TS 0 (2
 	// against 3 everywhere else)
-	for i := 16; i < 20; i++ {
-		tb, err := e.allocUL(bts, e.newMS(bts, 0xc0000e00+uint32(i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, lowestSlot(tb.slots))
-	}
+	got = append(got, ulTSs(t, e, bts, 0xc0000e00+16, 4)...)
 	if want := []int{6, 1, 7, 0}; !slices.Equal(got[16:], want) {
 		t.Fatalf("MSs 17-20 on TS %v, want %v", got[16:], want)
 	}
 	e, bts = allocEngine(t, "dynamic", 0xf0)
 	e.params.MultislotDefault = 0
-	var lab []int
-	for i := range 4 {
-		tb, err := e.allocUL(bts, e.newMS(bts, 0xc0000f00+uint32(i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		lab = append(lab, lowestSlot(tb.slots))
-	}
+	lab := ulTSs(t, e, bts, 0xc0000f00, 4)
 	if want := []int{6, 6, 5, 7}; !slices.Equal(lab, want) {
 		t.Fatalf("TS 4-7: uplink TSs %v, want %v", lab, want)
 	}
+}
+
+// ulTSs gives n new MSs (TLLIs tlli, tlli+1, ...) an uplink TBF each
+// and returns the TS each got (its lowest slot).
+func ulTSs(t *testing.T, e *Engine, bts *BTS, tlli uint32, n int) []int {
+	t.Helper()
+	var ts []int
+	for i := range n {
+		tb, err := e.allocUL(bts, e.newMS(bts, tlli+uint32(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts = append(ts, lowestSlot(tb.slots))
+	}
+	return ts
 }
 
 // TestUnknownClassPlacementEdges: placeUnknown on PDCHs TS 2-5 only
@@ -777,14 +779,7 @@ func TestUnknownClassPlacementEdges(t *testing.T) {
 	e, bts := allocEngine(t, "dynamic", 0x3c)
 	e.params.MultislotDefault = 0
 	trx := &bts.TRX[0]
-	var got []int
-	for i := range 6 {
-		tb, err := e.allocUL(bts, e.newMS(bts, 0xc0001000+uint32(i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, lowestSlot(tb.slots))
-	}
+	got := ulTSs(t, e, bts, 0xc0001000, 6)
 	if want := []int{4, 4, 3, 5, 4, 3}; !slices.Equal(got, want) {
 		t.Fatalf("TS 2-5: uplink TSs %v, want %v", got, want)
 	}
