@@ -107,9 +107,7 @@ func (m *MS) ulTransmit(fn uint32, ts uint8) {
 	if idx < 0 {
 		return
 	}
-	if resend && !u.takePutBack(idx%u.sw.SNS()) {
-		m.ULResent++
-	}
+	m.countResend(idx, resend)
 	if u.egprs {
 		m.ulTransmitEGPRS(fn, ts, idx)
 		return
@@ -182,19 +180,16 @@ func (m *MS) ulTransmitEGPRS(fn uint32, ts uint8, idx int) {
 	idx2 := idx
 	if cs.DataUnits() == 2 {
 		if j, jr := u.pickBlock(false); j >= 0 {
-			switch {
-			case m.txMCS(j) == cs:
+			if m.txMCS(j) == cs {
 				idx2 = j
-				if jr && !u.takePutBack(j%u.sw.SNS()) {
-					m.ULResent++
+				m.countResend(j, jr)
+			} else {
+				bsn := j % u.sw.SNS()
+				u.sw.MarkResend(bsn) // not a partner: it goes alone later
+				if !jr {
+					// a new block: its first sending then is not a resend
+					u.putBack[bsn/64] |= 1 << (bsn % 64)
 				}
-			case jr:
-				u.sw.MarkResend(j % u.sw.SNS()) // not a partner: it goes alone later
-			default:
-				// a new block that is not a partner goes alone later:
-				// its first sending is not a resend
-				u.sw.MarkResend(j % u.sw.SNS())
-				u.putBack[(j%u.sw.SNS())/64] |= 1 << ((j % u.sw.SNS()) % 64)
 			}
 		}
 	}
@@ -246,6 +241,14 @@ func (u *ulState) blockIndex(bsn int) int {
 		}
 	}
 	return -1
+}
+
+// countResend counts block idx, picked as a resend or not, in ULResent
+// unless it is a new block that was put back unsent.
+func (m *MS) countResend(idx int, resend bool) {
+	if u := &m.ul; resend && !u.takePutBack(idx%u.sw.SNS()) {
+		m.ULResent++
+	}
 }
 
 // takePutBack reports whether bsn was a new block put back unsent (as a
