@@ -168,14 +168,7 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 		return err
 	}
 	defer bts.Close()
-	pdchs := 0
-	for t := 0; t < cfg.TRX; t++ {
-		for ts := 0; ts < 8; ts++ {
-			if cfg.PDCHMask&(1<<ts) != 0 {
-				pdchs++
-			}
-		}
-	}
+	pdchs := btsemu.InfoPDCHs(info)
 	fmt.Fprintf(out, "msemu: PCUIF %s on %s, %d TRX with %d PDCHs, waiting for a PCU\n", cfg.Version, cfg.Path, cfg.TRX, pdchs)
 	if err := bts.WaitActive(ctx, pdchs); err != nil {
 		return err

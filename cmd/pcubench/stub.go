@@ -87,14 +87,7 @@ func (s *stub) accept(timeout time.Duration) error {
 	if _, err := c.Write(b); err != nil {
 		return err
 	}
-	want := 0
-	for t := range s.info.TRX {
-		for ts := 0; ts < 8; ts++ {
-			if s.info.TRX[t].PDCHMask&(1<<ts) != 0 {
-				want++
-			}
-		}
-	}
+	want := btsemu.InfoPDCHs(s.info)
 	active := map[[2]uint8]bool{}
 	c.SetReadDeadline(time.Now().Add(timeout))
 	defer c.SetReadDeadline(time.Time{})

@@ -274,7 +274,7 @@ func (b *BTS) acceptLoop() {
 			}
 			if b.group != nil {
 				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-				m.WaitActive(ctx, infoPDCHs(m.cfg.Info))
+				m.WaitActive(ctx, InfoPDCHs(m.cfg.Info))
 				cancel()
 			}
 		}
@@ -503,8 +503,9 @@ func (b *BTS) WaitActive(ctx context.Context, n int) error {
 	}
 }
 
-// infoPDCHs counts the PDCHs an INFO_IND configures.
-func infoPDCHs(ii *pcuif.InfoInd) int {
+// InfoPDCHs counts the PDCHs an INFO_IND configures (what WaitActive
+// waits for once the PCU has it).
+func InfoPDCHs(ii *pcuif.InfoInd) int {
 	n := 0
 	for t := range ii.TRX {
 		n += bits.OnesCount8(ii.TRX[t].PDCHMask)
