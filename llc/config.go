@@ -44,6 +44,44 @@ func ParseVariant(s string) (Variant, error) {
 	return 0, fmt.Errorf("llc: unknown codel variant %q", s)
 }
 
+// AQM selects the drop/mark algorithm of the user-data flows while the AQM
+// is on (Config.CoDel, osmo-pcu's `queue codel`).
+type AQM uint8
+
+const (
+	// AQMCoDel is CoDel (RFC 8289, or osmo-pcu's automaton with
+	// VariantOsmo): the default.
+	AQMCoDel AQM = iota
+	// AQMPIE is PIE (RFC 8033) with the queue delay estimated from the
+	// MS's drain rate, applied at the head of the flow.
+	AQMPIE
+	// AQMRED is RED per flow with head drop/mark, as Linux SFQ's
+	// redflowlimit with headdrop (Floyd and Jacobson 1993).
+	AQMRED
+)
+
+func (a AQM) String() string {
+	switch a {
+	case AQMCoDel:
+		return "codel"
+	case AQMPIE:
+		return "pie"
+	case AQMRED:
+		return "red"
+	}
+	return fmt.Sprintf("AQM(%d)", uint8(a))
+}
+
+// ParseAQM parses the VTY keyword ("codel", "pie" or "red").
+func ParseAQM(s string) (AQM, error) {
+	for a := AQMCoDel; a <= AQMRED; a++ {
+		if a.String() == s {
+			return a, nil
+		}
+	}
+	return 0, fmt.Errorf("llc: unknown AQM %q", s)
+}
+
 // Lifetime values of Config.Lifetime (osmo-pcu force_llc_lifetime).
 const (
 	LifetimeFromSGSN uint16 = 0      // `no queue lifetime`: use the BSSGP PDU Lifetime IE
@@ -83,6 +121,15 @@ const (
 //	queue codel quantum <64-65535>    Quantum (DRR octets); no queue codel quantum = 1543
 //	queue limit ms <4096-1073741824>  MSLimit (memory octets)
 //	queue limit global <65536-...>    GlobalLimit (memory octets)
+//	queue aqm (codel|pie|red)         AQM; no queue aqm = codel
+//	no queue ecn                      NoECN (queue ecn = default: mark ECN-capable frames)
+//	no queue fq                       NoFQ: one FIFO for the data class (queue fq = default)
+//	queue pie target <1-10000>        PIE.Target in milliseconds (0: automatic)
+//	queue pie tupdate <1-10000>       PIE.TUpdate in milliseconds (0: = target)
+//	queue pie max-burst <0-100000>    PIE.MaxBurst in milliseconds (0: 10 × target)
+//	queue red min|max <octets>        RED.Min / RED.Max (0: automatic)
+//	queue red probability <1-100>     RED.MaxP in percent (0: 10 %)
+//	queue red ewma <1-10>             RED.Wlog: average weight 2^-N (0: 2)
 //
 // When each one takes effect: CoDel on/off, interval, target, maxpacket and
 // variant at the next Dequeue of each queue (a variant change, or turning
@@ -104,6 +151,25 @@ type Config struct {
 	IdleAckDelay uint16        // centiseconds
 	MSLimit      int           // memory octets (frame length + FrameOverhead) per MS; 0: default
 	GlobalLimit  int64         // memory octets over all queues of a Shared; 0: default
+	AQM          AQM           // algorithm while CoDel (the AQM switch) is on
+	NoECN        bool          // drop instead of marking ECN-capable frames
+	NoFQ         bool          // rfc variant: one FIFO for all user data instead of flow queues
+	PIE          PIEConfig
+	RED          REDConfig
+}
+
+// PIEConfig holds the PIE extension settings; zero values are automatic.
+type PIEConfig struct {
+	Target   time.Duration // QDELAY_REF; 0: the automatic CoDel target of the MS's drain rate
+	TUpdate  time.Duration // 0: = target
+	MaxBurst time.Duration // 0: 10 × target; negative: no burst allowance
+}
+
+// REDConfig holds the RED extension settings; zero values are automatic.
+type REDConfig struct {
+	Min, Max int   // thresholds of the average flow backlog, octets; 0: from the drain rate
+	MaxP     int   // max_p in percent; 0: 10
+	Wlog     uint8 // EWMA weight 2^-Wlog; 0: 2
 }
 
 // DefaultConfig is osmo-pcu's default (`queue idle-ack-delay 10`,
@@ -132,6 +198,17 @@ func (c Config) Validate() error {
 		return fmt.Errorf("%w: per-MS limit %d", ErrConfig, c.MSLimit)
 	case c.GlobalLimit != 0 && c.GlobalLimit < MaxFrameLen+FrameOverhead:
 		return fmt.Errorf("%w: global limit %d", ErrConfig, c.GlobalLimit)
+	case c.AQM > AQMRED:
+		return fmt.Errorf("%w: aqm %v", ErrConfig, c.AQM)
+	case c.AQM != AQMCoDel && c.Variant == VariantOsmo:
+		return fmt.Errorf("%w: the osmo variant is CoDel only (queue aqm %v)", ErrConfig, c.AQM)
+	case c.PIE.Target < 0 || c.PIE.Target > 10*time.Second || c.PIE.TUpdate < 0 || c.PIE.TUpdate > 10*time.Second ||
+		c.PIE.MaxBurst > 100*time.Second:
+		return fmt.Errorf("%w: pie target %v, tupdate %v, max-burst %v", ErrConfig, c.PIE.Target, c.PIE.TUpdate, c.PIE.MaxBurst)
+	case c.RED.Min < 0 || c.RED.Max < 0 || c.RED.Min > 1<<30 || c.RED.Max > 1<<30 || (c.RED.Max != 0 && c.RED.Min >= c.RED.Max):
+		return fmt.Errorf("%w: red min %d max %d (min must be below max)", ErrConfig, c.RED.Min, c.RED.Max)
+	case c.RED.MaxP < 0 || c.RED.MaxP > 100 || c.RED.Wlog > 10:
+		return fmt.Errorf("%w: red probability %d%%, ewma %d", ErrConfig, c.RED.MaxP, c.RED.Wlog)
 	}
 	return nil
 }
@@ -208,8 +285,42 @@ func (c Config) VTYExtLines() []string {
 	if c.GlobalLimit != 0 {
 		l = append(l, fmt.Sprintf(" queue limit global %d", c.GlobalLimit))
 	}
+	if c.AQM != AQMCoDel {
+		l = append(l, " queue aqm "+c.AQM.String())
+	}
+	if c.NoECN {
+		l = append(l, " no queue ecn")
+	}
+	if c.NoFQ {
+		l = append(l, " no queue fq")
+	}
+	if c.PIE.Target != 0 {
+		l = append(l, fmt.Sprintf(" queue pie target %d", c.PIE.Target/time.Millisecond))
+	}
+	if c.PIE.TUpdate != 0 {
+		l = append(l, fmt.Sprintf(" queue pie tupdate %d", c.PIE.TUpdate/time.Millisecond))
+	}
+	if c.PIE.MaxBurst != 0 {
+		l = append(l, fmt.Sprintf(" queue pie max-burst %d", max(c.PIE.MaxBurst, 0)/time.Millisecond))
+	}
+	if c.RED.Min != 0 {
+		l = append(l, fmt.Sprintf(" queue red min %d", c.RED.Min))
+	}
+	if c.RED.Max != 0 {
+		l = append(l, fmt.Sprintf(" queue red max %d", c.RED.Max))
+	}
+	if c.RED.MaxP != 0 {
+		l = append(l, fmt.Sprintf(" queue red probability %d", c.RED.MaxP))
+	}
+	if c.RED.Wlog != 0 {
+		l = append(l, fmt.Sprintf(" queue red ewma %d", c.RED.Wlog))
+	}
 	return l
 }
+
+// fq reports whether the data class is split into flows (RFC 8290 flow
+// queueing): the rfc variant unless `no queue fq`.
+func (c *Config) fq() bool { return c.Variant == VariantRFC && !c.NoFQ }
 
 // Params are the CoDel parameters in force for one MS queue.
 type Params struct {

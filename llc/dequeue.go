@@ -184,6 +184,12 @@ func (q *Queue) pull(f uint8, c *call) int32 {
 	if !a.codelOn || f < firstUser {
 		return q.head(f, c)
 	}
+	switch a.aqm {
+	case AQMPIE:
+		return q.pullPIE(f, c)
+	case AQMRED:
+		return q.pullRED(f, c)
+	}
 	p := &a.params
 	i := q.head(f, c)
 	if i < 0 {
@@ -199,6 +205,11 @@ func (q *Queue) pull(f uint8, c *call) int32 {
 			if a.ents[i].flags&fProtected != 0 {
 				break // never drop it; the drop falls on the next droppable frame
 			}
+			if q.mark(i, c) { // RFC 8289 §5.4: mark and deliver, on schedule
+				cd.count++
+				cd.dropNext = controlLaw(cd.dropNext, cd.count, p.Interval)
+				break
+			}
 			q.aqmDrop(i, f, c)
 			cd.count++
 			i = q.head(f, c)
@@ -213,16 +224,112 @@ func (q *Queue) pull(f uint8, c *call) int32 {
 			}
 		}
 	} else if ok && a.ents[i].flags&fProtected == 0 {
-		q.aqmDrop(i, f, c)
-		i = q.head(f, c)
-		if i >= 0 {
-			cd.okToDrop(c.now, q.sojourn(&a.ents[i], c.now), int(a.flows[f].octets), p)
-		} else {
-			cd.faSet = false
+		if !q.mark(i, c) {
+			q.aqmDrop(i, f, c)
+			i = q.head(f, c)
+			if i >= 0 {
+				cd.okToDrop(c.now, q.sojourn(&a.ents[i], c.now), int(a.flows[f].octets), p)
+			} else {
+				cd.faSet = false
+			}
 		}
 		cd.enter(c.now, p)
 	}
 	return i
+}
+
+// mark is the ECN alternative to a drop of popped entry i: with ECN on it
+// marks the frame CE and counts it (true: deliver it), or counts why it
+// could not (false: drop it).
+func (q *Queue) mark(i int32, c *call) bool { return q.markIf(i, c, true) }
+
+// markIf is mark, with allow false for an AQM whose policy is to drop
+// even a markable frame (counted as NoMarkPolicy).
+func (q *Queue) markIf(i int32, c *call, allow bool) bool {
+	if !q.a.ecn {
+		return false
+	}
+	var r MarkResult
+	if allow {
+		r = MarkCE(q.a.ents[i].data)
+	} else if r = ECNOf(q.a.ents[i].data); r == Marked {
+		r = NoMarkPolicy
+	}
+	if r == Marked {
+		c.d.Marked++
+		q.marked++
+		q.s.ctr.Marked++
+		return true
+	}
+	c.d.NoMark[r-1]++
+	q.noMark[r-1]++
+	q.s.ctr.NoMark[r-1]++
+	return false
+}
+
+// flowDelay is the queue delay of user flow f with backlog octets, from
+// the drain rate: each backlogged user flow gets an equal share of it
+// (DRR), a single FIFO all of it.
+func (q *Queue) flowDelay(f uint8, octets int) time.Duration {
+	a := q.a
+	n := 1
+	if a.fq {
+		n = 0
+		for g := firstUser; g < NumFlows; g++ {
+			if a.flows[g].frames > 0 || g == int(f) {
+				n++
+			}
+		}
+	}
+	rate := int64(q.rate)
+	if rate <= 0 {
+		rate = AutoDefaultRate
+	}
+	return time.Duration(int64(octets) * int64(n) * int64(time.Second) / rate)
+}
+
+// pullPIE serves user flow f under PIE: every head frame gets one
+// decision; a hit marks it (while PIE's probability allows marks) or
+// drops it with the rest of its N-PDU and the next head is decided.
+func (q *Queue) pullPIE(f uint8, c *call) int32 {
+	a := q.a
+	pp := &a.pieP
+	st := &a.pie[f]
+	for {
+		i := q.head(f, c)
+		if i < 0 {
+			st.qdelay = 0 // an empty flow has no queue delay
+			return -1
+		}
+		if a.ents[i].flags&fProtected != 0 {
+			return i
+		}
+		backlog := int(a.flows[f].octets) + len(a.ents[i].data)
+		if !st.decide(c.now, q.flowDelay(f, backlog), backlog, pp, q.s) {
+			return i
+		}
+		if q.markIf(i, c, st.markOK()) {
+			return i
+		}
+		q.aqmDrop(i, f, c)
+	}
+}
+
+// pullRED serves user flow f under RED with head drop/mark.
+func (q *Queue) pullRED(f uint8, c *call) int32 {
+	a := q.a
+	st := &a.red[f]
+	for {
+		i := q.head(f, c)
+		if i < 0 {
+			st.reset() // SFQ frees an emptied slot: the next flow starts at 0
+			return -1
+		}
+		if a.ents[i].flags&fProtected != 0 || !st.decide(&a.redP, q.s) || q.mark(i, c) {
+			return i
+		}
+		q.aqmDrop(i, f, c)
+	}
 }
 
 // aqmDrop drops popped entry i of flow f for CoDel. With the RFC variant,
@@ -295,7 +402,7 @@ func (q *Queue) idle(now time.Duration) {
 		return
 	}
 	for i := range a.cd {
-		if !a.cd[i].cold(now, a.variant, &a.params) {
+		if !a.cd[i].cold(now, a.variant, &a.params) || !a.pie[i].cold(now, &a.pieP) || a.red[i].avg != 0 {
 			return
 		}
 	}

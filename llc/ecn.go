@@ -20,6 +20,7 @@ const (
 	NoMarkCiphered                     // E bit set: information field ciphered (TS 44.064 §6.4.2.3)
 	NoMarkCompressed                   // SNDCP DCOMP or PCOMP ≠ 0: no plain IP header
 	NoMarkOther                        // not UI, not a user SAPI, not a first segment, not IP, bad checksum or FCS
+	NoMarkPolicy                       // markable, but the AQM drops (PIE at 10 % or more, RFC 8033 §5.1)
 	NumMarkResults
 )
 
@@ -38,6 +39,8 @@ func (r MarkResult) String() string {
 		return "compressed"
 	case NoMarkOther:
 		return "other"
+	case NoMarkPolicy:
+		return "policy"
 	}
 	return "?"
 }

@@ -99,15 +99,15 @@ func FlowName(i int) string {
 // flowOf picks the flow of a frame. User data is spread over NumBuckets
 // flows by flow key; segments after the first of an N-PDU follow the flow
 // of their NSAPI's last first segment, so an N-PDU stays in order.
-func (a *active) flowOf(b []byte, v Variant) uint8 {
+func (a *active) flowOf(b []byte, fq bool) uint8 {
 	f := sapiFlow[SAPI(b)&0x0f]
 	if f != flowUser {
-		if v == VariantOsmo && f >= firstUser {
+		if !fq && f >= firstUser {
 			return flowOther
 		}
 		return f
 	}
-	if v == VariantOsmo {
+	if !fq {
 		return flowOther
 	}
 	key, nsapi, kind := FlowKey(b)
@@ -222,6 +222,8 @@ type active struct {
 	free  int32
 	flows [NumFlows]flow
 	cd    [NumFlows]codel
+	pie   [NumFlows]pie
+	red   [NumFlows]red
 	nsKey [16]uint32         // last flow key per SNDCP NSAPI
 	tags  [NumBuckets]uint32 // flow key (with bit 31 set) of the frames in each user bucket
 	// segFlow+1 is the user flow an SNDCP N-PDU was left half sent in
@@ -232,10 +234,15 @@ type active struct {
 	newL     flist
 	oldL     flist
 	params   Params
+	pieP     PIEParams
+	redP     REDParams
 	gen      uint32
 	rate     int32
 	variant  Variant
-	codelOn  bool
+	aqm      AQM
+	codelOn  bool // the AQM is on (`queue codel`)
+	fq       bool // the data class is split into flows (Config.fq)
+	ecn      bool // mark ECN-capable frames instead of dropping them
 	nextFree *active
 }
 
@@ -248,6 +255,8 @@ func (a *active) init() {
 	for i := range a.flows {
 		a.flows[i] = flow{head: -1, tail: -1}
 		a.cd[i].reset()
+		a.pie[i] = pie{}
+		a.red[i].reset()
 	}
 	a.newL, a.oldL = flist{}, flist{}
 	a.gen = 0
@@ -294,6 +303,9 @@ type Queue struct {
 	expGen  uint32        // Shared.gen nextExp was computed under
 
 	cls [NumClasses]classStats
+
+	marked uint32            // frames marked CE by the AQM
+	noMark [NumNoMark]uint32 // AQM drops by why a mark was not possible (ECN on)
 }
 
 const noTime = time.Duration(math.MinInt64)
@@ -326,8 +338,13 @@ type Discard struct {
 	Frames   int
 	Octets   int
 	Lifetime int // frames by reason
-	CoDel    int
+	CoDel    int // AQM drops (CoDel, PIE or RED)
 	Overflow int
+	// Marked counts frames the AQM marked CE instead of dropping (not in
+	// Frames: they were delivered). NoMark counts the AQM drops of this
+	// call by why no mark was possible (index MarkResult − 1), with ECN on.
+	Marked int
+	NoMark [NumNoMark]int
 }
 
 // LLCDiscarded returns the IE values of LLC-DISCARDED: LLC Frames Discarded
@@ -476,7 +493,7 @@ func (q *Queue) headSeq(b []byte) uint32 {
 		return q.seq
 	}
 	q.sync()
-	if h := q.a.flows[q.a.flowOf(b, q.a.variant)].head; h >= 0 {
+	if h := q.a.flows[q.a.flowOf(b, q.a.fq)].head; h >= 0 {
 		return q.a.ents[h].seq - 1
 	}
 	return q.seq
@@ -490,7 +507,7 @@ func (q *Queue) insert(e entry, front bool) {
 	a := q.a
 	idx := a.alloc()
 	e.next = -1
-	f := a.flowOf(e.data, a.variant)
+	f := a.flowOf(e.data, a.fq)
 	e.flow = f
 	fw := &a.flows[f]
 	if front {
@@ -510,6 +527,9 @@ func (q *Queue) insert(e entry, front bool) {
 	a.ents[idx] = e
 	q.noteExpiry(&a.ents[idx])
 	n := int32(len(e.data))
+	if !front && a.codelOn && a.aqm == AQMRED && f >= firstUser {
+		a.red[f].arrive(int(fw.octets), &a.redP)
+	}
 	fw.frames++
 	fw.octets += n
 	if f >= firstUser && fw.list == listNone {
@@ -645,24 +665,43 @@ func (q *Queue) sync() {
 	cfg := &s.cfg
 	if a.gen == 0 {
 		a.variant = cfg.Variant
+		a.fq = cfg.fq()
 		a.codelOn = cfg.CoDel
+		a.aqm = cfg.AQM
 	}
-	if a.variant != cfg.Variant {
-		q.relayout(cfg.Variant)
+	if a.variant != cfg.Variant || a.fq != cfg.fq() {
+		a.variant = cfg.Variant
+		q.relayout(cfg.fq())
 	}
-	if cfg.CoDel && !a.codelOn {
-		for i := range a.cd {
-			a.cd[i].reset()
-		}
+	if cfg.CoDel && !a.codelOn || a.aqm != cfg.AQM {
+		a.resetAQM()
 	}
 	a.codelOn = cfg.CoDel
+	a.aqm = cfg.AQM
+	a.ecn = !cfg.NoECN
 	a.params = cfg.ParamsFor(int(q.rate))
+	switch a.aqm {
+	case AQMPIE:
+		a.pieP = cfg.PIEParamsFor(int(q.rate))
+	case AQMRED:
+		a.redP = cfg.REDParamsFor(int(q.rate))
+	}
 	a.gen, a.rate = s.gen, q.rate
 }
 
-// relayout moves the data-class frames to the flows of variant v, keeping
-// their enqueue order, and restarts all CoDel states.
-func (q *Queue) relayout(v Variant) {
+// resetAQM restarts every AQM state of the queue.
+func (a *active) resetAQM() {
+	for i := range a.cd {
+		a.cd[i].reset()
+		a.pie[i] = pie{}
+		a.red[i].reset()
+	}
+}
+
+// relayout moves the data-class frames to the flows of the layout fq
+// (flow queues or one FIFO), keeping their enqueue order, and restarts all
+// AQM states.
+func (q *Queue) relayout(fq bool) {
 	a := q.a
 	var idx []int32
 	for f := firstUser; f < NumFlows; f++ {
@@ -676,7 +715,7 @@ func (q *Queue) relayout(v Variant) {
 	quantum := q.s.cfg.quantum()
 	for _, i := range idx {
 		e := &a.ents[i]
-		f := a.flowOf(e.data, v)
+		f := a.flowOf(e.data, fq)
 		e.flow = f
 		fw := &a.flows[f]
 		e.next = -1
@@ -694,10 +733,8 @@ func (q *Queue) relayout(v Variant) {
 			a.newL.push(f)
 		}
 	}
-	for i := range a.cd {
-		a.cd[i].reset()
-	}
-	a.variant = v
+	a.resetAQM()
+	a.fq = fq
 }
 
 // Idle releases the working storage of an empty queue whose CoDel states
@@ -750,8 +787,8 @@ func (q *Queue) Merge(o *Queue) {
 	}
 	q.sync()
 	o.sync()
-	if o.a.variant != q.a.variant {
-		o.relayout(q.a.variant)
+	if o.a.fq != q.a.fq {
+		o.relayout(q.a.fq)
 	}
 	type item struct {
 		e   entry

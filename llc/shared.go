@@ -1,6 +1,9 @@
 package llc
 
-import "time"
+import (
+	"math/rand/v2"
+	"time"
+)
 
 // Counters are the drop/scheduling totals of all queues of a Shared. The
 // engine maps them onto its rate counters: llc:scheduled = Scheduled,
@@ -13,6 +16,11 @@ type Counters struct {
 	CoDel     uint64 // frames dropped by the AQM
 	Overflow  uint64 // frames dropped by the per-MS or global limit
 	Cleared   uint64 // frames dropped by Clear/Close (MS freed)
+	Marked    uint64 // frames marked CE by the AQM instead of dropped
+	// NoMark counts the AQM drops made with ECN on by why the frame could
+	// not be marked (index MarkResult − 1: not-ect, ciphered, compressed,
+	// other).
+	NoMark [NumNoMark]uint64
 }
 
 // Dropped is llc:dropped.
@@ -37,6 +45,7 @@ type Shared struct {
 
 	victims []*Queue
 	ctr     Counters
+	rng     rand.PCG // PIE and RED decisions
 	scratch []*Queue // ExpireAll
 }
 
@@ -54,6 +63,13 @@ func NewShared(cfg Config) (*Shared, error) {
 	}
 	return &Shared{cfg: cfg, gen: 1}, nil
 }
+
+// Seed restarts the random numbers of the PIE and RED decisions (tests
+// make them repeatable).
+func (s *Shared) Seed(a, b uint64) { s.rng.Seed(a, b) }
+
+// uniform is a uniform random number in [0, 1).
+func (s *Shared) uniform() float64 { return float64(s.rng.Uint64()>>11) / (1 << 53) }
 
 // Config returns the configuration in force.
 func (s *Shared) Config() Config { return s.cfg }

@@ -1,0 +1,98 @@
+package llc
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestREDProbability: at fixed average backlogs the per-frame probability
+// is Floyd and Jacobson's p_b = max_p·(avg − min)/(max − min), 0 below min
+// and 1 from max on; the gaps between hits are uniform over 1 .. 1/p_b
+// frames (their mean (1/p_b + 1)/2, every gap within range), so the hit
+// rate is 2·p_b/(1 + p_b).
+func TestREDProbability(t *testing.T) {
+	rp := REDParams{Min: 3000, Max: 9000, MaxP: 0.1, Wlog: 2}
+	u := seqRand{rand.New(rand.NewPCG(3, 4))}
+	for _, c := range []struct {
+		avg    float64
+		pb     float64
+		always bool
+	}{
+		{0, 0, false}, {2999, 0, false}, {3000, 0, false}, {4500, 0.025, false}, {6000, 0.05, false},
+		{8400, 0.09, false}, {8999, 0.1 * 5999 / 6000, false}, {9000, 1, true}, {20000, 1, true},
+	} {
+		r := red{avg: c.avg, count: -1}
+		if got := r.prob(&rp); math.Abs(got-c.pb) > 1e-12 {
+			t.Errorf("avg %v: p_b %v, want %v", c.avg, got, c.pb)
+		}
+		const n = 200000
+		hits, gaps, last, maxGap := 0, 0, 0, 0
+		for i := 1; i <= n; i++ {
+			if r.decide(&rp, u) {
+				hits++
+				if last > 0 {
+					gaps++
+					maxGap = max(maxGap, i-last)
+				}
+				last = i
+			}
+		}
+		switch {
+		case c.pb == 0:
+			if hits != 0 {
+				t.Errorf("avg %v below min: %d hits", c.avg, hits)
+			}
+		case c.always:
+			if hits != n {
+				t.Errorf("avg %v at max: %d of %d hit", c.avg, hits, n)
+			}
+		default:
+			want := 2 * c.pb / (1 + c.pb)
+			got := float64(hits) / n
+			// 200 000 frames: the hit rate is within 3 % of the formula.
+			if math.Abs(got-want)/want > 0.03 {
+				t.Errorf("avg %v: hit rate %.5f, want %.5f (p_b %.4f)", c.avg, got, want, c.pb)
+			}
+			if limit := int(math.Ceil(1 / c.pb)); maxGap > limit {
+				t.Errorf("avg %v: a gap of %d frames, p_b %.4f allows at most %d", c.avg, maxGap, c.pb, limit)
+			}
+		}
+	}
+}
+
+// TestREDAverage: the average follows avg += (backlog − avg)·2^−Wlog per
+// arrival, with the backlog before the arrival.
+func TestREDAverage(t *testing.T) {
+	rp := REDParams{Min: 3000, Max: 9000, MaxP: 0.1, Wlog: 2}
+	var r red
+	r.reset()
+	want := 0.0
+	for _, b := range []int{0, 1000, 2000, 3000, 8000, 8000, 0} {
+		r.arrive(b, &rp)
+		want += (float64(b) - want) / 4
+		if r.avg != want {
+			t.Fatalf("backlog %d: avg %v, want %v", b, r.avg, want)
+		}
+	}
+}
+
+func TestREDParamsFor(t *testing.T) {
+	for _, c := range []struct {
+		cfg      REDConfig
+		rate     int
+		min, max int
+		maxP     float64
+		wlog     uint8
+	}{
+		{REDConfig{}, 12000, 6000, 18000, 0.1, 2},  // 500 ms of MCS-2 x 4 (30 octets)
+		{REDConfig{}, 1000, 3086, 9258, 0.1, 2},    // CS-1 x 1: two maximum frames
+		{REDConfig{}, 29600, 14800, 44400, 0.1, 2}, // MCS-9 x 4
+		{REDConfig{Min: 5000, Max: 20000, MaxP: 20, Wlog: 4}, 6000, 5000, 20000, 0.2, 4},
+	} {
+		p := Config{RED: c.cfg}.REDParamsFor(c.rate)
+		if p.Min != c.min || p.Max != c.max || p.MaxP != c.maxP || p.Wlog != c.wlog {
+			t.Errorf("%+v at %d octets/s: %+v", c.cfg, c.rate, p)
+		}
+	}
+}
