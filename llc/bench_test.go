@@ -15,6 +15,12 @@ import (
 // in steady state. With copies, frames go in with EnqueueCopy (pooled
 // buffers, what the engine does) and are given back after the dequeue.
 func benchSteady(b *testing.B, cfg Config, sapis []uint8, copies ...bool) {
+	benchSteadyRate(b, cfg, DrainRate(50, 1), sapis, copies...)
+}
+
+// benchSteadyRate is benchSteady with the drain rate the queue is told
+// (PIE's queue delay and RED's thresholds follow it).
+func benchSteadyRate(b *testing.B, cfg Config, rate int, sapis []uint8, copies ...bool) {
 	if poison.Enabled() { // the tests' hook: not what production pays
 		poison.Disable()
 		defer poison.Enable()
@@ -28,7 +34,7 @@ func benchSteady(b *testing.B, cfg Config, sapis []uint8, copies ...bool) {
 	for i, sapi := range sapis {
 		frames[i] = uiFrame(sapi, 500, "")
 	}
-	q.SetDrainRate(DrainRate(50, 1))
+	q.SetDrainRate(rate)
 	var now time.Duration
 	k := 0
 	credit := 0
@@ -58,7 +64,7 @@ func benchSteady(b *testing.B, cfg Config, sapis []uint8, copies ...bool) {
 	b.StopTimer()
 	c := s.Counters()
 	if c.CoDel == c0.CoDel && b.N > 1000 {
-		b.Fatal("CoDel never dropped")
+		b.Fatal("the AQM never dropped")
 	}
 	b.ReportMetric(float64(c.CoDel-c0.CoDel)/float64(b.N), "drops/op")
 	b.ReportMetric(float64(q.Len()), "backlog-frames")
@@ -80,6 +86,72 @@ func BenchmarkEnqueueDequeueCoDelRFCAuto(b *testing.B) {
 
 func BenchmarkEnqueueDequeueCoDelRFC4SAPI(b *testing.B) {
 	benchSteady(b, Config{CoDel: true, Interval: 100 * time.Millisecond}, []uint8{3, 5, 9, 11})
+}
+
+// BenchmarkEnqueueDequeuePIE and BenchmarkEnqueueDequeueRED: the same
+// steady state under PIE and per-flow RED, the queue told its true drain
+// rate (500 octets per 10 ms).
+func BenchmarkEnqueueDequeuePIE(b *testing.B) {
+	benchSteadyRate(b, Config{CoDel: true, AQM: AQMPIE, PIE: PIEConfig{Target: 100 * time.Millisecond}}, 50000, []uint8{3})
+}
+
+func BenchmarkEnqueueDequeueRED(b *testing.B) {
+	benchSteadyRate(b, Config{CoDel: true, AQM: AQMRED}, 50000, []uint8{3})
+}
+
+// BenchmarkEnqueueDequeueCoDelECN: the CoDel steady state with ECN-capable
+// TCP frames whose sender answers each mark by sending one frame less (as
+// a TCP sender's window shrinks): CoDel marks (IP header and FCS rewritten)
+// instead of dropping. A marked frame is restored from its original after
+// the dequeue (a 500-octet copy, part of the timing).
+func BenchmarkEnqueueDequeueCoDelECN(b *testing.B) {
+	if poison.Enabled() {
+		poison.Disable()
+		defer poison.Enable()
+	}
+	s := mustShared(b, Config{CoDel: true, Interval: 100 * time.Millisecond})
+	q := s.NewQueue(nil)
+	q.SetDrainRate(50000)
+	orig := make([][]byte, 512)
+	frames := make([][]byte, len(orig))
+	for i := range frames {
+		orig[i] = ectFrame(uint16(i), 500)
+		frames[i] = append([]byte(nil), orig[i]...)
+	}
+	var now time.Duration
+	k, credit := 0, 0
+	step := func() {
+		now += 10 * time.Millisecond
+		credit += 11
+		for ; credit >= 10; credit -= 10 {
+			q.Enqueue(now, frames[k%len(frames)], LifetimeInfinite)
+			k++
+		}
+		fr, ok, d := q.Dequeue(now)
+		credit -= 10 * d.Marked
+		if ok && fr.Data[8] == 0x03 {
+			copy(fr.Data, orig[int(fr.Data[27])<<8|int(fr.Data[28])])
+		}
+	}
+	for i := 0; i < 20000; i++ {
+		step()
+	}
+	c0 := s.Counters()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		step()
+	}
+	b.StopTimer()
+	c := s.Counters()
+	if c.Marked == c0.Marked && b.N > 1000 {
+		b.Fatal("CoDel never marked")
+	}
+	if c.CoDel != c0.CoDel {
+		b.Fatal("CoDel dropped an ECN-capable frame")
+	}
+	b.ReportMetric(float64(c.Marked-c0.Marked)/float64(b.N), "marks/op")
+	b.ReportMetric(float64(q.Len()), "backlog-frames")
 }
 
 func BenchmarkEnqueueDequeueCoDelOsmo(b *testing.B) {

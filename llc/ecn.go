@@ -92,37 +92,107 @@ func ECNOf(b []byte) MarkResult {
 	if ecn == 0 {
 		return NoMarkNotECT
 	}
-	if !fcsOK(b) {
-		return NoMarkOther // a corrupt frame stays corrupt: a new FCS would hide it
-	}
 	return Marked
 }
 
 // MarkCE sets the IP ECN field of frame b to CE in place when the frame is
 // ECN-capable (see ECNOf), updating the IPv4 header checksum incrementally
-// (RFC 1624 eqn. 3) and recomputing the LLC FCS (TS 44.064 §5.5). It
-// returns Marked when the frame now carries CE; any other result leaves b
-// unchanged.
+// (RFC 1624 eqn. 3) and the LLC FCS (TS 44.064 §5.5) incrementally too: a
+// CRC is linear, so for frames of equal length FCS' = FCS ⊕ CRC₀(changes),
+// CRC₀ being the CRC register started at zero over the octets that changed
+// (zero elsewhere). A frame that arrived with a wrong FCS keeps a wrong
+// one. It returns Marked when the frame now carries CE; any other result
+// leaves b unchanged.
 func MarkCE(b []byte) MarkResult {
 	if r := ECNOf(b); r != Marked {
 		return r
 	}
 	off, _ := ipOffset(b)
 	ip := b[off:]
+	var d [12]byte // old ⊕ new of IP octets 0..11
 	if ip[0]>>4 == 4 {
-		if ip[1]&0x03 != 0x03 {
-			old := uint16(ip[0])<<8 | uint16(ip[1])
-			ip[1] |= 0x03
-			csum := uint16(ip[10])<<8 | uint16(ip[11])
-			csum = csumUpdate(csum, old, uint16(ip[0])<<8|uint16(ip[1]))
-			ip[10], ip[11] = byte(csum>>8), byte(csum)
+		if ip[1]&0x03 == 0x03 {
+			return Marked
 		}
+		old := uint16(ip[0])<<8 | uint16(ip[1])
+		d[1], d[10], d[11] = ip[1], ip[10], ip[11]
+		ip[1] |= 0x03
+		csum := uint16(ip[10])<<8 | uint16(ip[11])
+		csum = csumUpdate(csum, old, uint16(ip[0])<<8|uint16(ip[1]))
+		ip[10], ip[11] = byte(csum>>8), byte(csum)
+		d[1] ^= ip[1]
+		d[10] ^= ip[10]
+		d[11] ^= ip[11]
 	} else {
+		if ip[1]&0x30 == 0x30 {
+			return Marked
+		}
+		d[1] = ip[1]
 		ip[1] |= 0x30 // Traffic Class bits 1-0 are bits 5-4 of octet 1
+		d[1] ^= ip[1]
 	}
-	putFCS(b)
+	// CRC₀ over the changed span (octets before it are zero and leave the
+	// register at zero), then over the zero octets up to the covered end.
+	end := fcsCovered(b)
+	var c uint32
+	n := 0
+	for i, x := range d {
+		if off+i >= end {
+			break
+		}
+		c = c>>8 ^ fcsTable[byte(c)^x]
+		n = off + i + 1
+	}
+	if n == 0 {
+		return Marked // the FCS does not cover the IP header (PM = 0)
+	}
+	c = crcZeros(c, end-n)
+	t := b[len(b)-FCSLen:]
+	t[0] ^= byte(c)
+	t[1] ^= byte(c >> 8)
+	t[2] ^= byte(c >> 16)
 	return Marked
 }
+
+// crcZeros advances the CRC-24 register c over n zero octets in O(log n):
+// zeroOps[k] is the register's linear map for 2^k zero octets, as 24
+// columns (the image of each register bit), the way zlib's crc32_combine
+// does it.
+func crcZeros(c uint32, n int) uint32 {
+	for k := 0; n > 0; k, n = k+1, n>>1 {
+		if n&1 == 0 {
+			continue
+		}
+		var r uint32
+		for i := 0; c != 0; i, c = i+1, c>>1 {
+			if c&1 != 0 {
+				r ^= zeroOps[k][i]
+			}
+		}
+		c = r
+	}
+	return c
+}
+
+var zeroOps = func() (ops [12][24]uint32) {
+	for i := range ops[0] { // one zero octet
+		c := uint32(1) << i
+		ops[0][i] = c>>8 ^ fcsTable[byte(c)]
+	}
+	for k := 1; k < len(ops); k++ { // 2^k = 2^(k-1) twice
+		for i := range ops[k] {
+			c := ops[k-1][i]
+			var r uint32
+			for j := 0; c != 0; j, c = j+1, c>>1 {
+				if c&1 != 0 {
+					r ^= ops[k-1][j]
+				}
+			}
+			ops[k][i] = r
+		}
+	}
+	return
+}()
 
 // csumUpdate is RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), in one's
 // complement arithmetic, for one 16-bit word changing from m to m2.

@@ -190,11 +190,11 @@ func TestMarkCERefusals(t *testing.T) {
 			t.Errorf("%s: refused but changed", c.name)
 		}
 	}
-	// A corrupt FCS is not repaired by a mark.
+	// A corrupt FCS is not repaired by a mark: the MS still discards it.
 	b := ect(func([]byte) {})
 	b[len(b)-1] ^= 1
-	if got := MarkCE(b); got != NoMarkOther {
-		t.Errorf("bad FCS: %v", got)
+	if got := MarkCE(b); got != Marked || fcsOK(b) {
+		t.Errorf("bad FCS: %v, FCS valid after marking: %v", got, fcsOK(b))
 	}
 	// Truncated frames never panic.
 	full := ect(func([]byte) {})
@@ -231,8 +231,55 @@ func FuzzMarkCE(f *testing.F) {
 		if r != Marked && !bytes.Equal(b, before) {
 			t.Fatalf("%v but changed", r)
 		}
-		if r == Marked && !fcsOK(b) {
-			t.Fatal("marked frame with a bad FCS")
+		if r == Marked && fcsOK(before) != fcsOK(b) {
+			t.Fatal("marking changed the FCS's validity")
 		}
 	})
+}
+
+// ectFrame is an LLC UI frame (SAPI 3, PM 1, valid FCS) with an SNDCP first
+// segment (NSAPI 5) holding an IPv4/TCP packet with ECT(0) from port
+// sport, size octets in all.
+func ectFrame(sport uint16, size int) []byte {
+	b := ipFrame(6, sport, 80, size)
+	b[8] = 0x02
+	binary.BigEndian.PutUint16(b[17:], ipv4Sum(b[7:27]))
+	putFCS(b)
+	return b
+}
+
+// TestMarkCEIncrementalFCS: the incremental FCS equals a full
+// recomputation for every frame length and PM, IPv4 and IPv6.
+func TestMarkCEIncrementalFCS(t *testing.T) {
+	for _, v6 := range []bool{false, true} {
+		for _, pm := range []byte{0, 1} {
+			for n := 40 + 7 + 3; n <= MaxFrameLen; n += 37 {
+				var b []byte
+				if v6 {
+					b = make([]byte, n)
+					copy(b, []byte{0x03, 0xc0, 0x00, 0x65, 0x00, 0x00, 0x01, 0x60, 0x10})
+				} else {
+					b = ectFrame(1, n)
+				}
+				b[2] = b[2]&^1 | pm
+				putFCS(b)
+				if MarkCE(b) != Marked {
+					t.Fatalf("v6 %v pm %d len %d: not marked", v6, pm, n)
+				}
+				if !fcsOK(b) {
+					t.Fatalf("v6 %v pm %d len %d: FCS wrong after marking", v6, pm, n)
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkMarkCE(b *testing.B) {
+	orig := ectFrame(1, 1500)
+	f := bytes.Clone(orig)
+	for i := 0; i < b.N; i++ {
+		f[8], f[17], f[18] = orig[8], orig[17], orig[18]
+		f[len(f)-3], f[len(f)-2], f[len(f)-1] = orig[len(f)-3], orig[len(f)-2], orig[len(f)-1]
+		MarkCE(f)
+	}
 }

@@ -1,0 +1,240 @@
+package llc
+
+import (
+	"testing"
+	"time"
+)
+
+// runBulk feeds one TCP flow of 500-octet frames at 1.5× the drain rate
+// of one frame per 20 ms for dur and returns the counters, the frames
+// delivered and the times of the AQM's first drop or mark. ect makes the
+// frames ECN-capable; every delivered frame is checked for a valid FCS.
+func runBulk(t *testing.T, cfg Config, ect bool, dur time.Duration) (c Counters, delivered int, first time.Duration, maxSojourn time.Duration) {
+	return runSource(t, cfg, ect, false, dur)
+}
+
+// runSource is runBulk; with aimd the source reacts as a TCP sender in
+// congestion avoidance: it starts at 1.5× the drain rate, adds 0.1× per
+// second and halves on a drop or mark, at most once per 500 ms (its
+// round trip without queue).
+func runSource(t *testing.T, cfg Config, ect, aimd bool, dur time.Duration) (c Counters, delivered int, first time.Duration, maxSojourn time.Duration) {
+	t.Helper()
+	s := mustShared(t, cfg)
+	s.Seed(1, 1)
+	q := s.NewQueue(nil)
+	q.SetDrainRate(25000) // 500 octets per 20 ms
+	first = -1
+	credit, rate := 0.0, 1.5
+	lastCut := time.Duration(-time.Hour)
+	for now := time.Duration(0); now < dur; now += 20 * time.Millisecond {
+		if aimd {
+			rate += 0.002
+		}
+		for credit += rate; credit >= 1; credit-- {
+			var f []byte
+			if ect {
+				f = ectFrame(1000, 500)
+			} else {
+				f = ipFrame(6, 1000, 80, 500)
+			}
+			if err := q.Enqueue(now, f, LifetimeInfinite); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fr, ok, d := q.Dequeue(now)
+		if first < 0 && (d.CoDel > 0 || d.Marked > 0) {
+			first = now
+		}
+		if aimd && d.Frames+d.Marked > 0 && now-lastCut >= 500*time.Millisecond {
+			rate, lastCut = rate/2, now
+		}
+		if ok {
+			delivered++
+			if now >= dur/2 { // the second half: past the start-up transient
+				maxSojourn = max(maxSojourn, fr.Sojourn)
+			}
+			if ect && !fcsOK(fr.Data) {
+				t.Fatalf("%v: delivered frame with a bad FCS", now)
+			}
+			if d.Marked > 0 && fr.Data[8]&3 != 3 {
+				t.Fatalf("%v: mark counted, frame not CE", now)
+			}
+		}
+	}
+	return s.Counters(), delivered, first, maxSojourn
+}
+
+// TestCoDelMarksInsteadOfDrops: with ECN-capable frames CoDel marks at the
+// moment it would have dropped (RFC 8289 §5.4), and never drops one; with
+// `no queue ecn` the same traffic is dropped; Not-ECT frames are dropped
+// and counted as such.
+func TestCoDelMarksInsteadOfDrops(t *testing.T) {
+	cfg := Config{CoDel: true, Interval: 100 * time.Millisecond, Target: 5 * time.Millisecond}
+	mc, _, firstMark, _ := runBulk(t, cfg, true, 10*time.Second)
+	off := cfg
+	off.NoECN = true
+	dc, _, firstDrop, _ := runBulk(t, off, true, 10*time.Second)
+	nc, _, _, _ := runBulk(t, cfg, false, 10*time.Second)
+	switch {
+	case mc.CoDel != 0 || mc.Marked == 0:
+		t.Errorf("ECN on: %d drops, %d marks", mc.CoDel, mc.Marked)
+	case dc.Marked != 0 || dc.CoDel == 0 || dc.NoMark != [NumNoMark]uint64{}:
+		t.Errorf("ECN off: %d marks, %d drops, no-mark reasons %v (counted only with ECN on)", dc.Marked, dc.CoDel, dc.NoMark)
+	case firstMark != firstDrop:
+		t.Errorf("first mark at %v, first drop (ECN off) at %v", firstMark, firstDrop)
+	case nc.Marked != 0 || nc.CoDel == 0 || nc.NoMark[NoMarkNotECT-1] != nc.CoDel:
+		t.Errorf("Not-ECT: %d marks, %d drops, no-mark %v", nc.Marked, nc.CoDel, nc.NoMark)
+	}
+	if firstMark != 100*time.Millisecond+20*time.Millisecond {
+		// the sojourn passes 5 ms with the second frame's wait (at 20 ms);
+		// one interval later the first decision falls
+		t.Logf("first mark at %v", firstMark)
+	}
+}
+
+// TestAQMsHoldTheQueue: against a TCP-like sender (runSource) every AQM
+// keeps the sojourn bounded, each alone and inside the flow queues, while
+// the queue without AQM grows to the memory limit (9 s). The sojourn is
+// the maximum over the second half of each run; the bound (4 s) is a
+// sanity bound for this crude sender, not a performance figure (those are
+// in docs/bufferbloat.md, measured with Linux TCP).
+func TestAQMsHoldTheQueue(t *testing.T) {
+	_, _, _, none := runSource(t, Config{}, false, true, 60*time.Second)
+	if none < 5*time.Second { // only the per-MS memory limit (464 frames) stops it
+		t.Fatalf("no AQM: max sojourn %v", none)
+	}
+	for _, c := range []struct {
+		name  string
+		cfg   Config
+		bound time.Duration
+	}{
+		{"fq-codel", Config{CoDel: true}, 4 * time.Second},
+		{"codel", Config{CoDel: true, NoFQ: true}, 4 * time.Second},
+		{"fq-pie", Config{CoDel: true, AQM: AQMPIE}, 4 * time.Second},
+		{"pie", Config{CoDel: true, AQM: AQMPIE, NoFQ: true}, 4 * time.Second},
+		{"sfq-red", Config{CoDel: true, AQM: AQMRED}, 4 * time.Second},
+		{"red", Config{CoDel: true, AQM: AQMRED, NoFQ: true}, 4 * time.Second},
+	} {
+		cnt, _, first, worst := runSource(t, c.cfg, false, true, 60*time.Second)
+		t.Logf("%s: drops %d, first at %v, max sojourn %v", c.name, cnt.CoDel, first, worst)
+		if cnt.CoDel == 0 || worst > c.bound {
+			t.Errorf("%s: %d drops, max sojourn %v (bound %v; without AQM %v)", c.name, cnt.CoDel, worst, c.bound, none)
+		}
+	}
+}
+
+// TestAQMsMarkECT: PIE marks while its probability is below 10 % and RED
+// marks at any probability; the marks are counted, the drops split by
+// reason.
+func TestAQMsMarkECT(t *testing.T) {
+	for _, aqm := range []AQM{AQMPIE, AQMRED} {
+		c, _, _, _ := runBulk(t, Config{CoDel: true, AQM: aqm}, true, 20*time.Second)
+		if c.Marked == 0 {
+			t.Errorf("%v: no marks", aqm)
+		}
+		var nm uint64
+		for _, n := range c.NoMark {
+			nm += n
+		}
+		if nm != c.CoDel {
+			t.Errorf("%v: %d AQM drops, %d by reason", aqm, c.CoDel, nm)
+		}
+		if aqm == AQMRED && c.CoDel != 0 {
+			t.Errorf("RED dropped %d ECN-capable frames", c.CoDel)
+		}
+		if aqm == AQMPIE && c.CoDel != c.NoMark[NoMarkPolicy-1] {
+			t.Errorf("PIE: drops %d, of them at p ≥ 10 %%: %d", c.CoDel, c.NoMark[NoMarkPolicy-1])
+		}
+		t.Logf("%v: marks %d, drops %d %v", aqm, c.Marked, c.CoDel, c.NoMark)
+	}
+}
+
+// TestPingNotBehindBulkEveryAQM: flow isolation holds under FQ-PIE and
+// SFQ-RED as under FQ-CoDel.
+func TestPingNotBehindBulkEveryAQM(t *testing.T) {
+	for _, aqm := range []AQM{AQMCoDel, AQMPIE, AQMRED} {
+		s := mustShared(t, Config{CoDel: true, AQM: aqm})
+		q := s.NewQueue(nil)
+		for i := 0; i < 20; i++ {
+			q.Enqueue(0, ipFrame(6, 80, 40000, 1400), LifetimeInfinite)
+		}
+		q.Dequeue(time.Millisecond)
+		q.Enqueue(2*time.Millisecond, ipFrame(1, 7, 0, 84), LifetimeInfinite)
+		pos := -1
+		for i := 0; q.Len() > 0; i++ {
+			fr, _, _ := q.Dequeue(3 * time.Millisecond)
+			if len(fr.Data) == 84 {
+				pos = i
+			}
+		}
+		if pos < 0 || pos > 1 {
+			t.Errorf("%v: ping at position %d", aqm, pos)
+		}
+	}
+}
+
+// TestAQMSwitchKeepsFrames: changing the AQM or the flow layout at run
+// time keeps every queued frame and its order within the flow.
+func TestAQMSwitchKeepsFrames(t *testing.T) {
+	s := mustShared(t, Config{CoDel: true})
+	q := s.NewQueue(nil)
+	for i := 0; i < 30; i++ {
+		q.Enqueue(0, ipFrame(6, uint16(1000+i%3), 80, 100+i), LifetimeInfinite)
+	}
+	q.Dequeue(time.Millisecond)
+	for _, cfg := range []Config{{CoDel: true, AQM: AQMPIE}, {CoDel: true, AQM: AQMRED, NoFQ: true}, {CoDel: true}} {
+		if err := s.Apply(cfg); err != nil {
+			t.Fatal(err)
+		}
+		q.Dequeue(2 * time.Millisecond)
+	}
+	last := map[uint16]int{}
+	n := 4
+	for q.Len() > 0 {
+		fr, _, d := q.Dequeue(3 * time.Millisecond)
+		if d.Frames != 0 {
+			t.Fatalf("dropped %d", d.Frames)
+		}
+		port := uint16(fr.Data[27])<<8 | uint16(fr.Data[28])
+		if len(fr.Data) <= last[port] {
+			t.Fatalf("flow %d out of order", port)
+		}
+		last[port] = len(fr.Data)
+		n++
+	}
+	if n != 30 {
+		t.Errorf("%d frames came out", n)
+	}
+}
+
+func TestAQMConfigValidate(t *testing.T) {
+	for _, c := range []Config{
+		{AQM: AQMRED + 1},
+		{AQM: AQMPIE, Variant: VariantOsmo},
+		{RED: REDConfig{Min: 9000, Max: 3000}},
+		{RED: REDConfig{MaxP: 101}},
+		{RED: REDConfig{Wlog: 11}},
+		{PIE: PIEConfig{Target: -1}},
+		{PIE: PIEConfig{TUpdate: 11 * time.Second}},
+	} {
+		if c.Validate() == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+	c := Config{AQM: AQMRED, NoECN: true, NoFQ: true, PIE: PIEConfig{Target: 300 * time.Millisecond, MaxBurst: -1},
+		RED: REDConfig{Min: 4000, Max: 12000, MaxP: 20, Wlog: 3}}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{" queue aqm red", " no queue ecn", " no queue fq", " queue pie target 300", " queue pie max-burst 0",
+		" queue red min 4000", " queue red max 12000", " queue red probability 20", " queue red ewma 3"}
+	got := c.VTYExtLines()
+	if len(got) != len(want) {
+		t.Fatalf("%q", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d: %q, want %q", i, got[i], want[i])
+		}
+	}
+}
