@@ -23,6 +23,11 @@
 #                TS 35.208 test set 1, below), osmo-sgsn with
 #                configs/osmo-sgsn-hlr.cfg (auth-policy remote, authentication
 #                required). Default: auth-policy accept-all, no HLR
+#   LABNET_CIPHER=gea3  cipher LLC with GEA3: implies LABNET_AUTH=hlr; osmo-sgsn
+#                gets "encryption gea 3" (only GEA3: an MS without it is
+#                rejected), the MSs announce GEA/3 (labms -gea3) and cipher with
+#                the Kc of their USIM's authentication; labms fails unless the
+#                SGSN selected GEA3. Default: no ciphering (GEA0)
 #   LAB_RT=0     leave the scheduling alone. By default osmo-bts-virtual, the PCU
 #                and labms run SCHED_FIFO (chrt): osmo-bts-virtual sends the PCU
 #                its RTS 5 frames ahead and transmits nothing for a block whose
@@ -55,6 +60,12 @@ for b in osmo-sgsn osmo-bsc osmo-bts-virtual osmo-ggsn ip gcc python3 go; do
 done
 [ -c /dev/net/tun ] || die "/dev/net/tun missing (TUN devices needed for osmo-ggsn and the MSs)"
 if [ "${CAPTURE:-0}" = 1 ]; then command -v tshark >/dev/null || die "CAPTURE=1 needs tshark"; fi
+case "${LABNET_CIPHER:-}" in
+"") ;;
+gea3) [ "${LABNET_AUTH:-hlr}" = hlr ] || die "LABNET_CIPHER=gea3 needs LABNET_AUTH=hlr (osmo-sgsn ciphers only with authentication)"
+	LABNET_AUTH=hlr ;;
+*) die "LABNET_CIPHER=$LABNET_CIPHER: only gea3 is known" ;;
+esac
 case "${LABNET_AUTH:-}" in
 "") ;;
 hlr) command -v osmo-hlr >/dev/null || die "LABNET_AUTH=hlr needs osmo-hlr (apt-get install -y osmo-hlr)" ;;
@@ -119,6 +130,18 @@ if [ "${LABNET_AUTH:-}" = hlr ]; then
 	sgsn_cfg=(LAB_SGSN_CFG="$HERE/configs/osmo-sgsn-hlr.cfg")
 	LABMS_ARGS="-sim-k $SIM_K -sim-opc $SIM_OPC ${LABMS_ARGS:-}"
 	log "osmo-hlr: $MS_COUNT subscribers with MILENAGE keys"
+	if [ "${LABNET_CIPHER:-}" = gea3 ]; then
+		# osmo-sgsn 1.9 (sgsn_vty.c, "encryption gea <0-4>...") accepts a GEA
+		# only after "authentication required" and picks the highest GEA
+		# the MS and it share (gprs_gmm.c); LLC logging shows bad FCSs
+		sed -e '/^ authentication required/a\ encryption gea 3' \
+			-e '/^ logging level lbssgp/a\ logging level llc info' \
+			"$HERE/configs/osmo-sgsn-hlr.cfg" > "$LABNET_RUN/osmo-sgsn-gea3.cfg"
+		grep -q '^ encryption gea 3$' "$LABNET_RUN/osmo-sgsn-gea3.cfg" || die "could not add 'encryption gea 3' to the osmo-sgsn config"
+		sgsn_cfg=(LAB_SGSN_CFG="$LABNET_RUN/osmo-sgsn-gea3.cfg")
+		LABMS_ARGS="-gea3 $LABMS_ARGS"
+		log "osmo-sgsn: encryption gea 3 (LLC ciphered with GEA3)"
+	fi
 fi
 
 # --- RAN + SGSN ------------------------------------------------------------------

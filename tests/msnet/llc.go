@@ -1,5 +1,6 @@
 // Package msnet is the GPRS protocol stack of an emulated MS above RLC/MAC:
-// LLC (TS 44.064) in unacknowledged mode without ciphering (GEA0), GMM and
+// LLC (TS 44.064) in unacknowledged mode, ciphered with GEA3 when the
+// network selects it (cipher.go) and in clear otherwise, GMM and
 // SM (TS 24.008 §9.4, §9.5) for attach, routing area update, detach and
 // PDP context activation, and SNDCP (TS 44.065) unacknowledged mode
 // without compression. It is enough for Debian's osmo-sgsn 1.9 with

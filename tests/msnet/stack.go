@@ -3,6 +3,8 @@ package msnet
 import (
 	"fmt"
 	"net/netip"
+
+	"github.com/gopcu/gopcu/llc/gea"
 )
 
 // States of the stack.
@@ -22,10 +24,19 @@ type Config struct {
 	// SIM, when set, answers the network's authentication (a USIM with
 	// MILENAGE; without it the MS answers with no SRES, which only an
 	// SGSN with auth-policy accept-all takes).
-	SIM     *Milenage
-	NSAPI   uint8 // default 5
-	LLCSAPI uint8 // default 3
-	N201U   int   // default 500
+	SIM *Milenage
+	// GEA3: the MS announces GEA/3 in its MS network capability and
+	// ciphers its LLC with GEA3 when the network selects it (needs SIM).
+	// Without it the MS announces no GEA/2..7 and never ciphers.
+	GEA3 bool
+	// OsmoSGSN: cipher the way Debian's osmo-sgsn 1.9 does where it
+	// departs from TS 44.064: it sends IOV-UI in its host's byte order
+	// (least significant octet first on x86) and ciphers its downlink
+	// N(U) 511 with the OC of the next cycle (see rxOCOf).
+	OsmoSGSN bool
+	NSAPI    uint8 // default 5
+	LLCSAPI  uint8 // default 3
+	N201U    int   // default 500
 }
 
 // Stack is one MS's LLC, GMM, SM and SNDCP. It is not safe for concurrent
@@ -59,16 +70,20 @@ type Stack struct {
 	// Err is the last reject or protocol error.
 	Err error
 
-	vu  [16]uint16 // N(U) to send, per SAPI
-	rx  [16]uiWindow
-	tx  SNDCPTx
-	snd SNDCPRx
-	ti  uint8
+	vu   [16]uint16 // N(U) to send, per SAPI
+	rx   [16]uiWindow
+	ciph cipherState
+	tx   SNDCPTx
+	snd  SNDCPRx
+	ti   uint8
 
 	// Counters.
 	XIDs, DupUI, LateUI, BadFCS, ULIP, DLIP int
 	// SNDCPLost counts N-PDUs dropped for a missing segment.
 	SNDCPLost int
+	// Ciphering: UL frames ciphered, DL frames deciphered, DL ciphered
+	// frames dropped (no key, or a bad FCS once deciphered).
+	Ciphered, Deciphered, CipherDrops int
 }
 
 // New makes a stack with a random TLLI from r.
@@ -93,11 +108,26 @@ func (s *Stack) logf(format string, args ...any) {
 	}
 }
 
+// ui sends a UI frame: ciphered once the MS has a GEA3 key, except the
+// GMM messages that go in clear.
 func (s *Stack) ui(sapi uint8, info []byte) {
-	f := UI(sapi, s.vu[sapi], info)
-	s.vu[sapi] = (s.vu[sapi] + 1) & 0x1ff
+	nu := s.vu[sapi]
+	var f []byte
+	if s.ciph.algo == GEA3 && (sapi != SAPIGMM || gmmCipherable(info)) {
+		f = CipherUI(sapi, nu, info, s.ciph.kc, s.ciph.iovUI, s.ciph.txOC[sapi], gea.Uplink, false)
+		s.Ciphered++
+	} else {
+		f = UI(sapi, nu, info)
+	}
+	s.vu[sapi] = (nu + 1) & 0x1ff
+	if s.vu[sapi] == 0 {
+		s.ciph.txOC[sapi] += 512 // TS 44.064 Annex A.2.1
+	}
 	s.Send(f)
 }
+
+// Ciphering reports the GEA algorithm in use (GEA0 or GEA3).
+func (s *Stack) Ciphering() int { return int(s.ciph.algo) }
 
 func (s *Stack) gmm(msg []byte) { s.ui(SAPIGMM, msg) }
 
@@ -112,6 +142,11 @@ func (s *Stack) setTLLI(t uint32) {
 // foreign TLLI) when the MS has one.
 func (s *Stack) Attach() {
 	a := AttachRequest{NetCap: DefaultNetCap, Type: 1, CKSN: 7, OldRAI: s.RAI, RadioCap: s.cfg.RadioCap}
+	if s.cfg.GEA3 {
+		a.NetCap = NetCapGEA3
+	}
+	// CKSN 7: the MS has no key; the network authenticates again
+	s.ciph.algo, s.ciph.kc = GEA0, [8]byte{}
 	if s.HasPTMSI {
 		a.ID = TMSIIdentity(s.PTMSI)
 		s.setTLLI(ForeignTLLI(s.PTMSI))
@@ -161,6 +196,21 @@ func (s *Stack) SendIP(pkt []byte) error {
 
 // RxLLC takes one downlink LLC frame.
 func (s *Stack) RxLLC(b []byte) {
+	if isCipheredUI(b) {
+		if s.ciph.algo != GEA3 || len(b) < 6 {
+			s.CipherDrops++
+			s.logf("llc: ciphered UI frame on SAPI %d dropped (no key)", b[0]&0x0f)
+			return
+		}
+		sapi, nu := b[0]&0x0f, uint16(b[1]&7)<<6|uint16(b[2]>>2)
+		b = DecipherUI(b, s.ciph.kc, s.ciph.iovUI, s.rxOCOf(sapi, nu), gea.Downlink)
+		if _, err := ParseFrame(b); err != nil {
+			s.CipherDrops++
+			s.logf("llc: ciphered UI frame SAPI %d N(U) %d: %v after deciphering", sapi, nu, err)
+			return
+		}
+		s.Deciphered++
+	}
 	f, err := ParseFrame(b)
 	if err != nil {
 		s.BadFCS++
@@ -173,10 +223,6 @@ func (s *Stack) RxLLC(b []byte) {
 			s.xid(f)
 		}
 	case KindUI:
-		if f.E {
-			s.logf("llc: ciphered UI frame on SAPI %d dropped (GEA0 only)", f.SAPI)
-			return
-		}
 		if s.Trace {
 			s.logf("llc: rx SAPI %d N(U) %d %x", f.SAPI, f.NU, f.Info[:min(4, len(f.Info))])
 		}
@@ -186,11 +232,13 @@ func (s *Stack) RxLLC(b []byte) {
 				s.logf("llc: SAPI %d N(U) %d arrived %d late (V(UR) %d)", f.SAPI, f.NU, back, s.rx[f.SAPI].vur)
 			}
 		}
+		vur := s.rx[f.SAPI].vur
 		if !s.rx[f.SAPI].accept(f.NU) {
 			s.DupUI++
 			s.LateUI--
 			return
 		}
+		s.rxAdvanced(f.SAPI, f.NU, vur)
 		switch {
 		case f.SAPI == SAPIGMM:
 			s.l3(f.Info)
@@ -215,10 +263,12 @@ func (s *Stack) RxLLC(b []byte) {
 	}
 }
 
-// xid answers an XID command: a Reset sets the LLE's N(U) state to 0
-// (TS 44.064 §8.5.3.1); the response takes the command's parameters except
-// Reset and the IOVs, and declines SNDCP compression with an empty
-// Layer-3 parameter field (TS 44.065 §6.8).
+// xid answers an XID command: a Reset sets the N(U) state and the OCs of
+// every LLE to 0 and IOV-UI back to its default 0 (TS 44.064 §8.5.3.1),
+// an IOV-UI parameter sets the ciphering input of UI frames (§8.9; the
+// SGSN sends it on SAPI 1 with a Reset); the response takes the command's
+// parameters except Reset and the IOVs, and declines SNDCP compression
+// with an empty Layer-3 parameter field (TS 44.065 §6.8).
 func (s *Stack) xid(f Frame) {
 	s.XIDs++
 	ps, err := ParseXID(f.Info)
@@ -226,12 +276,22 @@ func (s *Stack) xid(f Frame) {
 		s.logf("llc: bad XID: %v", err)
 		return
 	}
+	for _, p := range ps {
+		if p.Type == XIDReset { // before the other parameters, wherever it stands
+			s.vu, s.rx = [16]uint16{}, [16]uiWindow{}
+			s.ciph.txOC, s.ciph.rxOC, s.ciph.iovUI = [16]uint32{}, [16]uint32{}, 0
+		}
+	}
 	var resp []XIDParam
 	for _, p := range ps {
 		switch p.Type {
 		case XIDReset:
-			s.vu, s.rx = [16]uint16{}, [16]uiWindow{}
-		case XIDIOVUI, XIDIOVI:
+		case XIDIOVUI:
+			if v, ok := iovUIValue(p.Value, s.cfg.OsmoSGSN); ok {
+				s.ciph.iovUI = v
+				s.logf("llc: IOV-UI %08x", v)
+			}
+		case XIDIOVI:
 		case XIDL3:
 			resp = append(resp, XIDParam{Type: XIDL3})
 		default:
@@ -442,5 +502,28 @@ func (s *Stack) authCipher(b []byte) {
 		a := s.cfg.SIM.Compute(rnd, [6]byte{}, [2]byte{})
 		r = append(r, a.RES[4:]...)
 	}
-	s.gmm(r)
+	s.gmm(r) // in clear: the new key applies from the next frame on
+	s.startCiphering(b[0]&7, rand)
+}
+
+// startCiphering takes the ciphering algorithm of an Authentication and
+// Ciphering Request (TS 24.008 §10.5.5.3) into use: GEA/3 with the Kc
+// the SIM derives from RAND (c3 of CK and IK, TS 33.102 §6.8.1.2, the Kc
+// osmo-hlr's MILENAGE vectors carry), or no ciphering.
+func (s *Stack) startCiphering(alg uint8, rand []byte) {
+	switch {
+	case alg == GEA0:
+		s.ciph.algo = GEA0
+	case alg == GEA3 && s.cfg.GEA3 && s.cfg.SIM != nil && rand != nil:
+		var rnd [16]byte
+		copy(rnd[:], rand)
+		a := s.cfg.SIM.Compute(rnd, [6]byte{}, [2]byte{})
+		_, s.ciph.kc = a.GSM()
+		s.ciph.algo = GEA3
+		s.logf("ciphering: GEA/3 (Kc %x, IOV-UI %08x)", s.ciph.kc, s.ciph.iovUI)
+	default:
+		s.ciph.algo = GEA0
+		s.Err = fmt.Errorf("network selected GEA/%d, which this MS does not offer", alg)
+		s.logf("ciphering: %v", s.Err)
+	}
 }

@@ -48,6 +48,7 @@ type options struct {
 	simK     string
 	simOPc   string
 	fill     bool
+	gea3     bool
 }
 
 func parseFlags() *options {
@@ -67,6 +68,7 @@ func parseFlags() *options {
 	flag.StringVar(&o.umNetns, "um-netns", "", "network namespace of osmo-bts-virtual's virtual Um (default: the current one)")
 	flag.StringVar(&o.simK, "sim-k", "", "USIM key K (32 hex digits; with -sim-opc the MSs answer authentication with MILENAGE)")
 	flag.StringVar(&o.simOPc, "sim-opc", "", "USIM OPc (32 hex digits)")
+	flag.BoolVar(&o.gea3, "gea3", false, "announce GEA/3 and cipher LLC with it (needs -sim-k, -sim-opc); an MS whose SGSN does not select GEA/3 fails")
 	flag.BoolVar(&o.fill, "fill", true, "send an empty uplink block on every PDCH for each radio block no MS uses, as a BTS's PHY reports every block (osmo-pcu 1.1.0 needs one DATA.ind per block)")
 	flag.Parse()
 	return o
@@ -193,9 +195,15 @@ func (o *options) openUm(tap func(vum.Frame)) *vum.Um {
 func (o *options) addPhones(r *labnet.Radio) {
 	rai := msnet.RAI{MCC: 901, MNC: 70, LAC: 1, RAC: 0}
 	sim := o.usim()
+	if o.gea3 && sim == nil {
+		o.fail(fmt.Errorf("-gea3 needs -sim-k and -sim-opc (the Kc comes from the USIM)"))
+	}
 	for k := 0; k < o.n; k++ {
 		imsi := fmt.Sprintf("%015d", o.imsiBase+uint64(k))
-		p := r.AddPhone(msnet.Config{IMSI: imsi, IMEI: fmt.Sprintf("35000000%07d", k), RAI: rai, APN: o.apn, SIM: sim}, o.class)
+		// OsmoSGSN: the lab's SGSN is osmo-sgsn, whose IOV-UI octets
+		// and downlink OC differ from TS 44.064 (msnet.Config)
+		p := r.AddPhone(msnet.Config{IMSI: imsi, IMEI: fmt.Sprintf("35000000%07d", k), RAI: rai, APN: o.apn, SIM: sim,
+			GEA3: o.gea3, OsmoSGSN: true}, o.class)
 		p.Stack.Debug = o.debug
 		p.Stack.Trace = os.Getenv("LABMS_TRACE") == "1"
 	}
@@ -243,9 +251,13 @@ func (o *options) bringUp(ctx context.Context, r *labnet.Radio, p *labnet.Phone,
 	}
 	var addr netip.Addr
 	var serr error
-	r.Do(ctx, func() { addr, serr = p.Stack.Addr, p.Stack.Err })
+	var gea int
+	r.Do(ctx, func() { addr, serr, gea = p.Stack.Addr, p.Stack.Err, p.Stack.Ciphering() })
 	if serr != nil {
 		o.fail(fmt.Errorf("ms%d: %w", p.Index, serr))
+	}
+	if o.gea3 && gea != msnet.GEA3 {
+		o.fail(fmt.Errorf("ms%d: the SGSN did not select GEA/3 (GEA/%d)", p.Index, gea))
 	}
 	name := fmt.Sprintf("%s%d", o.prefix, p.Index)
 	DeleteStale(name)
@@ -264,7 +276,7 @@ func (o *options) bringUp(ctx context.Context, r *labnet.Radio, p *labnet.Phone,
 	}()
 	var ptmsi uint32
 	r.Do(ctx, func() { ptmsi = p.Stack.PTMSI })
-	log.Printf("ms%d: attached (P-TMSI %08x), PDP context %v, netns %s", p.Index, ptmsi, addr, name)
+	log.Printf("ms%d: attached (P-TMSI %08x, GEA/%d), PDP context %v, netns %s", p.Index, ptmsi, gea, addr, name)
 	return fmt.Sprintf("MS_NETNS=%s MS_ADDR=%s", name, addr)
 }
 
@@ -280,8 +292,9 @@ func logStacks(ctx context.Context, r *labnet.Radio, um *vum.Um) {
 		}
 		r.Do(ctx, func() {
 			for _, p := range r.Phones {
-				log.Printf("ms%d: %s aborted=%d reassigned=%d ulIP=%d dlIP=%d dropped=%d llcLate=%d sndcpLost=%d um=%+v", p.Index, p.MS.Debug(),
-					p.MS.Aborted, p.MS.ULReassigned, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, p.Stack.LateUI, p.Stack.SNDCPLost, um.Stats())
+				log.Printf("ms%d: %s aborted=%d reassigned=%d ulIP=%d dlIP=%d dropped=%d llcLate=%d sndcpLost=%d gea=%d ciphered=%d deciphered=%d cipherDrops=%d um=%+v", p.Index, p.MS.Debug(),
+					p.MS.Aborted, p.MS.ULReassigned, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, p.Stack.LateUI, p.Stack.SNDCPLost,
+					p.Stack.Ciphering(), p.Stack.Ciphered, p.Stack.Deciphered, p.Stack.CipherDrops, um.Stats())
 			}
 		})
 	}
