@@ -23,6 +23,8 @@ type FlowStats struct {
 	Octets  int
 	Deficit int // DRR deficit (data flows)
 	CoDel   CoDelState
+	PIE     PIEState // with AQMPIE
+	RED     REDState // with AQMRED
 }
 
 // QueueStats is a snapshot for `show ms` / `show llc-queue`.
@@ -33,6 +35,15 @@ type QueueStats struct {
 	Variant Variant
 	CoDel   bool
 	Params  Params // CoDel parameters in force (meaningful if CoDel)
+	AQM     AQM    // algorithm while CoDel (the AQM switch) is on
+	FQ      bool   // user data in flow queues
+	ECN     bool   // marks instead of drops for ECN-capable frames
+	PIE     PIEParams
+	RED     REDParams
+	// Marked counts the frames the AQM marked CE; NoMark the AQM drops
+	// made with ECN on, by why no mark was possible (MarkResult − 1).
+	Marked uint32
+	NoMark [NumNoMark]uint32
 	// DrainRate as last set by SetDrainRate (octets/s, 0 unknown).
 	DrainRate int
 	// TransmitStart as last set by SetTransmitStart (TransmitStartSet false
@@ -53,7 +64,9 @@ func (q *Queue) Stats(now time.Duration) QueueStats {
 	st := QueueStats{Frames: int(q.frames), Octets: int(q.octets), Memory: q.charge,
 		Variant: cfg.Variant, CoDel: cfg.CoDel, Params: cfg.ParamsFor(int(q.rate)), DrainRate: int(q.rate),
 		TransmitStart: q.txStart, TransmitStartSet: q.txStart != noTime, Transmitting: q.txArmed, HeadSojourn: q.HeadSojourn(now),
-		Pending: Discard{Frames: int(q.pendFrames), Octets: int(q.pendOctets), Overflow: int(q.pendFrames)}}
+		Pending: Discard{Frames: int(q.pendFrames), Octets: int(q.pendOctets), Overflow: int(q.pendFrames)},
+		AQM:     cfg.AQM, FQ: cfg.fq(), ECN: !cfg.NoECN, PIE: cfg.PIEParamsFor(int(q.rate)), RED: cfg.REDParamsFor(int(q.rate)),
+		Marked: q.marked, NoMark: q.noMark}
 	if !st.TransmitStartSet {
 		st.TransmitStart = 0
 	}
@@ -70,7 +83,8 @@ func (q *Queue) Stats(now time.Duration) QueueStats {
 	if a := q.a; a != nil {
 		for f := range a.flows {
 			fw := &a.flows[f]
-			st.Flows[f] = FlowStats{Frames: int(fw.frames), Octets: int(fw.octets), CoDel: a.cd[f].state()}
+			st.Flows[f] = FlowStats{Frames: int(fw.frames), Octets: int(fw.octets), CoDel: a.cd[f].state(),
+				PIE: a.pie[f].state(), RED: a.red[f].state()}
 			if f >= firstUser && fw.list != listNone {
 				st.Flows[f].Deficit = int(fw.deficit)
 			}
@@ -100,12 +114,29 @@ func (q *Queue) IdleAckDue() (at time.Duration, ok bool) {
 func (st QueueStats) Lines(now time.Duration) []string {
 	l := []string{fmt.Sprintf("LLC queue: %d frames, %d octets (%d charged), head sojourn %v",
 		st.Frames, st.Octets, st.Memory, st.HeadSojourn)}
-	if st.CoDel {
+	switch {
+	case !st.CoDel:
+		l = append(l, " CoDel off")
+	case st.AQM == AQMPIE:
+		l = append(l, fmt.Sprintf(" PIE: target %v, tupdate %v, max-burst %v, alpha %.4g, beta %.4g, drain rate %d octets/s",
+			st.PIE.Target, st.PIE.TUpdate, st.PIE.MaxBurst, st.PIE.Alpha, st.PIE.Beta, st.DrainRate))
+	case st.AQM == AQMRED:
+		l = append(l, fmt.Sprintf(" RED: min %d, max %d octets, probability %g %%, ewma 2^-%d, drain rate %d octets/s",
+			st.RED.Min, st.RED.Max, st.RED.MaxP*100, st.RED.Wlog, st.DrainRate))
+	default:
 		l = append(l, fmt.Sprintf(" CoDel %v: interval %v, target %v, maxpacket %d, drain rate %d octets/s",
 			st.Variant, st.Params.Interval, st.Params.Target, st.Params.MaxPacket, st.DrainRate))
-	} else {
-		l = append(l, " CoDel off")
 	}
+	fq, ecn := "one FIFO", "ECN off"
+	if st.FQ {
+		fq = "flow queues"
+	}
+	if st.ECN && st.Variant == VariantRFC {
+		ecn = "ECN on"
+	}
+	l = append(l, fmt.Sprintf(" %s, %s: marked %d, dropped unmarkable not-ect %d ciphered %d compressed %d other %d policy %d",
+		fq, ecn, st.Marked, st.NoMark[NoMarkNotECT-1], st.NoMark[NoMarkCiphered-1], st.NoMark[NoMarkCompressed-1],
+		st.NoMark[NoMarkOther-1], st.NoMark[NoMarkPolicy-1]))
 	for i, c := range st.Classes {
 		l = append(l, fmt.Sprintf(" %s: %d frames, %d octets, delivered %d, sojourn last/min/avg/max %v/%v/%v/%v, dropped lifetime %d codel %d overflow %d cleared %d",
 			Class(i), c.Frames, c.Octets, c.Delivered, c.SojournLast, c.SojournMin, c.SojournAvg, c.SojournMax,
@@ -113,11 +144,21 @@ func (st QueueStats) Lines(now time.Duration) []string {
 	}
 	for f := firstUser; f < NumFlows; f++ {
 		fs := st.Flows[f]
-		if fs.Frames == 0 && fs.CoDel == (CoDelState{}) {
+		if fs.Frames == 0 && fs.CoDel == (CoDelState{}) && fs.PIE == (PIEState{}) && fs.RED.Avg == 0 {
 			continue
 		}
-		s := fmt.Sprintf("  %s: %d frames, %d octets, deficit %d, codel count %d lastcount %d", FlowName(f),
-			fs.Frames, fs.Octets, fs.Deficit, fs.CoDel.Count, fs.CoDel.LastCount)
+		s := fmt.Sprintf("  %s: %d frames, %d octets, deficit %d", FlowName(f), fs.Frames, fs.Octets, fs.Deficit)
+		switch st.AQM {
+		case AQMPIE:
+			s += fmt.Sprintf(", pie p %.4f qdelay %v old %v burst %v", fs.PIE.Prob, fs.PIE.QDelay, fs.PIE.QDelayOld, fs.PIE.Burst)
+			l = append(l, s)
+			continue
+		case AQMRED:
+			s += fmt.Sprintf(", red avg %.0f count %d", fs.RED.Avg, fs.RED.Count)
+			l = append(l, s)
+			continue
+		}
+		s += fmt.Sprintf(", codel count %d lastcount %d", fs.CoDel.Count, fs.CoDel.LastCount)
 		if fs.CoDel.Dropping {
 			s += ", dropping"
 		}

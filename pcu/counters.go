@@ -258,6 +258,12 @@ const (
 	L1GbStale
 	L1PagingDropped
 	L1FNJump
+	L1LLCECNMarked
+	L1LLCNoMarkNotECT // llc.NoMarkNotECT .. llc.NoMarkPolicy in order
+	L1LLCNoMarkCiphered
+	L1LLCNoMarkCompressed
+	L1LLCNoMarkOther
+	L1LLCNoMarkPolicy
 	numL1Ctrs
 )
 
@@ -298,6 +304,12 @@ var L1CounterDescs = []ratectr.Desc{
 	{Name: "gb:rx:stale", Description: "NS datagrams of a bind closed since they arrived (dropped)"},
 	{Name: "paging:dropped", Description: "PACCH pages dropped: the PDCH's paging queue was full"},
 	{Name: "rx:err:fn_jump", Description: "RTS_REQ/TIME_IND whose FN jumped implausibly (ignored)"},
+	{Name: "llc:ecn:marked", Description: "LLC frames the AQM marked CE (ECN) instead of dropping"},
+	{Name: "llc:aqm:nomark:not_ect", Description: "AQM drops with ECN on: the IP packet is not ECN-capable"},
+	{Name: "llc:aqm:nomark:ciphered", Description: "AQM drops with ECN on: the LLC frame is ciphered"},
+	{Name: "llc:aqm:nomark:compressed", Description: "AQM drops with ECN on: SNDCP header or data compression"},
+	{Name: "llc:aqm:nomark:other", Description: "AQM drops with ECN on: no IP header in the frame (not a first segment, not IP)"},
+	{Name: "llc:aqm:nomark:policy", Description: "AQM drops with ECN on: ECN-capable, but PIE's probability was 10 % or more"},
 }
 
 // "pcu:sgsn" group (osmo-pcu's SGSN Statistics).

@@ -526,7 +526,7 @@ func (e *Engine) nextFrame(t *TBF) bool {
 	}
 	m.Queue.SetTransmitStart(e.now)
 	fr, ok, d := m.Queue.Dequeue(e.now)
-	if d.Frames > 0 {
+	if d.Frames > 0 || d.Marked > 0 {
 		e.reportDiscard(m, d)
 	}
 	if !ok {
@@ -553,14 +553,19 @@ func setDrainRate(t *TBF) {
 	t.ms.Queue.SetDrainRate(llc.DrainRate(t.cs.DataLen(), popcount8(t.slots)))
 }
 
-// reportDiscard counts and reports dropped LLC frames (LLC-DISCARDED).
+// reportDiscard counts and reports dropped LLC frames (LLC-DISCARDED) and
+// counts ECN marks.
 func (e *Engine) reportDiscard(m *MS, d llc.Discard) {
 	bts := m.bts
 	bts.Ctr.Add(CtrLLCFrameDropped, uint64(d.Frames))
 	bts.Ctr.Add(CtrLLCFrameTimedout, uint64(d.Lifetime))
 	e.l1ctr.Add(L1LLCCoDelDropped, uint64(d.CoDel))
 	e.l1ctr.Add(L1LLCOverflowDropped, uint64(d.Overflow))
-	if e.gb != nil && m.TLLI != TLLIUnset {
+	e.l1ctr.Add(L1LLCECNMarked, uint64(d.Marked))
+	for i, n := range d.NoMark {
+		e.l1ctr.Add(L1LLCNoMarkNotECT+i, uint64(n))
+	}
+	if e.gb != nil && m.TLLI != TLLIUnset && d.Frames > 0 {
 		f, o := d.LLCDiscarded()
 		e.gb.LLCDiscarded(bts.Nr, m.TLLI, f, o)
 	}

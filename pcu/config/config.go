@@ -100,6 +100,7 @@ type Config struct {
 	NSPriority       int  // gb socket-priority, -1 unset
 	Timers           vty.Tdefs
 	Queue            QueueExt // gopcu's queue extensions (hidden commands)
+	AQM              AQMExt   // gopcu's AQM selection, ECN, PIE and RED (aqm.go)
 	MSMax            int      // ms-max (gopcu, hidden), 0 = default
 
 	// `neighbor resolution A.B.C.D [<0-65535>]` (osmo-pcu 1.1.0, removed in
@@ -237,6 +238,7 @@ func (cfg *Config) Write(c *vty.Context) {
 		c.Printf(" queue codel interval %d\n", cfg.CodelIntervalMS/10)
 	}
 	cfg.writeQueueExt(c)
+	cfg.writeAQMExt(c)
 	c.Printf(" alloc-algorithm %s\n", cfg.AllocAlgorithm)
 	if cfg.ForceTwoPhase {
 		c.Print(" two-phase-access\n")
@@ -455,6 +457,7 @@ func installPCU(n *vty.Node, cfg *Config) {
 	}, newSub)
 	in("no queue codel", set(&cfg.CodelIntervalMS, CodelDisabled), newSub)
 	installQueueExt(n, cfg)
+	installAQMExt(n, cfg)
 	in("queue idle-ack-delay <1-65535>", arg(&cfg.LLCIdleAckDelay), imm)
 	in("no queue idle-ack-delay", set(&cfg.LLCIdleAckDelay, 0), imm)
 	in("alloc-algorithm (a|b|dynamic)", func(c *vty.Context) error { cfg.AllocAlgorithm = c.Args[0]; return nil }, imm)

@@ -64,10 +64,12 @@ func TestXMLReferenceMatchesOsmoPCU(t *testing.T) {
 	}
 }
 
-// gopcuExtension: gopcu's hidden extension commands (ext.go: queue, ms-max) appear
+// gopcuExtension: gopcu's hidden extension commands (ext.go: queue, ms-max;
+// aqm.go: AQM, ECN, PIE, RED) appear
 // in the expert-mode reference only, as hidden commands do in libosmocore.
 func gopcuExtension(k string) bool {
-	for _, w := range []string{"queue codel variant", "queue codel target", "queue codel maxpacket", "queue codel quantum", "queue limit", "ms-max"} {
+	for _, w := range []string{"queue codel variant", "queue codel target", "queue codel maxpacket", "queue codel quantum", "queue limit", "ms-max",
+		"queue aqm", "queue ecn", "queue fq", "queue pie", "queue red"} {
 		if strings.Contains(k, w) {
 			return true
 		}

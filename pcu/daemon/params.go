@@ -53,6 +53,13 @@ func ParamsFromConfig(c *config.Config) pcu.Params {
 	p.LLC.Target = time.Duration(c.Queue.TargetUS) * time.Microsecond
 	p.LLC.MaxPacket, p.LLC.Quantum = c.Queue.MaxPacket, c.Queue.Quantum
 	p.LLC.MSLimit, p.LLC.GlobalLimit = c.Queue.MSLimit, c.Queue.GlobalLimit
+	if c.AQM.AQM != "" {
+		p.LLC.AQM, _ = llc.ParseAQM(c.AQM.AQM)
+	}
+	p.LLC.NoECN, p.LLC.NoFQ = c.AQM.NoECN, c.AQM.NoFQ
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	p.LLC.PIE = llc.PIEConfig{Target: ms(c.AQM.PIETargetMS), TUpdate: ms(c.AQM.PIETUpdateMS), MaxBurst: ms(c.AQM.PIEMaxBurstMS)}
+	p.LLC.RED = llc.REDConfig{Min: c.AQM.REDMin, Max: c.AQM.REDMax, MaxP: c.AQM.REDProb, Wlog: uint8(c.AQM.REDEWMA)}
 	if c.MSMax > 0 {
 		p.MSMax = c.MSMax
 	}

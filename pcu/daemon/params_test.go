@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
 	"github.com/gopcu/gopcu/vty"
@@ -42,5 +43,49 @@ func TestTimersFromVTY(t *testing.T) {
 	}
 	if p := ParamsFromConfig(cfg); p.T3113 != 9*time.Second || p.T3172 != 3*time.Second {
 		t.Fatalf("T3113 %v T3172 %v", p.T3113, p.T3172)
+	}
+}
+
+// TestAQMFromVTY: the AQM commands reach llc.Config, are written back in
+// llc's own order (VTYExtLines), and the llc configuration they make is
+// valid; the defaults write nothing.
+func TestAQMFromVTY(t *testing.T) {
+	v, cfg := config.New("test")
+	file := "pcu\n queue aqm red\n no queue ecn\n no queue fq\n queue pie target 300\n queue pie tupdate 100\n queue pie max-burst 0\n" +
+		" queue red min 4000\n queue red max 12000\n queue red probability 20\n queue red ewma 3\n"
+	if err := v.ReadConfig(strings.NewReader(file), "c"); err != nil {
+		t.Fatal(err)
+	}
+	l := ParamsFromConfig(cfg).LLC
+	if err := l.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	want := llc.Config{AQM: llc.AQMRED, NoECN: true, NoFQ: true,
+		PIE: llc.PIEConfig{Target: 300 * time.Millisecond, TUpdate: 100 * time.Millisecond, MaxBurst: -time.Millisecond},
+		RED: llc.REDConfig{Min: 4000, Max: 12000, MaxP: 20, Wlog: 3}}
+	if l.AQM != want.AQM || l.NoECN != want.NoECN || l.NoFQ != want.NoFQ || l.PIE != want.PIE || l.RED != want.RED {
+		t.Fatalf("llc config %+v", l)
+	}
+	if got, exp := cfg.String(), strings.Join(l.VTYExtLines(), "\n")+"\n"; !strings.Contains(got, exp) {
+		t.Fatalf("running config:\n%s\nlacks\n%s", got, exp)
+	}
+	// Back to the defaults: nothing written, llc defaults.
+	if err := v.ReadConfig(strings.NewReader("pcu\n no queue aqm\n queue ecn\n queue fq\n no queue pie target\n no queue pie tupdate\n"+
+		" no queue pie max-burst\n no queue red min\n no queue red max\n no queue red probability\n no queue red ewma\n"), "c2"); err != nil {
+		t.Fatal(err)
+	}
+	if s := cfg.String(); strings.Contains(s, "aqm") || strings.Contains(s, "ecn") || strings.Contains(s, " fq") ||
+		strings.Contains(s, "pie") || strings.Contains(s, "red ") {
+		t.Fatalf("defaults written back:\n%s", s)
+	}
+	if l := ParamsFromConfig(cfg).LLC; l.AQM != llc.AQMCoDel || l.NoECN || l.NoFQ || l.PIE != (llc.PIEConfig{}) || l.RED != (llc.REDConfig{}) {
+		t.Fatalf("defaults: %+v", l)
+	}
+	// Refused: PIE with osmo-pcu's CoDel automaton, RED min above max.
+	for _, bad := range []string{"pcu\n queue codel variant osmo\n queue aqm pie\n", "pcu\n queue red max 5000\n queue red min 6000\n"} {
+		v, _ := config.New("test")
+		if err := v.ReadConfig(strings.NewReader(bad), "bad"); err == nil {
+			t.Errorf("accepted:\n%s", bad)
+		}
 	}
 }
