@@ -147,7 +147,7 @@ func (q *Queue) pick(c *call) int32 {
 // noteSegment keeps user flow f first while the frame just taken from it
 // (entry i) is an SNDCP segment with more to follow.
 func (a *active) noteSegment(f uint8, i int32) {
-	if _, _, _, more, ok := sndcpSegment(a.ents[i].data); ok && more {
+	if _, _, _, more, ok := sndcpSegment(a.ents[i].data); ok && more || a.cipheredMore(a.ents[i].data) {
 		a.segFlow = f + 1
 	} else {
 		a.segFlow = 0
@@ -339,8 +339,20 @@ func (q *Queue) pullRED(f uint8, c *call) int32 {
 func (q *Queue) aqmDrop(i int32, f uint8, c *call) {
 	a := q.a
 	nsapi, npdu, _, more, seg := sndcpSegment(a.ents[i].data)
+	more = more || a.cipheredMore(a.ents[i].data)
+	cipher := ciphered(a.ents[i].data)
 	c.dropped(len(a.ents[i].data), ReasonCoDel)
 	q.drop(i, ReasonCoDel)
+	for cipher && more && a.variant == VariantRFC { // the rest of a ciphered N-PDU
+		h := a.flows[f].head
+		if h < 0 || !ciphered(a.ents[h].data) {
+			return
+		}
+		more = a.cipheredMore(a.ents[h].data)
+		j := q.pop(f)
+		c.dropped(len(a.ents[j].data), ReasonCoDel)
+		q.drop(j, ReasonCoDel)
+	}
 	for seg && more && a.variant == VariantRFC {
 		h := a.flows[f].head
 		if h < 0 {

@@ -69,6 +69,33 @@
 // reproduces osmo-pcu's tests/codel and tests/llc; gopcu's protection of
 // GMM/SMS/TOM/non-UI frames and the transmit-start sojourn still apply.
 //
+// # Other AQMs, ECN, ciphered frames
+//
+// While the AQM is on (`queue codel`), Config.AQM chooses the algorithm
+// run on each user-data flow (gopcu extension `queue aqm`): CoDel as
+// above, PIE (RFC 8033; pie.go) or RED per flow with head drop/mark
+// (Linux SFQ's redflowlimit/headdrop; red.go). With `no queue fq` the data
+// class is one FIFO, so each runs alone per MS (CoDel, PIE, RED) instead of
+// inside the flow queues (FQ-CoDel, FQ-PIE, SFQ-RED). Every decision falls
+// on the frame at the head of its flow, before RLC/MAC encoding.
+//
+// ECN (RFC 3168; ecn.go): where the AQM would drop an ECN-capable frame
+// (unciphered UI frame of a user SAPI whose uncompressed first SNDCP
+// segment holds an IPv4/IPv6 header with ECT(0) or ECT(1)) it sets CE
+// instead, updates the IPv4 checksum and the LLC FCS, and delivers it.
+// CoDel marks on its drop schedule (RFC 8289 §5.4), PIE below a 10 %
+// probability (RFC 8033 §5.1), RED at any probability. On by default, as
+// in Linux's fq_codel; `no queue ecn` turns it off. Drops that could not
+// be marks are counted by reason (not-ect, ciphered, compressed, other,
+// policy).
+//
+// Ciphered frames (E bit) show no SNDCP or IP header. Their N-PDU
+// boundaries are read from lengths (every segment but the last is
+// N201-U long), which lets a short whole N-PDU (a ping) overtake a
+// ciphered download by at most 31 frames (the receiver's N(U) window),
+// keeps an N-PDU's segments together, and makes an AQM drop take the rest
+// of the N-PDU (queue.go, cipheredFlow).
+//
 // # Memory
 //
 // Frames are charged len + FrameOverhead (64) octets against a per-MS

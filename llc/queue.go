@@ -100,6 +100,13 @@ func FlowName(i int) string {
 // flows by flow key; segments after the first of an N-PDU follow the flow
 // of their NSAPI's last first segment, so an N-PDU stays in order.
 func (a *active) flowOf(b []byte, fq bool) uint8 {
+	return a.flowOfAt(b, fq, false)
+}
+
+// flowOfAt is flowOf; learn is true for a frame appended at the tail in
+// enqueue order (Enqueue, relayout), whose ciphered N-PDU boundaries it
+// tracks (see cipheredFlow).
+func (a *active) flowOfAt(b []byte, fq, learn bool) uint8 {
 	f := sapiFlow[SAPI(b)&0x0f]
 	if f != flowUser {
 		if !fq && f >= firstUser {
@@ -109,6 +116,9 @@ func (a *active) flowOf(b []byte, fq bool) uint8 {
 	}
 	if !fq {
 		return flowOther
+	}
+	if ciphered(b) {
+		return a.cipheredFlow(b, learn)
 	}
 	key, nsapi, kind := FlowKey(b)
 	switch kind {
@@ -161,6 +171,63 @@ func (a *active) bucketOf(key uint32) uint8 {
 		return uint8(empty)
 	}
 	return b0
+}
+
+// Ciphered frames. A ciphered UI frame (E bit, TS 44.064 §6.4.2.3) hides its
+// SNDCP and IP headers, so neither flow keys nor N-PDU segments can be read
+// from it: every such frame of a SAPI shares one flow, and a ping waits
+// behind the download. What stays visible is the length. The SGSN fills
+// every segment of a segmented N-PDU but the last to N201-U (TS 44.065
+// §6.9: segments of N201-U octets), and the cipher keeps lengths, so a
+// frame shorter than the longest ciphered frame seen on its SAPI ends an
+// N-PDU; a frame as long as that one may have more segments behind it. A
+// short frame that follows an N-PDU end is then a whole N-PDU. gopcu puts
+// such a frame, if it is small (≤ cipheredSmall octets: a ping, a DNS
+// answer, a TCP handshake), into a flow of its own, which DRR serves as a
+// new flow (RFC 8290 §4.2), so it overtakes the download's queue; the
+// segments of an N-PDU still leave in order and together (noteSegment keeps
+// a flow first while its last frame was full-length). The receiver takes UI
+// frames out of N(U) order within a window of 32 (TS 44.064 §8.8.2), so
+// the overtaking is bounded: a frame takes the small flow only while the
+// download's flow holds fewer than cipheredMaxBehind frames and the small
+// flow fewer than cipheredMaxSmall, so no frame leaves more than 31 frames
+// out of order. The rule errs on the safe side: a frame of unknown
+// position stays in the SAPI's flow, in order.
+const (
+	cipheredSmall     = 300
+	cipheredMaxBehind = 24
+	cipheredMaxSmall  = 7
+)
+
+// ciphered reports whether b is a ciphered LLC UI frame.
+func ciphered(b []byte) bool { return len(b) >= 3+FCSLen && b[1]&0xe0 == 0xc0 && b[2]&0x02 != 0 }
+
+// cipheredFlow picks the flow of a ciphered UI frame of a user SAPI and,
+// with learn, tracks the N-PDU boundaries of its SAPI.
+func (a *active) cipheredFlow(b []byte, learn bool) uint8 {
+	sapi := SAPI(b)
+	bulk := firstUser + sapi%NumBuckets
+	if !learn {
+		return bulk // put back: stays in the SAPI's flow
+	}
+	n := uint16(len(b))
+	whole := !a.cmid[sapi] && n < a.cfull[sapi]
+	a.cfull[sapi] = max(a.cfull[sapi], n)
+	a.cmid[sapi] = n >= a.cfull[sapi]
+	if !whole || n > cipheredSmall || a.flows[bulk].frames >= cipheredMaxBehind {
+		return bulk
+	}
+	small := firstUser + a.bucketOf(0x5ec00000|uint32(sapi)<<4|uint32(sapi+8)%NumBuckets)
+	if small == bulk || a.flows[small].frames >= cipheredMaxSmall {
+		return bulk
+	}
+	return small
+}
+
+// cipheredMore reports whether a ciphered frame is as long as the longest
+// of its SAPI: more segments of its N-PDU may follow.
+func (a *active) cipheredMore(b []byte) bool {
+	return ciphered(b) && sapiFlow[SAPI(b)] == flowUser && uint16(len(b)) >= a.cfull[SAPI(b)]
 }
 
 func classOfFlow(f uint8) Class {
@@ -231,6 +298,8 @@ type active struct {
 	// phone's reassembly (one N-PDU at a time per NSAPI in unacknowledged mode, TS 44.065)
 	// never sees another packet between them
 	segFlow  uint8
+	cfull    [16]uint16 // longest ciphered UI frame seen per SAPI
+	cmid     [16]bool   // the last ciphered frame queued per SAPI was full-length
 	newL     flist
 	oldL     flist
 	params   Params
@@ -250,6 +319,7 @@ func (a *active) init() {
 	a.nsKey = [16]uint32{}
 	a.tags = [NumBuckets]uint32{}
 	a.segFlow = 0
+	a.cfull, a.cmid = [16]uint16{}, [16]bool{}
 	a.ents = a.ents[:0]
 	a.free = -1
 	for i := range a.flows {
@@ -507,7 +577,7 @@ func (q *Queue) insert(e entry, front bool) {
 	a := q.a
 	idx := a.alloc()
 	e.next = -1
-	f := a.flowOf(e.data, a.fq)
+	f := a.flowOfAt(e.data, a.fq, !front)
 	e.flow = f
 	fw := &a.flows[f]
 	if front {
@@ -715,7 +785,7 @@ func (q *Queue) relayout(fq bool) {
 	quantum := q.s.cfg.quantum()
 	for _, i := range idx {
 		e := &a.ents[i]
-		f := a.flowOf(e.data, fq)
+		f := a.flowOfAt(e.data, fq, true)
 		e.flow = f
 		fw := &a.flows[f]
 		e.next = -1

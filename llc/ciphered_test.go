@@ -1,0 +1,155 @@
+package llc
+
+import (
+	"testing"
+	"time"
+)
+
+// cFrame is a ciphered LLC UI frame (SAPI 3, E bit set) of n octets with
+// N-PDU number npdu and segment seg written into its (opaque) payload for
+// the test to read back.
+func cFrame(npdu, seg, n int) []byte {
+	b := make([]byte, n)
+	b[0], b[1], b[2] = 0x03, 0xc0, 0x02
+	b[3], b[4], b[5] = byte(npdu>>8), byte(npdu), byte(seg)
+	return b
+}
+
+// cNPDU returns the ciphered frames of one N-PDU of size octets in
+// SN-UNITDATA PDUs of at most N201-U = 500 octets (a first segment's header
+// is 4 octets, a later one's 3: TS 44.065 §7.2), as osmo-sgsn segments it:
+// frames of 3 + 500 + 3 = 506 octets, the last one shorter.
+func cNPDU(npdu, size int) [][]byte {
+	var fs [][]byte
+	for seg := 0; size > 0; seg++ {
+		hdr := 3
+		if seg == 0 {
+			hdr = 4
+		}
+		k := min(size, 500-hdr)
+		fs = append(fs, cFrame(npdu, seg, 3+hdr+k+3))
+		size -= k
+	}
+	return fs
+}
+
+type delivered struct{ npdu, seg, n int }
+
+func drain(q *Queue, now time.Duration) (out []delivered, d Discard) {
+	for q.Len() > 0 {
+		fr, ok, dd := q.Dequeue(now)
+		d.Frames += dd.Frames
+		if ok {
+			out = append(out, delivered{int(fr.Data[3])<<8 | int(fr.Data[4]), int(fr.Data[5]), len(fr.Data)})
+		}
+	}
+	return out, d
+}
+
+// checkWhole fails if a frame of another N-PDU comes between two segments
+// of one N-PDU, or if an N-PDU's segments leave out of order.
+func checkWhole(t *testing.T, out []delivered) {
+	t.Helper()
+	for i := 1; i < len(out); i++ {
+		p, c := out[i-1], out[i]
+		if p.n == 506 && (c.npdu != p.npdu || c.seg != p.seg+1) {
+			t.Fatalf("frame %d: N-PDU %d segment %d follows unfinished N-PDU %d segment %d", i, c.npdu, c.seg, p.npdu, p.seg)
+		}
+	}
+}
+
+// TestCipheredPingOvertakes: a ciphered ping (a short frame after an N-PDU
+// end) leaves ahead of the ciphered download queued before it, at an
+// N-PDU boundary; a ping that would overtake too many frames (the N(U)
+// window) keeps its place.
+func TestCipheredPingOvertakes(t *testing.T) {
+	s := mustShared(t, Config{})
+	q := s.NewQueue(nil)
+	for npdu := 1; npdu <= 4; npdu++ { // 4 × 1500 octets: 4 frames each (506, 506, 506, 19)
+		for _, f := range cNPDU(npdu, 1500) {
+			q.Enqueue(0, f, LifetimeInfinite)
+		}
+	}
+	q.Dequeue(time.Millisecond) // the download is being sent: N-PDU 1 segment 0
+	q.Enqueue(2*time.Millisecond, cFrame(100, 0, 94), LifetimeInfinite)
+	out, _ := drain(q, 3*time.Millisecond)
+	checkWhole(t, append([]delivered{{1, 0, 506}}, out...))
+	if len(out) != 16 {
+		t.Fatalf("%d frames", len(out))
+	}
+	pos := -1
+	for i, o := range out {
+		if o.npdu == 100 {
+			pos = i
+		}
+	}
+	// N-PDU 1 has 3 more frames; the download's DRR quantum (1543 octets)
+	// was not spent after them, so DRR lets it start N-PDU 2, which then
+	// goes out whole: the ping leaves after N-PDU 2, not after N-PDUs 2-4.
+	if pos != 7 {
+		t.Fatalf("ping left at position %d: %v", pos, out)
+	}
+
+	// 7 N-PDUs (28 frames) queued: the ping would jump more than the
+	// window allows, so it stays behind them.
+	for npdu := 1; npdu <= 7; npdu++ {
+		for _, f := range cNPDU(npdu, 1500) {
+			q.Enqueue(4*time.Millisecond, f, LifetimeInfinite)
+		}
+	}
+	q.Enqueue(5*time.Millisecond, cFrame(100, 0, 94), LifetimeInfinite)
+	out, _ = drain(q, 6*time.Millisecond)
+	checkWhole(t, out)
+	if last := out[len(out)-1]; last.npdu != 100 {
+		t.Fatalf("ping overtook 28 frames: %v", out)
+	}
+}
+
+// TestCipheredShortSegmentNotTaken: a short frame right after a
+// full-length frame may be an N-PDU's last segment: it stays in order.
+func TestCipheredShortSegmentNotTaken(t *testing.T) {
+	s := mustShared(t, Config{})
+	q := s.NewQueue(nil)
+	for _, f := range cNPDU(1, 1500) { // learns the full length
+		q.Enqueue(0, f, LifetimeInfinite)
+	}
+	q.Enqueue(0, cFrame(2, 0, 506), LifetimeInfinite) // N-PDU 2 segment 0 ...
+	q.Enqueue(0, cFrame(2, 1, 60), LifetimeInfinite)  // ... and its short last segment
+	out, _ := drain(q, time.Millisecond)
+	checkWhole(t, out)
+	if len(out) != 6 || out[5] != (delivered{2, 1, 60}) {
+		t.Fatalf("%v", out)
+	}
+}
+
+// TestCipheredDropWholeNPDU: CoDel's drops of ciphered frames take the
+// rest of the N-PDU with them, so no N-PDU leaves with a hole: the
+// delivered segments of every N-PDU are 0, 1, ... without a gap.
+func TestCipheredDropWholeNPDU(t *testing.T) {
+	s := mustShared(t, Config{CoDel: true, Interval: 100 * time.Millisecond, Target: 5 * time.Millisecond})
+	q := s.NewQueue(nil)
+	npdu := 0
+	next := map[int]int{}
+	drops := 0
+	for now := time.Duration(0); now < 20*time.Second; now += 20 * time.Millisecond {
+		if now%(60*time.Millisecond) == 0 { // 1500 octets per 60 ms against 506 per 20 ms
+			npdu++
+			for _, f := range cNPDU(npdu, 1500) {
+				q.Enqueue(now, f, LifetimeInfinite)
+			}
+		}
+		fr, ok, d := q.Dequeue(now)
+		drops += d.CoDel
+		if !ok {
+			continue
+		}
+		id, seg := int(fr.Data[3])<<8|int(fr.Data[4]), int(fr.Data[5])
+		if seg != next[id] {
+			t.Fatalf("%v: N-PDU %d segment %d after segment %d", now, id, seg, next[id]-1)
+		}
+		next[id] = seg + 1
+	}
+	if drops == 0 {
+		t.Fatal("CoDel never dropped")
+	}
+}
