@@ -153,3 +153,31 @@ func TestCipheredDropWholeNPDU(t *testing.T) {
 		t.Fatal("CoDel never dropped")
 	}
 }
+
+// TestCipheredFramesNotParsed: every reader of SNDCP or IP headers in gopcu
+// (FlowKey, sndcpSegment, ECNOf/MarkCE; nothing outside package llc reads
+// them) refuses a frame with the E bit set, even when its ciphertext looks
+// like an SNDCP first segment with an ECN-capable IPv4 header.
+func TestCipheredFramesNotParsed(t *testing.T) {
+	b := ectFrame(1, 200)
+	if _, _, k := FlowKey(b); k != KeyIP {
+		t.Fatal("the clear frame has no flow key")
+	}
+	if _, _, _, _, ok := sndcpSegment(b); !ok {
+		t.Fatal("the clear frame has no SNDCP header")
+	}
+	b[2] |= 0x02 // E: ciphered
+	before := append([]byte(nil), b...)
+	if _, _, k := FlowKey(b); k != KeyNone {
+		t.Errorf("FlowKey of a ciphered frame: kind %d", k)
+	}
+	if _, _, _, _, ok := sndcpSegment(b); ok {
+		t.Error("sndcpSegment read a ciphered frame")
+	}
+	if r := ECNOf(b); r != NoMarkCiphered {
+		t.Errorf("ECNOf: %v", r)
+	}
+	if r := MarkCE(b); r != NoMarkCiphered || string(b) != string(before) {
+		t.Errorf("MarkCE: %v, frame changed %v", r, string(b) != string(before))
+	}
+}
