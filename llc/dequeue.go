@@ -288,48 +288,53 @@ func (q *Queue) flowDelay(f uint8, octets int) time.Duration {
 	return time.Duration(int64(octets) * int64(n) * int64(time.Second) / rate)
 }
 
-// pullPIE serves user flow f under PIE: every head frame gets one
-// decision; a hit marks it (while PIE's probability allows marks) or
-// drops it with the rest of its N-PDU and the next head is decided.
+// pullPIE serves user flow f under PIE: the head frame gets one decision;
+// a hit marks it (while PIE's probability allows marks) or drops it with
+// the rest of its N-PDU, and the next head leaves without a decision. One
+// decision per departure stands for RFC 8033's one per arrival: with a
+// probability near 1 a loop over the heads would empty the flow at once,
+// retransmissions included.
 func (q *Queue) pullPIE(f uint8, c *call) int32 {
 	a := q.a
-	pp := &a.pieP
 	st := &a.pie[f]
-	for {
-		i := q.head(f, c)
-		if i < 0 {
-			st.qdelay = 0 // an empty flow has no queue delay
-			return -1
-		}
-		if a.ents[i].flags&fProtected != 0 {
-			return i
-		}
-		backlog := int(a.flows[f].octets) + len(a.ents[i].data)
-		if !st.decide(c.now, q.flowDelay(f, backlog), backlog, pp, q.s) {
-			return i
-		}
-		if q.markIf(i, c, st.markOK()) {
-			return i
-		}
-		q.aqmDrop(i, f, c)
+	i := q.head(f, c)
+	if i < 0 {
+		st.qdelay = 0 // an empty flow has no queue delay
+		return -1
 	}
+	if a.ents[i].flags&fProtected != 0 {
+		return i
+	}
+	backlog := int(a.flows[f].octets) + len(a.ents[i].data)
+	if !st.decide(c.now, q.flowDelay(f, backlog), backlog, &a.pieP, q.s) || q.markIf(i, c, st.markOK()) {
+		return i
+	}
+	q.aqmDrop(i, f, c)
+	if i = q.head(f, c); i < 0 {
+		st.qdelay = 0
+	}
+	return i
 }
 
-// pullRED serves user flow f under RED with head drop/mark.
+// pullRED serves user flow f under RED with head drop/mark: one decision
+// per departure (SFQ decides once per arrival), a hit marks the head frame
+// or drops it with the rest of its N-PDU and the next head leaves.
 func (q *Queue) pullRED(f uint8, c *call) int32 {
 	a := q.a
 	st := &a.red[f]
-	for {
-		i := q.head(f, c)
-		if i < 0 {
-			st.reset() // SFQ frees an emptied slot: the next flow starts at 0
-			return -1
-		}
-		if a.ents[i].flags&fProtected != 0 || !st.decide(&a.redP, q.s) || q.mark(i, c) {
-			return i
-		}
-		q.aqmDrop(i, f, c)
+	i := q.head(f, c)
+	if i < 0 {
+		st.reset() // SFQ frees an emptied slot: the next flow starts at 0
+		return -1
 	}
+	if a.ents[i].flags&fProtected != 0 || !st.decide(&a.redP, q.s) || q.mark(i, c) {
+		return i
+	}
+	q.aqmDrop(i, f, c)
+	if i = q.head(f, c); i < 0 {
+		st.reset()
+	}
+	return i
 }
 
 // aqmDrop drops popped entry i of flow f for CoDel. With the RFC variant,

@@ -25,7 +25,8 @@ func main() {
 	flag.IntVar(&cfg.Slots, "slots", cfg.Slots, "PDCHs (timeslots, 1..8)")
 	size := flag.Int("size", cfg.FileBytes>>10, "download size per MS in kB")
 	fast := flag.Bool("fast", false, "virtual time: run as fast as the CPU allows instead of real time")
-	scen := flag.String("scenario", "all", "all, off, osmo or gopcu")
+	scen := flag.String("scenario", "all", "all (off, osmo, gopcu), aqm (off, osmo, codel, pie, fq-codel, fq-pie, sfq-red) or one of those names")
+	ecn := flag.Bool("ecn", false, "the demo's TCP uses ECN (data ECT(0), CE echoed): gopcu marks instead of dropping")
 	plot := flag.String("plot", "demo.png", "PNG plot file (empty: none)")
 	loss := flag.Float64("loss", 0, "radio block loss rate (0..1)")
 	quiet := flag.Bool("q", false, "no live status lines")
@@ -46,10 +47,20 @@ func main() {
 	defer os.RemoveAll(dir)
 	cfg.Dir = dir
 	var scs []demo.Scenario
-	for i, sc := range demo.Scenarios() {
-		if *scen == "all" || *scen == []string{"off", "osmo", "gopcu"}[i] {
-			scs = append(scs, sc)
+	switch *scen {
+	case "all":
+		scs = demo.Scenarios()
+	case "aqm":
+		scs = demo.AQMScenarios()
+	default:
+		for _, sc := range append(demo.Scenarios(), demo.AQMScenarios()...) {
+			if sc.Key == *scen && len(scs) == 0 {
+				scs = append(scs, sc)
+			}
 		}
+	}
+	if *ecn {
+		scs = demo.WithECN(scs)
 	}
 	if len(scs) == 0 {
 		fail(fmt.Errorf("unknown scenario %q", *scen))

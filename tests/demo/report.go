@@ -23,6 +23,7 @@ type Summary struct {
 	QueueP50, QueueMax         time.Duration
 	DropsCoDel, DropsLifetime  uint64
 	DropsOverflow              uint64
+	Marks                      uint64
 	Retx, Timeouts             int
 	DownloadTime               time.Duration // slowest MS
 	GoodputKbps                float64       // per MS, mean
@@ -53,6 +54,7 @@ func Summarize(r *Result, cfg Config) Summary {
 	s.BusyP50, s.BusyP95, s.BusyMax = Percentile(busy, 50), Percentile(busy, 95), Percentile(busy, 100)
 	s.QueueP50, s.QueueMax = Percentile(qd, 50), Percentile(qd, 100)
 	s.DropsCoDel, s.DropsLifetime, s.DropsOverflow = r.Drops.CoDel, r.Drops.Lifetime, r.Drops.Overflow
+	s.Marks = r.Marks
 	s.IdlePings, s.BusyPings = len(idle), len(busy)
 	return s
 }
@@ -61,20 +63,21 @@ func ms(d time.Duration) string { return fmt.Sprintf("%d", d.Milliseconds()) }
 
 // WriteTable prints the summary as a Markdown table.
 func WriteTable(w io.Writer, rows []Summary) {
-	fmt.Fprintln(w, "| scenario | idle ping p50 (ms) | busy ping p50 / p95 / max (ms) | queue delay p50 / max (ms) | drops codel / lifetime / overflow | TCP retx / timeouts | download time (s) | goodput per MS (kbit/s) |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| scenario | idle ping p50 (ms) | busy ping p50 / p95 / max (ms) | queue delay p50 / max (ms) | drops codel / lifetime / overflow | ECN marks | TCP retx / timeouts | download time (s) | goodput per MS (kbit/s) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		done := ""
 		if !r.AllDone {
 			done = " (unfinished)"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s / %s / %s | %s / %s | %d / %d / %d | %d / %d | %.1f%s | %.1f |\n",
+		fmt.Fprintf(w, "| %s | %s | %s / %s / %s | %s / %s | %d / %d / %d | %d | %d / %d | %.1f%s | %.1f |\n",
 			r.Scenario, ms(r.IdleP50), ms(r.BusyP50), ms(r.BusyP95), ms(r.BusyMax), ms(r.QueueP50), ms(r.QueueMax),
-			r.DropsCoDel, r.DropsLifetime, r.DropsOverflow, r.Retx, r.Timeouts, r.DownloadTime.Seconds(), done, r.GoodputKbps)
+			r.DropsCoDel, r.DropsLifetime, r.DropsOverflow, r.Marks, r.Retx, r.Timeouts, r.DownloadTime.Seconds(), done, r.GoodputKbps)
 	}
 }
 
-var palette = []color.RGBA{{200, 40, 40, 255}, {230, 150, 0, 255}, {20, 110, 200, 255}, {40, 160, 60, 255}}
+var palette = []color.RGBA{{200, 40, 40, 255}, {230, 150, 0, 255}, {20, 110, 200, 255}, {40, 160, 60, 255},
+	{140, 60, 180, 255}, {0, 150, 150, 255}, {120, 120, 120, 255}}
 
 // WritePlotFile writes the PNG plot of WritePlot to the file at path.
 func WritePlotFile(path string, results []*Result) error {

@@ -28,7 +28,9 @@ import (
 // Scenario is one queue management configuration.
 type Scenario struct {
 	Name string
+	Key  string // the -scenario name
 	LLC  llc.Config
+	ECN  bool // the demo's TCP runs with ECN (RFC 3168): data carries ECT(0)
 }
 
 // Scenarios returns the three compared configurations.
@@ -41,10 +43,42 @@ func Scenarios() []Scenario {
 	osmo := llc.DefaultConfig()
 	osmo.Variant = llc.VariantOsmo
 	return []Scenario{
-		{Name: "AQM off", LLC: off},
-		{Name: "osmo CoDel", LLC: osmo},
-		{Name: "gopcu default", LLC: llc.DefaultConfig()},
+		{Name: "AQM off", Key: "off", LLC: off},
+		{Name: "osmo CoDel", Key: "osmo", LLC: osmo},
+		{Name: "gopcu default", Key: "gopcu", LLC: llc.DefaultConfig()},
 	}
+}
+
+// AQMScenarios returns the AQM family rows: AQM off and osmo-pcu's CoDel
+// as above, then gopcu's CoDel, PIE and RED each alone per MS (`no queue
+// fq`) and inside the flow queues (FQ-CoDel = the default, FQ-PIE,
+// SFQ-RED).
+func AQMScenarios() []Scenario {
+	sc := Scenarios()[:2]
+	for _, a := range []struct {
+		name, key string
+		aqm       llc.AQM
+		fq        bool
+	}{{"CoDel", "codel", llc.AQMCoDel, false}, {"PIE", "pie", llc.AQMPIE, false},
+		{"FQ-CoDel (default)", "fq-codel", llc.AQMCoDel, true}, {"FQ-PIE", "fq-pie", llc.AQMPIE, true},
+		{"SFQ-RED", "sfq-red", llc.AQMRED, true}} {
+		c := llc.DefaultConfig()
+		c.AQM, c.NoFQ = a.aqm, !a.fq
+		sc = append(sc, Scenario{Name: a.name, Key: a.key, LLC: c})
+	}
+	return sc
+}
+
+// WithECN returns the scenarios with the demo's TCP using ECN, their names
+// suffixed " +ECN".
+func WithECN(scs []Scenario) []Scenario {
+	out := make([]Scenario, len(scs))
+	for i, s := range scs {
+		s.ECN = true
+		s.Name += " +ECN"
+		out[i] = s
+	}
+	return out
 }
 
 // Config is the demo's scenario.
@@ -102,6 +136,7 @@ type Result struct {
 	MS       []MSResult
 	Series   []Point
 	Drops    struct{ CoDel, Lifetime, Overflow, Total uint64 }
+	Marks    uint64 // LLC frames the AQM marked CE (llc:ecn:marked)
 }
 
 // ULSink is an in-process SGSN side at the BSSGP service level (a
@@ -141,6 +176,7 @@ type msApp struct {
 	tcp     *tcpSender
 	rcvNext int
 	ooo     map[int]bool
+	ceSeen  int // data segments that arrived marked CE
 	bytes   int
 	pingSeq uint32
 	res     MSResult
@@ -298,7 +334,11 @@ func (r *run) sendDL(a *msApp, frame []byte) {
 
 // sendData queues data segment s of a's download.
 func (r *run) sendData(a *msApp, s int) {
-	r.sendDL(a, appFrame(kindData, uint32(s), r.vt, r.mss))
+	f := appFrame(kindData, uint32(s), r.vt, r.mss)
+	if r.sc.ECN {
+		setECN(f, 2, false) // ECT(0)
+	}
+	r.sendDL(a, f)
 }
 
 // recordPing records the round trip of a ping of MS idx.
@@ -338,6 +378,10 @@ func (r *run) msReceive(i int, a *msApp, f []byte) {
 		}
 		ack := appFrame(kindAck, uint32(a.rcvNext), stamp, 20)
 		putSACK(ack, sack)
+		if f[ipTOS]&3 == 3 { // CE: echo it
+			a.ceSeen++
+			setECN(ack, 0, true)
+		}
 		a.ms.SendLLC(ack)
 	case kindReply: // the answer to the MS's own ping
 		rtt := r.vt - stamp
@@ -371,7 +415,8 @@ func (r *run) sgsnSide() {
 		switch kind {
 		case kindAck:
 			if a.tcp != nil {
-				a.tcp.onAck(int(seq), getSACK(u.LLC), r.vt, func(s int) { r.sendData(a, s) })
+				a.tcp.onAckECN(int(seq), getSACK(u.LLC), len(u.LLC) > tcpFlags && u.LLC[tcpFlags]&flagECE != 0, r.vt,
+					func(s int) { r.sendData(a, s) })
 			}
 		case kindReply:
 			rtt := r.vt - stamp
@@ -514,6 +559,7 @@ func (r *run) result() *Result {
 		res.Drops.Lifetime = b.Ctr.Value(pcu.CtrLLCFrameTimedout)
 		res.Drops.CoDel = eng.L1Counters().Value(pcu.L1LLCCoDelDropped)
 		res.Drops.Overflow = eng.L1Counters().Value(pcu.L1LLCOverflowDropped)
+		res.Marks = eng.L1Counters().Value(pcu.L1LLCECNMarked)
 	})
 	return res
 }

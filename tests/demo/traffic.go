@@ -87,6 +87,32 @@ func putSACK(frame []byte, sack uint32) {
 	frame[n], frame[n+1], frame[n+2] = byte(f), byte(f>>8), byte(f>>16)
 }
 
+// ECN (RFC 3168) in the demo's TCP: the sender's data carries ECT(0); the
+// receiver echoes a CE mark as ECE in the ack of the marked segment (a
+// simplification of RFC 3168 §6.1.3's "until CWR"), and the sender
+// halves its window at most once per window of data (§6.1.2), without
+// retransmitting anything.
+const (
+	ipTOS    = 3 + sndcpLen + 1
+	tcpFlags = 3 + sndcpLen + ipLen + 13
+	flagECE  = 0x40
+)
+
+// setECN sets the IP ECN field of an app frame to ecn (0..3) and, with
+// ece, the TCP ECE flag, then fixes the IP checksum and the LLC FCS.
+func setECN(frame []byte, ecn byte, ece bool) {
+	ip := frame[3+sndcpLen:]
+	ip[1] = ip[1]&^3 | ecn
+	if ece {
+		frame[tcpFlags] |= flagECE
+	}
+	binary.BigEndian.PutUint16(ip[10:], 0)
+	binary.BigEndian.PutUint16(ip[10:], ^ipSum(ip[:ipLen]))
+	n := len(frame) - 3
+	f := msemu.FCS(frame[:n])
+	frame[n], frame[n+1], frame[n+2] = byte(f), byte(f>>8), byte(f>>16)
+}
+
 func getSACK(frame []byte) uint32 {
 	off := 3 + sndcpLen + ipLen + 20 + appHdr
 	if len(frame) < off+4+3 {
@@ -154,6 +180,8 @@ type tcpSender struct {
 	retx     int
 	timeouts int
 	fastRetx int
+	ecnCuts  int // window reductions for ECE (RFC 3168 §6.1.2)
+	ecnUntil int // no further ECE reduction until una reaches it
 }
 
 func newTCPSender(totalBytes, mss, rwndBytes int, now time.Duration) *tcpSender {
@@ -221,8 +249,19 @@ func (s *tcpSender) sendable(now time.Duration, send func(seq int)) {
 // onAck processes a cumulative ack (next expected segment) with the SACK
 // bitmap of the 32 segments after it.
 func (s *tcpSender) onAck(ack int, sack uint32, now time.Duration, send func(seq int)) {
+	s.onAckECN(ack, sack, false, now, send)
+}
+
+// onAckECN is onAck with the ack's ECE flag.
+func (s *tcpSender) onAckECN(ack int, sack uint32, ece bool, now time.Duration, send func(seq int)) {
 	if s.done {
 		return
+	}
+	if ece && !s.inRecov && s.una >= s.ecnUntil {
+		s.ssthresh = max(float64(s.pipe())/2, 2)
+		s.cwnd = s.ssthresh
+		s.ecnUntil = s.next
+		s.ecnCuts++
 	}
 	for k := 0; k < 32; k++ {
 		if sack&(1<<k) != 0 && ack+1+k < s.next {
