@@ -118,7 +118,9 @@ func gopcuAddition(node, cmd string) bool {
 	}
 	for _, p := range []string{"show ns ", "logging filter nse ", "logging filter nsvc ", "nsvc &lt;", "show llc-queue",
 		"queue codel variant", "queue codel target", "queue codel maxpacket", "queue codel quantum", "queue limit ",
-		"no queue codel ", "no queue limit ", "multislot-class default ", "ms-max ", "no ms-max"} {
+		"no queue codel ", "no queue limit ", "multislot-class default ", "ms-max ", "no ms-max",
+		"queue aqm ", "no queue aqm", "queue ecn", "no queue ecn", "queue fq", "no queue fq",
+		"queue pie ", "no queue pie ", "queue red ", "no queue red "} {
 		if strings.HasPrefix(cmd, p) {
 			return true
 		}
