@@ -230,8 +230,13 @@ func (e *Engine) pickUSF(p *PDCH, fn uint32) uint8 {
 	n := len(p.ul)
 	for i := 0; i < n; i++ {
 		t := p.ul[(p.nextUL+i)%n]
-		// (a TBF whose final Ack/Nack is out has all its blocks)
-		if !(t.state == TBFFlow || t.state == TBFAssign && t.ulAss != ctlSend) || t.ul.lastSeen && t.ul.rw.Complete() {
+		// (a TBF whose final Ack/Nack is out has all its blocks). A TBF
+		// assigned on CCCH gets USFs from X2002 on, as osmo-pcu's
+		// (tbf_ul_fsm.c ASSIGN_READY_CCCH, sched_select_uplink: FLOW
+		// only): they count in N3101 only then, and the MS is not
+		// expected before (TC_n3101_max_t3169: at most N3101 + 1 USFs).
+		// One assigned on PACCH gets them once its assignment is sent.
+		if !(t.state == TBFFlow || t.state == TBFAssign && !t.ccch && t.ulAss != ctlSend) || t.ul.lastSeen && t.ul.rw.Complete() {
 			continue
 		}
 		p.nextUL = (p.nextUL + i + 1) % n
