@@ -206,13 +206,16 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 // assignPollFailed counts an unanswered assignment poll in N3105 of the
 // TBF that sent it (its carrier, or itself), as osmo-pcu's
 // tbf.cpp poll_timeout; at the maximum that TBF is released (MAX_N3105)
-// and the assignment ends: rlc:ass:failed and ctr count it.
+// and the assignment ends: rlc:ass:failed and ctr count it. N3105 is a DL
+// TBF's counter: an UL TBF's PACCH repeats the assignment until the
+// assigned TBF's guard (X2001, T3168) ends it, as osmo-pcu (which counts
+// only when the sender is a DL TBF; TC_x2001_pacch_pkt_dl_ass_unanswered_timeout).
 func (e *Engine) assignPollFailed(t *TBF, ctr int) bool {
 	c := t.assignOn
 	if c == nil {
 		c = t
 	}
-	if !e.count(c, nN3105) {
+	if c.dir != DirDL || !e.count(c, nN3105) {
 		return false
 	}
 	t.bts.Ctr.Inc(CtrRLCAssFailed)

@@ -1,10 +1,12 @@
 package pcu
 
 import (
+	"encoding/binary"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/rlcmac"
 )
 
 // Sequences of the Osmocom TTCN-3 suite (osmo-ttcn3-hacks pcu/PCU_Tests.ttcn)
@@ -21,13 +23,21 @@ type suiteBTS struct {
 	clk *fakeClock
 	fn  uint32 // start of the current block
 	out *[]pcuif.Data
-	ul  map[uint8][]byte // UL block per TS for the current block
+	ulq []suiteUL // queued UL blocks, in order
+}
+
+// suiteUL is an UL block the suite's MS queued: it goes with the first
+// DATA.ind on its TS at fn (0: the next one), in queue order.
+type suiteUL struct {
+	ts uint8
+	fn uint32
+	b  []byte
 }
 
 func newSuiteBTS(t *testing.T, mod func(*pcuif.InfoInd)) *suiteBTS {
 	clk := &fakeClock{}
 	e, bts := fsmEngine(t, clk, mod)
-	return &suiteBTS{t: t, e: e, bts: bts, clk: clk, out: sentData(e), ul: map[uint8][]byte{}}
+	return &suiteBTS{t: t, e: e, bts: bts, clk: clk, out: sentData(e)}
 }
 
 func (s *suiteBTS) feed(m pcuif.Message) {
@@ -39,9 +49,18 @@ func (s *suiteBTS) feed(m pcuif.Message) {
 	s.e.handleMessage(b)
 }
 
-// block runs the next radio block: an RTS_REQ on each TS in rts, and
-// returns the DL blocks sent for them (by TS).
+// block runs the next radio block: an RTS_REQ on each TS in rts, then
+// the DATA.inds at its end. It returns the DL blocks sent (by TS).
 func (s *suiteBTS) block(rts ...uint8) map[uint8][]byte {
+	s.t.Helper()
+	got := s.rts(rts...)
+	s.end()
+	return got
+}
+
+// rts starts the next radio block: an RTS_REQ on each TS in rts and a
+// TIME_IND. It returns the DL blocks sent (by TS).
+func (s *suiteBTS) rts(rts ...uint8) map[uint8][]byte {
 	s.t.Helper()
 	s.fn = nextBlockFN(s.fn)
 	s.clk.t = time.Duration(s.fn) * FramePeriod // the suite's clock runs in real time
@@ -56,15 +75,70 @@ func (s *suiteBTS) block(rts ...uint8) map[uint8][]byte {
 		}
 	}
 	s.feed(&pcuif.TimeInd{FN: s.fn})
+	return got
+}
+
+// end ends the block: a DATA.ind on every active PDCH, with the first
+// queued UL block when it is for that TS and this FN (or any FN), else
+// empty.
+func (s *suiteBTS) end() {
+	s.t.Helper()
 	for ts := uint8(0); ts < 8; ts++ {
 		if !s.bts.TRX[0].PDCH[ts].Enabled {
 			continue
 		}
+		var pl []byte
+		if len(s.ulq) > 0 && s.ulq[0].ts == ts && (s.ulq[0].fn == 0 || s.ulq[0].fn == s.fn) {
+			pl = s.ulq[0].b
+			s.ulq = s.ulq[1:]
+		}
 		s.feed(&pcuif.Data{Kind: pcuif.TypeDataInd, SAPI: pcuif.SAPIPDTCH, FN: s.fn, ARFCN: 871, TS: ts,
-			BlockNr: uint8(blockNr(s.fn)), RSSI: -80, LqualCb: 10, Payload: s.ul[ts]})
+			BlockNr: uint8(blockNr(s.fn)), RSSI: -80, LqualCb: 10, Payload: pl})
 	}
-	clear(s.ul)
-	return got
+}
+
+// queueUL queues an UL block for TS ts at fn (0: the next DATA.ind).
+func (s *suiteBTS) queueUL(ts uint8, fn uint32, b []byte) {
+	s.ulq = append(s.ulq, suiteUL{ts, fn, b})
+}
+
+// ulData is a CS-1 RLC data block of UL TBF tfi with the TLLI (one-phase
+// access contention resolution) and CV 15.
+func ulData(t *testing.T, tfi uint8, bsn *uint8, tlli uint32) []byte {
+	t.Helper()
+	unit := make([]byte, rlcmac.CS1.DataLen())
+	binary.BigEndian.PutUint32(unit, tlli)
+	blk := make([]byte, rlcmac.MaxBlockLen)
+	n, err := rlcmac.EncodeGPRSUL(blk, rlcmac.CS1, &rlcmac.GPRSULHeader{CV: 15, TFI: tfi, TI: true, E: true, BSN: *bsn}, unit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	*bsn = (*bsn + 1) & 127
+	return blk[:n]
+}
+
+// ctrlAck is a Packet Control Ack of tlli.
+func ctrlAck(t *testing.T, tlli uint32) []byte {
+	t.Helper()
+	blk := make([]byte, rlcmac.MaxBlockLen)
+	n, err := rlcmac.EncodeUL(blk, &rlcmac.ULCtrlHeader{}, &rlcmac.PacketControlAck{TLLI: tlli, CtrlAck: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return blk[:n]
+}
+
+// dlCtrl decodes a DL control block (nil for data, dummy or no block).
+func dlCtrl(t *testing.T, blk []byte) (rlcmac.DLCtrlHeader, rlcmac.Message) {
+	t.Helper()
+	if len(blk) == 0 || blk[0]>>6 == rlcmac.PTData {
+		return rlcmac.DLCtrlHeader{}, nil
+	}
+	h, m, err := rlcmac.DecodeDL(blk)
+	if err != nil {
+		t.Fatalf("undecodable control block % x: %v", blk, err)
+	}
+	return h, m
 }
 
 // oneUL makes a one-phase access (RACH) and returns the UL TBF the IMM ASS
@@ -120,5 +194,118 @@ func TestN3101GrantCount(t *testing.T) {
 		if !ul.freed {
 			t.Errorf("N3101 = %d: TBF %s not freed", n, ul.state)
 		}
+	}
+}
+
+// TestX2001PDARepeats: TC_x2001_pacch_pkt_dl_ass_unanswered_timeout. An
+// MS in an UL TBF (one-phase access, 1 PDCH of 8) never answers the
+// Packet Downlink Assignment sent on its PACCH when DL data arrives; it
+// keeps sending (CV 15) when given its USF and acknowledges every Packet
+// Uplink Ack/Nack. The assignment is repeated as soon as the poll of the
+// previous one has passed, until X2001 (2 s) ends it: osmo-pcu sends more
+// than 10 in X2001 + 0.5 s (the suite wants at least 10), none after.
+func TestX2001PDARepeats(t *testing.T) {
+	s := newSuiteBTS(t, nil)
+	const tlli = 0xc0e00001
+	s.block()
+	ul := s.oneUL()
+	ts := uint8(lowestSlot(ul.slots))
+	usf := ul.ul.usf[ts]
+	var bsn uint8
+	for i := 0; ; i++ { // the first USF after X2002
+		if i > 100 {
+			t.Fatal("no USF for the UL TBF")
+		}
+		if usfOf(s.rts(ts)[ts]) == usf {
+			s.end()
+			break
+		}
+		s.end()
+	}
+	s.queueUL(ts, 0, ulData(t, ul.tfi, &bsn, tlli))
+	for i := 0; ; i++ { // its Packet Uplink Ack/Nack (contention resolution)
+		if i > 100 {
+			t.Fatal("no Packet Uplink Ack/Nack")
+		}
+		blk := s.rts(ts)[ts]
+		s.end()
+		if _, m := dlCtrl(t, blk); m != nil && m.Name() == "Packet Uplink Ack/Nack" {
+			break
+		}
+	}
+	s.e.HandleDLUnitdata(0, &DLUnitdata{TLLI: tlli, Lifetime: 10000, LLC: []byte{0x41, 0xc0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}})
+	pdas, first := 0, time.Duration(0)
+	var after int
+	for i := 0; i < 400; i++ {
+		blk := s.rts(ts)[ts]
+		h, m := dlCtrl(t, blk)
+		now := time.Duration(s.fn) * FramePeriod
+		switch {
+		case m != nil && m.Name() == "Packet Downlink Assignment":
+			if pdas == 0 {
+				first = now
+			}
+			if first != 0 && now-first > s.e.params.X2001+500*time.Millisecond {
+				after++
+			} else {
+				pdas++
+			}
+		case m != nil && m.Name() == "Packet Uplink Ack/Nack" && h.SP:
+			s.queueUL(ts, rrbpFN(s.fn, h.RRBP), ctrlAck(t, tlli))
+		}
+		if usfOf(blk) == usf {
+			s.queueUL(ts, 0, ulData(t, ul.tfi, &bsn, tlli))
+		}
+		s.end()
+	}
+	if pdas < 10 || after > 0 {
+		t.Fatalf("%d Packet Downlink Assignments in X2001 + 0.5 s, %d after: want at least 10, none after", pdas, after)
+	}
+	t.Logf("%d Packet Downlink Assignments in X2001 + 0.5 s", pdas)
+}
+
+// TestX2001PDARepeatSpacing: a Packet Downlink Assignment on the PACCH of
+// an UL TBF, never answered, on an otherwise idle PDCH (the MS does not
+// use its USFs; N3101 large). Each repeat goes in the block right after
+// the previous one's poll block (osmo-pcu tbf_dl_ass_fsm.c: the poll
+// timeout at that block's DATA.ind puts it back to SEND_ASS), RRBP 0 (N+13):
+// one every 4 blocks, 25 in X2001 = 2 s (100 blocks of 20 ms); none after.
+func TestX2001PDARepeatSpacing(t *testing.T) {
+	s := newSuiteBTS(t, func(ii *pcuif.InfoInd) {
+		ii.TRX[0].PDCHMask = 0x80
+		ii.T3142, ii.T3169, ii.T3191, ii.T3193x10ms, ii.T3195, ii.N3101, ii.N3103, ii.N3105 = 20, 5, 5, 160, 5, 250, 4, 8
+	})
+	const tlli = 0xc0e00002
+	s.block()
+	ul := tbfIn(t, s.e, s.bts, DirUL, TBFFlow, tlli) // contention resolved
+	ul.ms.UL = ul
+	ul.ul.tlliKnown, ul.ul.contention = true, true
+	s.e.HandleDLUnitdata(0, &DLUnitdata{TLLI: tlli, Lifetime: 10000, LLC: []byte{0x41, 0xc0, 1, 2, 3}})
+	dl := ul.ms.DL
+	if dl == nil || dl.assignOn != ul {
+		t.Fatal("no DL TBF assigned on the UL TBF's PACCH")
+	}
+	start := s.e.now
+	var fns []uint32
+	var next uint32 // block of the next repeat
+	for i := 0; i < 200; i++ {
+		h, m := dlCtrl(t, s.rts(7)[7])
+		if m != nil && m.Name() == "Packet Downlink Assignment" {
+			if len(fns) > 0 && s.fn != next {
+				t.Fatalf("repeat %d at FN %d, want FN %d (the block after the poll of the previous one)", len(fns), s.fn, next)
+			}
+			if !h.SP || h.RRBP != 0 {
+				t.Fatalf("assignment without poll or RRBP %d", h.RRBP)
+			}
+			fns = append(fns, s.fn)
+			next = nextBlockFN(rrbpFN(s.fn, h.RRBP))
+		}
+		s.end()
+	}
+	if len(fns) != 25 {
+		t.Fatalf("%d Packet Downlink Assignments at FN %v, want 25 in X2001 = 2 s", len(fns), fns)
+	}
+	if last := time.Duration(fns[len(fns)-1]) * FramePeriod; last-start >= s.e.params.X2001 || !dl.freed {
+		t.Fatalf("last assignment %v after the DL TBF was created, DL TBF freed %v: want before X2001 ends it", last-start, dl.freed)
 	}
 }
