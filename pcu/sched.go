@@ -245,6 +245,7 @@ func (e *Engine) pickUSF(p *PDCH, fn uint32) uint8 {
 		p.nextUL = (p.nextUL + i + 1) % n
 		u := t.ul.usf[p.TS]
 		t.bts.addResv(p, resv{fn: ulfn, kind: resvUSF, tbf: t})
+		e.usfGMSK = !t.egprs
 		return u
 	}
 	return usfUnused
@@ -269,6 +270,7 @@ func (e *Engine) schedule(bts *BTS, p *PDCH, r *pcuif.RTSReq) []byte {
 	bts.fc.rtsBlocks++
 	trx := &bts.TRX[r.TRX]
 	usf := usfUnused
+	e.usfGMSK = false
 	if len(p.ul) > 0 {
 		usf = int(e.pickUSF(p, r.FN))
 	}

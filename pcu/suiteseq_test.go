@@ -2,6 +2,7 @@ package pcu
 
 import (
 	"encoding/binary"
+	"fmt"
 	"testing"
 	"time"
 
@@ -128,10 +129,10 @@ func ctrlAck(t *testing.T, tlli uint32) []byte {
 	return blk[:n]
 }
 
-// dlCtrl decodes a DL control block (nil for data, dummy or no block).
+// dlCtrl decodes a DL control block (nil for data or no block).
 func dlCtrl(t *testing.T, blk []byte) (rlcmac.DLCtrlHeader, rlcmac.Message) {
 	t.Helper()
-	if len(blk) == 0 || blk[0]>>6 == rlcmac.PTData {
+	if len(blk) == 0 || blk[0]>>6 == rlcmac.PTData || rlcmac.CSFromDLLen(len(blk)).IsEGPRS() {
 		return rlcmac.DLCtrlHeader{}, nil
 	}
 	h, m, err := rlcmac.DecodeDL(blk)
@@ -307,5 +308,295 @@ func TestX2001PDARepeatSpacing(t *testing.T) {
 	}
 	if last := time.Duration(fns[len(fns)-1]) * FramePeriod; last-start >= s.e.params.X2001 || !dl.freed {
 		t.Fatalf("last assignment %v after the DL TBF was created, DL TBF freed %v: want before X2001 ends it", last-start, dl.freed)
+	}
+}
+
+// suiteMS is one of the suite's MSs (GPRS_Components.ttcn GprsMS): it
+// learns its TBFs from the engine (the suite reads them from the
+// assignments), keeps a DL receive window and counts its UL BSNs.
+type suiteMS struct {
+	tlli  uint32
+	egprs bool
+	ul    *TBF
+	bsn   int
+	dl    rlcmac.ReceiveWindow
+}
+
+// prr is the MS's Packet Resource Request (GPRS multislot class 3, EGPRS
+// class 3 for an EGPRS MS: ms_racap_gprs_def / ms_racap_egprs_def).
+func (m *suiteMS) prr(t *testing.T) []byte {
+	t.Helper()
+	r := &rlcmac.PacketResourceRequest{ID: rlcmac.ULID{IsTLLI: true, TLLI: m.tlli}, HasRAC: true,
+		ChanReq: rlcmac.ChannelRequestDescription{RLCOctetCount: 1000}}
+	r.RAC.N = 1
+	v := &r.RAC.Values[0]
+	v.AccessTech, v.RFPowerCap, v.HasMultislot = 1, 1, true // E-GSM
+	v.Multislot.HasGPRS, v.Multislot.GPRSClass = true, 3
+	if m.egprs {
+		v.Multislot.HasEGPRS, v.Multislot.EGPRSClass = true, 3
+	}
+	blk := make([]byte, rlcmac.MaxBlockLen)
+	n, err := rlcmac.EncodeUL(blk, &rlcmac.ULCtrlHeader{}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return blk[:n]
+}
+
+// twoPhase: the MS's two-phase access (PCU_Tests.ttcn
+// f_ms_establish_ul_tbf_2phase_access): a single block RACH, the Packet
+// Resource Request in the block allocated, the Packet Uplink Assignment on
+// PACCH, its Packet Control Ack.
+func (s *suiteBTS) twoPhase(m *suiteMS) {
+	s.t.Helper()
+	s.feed(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: 0x70, FN: s.fn, ARFCN: 871, BurstType: 1})
+	p, r := sbaOf(s.t, s.bts)
+	s.queueUL(p.TS, r.fn, m.prr(s.t))
+	for s.fn != r.fn {
+		s.block()
+	}
+	for i := 0; ; i++ {
+		if i > 20 {
+			s.t.Fatal("no Packet Uplink Assignment")
+		}
+		h, msg := dlCtrl(s.t, s.rts(p.TS)[p.TS])
+		s.end()
+		if msg != nil && msg.Name() == "Packet Uplink Assignment" {
+			s.queueUL(p.TS, rrbpFN(s.fn, h.RRBP), ctrlAck(s.t, m.tlli))
+			break
+		}
+	}
+	ms := s.bts.ms.byTLLI[m.tlli]
+	if ms == nil || ms.UL == nil || ms.UL.egprs != m.egprs {
+		s.t.Fatalf("MS %08x: no UL TBF (EGPRS %v)", m.tlli, m.egprs)
+	}
+	m.ul = ms.UL
+}
+
+// ulData is an UL data block of the MS's UL TBF (CV 15, no TLLI).
+func (m *suiteMS) ulData(t *testing.T) []byte {
+	t.Helper()
+	cs := m.ul.cs
+	blk := make([]byte, rlcmac.MaxBlockLen)
+	var n int
+	var err error
+	if m.egprs {
+		unit := make([]byte, cs.DataLen())
+		h := rlcmac.EGPRSULHeader{CV: 15, TFI: m.ul.tfi, BSN1: uint16(m.bsn % rlcmac.EGPRSSNS), E: [2]bool{true, true}}
+		h.CPS, _ = rlcmac.EncodeCPS(cs, 0, 0, false)
+		var u2 []byte
+		if cs.DataUnits() == 2 {
+			u2 = unit
+			h.BSN2 = uint16((m.bsn + 1) % rlcmac.EGPRSSNS)
+			m.bsn++
+		}
+		n, err = rlcmac.EncodeEGPRSUL(blk, cs, &h, unit, u2)
+	} else {
+		unit := make([]byte, cs.DataLen())
+		n, err = rlcmac.EncodeGPRSUL(blk, cs, &rlcmac.GPRSULHeader{CV: 15, TFI: m.ul.tfi, E: true, BSN: uint8(m.bsn % 128)}, unit)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.bsn++
+	return blk[:n]
+}
+
+// dlBlock takes a DL data block for the MS into its receive window; when
+// it polls, the Ack/Nack (never final, as the suite's) is queued for the
+// poll's FN and it reports true.
+func (s *suiteBTS) dlBlock(m *suiteMS, blk []byte) bool {
+	s.t.Helper()
+	var poll bool
+	var rrbp uint8
+	ack := make([]byte, rlcmac.MaxBlockLen)
+	var n int
+	var err error
+	if m.egprs {
+		var b rlcmac.EGPRSDLBlock
+		if err := b.Parse(blk); err != nil {
+			s.t.Fatal(err)
+		}
+		for i := 0; i < b.NUnits && b.Header.SPB == 0; i++ {
+			bsn := int(b.Header.BSN1)
+			if i == 1 {
+				bsn = int(b.Header.BSN2)
+			}
+			m.dl.Receive(bsn)
+		}
+		m.dl.RaiseVQ()
+		if poll, rrbp = b.Header.ESP != 0, b.Header.RRBP; poll {
+			a := rlcmac.EGPRSPacketDownlinkAckNack{DownlinkTFI: b.Header.TFI, AckNack: m.dl.EGPRSAckNack(false, 120)}
+			n, err = rlcmac.EncodeUL(ack, &rlcmac.ULCtrlHeader{}, &a)
+		}
+	} else {
+		var b rlcmac.GPRSDLBlock
+		if err := b.Parse(blk); err != nil {
+			s.t.Fatal(err)
+		}
+		m.dl.Receive(int(b.Header.BSN))
+		m.dl.RaiseVQ()
+		if poll, rrbp = b.Header.SP, b.Header.RRBP; poll {
+			a := rlcmac.PacketDownlinkAckNack{DownlinkTFI: b.Header.TFI, AckNack: m.dl.GPRSAckNack(false)}
+			n, err = rlcmac.EncodeUL(ack, &rlcmac.ULCtrlHeader{}, &a)
+		}
+	}
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if poll {
+		s.queueUL(7, rrbpFN(s.fn, rrbp), ack[:n])
+	}
+	return poll
+}
+
+// TestMultiplexGPRSEGPRS: TC_multiplex_dl_gprs_egprs. A GPRS and an EGPRS
+// MS, each with an UL TBF (two-phase access) and a DL TBF, on one PDCH;
+// they download (MCS-5 for the EGPRS MS) and send an UL block when given
+// their USF. The GPRS-only MS reads a USF only in a GMSK block (TS 44.060
+// §5.2.4a): an EGPRS block carrying its USF is MCS-1..4 (osmo-pcu
+// ms_current_cs_dl(EGPRS_GMSK)), the others MCS-5; each MS gets USFs in
+// both kinds of block, fairly. A Packet Uplink Ack/Nack goes to an MS only
+// for blocks it sent (osmo-pcu acknowledges every 20 blocks, a stall, a
+// TLLI or the last block: tbf_ul.cpp maybe_schedule_uplink_acknack), never
+// to an MS that sent nothing, and reports only those blocks.
+func TestMultiplexGPRSEGPRS(t *testing.T) {
+	for _, send := range []bool{true, false} {
+		t.Run(fmt.Sprintf("ul-data=%v", send), func(t *testing.T) { multiplexGPRSEGPRS(t, send) })
+	}
+}
+
+func multiplexGPRSEGPRS(t *testing.T, send bool) {
+	s := newSuiteBTS(t, func(ii *pcuif.InfoInd) {
+		ii.TRX[0].PDCHMask = 0x80
+		for i := 1; i <= 9; i++ {
+			ii.Flags |= pcuif.FlagMCS(i)
+		}
+		ii.T3142, ii.T3169, ii.T3191, ii.T3193x10ms, ii.T3195, ii.N3101, ii.N3103, ii.N3105 = 20, 5, 5, 160, 5, 10, 4, 8
+	})
+	// f_pcuvty_set_allowed_cs_mcs: cs 1 1, mcs 5 1, mcs max 5 9
+	s.e.params.ForceCSDL, s.e.params.ForceCSUL, s.e.params.ForceMCSDL, s.e.params.ForceMCSUL = 1, 1, 5, 1
+	s.e.params.MCSMaxDL = 5
+	ms := []*suiteMS{{tlli: 0xc0f00001}, {tlli: 0xc0f00002, egprs: true}}
+	s.block()
+	for _, m := range ms {
+		s.twoPhase(m)
+		m.dl.Reset(m.egprs, 64)
+	}
+	// the first DL data: each MS's DL TBF on its UL TBF's PACCH
+	for _, m := range ms {
+		s.e.HandleDLUnitdata(0, &DLUnitdata{TLLI: m.tlli, Lifetime: 65535, LLC: make([]byte, 10)})
+		for i := 0; i < 5; i++ { // f_sleep(0.1): no RTS
+			s.block()
+		}
+		for i := 0; ; i++ {
+			if i > 20 {
+				t.Fatal("no Packet Downlink Assignment")
+			}
+			h, msg := dlCtrl(t, s.rts(7)[7])
+			s.end()
+			if msg != nil && msg.Name() == "Packet Downlink Assignment" {
+				s.queueUL(7, rrbpFN(s.fn, h.RRBP), ctrlAck(t, m.tlli))
+				break
+			}
+		}
+		for i := 0; ; i++ {
+			if i > 20 {
+				t.Fatal("no DL data")
+			}
+			blk := s.rts(7)[7]
+			if len(blk) > 0 && (m.egprs && rlcmac.CSFromDLLen(len(blk)).IsEGPRS() || !m.egprs && blk[0]>>6 == rlcmac.PTData) {
+				s.dlBlock(m, blk)
+				s.end()
+				break
+			}
+			s.end()
+		}
+	}
+	for _, m := range ms {
+		s.e.HandleDLUnitdata(0, &DLUnitdata{TLLI: m.tlli, Lifetime: 65535, LLC: make([]byte, 1400)})
+	}
+	remain := 0
+	if send {
+		remain = 5
+	}
+	var usfIn [2][2]int // [kind of DL block: GPRS, EGPRS][MS]
+	data := 0
+	for i := 0; i < 800; i++ {
+		blk := s.rts(7)[7]
+		h, msg := dlCtrl(t, blk)
+		if msg != nil && msg.Name() == "Packet Downlink Dummy Control Block" {
+			s.end()
+			break
+		}
+		if msg != nil {
+			a, ok := msg.(*rlcmac.PacketUplinkAckNack)
+			if !ok {
+				t.Fatalf("block %d: %s among the data", i, msg.Name())
+			}
+			var m *suiteMS
+			for _, x := range ms {
+				if x.ul.tfi == a.UplinkTFI {
+					m = x
+				}
+			}
+			rcvd := int(a.AckNack.SSN) // GPRS: V(R)
+			if m.egprs {
+				rcvd = int(a.EGPRSAckNack.SSN) - 1 // BOW: V(Q) + 1
+			}
+			if m.bsn == 0 || rcvd > m.bsn || m.bsn < 20 || a.AckNack.FinalAck || a.EGPRSAckNack.FinalAck {
+				t.Fatalf("block %d: Packet Uplink Ack/Nack to MS %08x reporting %d blocks (final %v), it sent %d",
+					i, m.tlli, rcvd, a.AckNack.FinalAck || a.EGPRSAckNack.FinalAck, m.bsn)
+			}
+			if h.SP {
+				s.queueUL(7, rrbpFN(s.fn, h.RRBP), ctrlAck(t, m.tlli))
+			}
+			s.end()
+			continue
+		}
+		var usfMS = -1
+		for k, m := range ms {
+			if usfOf(blk) == m.ul.ul.usf[7] {
+				usfMS = k
+			}
+		}
+		tgt, kind := ms[0], 0
+		if cs := rlcmac.CSFromDLLen(len(blk)); cs.IsEGPRS() {
+			tgt, kind = ms[1], 1
+			if usfMS == 0 && cs > rlcmac.MCS4 {
+				t.Fatalf("block %d: USF of the GPRS-only MS in an %v block", i, cs)
+			}
+			if usfMS != 0 && cs <= rlcmac.MCS4 {
+				t.Fatalf("block %d: %v for the EGPRS MS (MCS-5)", i, cs)
+			}
+		}
+		if usfMS >= 0 {
+			usfIn[kind][usfMS]++
+		}
+		data++
+		if s.dlBlock(tgt, blk) {
+			if remain != 0 {
+				for _, m := range ms {
+					s.e.HandleDLUnitdata(0, &DLUnitdata{TLLI: m.tlli, Lifetime: 65535, LLC: make([]byte, 1400)})
+				}
+				remain--
+			}
+		} else if remain != 0 && usfMS >= 0 {
+			s.queueUL(7, 0, ms[usfMS].ulData(t))
+		}
+		s.end()
+	}
+	if data < 50 {
+		t.Fatalf("only %d DL data blocks", data)
+	}
+	if !send {
+		return // the UL TBFs ended at N3101: USFs were few
+	}
+	if usfIn[0][1] == 0 || usfIn[1][0] == 0 {
+		t.Fatalf("USFs in GPRS blocks %v, in EGPRS blocks %v: each MS must get USFs in the other kind", usfIn[0], usfIn[1])
+	}
+	g, eg := usfIn[0][0]+usfIn[1][0], usfIn[0][1]+usfIn[1][1]
+	if g*10 < (g+eg)*4 || eg*10 < (g+eg)*4 {
+		t.Fatalf("USFs GPRS MS %d, EGPRS MS %d: under 40 %% for one", g, eg)
 	}
 }
