@@ -1,6 +1,7 @@
 package pcu
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"testing"
@@ -25,6 +26,19 @@ type suiteBTS struct {
 	fn  uint32 // start of the current block
 	out *[]pcuif.Data
 	ulq []suiteUL // queued UL blocks, in order
+	imm int       // Immediate Assignments (PCH/AGCH) of earlier blocks
+}
+
+// immAss is the number of DATA_REQs the engine sent on PCH or AGCH so far.
+func (s *suiteBTS) immAss() int {
+	n := s.imm
+	for _, d := range *s.out {
+		switch d.SAPI {
+		case pcuif.SAPIPCH, pcuif.SAPIAGCH, pcuif.SAPIPCH2, pcuif.SAPIAGCH2:
+			n++
+		}
+	}
+	return n
 }
 
 // suiteUL is an UL block the suite's MS queued: it goes with the first
@@ -65,6 +79,7 @@ func (s *suiteBTS) rts(rts ...uint8) map[uint8][]byte {
 	s.t.Helper()
 	s.fn = nextBlockFN(s.fn)
 	s.clk.t = time.Duration(s.fn) * FramePeriod // the suite's clock runs in real time
+	s.imm = s.immAss()
 	*s.out = (*s.out)[:0]
 	for _, ts := range rts {
 		s.feed(&pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: s.fn, ARFCN: 871, TS: ts, BlockNr: uint8(blockNr(s.fn))})
@@ -599,4 +614,199 @@ func multiplexGPRSEGPRS(t *testing.T, send bool) {
 	if g*10 < (g+eg)*4 || eg*10 < (g+eg)*4 {
 		t.Fatalf("USFs GPRS MS %d, EGPRS MS %d: under 40 %% for one", g, eg)
 	}
+}
+
+// dlOnPCH: DL-UNITDATA with an IMSI; the Immediate Assignment goes on PCH,
+// the BTS confirms it and X2002 passes (no RTS meanwhile, as the suite's
+// f_sleep(X2002)): the DL TBF is returned in FLOW.
+func (s *suiteBTS) dlOnPCH(tlli uint32, imsi string, llcData []byte) *TBF {
+	s.t.Helper()
+	before := s.immAss()
+	s.e.HandleDLUnitdata(0, &DLUnitdata{TLLI: tlli, IMSI: imsi, Lifetime: 65535, LLC: llcData})
+	m := s.bts.ms.byTLLI[tlli]
+	if s.immAss() != before+1 || m == nil || m.DL == nil || !m.DL.ccch {
+		s.t.Fatalf("no Immediate Assignment on PCH for the new data (%d sent before, %d now)", before, s.immAss())
+	}
+	dl := m.DL
+	s.e.dlImmAssConfirmed(s.bts, tlli)
+	for i := 0; dl.state != TBFFlow; i++ {
+		if i > 50 {
+			s.t.Fatalf("DL TBF %s after X2002", dl.state)
+		}
+		s.block()
+	}
+	return dl
+}
+
+// dlData parses a GPRS DL data block of TBF t (ok false: no such block).
+func dlData(t *testing.T, blk []byte, tfi uint8) (b rlcmac.GPRSDLBlock, ok bool) {
+	t.Helper()
+	if len(blk) == 0 || blk[0]>>6 != rlcmac.PTData {
+		return b, false
+	}
+	if err := b.Parse(blk); err != nil {
+		t.Fatal(err)
+	}
+	return b, b.Header.TFI == tfi
+}
+
+// firstDataIs receives the first data block of DL TBF dl and checks that
+// it is BSN 0 and starts with the frame want.
+func (s *suiteBTS) firstDataIs(dl *TBF, want []byte) {
+	s.t.Helper()
+	for i := 0; ; i++ {
+		if i > 20 {
+			s.t.Fatal("no DL data block")
+		}
+		blk := s.rts(7)[7]
+		s.end()
+		b, ok := dlData(s.t, blk, dl.tfi)
+		if !ok {
+			continue
+		}
+		c := b.Unit.Chunks[0]
+		if b.Header.BSN != 0 || b.Unit.N == 0 || !bytes.Equal(b.Data[c.Off:c.Off+c.Len], want[:min(len(want), c.Len)]) {
+			s.t.Fatalf("first block of the new TBF: BSN %d, % x: want BSN 0 with % x", b.Header.BSN, b.Data, want)
+		}
+		return
+	}
+}
+
+func pattern(n int, seed byte) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = seed + byte(i)
+	}
+	return b
+}
+
+// TestT3191DiscardsUnacked: TC_zero_x2031_t3191. A DL TBF (X2031 = 0, so
+// the last block has FBI) whose final block the MS never acknowledges ends
+// at T3191 (1 s). Its unacknowledged frame is discarded, as osmo-pcu frees
+// it with the TBF once the MS has acknowledged something (tbf_dl.cpp keeps
+// only the frames sent before the first DL Ack/Nack), reported in
+// LLC-DISCARDED and counted: the next DL TBF starts with the frame the
+// SGSN sends next, and no Immediate Assignment comes before it.
+func TestT3191DiscardsUnacked(t *testing.T) {
+	s := newSuiteBTS(t, func(ii *pcuif.InfoInd) {
+		ii.TRX[0].PDCHMask = 0x80
+		ii.T3142, ii.T3169, ii.T3191, ii.T3193x10ms, ii.T3195, ii.N3101, ii.N3103, ii.N3105 = 20, 5, 1, 160, 5, 10, 4, 8
+	})
+	s.e.params.X2031 = 0
+	gb := &discardGb{frames: map[uint32]int{}}
+	s.e.SetGb(gb)
+	const tlli, imsi = 0xc1100001, "001010000001101"
+	data1, data2 := pattern(1400, 1), pattern(10, 0xd0)
+	s.block()
+	dl := s.dlOnPCH(tlli, imsi, data1)
+	var rw rlcmac.ReceiveWindow
+	rw.Reset(false, rlcmac.GPRSWS)
+	for i := 0; ; i++ {
+		if i > 400 {
+			t.Fatal("no final block")
+		}
+		blk := s.rts(7)[7]
+		b, ok := dlData(t, blk, dl.tfi)
+		if ok && b.Header.FBI {
+			s.end() // its poll is not answered
+			break
+		}
+		if ok {
+			rw.Receive(int(b.Header.BSN))
+			rw.RaiseVQ()
+			if b.Header.SP {
+				a := rlcmac.PacketDownlinkAckNack{DownlinkTFI: dl.tfi, AckNack: rw.GPRSAckNack(false)}
+				ack := make([]byte, rlcmac.MaxBlockLen)
+				n, err := rlcmac.EncodeUL(ack, &rlcmac.ULCtrlHeader{}, &a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.queueUL(7, rrbpFN(s.fn, b.Header.RRBP), ack[:n])
+			}
+		}
+		s.end()
+	}
+	if !dl.dl.everAcked {
+		t.Fatal("the MS acknowledged nothing")
+	}
+	dropped := s.bts.Ctr.Value(CtrLLCFrameDropped)
+	imm := s.immAss()
+	for end := s.e.now + 1200*time.Millisecond; s.e.now < end; {
+		s.block() // the suite sleeps T3191: no RTS
+	}
+	if !dl.freed {
+		t.Fatalf("DL TBF %s after T3191", dl.state)
+	}
+	if gb.frames[tlli] != 1 || s.bts.Ctr.Value(CtrLLCFrameDropped) != dropped+1 {
+		t.Fatalf("LLC-DISCARDED %d frames, llc:dropped +%d: want the unacknowledged frame reported and counted",
+			gb.frames[tlli], s.bts.Ctr.Value(CtrLLCFrameDropped)-dropped)
+	}
+	if s.immAss() != imm {
+		t.Fatal("an Immediate Assignment without new data")
+	}
+	s.firstDataIs(s.dlOnPCH(tlli, imsi, data2), data2)
+}
+
+// TestN3105DiscardsAndStaysSilent: TC_n3105_max_t3195. The MS acknowledges
+// the first poll of its DL TBF and no other: at N3105 (2) the TBF stops,
+// T3195 (1 s) frees it. Its frame is discarded and reported; data arriving
+// meanwhile (X2030 = 0) goes with the MS, reported too; the PCU stays
+// silent (no data, no Immediate Assignment) until the SGSN sends again,
+// and that new frame is the next TBF's first (osmo-pcu: the TBF's frames
+// go with it; a DL TBF starts only for new data, gprs_ms.c
+// ms_append_llc_dl_data).
+func TestN3105DiscardsAndStaysSilent(t *testing.T) {
+	s := newSuiteBTS(t, func(ii *pcuif.InfoInd) {
+		ii.TRX[0].PDCHMask = 0x80
+		ii.T3142, ii.T3169, ii.T3191, ii.T3193x10ms, ii.T3195, ii.N3101, ii.N3103, ii.N3105 = 20, 5, 5, 160, 1, 10, 4, 2
+	})
+	s.e.params.X2030 = 0
+	gb := &discardGb{frames: map[uint32]int{}}
+	s.e.SetGb(gb)
+	const tlli, imsi = 0xc1100002, "001010000001102"
+	data1, data2 := pattern(1000, 2), pattern(10, 0xe0)
+	s.block()
+	dl := s.dlOnPCH(tlli, imsi, data1)
+	polls := 0
+	for i := 0; dl.state != TBFReleasing; i++ {
+		if i > 400 {
+			t.Fatalf("DL TBF %s, %d polls", dl.state, polls)
+		}
+		blk := s.rts(7)[7]
+		if b, ok := dlData(t, blk, dl.tfi); ok && b.Header.SP {
+			if polls == 0 { // the first poll is answered: the MS is there
+				var rw rlcmac.ReceiveWindow
+				rw.Reset(false, rlcmac.GPRSWS)
+				rw.Receive(int(b.Header.BSN))
+				a := rlcmac.PacketDownlinkAckNack{DownlinkTFI: dl.tfi, AckNack: rw.GPRSAckNack(false)}
+				ack := make([]byte, rlcmac.MaxBlockLen)
+				n, err := rlcmac.EncodeUL(ack, &rlcmac.ULCtrlHeader{}, &a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.queueUL(7, rrbpFN(s.fn, b.Header.RRBP), ack[:n])
+			}
+			polls++
+		}
+		s.end()
+	}
+	if polls != 3 {
+		t.Fatalf("%d polls before N3105, want 3 (1 answered)", polls)
+	}
+	s.e.HandleDLUnitdata(0, &DLUnitdata{TLLI: tlli, Lifetime: 65535, LLC: data1}) // "nothing should be sent to MS"
+	imm := s.immAss()
+	for end := s.e.now + 2*time.Second; s.e.now < end; {
+		blk := s.rts(7)[7]
+		if _, m := dlCtrl(t, blk); len(blk) > 0 && (m == nil || m.Name() != "Packet Downlink Dummy Control Block") {
+			t.Fatalf("block % x after N3105", blk)
+		}
+		s.end()
+	}
+	if !dl.freed || s.immAss() != imm {
+		t.Fatalf("after T3195: DL TBF freed %v, %d Immediate Assignments", dl.freed, s.immAss()-imm)
+	}
+	if gb.frames[tlli] != 2 {
+		t.Fatalf("LLC-DISCARDED %d frames: want the TBF's and the one queued meanwhile", gb.frames[tlli])
+	}
+	s.firstDataIs(s.dlOnPCH(tlli, imsi, data2), data2)
 }
