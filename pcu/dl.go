@@ -106,6 +106,7 @@ func (e *Engine) establishDL(bts *BTS, m *MS) {
 		if err != nil {
 			return
 		}
+		m.dlFailed = false
 		e.assignPACCH(nt, u)
 		return
 	}
@@ -114,6 +115,7 @@ func (e *Engine) establishDL(bts *BTS, m *MS) {
 		e.watchMS(m) // tried again on the next timer run
 		return
 	}
+	m.dlFailed = false
 	e.fire(nt, evAssignCCCH)
 }
 

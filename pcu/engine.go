@@ -154,6 +154,7 @@ type Engine struct {
 	gbLog     *slog.Logger
 	tap       gsmtapTap
 	expired   []resv // scratch of expireReservations
+	usfGMSK   bool   // the block being scheduled carries a GPRS-only MS's USF: GMSK only (schedule)
 	msScratch []*MS  // scratch of reclaimMS
 	nextSweep time.Duration
 	fcTicks   int
