@@ -560,6 +560,7 @@ func (e *Engine) reportDiscard(m *MS, d llc.Discard) {
 	bts.Ctr.Add(CtrLLCFrameTimedout, uint64(d.Lifetime))
 	e.l1ctr.Add(L1LLCCoDelDropped, uint64(d.CoDel))
 	e.l1ctr.Add(L1LLCOverflowDropped, uint64(d.Overflow))
+	e.opDiscard(m, d) // oplog.go
 	if e.gb != nil && m.TLLI != TLLIUnset {
 		f, o := d.LLCDiscarded()
 		e.gb.LLCDiscarded(bts.Nr, m.TLLI, f, o)

@@ -46,20 +46,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if s.VTYRefXML {
 		return writeVTYRef(s, stdout, stderr)
 	}
-	base := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions())) // outputs: applyLogTargets
-	logs := logx.New(base)
-	if s.LogLevel != "" {
-		l, err := logx.ParseLevel(s.LogLevel)
-		if err != nil {
-			fmt.Fprintf(stderr, "gopcu: %v\n", err)
-			return 1
-		}
-		logs.SetAll(l)
-	}
-	d, err := newDaemon(s, logs, &ratectr.Registry{}, stdout, stderr)
-	if d != nil {
-		d.base = base
-	}
+	// The outputs are the config's `log` targets (applyLogTargets); the
+	// fan-out's own handler writes the key=value lines of --log-format
+	// logfmt.
+	base := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions()))
+	d, err := newDaemonLogging(s, logx.New(base), base, &ratectr.Registry{}, stdout, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "gopcu: %v\n", err)
 		return 1
@@ -90,6 +81,13 @@ type daemon struct {
 }
 
 func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout, stderr io.Writer) (*daemon, error) {
+	return newDaemonLogging(s, logs, nil, ctrs, stdout, stderr)
+}
+
+// newDaemonLogging is newDaemon with the log outputs: base is the
+// *logx.Fanout logs writes to, which gets the config file's `log` targets
+// as soon as the file is read (nil: left alone until run).
+func newDaemonLogging(s *settings, logs *logx.Registry, base slog.Handler, ctrs *ratectr.Registry, stdout, stderr io.Writer) (*daemon, error) {
 	v, cfg := config.New(pcu.Version)
 	v.Logging.Registry = logs
 	v.Stats.Counters = ctrs
@@ -100,11 +98,22 @@ func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout,
 			return nil, fmt.Errorf("config file: %w", err)
 		}
 	}
+	if err := setLogLevelOption(v, s.LogLevel); err != nil {
+		return nil, err
+	}
 	sock := cfg.SocketPath
 	if s.SocketGiven {
 		sock = s.PCUSocket
 	}
-	d := &daemon{s: s, cfg: cfg}
+	d := &daemon{s: s, cfg: cfg, base: base}
+	if base != nil {
+		// before anything logs: the config's targets, not the fan-out's
+		// key=value default
+		if err := applyLogTargets(v, logs, base, stderr, d.logOptions()); err != nil {
+			closeLogTargets(base)
+			return nil, err
+		}
+	}
 	w := &statsWiring{d: d}
 	d.stats = w
 	params := d.params()

@@ -104,7 +104,9 @@ func (l *lab) startPCU(args ...string) (*exec.Cmd, string) {
 	return cmd, logf
 }
 
-var ctrRe = regexp.MustCompile(`msg="counter at exit" group=(\S+) index=(\d+) name=(\S+) value=(\d+)`)
+// ctrRe matches a "counter at exit" line in libosmocore's format (the
+// default) and in --log-format logfmt.
+var ctrRe = regexp.MustCompile(`counter at exit"? group=(\S+) index=(\d+) (?:index_name=\S+ )?name=(\S+) value=(\d+)`)
 
 // readCounters collects the "counter at exit" lines gopcu logs on SIGTERM.
 func readCounters(t *testing.T, logf string) map[string]uint64 {
