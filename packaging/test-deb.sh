@@ -68,6 +68,18 @@ fi
 # The installed binary: version, VTY reference, then a run against the
 # installed BTS emulator with the installed conffile.
 /usr/bin/gopcu -V | grep -q '^gopcu version ' || fail "gopcu -V"
+# One version everywhere: the package's upstream version is gopcu -V's,
+# and names the commit (scripts/ldflags.sh); `show version` below too.
+binver="$(/usr/bin/gopcu -V | awk '{print $3}')"
+pkgver="$(dpkg-query -W -f='${Version}' gopcu)"
+[ "${pkgver%-*}" = "$binver" ] || fail "package version $pkgver, gopcu -V $binver"
+if git rev-parse HEAD >/dev/null 2>&1; then
+	case "$binver" in
+	*+git"$(git rev-list --count HEAD)"."$(git rev-parse --short=7 HEAD)"*) ;;
+	*) fail "gopcu -V $binver does not name commit $(git rev-parse --short=7 HEAD)" ;;
+	esac
+fi
+echo "version: package $pkgver, gopcu -V $binver"
 /usr/bin/gopcu --vty-ref-xml >"$tmp/ref.xml" 2>/dev/null || fail "gopcu --vty-ref-xml"
 grep -q "<command id='show llc-queue'>" "$tmp/ref.xml" || fail "gopcu --vty-ref-xml: no show llc-queue"
 sock="$tmp/pcu_bts"
@@ -98,6 +110,9 @@ until(b"OsmoPCU> ")
 s.sendall(b"show bts pdch\r")
 until(b"TS7")
 until(b"OsmoPCU> ")
+s.sendall(b"show version\r")
+until(b"(OsmoPCU).")
+until(b"OsmoPCU> ")
 print(buf.decode("utf-8", "replace"))
 PY
 )"
@@ -106,7 +121,8 @@ PY
 	sleep 0.1
 done
 grep -q "TS4: PDCH enabled" <<<"$vty_out" || { echo "$vty_out"; cat "$tmp/gopcu.log"; fail "VTY: no enabled PDCH"; }
-echo "installed gopcu${nocaps:+ (no capabilities)}: VTY on port $port answers, $(grep -c 'PDCH enabled' <<<"$vty_out") PDCHs enabled"
+grep -qF "OsmoPCU $binver (OsmoPCU)." <<<"$vty_out" || { echo "$vty_out"; fail "show version does not say $binver"; }
+echo "installed gopcu${nocaps:+ (no capabilities)}: VTY on port $port answers, $(grep -c 'PDCH enabled' <<<"$vty_out") PDCHs enabled, show version $binver"
 for _ in $(seq 1 50); do
 	grep -q 'answered=[1-9]' "$tmp/btsemu.log" && break
 	sleep 0.1

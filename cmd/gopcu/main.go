@@ -40,7 +40,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if s.Version {
-		fmt.Fprintf(stdout, "gopcu version %s\n", pcu.Version)
+		fmt.Fprintf(stdout, "gopcu version %s\n", fullVersion())
 		return 0
 	}
 	if s.VTYRefXML {
@@ -88,7 +88,7 @@ func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout,
 // *logx.Fanout logs writes to, which gets the config file's `log` targets
 // as soon as the file is read (nil: left alone until run).
 func newDaemonLogging(s *settings, logs *logx.Registry, base slog.Handler, ctrs *ratectr.Registry, stdout, stderr io.Writer) (*daemon, error) {
-	v, cfg := config.New(pcu.Version)
+	v, cfg := config.New(fullVersion()) // `show version`
 	v.Logging.Registry = logs
 	v.Stats.Counters = ctrs
 	// The config file (osmo-pcu's syntax): a missing default file means
@@ -118,7 +118,7 @@ func newDaemonLogging(s *settings, logs *logx.Registry, base slog.Handler, ctrs 
 	d.stats = w
 	params := d.params()
 	ecfg := pcu.Config{SocketPath: sock, PinVersion: pcuif.Version(s.PinVersion), Logs: logs, Counters: ctrs,
-		Params: &params, Gb: true}
+		Params: &params, Gb: true, PCUVersion: fullVersion()}
 	tapHost := cfg.GSMTAPHost
 	if s.GSMTAPIP != "" { // -i overrides gsmtap-remote-host (osmo-pcu pcu_main.cpp handle_options())
 		tapHost = s.GSMTAPIP
@@ -199,7 +199,7 @@ func (d *daemon) run(ctx context.Context) error {
 		return err
 	}
 	log := d.logs.Logger(logx.CatPCU)
-	logx.Notice(log, "gopcu starting", "version", pcu.Version)
+	logx.Notice(log, "gopcu starting", "version", fullVersion())
 	srv := vty.NewServer(d.v, daemonExecutor{d})
 	if d.base != nil {
 		d.logs.SetHandler(srv.LogHandler(d.base)) // `logging enable` in telnet sessions
