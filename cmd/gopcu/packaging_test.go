@@ -2,15 +2,18 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/llc"
 )
 
 // loadConfig reads a config file the way gopcu -c does and returns the
@@ -47,6 +50,7 @@ func TestPackagedConfigs(t *testing.T) {
 		if !strings.Contains(rc, "\npcu\n flow-control-interval 10\n cs 2\n") {
 			t.Errorf("%s: running config:\n%s", f, rc)
 		}
+		checkManualAdvice(t, f, rc)
 	}
 	raw, err := os.ReadFile("../../packaging/gopcu.cfg")
 	if err != nil {
@@ -67,6 +71,7 @@ func TestPackagedConfigs(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc := loadConfig(t, all)
+	checkManualAdvice(t, "gopcu.cfg with its commented commands on", rc)
 	for _, want := range []string{"log file " + dir + "/gopcu.log\n", "stats reporter statsd\n", " remote-port 8125\n",
 		"line vty\n", " queue lifetime 500\n", " queue codel\n", " queue limit ms 1048576\n",
 		" queue limit global 268435456\n", " gsmtap-remote-host 127.0.0.1\n", " gsmtap-category dl-data-gprs\n", " gsmtap-category ul-rach\n"} {
@@ -80,6 +85,26 @@ func TestPackagedConfigs(t *testing.T) {
 		if !bytes.Equal(deb, drop) {
 			t.Errorf("examples/osmo-pcu.cfg differs from Debian's:\n%s", deb)
 		}
+	}
+}
+
+// checkManualAdvice: a shipped config follows docs/manual.md "Tuning the
+// AQM": no fixed CoDel target below the 500 ms floor (shorter ones starve
+// TCP on GPRS, llc.AutoMinTarget), and the manual says so.
+func checkManualAdvice(t *testing.T, name, rc string) {
+	t.Helper()
+	for _, l := range strings.Split(rc, "\n") {
+		var us int64
+		if _, err := fmt.Sscanf(l, " queue codel target %d", &us); err == nil && time.Duration(us)*time.Microsecond < llc.AutoMinTarget {
+			t.Errorf("%s: %q: below the manual's %v floor", name, l, llc.AutoMinTarget)
+		}
+	}
+	man, err := os.ReadFile("../../docs/manual.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if floor := fmt.Sprintf("below %d (%d ms) TCP starves", llc.AutoMinTarget/time.Microsecond, llc.AutoMinTarget/time.Millisecond); !bytes.Contains(man, []byte(floor)) {
+		t.Errorf("docs/manual.md does not say %q", floor)
 	}
 }
 
