@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"runtime/debug"
+	"sort"
 	"strconv"
 
 	"github.com/gopcu/gopcu/gsmtap"
@@ -233,10 +234,16 @@ func (d *daemon) run(ctx context.Context) error {
 	}
 	// Stop order: the VTY sessions end while the engine still runs their
 	// commands, then the engine stops.
+	// The counter groups are taken while the engine still runs: its stop
+	// closes the Gb, whose bssgp and ns groups go with it.
 	engCtx, stopEngine := context.WithCancel(context.Background())
+	atStop := make(chan []*ratectr.Group, 1)
 	go func() {
 		<-ctx.Done()
 		srv.Close()
+		var gs []*ratectr.Group
+		_ = d.eng.Call(func() { gs = d.ctrs.Groups() })
+		atStop <- gs
 		stopEngine()
 	}()
 	err = d.eng.Run(engCtx)
@@ -245,8 +252,41 @@ func (d *daemon) run(ctx context.Context) error {
 	}
 	stopEngine()
 	_ = sdNotify("STOPPING=1")
+	var before []*ratectr.Group
+	select {
+	case before = <-atStop:
+	default: // the engine ended on its own
+	}
 	// Leave the counters in the log: operators and the lab test read them.
-	for _, g := range d.ctrs.Groups() {
+	logCountersAtExit(log, exitGroups(before, d.ctrs.Groups()))
+	return err
+}
+
+// exitGroups is every group of a and b once, ordered by name then index:
+// the groups registered while the engine ran (a) and at exit (b). A group
+// freed in between keeps its values, read at exit.
+func exitGroups(a, b []*ratectr.Group) []*ratectr.Group {
+	seen := map[*ratectr.Group]bool{}
+	var out []*ratectr.Group
+	for _, g := range append(append([]*ratectr.Group(nil), a...), b...) {
+		if !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].Index < out[j].Index
+	})
+	return out
+}
+
+// logCountersAtExit logs every non-zero counter of groups at NOTICE
+// ("counter at exit group=bts index=0 name=rlc:sent value=2686").
+func logCountersAtExit(log *slog.Logger, groups []*ratectr.Group) {
+	for _, g := range groups {
 		for i, desc := range g.Descs {
 			if v := g.Value(i); v != 0 {
 				if g.IndexName != "" {
@@ -257,7 +297,6 @@ func (d *daemon) run(ctx context.Context) error {
 			}
 		}
 	}
-	return err
 }
 
 // console attaches an interactive VTY console (readline) to the terminal.
