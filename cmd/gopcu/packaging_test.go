@@ -159,3 +159,50 @@ func TestStaticBuilds(t *testing.T) {
 		t.Errorf("found %d gopcu builds; the pattern no longer matches the build commands", n)
 	}
 }
+
+// TestReadmeInstallLists: the README names every package `make test`
+// installs (scripts/test.sh's pkgs), and its lab install line has them
+// all, plus telnet for the VTY.
+func TestReadmeInstallLists(t *testing.T) {
+	sh, err := os.ReadFile("../../scripts/test.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^pkgs=\(([^)]*)\)`).FindSubmatch(sh)
+	if m == nil {
+		t.Fatal("scripts/test.sh: no pkgs=(...)")
+	}
+	pkgs := strings.Fields(string(m[1]))
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(readme), "`make test` runs `scripts/test.sh`: installs ")
+	list, _, _ := strings.Cut(rest, " when missing")
+	list = strings.NewReplacer(",", " ", " and ", " ", "\n", " ").Replace(list)
+	named := map[string]bool{}
+	for _, p := range strings.Fields(list) {
+		named[p] = true
+	}
+	for _, p := range pkgs {
+		if !named[p] {
+			t.Errorf("README: `make test` installs %s, the README does not say so (it says: %s)", p, list)
+		}
+	}
+	if len(named) != len(pkgs) {
+		t.Errorf("README names %d packages for `make test`, scripts/test.sh installs %d: %q", len(named), len(pkgs), pkgs)
+	}
+	lab := regexp.MustCompile(`(?m)^apt-get install (.*)$`).FindStringSubmatch(string(readme))
+	if lab == nil {
+		t.Fatal("README: no lab `apt-get install` line")
+	}
+	have := map[string]bool{}
+	for _, p := range strings.Fields(lab[1]) {
+		have[p] = true
+	}
+	for _, p := range append(pkgs, "telnet") {
+		if !have[p] {
+			t.Errorf("README's lab install line lacks %s: %s", p, lab[0])
+		}
+	}
+}
