@@ -34,9 +34,10 @@ if dpkg-query -W -f='${Status}' gopcu 2>/dev/null | grep -q "install ok installe
 fi
 
 export DEBIAN_FRONTEND=noninteractive
-apt-get install -y -q "$deb" >"$tmp/apt.log" 2>&1 || { cat "$tmp/apt.log"; fail "apt-get install"; }
+# apt-get waits up to 10 minutes for the dpkg lock rather than fail
+apt-get -o DPkg::Lock::Timeout=600 install -y -q "$deb" >"$tmp/apt.log" 2>&1 || { cat "$tmp/apt.log"; fail "apt-get install"; }
 purged=0
-purge() { [ "$purged" = 1 ] || { apt-get purge -y -q gopcu >/dev/null 2>&1 || true; purged=1; }; }
+purge() { [ "$purged" = 1 ] || { apt-get -o DPkg::Lock::Timeout=600 purge -y -q gopcu >/dev/null 2>&1 || true; purged=1; }; }
 trap 'purge; cleanup' EXIT
 
 # Contents, as `dpkg -L osmo-pcu` lays out osmo-pcu.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -204,5 +205,58 @@ func TestReadmeInstallLists(t *testing.T) {
 		if !have[p] {
 			t.Errorf("README's lab install line lacks %s: %s", p, lab[0])
 		}
+	}
+}
+
+// TestAptWaitsForLock: every apt-get that `make test` runs (scripts/test.sh,
+// .ci/run, packaging/test-deb.sh) waits for the dpkg lock instead of
+// failing when an unattended upgrade holds it.
+func TestAptWaitsForLock(t *testing.T) {
+	n := 0
+	for _, f := range []string{"../../scripts/test.sh", "../../.ci/run", "../../packaging/test-deb.sh"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range strings.Split(string(b), "\n") {
+			l = strings.TrimSpace(l)
+			if strings.HasPrefix(l, "#") || !regexp.MustCompile(`(^|[;{(|&]\s*)apt-get\s`).MatchString(l) {
+				continue
+			}
+			n++
+			if !strings.Contains(l, "-o DPkg::Lock::Timeout=") {
+				t.Errorf("%s:%d: apt-get without -o DPkg::Lock::Timeout: %s", f, i+1, l)
+			}
+		}
+	}
+	if n < 4 {
+		t.Errorf("found %d apt-get commands; the pattern no longer matches them", n)
+	}
+}
+
+// TestTestSummaryNamesStepsNotRun: when a step of scripts/test.sh fails,
+// its closing summary names that step and every later one (here gofmt
+// fails: a stub reports a file; dpkg-query says every peer is installed,
+// so nothing is installed).
+func TestTestSummaryNamesStepsNotRun(t *testing.T) {
+	stub := t.TempDir()
+	for name, body := range map[string]string{
+		"gofmt":      "#!/bin/sh\necho fake.go\n",
+		"dpkg-query": "#!/bin/sh\necho 'install ok installed'\n",
+	} {
+		if err := os.WriteFile(filepath.Join(stub, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("bash", "../../scripts/test.sh")
+	cmd.Env = append(os.Environ(), "PATH="+stub+":"+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("scripts/test.sh passed with a failing gofmt:\n%s", out)
+	}
+	want := "=== FAILED in step \"gofmt\" (exit code 1); not run:\n  go vet\n  staticcheck\n  go test -race ./...\n" +
+		"  Debian package (packaging/test-deb.sh)\n  fuzzing\n"
+	if !strings.HasSuffix(string(out), want) {
+		t.Errorf("scripts/test.sh output:\n%s\nwant it to end in:\n%s", out, want)
 	}
 }
