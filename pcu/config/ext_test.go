@@ -75,9 +75,10 @@ func TestQueueExtRefused(t *testing.T) {
 		v, cfg := New("test")
 		s := v.NewSession(nil)
 		s.Start()
-		out := s.Exec("enable")
-		out = s.Exec("configure terminal")
-		out = s.Exec("pcu")
+		for _, cmd := range []string{"enable", "configure terminal", "pcu"} {
+			s.Exec(cmd)
+		}
+		out := ""
 		before := cfg.String()
 		for i, cmd := range c.cmds {
 			if out = s.Exec(cmd); i < len(c.cmds)-1 && strings.Contains(out, "%") {
