@@ -328,7 +328,7 @@ func (h gbHandler) PagingCS(p *bssgp.PagingCS, now time.Duration) {
 }
 
 func (h gbHandler) BVCState(up bool, now time.Duration) {
-	h.e.opBVCState(h.e.gbl.cfg.BVCI, up, now) // oplog.go
+	h.e.opBVCState(up, now) // oplog.go
 }
 
 // FlowControl gives FLOW-CONTROL-BVC the cell's drain capacity

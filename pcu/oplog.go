@@ -87,7 +87,9 @@ func (e *Engine) opTick(now time.Duration) {
 	n := e.gbl.gb.NSE()
 	st := opGb{NSEI: n.Config().NSEI, BVCI: e.gbl.gb.Config().BVCI, NSEUp: n.Available()}
 	for _, ep := range n.Config().Endpoints {
-		st.SGSN = append(st.SGSN, ep.Remote.String())
+		if !st.NSEUp { // named only while unreachable: no allocation in the tick otherwise
+			st.SGSN = append(st.SGSN, ep.Remote.String())
+		}
 	}
 	e.oplog.follow(e.log, now, &st)
 }
@@ -133,7 +135,11 @@ func (o *opLog) follow(log *slog.Logger, now time.Duration, g *opGb) {
 // once when the NSE fails, and unblocked only once the NSE is up, so the
 // NSE line comes first and is not missed when the NSE goes down and up
 // again between two ticks.
-func (e *Engine) opBVCState(bvci uint16, up bool, now time.Duration) {
+func (e *Engine) opBVCState(up bool, now time.Duration) {
+	var bvci uint16
+	if e.gbl != nil {
+		bvci = e.gbl.cfg.BVCI
+	}
 	e.opTick(now)
 	e.oplog.bvcState(e.gbLog, bvci, up, now)
 }
