@@ -86,8 +86,8 @@ func (e *Engine) opTick(now time.Duration) {
 	}
 	n := e.gbl.gb.NSE()
 	st := opGb{NSEI: n.Config().NSEI, BVCI: e.gbl.gb.Config().BVCI, NSEUp: n.Available()}
-	for _, ep := range n.Config().Endpoints {
-		if !st.NSEUp { // named only while unreachable: no allocation in the tick otherwise
+	if !st.NSEUp { // named only while unreachable: no allocation in the tick otherwise
+		for _, ep := range n.Config().Endpoints {
 			st.SGSN = append(st.SGSN, ep.Remote.String())
 		}
 	}
