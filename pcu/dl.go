@@ -567,6 +567,7 @@ func (e *Engine) reportDiscard(m *MS, d llc.Discard) {
 	for i, n := range d.NoMark {
 		e.l1ctr.Add(L1LLCNoMarkNotECT+i, uint64(n))
 	}
+	e.opDiscard(m, d) // oplog.go
 	if e.gb != nil && m.TLLI != TLLIUnset && d.Frames > 0 {
 		f, o := d.LLCDiscarded()
 		e.gb.LLCDiscarded(bts.Nr, m.TLLI, f, o)

@@ -231,6 +231,7 @@ func (e *Engine) reclaimMS(bts *BTS, n int) {
 		e.l1ctr.Inc(L1MSReclaimed)
 		e.freeMS(m)
 	}
+	e.opMSMax(bts, min(n, len(cand))) // oplog.go
 	clear(cand)
 	e.msScratch = cand[:0]
 }

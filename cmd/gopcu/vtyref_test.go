@@ -109,7 +109,7 @@ var refLine = regexp.MustCompile(`^(` +
 //     osmo-pcu 1.1.0 installs them when it creates its NS instance, after
 //     --vty-ref-xml has exited, so its reference misses them while its
 //     running VTY has them (the telnet transcript tests compare those);
-//   - gopcu's own: `show llc-queue` and the hidden `queue codel
+//   - gopcu's own: `show llc-queue` and the `queue codel
 //     variant|target|maxpacket|quantum`, `queue limit ms|global` (and their
 //     `no` forms), `multislot-class default` and `ms-max`.
 func gopcuAddition(node, cmd string) bool {
