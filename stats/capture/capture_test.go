@@ -22,6 +22,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/internal/pcapw"
 )
 
 var (
@@ -358,8 +359,8 @@ func TestAppendIPUDPGolden(t *testing.T) {
 	if len(got) != 40+9 || got[0] != 0x60 || got[6] != 17 || binary.BigEndian.Uint16(got[4:]) != 9 {
 		t.Fatalf("IPv6 % x", got)
 	}
-	ps := sum(sum(0, got[8:24]), got[24:40]) + 17 + 9
-	if fold(sum(ps, got[40:])) != 0 {
+	ps := pcapw.Sum(pcapw.Sum(0, got[8:24]), got[24:40]) + 17 + 9
+	if pcapw.Fold(pcapw.Sum(ps, got[40:])) != 0 {
 		t.Errorf("IPv6 UDP checksum does not verify")
 	}
 }
