@@ -250,7 +250,7 @@ func (e *Engine) gbLLCDiscarded(m *MS, frames uint8, octets uint32) {
 	if err != nil {
 		e.l1ctr.Inc(L1GbLLCDiscardedDropped)
 		e.opDrop(e.gbLog, dropLLCDiscardedNotSent, func() string {
-			return fmt.Sprintf("%s LLC-DISCARDED (%d frames, %d octets) not sent to the SGSN: %v", m, frames, octets, err)
+			return fmt.Sprintf("%s LLC-DISCARDED (%d frames, %d octets) dropped: not sent to the SGSN: %v", m, frames, octets, err)
 		})
 	}
 }
