@@ -365,6 +365,28 @@ func TestAppendIPUDPGolden(t *testing.T) {
 	}
 }
 
+// TestFileGolden pins a whole capture file of one datagram, the bytes the
+// capture wrote before it used internal/pcapw: the file header (snaplen
+// 65535, LINKTYPE_RAW), the record header, the packet of
+// TestAppendIPUDPGolden.
+func TestFileGolden(t *testing.T) {
+	var buf bytes.Buffer
+	c, err := New(&buf, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.UDP(t0.Add(123456789), pcuAddr, sgsnAddr, []byte{0x0a})
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := hex.DecodeString("d4c3b2a1020004000000000000000000ffff000065000000" +
+		"00f1536540e201001d0000001d000000" +
+		"4500001d0000400040113cce7f0000017f00000159d959d8000944280a")
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Fatalf("got  % x\nwant % x", buf.Bytes(), want)
+	}
+}
+
 func BenchmarkUDP(b *testing.B) {
 	c, err := New(io.Discard, Options{Queue: 1 << 16})
 	if err != nil {
