@@ -150,7 +150,7 @@ func (q *Queue) pick(c *call) int32 {
 // noteSegment keeps user flow f first while the frame just taken from it
 // (entry i) is an SNDCP segment with more to follow.
 func (a *active) noteSegment(f uint8, i int32) {
-	if _, _, _, more, ok := sndcpSegment(a.ents[i].data); ok && more || a.cipheredMore(a.ents[i].data) {
+	if _, _, _, more, ok := sndcpSegment(a.ents[i].data); ok && more || a.cipheredLeave(a.ents[i].data) {
 		a.segFlow = f + 1
 	} else {
 		a.segFlow = 0
@@ -406,16 +406,16 @@ func (q *Queue) pullRED(f uint8, c *call) int32 {
 func (q *Queue) aqmDrop(i int32, f uint8, c *call) {
 	a := q.a
 	nsapi, npdu, _, more, seg := sndcpSegment(a.ents[i].data)
-	more = more || a.cipheredMore(a.ents[i].data)
-	cipher := ciphered(a.ents[i].data)
+	cipher, sapi := ciphered(a.ents[i].data), SAPI(a.ents[i].data)
+	more = more || a.cipheredLeave(a.ents[i].data)
 	c.dropped(len(a.ents[i].data), ReasonCoDel)
 	q.drop(i, ReasonCoDel)
-	for cipher && more && a.variant == VariantRFC { // the rest of a ciphered N-PDU
+	for cipher && more && a.variant == VariantRFC { // the rest of a ciphered N-PDU (at most maxSegs frames)
 		h := a.flows[f].head
-		if h < 0 || !ciphered(a.ents[h].data) {
+		if h < 0 || !ciphered(a.ents[h].data) || SAPI(a.ents[h].data) != sapi {
 			return
 		}
-		more = a.cipheredMore(a.ents[h].data)
+		more = a.cipheredLeave(a.ents[h].data)
 		j := q.pop(f)
 		c.dropped(len(a.ents[j].data), ReasonCoDel)
 		q.drop(j, ReasonCoDel)
