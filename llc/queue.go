@@ -464,9 +464,10 @@ type Discard struct {
 	Lifetime int // frames by reason
 	CoDel    int // AQM drops (CoDel, PIE or RED)
 	Overflow int
-	// Marked counts frames the AQM marked CE instead of dropping (not in
-	// Frames: they were delivered). NoMark counts the AQM drops of this
-	// call by why no mark was possible (index MarkResult − 1), with ECN on.
+	// Marked counts frames the AQM changed to CE instead of dropping (not
+	// in Frames: they were delivered). NoMark counts the drop decisions of
+	// this call by why no mark was possible (index MarkResult − 1), with
+	// ECN on.
 	Marked int
 	NoMark [NumNoMark]int
 }
