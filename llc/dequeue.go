@@ -55,7 +55,7 @@ func (q *Queue) Dequeue(now time.Duration) (fr Frame, ok bool, d Discard) {
 	e := &q.a.ents[i]
 	if q.a.ecn && e.flow >= firstUser && e.flags&fFirstSeg != 0 && q.a.noteFirstSegment(e) {
 		d.Marked++
-		q.marked++
+		q.ecnCount(Marked)
 		q.s.ctr.Marked++
 	}
 	fr = Frame{Data: e.data, SAPI: SAPI(e.data), Enqueued: e.enq, Sojourn: q.sojourn(e, now),
@@ -284,7 +284,7 @@ func (q *Queue) markIf(i int32, c *call, allow bool) bool {
 	}
 	if r != Marked {
 		c.d.NoMark[r-1]++
-		q.noMark[r-1]++
+		q.ecnCount(r)
 		q.s.ctr.NoMark[r-1]++
 		return false
 	}
@@ -296,7 +296,7 @@ func (q *Queue) markIf(i int32, c *call, allow bool) bool {
 	}
 	if changed {
 		c.d.Marked++
-		q.marked++
+		q.ecnCount(Marked)
 		q.s.ctr.Marked++
 	}
 	return true
@@ -389,7 +389,7 @@ func (q *Queue) flowDelay(f uint8, octets int) time.Duration {
 // retransmissions included.
 func (q *Queue) pullPIE(f uint8, c *call) int32 {
 	a := q.a
-	st := &a.pie[f]
+	st := &a.ext.pie[f]
 	i := q.head(f, c)
 	if i < 0 {
 		st.qdelay = 0 // an empty flow has no queue delay
@@ -414,7 +414,7 @@ func (q *Queue) pullPIE(f uint8, c *call) int32 {
 // or drops it with the rest of its N-PDU and the next head leaves.
 func (q *Queue) pullRED(f uint8, c *call) int32 {
 	a := q.a
-	st := &a.red[f]
+	st := &a.ext.red[f]
 	i := q.head(f, c)
 	if i < 0 {
 		st.reset() // SFQ frees an emptied slot: the next flow starts at 0
@@ -516,12 +516,24 @@ func (q *Queue) idle(now time.Duration) {
 		return
 	}
 	for i := range a.cd {
-		a.pie[i].qdelay = 0 // the queue is empty: no delay, no backlog to average
-		a.red[i].reset()
-		if !a.cd[i].cold(now, a.variant, &a.params) || !a.pie[i].cold(now, &a.pieP) {
+		if a.ext != nil {
+			a.ext.pie[i].qdelay = 0 // the queue is empty: no delay, no backlog to average
+			a.ext.red[i].reset()
+			if !a.ext.pie[i].cold(now, &a.pieP) {
+				return
+			}
+		}
+		if !a.cd[i].cold(now, a.variant, &a.params) {
 			return
 		}
 	}
 	q.a = nil
 	q.s.putActive(a)
+}
+
+// ecnCount counts r in the queue's saturating ECN counters.
+func (q *Queue) ecnCount(r MarkResult) {
+	if q.ecn[r] < 0xffff {
+		q.ecn[r]++
+	}
 }

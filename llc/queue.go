@@ -350,6 +350,19 @@ type entry struct {
 	flow   uint8
 }
 
+// aqmExt is the per-flow PIE and RED state of a queue.
+type aqmExt struct {
+	pie [NumFlows]pie
+	red [NumFlows]red
+}
+
+func (x *aqmExt) reset() {
+	for i := range x.pie {
+		x.pie[i] = pie{}
+		x.red[i].reset()
+	}
+}
+
 type flow struct {
 	head, tail int32
 	frames     int32
@@ -383,8 +396,10 @@ type active struct {
 	free  int32
 	flows [NumFlows]flow
 	cd    [NumFlows]codel
-	pie   [NumFlows]pie
-	red   [NumFlows]red
+	// ext holds the PIE and RED states, made the first time the queue
+	// runs PIE or RED and kept with the storage in the pool: CoDel
+	// queues stay small (many MSs with queued frames at once).
+	ext   *aqmExt
 	nsKey [16]uint32         // last flow key per SNDCP NSAPI
 	tags  [NumBuckets]uint32 // flow key (with bit 31 set) of the frames in each user bucket
 	// segFlow+1 is the user flow an SNDCP N-PDU was left half sent in
@@ -428,8 +443,9 @@ func (a *active) init() {
 	for i := range a.flows {
 		a.flows[i] = flow{head: -1, tail: -1}
 		a.cd[i].reset()
-		a.pie[i] = pie{}
-		a.red[i].reset()
+	}
+	if a.ext != nil {
+		a.ext.reset()
 	}
 	a.newL, a.oldL = flist{}, flist{}
 	a.gen = 0
@@ -477,8 +493,11 @@ type Queue struct {
 
 	cls [NumClasses]classStats
 
-	marked uint32            // frames marked CE by the AQM
-	noMark [NumNoMark]uint32 // AQM drops by why a mark was not possible (ECN on)
+	// ecn[0] counts the frames the AQM marked CE, ecn[r] the drop
+	// decisions with ECN on for which MarkResult r said why no mark was
+	// possible; saturating 16-bit counts (the per-MS view of show
+	// llc-queue; the totals are in Counters): 100 000 MSs pay for them.
+	ecn [NumMarkResults]uint16
 }
 
 const noTime = time.Duration(math.MinInt64)
@@ -701,7 +720,7 @@ func (q *Queue) insert(e entry, front bool) {
 	q.noteExpiry(&a.ents[idx])
 	n := int32(len(e.data))
 	if !front && a.codelOn && a.aqm == AQMRED && f >= firstUser {
-		a.red[f].arrive(int(fw.octets), &a.redP)
+		a.ext.red[f].arrive(int(fw.octets), &a.redP)
 	}
 	fw.frames++
 	fw.octets += n
@@ -895,6 +914,10 @@ func (q *Queue) sync() {
 	a.ecn = !cfg.NoECN && cfg.Variant == VariantRFC // the osmo variant is osmo-pcu's: no marks
 	a.params = cfg.ParamsFor(int(q.rate))
 	a.paramsE = cfg.ParamsECNFor(int(q.rate))
+	if a.aqm != AQMCoDel && a.ext == nil {
+		a.ext = new(aqmExt)
+		a.ext.reset()
+	}
 	switch a.aqm {
 	case AQMPIE:
 		a.pieP = cfg.PIEParamsFor(int(q.rate))
@@ -909,8 +932,9 @@ func (a *active) resetAQM() {
 	a.ectFlow, a.pendMark = [NumFlows]bool{}, [NumFlows]bool{}
 	for i := range a.cd {
 		a.cd[i].reset()
-		a.pie[i] = pie{}
-		a.red[i].reset()
+	}
+	if a.ext != nil {
+		a.ext.reset()
 	}
 }
 

@@ -68,7 +68,10 @@ func (q *Queue) Stats(now time.Duration) QueueStats {
 		Pending: Discard{Frames: int(q.pendFrames), Octets: int(q.pendOctets), Overflow: int(q.pendFrames)},
 		ParamsE: cfg.ParamsECNFor(int(q.rate)),
 		AQM:     cfg.AQM, FQ: cfg.fq(), ECN: !cfg.NoECN, PIE: cfg.PIEParamsFor(int(q.rate)), RED: cfg.REDParamsFor(int(q.rate)),
-		Marked: q.marked, NoMark: q.noMark}
+		Marked: uint32(q.ecn[Marked])}
+	for r := range st.NoMark {
+		st.NoMark[r] = uint32(q.ecn[r+1])
+	}
 	if !st.TransmitStartSet {
 		st.TransmitStart = 0
 	}
@@ -85,8 +88,10 @@ func (q *Queue) Stats(now time.Duration) QueueStats {
 	if a := q.a; a != nil {
 		for f := range a.flows {
 			fw := &a.flows[f]
-			st.Flows[f] = FlowStats{Frames: int(fw.frames), Octets: int(fw.octets), CoDel: a.cd[f].state(),
-				PIE: a.pie[f].state(), RED: a.red[f].state()}
+			st.Flows[f] = FlowStats{Frames: int(fw.frames), Octets: int(fw.octets), CoDel: a.cd[f].state()}
+			if a.ext != nil {
+				st.Flows[f].PIE, st.Flows[f].RED = a.ext.pie[f].state(), a.ext.red[f].state()
+			}
 			if f >= firstUser && fw.list != listNone {
 				st.Flows[f].Deficit = int(fw.deficit)
 			}
