@@ -109,7 +109,7 @@
 // limit (default 256 KiB) and a global limit (default 64 MiB) held by
 // Shared. When a limit is exceeded the head of the fattest data flow of the
 // fattest MS is dropped (RFC 8290 §4.1 overload rule; without data frames
-// the TOM/SMS and then the GMM class). An idle queue is a ~200-byte header;
+// the TOM/SMS and then the GMM class). An idle queue is a ~224-byte header;
 // the flow storage of a busy queue comes from a pool in Shared and goes
 // back once the queue is empty and its CoDel state is cold, so steady-state
 // enqueue/dequeue does not allocate.
