@@ -238,3 +238,30 @@ func TestAQMConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestParamsECNFor: ECN-capable frames get target = one MTU-time (≥ 150
+// ms), interval = 2.5 targets (≥ 500 ms), never above the automatic
+// values; set values and the osmo variant apply to them unchanged.
+func TestParamsECNFor(t *testing.T) {
+	for _, c := range []struct {
+		rate       int
+		target, iv time.Duration
+	}{
+		{6000, 250 * time.Millisecond, 625 * time.Millisecond},   // CS-2 x 4: MTU-time 250 ms
+		{10000, 150 * time.Millisecond, 500 * time.Millisecond},  // CS-4 x 4: 150 ms
+		{29600, 150 * time.Millisecond, 500 * time.Millisecond},  // MCS-9 x 4: floors
+		{2000, 750 * time.Millisecond, 1875 * time.Millisecond},  // CS-1 x 2: 750 ms
+		{1000, 1500 * time.Millisecond, 3750 * time.Millisecond}, // CS-1 x 1: 1.5 s
+	} {
+		p := Config{CoDel: true}.ParamsECNFor(c.rate)
+		auto := Config{CoDel: true}.ParamsFor(c.rate)
+		if p.Target != c.target || p.Interval != c.iv || p.Target > auto.Target || p.Interval > auto.Interval {
+			t.Errorf("rate %d: %+v, want target %v interval %v (automatic %+v)", c.rate, p, c.target, c.iv, auto)
+		}
+	}
+	for _, cfg := range []Config{{Interval: time.Second}, {Target: 100 * time.Millisecond}, {Variant: VariantOsmo}} {
+		if cfg.ParamsECNFor(6000) != cfg.ParamsFor(6000) {
+			t.Errorf("%+v: ECN parameters differ from the set ones", cfg)
+		}
+	}
+}

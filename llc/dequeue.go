@@ -196,6 +196,9 @@ func (q *Queue) pull(f uint8, c *call) int32 {
 		cd.dropping, cd.faSet = false, false
 		return -1
 	}
+	if a.ecn && ECNOf(a.ents[i].data) == Marked {
+		p = &a.paramsE // a mark costs no retransmission: the faster control (ParamsECNFor)
+	}
 	ok := cd.okToDrop(c.now, q.sojourn(&a.ents[i], c.now), int(a.flows[f].octets), p)
 	if cd.dropping {
 		if !ok {

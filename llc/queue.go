@@ -303,6 +303,7 @@ type active struct {
 	newL     flist
 	oldL     flist
 	params   Params
+	paramsE  Params // CoDel parameters for ECN-capable frames (ParamsECNFor)
 	pieP     PIEParams
 	redP     REDParams
 	gen      uint32
@@ -750,6 +751,7 @@ func (q *Queue) sync() {
 	a.aqm = cfg.AQM
 	a.ecn = !cfg.NoECN
 	a.params = cfg.ParamsFor(int(q.rate))
+	a.paramsE = cfg.ParamsECNFor(int(q.rate))
 	switch a.aqm {
 	case AQMPIE:
 		a.pieP = cfg.PIEParamsFor(int(q.rate))

@@ -435,7 +435,7 @@ func TestIdleAckAndLines(t *testing.T) {
 	st := q.Stats(now)
 	lines := st.Lines(now)
 	if len(lines) != 7 || lines[1] != " CoDel rfc: interval 100ms, target 50ms, maxpacket 1543, drain rate 0 octets/s" ||
-		!strings.HasPrefix(lines[2], " flow queues, ECN on: marked 0, dropped unmarkable not-ect 0 ciphered 0 compressed 0 other ") {
+		!strings.HasPrefix(lines[2], " flow queues, ECN on (CoDel interval 100ms, target 50ms): marked 0, dropped unmarkable not-ect 0 ciphered 0 compressed 0 other ") {
 		t.Fatalf("%q", lines)
 	}
 	if c := st.Classes[ClassData]; c.Delivered != 100 || c.SojournMax < c.SojournAvg || c.SojournAvg < c.SojournMin || c.Drops[ReasonCoDel] == 0 {

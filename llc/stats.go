@@ -35,6 +35,7 @@ type QueueStats struct {
 	Variant Variant
 	CoDel   bool
 	Params  Params // CoDel parameters in force (meaningful if CoDel)
+	ParamsE Params // CoDel parameters for ECN-capable frames (ECN on)
 	AQM     AQM    // algorithm while CoDel (the AQM switch) is on
 	FQ      bool   // user data in flow queues
 	ECN     bool   // marks instead of drops for ECN-capable frames
@@ -65,6 +66,7 @@ func (q *Queue) Stats(now time.Duration) QueueStats {
 		Variant: cfg.Variant, CoDel: cfg.CoDel, Params: cfg.ParamsFor(int(q.rate)), DrainRate: int(q.rate),
 		TransmitStart: q.txStart, TransmitStartSet: q.txStart != noTime, Transmitting: q.txArmed, HeadSojourn: q.HeadSojourn(now),
 		Pending: Discard{Frames: int(q.pendFrames), Octets: int(q.pendOctets), Overflow: int(q.pendFrames)},
+		ParamsE: cfg.ParamsECNFor(int(q.rate)),
 		AQM:     cfg.AQM, FQ: cfg.fq(), ECN: !cfg.NoECN, PIE: cfg.PIEParamsFor(int(q.rate)), RED: cfg.REDParamsFor(int(q.rate)),
 		Marked: q.marked, NoMark: q.noMark}
 	if !st.TransmitStartSet {
@@ -133,6 +135,9 @@ func (st QueueStats) Lines(now time.Duration) []string {
 	}
 	if st.ECN && st.Variant == VariantRFC {
 		ecn = "ECN on"
+		if st.CoDel && st.AQM == AQMCoDel {
+			ecn += fmt.Sprintf(" (CoDel interval %v, target %v)", st.ParamsE.Interval, st.ParamsE.Target)
+		}
 	}
 	l = append(l, fmt.Sprintf(" %s, %s: marked %d, dropped unmarkable not-ect %d ciphered %d compressed %d other %d policy %d",
 		fq, ecn, st.Marked, st.NoMark[NoMarkNotECT-1], st.NoMark[NoMarkCiphered-1], st.NoMark[NoMarkCompressed-1],
