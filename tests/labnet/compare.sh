@@ -23,8 +23,8 @@
 #            gopcu config gets "no queue ecn".
 #   CIPHER   "" (default) or gea3: tests/labnet/up.sh's LABNET_CIPHER.
 #   CC       the server's TCP congestion control (default cubic, Linux's
-#            default; a new namespace inherits the host's, which may be
-#            another, e.g. bbr); CC=host leaves the inherited one.
+#            default; up.sh's SERVER_CC). CC=host: the one the server's
+#            namespace inherits from the host's net.ipv4.tcp_congestion_control.
 #   RUNS     runs per row (default 1).
 #   CAPTURE  1 (default): the Gb/GTP/Abis pcap (lab.pcapng) and the phones'
 #            GSMTAP pcap (um.pcap) in every row's directory; 0: none.
@@ -43,7 +43,8 @@
 #   ss.txt                    ss -tin in the server's namespace 3 s into the
 #                             download (congestion control, cwnd, RTT)
 #   sysctl.txt                net.ipv4.tcp_ecn and tcp_congestion_control of
-#                             the server and the phones
+#                             the server's and the phones' namespaces (the
+#                             server's sockets use CC: see ss.txt)
 #   ecn.txt                   the server's TCP data packets on GTP by the
 #                             inner IP header's ECN field (tshark, lab.pcapng)
 #   pcu.cfg                   the gopcu config file of the row
@@ -141,12 +142,12 @@ for s in $SCEN; do
 				echo "[compare] $dir" >&2
 				"$HERE/down.sh" >/dev/null 2>&1
 				rm -rf "$LABNET_RUN/measure"
-				if LABNET_CIPHER="$CIPHER" PCU_CMD="$cmd" MS_COUNT="$n" "$HERE/up.sh" > "$dir/up.out" 2>&1; then
+				scc=$CC; [ "$CC" = host ] && scc=
+				if SERVER_CC="$scc" LABNET_CIPHER="$CIPHER" PCU_CMD="$cmd" MS_COUNT="$n" "$HERE/up.sh" > "$dir/up.out" 2>&1; then
 					mss=$(sed -n 's/^MS_NETNS=\([^ ]*\).*/\1/p' "$LABNET_RUN/labms.status")
 					if [ "$e" = 1 ]; then
 						for ns in "$SERVER_NETNS" $mss; do ip netns exec "$ns" sysctl -qw net.ipv4.tcp_ecn=1; done
 					fi
-					[ "$CC" = host ] || ip netns exec "$SERVER_NETNS" sysctl -qw net.ipv4.tcp_congestion_control="$CC"
 					for ns in "$SERVER_NETNS" $mss; do
 						echo "$ns tcp_ecn=$(ip netns exec "$ns" sysctl -n net.ipv4.tcp_ecn) cc=$(ip netns exec "$ns" sysctl -n net.ipv4.tcp_congestion_control)"
 					done > "$dir/sysctl.txt"
