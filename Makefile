@@ -12,8 +12,10 @@ test:
 
 # CGO_ENABLED=0: static binaries. A dynamically linked gopcu maps libc and
 # ld.so (~1.3 MB more resident memory; docs/performance.md "Max RSS").
+# scripts/ldflags.sh stamps the commit: gopcu -V says 0.1.0+git<n>.<hash>.
+LDFLAGS = $(shell scripts/ldflags.sh)
 build:
-	CGO_ENABLED=0 go build -o bin/ ./cmd/...
+	CGO_ENABLED=0 go build -ldflags "$(LDFLAGS)" -o bin/ ./cmd/...
 
 # The Debian package (dpkg-deb; packaging/build-deb.sh): dist/gopcu_*.deb.
 deb:
@@ -49,13 +51,13 @@ bench:
 # interleaved: CPU per 1000 radio blocks, ratio, max RSS, latency, GC
 # (cmd/pcubench; docs/performance.md). BENCH_FLAGS="-reps 5 -w idle-4".
 bench-compare:
-	CGO_ENABLED=0 go build -o bin/gopcu ./cmd/gopcu
+	CGO_ENABLED=0 go build -ldflags "$(LDFLAGS)" -o bin/gopcu ./cmd/gopcu
 	go run ./cmd/pcubench -gopcu bin/gopcu $(BENCH_FLAGS)
 
 # The real lab's idle cell (osmo-bts-virtual, osmo-bsc, osmo-sgsn; root):
 # osmo-pcu and gopcu alternating, CPU over 30 s, 3 runs each.
 bench-lab:
-	CGO_ENABLED=0 go build -o bin/gopcu ./cmd/gopcu
+	CGO_ENABLED=0 go build -ldflags "$(LDFLAGS)" -o bin/gopcu ./cmd/gopcu
 	cd tests/lab && tools/pcu-cpu.sh $(CURDIR)/bin/gopcu 30 3
 
 clean:

@@ -14,8 +14,9 @@
 #   /usr/share/doc/gopcu/examples/        osmo-pcu.cfg (osmo-pcu's drop-in),
 #                                         gopcu.cfg, gopcu-aqm.cfg,
 #                                         grafana-dashboard.json
-# Environment: VERSION (default: gopcu -V plus the git commit count),
-# GOARCH (default: dpkg's architecture).
+# Environment: VERSION (default: gopcu -V, which scripts/ldflags.sh
+# stamps with the commit count and hash: 0.1.0+git571.c1a22f4, then the
+# Debian revision -1), GOARCH (default: dpkg's architecture).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-dist}"
@@ -38,18 +39,16 @@ mkdir -p "$root/DEBIAN" "$root/usr/bin" "$root/lib/systemd/system" "$root/etc/os
 # Static binaries (CGO_ENABLED=0: no libc dependency), no build paths; one
 # go build for all of them, so that shared packages compile once.
 mkdir -p "$stage/bin"
-go build -trimpath -ldflags '-s -w' -o "$stage/bin/" ./cmd/gopcu ./cmd/btsemu ./cmd/msemu ./cmd/demo ./cmd/tcplab \
+go build -trimpath -ldflags "-s -w $(scripts/ldflags.sh)" -o "$stage/bin/" ./cmd/gopcu ./cmd/btsemu ./cmd/msemu ./cmd/demo ./cmd/tcplab \
 	./tests/sgsnemu/cmd/sgsnemu
 install -m 0755 "$stage/bin/gopcu" "$root/usr/bin/gopcu"
 for c in btsemu msemu demo tcplab sgsnemu; do
 	install -m 0755 "$stage/bin/$c" "$root/usr/bin/gopcu-$c"
 done
 
+# the package version is the binary's (gopcu -V, `show version`)
 upstream="$("$root/usr/bin/gopcu" -V | awk '{print $3}')"
-if [ -z "${VERSION:-}" ]; then
-	n="$(git rev-list --count HEAD 2>/dev/null || echo 0)"
-	VERSION="${upstream}+git${n}-1"
-fi
+VERSION="${VERSION:-${upstream}-1}"
 
 install -m 0644 packaging/gopcu.service "$root/lib/systemd/system/gopcu.service"
 install -m 0644 packaging/gopcu.cfg "$root/etc/osmocom/gopcu.cfg"

@@ -106,6 +106,7 @@ func (e *Engine) establishDL(bts *BTS, m *MS) {
 		if err != nil {
 			return
 		}
+		m.dlFailed = false
 		e.assignPACCH(nt, u)
 		return
 	}
@@ -114,6 +115,7 @@ func (e *Engine) establishDL(bts *BTS, m *MS) {
 		e.watchMS(m) // tried again on the next timer run
 		return
 	}
+	m.dlFailed = false
 	e.fire(nt, evAssignCCCH)
 }
 
@@ -562,9 +564,16 @@ func (e *Engine) reportDiscard(m *MS, d llc.Discard) {
 	e.l1ctr.Add(L1LLCCoDelDropped, uint64(d.CoDel))
 	e.l1ctr.Add(L1LLCOverflowDropped, uint64(d.Overflow))
 	e.l1ctr.Add(L1LLCECNMarked, uint64(d.Marked))
+	if m.Ctr != nil {
+		m.Ctr.Add(MSCtrLLCECNMarked, uint64(d.Marked))
+	}
 	for i, n := range d.NoMark {
 		e.l1ctr.Add(L1LLCNoMarkNotECT+i, uint64(n))
+		if m.Ctr != nil {
+			m.Ctr.Add(MSCtrLLCNoMarkNotECT+i, uint64(n))
+		}
 	}
+	e.opDiscard(m, d) // oplog.go
 	if e.gb != nil && m.TLLI != TLLIUnset && d.Frames > 0 {
 		f, o := d.LLCDiscarded()
 		e.gb.LLCDiscarded(bts.Nr, m.TLLI, f, o)

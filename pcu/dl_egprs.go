@@ -13,14 +13,26 @@ import "github.com/gopcu/gopcu/rlcmac"
 // osmo-pcu tbf_dl.cpp gprs_rlcmac_dl_tbf::create_dl_acked_block()); a lone MCS-8 unit is repeated as its own partner.
 func (e *Engine) dlDataBlockEGPRS(t *TBF, p *PDCH, fn uint32, usf uint8, prio int, blk []byte) int {
 	bts := t.bts
-	bsn1, resend1, ok := e.nextBSN(t, prio, t.cs)
+	cur := t.cs
+	if e.usfGMSK && cur > rlcmac.MCS4 {
+		// the USF is for a GPRS-only MS, which reads it only in a GMSK
+		// block (TS 44.060 §5.2.4a): MCS-4 at most, as osmo-pcu's
+		// ms_current_cs_dl(EGPRS_GMSK) (TC_multiplex_dl_gprs_egprs)
+		cur = clampMCS(bts, 4, 4)
+		if b := t.dl.sw.ResendNeeded(); b >= 0 && t.dlb(b).spbNext != 3 && e.retxMCS(t.dlb(b).cs, cur) > rlcmac.MCS4 {
+			return 0 // (arq2) no GMSK resend of this unit: a dummy block carries the USF
+		}
+		// (a resend that nextBSN itself marks, on a stall or a preemptive
+		// retransmission, is not checked here: with arq2 it may stay 8PSK)
+	}
+	bsn1, resend1, ok := e.nextBSN(t, prio, cur)
 	if !ok {
 		return 0
 	}
 	b1 := t.dlb(bsn1)
 	cs := b1.cs
 	if resend1 {
-		rc := e.retxMCS(b1.cs, t.cs)
+		rc := e.retxMCS(b1.cs, cur)
 		if b1.spbNext == 3 || rc.DataLen()*2 == b1.cs.DataLen() {
 			return e.dlSplitBlock(t, p, fn, usf, prio, bsn1, rc, blk)
 		}

@@ -152,8 +152,10 @@ type Engine struct {
 	tbfLog    *slog.Logger
 	llcLog    *slog.Logger
 	gbLog     *slog.Logger
+	oplog     opLog // the operator's log lines (oplog.go)
 	tap       gsmtapTap
 	expired   []resv // scratch of expireReservations
+	usfGMSK   bool   // the block being scheduled carries a GPRS-only MS's USF: GMSK only (schedule)
 	msScratch []*MS  // scratch of reclaimMS
 	nextSweep time.Duration
 	fcTicks   int
@@ -301,6 +303,7 @@ func (e *Engine) runChannels(ctx context.Context) error {
 // tick is the engine's 1 s tick.
 func (e *Engine) tick(now time.Duration) {
 	e.sampleAllAllocated(now)
+	e.opTick(now) // oplog.go
 	e.cfg.Counters.Tick()
 	e.fcTicks++
 	if iv := int(e.params.FlowControlInterval / time.Second); iv > 0 && e.fcTicks%iv == 0 {

@@ -328,7 +328,7 @@ func (h gbHandler) PagingCS(p *bssgp.PagingCS, now time.Duration) {
 }
 
 func (h gbHandler) BVCState(up bool, now time.Duration) {
-	logx.Notice(h.e.gbLog, "PTP BVC state", "unblocked", up)
+	h.e.opBVCState(up, now) // oplog.go
 }
 
 // FlowControl gives FLOW-CONTROL-BVC the cell's drain capacity

@@ -266,6 +266,10 @@ func (e *Engine) runEpoll(ctx context.Context) error {
 		now := clk.Now()
 		if e.bts0 == nil && now >= redial {
 			if err := e.connectBTS(p); err != nil {
+				// osmo-pcu 1.1.0 osmobts_sock.c pcu_l1if_open(): the same
+				// line, at every retry (1 s doubling to 10 s here, 5 s
+				// there); the reason at debug
+				e.l1log.Error(fmt.Sprintf("Failed to connect to the BTS (%s). Retrying...", e.cfg.SocketPath))
 				e.l1log.Debug("cannot connect to BTS", "path", e.cfg.SocketPath, "err", err, "retry_in", backoff)
 				redial = now + backoff
 				backoff = min(2*backoff, maxB)

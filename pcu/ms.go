@@ -41,7 +41,12 @@ type MS struct {
 	// suspended: the MS left for a CS call (PCUIF SUSP_REQ); its queued
 	// frames wait for new DL data or its next access (no DL TBF before)
 	suspended bool
-	slots     msSlots // timeslot reservation (alloc.go)
+	// dlFailed: its last DL TBF ended without an answer (T3191, N3105);
+	// its queued frames wait for new DL data or its next access, and go
+	// with it after X2030 (osmo-pcu starts a DL TBF only for new data or
+	// an MS that shows up: gprs_ms.c ms_append_llc_dl_data, tbf_ul_fsm.c)
+	dlFailed bool
+	slots    msSlots // timeslot reservation (alloc.go)
 
 	// L1 measurements of the last uplink block.
 	RSSI  int8
@@ -226,6 +231,7 @@ func (e *Engine) reclaimMS(bts *BTS, n int) {
 		e.l1ctr.Inc(L1MSReclaimed)
 		e.freeMS(m)
 	}
+	e.opMSMax(bts, min(n, len(cand))) // oplog.go
 	clear(cand)
 	e.msScratch = cand[:0]
 }

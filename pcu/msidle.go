@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/gopcu/gopcu/llc"
 )
 
 // Idle MSs without a scan of every MS: an MS whose last TBF went (or that
@@ -57,9 +59,9 @@ func (e *Engine) runIdleMS(bts *BTS) {
 			switch {
 			case m.watch.gone || m.Active():
 				// watched again when its last TBF goes
-			case m.Queue.Len() > 0 && m.suspended:
-				// (onSuspReq) its frames wait for new data or its access;
-				// looked at again after X2030
+			case m.Queue.Len() > 0 && (m.suspended || m.dlFailed):
+				// (onSuspReq, a failed DL TBF) its frames wait for new
+				// data or its access; looked at again after X2030
 				if m.idleSince >= 0 {
 					s.push(idleEntry{m.idleSince, m})
 				}
@@ -81,9 +83,12 @@ func (e *Engine) runIdleMS(bts *BTS) {
 		if m.watch.gone || m.Active() || m.idleSince != x.at {
 			continue // stale: active again (a newer entry follows when idle)
 		}
-		if m.Queue.Len() > 0 {
+		if m.Queue.Len() > 0 && !m.dlFailed {
 			e.watchMS(m)
 			continue
+		}
+		if f, o := m.Queue.Clear(); f > 0 { // (dlFailed) nobody came for them
+			e.reportDiscard(m, llc.Discard{Frames: f, Octets: o})
 		}
 		e.freeMS(m)
 	}

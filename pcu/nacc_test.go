@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 )
 
@@ -373,5 +374,23 @@ func TestNACCTable(t *testing.T) {
 	f.fire(naccEvAbort, nil, 0)
 	if !f.terminated {
 		t.Fatal("ABORT does not mark the machine terminated")
+	}
+}
+
+// TestNACCPaddedNeighAddrCnf: a NEIGH_ADDR_CNF padded to the PCUIF union
+// size (1007 octets), as the Osmocom TTCN-3 suite's BTS sends every
+// message (TC_nacc_outbound_success), resolves the neighbour; it was
+// discarded as a bad CONTAINER length.
+func TestNACCPaddedNeighAddrCnf(t *testing.T) {
+	e, _ := fsmEngine(t, &fakeClock{}, nil)
+	cnf := pcuif.NeighAddrCnf{Req: pcuif.NeighAddrReq{LocalLAC: 1, LocalCI: 6969, TgtARFCN: 871, TgtBSIC: 63},
+		MCC: 901, MNC: 70, LAC: 2, RAC: 3, CellID: 7000}
+	b := make([]byte, pcuif.V12.FullSize())
+	copy(b, []byte{byte(pcuif.TypeContainer), 0, 0, 0, pcuif.ContNeighAddrCnf, 0, 0, 18})
+	copy(b[8:], cnf.Marshal())
+	e.handleMessage(b)
+	got, ok := e.naccState().neigh.lookup(naccKey1, e.now, time.Hour)
+	if !ok || got != naccTgt {
+		t.Fatalf("neighbour cache %+v %v, want %+v", got, ok, naccTgt)
 	}
 }

@@ -206,13 +206,16 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 // assignPollFailed counts an unanswered assignment poll in N3105 of the
 // TBF that sent it (its carrier, or itself), as osmo-pcu's
 // tbf.cpp poll_timeout; at the maximum that TBF is released (MAX_N3105)
-// and the assignment ends: rlc:ass:failed and ctr count it.
+// and the assignment ends: rlc:ass:failed and ctr count it. N3105 is a DL
+// TBF's counter: an UL TBF's PACCH repeats the assignment until the
+// assigned TBF's guard (X2001, T3168) ends it, as osmo-pcu (which counts
+// only when the sender is a DL TBF; TC_x2001_pacch_pkt_dl_ass_unanswered_timeout).
 func (e *Engine) assignPollFailed(t *TBF, ctr int) bool {
 	c := t.assignOn
 	if c == nil {
 		c = t
 	}
-	if !e.count(c, nN3105) {
+	if c.dir != DirDL || !e.count(c, nN3105) {
 		return false
 	}
 	t.bts.Ctr.Inc(CtrRLCAssFailed)
@@ -230,13 +233,19 @@ func (e *Engine) pickUSF(p *PDCH, fn uint32) uint8 {
 	n := len(p.ul)
 	for i := 0; i < n; i++ {
 		t := p.ul[(p.nextUL+i)%n]
-		// (a TBF whose final Ack/Nack is out has all its blocks)
-		if !(t.state == TBFFlow || t.state == TBFAssign && t.ulAss != ctlSend) || t.ul.lastSeen && t.ul.rw.Complete() {
+		// (a TBF whose final Ack/Nack is out has all its blocks). A TBF
+		// assigned on CCCH gets USFs from X2002 on, as osmo-pcu's
+		// (tbf_ul_fsm.c ASSIGN_READY_CCCH, sched_select_uplink: FLOW
+		// only): they count in N3101 only then, and the MS is not
+		// expected before (TC_n3101_max_t3169: at most N3101 + 1 USFs).
+		// One assigned on PACCH gets them once its assignment is sent.
+		if !(t.state == TBFFlow || t.state == TBFAssign && !t.ccch && t.ulAss != ctlSend) || t.ul.lastSeen && t.ul.rw.Complete() {
 			continue
 		}
 		p.nextUL = (p.nextUL + i + 1) % n
 		u := t.ul.usf[p.TS]
 		t.bts.addResv(p, resv{fn: ulfn, kind: resvUSF, tbf: t})
+		e.usfGMSK = !t.egprs
 		return u
 	}
 	return usfUnused
@@ -261,6 +270,7 @@ func (e *Engine) schedule(bts *BTS, p *PDCH, r *pcuif.RTSReq) []byte {
 	bts.fc.rtsBlocks++
 	trx := &bts.TRX[r.TRX]
 	usf := usfUnused
+	e.usfGMSK = false
 	if len(p.ul) > 0 {
 		usf = int(e.pickUSF(p, r.FN))
 	}

@@ -349,6 +349,39 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 	e.tbfLog.Debug("TBF freed", "tbf", t)
 }
 
+// dropDLFrames discards the frames a failed DL TBF holds (T3191 without the
+// final Ack/Nack, N3105): the one being segmented and those not
+// acknowledged. They are reported in LLC-DISCARDED and counted as
+// llc:dropped. An MS that never acknowledged a block keeps them: they go
+// back to the queue when the TBF is freed, as osmo-pcu merges back the
+// frames sent before the first DL Ack/Nack (tbf_dl.cpp
+// tx_llc_until_first_dl_ack_rcvd); otherwise osmo-pcu frees them with the
+// TBF.
+func (e *Engine) dropDLFrames(t *TBF) {
+	if t.dir != DirDL || !t.dl.everAcked {
+		return
+	}
+	var d llc.Discard
+	drop := func(f *llc.Frame) {
+		d.Frames++
+		d.Octets += len(f.Data)
+		e.llcShared.Release(f)
+	}
+	if t.dl.haveCur {
+		drop(&t.dl.curFr)
+		t.dl.curFr, t.dl.cur, t.dl.curFrame, t.dl.haveCur = llc.Frame{}, nil, nil, false
+	}
+	for i := range t.dl.inflight {
+		drop(&t.dl.inflight[i].fr)
+	}
+	clear(t.dl.inflight)
+	t.dl.inflight = t.dl.inflight[:0]
+	if d.Frames > 0 {
+		e.tbfLog.Info("unacknowledged LLC frames of a failed DL TBF discarded", "tbf", t, "frames", d.Frames)
+		e.reportDiscard(t.ms, d)
+	}
+}
+
 // Debug summarises internal state (tests and traces).
 func (t *TBF) Debug() string {
 	var timers []string

@@ -257,8 +257,15 @@ func lifecycleTable() []transition {
 		{dirs: onUL, from: in(TBFFinished), ev: evFinalAck, to: TBFReleasing, act: func(e *Engine, t *TBF) { e.freeTBF(t, false) }},
 		// T3191 (re)starts with every poll of the final block (§9.3.2.3)
 		{dirs: onDL, from: in(TBFFlow, TBFFinished), ev: evLastSent, to: TBFFinished, start: tmT3191},
+		// (a failed DL TBF's frames are discarded, and the MS gets no new
+		// DL TBF before new data or its access: dropDLFrames, MS.dlFailed)
 		{dirs: onDL, from: in(TBFFinished), ev: evTimer, timer: tmT3191, to: TBFReleasing,
-			act: func(e *Engine, t *TBF) { t.bts.Ctr.Inc(CtrRLCRelTimedout); e.freeTBF(t, false) }},
+			act: func(e *Engine, t *TBF) {
+				t.bts.Ctr.Inc(CtrRLCRelTimedout)
+				e.dropDLFrames(t)
+				e.freeTBF(t, false)
+				t.ms.dlFailed = true
+			}},
 		// §9.3.2.4: the MS waits T3192 on the old PACCH; T3193 covers it
 		{dirs: onDL, from: in(TBFFinished), ev: evFinalAck, to: TBFWaitRelease, start: tmT3193,
 			act: func(e *Engine, t *TBF) {
@@ -277,11 +284,12 @@ func lifecycleTable() []transition {
 		{dirs: onUL, from: in(TBFAssign, TBFFlow, TBFFinished), ev: evMaxN3101, to: TBFReleasing, start: tmT3169},
 		{dirs: onUL, from: in(TBFFinished), ev: evMaxN3103, to: TBFReleasing, start: tmT3169,
 			act: func(_ *Engine, t *TBF) { t.bts.Ctr.Inc(CtrPktULAckNackFailed) }},
-		{dirs: onDL, from: in(TBFAssign, TBFFlow, TBFFinished, TBFWaitRelease), ev: evMaxN3105, to: TBFReleasing, start: tmT3195},
+		{dirs: onDL, from: in(TBFAssign, TBFFlow, TBFFinished, TBFWaitRelease), ev: evMaxN3105, to: TBFReleasing, start: tmT3195,
+			act: (*Engine).dropDLFrames},
 		{dirs: onUL, from: in(TBFReleasing), ev: evTimer, timer: tmT3169, to: TBFReleasing,
 			act: func(e *Engine, t *TBF) { e.freeTBF(t, false) }},
 		{dirs: onDL, from: in(TBFReleasing), ev: evTimer, timer: tmT3195, to: TBFReleasing,
-			act: func(e *Engine, t *TBF) { e.freeTBF(t, false) }},
+			act: func(e *Engine, t *TBF) { e.freeTBF(t, false); t.ms.dlFailed = true }},
 		// contention resolution not done in T3141 (§7.1.2.3): the TBF goes
 		{dirs: onUL, from: in(TBFAssign, TBFFlow), ev: evTimer, timer: tmT3141, to: TBFReleasing,
 			act: func(e *Engine, t *TBF) { e.freeTBF(t, true) }},

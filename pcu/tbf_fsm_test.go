@@ -206,8 +206,9 @@ func TestNCountersFromInfoInd(t *testing.T) {
 	for i := 1; i <= 4; i++ {
 		e.pollTimeout(fin, pollULAck)
 	}
-	if fin.state != TBFReleasing || bts.Ctr.Value(CtrPktULAckNackFailed) != 1 {
-		t.Fatalf("after 4 final-ack poll timeouts: %s, pkt:ul_ack_nack_failed %d", fin.state, bts.Ctr.Value(CtrPktULAckNackFailed))
+	if fin.state != TBFReleasing || bts.Ctr.Value(CtrPktULAckNackFailed) != 1 || bts.Ctr.Value(CtrPktULAckNackTimeout) < 4 {
+		t.Fatalf("after 4 final-ack poll timeouts: %s, pkt:ul_ack_nack_failed %d, pkt:ul_ack_nack_timeout %d", fin.state,
+			bts.Ctr.Value(CtrPktULAckNackFailed), bts.Ctr.Value(CtrPktULAckNackTimeout))
 	}
 	dl := tbfIn(t, e, bts, DirDL, TBFFlow, 0xc0200002)
 	e.pollTimeout(dl, pollDLAck)

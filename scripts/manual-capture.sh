@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 out="${1:-/tmp/gopcu-manual}"
 mkdir -p "$out"
 bin="$out/bin"
-CGO_ENABLED=0 go build -o "$bin/" ./cmd/gopcu ./cmd/msemu ./tests/sgsnemu/cmd/sgsnemu
+CGO_ENABLED=0 go build -ldflags "$(scripts/ldflags.sh)" -o "$bin/" ./cmd/gopcu ./cmd/msemu ./tests/sgsnemu/cmd/sgsnemu
 sock="$out/pcu_bts"
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }

@@ -8,9 +8,38 @@
 #   SKIP_DEB=1   skip the Debian package step (build, install, run, purge)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+rm -f .cache/skipped.txt # a previous run's
 export PATH="$PATH:/usr/local/go/bin:$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin"
 export GOFLAGS="${GOFLAGS:--buildvcs=false}"
-step() { printf '\n=== %s\n' "$*"; }
+
+# The steps, in order. When one fails, the closing summary names it and
+# every step after it, which did not run: a failed step never looks like
+# the end of a complete run.
+steps=("Osmocom peers (apt-get)" "gofmt" "go vet" "staticcheck" "go test -race ./..."
+	"Debian package (packaging/test-deb.sh)" "fuzzing")
+cur=0
+# step N MESSAGE: step N (an index into steps) starts.
+step() {
+	cur=$1
+	shift
+	printf '\n=== %s\n' "$*"
+}
+finish() {
+	rc=$?
+	if [ -e .cache/skipped.txt ]; then
+		printf '\n=== skipped in this run:\n'
+		if [ -s .cache/skipped.txt ]; then cat .cache/skipped.txt; else echo "  nothing"; fi
+	fi
+	if [ "$rc" != 0 ]; then
+		printf '\n=== FAILED in step "%s" (exit code %d); not run:\n' "${steps[$cur]}" "$rc"
+		for ((i = cur + 1; i < ${#steps[@]}; i++)); do echo "  ${steps[$i]}"; done
+		[ $((cur + 1)) -lt ${#steps[@]} ] || echo "  nothing (it was the last step)"
+	fi
+}
+trap finish EXIT
+# apt-get and dpkg wait up to 10 minutes for the dpkg lock (an unattended
+# upgrade, another apt-get) instead of failing at once
+apt_get() { apt-get -o DPkg::Lock::Timeout=600 "$@"; }
 
 # --- 1. real peers: Osmocom programs from Debian, tshark, lab tools ------------------------
 pkgs=(osmo-bts osmo-bsc osmo-sgsn osmo-ggsn osmo-hlr osmo-pcu tshark iproute2 gcc python3 bc iputils-ping curl)
@@ -20,22 +49,22 @@ for p in "${pkgs[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-		step "installing ${missing[*]}"
+		step 0 "installing ${missing[*]}"
 		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -q >/dev/null
-		apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+		apt_get update -q >/dev/null
+		apt_get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 	else
 		echo "not root: cannot install ${missing[*]}; the tests that need them will skip"
 	fi
 fi
 
 # --- 2. static checks ------------------------------------------------------------------------
-step "gofmt"
+step 1 "gofmt"
 bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$bad" ]; then echo "gofmt needed:"; echo "$bad"; exit 1; fi
-step "go vet"
+step 2 "go vet"
 go vet ./...
-step "staticcheck"
+step 3 "staticcheck"
 SC_BIN="$PWD/.cache/bin"
 if [ ! -x "$SC_BIN/staticcheck" ]; then
 	GOBIN="$SC_BIN" go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
@@ -43,18 +72,14 @@ fi
 "$SC_BIN/staticcheck" ./...
 
 # --- 3. tests (unit, system against emulators, interop against real peers) -------------------
-step "go test -race ./..."
+step 4 "go test -race ./..."
 # -json through scripts/testreport: a line per package, the output of
 # failing tests, and the skipped tests with their reasons; the skips are
-# printed again at the very end, so a partial run never looks complete
+# printed again at the very end (finish), so a partial run never looks
+# complete
 mkdir -p .cache
 go build -o .cache/testreport ./scripts/testreport
 : >.cache/skipped.txt
-summary() {
-	printf '\n=== skipped in this run:\n'
-	if [ -s .cache/skipped.txt ]; then cat .cache/skipped.txt; else echo "  nothing"; fi
-}
-trap summary EXIT
 set +e
 go test -race -count=1 -timeout 20m -json ./... 2>&1 | .cache/testreport | tee .cache/test-report.txt
 rc=${PIPESTATUS[1]}
@@ -64,7 +89,7 @@ sed -n '/^=== .* skipped (this run is partial):$/,$p' .cache/test-report.txt | s
 
 # --- 4. the Debian package: build; as root install, check, run, purge -------------------------
 if [ "${SKIP_DEB:-0}" != 1 ]; then
-	step "Debian package (packaging/test-deb.sh)"
+	step 5 "Debian package (packaging/test-deb.sh)"
 	./packaging/test-deb.sh | tee .cache/test-deb.txt
 	grep -h "install test skipped" .cache/test-deb.txt | sed 's/^/  /' >>.cache/skipped.txt || true
 else
@@ -75,7 +100,7 @@ fi
 if [ "${SKIP_FUZZ:-0}" = 1 ]; then
 	echo "  every fuzzer (SKIP_FUZZ=1)" >>.cache/skipped.txt
 else
-	step "fuzzing"
+	step 6 "fuzzing"
 	for f in $(grep -rl --include='*_test.go' '^func Fuzz' . | sort); do
 		pkg="./$(dirname "${f#./}")"
 		for name in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | sed 's/^func //'); do
@@ -100,4 +125,4 @@ else
 		done
 	done
 fi
-step "all tests passed"
+printf '\n=== all tests passed\n'

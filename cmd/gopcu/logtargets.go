@@ -6,12 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"reflect"
 	"sync"
 
 	"github.com/gopcu/gopcu/internal/logx"
-	"github.com/gopcu/gopcu/pcu"
-	"github.com/gopcu/gopcu/pcu/config"
 	"github.com/gopcu/gopcu/vty"
 )
 
@@ -22,55 +19,58 @@ var logGSMTAPPort = logx.GSMTAPPort
 // logApplyMu serialises applyLogTargets.
 var logApplyMu sync.Mutex
 
+// Log line formats of the `log stderr` target (--log-format,
+// GOPCU_LOG_FORMAT).
+const (
+	// logFormatOsmocom: libosmocore's line layout as the target's
+	// `logging print ...`, `logging color` and `logging timestamp` say,
+	// exactly what `show running-config` shows (osmo-pcu's default
+	// target, without a `log` node: colour, "<000c>" category number,
+	// "file.go:123", no timestamp).
+	logFormatOsmocom = "osmocom"
+	// logFormatLogfmt: gopcu's extension for log collectors, one
+	// key=value line per record (time=... level=NOTICE msg="..." k=v
+	// cat=pcu) with the target's levels and filter; its print, colour and
+	// timestamp settings do not apply.
+	logFormatLogfmt = "logfmt"
+)
+
+// parseLogFormat checks a --log-format value ("" is the default).
+func parseLogFormat(s string) (string, error) {
+	switch s {
+	case "", logFormatOsmocom:
+		return logFormatOsmocom, nil
+	case logFormatLogfmt:
+		return logFormatLogfmt, nil
+	}
+	return "", fmt.Errorf("--log-format %q: must be %s or %s", s, logFormatOsmocom, logFormatLogfmt)
+}
+
 // applyLogTargets makes the VTY's `log stderr|file|syslog|gsmtap` targets
 // the outputs of base, which must be the *logx.Fanout the registry writes
 // to (anything else: nothing to do). Call it once after the config file
 // was read and again after every VTY command that may change logging; it
 // runs where the VTY commands run (it reads v.Logging).
 //
-// The `log stderr` target osmo-pcu has at start-up, while unchanged, is
-// gopcu's default stderr output (slog text lines, as before there were
-// targets) with the categories' default levels and enabled flags (csn1
-// off, as osmo-pcu), or defLevel for all of them, all enabled, when not
-// empty (--log-level); `no log stderr` removes it. The registry's category
-// levels become the lowest level any output wants (disabled where none
-// wants the category) and each output filters for itself; telnet sessions
-// add their wishes to the registry themselves (vty.Logging.SyncSessions). Files and GSMTAP sockets stay open from
-// one call to the next. Targets that cannot be opened are left out and
-// reported in the error; `log alarms` and `log systemd-journal` are
-// accepted by the VTY but inert.
-func applyLogTargets(v *vty.VTY, logs *logx.Registry, base slog.Handler, stderr io.Writer, defLevel string) error {
+// Every target is what `show running-config` says it is: `log stderr`
+// too, which without a `log` node in the config file is osmo-pcu 1.1.0's
+// start-up target (config.New), so gopcu's stderr looks like osmo-pcu's.
+// Only format logfmt (--log-format) makes the `log stderr` target write
+// key=value lines through base's default handler instead, with that
+// target's levels and filter. The registry's category levels become the
+// lowest level any output wants (disabled where none wants the category)
+// and each output filters for itself; telnet sessions add their wishes to
+// the registry themselves (vty.Logging.SyncSessions). Files and GSMTAP
+// sockets stay open from one call to the next. Targets that cannot be
+// opened are left out and reported in the error; `log alarms` and `log
+// systemd-journal` are accepted by the VTY but inert.
+func applyLogTargets(v *vty.VTY, logs *logx.Registry, base slog.Handler, stderr io.Writer, o logOptions) error {
 	fan, ok := base.(*logx.Fanout)
 	if !ok || v == nil || v.Logging == nil || logs == nil {
 		return nil
 	}
 	logApplyMu.Lock()
 	defer logApplyMu.Unlock()
-	defLevels := map[string]slog.Level{}
-	for _, c := range v.Logging.Categories {
-		defLevels[c.Name] = c.Level
-		if c.Disabled {
-			defLevels[c.Name] = logx.LevelOff
-		}
-	}
-	for _, c := range logs.Categories() {
-		if _, ok := defLevels[c.Name]; !ok {
-			defLevels[c.Name] = logx.LevelNotice
-			if !defaultEnabled(c.Name) {
-				defLevels[c.Name] = logx.LevelOff
-			}
-		}
-	}
-	if defLevel != "" {
-		l, err := logx.ParseLevel(defLevel)
-		if err != nil {
-			return err
-		}
-		for k := range defLevels {
-			defLevels[k] = l
-		}
-	}
-	hadTargets := len(fan.Config().Targets) > 0
 	lg := v.Logging
 	old := map[string]logx.Sink{}
 	for _, t := range fan.Config().Targets {
@@ -84,13 +84,21 @@ func applyLogTargets(v *vty.VTY, logs *logx.Registry, base slog.Handler, stderr 
 	cfg := logx.FanoutConfig{}
 	var errs []error
 	for _, vt := range lg.Targets {
-		if isDefaultStderr(vt) {
-			cfg.Default = true
-			continue
-		}
 		name := vt.Kind
 		if vt.Arg != "" {
 			name += " " + vt.Arg
+		}
+		if vt.Kind == "stderr" && o.Format == logFormatLogfmt {
+			t := vt.LogxTarget(name, nil, catIndex)
+			if o.Level != nil {
+				t.Default = *o.Level
+			}
+			cfg.Default = true
+			cfg.DefaultLevels = map[string]slog.Level{}
+			for _, c := range logs.Categories() {
+				cfg.DefaultLevels[c.Name] = t.MinLevel(c.Name)
+			}
+			continue
 		}
 		sink, err := openLogSink(vt, name, old[name], ident, stderr)
 		if err != nil {
@@ -105,42 +113,35 @@ func applyLogTargets(v *vty.VTY, logs *logx.Registry, base slog.Handler, stderr 
 			continue
 		}
 		t := vt.LogxTarget(name, sink, catIndex)
+		if vt.Kind == "stderr" && o.Level != nil {
+			// gopcu's own categories (no `logging level` for them) follow
+			// --log-level on stderr
+			t.Default = *o.Level
+		}
 		cfg.Targets = append(cfg.Targets, t)
-	}
-	if cfg.Default {
-		// Always: telnet sessions may make the registry emit more.
-		cfg.DefaultLevels = defLevels
 	}
 	fan.Configure(cfg)
 
 	// Registry levels: the lowest any output wants.
-	if len(cfg.Targets) > 0 || hadTargets || defLevel != "" {
-		for _, c := range logs.Categories() {
-			min := logx.LevelOff
-			if cfg.Default {
-				min = defLevels[c.Name]
+	for _, c := range logs.Categories() {
+		min := logx.LevelOff
+		if cfg.Default {
+			if l, ok := cfg.DefaultLevels[c.Name]; ok {
+				min = l
+			} else {
+				min = logx.LevelNotice
 			}
-			for _, t := range cfg.Targets {
-				min = minLevel(min, t.MinLevel(c.Name))
-			}
-			if min >= logx.LevelOff { // no output wants the category
-				_ = logs.SetEnabled(c.Name, false)
-				continue
-			}
-			_ = logs.SetLevel(c.Name, min)
 		}
+		for _, t := range cfg.Targets {
+			min = minLevel(min, t.MinLevel(c.Name))
+		}
+		if min >= logx.LevelOff { // no output wants the category
+			_ = logs.SetEnabled(c.Name, false)
+			continue
+		}
+		_ = logs.SetLevel(c.Name, min)
 	}
 	return errors.Join(errs...)
-}
-
-// defaultEnabled is a logx category's enabled flag at start-up.
-func defaultEnabled(cat string) bool {
-	for _, c := range logx.DefaultCategories {
-		if c.Name == cat {
-			return c.Enabled
-		}
-	}
-	return true
 }
 
 func minLevel(a, b slog.Level) slog.Level {
@@ -150,28 +151,34 @@ func minLevel(a, b slog.Level) slog.Level {
 	return a
 }
 
-var (
-	defStderrOnce sync.Once
-	defStderr     vty.LogTarget
-)
+// logOptions are the process options that shape the log outputs.
+type logOptions struct {
+	Format string      // logFormatOsmocom ("" too) or logFormatLogfmt (--log-format)
+	Level  *slog.Level // --log-level: also the stderr level of gopcu's own categories
+}
 
-// isDefaultStderr reports whether t is the `log stderr` target exactly as
-// osmo-pcu has it at start-up (config.New): then gopcu's own stderr output
-// (slog text lines, which tools and tests parse) stays instead of
-// libosmocore-formatted lines. Any change to it (a `log stderr` section
-// with other settings in the config file, a VTY command) makes it a
-// target like the others.
-func isDefaultStderr(t *vty.LogTarget) bool {
-	if t.Kind != "stderr" {
-		return false
+// setLogLevelOption applies --log-level to the `log stderr` target as
+// `logging level set-all LEVEL` would (every category at that level and
+// enabled), so that `show running-config` (and `write file`) show the
+// levels in force.
+func setLogLevelOption(v *vty.VTY, level string) error {
+	if level == "" || v == nil || v.Logging == nil {
+		return nil
 	}
-	defStderrOnce.Do(func() {
-		v, _ := config.New(pcu.Version)
-		if d := v.Logging.Find("stderr", ""); d != nil {
-			defStderr = *d
+	l, err := logx.ParseLevel(level)
+	if err != nil {
+		return err
+	}
+	for _, t := range v.Logging.Targets {
+		if t.Kind != "stderr" {
+			continue
 		}
-	})
-	return reflect.DeepEqual(*t, defStderr)
+		for k := range t.Levels {
+			t.Levels[k] = l
+		}
+		clear(t.Disabled)
+	}
+	return nil
 }
 
 // openLogSink returns the sink of a VTY target, reusing old (same kind and
@@ -196,11 +203,20 @@ func openLogSink(vt *vty.LogTarget, name string, old logx.Sink, ident string, st
 // applyLogTargets is applyLogTargets on the daemon's VTY, registry and
 // outputs.
 func (d *daemon) applyLogTargets() error {
-	lv := ""
-	if d.s != nil {
-		lv = d.s.LogLevel
+	return applyLogTargets(d.v, d.logs, d.base, d.stderr, d.logOptions())
+}
+
+// logOptions are the daemon's --log-format and --log-level.
+func (d *daemon) logOptions() logOptions {
+	var o logOptions
+	if d.s == nil {
+		return o
 	}
-	return applyLogTargets(d.v, d.logs, d.base, d.stderr, lv)
+	o.Format = d.s.LogFormat
+	if l, err := logx.ParseLevel(d.s.LogLevel); err == nil && d.s.LogLevel != "" {
+		o.Level = &l
+	}
+	return o
 }
 
 // closeLogTargets closes the files and sockets of the targets and leaves

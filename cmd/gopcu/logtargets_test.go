@@ -109,7 +109,7 @@ log gsmtap 127.0.0.1
  logging level tbf info
 `, a, b)
 	v, logs, fan, stderr := logSetup(t, cfg)
-	if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
+	if err := applyLogTargets(v, logs, fan, stderr, logOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if l, _ := logs.Level(logx.CatTBF); l != logx.LevelDebug {
@@ -129,10 +129,10 @@ log gsmtap 127.0.0.1
 	if got, want := readFile(t, b), "DPCU p-error\nDTBF t-debug\nDTBF t-info tfi=1\nDTBF t-error\n"; got != want {
 		t.Errorf("%s:\n%s\nwant:\n%s", b, got, want)
 	}
-	// stderr: default levels (notice) for pcu and tbf
+	// stderr: osmo-pcu's start-up target, levels notice for pcu and tbf
 	se := stderr.String()
 	if strings.Contains(se, "debug") || strings.Contains(se, "info") || strings.Count(se, "\n") != 2 ||
-		!strings.Contains(se, "msg=p-error") || !strings.Contains(se, "msg=t-error") {
+		!strings.Contains(se, " p-error\n") || !strings.Contains(se, " t-error\n") {
 		t.Errorf("stderr:\n%s", se)
 	}
 	// GSMTAP: t-info then t-error (tbf info), p-error (pcu notice)
@@ -169,7 +169,7 @@ func TestLogTargetsVTYChange(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.log")
 	v, logs, fan, stderr := logSetup(t, "")
-	if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
+	if err := applyLogTargets(v, logs, fan, stderr, logOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	s := v.NewSession(nil)
@@ -181,7 +181,7 @@ func TestLogTargetsVTYChange(t *testing.T) {
 		if bytes.Contains(out, []byte("%")) {
 			t.Fatalf("%s: %q", cmd, out)
 		}
-		if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
+		if err := applyLogTargets(v, logs, fan, stderr, logOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -214,7 +214,7 @@ func TestLogTargetsVTYChange(t *testing.T) {
 		t.Errorf("registry pcu level after `no log file` = %v", l)
 	}
 	if se := stderr.String(); strings.Contains(se, "d1") || strings.Contains(se, "d2") || strings.Contains(se, "i3") ||
-		!strings.Contains(se, "msg=e4") || !strings.Contains(se, "msg=n1") {
+		!strings.Contains(se, " e4\n") || !strings.Contains(se, " n1\n") {
 		t.Errorf("stderr:\n%s", se)
 	}
 }
@@ -223,7 +223,7 @@ func TestLogTargetsVTYChange(t *testing.T) {
 // with libosmocore-formatted lines.
 func TestLogStderrTarget(t *testing.T) {
 	v, logs, fan, stderr := logSetup(t, "log stderr\n logging filter all 1\n logging color 0\n logging print category-hex 0\n logging print category 1\n logging print file 0\n logging level ns info\n")
-	if err := applyLogTargets(v, logs, fan, stderr, "error"); err != nil {
+	if err := applyLogTargets(v, logs, fan, stderr, logOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	logs.Logger(logx.CatNS).Info("ns-info", "nsei", 101)
@@ -241,7 +241,7 @@ func TestLogForceAll(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.log")
 	v, logs, fan, stderr := logSetup(t, "log file "+path+"\n logging filter all 1\n logging print category-hex 0\n"+
 		" logging print category 1\n logging print file 0\n logging level pcu error\n logging level force-all debug\n")
-	if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
+	if err := applyLogTargets(v, logs, fan, stderr, logOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if l, _ := logs.Level(logx.CatRLCMAC); l != logx.LevelDebug {
@@ -257,7 +257,7 @@ func TestLogForceAll(t *testing.T) {
 			t.Fatalf("%s: %q", cmd, out)
 		}
 	}
-	if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
+	if err := applyLogTargets(v, logs, fan, stderr, logOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	logs.Logger(logx.CatPCU).Debug("pcu-debug-2")
@@ -281,7 +281,7 @@ func TestLogTargetsOpenError(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.log")
 	v, logs, fan, stderr := logSetup(t, fmt.Sprintf("log file %s/no/such/dir/x.log\nlog file %s\n logging filter all 1\n logging print category-hex 0\n logging print file 0\n", dir, good))
-	err := applyLogTargets(v, logs, fan, stderr, "")
+	err := applyLogTargets(v, logs, fan, stderr, logOptions{})
 	if err == nil || !strings.Contains(err.Error(), "no/such/dir") {
 		t.Fatalf("err = %v", err)
 	}
@@ -309,7 +309,7 @@ func TestLogFileRunningConfig(t *testing.T) {
 	if !strings.Contains(before, file+tap) {
 		t.Fatalf("running-config lacks the log sections:\n%s\nwant:\n%s", before, file+tap)
 	}
-	if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
+	if err := applyLogTargets(v, logs, fan, stderr, logOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	logs.Logger(logx.CatPCU).Error("x")
@@ -374,8 +374,8 @@ func TestDaemonLogFile(t *testing.T) {
 	if got := readFile(t, logFile); !strings.HasPrefix(got, "DPCU main.go:") || !strings.Contains(got, " gopcu starting version=") {
 		t.Errorf("%s:\n%s", logFile, got)
 	}
-	if se := stderr.String(); !strings.Contains(se, `msg="gopcu starting"`) {
-		t.Errorf("stderr (default output):\n%s", se)
+	if se := stderr.String(); !strings.Contains(se, " gopcu starting version=") {
+		t.Errorf("stderr (osmo-pcu's start-up target):\n%s", se)
 	}
 
 	// an unopenable file from the VTY: logged once, on the default output
@@ -405,7 +405,7 @@ func TestDaemonLogFile(t *testing.T) {
 func TestLogCategoryHex(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "hex.log")
 	v, logs, fan, stderr := logSetup(t, "log file "+path+"\n logging filter all 1\n logging print file 0\n logging level csn1 notice\n")
-	if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
+	if err := applyLogTargets(v, logs, fan, stderr, logOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []string{logx.CatCSN1, logx.CatPCU, logx.CatLNS, logx.CatBSSGP, logx.CatStats} {
@@ -511,7 +511,7 @@ func TestDisabledCategoryOutputs(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.log")
 	v, logs, fan, stderr := logSetup(t, "log file "+path+"\n logging filter all 1\n logging print category-hex 0\n"+
 		" logging print category 1\n logging print file 0\n logging level force-all debug\n")
-	if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
+	if err := applyLogTargets(v, logs, fan, stderr, logOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	csn1 := logs.Logger(logx.CatCSN1)
@@ -527,7 +527,7 @@ func TestDisabledCategoryOutputs(t *testing.T) {
 			t.Fatalf("%s: %q", cmd, out)
 		}
 	}
-	if err := applyLogTargets(v, logs, fan, stderr, ""); err != nil {
+	if err := applyLogTargets(v, logs, fan, stderr, logOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	csn1.Debug("on") // force-all debug: the category level does not matter
@@ -539,8 +539,11 @@ func TestDisabledCategoryOutputs(t *testing.T) {
 	}
 
 	v, logs, fan, stderr = logSetup(t, "")
-	logs.SetAll(logx.LevelError) // main.go for --log-level
-	if err := applyLogTargets(v, logs, fan, stderr, "error"); err != nil {
+	if err := setLogLevelOption(v, "error"); err != nil { // newDaemon for --log-level
+		t.Fatal(err)
+	}
+	lv := logx.LevelError
+	if err := applyLogTargets(v, logs, fan, stderr, logOptions{Level: &lv}); err != nil {
 		t.Fatal(err)
 	}
 	logs.Logger(logx.CatCSN1).Error("all-on")
@@ -609,5 +612,32 @@ func TestDaemonSessionLevels(t *testing.T) {
 			t.Fatal("registry still emits tbf debug after the session ended")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestLogFormatLogfmt: --log-format logfmt (gopcu's extension for log
+// collectors) makes the `log stderr` target write key=value lines with
+// that target's levels; other targets keep libosmocore's format.
+func TestLogFormatLogfmt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.log")
+	v, logs, fan, stderr := logSetup(t, "log stderr\n logging level pcu error\n logging level tbf info\n"+
+		"log file "+path+"\n logging filter all 1\n logging print category-hex 0\n logging print file 0\n logging print category 1\n")
+	if err := applyLogTargets(v, logs, fan, stderr, logOptions{Format: logFormatLogfmt}); err != nil {
+		t.Fatal(err)
+	}
+	logx.Notice(logs.Logger(logx.CatPCU), "pcu-notice")
+	logs.Logger(logx.CatPCU).Error("pcu-error", "bts", 0)
+	logs.Logger(logx.CatTBF).Info("tbf-info")
+	logs.Logger(logx.CatTBF).Debug("tbf-debug")
+	lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "time=") || !strings.HasSuffix(lines[0], " level=ERROR msg=pcu-error bts=0 cat=pcu") ||
+		!strings.HasSuffix(lines[1], " level=INFO msg=tbf-info cat=tbf") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	if got, want := readFile(t, path), "DPCU pcu-notice\nDPCU pcu-error bts=0\n"; got != want {
+		t.Errorf("%s: %q, want %q", path, got, want)
+	}
+	if _, err := parseSettings([]string{"--log-format", "json"}, io.Discard); err == nil {
+		t.Error("--log-format json accepted")
 	}
 }

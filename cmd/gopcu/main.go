@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"runtime/debug"
+	"sort"
 	"strconv"
 
 	"github.com/gopcu/gopcu/gsmtap"
@@ -40,26 +41,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if s.Version {
-		fmt.Fprintf(stdout, "gopcu version %s\n", pcu.Version)
+		fmt.Fprintf(stdout, "gopcu version %s\n", fullVersion())
 		return 0
 	}
 	if s.VTYRefXML {
 		return writeVTYRef(s, stdout, stderr)
 	}
-	base := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions())) // outputs: applyLogTargets
-	logs := logx.New(base)
-	if s.LogLevel != "" {
-		l, err := logx.ParseLevel(s.LogLevel)
-		if err != nil {
-			fmt.Fprintf(stderr, "gopcu: %v\n", err)
-			return 1
-		}
-		logs.SetAll(l)
-	}
-	d, err := newDaemon(s, logs, &ratectr.Registry{}, stdout, stderr)
-	if d != nil {
-		d.base = base
-	}
+	// The outputs are the config's `log` targets (applyLogTargets); the
+	// fan-out's own handler writes the key=value lines of --log-format
+	// logfmt.
+	base := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions()))
+	d, err := newDaemonLogging(s, logx.New(base), base, &ratectr.Registry{}, stdout, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "gopcu: %v\n", err)
 		return 1
@@ -90,7 +82,14 @@ type daemon struct {
 }
 
 func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout, stderr io.Writer) (*daemon, error) {
-	v, cfg := config.New(pcu.Version)
+	return newDaemonLogging(s, logs, nil, ctrs, stdout, stderr)
+}
+
+// newDaemonLogging is newDaemon with the log outputs: base is the
+// *logx.Fanout logs writes to, which gets the config file's `log` targets
+// as soon as the file is read (nil: left alone until run).
+func newDaemonLogging(s *settings, logs *logx.Registry, base slog.Handler, ctrs *ratectr.Registry, stdout, stderr io.Writer) (*daemon, error) {
+	v, cfg := config.New(fullVersion()) // `show version`
 	v.Logging.Registry = logs
 	v.Stats.Counters = ctrs
 	// The config file (osmo-pcu's syntax): a missing default file means
@@ -100,16 +99,27 @@ func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout,
 			return nil, fmt.Errorf("config file: %w", err)
 		}
 	}
+	if err := setLogLevelOption(v, s.LogLevel); err != nil {
+		return nil, err
+	}
 	sock := cfg.SocketPath
 	if s.SocketGiven {
 		sock = s.PCUSocket
 	}
-	d := &daemon{s: s, cfg: cfg}
+	d := &daemon{s: s, cfg: cfg, base: base}
+	if base != nil {
+		// before anything logs: the config's targets, not the fan-out's
+		// key=value default
+		if err := applyLogTargets(v, logs, base, stderr, d.logOptions()); err != nil {
+			closeLogTargets(base)
+			return nil, err
+		}
+	}
 	w := &statsWiring{d: d}
 	d.stats = w
 	params := d.params()
 	ecfg := pcu.Config{SocketPath: sock, PinVersion: pcuif.Version(s.PinVersion), Logs: logs, Counters: ctrs,
-		Params: &params, Gb: true}
+		Params: &params, Gb: true, PCUVersion: fullVersion()}
 	tapHost := cfg.GSMTAPHost
 	if s.GSMTAPIP != "" { // -i overrides gsmtap-remote-host (osmo-pcu pcu_main.cpp handle_options())
 		tapHost = s.GSMTAPIP
@@ -190,7 +200,7 @@ func (d *daemon) run(ctx context.Context) error {
 		return err
 	}
 	log := d.logs.Logger(logx.CatPCU)
-	logx.Notice(log, "gopcu starting", "version", pcu.Version)
+	logx.Notice(log, "gopcu starting", "version", fullVersion())
 	srv := vty.NewServer(d.v, daemonExecutor{d})
 	if d.base != nil {
 		d.logs.SetHandler(srv.LogHandler(d.base)) // `logging enable` in telnet sessions
@@ -224,10 +234,16 @@ func (d *daemon) run(ctx context.Context) error {
 	}
 	// Stop order: the VTY sessions end while the engine still runs their
 	// commands, then the engine stops.
+	// The counter groups are taken while the engine still runs: its stop
+	// closes the Gb, whose bssgp and ns groups go with it.
 	engCtx, stopEngine := context.WithCancel(context.Background())
+	atStop := make(chan []*ratectr.Group, 1)
 	go func() {
 		<-ctx.Done()
 		srv.Close()
+		var gs []*ratectr.Group
+		_ = d.eng.Call(func() { gs = d.ctrs.Groups() })
+		atStop <- gs
 		stopEngine()
 	}()
 	err = d.eng.Run(engCtx)
@@ -236,8 +252,41 @@ func (d *daemon) run(ctx context.Context) error {
 	}
 	stopEngine()
 	_ = sdNotify("STOPPING=1")
+	var before []*ratectr.Group
+	select {
+	case before = <-atStop:
+	default: // the engine ended on its own
+	}
 	// Leave the counters in the log: operators and the lab test read them.
-	for _, g := range d.ctrs.Groups() {
+	logCountersAtExit(log, exitGroups(before, d.ctrs.Groups()))
+	return err
+}
+
+// exitGroups is every group of a and b once, ordered by name then index:
+// the groups registered while the engine ran (a) and at exit (b). A group
+// freed in between keeps its values, read at exit.
+func exitGroups(a, b []*ratectr.Group) []*ratectr.Group {
+	seen := map[*ratectr.Group]bool{}
+	var out []*ratectr.Group
+	for _, g := range append(append([]*ratectr.Group(nil), a...), b...) {
+		if !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].Index < out[j].Index
+	})
+	return out
+}
+
+// logCountersAtExit logs every non-zero counter of groups at NOTICE
+// ("counter at exit group=bts index=0 name=rlc:sent value=2686").
+func logCountersAtExit(log *slog.Logger, groups []*ratectr.Group) {
+	for _, g := range groups {
 		for i, desc := range g.Descs {
 			if v := g.Value(i); v != 0 {
 				if g.IndexName != "" {
@@ -248,7 +297,6 @@ func (d *daemon) run(ctx context.Context) error {
 			}
 		}
 	}
-	return err
 }
 
 // console attaches an interactive VTY console (readline) to the terminal.

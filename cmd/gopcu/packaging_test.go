@@ -2,15 +2,19 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/llc"
 )
 
 // loadConfig reads a config file the way gopcu -c does and returns the
@@ -47,6 +51,7 @@ func TestPackagedConfigs(t *testing.T) {
 		if !strings.Contains(rc, "\npcu\n flow-control-interval 10\n cs 2\n") {
 			t.Errorf("%s: running config:\n%s", f, rc)
 		}
+		checkManualAdvice(t, f, rc)
 	}
 	raw, err := os.ReadFile("../../packaging/gopcu.cfg")
 	if err != nil {
@@ -67,6 +72,7 @@ func TestPackagedConfigs(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc := loadConfig(t, all)
+	checkManualAdvice(t, "gopcu.cfg with its commented commands on", rc)
 	for _, want := range []string{"log file " + dir + "/gopcu.log\n", "stats reporter statsd\n", " remote-port 8125\n",
 		"line vty\n", " queue lifetime 500\n", " queue codel\n", " queue limit ms 1048576\n",
 		" queue limit global 268435456\n", " gsmtap-remote-host 127.0.0.1\n", " gsmtap-category dl-data-gprs\n", " gsmtap-category ul-rach\n"} {
@@ -80,6 +86,26 @@ func TestPackagedConfigs(t *testing.T) {
 		if !bytes.Equal(deb, drop) {
 			t.Errorf("examples/osmo-pcu.cfg differs from Debian's:\n%s", deb)
 		}
+	}
+}
+
+// checkManualAdvice: a shipped config follows docs/manual.md "Tuning the
+// AQM": no fixed CoDel target below the 500 ms floor (shorter ones starve
+// TCP on GPRS, llc.AutoMinTarget), and the manual says so.
+func checkManualAdvice(t *testing.T, name, rc string) {
+	t.Helper()
+	for _, l := range strings.Split(rc, "\n") {
+		var us int64
+		if _, err := fmt.Sscanf(l, " queue codel target %d", &us); err == nil && time.Duration(us)*time.Microsecond < llc.AutoMinTarget {
+			t.Errorf("%s: %q: below the manual's %v floor", name, l, llc.AutoMinTarget)
+		}
+	}
+	man, err := os.ReadFile("../../docs/manual.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if floor := fmt.Sprintf("below %d (%d ms) TCP starves", llc.AutoMinTarget/time.Microsecond, llc.AutoMinTarget/time.Millisecond); !bytes.Contains(man, []byte(floor)) {
+		t.Errorf("docs/manual.md does not say %q", floor)
 	}
 }
 
@@ -132,5 +158,105 @@ func TestStaticBuilds(t *testing.T) {
 	}
 	if n < 5 {
 		t.Errorf("found %d gopcu builds; the pattern no longer matches the build commands", n)
+	}
+}
+
+// TestReadmeInstallLists: the README names every package `make test`
+// installs (scripts/test.sh's pkgs), and its lab install line has them
+// all, plus telnet for the VTY.
+func TestReadmeInstallLists(t *testing.T) {
+	sh, err := os.ReadFile("../../scripts/test.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^pkgs=\(([^)]*)\)`).FindSubmatch(sh)
+	if m == nil {
+		t.Fatal("scripts/test.sh: no pkgs=(...)")
+	}
+	pkgs := strings.Fields(string(m[1]))
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(readme), "`make test` runs `scripts/test.sh`: installs ")
+	list, _, _ := strings.Cut(rest, " when missing")
+	list = strings.NewReplacer(",", " ", " and ", " ", "\n", " ").Replace(list)
+	named := map[string]bool{}
+	for _, p := range strings.Fields(list) {
+		named[p] = true
+	}
+	for _, p := range pkgs {
+		if !named[p] {
+			t.Errorf("README: `make test` installs %s, the README does not say so (it says: %s)", p, list)
+		}
+	}
+	if len(named) != len(pkgs) {
+		t.Errorf("README names %d packages for `make test`, scripts/test.sh installs %d: %q", len(named), len(pkgs), pkgs)
+	}
+	lab := regexp.MustCompile(`(?m)^apt-get install (.*)$`).FindStringSubmatch(string(readme))
+	if lab == nil {
+		t.Fatal("README: no lab `apt-get install` line")
+	}
+	have := map[string]bool{}
+	for _, p := range strings.Fields(lab[1]) {
+		have[p] = true
+	}
+	for _, p := range append(pkgs, "telnet") {
+		if !have[p] {
+			t.Errorf("README's lab install line lacks %s: %s", p, lab[0])
+		}
+	}
+}
+
+// TestAptWaitsForLock: every apt-get that `make test` runs (scripts/test.sh,
+// .ci/run, packaging/test-deb.sh) waits for the dpkg lock instead of
+// failing when an unattended upgrade holds it.
+func TestAptWaitsForLock(t *testing.T) {
+	n := 0
+	for _, f := range []string{"../../scripts/test.sh", "../../.ci/run", "../../packaging/test-deb.sh"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range strings.Split(string(b), "\n") {
+			l = strings.TrimSpace(l)
+			if strings.HasPrefix(l, "#") || !regexp.MustCompile(`(^|[;{(|&]\s*)apt-get\s`).MatchString(l) {
+				continue
+			}
+			n++
+			if !strings.Contains(l, "-o DPkg::Lock::Timeout=") {
+				t.Errorf("%s:%d: apt-get without -o DPkg::Lock::Timeout: %s", f, i+1, l)
+			}
+		}
+	}
+	if n < 4 {
+		t.Errorf("found %d apt-get commands; the pattern no longer matches them", n)
+	}
+}
+
+// TestTestSummaryNamesStepsNotRun: when a step of scripts/test.sh fails,
+// its closing summary names that step and every later one (here gofmt
+// fails: a stub reports a file; dpkg-query says every peer is installed,
+// so nothing is installed).
+func TestTestSummaryNamesStepsNotRun(t *testing.T) {
+	stub := t.TempDir()
+	for name, body := range map[string]string{
+		"gofmt":      "#!/bin/sh\necho fake.go\n",
+		"dpkg-query": "#!/bin/sh\necho 'install ok installed'\n",
+	} {
+		if err := os.WriteFile(filepath.Join(stub, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("bash", "../../scripts/test.sh")
+	cmd.Env = append(os.Environ(), "PATH="+stub+":"+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("scripts/test.sh passed with a failing gofmt:\n%s", out)
+	}
+	want := "=== FAILED in step \"gofmt\" (exit code 1); not run:\n  go vet\n  staticcheck\n  go test -race ./...\n" +
+		"  Debian package (packaging/test-deb.sh)\n  fuzzing\n"
+	if !strings.HasSuffix(string(out), want) {
+		t.Errorf("scripts/test.sh output:\n%s\nwant it to end in:\n%s", out, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/stats/capture"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -30,6 +31,7 @@ type settings struct {
 	VTYPortGiven bool
 	Console      bool
 	LogLevel     string
+	LogFormat    string // logFormatOsmocom or logFormatLogfmt
 	MetricsAddr  string
 	PcapFile     string
 	VTYRefXML    bool   // --vty-ref-xml: print the XML VTY reference and exit
@@ -60,7 +62,8 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 	fs.String("vty-bind", "127.0.0.1", "VTY telnet bind address (line vty / bind overrides it)")
 	fs.Int("vty-port", 4240, "VTY telnet port")
 	fs.Bool("console", false, "Attach an interactive VTY console to this terminal")
-	fs.String("log-level", "", "Initial level of all log categories (debug, info, notice, error, fatal)")
+	fs.String("log-level", "", "Level of every category of the stderr log target at start (debug, info, notice, error, fatal), as `logging level set-all`")
+	fs.String("log-format", logFormatOsmocom, "Line format of the stderr log target: osmocom (libosmocore's, as the log node says) or logfmt (key=value, for log collectors)")
 	fs.String("metrics-addr", "", "Serve Prometheus metrics on this address (host:port, path /metrics); empty = off")
 	fs.String("pcap", "", "Write Gb (NS/BSSGP) and GSMTAP datagrams to this pcap file")
 	fs.String("vty-ref-mode", "default", "VTY reference generation mode (default, expert or hidden)")
@@ -102,6 +105,7 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 		VTYPort:      v.GetInt("vty-port"),
 		VTYPortGiven: fs.Changed("vty-port") || v.GetInt("vty-port") != 4240,
 		LogLevel:     v.GetString("log-level"),
+		LogFormat:    v.GetString("log-format"),
 		MetricsAddr:  v.GetString("metrics-addr"),
 		PcapFile:     v.GetString("pcap"),
 		PcapMaxMiB:   v.GetInt("pcap-max-size"),
@@ -120,6 +124,16 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 	if d, _ := fs.GetBool("daemonize"); d {
 		return nil, fmt.Errorf("-D (daemonize) is not supported: run gopcu under a supervisor such as systemd")
 	}
+	if s.LogLevel != "" {
+		if _, err := logx.ParseLevel(s.LogLevel); err != nil {
+			return nil, fmt.Errorf("--log-level %q: must be debug, info, notice, error or fatal", s.LogLevel)
+		}
+	}
+	f, err := parseLogFormat(s.LogFormat)
+	if err != nil {
+		return nil, err
+	}
+	s.LogFormat = f
 	switch s.PinVersion {
 	case 0, 10, 11, 12:
 	default:
@@ -132,7 +146,7 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 }
 
 // envSettings are the settings that have an environment variable.
-var envSettings = []string{"config-file", "pcu-sock", "pcuif-version", "vty-bind", "vty-port", "log-level", "gsmtap-ip",
+var envSettings = []string{"config-file", "pcu-sock", "pcuif-version", "vty-bind", "vty-port", "log-level", "log-format", "gsmtap-ip",
 	"metrics-addr", "pcap", "pcap-max-size", "pcap-files"}
 
 // envName is a setting's environment variable, as viper names it with the

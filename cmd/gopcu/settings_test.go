@@ -18,12 +18,13 @@ func TestSettingsEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.ConfigFile != "osmo-pcu.cfg" || s.ConfigGiven || s.VTYPort != 4240 || s.VTYPortGiven || s.MetricsAddr != "" || s.SocketGiven {
+	if s.ConfigFile != "osmo-pcu.cfg" || s.ConfigGiven || s.VTYPort != 4240 || s.VTYPortGiven || s.MetricsAddr != "" || s.SocketGiven ||
+		s.LogFormat != logFormatOsmocom {
 		t.Errorf("defaults: %+v", s)
 	}
 
 	env := map[string]string{"GOPCU_CONFIG_FILE": "/etc/osmocom/x.cfg", "GOPCU_PCU_SOCK": "/run/pcu", "GOPCU_PCUIF_VERSION": "11",
-		"GOPCU_VTY_BIND": "0.0.0.0", "GOPCU_VTY_PORT": "4241", "GOPCU_LOG_LEVEL": "debug", "GOPCU_GSMTAP_IP": "127.0.0.2",
+		"GOPCU_VTY_BIND": "0.0.0.0", "GOPCU_VTY_PORT": "4241", "GOPCU_LOG_LEVEL": "debug", "GOPCU_LOG_FORMAT": "logfmt", "GOPCU_GSMTAP_IP": "127.0.0.2",
 		"GOPCU_METRICS_ADDR": "127.0.0.1:9240", "GOPCU_PCAP": "/tmp/gb.pcap", "GOPCU_PCAP_MAX_SIZE": "8", "GOPCU_PCAP_FILES": "2"}
 	if len(env) != len(envSettings) {
 		t.Fatalf("%d variables for %d settings", len(env), len(envSettings))
@@ -36,7 +37,7 @@ func TestSettingsEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := settings{ConfigFile: "/etc/osmocom/x.cfg", ConfigGiven: true, PCUSocket: "/run/pcu", SocketGiven: true, PinVersion: 11,
-		VTYBind: "0.0.0.0", VTYPort: 4241, VTYPortGiven: true, LogLevel: "debug", GSMTAPIP: "127.0.0.2",
+		VTYBind: "0.0.0.0", VTYPort: 4241, VTYPortGiven: true, LogLevel: "debug", LogFormat: "logfmt", GSMTAPIP: "127.0.0.2",
 		MetricsAddr: "127.0.0.1:9240", PcapFile: "/tmp/gb.pcap", PcapMaxMiB: 8, PcapFiles: 2, VTYRefMode: "default"}
 	if *s != want {
 		t.Errorf("from the environment:\n got %+v\nwant %+v", *s, want)

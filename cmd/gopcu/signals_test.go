@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,8 +18,10 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/tests/btsemu"
+	"github.com/gopcu/gopcu/tests/sgsnemu"
 )
 
 // TestMain lets the tests run the test binary as gopcu itself (a real
@@ -162,18 +165,44 @@ func logConfig(t *testing.T, dir, logFile string) string {
 }
 
 // TestSignalTerminate: SIGTERM and SIGINT end gopcu cleanly (counters in
-// the log, exit code 0) within 5 s, while it serves the BTS emulator.
+// the log, exit code 0) within 5 s, while it serves the BTS emulator and
+// the SGSN emulator. Every group with a non-zero counter is in the log,
+// the Gb's too (bssgp:bss_ctx, ns:nse, ns:nsvc), although the Gb and its
+// groups go when the engine stops.
 func TestSignalTerminate(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sigName(sig), func(t *testing.T) {
 			dir := t.TempDir()
-			sock := startBTS(t, dir)
+			sg, err := sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:0"), sgsnemu.Config{}, sgsnemu.Callbacks{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sg.Close()
+			sock := filepath.Join(dir, "pcu_bts")
+			info := btsemu.DefaultInfo(pcuif.V12)
+			info.SetRemote(0, 101, uint16(freePort(t)), sg.Addr())
+			bts, err := btsemu.Listen(btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer bts.Close()
 			cfg := filepath.Join(dir, "empty.cfg")
 			os.WriteFile(cfg, nil, 0o644)
 			p := startGopcu(t, "-c", cfg, "--pcu-sock", sock)
-			for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.stderr.String(), "Gb started"); time.Sleep(20 * time.Millisecond) {
+			for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.stderr.String(), "BVCI=1800 unblocked"); time.Sleep(20 * time.Millisecond) {
 				if time.Now().After(deadline) {
-					t.Fatalf("no INFO_IND handled:\n%s", p.stderr.String())
+					t.Fatalf("no BVC unblocked:\n%s", p.stderr.String())
+				}
+			}
+			nonZero := map[string]bool{} // the groups `show rate-counters skip-zero` lists a counter of
+			group := ""
+			for _, l := range strings.Split(testutil.VTYCommands(t, p.vty, "show rate-counters skip-zero")[0], "\n") {
+				switch {
+				case l == "":
+				case l[0] != ' ':
+					group = l
+				default:
+					nonZero[group] = true
 				}
 			}
 			start := time.Now()
@@ -182,10 +211,20 @@ func TestSignalTerminate(t *testing.T) {
 				t.Fatalf("exit code %d, want 0:\n%s", rc, p.stderr.String())
 			}
 			t.Logf("%s: exit after %v", sigName(sig), time.Since(start))
-			for _, want := range []string{"signal received, shutting down", "signal=" + sigName(sig), "counter at exit", "name=rx:info_ind value=1"} {
-				if !strings.Contains(p.stderr.String(), want) {
-					t.Errorf("stderr lacks %q:\n%s", want, p.stderr.String())
+			se := p.stderr.String()
+			for _, want := range []string{"signal received, shutting down", "signal=" + sigName(sig), "counter at exit",
+				"name=rx:info_ind value=1", "counter at exit group=bssgp:bss_ctx index=1800 name=packets:in value=",
+				"counter at exit group=ns:nse index=101 ", "counter at exit group=ns:nsvc index=0 index_name=NSE00101-NSVC-"} {
+				if !strings.Contains(se, want) {
+					t.Errorf("stderr lacks %q:\n%s", want, se)
 				}
+			}
+			groups := map[string]bool{}
+			for _, m := range regexp.MustCompile(`counter at exit group=(\S+) index=`).FindAllStringSubmatch(se, -1) {
+				groups[m[1]] = true
+			}
+			if len(groups) < len(nonZero) || len(nonZero) < 3 {
+				t.Errorf("%d groups with counters at exit %v; show rate-counters skip-zero had %d: %v", len(groups), groups, len(nonZero), nonZero)
 			}
 		})
 	}

@@ -109,7 +109,7 @@ var refLine = regexp.MustCompile(`^(` +
 //     osmo-pcu 1.1.0 installs them when it creates its NS instance, after
 //     --vty-ref-xml has exited, so its reference misses them while its
 //     running VTY has them (the telnet transcript tests compare those);
-//   - gopcu's own: `show llc-queue` and the hidden `queue codel
+//   - gopcu's own: `show llc-queue` and the `queue codel
 //     variant|target|maxpacket|quantum`, `queue limit ms|global` (and their
 //     `no` forms), `multislot-class default` and `ms-max`.
 func gopcuAddition(node, cmd string) bool {
@@ -118,7 +118,9 @@ func gopcuAddition(node, cmd string) bool {
 	}
 	for _, p := range []string{"show ns ", "logging filter nse ", "logging filter nsvc ", "nsvc &lt;", "show llc-queue",
 		"queue codel variant", "queue codel target", "queue codel maxpacket", "queue codel quantum", "queue limit ",
-		"no queue codel ", "no queue limit ", "multislot-class default ", "ms-max ", "no ms-max"} {
+		"no queue codel ", "no queue limit ", "multislot-class default ", "ms-max ", "no ms-max",
+		"queue aqm ", "no queue aqm", "queue ecn", "no queue ecn", "queue fq", "no queue fq",
+		"queue pie ", "no queue pie ", "queue red ", "no queue red "} {
 		if strings.HasPrefix(cmd, p) {
 			return true
 		}

@@ -30,7 +30,7 @@ type FileMode int
 // File name modes.
 const (
 	FileNone     FileMode = iota // "0"
-	FilePath                     // "1": full path and line
+	FilePath                     // "1": the source file and line
 	FileBasename                 // "basename": base name and line
 )
 
@@ -230,14 +230,14 @@ func (t *Target) AppendLine(b []byte, e *Entry) []byte {
 	if f.CategoryHex {
 		b = fmt.Appendf(b, "<%04x> ", t.CatIndex[e.Cat])
 	}
+	// `print file 1` is libosmocore's __FILE__, which in osmo-pcu's
+	// build is the bare file name ("osmobts_sock.c:228"); a Go binary
+	// knows its files by module or build path
+	// ("github.com/gopcu/gopcu/pcu/loop_linux.go"), which says nothing more
+	// to an operator: both modes print "loop_linux.go:269".
 	src := ""
-	if e.File != "" {
-		switch f.File {
-		case FilePath:
-			src = e.File + ":" + strconv.Itoa(e.Line)
-		case FileBasename:
-			src = filepath.Base(e.File) + ":" + strconv.Itoa(e.Line)
-		}
+	if e.File != "" && f.File != FileNone {
+		src = filepath.Base(e.File) + ":" + strconv.Itoa(e.Line)
 	}
 	if src != "" && !f.FileLast {
 		b = append(b, src...)

@@ -206,7 +206,7 @@ func TestLineFormat(t *testing.T) {
 		{Format{Timestamp: true, Category: true}, "Wed Mar  4 05:06:07 2026 DPCU hello\n"},
 		{Format{ExtTimestamp: true, Timestamp: true, Level: true}, "20260304050607089 NOTICE hello\n"},
 		{Format{Category: true, CategoryHex: true, Level: true, File: FileBasename}, "DPCU NOTICE <000e> tbf.go:42 hello\n"},
-		{Format{File: FilePath, FileLast: true}, "hello (/src/gopcu/pcu/tbf.go:42)\n"},
+		{Format{File: FilePath, FileLast: true}, "hello (tbf.go:42)\n"},                                     // as osmo-pcu's "osmobts_sock.c:228", not the build path
 		{Format{Color: true, Category: true}, "\033[1;35m\033[1;33mDPCU\033[0;m\033[1;35m hello\n\033[0;m"}, // reset after "\n" as osmo-pcu 1.1.0 sends it
 	}
 	for _, c := range cases {

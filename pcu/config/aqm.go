@@ -62,10 +62,12 @@ var aqmHelp = map[string]string{
 	"no queue red ewma":               hNo + hQueue + hRED + "Weight (2^-2)\n",
 }
 
+// installAQMExt installs the commands, listed under `?` and `list` with
+// their help (osmoPCUSurface hides them for the osmo-pcu comparisons).
 func installAQMExt(n *vty.Node, cfg *Config) {
 	a := &cfg.AQM
 	in := func(str string, h vty.Handler) {
-		n.Install(str, aqmHelp[str], h, vty.Hidden(), vty.Immediate())
+		n.Install(str, aqmHelp[str], h, vty.Immediate())
 	}
 	num := func(p *int) vty.Handler {
 		return func(c *vty.Context) error { *p = atoi(c.Args[0]); return nil }

@@ -8,13 +8,13 @@ import (
 
 // QueueExt holds gopcu's extensions of the `queue` commands (the llc
 // package's Config beyond osmo-pcu's). Zero values mean gopcu's defaults and
-// are not written back. The commands are hidden, so `list`, `?` and the
-// XML reference stay byte-identical to osmo-pcu's; they work in files and
-// sessions and `show running-config` writes what was set, after the
-// `queue codel` line:
+// are not written back. The commands are listed under `?` and `list` with
+// their help (osmoPCUSurface hides them again for the differential tests
+// against osmo-pcu 1.1.0); `show running-config` writes what was set,
+// after the `queue codel` line:
 //
 //	queue codel variant (rfc|osmo)          no queue codel variant
-//	queue codel target <1-10000000>  (µs)   no queue codel target
+//	queue codel target <0-10000000>  (µs)   no queue codel target
 //	queue codel maxpacket <1-65535>         no queue codel maxpacket
 //	queue codel quantum <64-65535>          no queue codel quantum
 //	queue limit ms <4096-1073741824>        no queue limit ms
@@ -35,7 +35,7 @@ type QueueExt struct {
 var extHelp = map[string]string{
 	"queue codel variant (rfc|osmo)":         "Configure the LLC queue\nControlled Delay AQM\nCoDel variant\nRFC 8289 CoDel per flow (gopcu default)\nosmo-pcu's CoDel automaton\n",
 	"no queue codel variant":                 "Negate a command or set its defaults\nConfigure the LLC queue\nControlled Delay AQM\nCoDel variant\n",
-	"queue codel target <1-10000000>":        "Configure the LLC queue\nControlled Delay AQM\nCoDel target delay\nTarget in microseconds\n",
+	"queue codel target <0-10000000>":        "Configure the LLC queue\nControlled Delay AQM\nCoDel target delay (rfc variant; automatic unless set)\nTarget in microseconds (below 500000 starves TCP on GPRS)\n",
 	"no queue codel target":                  "Negate a command or set its defaults\nConfigure the LLC queue\nControlled Delay AQM\nCoDel target delay (automatic)\n",
 	"queue codel maxpacket <1-65535>":        "Configure the LLC queue\nControlled Delay AQM\nNo drop while a flow holds at most this many octets\nOctets\n",
 	"no queue codel maxpacket":               "Negate a command or set its defaults\nConfigure the LLC queue\nControlled Delay AQM\nMaxpacket (variant default)\n",
@@ -51,14 +51,23 @@ var extHelp = map[string]string{
 
 func installQueueExt(n *vty.Node, cfg *Config) {
 	in := func(str string, h vty.Handler) {
-		n.Install(str, extHelp[str], h, vty.Hidden(), vty.Immediate())
+		n.Install(str, extHelp[str], h, vty.Immediate())
 	}
 	num := func(p *int) vty.Handler {
 		return func(c *vty.Context) error { *p = atoi(c.Args[0]); return nil }
 	}
 	zero := func(p *int) vty.Handler { return func(*vty.Context) error { *p = 0; return nil } }
 	q := &cfg.Queue
+	// A target means nothing to the osmo variant (it derives its target
+	// from the interval, llc/doc.go), nor does 0: both are refused rather
+	// than accepted and ignored.
 	in("queue codel variant (rfc|osmo)", func(c *vty.Context) error {
+		if c.Args[0] == "osmo" && q.TargetUS != 0 {
+			return c.Warnf("%% The osmo variant derives its target from the interval (interval x 13/256): 'no queue codel target' first\n")
+		}
+		if c.Args[0] == "osmo" && cfg.AQM.AQM != "" {
+			return c.Warnf("%% The osmo variant is osmo-pcu's CoDel: 'no queue aqm' first (queue aqm %s)\n", cfg.AQM.AQM)
+		}
 		q.Variant = c.Args[0]
 		if q.Variant == "rfc" {
 			q.Variant = ""
@@ -66,7 +75,16 @@ func installQueueExt(n *vty.Node, cfg *Config) {
 		return nil
 	})
 	in("no queue codel variant", func(*vty.Context) error { q.Variant = ""; return nil })
-	in("queue codel target <1-10000000>", num(&q.TargetUS))
+	in("queue codel target <0-10000000>", func(c *vty.Context) error {
+		switch {
+		case q.Variant == "osmo":
+			return c.Warnf("%% The osmo variant derives its target from the interval (interval x 13/256): set 'queue codel interval', or 'queue codel variant rfc' first\n")
+		case c.Args[0] == "0":
+			return c.Warnf("%% A target of 0 means nothing: 'no queue codel target' makes it automatic (from the MS's drain rate)\n")
+		}
+		q.TargetUS = atoi(c.Args[0])
+		return nil
+	})
 	in("no queue codel target", zero(&q.TargetUS))
 	in("queue codel maxpacket <1-65535>", num(&q.MaxPacket))
 	in("no queue codel maxpacket", zero(&q.MaxPacket))
@@ -110,5 +128,23 @@ func (cfg *Config) writeQueueExt(c *vty.Context) {
 	}
 	if cfg.MSMax != 0 {
 		c.Printf(" ms-max %d\n", cfg.MSMax)
+	}
+}
+
+// osmoPCUSurface hides gopcu's extension commands in `?`, `list` and
+// completion again, as they were before they were listed: the tree then
+// looks like osmo-pcu 1.1.0's, which the differential transcript tests
+// compare byte for byte. The commands keep working.
+func osmoPCUSurface(v *vty.VTY) {
+	n := v.NodeByName("config-pcu")
+	if n == nil {
+		return
+	}
+	for _, c := range n.Cmds {
+		_, ext := extHelp[c.String]
+		_, aqm := aqmHelp[c.String]
+		if ext || aqm {
+			c.Attr |= vty.AttrHidden
+		}
 	}
 }

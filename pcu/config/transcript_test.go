@@ -89,10 +89,13 @@ func loadScriptFile(t testing.TB, path string) []string {
 }
 
 // newRefTree builds gopcu's VTY the way it must look like osmo-pcu 1.1.0
-// started with refConfig: the stderr log target osmo-pcu creates at start.
+// started with refConfig: the stderr log target osmo-pcu creates at start,
+// gopcu's extension commands out of `?` and `list` (osmoPCUSurface;
+// TestQueueExtListed checks them there).
 func newRefTree(t testing.TB) (*vty.VTY, *Config) {
 	t.Helper()
 	v, cfg := New("1.1.0")
+	osmoPCUSurface(v)
 	if err := v.ReadConfig(strings.NewReader(refConfig), "ref.cfg"); err != nil {
 		t.Fatal(err)
 	}

@@ -64,9 +64,9 @@ func TestXMLReferenceMatchesOsmoPCU(t *testing.T) {
 	}
 }
 
-// gopcuExtension: gopcu's hidden extension commands (ext.go: queue, ms-max;
-// aqm.go: AQM, ECN, PIE, RED) appear
-// in the expert-mode reference only, as hidden commands do in libosmocore.
+// gopcuExtension: gopcu's extension commands (ext.go: queue, ms-max;
+// aqm.go: AQM, ECN, PIE, RED), which osmo-pcu 1.1.0's reference does not
+// have.
 func gopcuExtension(k string) bool {
 	for _, w := range []string{"queue codel variant", "queue codel target", "queue codel maxpacket", "queue codel quantum", "queue limit", "ms-max",
 		"queue aqm", "queue ecn", "queue fq", "queue pie", "queue red"} {

@@ -82,7 +82,8 @@ func TestAQMFromVTY(t *testing.T) {
 		t.Fatalf("defaults: %+v", l)
 	}
 	// Refused: PIE with osmo-pcu's CoDel automaton, RED min above max.
-	for _, bad := range []string{"pcu\n queue codel variant osmo\n queue aqm pie\n", "pcu\n queue red max 5000\n queue red min 6000\n"} {
+	for _, bad := range []string{"pcu\n queue codel variant osmo\n queue aqm pie\n", "pcu\n queue aqm red\n queue codel variant osmo\n",
+		"pcu\n queue red max 5000\n queue red min 6000\n", "pcu\n queue red min 6000\n queue red max 5000\n"} {
 		v, _ := config.New("test")
 		if err := v.ReadConfig(strings.NewReader(bad), "bad"); err == nil {
 			t.Errorf("accepted:\n%s", bad)

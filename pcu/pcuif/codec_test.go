@@ -1,6 +1,7 @@
 package pcuif
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"reflect"
@@ -323,6 +324,37 @@ func BenchmarkRTSToDataReq(b *testing.B) {
 		d = Data{Kind: TypeDataReq, SAPI: rts.SAPI, Payload: blk, FN: rts.FN, ARFCN: rts.ARFCN, TRX: rts.TRX, TS: rts.TS, BlockNr: rts.BlockNr}
 		if _, err := MarshalTo(out, &d, V12); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestPaddedContainer: the Osmocom TTCN-3 suite's BTS sends every PCUIF
+// message padded to the size of the whole union (PCUIF_Types.ttcn
+// PCUIF_Message, 1007 octets), CONTAINER too. The octets after the
+// container's data are ignored (osmo-pcu pcu_rx() needs only
+// header + 4 + length), in every version; fewer than length stay an error.
+func TestPaddedContainer(t *testing.T) {
+	cnf := NeighAddrCnf{Req: NeighAddrReq{1, 6969, 871, 63}, MCC: 901, MNC: 70, LAC: 2, RAC: 3, CellID: 7000}
+	data := cnf.Marshal()
+	for _, v := range []Version{V10, V11, V12} {
+		for _, size := range []int{HeaderLen + 4 + 18 + 1, 1006, 1007} {
+			b := make([]byte, size)
+			copy(b, []byte{0x80, 0, 0, 0, ContNeighAddrCnf, 0, 0, 18})
+			copy(b[8:], data)
+			m, err := Parse(b, v)
+			if err != nil {
+				t.Fatalf("%s, %d octets: %v", v, size, err)
+			}
+			c := m.(*Container)
+			if c.MsgType != ContNeighAddrCnf || !bytes.Equal(c.Data, data) {
+				t.Fatalf("%s, %d octets: %+v", v, size, c)
+			}
+			if got, err := ParseNeighAddrCnf(c.Data); err != nil || got != cnf {
+				t.Fatalf("%s, %d octets: NEIGH_ADDR_CNF %+v %v", v, size, got, err)
+			}
+			if out, err := Marshal(c, v); err != nil || !bytes.Equal(out, b[:8+18]) {
+				t.Fatalf("%s: re-encoded %x %v", v, out, err)
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package pcuif
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"sync"
@@ -102,6 +103,9 @@ func (l *Link) Run(ctx context.Context, out chan<- Event) {
 	for {
 		c, err := net.DialUnix("unixpacket", nil, &net.UnixAddr{Name: l.Path, Net: "unixpacket"})
 		if err != nil {
+			// osmo-pcu 1.1.0 osmobts_sock.c pcu_l1if_open(): the same line,
+			// at every retry; the reason at debug
+			l.Log.Error(fmt.Sprintf("Failed to connect to the BTS (%s). Retrying...", l.Path))
 			l.Log.Debug("cannot connect to BTS", "path", l.Path, "err", err, "retry_in", backoff)
 			if !sleep(ctx, backoff) {
 				return

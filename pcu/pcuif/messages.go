@@ -669,7 +669,7 @@ func (m *TxtInd) getPayload(p []byte, _ Version) error {
 }
 
 // Container is CONTAINER (0x80): a transparent BSC<->PCU message, sent with
-// its exact size. The inner message type and data follow; Length is
+// its exact size; received with any padding after the data. The inner message type and data follow; Length is
 // big-endian.
 type Container struct {
 	hdr
@@ -693,10 +693,14 @@ func (m *Container) putPayload(p []byte, _ Version) {
 func (m *Container) getPayload(p []byte, _ Version) error {
 	m.MsgType = p[0]
 	n := int(be.Uint16(p[2:]))
-	if 4+n != len(p) {
+	// Octets after the data are padding and ignored: a BTS that sends
+	// sizeof(struct gsm_pcu_if) (the TTCN-3 suite's PCUIF_Message is padded
+	// to 1007 octets) pads CONTAINER too. osmo-pcu pcu_rx() likewise needs
+	// only header + 4 + length octets.
+	if 4+n > len(p) {
 		return errf(ErrInconsistent, TypeContainer, HeaderLen+2, "length", "says %d, %d present", n, len(p)-4)
 	}
-	m.Data = p[4:len(p):len(p)]
+	m.Data = p[4 : 4+n : 4+n]
 	return nil
 }
 

@@ -74,19 +74,39 @@ func cycles(n, short int) int {
 
 var (
 	buildOnce sync.Once
+	buildDir  string
 	buildBin  string
 	buildErr  error
 )
 
-// gopcuBinary builds cmd/gopcu once per test binary.
-func gopcuBinary(t *testing.T) string {
+// TestMain builds gopcu once, before any test starts its clock: on a cold
+// build cache the build takes longer than a scenario's recovery window
+// (TestBTSRestart's 30 s failed so). It builds only when the rigs can run
+// (root, osmo-sgsn, gopcu under test); the binary goes with the test
+// process.
+func TestMain(m *testing.M) {
+	if os.Getuid() == 0 && pcuKind() == gopcu {
+		if _, err := exec.LookPath("osmo-sgsn"); err == nil {
+			buildGopcu()
+		}
+	}
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+// buildGopcu builds cmd/gopcu once per test binary (TestMain does it
+// first).
+func buildGopcu() {
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "gopcu-chaos-bin")
 		if err != nil {
 			buildErr = err
 			return
 		}
-		buildBin = filepath.Join(dir, "gopcu")
+		buildDir, buildBin = dir, filepath.Join(dir, "gopcu")
 		c := exec.Command("go", "build", "-o", buildBin, "github.com/gopcu/gopcu/cmd/gopcu")
 		c.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as packaged
 		out, err := c.CombinedOutput()
@@ -94,6 +114,11 @@ func gopcuBinary(t *testing.T) string {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
+}
+
+// gopcuBinary is the gopcu TestMain built.
+func gopcuBinary(t *testing.T) string {
+	buildGopcu() // when TestMain did not (it did if the rig can run)
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}

@@ -67,3 +67,44 @@ func TestDemoShort(t *testing.T) {
 		t.Fatal("table lacks the gopcu row")
 	}
 }
+
+// TestDemoECN: the default with the demo's TCP asking for ECN (RFC 3168)
+// marks instead of dropping: the engine counts the marks (llc:ecn:marked),
+// no frame is dropped and nothing is retransmitted, the download takes no
+// longer than without ECN, and the download's own queue is shorter than
+// without ECN (the faster CoDel of ECN-capable flows). Every AQM row also
+// finishes its download with ECN.
+func TestDemoECN(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Dir = t.TempDir()
+	cfg.FileBytes = 120 << 10
+	run := func(sc Scenario) Summary {
+		r, err := Run(context.Background(), cfg, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Summarize(r, cfg)
+	}
+	def := Scenarios()[2]
+	plain, ecn := run(def), run(WithECN([]Scenario{def})[0])
+	var tbl bytes.Buffer
+	WriteTable(&tbl, []Summary{plain, ecn})
+	t.Logf("\n%s", tbl.String())
+	if ecn.Marks == 0 || ecn.DropsCoDel != 0 || ecn.Retx != 0 {
+		t.Errorf("ECN: %d marks, %d CoDel drops, %d retransmissions", ecn.Marks, ecn.DropsCoDel, ecn.Retx)
+	}
+	if plain.Marks != 0 {
+		t.Errorf("without ECN: %d marks", plain.Marks)
+	}
+	if ecn.DownloadTime > plain.DownloadTime*101/100 {
+		t.Errorf("ECN download %v, without %v", ecn.DownloadTime, plain.DownloadTime)
+	}
+	if ecn.QueueP50 >= plain.QueueP50 {
+		t.Errorf("ECN queue delay p50 %v, without %v", ecn.QueueP50, plain.QueueP50)
+	}
+	for _, sc := range WithECN(AQMScenarios()) {
+		if r := run(sc); !r.AllDone {
+			t.Errorf("%s: download did not finish", sc.Name)
+		}
+	}
+}

@@ -246,13 +246,8 @@ func (s *tcpSender) sendable(now time.Duration, send func(seq int)) {
 	}
 }
 
-// onAck processes a cumulative ack (next expected segment) with the SACK
-// bitmap of the 32 segments after it.
-func (s *tcpSender) onAck(ack int, sack uint32, now time.Duration, send func(seq int)) {
-	s.onAckECN(ack, sack, false, now, send)
-}
-
-// onAckECN is onAck with the ack's ECE flag.
+// onAckECN processes a cumulative ack (next expected segment) with the SACK
+// bitmap of the 32 segments after it and its ECE flag (RFC 3168 §6.1.2).
 func (s *tcpSender) onAckECN(ack int, sack uint32, ece bool, now time.Duration, send func(seq int)) {
 	if s.done {
 		return

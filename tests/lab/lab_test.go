@@ -21,18 +21,35 @@ import (
 	"github.com/gopcu/gopcu/tests/netns"
 )
 
+// labPrograms are what the lab runs, from the Debian packages `make test`
+// installs.
+var labPrograms = []string{"osmo-bts-virtual", "osmo-bsc", "osmo-sgsn", "gcc", "python3", "ip"}
+
 // need skips unless the lab can run: root (network namespaces) and the
-// Debian packages, which `make test` installs.
+// Debian packages.
 func need(t *testing.T) {
 	t.Helper()
 	if os.Getuid() != 0 {
 		t.Skip("needs root (network namespaces)")
 	}
-	for _, b := range []string{"osmo-bts-virtual", "osmo-bsc", "osmo-sgsn", "gcc", "python3", "ip"} {
+	for _, b := range labPrograms {
 		if _, err := exec.LookPath(b); err != nil {
 			t.Skipf("needs %s (apt-get install %s)", b, testutil.DebPackage(b))
 		}
 	}
+}
+
+// canRun is need without a test: whether TestMain builds gopcu.
+func canRun() bool {
+	if os.Getuid() != 0 {
+		return false
+	}
+	for _, b := range labPrograms {
+		if _, err := exec.LookPath(b); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 type lab struct {
@@ -43,16 +60,49 @@ type lab struct {
 	sock  string
 }
 
-// buildGopcu builds the daemon into dir.
-func buildGopcu(t *testing.T, dir string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "gopcu")
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/gopcu/gopcu/cmd/gopcu")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as packaged
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+// The gopcu under test, built by TestMain.
+var (
+	gopcuBin      string
+	gopcuBuildErr error
+)
+
+// TestMain builds gopcu once, before any test and its timed windows (the
+// BTS's 60 s of RTS_REQs, the SGSN's Gb bring-up), and only when the lab
+// can run (need's conditions): on a cold build cache the build takes
+// minutes.
+func TestMain(m *testing.M) {
+	dir := ""
+	if canRun() {
+		var err error
+		if dir, err = os.MkdirTemp("", "gopcu-lab-bin"); err != nil {
+			gopcuBuildErr = err
+		} else {
+			gopcuBin = filepath.Join(dir, "gopcu")
+			cmd := exec.Command("go", "build", "-o", gopcuBin, "github.com/gopcu/gopcu/cmd/gopcu")
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as packaged
+			if out, err := cmd.CombinedOutput(); err != nil {
+				gopcuBuildErr = fmt.Errorf("go build: %v\n%s", err, out)
+			}
+		}
 	}
-	return bin
+	code := m.Run()
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
+}
+
+// buildGopcu is the binary TestMain built (the test fails if the build
+// did).
+func buildGopcu(t *testing.T) string {
+	t.Helper()
+	if gopcuBuildErr != nil {
+		t.Fatal(gopcuBuildErr)
+	}
+	if gopcuBin == "" {
+		t.Fatal("gopcu was not built (TestMain: the lab cannot run here)")
+	}
+	return gopcuBin
 }
 
 // upWithoutPCU starts SGSN, BSC and BTS (PCU_CMD=none) in a fresh netns.
@@ -104,7 +154,9 @@ func (l *lab) startPCU(args ...string) (*exec.Cmd, string) {
 	return cmd, logf
 }
 
-var ctrRe = regexp.MustCompile(`msg="counter at exit" group=(\S+) index=(\d+) name=(\S+) value=(\d+)`)
+// ctrRe matches a "counter at exit" line in libosmocore's format (the
+// default) and in --log-format logfmt.
+var ctrRe = regexp.MustCompile(`counter at exit"? group=(\S+) index=(\d+) (?:index_name=\S+ )?name=(\S+) value=(\d+)`)
 
 // readCounters collects the "counter at exit" lines gopcu logs on SIGTERM.
 func readCounters(t *testing.T, logf string) map[string]uint64 {
@@ -141,7 +193,7 @@ func labSeconds() time.Duration {
 // with no PCU error in the BTS log.
 func TestRealBTSPDCHAndRTS(t *testing.T) {
 	need(t)
-	bin := buildGopcu(t, t.TempDir())
+	bin := buildGopcu(t)
 	l := upWithoutPCU(t)
 	cmd, logf := l.startPCU(bin, "--pcu-sock", l.sock)
 	d := labSeconds()
@@ -228,7 +280,7 @@ func (l *lab) vty(port int, cmds ...string) string {
 // assigned PDCH carrying the assigned USF.
 func TestRealSGSNAndRACH(t *testing.T) {
 	need(t)
-	bin := buildGopcu(t, t.TempDir())
+	bin := buildGopcu(t)
 	l := upWithGopcu(t, bin, "")
 	bssgpOut := l.vty(4245, "show bssgp", "show ns")
 	if !regexp.MustCompile(`NSEI +101, BVCI +1800, RA-ID: 901-70-1-0, CID: 6969, STATE: UNBLOCKED`).MatchString(bssgpOut) ||

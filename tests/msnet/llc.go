@@ -10,6 +10,7 @@ package msnet
 import (
 	"errors"
 	"fmt"
+	"github.com/gopcu/gopcu/llc"
 )
 
 // LLC SAPIs (TS 44.064 §6.2.3, Table 2).
@@ -25,34 +26,10 @@ const (
 
 // N202 is the octets of information the FCS covers in a UI frame with
 // PM = 0 (TS 44.064 §5.5).
-const N202 = 4
+const N202 = llc.N202
 
-// fcsTable is the reflected CRC-24 of TS 44.064 §5.5 (generator
-// 0xBBA1B5, reflected 0xAD85DD).
-var fcsTable = func() (t [256]uint32) {
-	for i := range t {
-		c := uint32(i)
-		for k := 0; k < 8; k++ {
-			if c&1 != 0 {
-				c = c>>1 ^ 0xAD85DD
-			} else {
-				c >>= 1
-			}
-		}
-		t[i] = c
-	}
-	return
-}()
-
-// FCS is the LLC frame check sequence of b (initial value all ones,
-// complemented), sent least significant octet first.
-func FCS(b []byte) uint32 {
-	c := uint32(0xffffff)
-	for _, x := range b {
-		c = c>>8 ^ fcsTable[byte(c)^x]
-	}
-	return ^c & 0xffffff
-}
+// FCS is the LLC frame check sequence of b (TS 44.064 §5.5.1; llc.FCS).
+func FCS(b []byte) uint32 { return llc.FCS(b) }
 
 func appendFCS(b []byte, covered int) []byte {
 	f := FCS(b[:covered])

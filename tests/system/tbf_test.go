@@ -111,7 +111,10 @@ func TestULTBFReuseInFinalAck(t *testing.T) {
 			ms.SendLLC(llcFrame(1, 200))
 			ctx := context.Background()
 			s := 0
-			for ; s < 2000 && !ms.ULActive(); s++ {
+			// Until the MS's first UL data block: a TBF assigned on CCCH
+			// gets its first USF only X2002 after the assignment (as
+			// osmo-pcu), and a frame queued before that joins the TBF.
+			for ; s < 2000 && (!ms.ULActive() || ms.ULBlocks == 0); s++ {
 				if err := r.cell.Step(ctx); err != nil {
 					t.Fatal(err)
 				}

@@ -1,0 +1,196 @@
+package pcu
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/llc"
+)
+
+// The log lines an operator must see at the default level (NOTICE) for
+// conditions that stop or degrade service: the SGSN unreachable, the BVC
+// blocked, `ms-max` reached, LLC frames dropped at a limit. Where osmo-pcu
+// 1.1.0 has the same event the line is osmo-pcu's (category, level and
+// text): "NS-NSE 101 became available/unavailable" (DPCU, NOTICE,
+// gprs_bssgp_pcu.c gprs_ns_prim_status_cb()) and "MS(...) Discarding LLC
+// PDU because lifetime limit reached, count=N new_queue_size=N" (DTBFDL,
+// NOTICE, llc.c llc_queue_dequeue()). The BTS connect failure is logged
+// where the connection is made (loop_linux.go, pcuif.Link). Each kind of
+// line is rate-limited (logx.Limiter; the Gb's state on the engine's
+// clock, queue and MS events on engine time); a line that passes after
+// others were held back says how many.
+
+// Rate limits of the operator lines.
+const (
+	opStateInterval = time.Minute // state changes (NSE, BVC): opStateBurst per minute
+	opStateBurst    = 6
+	opEventInterval = 10 * time.Second // recurring events (drops, ms-max): one per 10 s
+	opStuckAfter    = 10 * time.Second // NSE or BVC down this long: "unreachable", "still blocked"
+	opStuckInterval = time.Minute      // ... repeated once a minute while it lasts
+)
+
+// opLog is the engine's state for the operator lines (engine goroutine).
+type opLog struct {
+	gbSeen    bool // a Gb existed at the last tick
+	nseUp     bool
+	nseSince  time.Duration // of the NSE's current state (Gb start for the first)
+	bvcUp     bool
+	bvcSince  time.Duration
+	nseLim    logx.Limiter // became available/unavailable
+	bvcLim    logx.Limiter // blocked/unblocked
+	unreach   logx.Limiter // SGSN unreachable
+	blocked   logx.Limiter // BVC still blocked
+	msMaxLim  logx.Limiter
+	lifeLim   logx.Limiter
+	overLim   logx.Limiter
+	initiated bool
+}
+
+func (o *opLog) init() {
+	if o.initiated {
+		return
+	}
+	o.initiated = true
+	o.nseLim = logx.Limiter{Interval: opStateInterval, Burst: opStateBurst}
+	o.bvcLim = logx.Limiter{Interval: opStateInterval, Burst: opStateBurst}
+	o.unreach = logx.Limiter{Interval: opStuckInterval}
+	o.blocked = logx.Limiter{Interval: opStuckInterval}
+	o.msMaxLim = logx.Limiter{Interval: opEventInterval}
+	o.lifeLim = logx.Limiter{Interval: opEventInterval}
+	o.overLim = logx.Limiter{Interval: opEventInterval}
+}
+
+// suppressedNote is what a line that passes after held-back ones ends in.
+func suppressedNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d similar lines suppressed)", n)
+}
+
+// opGb is the Gb state opTick follows.
+type opGb struct {
+	NSEI, BVCI uint16
+	NSEUp      bool
+	SGSN       []string // the NS-VCs' remote addresses
+}
+
+// opTick follows the Gb's NSE state once a second (tick).
+func (e *Engine) opTick(now time.Duration) {
+	if e.gbl == nil || e.gbl.gb == nil {
+		e.oplog.follow(e.log, now, nil)
+		return
+	}
+	n := e.gbl.gb.NSE()
+	st := opGb{NSEI: n.Config().NSEI, BVCI: e.gbl.gb.Config().BVCI, NSEUp: n.Available()}
+	if !st.NSEUp { // named only while unreachable: no allocation in the tick otherwise
+		for _, ep := range n.Config().Endpoints {
+			st.SGSN = append(st.SGSN, ep.Remote.String())
+		}
+	}
+	e.oplog.follow(e.log, now, &st)
+}
+
+// follow logs the NSE's state changes, the SGSN unreachable and the BVC
+// blocked for opStuckAfter; g is nil without a Gb.
+func (o *opLog) follow(log *slog.Logger, now time.Duration, g *opGb) {
+	o.init()
+	if g == nil {
+		o.gbSeen, o.bvcUp = false, false
+		return
+	}
+	if !o.gbSeen { // a new Gb: NSE down since its start (its BVC state comes from bvcState)
+		o.gbSeen, o.nseUp, o.nseSince = true, false, now
+	}
+	if g.NSEUp != o.nseUp {
+		o.nseUp, o.nseSince = g.NSEUp, now
+		o.unreach = logx.Limiter{Interval: opStuckInterval} // a new outage is reported after opStuckAfter
+		if ok, s := o.nseLim.Allow(now); ok {
+			state := "unavailable"
+			if g.NSEUp {
+				state = "available"
+			}
+			logx.Notice(log, fmt.Sprintf("NS-NSE %d became %s%s", g.NSEI, state, suppressedNote(s)))
+		}
+	}
+	if !g.NSEUp && now-o.nseSince >= opStuckAfter {
+		if ok, _ := o.unreach.Allow(now); ok { // the duration says how long: no count of ticks
+			logx.Notice(log, fmt.Sprintf("NS-NSE %d unavailable for %v: the SGSN (%s) does not answer",
+				g.NSEI, (now-o.nseSince).Truncate(time.Second), strings.Join(g.SGSN, ", ")))
+		}
+	}
+	if since := max(o.nseSince, o.bvcSince); g.NSEUp && !o.bvcUp && now-since >= opStuckAfter {
+		if ok, _ := o.blocked.Allow(now); ok {
+			logx.Notice(log, fmt.Sprintf("BVCI=%d blocked for %v while NS-NSE %d is available: the SGSN does not unblock it",
+				g.BVCI, (now-since).Truncate(time.Second), g.NSEI))
+		}
+	}
+}
+
+// opBVCState logs the PTP BVC going blocked or unblocked (bss.Handler
+// BVCState). The NSE's state is looked at first: the BVC goes blocked at
+// once when the NSE fails, and unblocked only once the NSE is up, so the
+// NSE line comes first and is not missed when the NSE goes down and up
+// again between two ticks.
+func (e *Engine) opBVCState(up bool, now time.Duration) {
+	var bvci uint16
+	if e.gbl != nil {
+		bvci = e.gbl.cfg.BVCI
+	}
+	e.opTick(now)
+	e.oplog.bvcState(e.gbLog, bvci, up, now)
+}
+
+func (o *opLog) bvcState(log *slog.Logger, bvci uint16, up bool, now time.Duration) {
+	o.init()
+	o.bvcUp, o.bvcSince = up, now
+	o.blocked = logx.Limiter{Interval: opStuckInterval}
+	if ok, s := o.bvcLim.Allow(now); ok {
+		state := "blocked"
+		if up {
+			state = "unblocked"
+		}
+		logx.Notice(log, fmt.Sprintf("BVCI=%d %s%s", bvci, state, suppressedNote(s)))
+	}
+}
+
+// opMSMax logs that `ms-max` made room: freed idle MSs, or none idle
+// (the new MS goes over the limit).
+func (e *Engine) opMSMax(bts *BTS, freed int) {
+	o := &e.oplog
+	o.init()
+	if ok, s := o.msMaxLim.Allow(e.now); ok {
+		what := fmt.Sprintf("%d idle MSs freed", freed)
+		if freed == 0 {
+			what = "no idle MS to free, going over it"
+		}
+		logx.Notice(e.log, fmt.Sprintf("BTS%d: ms-max %d reached: %s%s", bts.Nr, e.params.MSMax, what, suppressedNote(s)))
+	}
+}
+
+// opDiscard logs LLC frames of m dropped at a limit: the PDU lifetime (as
+// osmo-pcu's line) and the queue memory limits (`queue limit ms|global`).
+// CoDel's drops are the AQM at work, counted but not logged.
+func (e *Engine) opDiscard(m *MS, d llc.Discard) {
+	if d.Lifetime == 0 && d.Overflow == 0 {
+		return
+	}
+	o := &e.oplog
+	o.init()
+	now := e.now // engine time, as the queues'
+	if d.Lifetime > 0 {
+		if ok, s := o.lifeLim.Allow(now); ok {
+			logx.Notice(e.cfg.Logs.Logger(logx.CatTBFDL), fmt.Sprintf("%s Discarding LLC PDU because lifetime limit reached, count=%d new_queue_size=%d%s",
+				m, d.Lifetime, m.Queue.Len(), suppressedNote(s)))
+		}
+	}
+	if d.Overflow > 0 {
+		if ok, s := o.overLim.Allow(now); ok {
+			logx.Notice(e.cfg.Logs.Logger(logx.CatTBFDL), fmt.Sprintf("%s Discarding LLC PDU because the queue memory limit was reached, count=%d new_queue_size=%d%s",
+				m, d.Overflow, m.Queue.Len(), suppressedNote(s)))
+		}
+	}
+}
