@@ -53,6 +53,9 @@ func (q *Queue) Dequeue(now time.Duration) (fr Frame, ok bool, d Discard) {
 		return Frame{}, false, d
 	}
 	e := &q.a.ents[i]
+	if q.a.ecn && e.flow >= firstUser {
+		q.a.noteFirstSegment(e)
+	}
 	fr = Frame{Data: e.data, SAPI: SAPI(e.data), Enqueued: e.enq, Sojourn: q.sojourn(e, now),
 		Lifetime: e.life, seq: e.seq, queued: true, pooled: e.flags&fPooled != 0}
 	fr.Class = ClassOf(fr.SAPI)
@@ -276,7 +279,9 @@ func (q *Queue) markIf(i int32, c *call, allow bool) bool {
 // of an N-PDU whose first segment (the one with the IP header) has left:
 // the first segment of the next N-PDU of the same NSAPI in the flow, at
 // most markAhead frames behind, is marked CE instead and i leaves as it
-// is. The sender's congestion signal then comes one N-PDU later, but
+// is; when that segment is not queued yet and the flow's last first
+// segment was ECN-capable, the flow's next first segment takes the mark
+// when it leaves. The sender's congestion signal then comes one N-PDU later, but
 // comes as a mark: a drop here would cost the sender a retransmission
 // (and the rest of the N-PDU). With 1500-octet IP packets cut into
 // N201-U = 500 octet segments, three decisions in four fall on such a
@@ -287,15 +292,38 @@ func (q *Queue) markNext(i int32) bool {
 	if !ok || first {
 		return false
 	}
+	fl := a.ents[i].flow
 	k := 0
-	for j := a.flows[a.ents[i].flow].head; j >= 0 && k < markAhead; j, k = a.ents[j].next, k+1 {
+	for j := a.flows[fl].head; j >= 0 && k < markAhead; j, k = a.ents[j].next, k+1 {
 		n, _, f, _, ok := sndcpSegment(a.ents[j].data)
 		if !ok || n != nsapi || !f {
 			continue
 		}
 		return MarkCE(a.ents[j].data) == Marked
 	}
+	if a.ectFlow[fl] {
+		// the next N-PDU is not queued yet: the flow's next first segment
+		// takes the mark when it leaves (noteFirstSegment)
+		a.pendMark[fl] = true
+		return true
+	}
 	return false
+}
+
+// noteFirstSegment runs for every delivered user-data frame with ECN on:
+// a first SNDCP segment records whether its flow is ECN-capable, and takes
+// a mark that a decision on a later segment left pending (markNext).
+func (a *active) noteFirstSegment(e *entry) {
+	if _, _, first, _, ok := sndcpSegment(e.data); !ok || !first {
+		return
+	}
+	f := e.flow
+	if a.pendMark[f] {
+		a.pendMark[f] = false
+		a.ectFlow[f] = MarkCE(e.data) == Marked
+		return
+	}
+	a.ectFlow[f] = ECNOf(e.data) == Marked
 }
 
 // markAhead bounds markNext's search (one 1500-octet packet is 4 segments).

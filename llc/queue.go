@@ -298,7 +298,9 @@ type active struct {
 	// phone's reassembly (one N-PDU at a time per NSAPI in unacknowledged mode, TS 44.065)
 	// never sees another packet between them
 	segFlow  uint8
-	cfull    [16]uint16 // longest ciphered UI frame seen per SAPI
+	ectFlow  [NumFlows]bool // the last first SNDCP segment a flow delivered was ECN-capable
+	pendMark [NumFlows]bool // a mark decided on a later segment waits for the flow's next first segment
+	cfull    [16]uint16     // longest ciphered UI frame seen per SAPI
 	cmid     [16]bool   // the last ciphered frame queued per SAPI was full-length
 	newL     flist
 	oldL     flist
@@ -321,6 +323,7 @@ func (a *active) init() {
 	a.tags = [NumBuckets]uint32{}
 	a.segFlow = 0
 	a.cfull, a.cmid = [16]uint16{}, [16]bool{}
+	a.ectFlow, a.pendMark = [NumFlows]bool{}, [NumFlows]bool{}
 	a.ents = a.ents[:0]
 	a.free = -1
 	for i := range a.flows {
@@ -763,6 +766,7 @@ func (q *Queue) sync() {
 
 // resetAQM restarts every AQM state of the queue.
 func (a *active) resetAQM() {
+	a.ectFlow, a.pendMark = [NumFlows]bool{}, [NumFlows]bool{}
 	for i := range a.cd {
 		a.cd[i].reset()
 		a.pie[i] = pie{}
