@@ -29,7 +29,7 @@ func Example() {
 }
 
 // ExamplePcapWriter writes GSMTAP packets into a pcap file Wireshark opens
-// (GSMTAP over UDP/IPv4 to port 4729): the 24-octet file header, then per
+// (GSMTAP over UDP/IPv4 to port 4729, LINKTYPE_RAW): the 24-octet file header, then per
 // packet a 16-octet record header, IPv4 and UDP headers, GSMTAP, payload.
 func ExamplePcapWriter() {
 	var file bytes.Buffer

@@ -1,6 +1,6 @@
 // Package gsmtap encodes and decodes GSMTAP headers (libosmocore
 // include/osmocom/core/gsmtap.h, struct gsmtap_hdr, version 2) and writes
-// GSMTAP-over-UDP/IPv4 pcap files for Wireshark.
+// GSMTAP-over-UDP pcap files for Wireshark.
 //
 //	 0               1               2               3
 //	+---------------+---------------+---------------+---------------+

@@ -90,9 +90,9 @@ func TestCipheredPingOvertakes(t *testing.T) {
 		t.Fatalf("ping left at position %d: %v", pos, out)
 	}
 
-	// 7 N-PDUs (28 frames) queued: the ping would jump more than the
+	// 8 N-PDUs (32 frames) queued: the ping would jump more than the
 	// window allows, so it stays behind them.
-	for npdu := 1; npdu <= 7; npdu++ {
+	for npdu := 1; npdu <= 8; npdu++ {
 		for _, f := range cNPDU(npdu, 1500) {
 			q.Enqueue(4*time.Millisecond, f, LifetimeInfinite)
 		}
@@ -101,7 +101,7 @@ func TestCipheredPingOvertakes(t *testing.T) {
 	out, _ = drain(q, 6*time.Millisecond)
 	checkWhole(t, out)
 	if last := out[len(out)-1]; last.npdu != 100 {
-		t.Fatalf("ping overtook 28 frames: %v", out)
+		t.Fatalf("ping overtook 32 frames: %v", out)
 	}
 }
 
@@ -179,5 +179,95 @@ func TestCipheredFramesNotParsed(t *testing.T) {
 	}
 	if r := MarkCE(b); r != NoMarkCiphered || string(b) != string(before) {
 		t.Errorf("MarkCE: %v, frame changed %v", r, string(b) != string(before))
+	}
+}
+
+// TestCipheredReorderBound: small ciphered frames that keep arriving while
+// a ciphered download drains never make a frame leave more than 31 frames
+// out of enqueue order (the receiver's N(U) window), and the download's
+// N-PDUs stay whole.
+func TestCipheredReorderBound(t *testing.T) {
+	s := mustShared(t, Config{})
+	q := s.NewQueue(nil)
+	idx := map[[2]int]int{}
+	n := 0
+	add := func(f []byte) {
+		idx[[2]int{int(f[3])<<8 | int(f[4]), int(f[5])}] = n
+		n++
+		q.Enqueue(0, f, LifetimeInfinite)
+	}
+	for npdu := 1; npdu <= 6; npdu++ {
+		for _, f := range cNPDU(npdu, 1500) {
+			add(f)
+		}
+	}
+	var out []delivered
+	maxIdx, worst := -1, 0
+	for k := 0; q.Len() > 0 || k < 60; k++ {
+		if k < 60 {
+			add(cFrame(1000+k, 0, 94))
+		}
+		fr, ok, _ := q.Dequeue(time.Millisecond)
+		if !ok {
+			continue
+		}
+		d := delivered{int(fr.Data[3])<<8 | int(fr.Data[4]), int(fr.Data[5]), len(fr.Data)}
+		out = append(out, d)
+		i := idx[[2]int{d.npdu, d.seg}]
+		worst = max(worst, maxIdx-i)
+		maxIdx = max(maxIdx, i)
+	}
+	checkWhole(t, out)
+	if worst > 31 {
+		t.Fatalf("a frame left %d frames out of order", worst)
+	}
+	t.Logf("worst reordering %d frames", worst)
+}
+
+// TestCipheredNoFQ: with one FIFO (`no queue fq`) an AQM drop of a ciphered
+// frame takes at most the rest of its N-PDU, never the whole queue.
+func TestCipheredNoFQ(t *testing.T) {
+	s := mustShared(t, Config{CoDel: true, NoFQ: true, Interval: 100 * time.Millisecond, Target: 5 * time.Millisecond})
+	q := s.NewQueue(nil)
+	npdu := 0
+	for now := time.Duration(0); now < 10*time.Second; now += 20 * time.Millisecond {
+		if now%(60*time.Millisecond) == 0 {
+			npdu++
+			for _, f := range cNPDU(npdu, 1500) {
+				q.Enqueue(now, f, LifetimeInfinite)
+			}
+		}
+		_, _, d := q.Dequeue(now)
+		if d.CoDel > 4 {
+			t.Fatalf("%v: one Dequeue dropped %d frames (an N-PDU is 4)", now, d.CoDel)
+		}
+	}
+	if s.Counters().CoDel == 0 {
+		t.Fatal("CoDel never dropped")
+	}
+}
+
+// TestCipheredFullRunBounded: N-PDUs that fill whole segments (no short
+// last segment) do not pin the download's flow for ever: a ping of another
+// flow still gets out within one N-PDU's worth of frames.
+func TestCipheredFullRunBounded(t *testing.T) {
+	s := mustShared(t, Config{})
+	q := s.NewQueue(nil)
+	for i := 0; i < 20; i++ { // 20 full-length frames: N-PDUs of exactly 4 x 496 octets
+		q.Enqueue(0, cFrame(i/4, i%4, 506), LifetimeInfinite)
+	}
+	q.Dequeue(time.Millisecond)
+	q.Enqueue(time.Millisecond, ipFrame(1, 7, 0, 84), LifetimeInfinite) // an unciphered ping (another flow)
+	for k := 1; ; k++ {
+		fr, ok, _ := q.Dequeue(2 * time.Millisecond)
+		if !ok {
+			t.Fatal("the ping never left")
+		}
+		if len(fr.Data) == 84 {
+			if k > 8 {
+				t.Fatalf("the ping left after %d download frames", k)
+			}
+			return
+		}
 	}
 }

@@ -126,7 +126,7 @@ const (
 //	no queue fq                       NoFQ: one FIFO for the data class (queue fq = default)
 //	queue pie target <1-10000>        PIE.Target in milliseconds (0: automatic)
 //	queue pie tupdate <1-10000>       PIE.TUpdate in milliseconds (0: = target)
-//	queue pie max-burst <0-100000>    PIE.MaxBurst in milliseconds (0: 10 × target)
+//	queue pie max-burst <0-100000>    PIE.MaxBurst in milliseconds (0 ms: none, PIE.MaxBurst < 0); no queue pie max-burst = 10 × target
 //	queue red min|max <octets>        RED.Min / RED.Max (0: automatic)
 //	queue red probability <1-100>     RED.MaxP in percent (0: 10 %)
 //	queue red ewma <1-10>             RED.Wlog: average weight 2^-N (0: 2)

@@ -53,8 +53,10 @@ func (q *Queue) Dequeue(now time.Duration) (fr Frame, ok bool, d Discard) {
 		return Frame{}, false, d
 	}
 	e := &q.a.ents[i]
-	if q.a.ecn && e.flow >= firstUser {
-		q.a.noteFirstSegment(e)
+	if q.a.ecn && e.flow >= firstUser && q.a.noteFirstSegment(e) {
+		d.Marked++
+		q.marked++
+		q.s.ctr.Marked++
 	}
 	fr = Frame{Data: e.data, SAPI: SAPI(e.data), Enqueued: e.enq, Sojourn: q.sojourn(e, now),
 		Lifetime: e.life, seq: e.seq, queued: true, pooled: e.flags&fPooled != 0}
@@ -150,7 +152,7 @@ func (q *Queue) pick(c *call) int32 {
 // noteSegment keeps user flow f first while the frame just taken from it
 // (entry i) is an SNDCP segment with more to follow.
 func (a *active) noteSegment(f uint8, i int32) {
-	if _, _, _, more, ok := sndcpSegment(a.ents[i].data); ok && more || a.cipheredMore(a.ents[i].data) {
+	if _, _, _, more, ok := sndcpSegment(a.ents[i].data); ok && more || a.cipheredLeave(a.ents[i].data) {
 		a.segFlow = f + 1
 	} else {
 		a.segFlow = 0
@@ -199,8 +201,11 @@ func (q *Queue) pull(f uint8, c *call) int32 {
 		cd.dropping, cd.faSet = false, false
 		return -1
 	}
-	if a.ecn && ECNOf(a.ents[i].data) == Marked {
-		p = &a.paramsE // a mark costs no retransmission: the faster control (ParamsECNFor)
+	if a.ecn && (a.ectFlow[f] && laterSegment(a.ents[i].data) || ECNOf(a.ents[i].data) == Marked) {
+		// a mark costs no retransmission: the faster control
+		// (ParamsECNFor) for ECN-capable flows, their later SNDCP
+		// segments included
+		p = &a.paramsE
 	}
 	ok := cd.okToDrop(c.now, q.sojourn(&a.ents[i], c.now), int(a.flows[f].octets), p)
 	if cd.dropping {
@@ -250,80 +255,107 @@ func (q *Queue) pull(f uint8, c *call) int32 {
 func (q *Queue) mark(i int32, c *call) bool { return q.markIf(i, c, true) }
 
 // markIf is mark, with allow false for an AQM whose policy is to drop
-// even a markable frame (counted as NoMarkPolicy).
+// even a markable frame (counted as NoMarkPolicy). A decision on a later
+// SNDCP segment (no IP header) of a flow whose N-PDUs are ECN-capable
+// marks the flow's next first segment (markNext). Marked counts frames
+// that change to CE, when they change; a decision whose frame is CE
+// already, or while a mark is pending, delivers without counting: the
+// sender gets its signal once. NoMark counts the decisions that drop.
 func (q *Queue) markIf(i int32, c *call, allow bool) bool {
-	if !q.a.ecn {
+	a := q.a
+	if !a.ecn {
 		return false
 	}
+	b := a.ents[i].data
+	later := laterSegment(b)
 	var r MarkResult
-	if allow {
-		if r = MarkCE(q.a.ents[i].data); r == NoMarkOther && q.markNext(i) {
-			r = Marked
-		}
-	} else if r = ECNOf(q.a.ents[i].data); r == Marked {
+	switch {
+	case later && a.ectFlow[a.ents[i].flow]:
+		r = Marked
+	case later:
+		r = NoMarkNotECT // the flow's last IP header said Not-ECT
+	default:
+		r = ECNOf(b)
+	}
+	if r == Marked && !allow {
 		r = NoMarkPolicy
 	}
-	if r == Marked {
+	if r != Marked {
+		c.d.NoMark[r-1]++
+		q.noMark[r-1]++
+		q.s.ctr.NoMark[r-1]++
+		return false
+	}
+	var changed bool
+	if later {
+		changed = q.markNext(i)
+	} else {
+		_, changed = markCE(b)
+	}
+	if changed {
 		c.d.Marked++
 		q.marked++
 		q.s.ctr.Marked++
-		return true
 	}
-	c.d.NoMark[r-1]++
-	q.noMark[r-1]++
-	q.s.ctr.NoMark[r-1]++
-	return false
+	return true
 }
 
-// markNext is the mark for popped entry i when it is a later SNDCP segment
-// of an N-PDU whose first segment (the one with the IP header) has left:
-// the first segment of the next N-PDU of the same NSAPI in the flow, at
-// most markAhead frames behind, is marked CE instead and i leaves as it
-// is; when that segment is not queued yet and the flow's last first
-// segment was ECN-capable, the flow's next first segment takes the mark
-// when it leaves. The sender's congestion signal then comes one N-PDU later, but
-// comes as a mark: a drop here would cost the sender a retransmission
-// (and the rest of the N-PDU). With 1500-octet IP packets cut into
-// N201-U = 500 octet segments, three decisions in four fall on such a
-// segment.
+// laterSegment reports whether b is an unciphered SN-UNITDATA segment
+// after the first of its N-PDU (no IP header in it).
+func laterSegment(b []byte) bool {
+	_, _, first, _, ok := sndcpSegment(b)
+	return ok && !first
+}
+
+// markNext marks for popped entry i, a later SNDCP segment of an N-PDU
+// whose first segment (the one with the IP header) has left: the first
+// segment of the next N-PDU of the same NSAPI in the flow, at most
+// markAhead frames behind and not CE yet, is marked CE instead, and i
+// leaves as it is; without one in the queue, the flow's next first
+// segment takes the mark when it leaves (noteFirstSegment). The sender's
+// congestion signal then comes one N-PDU later, but as a mark: a drop
+// here would cost it a retransmission (and the rest of the N-PDU). With
+// 1500-octet IP packets cut into N201-U = 500 octet segments, three
+// decisions in four fall on such a segment. It reports whether a queued
+// frame changed to CE.
 func (q *Queue) markNext(i int32) bool {
 	a := q.a
-	nsapi, _, first, _, ok := sndcpSegment(a.ents[i].data)
-	if !ok || first {
-		return false
-	}
+	nsapi, _, _, _, _ := sndcpSegment(a.ents[i].data)
 	fl := a.ents[i].flow
 	k := 0
 	for j := a.flows[fl].head; j >= 0 && k < markAhead; j, k = a.ents[j].next, k+1 {
-		n, _, f, _, ok := sndcpSegment(a.ents[j].data)
-		if !ok || n != nsapi || !f {
+		if n, _, f, _, ok := sndcpSegment(a.ents[j].data); !ok || n != nsapi || !f {
 			continue
 		}
-		return MarkCE(a.ents[j].data) == Marked
+		if r, changed := markCE(a.ents[j].data); r == Marked {
+			if changed {
+				return true
+			}
+			continue // CE already: the next N-PDU
+		}
 	}
-	if a.ectFlow[fl] {
-		// the next N-PDU is not queued yet: the flow's next first segment
-		// takes the mark when it leaves (noteFirstSegment)
-		a.pendMark[fl] = true
-		return true
-	}
+	a.pendMark[fl] = true // counted when it changes a frame (noteFirstSegment)
 	return false
 }
 
 // noteFirstSegment runs for every delivered user-data frame with ECN on:
 // a first SNDCP segment records whether its flow is ECN-capable, and takes
-// a mark that a decision on a later segment left pending (markNext).
-func (a *active) noteFirstSegment(e *entry) {
+// a mark that a decision on a later segment left pending (markNext). It
+// reports whether it set CE (a frame that carries CE already satisfies the
+// pending mark as it is).
+func (a *active) noteFirstSegment(e *entry) bool {
 	if _, _, first, _, ok := sndcpSegment(e.data); !ok || !first {
-		return
+		return false
 	}
 	f := e.flow
 	if a.pendMark[f] {
+		r, changed := markCE(e.data)
+		a.ectFlow[f] = r == Marked
 		a.pendMark[f] = false
-		a.ectFlow[f] = MarkCE(e.data) == Marked
-		return
+		return changed
 	}
 	a.ectFlow[f] = ECNOf(e.data) == Marked
+	return false
 }
 
 // markAhead bounds markNext's search (one 1500-octet packet is 4 segments).
@@ -347,7 +379,7 @@ func (q *Queue) flowDelay(f uint8, octets int) time.Duration {
 	if rate <= 0 {
 		rate = AutoDefaultRate
 	}
-	return time.Duration(int64(octets) * int64(n) * int64(time.Second) / rate)
+	return time.Duration(float64(octets) * float64(n) * float64(time.Second) / float64(rate))
 }
 
 // pullPIE serves user flow f under PIE: the head frame gets one decision;
@@ -389,6 +421,10 @@ func (q *Queue) pullRED(f uint8, c *call) int32 {
 		st.reset() // SFQ frees an emptied slot: the next flow starts at 0
 		return -1
 	}
+	// The average follows the backlog at departures too (the decision is
+	// taken here, not at the arrival as in SFQ): after a burst it falls
+	// while the flow drains instead of standing at the burst's height.
+	st.arrive(int(a.flows[f].octets)+len(a.ents[i].data), &a.redP)
 	if a.ents[i].flags&fProtected != 0 || !st.decide(&a.redP, q.s) || q.mark(i, c) {
 		return i
 	}
@@ -399,23 +435,23 @@ func (q *Queue) pullRED(f uint8, c *call) int32 {
 	return i
 }
 
-// aqmDrop drops popped entry i of flow f for CoDel. With the RFC variant,
+// aqmDrop drops popped entry i of flow f for the AQM (CoDel, PIE, RED). With the RFC variant,
 // the rest of an SNDCP N-PDU whose segment it was goes too: the MS cannot
 // rebuild the IP packet without it, so sending it would only waste the
 // radio (the segments queued right behind it in its flow).
 func (q *Queue) aqmDrop(i int32, f uint8, c *call) {
 	a := q.a
 	nsapi, npdu, _, more, seg := sndcpSegment(a.ents[i].data)
-	more = more || a.cipheredMore(a.ents[i].data)
-	cipher := ciphered(a.ents[i].data)
+	cipher, sapi := ciphered(a.ents[i].data), SAPI(a.ents[i].data)
+	more = more || a.cipheredLeave(a.ents[i].data)
 	c.dropped(len(a.ents[i].data), ReasonCoDel)
 	q.drop(i, ReasonCoDel)
-	for cipher && more && a.variant == VariantRFC { // the rest of a ciphered N-PDU
+	for cipher && more && a.variant == VariantRFC { // the rest of a ciphered N-PDU (at most maxSegs frames)
 		h := a.flows[f].head
-		if h < 0 || !ciphered(a.ents[h].data) {
+		if h < 0 || !ciphered(a.ents[h].data) || SAPI(a.ents[h].data) != sapi {
 			return
 		}
-		more = a.cipheredMore(a.ents[h].data)
+		more = a.cipheredLeave(a.ents[h].data)
 		j := q.pop(f)
 		c.dropped(len(a.ents[j].data), ReasonCoDel)
 		q.drop(j, ReasonCoDel)
@@ -481,7 +517,9 @@ func (q *Queue) idle(now time.Duration) {
 		return
 	}
 	for i := range a.cd {
-		if !a.cd[i].cold(now, a.variant, &a.params) || !a.pie[i].cold(now, &a.pieP) || a.red[i].avg != 0 {
+		a.pie[i].qdelay = 0 // the queue is empty: no delay, no backlog to average
+		a.red[i].reset()
+		if !a.cd[i].cold(now, a.variant, &a.params) || !a.pie[i].cold(now, &a.pieP) {
 			return
 		}
 	}

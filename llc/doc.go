@@ -76,8 +76,8 @@
 // above, PIE (RFC 8033; pie.go) or RED per flow with head drop/mark
 // (Linux SFQ's redflowlimit/headdrop; red.go). With `no queue fq` the data
 // class is one FIFO, so each runs alone per MS (CoDel, PIE, RED) instead of
-// inside the flow queues (FQ-CoDel, FQ-PIE, SFQ-RED). Every decision falls
-// on the frame at the head of its flow, before RLC/MAC encoding.
+// inside the flow queues (FQ-CoDel, FQ-PIE, SFQ-RED). Every decision is
+// taken on the frame at the head of its flow, before RLC/MAC encoding.
 //
 // ECN (RFC 3168; ecn.go): where the AQM would drop an ECN-capable frame
 // (unciphered UI frame of a user SAPI whose uncompressed first SNDCP
@@ -85,16 +85,22 @@
 // instead, updates the IPv4 checksum and the LLC FCS, and delivers it.
 // CoDel marks on its drop schedule (RFC 8289 §5.4), PIE below a 10 %
 // probability (RFC 8033 §5.1), RED at any probability. On by default, as
-// in Linux's fq_codel; `no queue ecn` turns it off. Drops that could not
-// be marks are counted by reason (not-ect, ciphered, compressed, other,
-// policy).
+// in Linux's fq_codel; `no queue ecn` turns it off. A decision on a later
+// SNDCP segment (no IP header) of an ECN-capable flow marks the flow's
+// next first segment instead, up to 8 frames behind the head or the next
+// one to leave (dequeue.go, markNext): with 1500-octet packets cut into
+// 500-octet segments, three decisions in four fall on such segments. ECN-
+// capable flows get faster CoDel parameters (ParamsECNFor). Decisions
+// that could not be marks are counted by reason (not-ect, ciphered,
+// compressed, other, policy).
 //
 // Ciphered frames (E bit) show no SNDCP or IP header. Their N-PDU
 // boundaries are read from lengths (every segment but the last is
-// N201-U long), which lets a short whole N-PDU (a ping) overtake a
+// N201-U long; a run of full-length frames ends after the most segments
+// an N-PDU can have), which lets a short whole N-PDU (a ping) overtake a
 // ciphered download by at most 31 frames (the receiver's N(U) window),
 // keeps an N-PDU's segments together, and makes an AQM drop take the rest
-// of the N-PDU (queue.go, cipheredFlow).
+// of the N-PDU, within its SAPI (queue.go, cipheredFlow).
 //
 // # Memory
 //

@@ -19,7 +19,7 @@ const (
 	NoMarkNotECT                       // IP header says Not-ECT
 	NoMarkCiphered                     // E bit set: information field ciphered (TS 44.064 §6.4.2.3)
 	NoMarkCompressed                   // SNDCP DCOMP or PCOMP ≠ 0: no plain IP header
-	NoMarkOther                        // not UI, not a user SAPI, not a first segment, not IP, bad checksum or FCS
+	NoMarkOther                        // not UI, not a user SAPI, not IP, bad IPv4 checksum, over MaxFrameLen
 	NoMarkPolicy                       // markable, but the AQM drops (PIE at 10 % or more, RFC 8033 §5.1)
 	NumMarkResults
 )
@@ -49,7 +49,7 @@ func (r MarkResult) String() string {
 // user-data SAPI whose SNDCP PDU is the first segment of an uncompressed
 // N-PDU. It returns the offset of the IP header in b, or why there is none.
 func ipOffset(b []byte) (int, MarkResult) {
-	if len(b) < 3+4+FCSLen || b[1]&0xe0 != 0xc0 || sapiFlow[SAPI(b)] != flowUser {
+	if len(b) < 3+4+FCSLen || len(b) > MaxFrameLen || b[1]&0xe0 != 0xc0 || sapiFlow[SAPI(b)] != flowUser {
 		return 0, NoMarkOther
 	}
 	if b[2]&0x02 != 0 {
@@ -104,15 +104,22 @@ func ECNOf(b []byte) MarkResult {
 // one. It returns Marked when the frame now carries CE; any other result
 // leaves b unchanged.
 func MarkCE(b []byte) MarkResult {
+	r, _ := markCE(b)
+	return r
+}
+
+// markCE is MarkCE, also reporting whether the frame changed (false when
+// it carried CE already).
+func markCE(b []byte) (MarkResult, bool) {
 	if r := ECNOf(b); r != Marked {
-		return r
+		return r, false
 	}
 	off, _ := ipOffset(b)
 	ip := b[off:]
 	var d [12]byte // old ⊕ new of IP octets 0..11
 	if ip[0]>>4 == 4 {
 		if ip[1]&0x03 == 0x03 {
-			return Marked
+			return Marked, false
 		}
 		old := uint16(ip[0])<<8 | uint16(ip[1])
 		d[1], d[10], d[11] = ip[1], ip[10], ip[11]
@@ -125,7 +132,7 @@ func MarkCE(b []byte) MarkResult {
 		d[11] ^= ip[11]
 	} else {
 		if ip[1]&0x30 == 0x30 {
-			return Marked
+			return Marked, false
 		}
 		d[1] = ip[1]
 		ip[1] |= 0x30 // Traffic Class bits 1-0 are bits 5-4 of octet 1
@@ -144,14 +151,14 @@ func MarkCE(b []byte) MarkResult {
 		n = off + i + 1
 	}
 	if n == 0 {
-		return Marked // the FCS does not cover the IP header (PM = 0)
+		return Marked, true // the FCS does not cover the IP header (PM = 0)
 	}
 	c = crcZeros(c, end-n)
 	t := b[len(b)-FCSLen:]
 	t[0] ^= byte(c)
 	t[1] ^= byte(c >> 8)
 	t[2] ^= byte(c >> 16)
-	return Marked
+	return Marked, true
 }
 
 // crcZeros advances the CRC-24 register c over n zero octets in O(log n):

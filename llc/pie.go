@@ -131,8 +131,8 @@ func (p *pie) update(pp *PIEParams) {
 // further update changes but for the burst allowance is skipped in one
 // step, so a long idle period costs nothing.
 func (p *pie) catchUp(now time.Duration, pp *PIEParams) {
-	if !p.started {
-		p.started, p.last = true, now
+	if !p.started { // activation: a full burst allowance (RFC 8033 Appendix B; Linux pie_vars_init)
+		p.started, p.last, p.burst = true, now, pp.MaxBurst
 		return
 	}
 	for n := 0; now-p.last >= pp.TUpdate; n++ {

@@ -134,7 +134,8 @@ func TestPIEMatchesRFC8033(t *testing.T) {
 	delay := func() float64 { return (time.Duration(backlog * float64(time.Second) / rate)).Seconds() }
 	ref := &pieRef{QDELAY_REF: pp.Target.Seconds(), MAX_BURST: pp.MaxBurst, T_UPDATE: pp.TUpdate,
 		alpha: pp.Alpha, beta: pp.Beta, MEAN_PKTSIZE: 1500, mark_ecnth: 0.1, ecn_enabled: true,
-		random: rand.New(rand.NewPCG(7, 8)).Float64, queue_bytes: func() float64 { return backlog }, current_delay: delay}
+		random: rand.New(rand.NewPCG(7, 8)).Float64, queue_bytes: func() float64 { return backlog }, current_delay: delay,
+		burst_allowance_: pp.MaxBurst} // PIE activates with a full burst allowance (Appendix B)
 	var st pie
 	u := seqRand{rand.New(rand.NewPCG(7, 8))}
 	var lastUpdate time.Duration

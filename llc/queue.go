@@ -114,11 +114,15 @@ func (a *active) flowOfAt(b []byte, fq, learn bool) uint8 {
 		}
 		return f
 	}
+	if ciphered(b) {
+		whole := learn && a.learnCiphered(b)
+		if !fq {
+			return flowOther
+		}
+		return a.cipheredFlow(b, whole, learn)
+	}
 	if !fq {
 		return flowOther
-	}
-	if ciphered(b) {
-		return a.cipheredFlow(b, learn)
 	}
 	key, nsapi, kind := FlowKey(b)
 	switch kind {
@@ -178,56 +182,99 @@ func (a *active) bucketOf(key uint32) uint8 {
 // from it: every such frame of a SAPI shares one flow, and a ping waits
 // behind the download. What stays visible is the length. The SGSN fills
 // every segment of a segmented N-PDU but the last to N201-U (TS 44.065
-// §6.9: segments of N201-U octets), and the cipher keeps lengths, so a
-// frame shorter than the longest ciphered frame seen on its SAPI ends an
-// N-PDU; a frame as long as that one may have more segments behind it. A
-// short frame that follows an N-PDU end is then a whole N-PDU. gopcu puts
-// such a frame, if it is small (≤ cipheredSmall octets: a ping, a DNS
-// answer, a TCP handshake), into a flow of its own, which DRR serves as a
-// new flow (RFC 8290 §4.2), so it overtakes the download's queue; the
-// segments of an N-PDU still leave in order and together (noteSegment keeps
-// a flow first while its last frame was full-length). The receiver takes UI
-// frames out of N(U) order within a window of 32 (TS 44.064 §8.8.2), so
-// the overtaking is bounded: a frame takes the small flow only while the
-// download's flow holds fewer than cipheredMaxBehind frames and the small
-// flow fewer than cipheredMaxSmall, so no frame leaves more than 31 frames
-// out of order. The rule errs on the safe side: a frame of unknown
-// position stays in the SAPI's flow, in order.
+// §6.9), and the cipher keeps lengths, so a frame shorter than the longest
+// ciphered frame seen on its SAPI ends an N-PDU; a frame as long as that
+// one may have more segments behind it, but an N-PDU (at most
+// cipheredMaxNPDU octets) has at most maxSegs of them, so a run of that
+// many full-length frames ends one too. A short frame that follows an
+// N-PDU end is a whole N-PDU. gopcu puts such a frame, if it is small
+// (≤ cipheredSmall octets: a ping, a DNS answer, a TCP handshake), into a
+// flow of its own, which DRR serves as a new flow (RFC 8290 §4.2), so it
+// overtakes the download's queue; the segments of an N-PDU still leave in
+// order and together (noteSegment keeps a flow first while its N-PDU may
+// go on). The receiver takes UI frames out of N(U) order within a window
+// of 32 (TS 44.064 §8.8.2), so a frame takes the small flow only while
+// the oldest queued frame of the SAPI's download is fewer than
+// cipheredMaxBehind frames older: no frame leaves more than 31 frames out
+// of order. The rule errs on the safe side: a frame of unknown position
+// stays in the SAPI's flow, in order.
 const (
 	cipheredSmall     = 300
-	cipheredMaxBehind = 24
-	cipheredMaxSmall  = 7
+	cipheredMaxBehind = 31
+	cipheredMaxNPDU   = 1520 // octets: an IP packet of the 1500-octet MTU with room to spare
 )
 
 // ciphered reports whether b is a ciphered LLC UI frame.
 func ciphered(b []byte) bool { return len(b) >= 3+FCSLen && b[1]&0xe0 == 0xc0 && b[2]&0x02 != 0 }
 
-// cipheredFlow picks the flow of a ciphered UI frame of a user SAPI and,
-// with learn, tracks the N-PDU boundaries of its SAPI.
-func (a *active) cipheredFlow(b []byte, learn bool) uint8 {
-	sapi := SAPI(b)
-	bulk := firstUser + sapi%NumBuckets
-	if !learn {
-		return bulk // put back: stays in the SAPI's flow
+// maxSegs is the most segments an N-PDU of SAPI s has (full frames of
+// cfull octets carry cfull − 10 octets of it: 3 LLC header, 3 FCS and at
+// least 4 SNDCP header octets).
+func (a *active) maxSegs(s uint8) uint8 {
+	d := int(a.cfull[s]) - 10
+	if d <= 0 {
+		return 1
+	}
+	return uint8(min((cipheredMaxNPDU+d-1)/d, 255))
+}
+
+// learnCiphered tracks the N-PDU boundaries of ciphered frames enqueued at
+// the tail and reports whether b is a whole N-PDU.
+func (a *active) learnCiphered(b []byte) bool {
+	s := SAPI(b)
+	if sapiFlow[s] != flowUser {
+		return false
 	}
 	n := uint16(len(b))
-	whole := !a.cmid[sapi] && n < a.cfull[sapi]
-	a.cfull[sapi] = max(a.cfull[sapi], n)
-	a.cmid[sapi] = n >= a.cfull[sapi]
-	if !whole || n > cipheredSmall || a.flows[bulk].frames >= cipheredMaxBehind {
+	whole := !a.cmid[s] && n < a.cfull[s]
+	a.cfull[s] = max(a.cfull[s], n)
+	if n < a.cfull[s] {
+		a.cmid[s], a.crun[s] = false, 0
+		return whole
+	}
+	a.crun[s]++
+	a.cmid[s] = a.crun[s] < a.maxSegs(s)
+	if !a.cmid[s] {
+		a.crun[s] = 0
+	}
+	return whole
+}
+
+// cipheredFlow picks the flow of a ciphered UI frame of a user SAPI.
+func (a *active) cipheredFlow(b []byte, whole, learn bool) uint8 {
+	sapi := SAPI(b)
+	bulk := firstUser + sapi%NumBuckets
+	if !learn || !whole || len(b) > cipheredSmall {
+		return bulk // put back, part of a longer N-PDU or large: in order
+	}
+	if h := a.flows[bulk].head; h >= 0 && a.seqNow-a.ents[h].seq >= cipheredMaxBehind {
 		return bulk
 	}
 	small := firstUser + a.bucketOf(0x5ec00000|uint32(sapi)<<4|uint32(sapi+8)%NumBuckets)
-	if small == bulk || a.flows[small].frames >= cipheredMaxSmall {
+	if small == bulk || a.flows[small].frames > 0 && SAPI(a.ents[a.flows[small].head].data) != sapi {
 		return bulk
 	}
 	return small
 }
 
-// cipheredMore reports whether a ciphered frame is as long as the longest
-// of its SAPI: more segments of its N-PDU may follow.
-func (a *active) cipheredMore(b []byte) bool {
-	return ciphered(b) && sapiFlow[SAPI(b)] == flowUser && uint16(len(b)) >= a.cfull[SAPI(b)]
+// cipheredLeave tracks the N-PDU boundaries of ciphered frames leaving the
+// queue (delivered or dropped, in order per SAPI) and reports whether
+// more segments of b's N-PDU may follow.
+func (a *active) cipheredLeave(b []byte) bool {
+	s := SAPI(b)
+	if !ciphered(b) || sapiFlow[s] != flowUser || a.cfull[s] == 0 {
+		return false
+	}
+	if uint16(len(b)) < a.cfull[s] {
+		a.cdrun[s] = 0
+		return false
+	}
+	a.cdrun[s]++
+	if a.cdrun[s] >= a.maxSegs(s) {
+		a.cdrun[s] = 0
+		return false
+	}
+	return true
 }
 
 func classOfFlow(f uint8) Class {
@@ -301,7 +348,10 @@ type active struct {
 	ectFlow  [NumFlows]bool // the last first SNDCP segment a flow delivered was ECN-capable
 	pendMark [NumFlows]bool // a mark decided on a later segment waits for the flow's next first segment
 	cfull    [16]uint16     // longest ciphered UI frame seen per SAPI
-	cmid     [16]bool   // the last ciphered frame queued per SAPI was full-length
+	cmid     [16]bool       // the last ciphered frame queued per SAPI may have more segments behind it
+	crun     [16]uint8      // full-length ciphered frames queued in a row per SAPI
+	cdrun    [16]uint8      // full-length ciphered frames of the current N-PDU that left, per SAPI
+	seqNow   uint32         // sequence number of the frame being inserted
 	newL     flist
 	oldL     flist
 	params   Params
@@ -322,7 +372,7 @@ func (a *active) init() {
 	a.nsKey = [16]uint32{}
 	a.tags = [NumBuckets]uint32{}
 	a.segFlow = 0
-	a.cfull, a.cmid = [16]uint16{}, [16]bool{}
+	a.cfull, a.cmid, a.crun, a.cdrun = [16]uint16{}, [16]bool{}, [16]uint8{}, [16]uint8{}
 	a.ectFlow, a.pendMark = [NumFlows]bool{}, [NumFlows]bool{}
 	a.ents = a.ents[:0]
 	a.free = -1
@@ -414,9 +464,10 @@ type Discard struct {
 	Lifetime int // frames by reason
 	CoDel    int // AQM drops (CoDel, PIE or RED)
 	Overflow int
-	// Marked counts frames the AQM marked CE instead of dropping (not in
-	// Frames: they were delivered). NoMark counts the AQM drops of this
-	// call by why no mark was possible (index MarkResult − 1), with ECN on.
+	// Marked counts frames the AQM changed to CE instead of dropping (not
+	// in Frames: they were delivered). NoMark counts the drop decisions of
+	// this call by why no mark was possible (index MarkResult − 1), with
+	// ECN on.
 	Marked int
 	NoMark [NumNoMark]int
 }
@@ -581,6 +632,7 @@ func (q *Queue) insert(e entry, front bool) {
 	a := q.a
 	idx := a.alloc()
 	e.next = -1
+	a.seqNow = e.seq
 	f := a.flowOfAt(e.data, a.fq, !front)
 	e.flow = f
 	fw := &a.flows[f]

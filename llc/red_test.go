@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // TestREDProbability: at fixed average backlogs the per-frame probability
@@ -95,4 +96,33 @@ func TestREDParamsFor(t *testing.T) {
 			t.Errorf("%+v at %d octets/s: %+v", c.cfg, c.rate, p)
 		}
 	}
+}
+
+// TestREDFollowsTheDrain: after a burst and no more arrivals, RED's
+// average follows the backlog down as the flow drains (sampled at each
+// departure), so no frame is dropped once the backlog is below min.
+func TestREDFollowsTheDrain(t *testing.T) {
+	s := mustShared(t, Config{CoDel: true, AQM: AQMRED})
+	s.Seed(5, 6)
+	q := s.NewQueue(nil)
+	q.SetDrainRate(25000) // min 12 500 octets, max 37 500
+	rp := Config{}.REDParamsFor(25000)
+	for i := 0; i < 80; i++ {
+		q.Enqueue(0, ipFrame(6, 1000, 80, 500), LifetimeInfinite)
+	}
+	drops := 0
+	for q.Len() > 0 {
+		before := q.Octets()
+		_, _, d := q.Dequeue(time.Second)
+		if d.CoDel > 0 {
+			drops += d.CoDel
+			if before < rp.Min {
+				t.Fatalf("a drop with %d octets queued, below min %d", before, rp.Min)
+			}
+		}
+	}
+	if drops == 0 || drops >= 40 {
+		t.Fatalf("%d of 80 frames dropped draining a 40 000-octet burst (min %d, max %d)", drops, rp.Min, rp.Max)
+	}
+	t.Logf("%d of 80 dropped", drops)
 }

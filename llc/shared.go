@@ -16,10 +16,11 @@ type Counters struct {
 	CoDel     uint64 // frames dropped by the AQM
 	Overflow  uint64 // frames dropped by the per-MS or global limit
 	Cleared   uint64 // frames dropped by Clear/Close (MS freed)
-	Marked    uint64 // frames marked CE by the AQM instead of dropped
-	// NoMark counts the AQM drops made with ECN on by why the frame could
-	// not be marked (index MarkResult − 1: not-ect, ciphered, compressed,
-	// other).
+	Marked    uint64 // frames the AQM changed to CE instead of dropping one
+	// NoMark counts the AQM's drop decisions made with ECN on by why no
+	// mark was possible (index MarkResult − 1: not-ect, ciphered,
+	// compressed, other, policy); the rest of a dropped N-PDU goes with
+	// its decision and is not counted again.
 	NoMark [NumNoMark]uint64
 }
 

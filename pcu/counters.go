@@ -264,6 +264,10 @@ const (
 	L1LLCNoMarkCompressed
 	L1LLCNoMarkOther
 	L1LLCNoMarkPolicy
+	L1GbULUnitdataDropped
+	L1GbLLCDiscardedDropped
+	L1ULLLCNoTLLI
+	L1ULDataNoTBF
 	numL1Ctrs
 )
 
@@ -310,6 +314,10 @@ var L1CounterDescs = []ratectr.Desc{
 	{Name: "llc:aqm:nomark:compressed", Description: "AQM drops with ECN on: SNDCP header or data compression"},
 	{Name: "llc:aqm:nomark:other", Description: "AQM drops with ECN on: no IP header in the frame (not a first segment, not IP)"},
 	{Name: "llc:aqm:nomark:policy", Description: "AQM drops with ECN on: ECN-capable, but PIE's probability was 10 % or more"},
+	{Name: "gb:tx:ul_unitdata:dropped", Description: "UL LLC frames not sent to the SGSN (no Gb, BVC blocked, NS cannot send)"},
+	{Name: "gb:tx:llc_discarded:dropped", Description: "LLC-DISCARDED not sent to the SGSN (no Gb, signalling BVC not reset, NS cannot send)"},
+	{Name: "ul:llc:dropped:no_tlli", Description: "UL LLC frames dropped: the MS had not sent its TLLI"},
+	{Name: "rx:ul_data:no_tbf", Description: "UL data blocks for no TBF of their TFI on the PDCH (dropped)"},
 }
 
 // "pcu:sgsn" group (osmo-pcu's SGSN Statistics).

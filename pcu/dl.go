@@ -573,10 +573,10 @@ func (e *Engine) reportDiscard(m *MS, d llc.Discard) {
 			m.Ctr.Add(MSCtrLLCNoMarkNotECT+i, uint64(n))
 		}
 	}
-	e.opDiscard(m, d) // oplog.go
-	if e.gb != nil && m.TLLI != TLLIUnset && d.Frames > 0 {
+	e.opDiscard(m, d)                        // oplog.go
+	if m.TLLI != TLLIUnset && d.Frames > 0 { // (a DL queue has a TLLI: DL-UNITDATA brings it)
 		f, o := d.LLCDiscarded()
-		e.gb.LLCDiscarded(bts.Nr, m.TLLI, f, o)
+		e.gbLLCDiscarded(m, f, o)
 	}
 }
 

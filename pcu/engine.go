@@ -144,7 +144,7 @@ type Engine struct {
 
 	params    Params
 	llcShared *llc.Shared
-	gb        Gb
+	gb        gbPort // nil: no Gb (frames towards the SGSN are dropped, counted)
 	gbl       *gbLink
 	gbRx      chan gbDatagram
 	localRes  *localResolver // capture: local address of wildcard binds

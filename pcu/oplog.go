@@ -46,6 +46,7 @@ type opLog struct {
 	msMaxLim  logx.Limiter
 	lifeLim   logx.Limiter
 	overLim   logx.Limiter
+	dropLim   [numDropKinds]logx.Limiter // opDrop, per kind
 	initiated bool
 }
 
@@ -61,6 +62,9 @@ func (o *opLog) init() {
 	o.msMaxLim = logx.Limiter{Interval: opEventInterval}
 	o.lifeLim = logx.Limiter{Interval: opEventInterval}
 	o.overLim = logx.Limiter{Interval: opEventInterval}
+	for i := range o.dropLim {
+		o.dropLim[i] = logx.Limiter{Interval: opEventInterval}
+	}
 }
 
 // suppressedNote is what a line that passes after held-back ones ends in.
@@ -192,5 +196,61 @@ func (e *Engine) opDiscard(m *MS, d llc.Discard) {
 			logx.Notice(e.cfg.Logs.Logger(logx.CatTBFDL), fmt.Sprintf("%s Discarding LLC PDU because the queue memory limit was reached, count=%d new_queue_size=%d%s",
 				m, d.Overflow, m.Queue.Len(), suppressedNote(s)))
 		}
+	}
+}
+
+// dropKind is a kind of frame or message the engine drops; each is
+// counted where it is dropped and logged by opDrop (the sites are listed
+// in dropsites_test.go).
+type dropKind int
+
+const (
+	dropULFrameNotSent      dropKind = iota // UL-UNITDATA not sent: no Gb, BVC blocked, NS (l1if gb:tx:ul_unitdata:dropped)
+	dropLLCDiscardedNotSent                 // LLC-DISCARDED not sent (l1if gb:tx:llc_discarded:dropped)
+	dropULFrameNoTLLI                       // UL LLC frame of an MS without TLLI (l1if ul:llc:dropped:no_tlli)
+	dropULBlockNoTBF                        // UL data block for no TBF (l1if rx:ul_data:no_tbf)
+	dropULBlockUndecodable                  // UL block or unit that does not decode (bts decode:errors)
+	numDropKinds
+)
+
+// opDrop logs a dropped frame or message at NOTICE, one line per kind
+// every opEventInterval of engine time; a line that passes after others
+// were held back says how many. The caller has counted it. msg makes the
+// line only when it is logged (no allocation for the lines held back).
+func (e *Engine) opDrop(log *slog.Logger, k dropKind, msg func() string) {
+	o := &e.oplog
+	o.init()
+	if ok, s := o.dropLim[k].Allow(e.now); ok {
+		logx.Notice(log, msg()+suppressedNote(s))
+	}
+}
+
+// gbULUnitdata sends one UL LLC frame of m to the SGSN; a frame that
+// cannot go (no Gb, the BVC blocked, NS down) is counted and logged.
+func (e *Engine) gbULUnitdata(m *MS, frame []byte) {
+	err := errNoGb
+	if e.gb != nil {
+		err = e.gb.ULUnitdata(m.bts.Nr, m.TLLI, frame)
+	}
+	if err != nil {
+		e.l1ctr.Inc(L1GbULUnitdataDropped)
+		e.opDrop(e.gbLog, dropULFrameNotSent, func() string {
+			return fmt.Sprintf("%s UL LLC frame of %d octets dropped: not sent to the SGSN: %v", m, len(frame), err)
+		})
+	}
+}
+
+// gbLLCDiscarded sends LLC-DISCARDED for m's dropped frames; one that
+// cannot go is counted and logged.
+func (e *Engine) gbLLCDiscarded(m *MS, frames uint8, octets uint32) {
+	err := errNoGb
+	if e.gb != nil {
+		err = e.gb.LLCDiscarded(m.bts.Nr, m.TLLI, frames, octets)
+	}
+	if err != nil {
+		e.l1ctr.Inc(L1GbLLCDiscardedDropped)
+		e.opDrop(e.gbLog, dropLLCDiscardedNotSent, func() string {
+			return fmt.Sprintf("%s LLC-DISCARDED (%d frames, %d octets) dropped: not sent to the SGSN: %v", m, frames, octets, err)
+		})
 	}
 }

@@ -1,6 +1,9 @@
 package pcu
 
 import (
+	"fmt"
+
+	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -17,8 +20,45 @@ type Gb interface {
 	LLCDiscarded(bts uint8, tlli uint32, frames uint8, octets uint32)
 }
 
-// SetGb connects the engine to the Gb side. Call before Run or inside the engine.
-func (e *Engine) SetGb(g Gb) { e.gb = g }
+// gbPort is the engine's side of the Gb: the sends return their errors,
+// so that the engine counts and logs every frame or message the SGSN does
+// not get (gbULUnitdata, gbLLCDiscarded). The BSSGP adapter (gbadapter.go) is one; a Gb given
+// to SetGb is wrapped in gbSink.
+type gbPort interface {
+	ULUnitdata(bts uint8, tlli uint32, llc []byte) error
+	LLCDiscarded(bts uint8, tlli uint32, frames uint8, octets uint32) error
+}
+
+// gbSink makes a Gb (a test's or a tool's sink, whose sends cannot fail)
+// a gbPort; SendSignalling reaches the Gb if it has it.
+type gbSink struct{ g Gb }
+
+func (s gbSink) ULUnitdata(bts uint8, tlli uint32, llc []byte) error {
+	s.g.ULUnitdata(bts, tlli, llc)
+	return nil
+}
+
+func (s gbSink) LLCDiscarded(bts uint8, tlli uint32, frames uint8, octets uint32) error {
+	s.g.LLCDiscarded(bts, tlli, frames, octets)
+	return nil
+}
+
+func (s gbSink) SendSignalling(p bssgp.PDU) error {
+	if ss, ok := s.g.(signallingSender); ok {
+		return ss.SendSignalling(p)
+	}
+	return errNoGb
+}
+
+// SetGb connects the engine to the Gb side (nil: none). Call before Run
+// or inside the engine.
+func (e *Engine) SetGb(g Gb) {
+	if g == nil {
+		e.gb = nil
+		return
+	}
+	e.gb = gbSink{g}
+}
 
 // onULBlock handles an uplink radio block (DATA_IND on PDTCH).
 func (e *Engine) onULBlock(bts *BTS, d *pcuif.Data) {
@@ -53,6 +93,9 @@ func (e *Engine) onULBlock(bts *BTS, d *pcuif.Data) {
 	default:
 		bts.Ctr.Inc(CtrDecodeErrors)
 		e.tapBlock(gsmtap.CatULUnknown, true, arfcn, d.TS, gsmtap.ChannelUnknown, d.FN, d.RSSI, snr, d.Payload)
+		e.opDrop(e.tbfLog, dropULBlockUndecodable, func() string {
+			return fmt.Sprintf("UL block of reserved payload type %d dropped, TS=%d FN=%d", d.Payload[0]>>6, d.TS, d.FN)
+		})
 	}
 }
 
@@ -61,7 +104,9 @@ func (e *Engine) ulData(bts *BTS, p *PDCH, d *pcuif.Data) {
 	blk := &e.rxGPRS // reused: a block is ~1 kB to clear (its chunk table)
 	if err := blk.Parse(d.Payload); err != nil {
 		bts.Ctr.Inc(CtrDecodeErrors)
-		logx.Notice(e.tbfLog, "undecodable UL data block", "err", err, "len", len(d.Payload))
+		e.opDrop(e.tbfLog, dropULBlockUndecodable, func() string {
+			return fmt.Sprintf("undecodable UL data block dropped: %v, len=%d", err, len(d.Payload))
+		})
 		return
 	}
 	t := e.ulDataTBF(p, d, blk.Header.TFI, false)
@@ -116,7 +161,10 @@ func (e *Engine) ulDataTBF(p *PDCH, d *pcuif.Data, tfi uint8, egprs bool) *TBF {
 		}
 	}
 	if t == nil || egprs && !t.egprs || t.state != TBFFlow && t.state != TBFFinished && t.state != TBFAssign {
-		e.tbfLog.Debug("UL data block for no TBF", "tfi", tfi, "ts", p.TS, "egprs", egprs)
+		e.l1ctr.Inc(L1ULDataNoTBF)
+		e.opDrop(e.tbfLog, dropULBlockNoTBF, func() string {
+			return fmt.Sprintf("UL data block for no TBF dropped: TFI=%d TS=%d egprs=%v", tfi, p.TS, egprs)
+		})
 		return nil
 	}
 	// the granted block is used
@@ -150,7 +198,9 @@ func (e *Engine) ulDataEGPRS(bts *BTS, p *PDCH, d *pcuif.Data) {
 	blk := &e.rxEGPRS // reused, as rxGPRS
 	if err := blk.Parse(d.Payload); err != nil {
 		bts.Ctr.Inc(CtrDecodeErrors)
-		logx.Notice(e.tbfLog, "undecodable EGPRS UL data block", "err", err, "len", len(d.Payload))
+		e.opDrop(e.tbfLog, dropULBlockUndecodable, func() string {
+			return fmt.Sprintf("undecodable EGPRS UL data block dropped: %v, len=%d", err, len(d.Payload))
+		})
 		return
 	}
 	h := &blk.Header
@@ -223,6 +273,9 @@ func (e *Engine) ulSplitHalf(t *TBF, blk *rlcmac.EGPRSULBlock) (*TBF, bool) {
 		bts.Ctr.Inc(CtrSPBULSecondSegment)
 	default:
 		bts.Ctr.Inc(CtrDecodeErrors)
+		e.opDrop(e.tbfLog, dropULBlockUndecodable, func() string {
+			return fmt.Sprintf("%s EGPRS UL data block with SPB %d (not defined in the uplink) dropped", t, h.SPB)
+		})
 		return t, false
 	}
 	bsn := int(h.BSN1)
@@ -265,6 +318,7 @@ func (e *Engine) reassemble(t *TBF, ub *ulBlock) {
 	data := ub.data[:ub.n]
 	if err := rlcmac.ParseULUnit(data, t.egprs, ub.e, ub.ti, ub.pi, ub.last, u); err != nil {
 		t.bts.Ctr.Inc(CtrDecodeErrors)
+		e.opDrop(e.tbfLog, dropULBlockUndecodable, func() string { return fmt.Sprintf("%s undecodable UL data unit dropped: %v", t, err) })
 		return
 	}
 	for i := 0; i < u.N; i++ {
@@ -278,8 +332,16 @@ func (e *Engine) reassemble(t *TBF, ub *ulBlock) {
 		if len(t.ul.llcBuf) > 0 {
 			frame := t.ul.llcBuf // lent for the call (Gb.ULUnitdata)
 			t.bts.Ctr.Add(CtrLLCULBytes, uint64(len(frame)))
-			if e.gb != nil && t.ms.TLLI != TLLIUnset {
-				e.gb.ULUnitdata(t.bts.Nr, t.ms.TLLI, frame)
+			if t.ms.TLLI == TLLIUnset {
+				// no TLLI to send it with (TS 48.018 §10.2.2): the MS
+				// sent data before identifying itself
+				e.l1ctr.Inc(L1ULLLCNoTLLI)
+				e.opDrop(e.cfg.Logs.Logger(logx.CatTBFUL), dropULFrameNoTLLI,
+					func() string {
+						return fmt.Sprintf("%s UL LLC frame of %d octets dropped: the MS has not sent its TLLI", t, len(frame))
+					})
+			} else {
+				e.gbULUnitdata(t.ms, frame)
 			}
 		}
 		t.ul.llcBuf = t.ul.llcBuf[:0]

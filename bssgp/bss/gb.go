@@ -438,6 +438,7 @@ func (g *Gb) sendStatus(c bssgp.Cause, bvci uint16, withBVCI bool, bad []byte) {
 	if st.PDUInError == nil {
 		st.PDUInError = []byte{}
 	}
+	// dropped: a STATUS NS cannot send; counted by the NSE (packets:out:drop)
 	_ = g.send(bssgp.BVCISignalling, 0, &st)
 }
 

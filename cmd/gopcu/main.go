@@ -251,7 +251,8 @@ func (d *daemon) run(ctx context.Context) error {
 		d.tap.Close()
 	}
 	stopEngine()
-	_ = sdNotify("STOPPING=1")
+	_ = sdNotify("STOPPING=1") // dropped: systemd's socket gone at exit; nothing left to count it
+
 	var before []*ratectr.Group
 	select {
 	case before = <-atStop:

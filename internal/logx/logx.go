@@ -367,6 +367,8 @@ func Notice(l *slog.Logger, msg string, args ...any) {
 	runtime.Callers(2, pc[:])
 	r := slog.NewRecord(time.Now(), LevelNotice, msg, pc[0])
 	r.Add(args...)
+	// dropped: a line no output took; the Fanout counts its targets'
+	// failures (Fanout.Errors), as slog.Logger.Log drops the handler's error
 	_ = l.Handler().Handle(ctx, r)
 }
 

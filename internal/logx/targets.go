@@ -21,6 +21,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gopcu/gopcu/gsmtap"
 )
 
 // FileMode says whether and how a log line names its source file
@@ -333,10 +335,7 @@ func (s *FileSink) Close() error {
 
 // GSMTAP constants of the log encapsulation (libosmocore gsmtap.h).
 const (
-	GSMTAPPort        = 4729
-	GSMTAPVersion     = 2
-	GSMTAPTypeOsmoLog = 0x10
-	gsmtapHdrLen      = 16
+	GSMTAPPort = gsmtap.UDPPort
 	// GSMTAPLogHdrLen is the size of struct gsmtap_osmocore_log_hdr.
 	GSMTAPLogHdrLen = 8 + 16 + 4 + 1 + 3 + 16 + 32 + 4
 	gsmtapMaxMsg    = 4096
@@ -345,11 +344,10 @@ const (
 // AppendGSMTAPLog appends one GSMTAP datagram of type OSMOCORE_LOG: the
 // GSMTAP v2 header, the log header (timestamp, process name, pid, level,
 // subsystem without its leading "D", source base name and line) and the
-// message with its "\n" (as libosmocore sends it, without NUL).
+// message with its "\n" (as libosmocore sends it, without NUL). The
+// GSMTAP header is the gsmtap package's (all fields but the type zero).
 func AppendGSMTAPLog(b []byte, ident string, pid uint32, e *Entry) []byte {
-	var h [gsmtapHdrLen + GSMTAPLogHdrLen]byte
-	h[0], h[1], h[2] = GSMTAPVersion, gsmtapHdrLen/4, GSMTAPTypeOsmoLog
-	l := h[gsmtapHdrLen:]
+	var l [GSMTAPLogHdrLen]byte
 	us := e.Time.UnixMicro()
 	binary.BigEndian.PutUint32(l[0:], uint32(us/1e6))
 	binary.BigEndian.PutUint32(l[4:], uint32(us%1e6))
@@ -361,7 +359,8 @@ func AppendGSMTAPLog(b []byte, ident string, pid uint32, e *Entry) []byte {
 		putStr(l[48:80], filepath.Base(e.File))
 	}
 	binary.BigEndian.PutUint32(l[80:], uint32(e.Line))
-	b = append(b, h[:]...)
+	h := gsmtap.Header{Type: gsmtap.TypeOsmocoreLog}
+	b = h.Append(b, l[:])
 	msg := e.Msg
 	if len(msg) > gsmtapMaxMsg-1 {
 		msg = msg[:gsmtapMaxMsg-1]

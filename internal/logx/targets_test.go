@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,9 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/pcapgo"
+	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/internal/pcapw"
 )
 
 type bufSink struct {
@@ -235,7 +236,7 @@ func TestFileTargetSource(t *testing.T) {
 // decodeGSMTAPLog checks the GSMTAP and log headers of a datagram.
 func decodeGSMTAPLog(t *testing.T, p []byte) (level uint8, proc, subsys, file string, line uint32, msg string, ts time.Time) {
 	t.Helper()
-	if len(p) < gsmtapHdrLen+GSMTAPLogHdrLen {
+	if len(p) < gsmtap.HdrLen+GSMTAPLogHdrLen {
 		t.Fatalf("short datagram (%d bytes)", len(p))
 	}
 	if p[0] != 2 || p[1] != 4 || p[2] != 0x10 {
@@ -287,6 +288,29 @@ func TestGSMTAPTarget(t *testing.T) {
 	}
 }
 
+// TestAppendGSMTAPLogGolden pins the datagram: the GSMTAP v2 header
+// (gsmtap.Header, type OSMOCORE_LOG 0x10, other fields zero), then struct
+// gsmtap_osmocore_log_hdr (libosmocore gsmtap.h: ts sec/usec, proc_name[16],
+// pid, level, 3 octets padding, subsys[16], src_file name[32] and line),
+// then the message with its "\n".
+func TestAppendGSMTAPLogGolden(t *testing.T) {
+	e := &Entry{Time: time.Unix(1764496277, 123456000), Cat: CatRLCMACUL, Level: LevelError,
+		Msg: "hi", File: "/x/rlcmac/ul.go", Line: 321}
+	got := AppendGSMTAPLog([]byte{0xee}, "OsmoPCU", 4242, e)
+	z := func(n int) string { return strings.Repeat("00", n) }
+	want, _ := hex.DecodeString("ee" +
+		"02041000" + z(12) + // GSMTAP header
+		"692c1395" + "0001e240" + // 1764496277 s, 123456 µs
+		hex.EncodeToString([]byte("OsmoPCU")) + z(9) +
+		"00001092" + "07" + z(3) + // pid 4242, LOGL_ERROR
+		hex.EncodeToString([]byte("RLCMACUL")) + z(8) +
+		hex.EncodeToString([]byte("ul.go")) + z(27) + "00000141" + // line 321
+		hex.EncodeToString([]byte("hi\n")))
+	if !bytes.Equal(got, want) {
+		t.Fatalf("got  % x\nwant % x", got, want)
+	}
+}
+
 // TestGSMTAPLogTshark has Wireshark decode a GSMTAP log datagram.
 func TestGSMTAPLogTshark(t *testing.T) {
 	tshark, err := exec.LookPath("tshark")
@@ -296,28 +320,22 @@ func TestGSMTAPLogTshark(t *testing.T) {
 	e := &Entry{Time: time.Unix(1764496277, 123456000), Cat: CatRLCMACUL, Level: LevelError,
 		Msg: "marker-3f9a UL block dropped bsn=17", File: "/x/rlcmac/ul.go", Line: 321}
 	payload := AppendGSMTAPLog(nil, "OsmoPCU", 4242, e)
-	eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
-	ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolUDP, SrcIP: net.IPv4(127, 0, 0, 1), DstIP: net.IPv4(127, 0, 0, 1)}
-	udp := &layers.UDP{SrcPort: 40000, DstPort: GSMTAPPort}
-	_ = udp.SetNetworkLayerForChecksum(ip)
-	sb := gopacket.NewSerializeBuffer()
-	if err := gopacket.SerializeLayers(sb, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, eth, ip, udp, gopacket.Payload(payload)); err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(t.TempDir(), "log.pcap")
 	fh, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := pcapgo.NewWriter(fh)
-	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+	w, err := pcapw.NewWriter(fh, 0)
+	if err != nil {
 		t.Fatal(err)
 	}
-	data := sb.Bytes()
-	if err := w.WritePacket(gopacket.CaptureInfo{Timestamp: e.Time, CaptureLength: len(data), Length: len(data)}, data); err != nil {
+	lo := netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	if err := w.WriteUDP(e.Time, netip.AddrPortFrom(lo, 40000), netip.AddrPortFrom(lo, GSMTAPPort), payload); err != nil {
 		t.Fatal(err)
 	}
-	fh.Close()
+	if err := fh.Close(); err != nil {
+		t.Fatal(err)
+	}
 	out, err := exec.Command(tshark, "-r", path, "-V").CombinedOutput()
 	if err != nil {
 		t.Fatalf("tshark: %v\n%s", err, out)

@@ -4,7 +4,10 @@
 // so that Wireshark shows a whole session in one file.
 //
 // Packets are raw IP (LINKTYPE_RAW, IPv4 or IPv6 per packet) carrying UDP
-// with valid checksums (RFC 791, RFC 768, RFC 8200 §8.1). Open Gb on a
+// with valid checksums (RFC 791, RFC 768, RFC 8200 §8.1), written by the
+// module's one pcap writer (internal/pcapw: by hand, not gopacket's
+// pcapgo, which would cost every gopcu process about 9 MB of resident
+// memory, docs/performance.md). Open Gb on a
 // non-standard port with `tshark -d udp.port==23000,gprs-ns`.
 //
 // Callers never block: each packet is copied into a bounded queue (in
@@ -20,7 +23,6 @@ package capture
 
 import (
 	"bufio"
-	"encoding/binary"
 	"io"
 	"net/netip"
 	"os"
@@ -32,6 +34,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/internal/pcapw"
 )
 
 // Options tune a capture.
@@ -71,7 +74,8 @@ type record struct {
 type Capture struct {
 	opts Options
 	bw   *bufio.Writer
-	file *os.File // nil when writing to a caller's io.Writer
+	pw   *pcapw.Writer // writes into bw
+	file *os.File      // nil when writing to a caller's io.Writer
 	path string
 	size int64 // octets in the current file
 	full bool  // caller's writer at MaxSize
@@ -133,23 +137,18 @@ func newCapture(w io.Writer, opts Options, file *os.File, path string) (*Capture
 		opts.Snaplen = 65535
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := writeFileHeader(bw, opts.Snaplen); err != nil {
+	pw, err := pcapw.NewWriter(bw, opts.Snaplen)
+	if err != nil {
 		return nil, err
 	}
 	if err := bw.Flush(); err != nil {
 		return nil, err
 	}
-	c := &Capture{opts: opts, bw: bw, file: file, path: path, size: pcapHeaderLen,
+	c := &Capture{opts: opts, bw: bw, pw: pw, file: file, path: path, size: pcapw.FileHeaderLen,
 		ch: make(chan record, opts.Queue), done: make(chan struct{})}
 	go c.run()
 	return c, nil
 }
-
-// pcapHeaderLen and pcapRecordLen are the pcap file and record headers.
-const (
-	pcapHeaderLen = 24
-	pcapRecordLen = 16
-)
 
 // Rotations counts the files completed (rotated away or started over).
 func (c *Capture) Rotations() uint64 { return c.rot.Load() }
@@ -179,10 +178,12 @@ func (c *Capture) rotate() error {
 	}
 	c.file = f
 	c.bw.Reset(f)
-	if err := writeFileHeader(c.bw, c.opts.Snaplen); err != nil {
+	pw, err := pcapw.NewWriter(c.bw, c.opts.Snaplen)
+	if err != nil {
 		return err
 	}
-	c.size = pcapHeaderLen
+	c.pw = pw
+	c.size = pcapw.FileHeaderLen
 	c.rot.Add(1)
 	return nil
 }
@@ -275,8 +276,8 @@ func (c *Capture) run() {
 			continue
 		}
 		buf = AppendIPUDP(buf[:0], r.src, r.dst, r.data)
-		rl := int64(pcapRecordLen + min(len(buf), int(c.opts.Snaplen)))
-		if c.opts.MaxSize > 0 && c.size+rl > c.opts.MaxSize && c.size > pcapHeaderLen {
+		rl := int64(c.pw.RecordLen(len(buf)))
+		if c.opts.MaxSize > 0 && c.size+rl > c.opts.MaxSize && c.size > pcapw.FileHeaderLen {
 			if c.file == nil || c.path == "" {
 				if !c.full {
 					c.full = true
@@ -293,7 +294,7 @@ func (c *Capture) run() {
 				continue
 			}
 		}
-		if err := writeRecord(c.bw, r.ts, buf, int(c.opts.Snaplen)); err != nil {
+		if err := c.pw.WritePacket(r.ts, buf); err != nil {
 			c.fail(err)
 			continue
 		}
@@ -312,73 +313,10 @@ func (c *Capture) run() {
 	}
 }
 
-// AppendIPUDP appends an IPv4 (both ends IPv4 or IPv4-mapped) or IPv6
-// packet carrying one UDP datagram with payload, checksums filled in.
-// Mixed families are shown as IPv6 with IPv4-mapped addresses.
+// AppendIPUDP appends an IPv4 or IPv6 packet carrying one UDP datagram
+// (pcapw.AppendIPUDP, the framing of every packet in the file).
 func AppendIPUDP(b []byte, src, dst netip.AddrPort, payload []byte) []byte {
-	sa, da := src.Addr().Unmap(), dst.Addr().Unmap()
-	udpLen := 8 + len(payload)
-	var pseudo uint32
-	if sa.Is4() && da.Is4() {
-		// RFC 791 §3.1 header, no options.
-		total := 20 + udpLen
-		off := len(b)
-		b = append(b, make([]byte, 20)...)
-		ip := b[off:]
-		ip[0] = 0x45
-		binary.BigEndian.PutUint16(ip[2:], uint16(total))
-		ip[6] = 0x40 // DF
-		ip[8] = 64   // TTL
-		ip[9] = 17   // UDP
-		s4, d4 := sa.As4(), da.As4()
-		copy(ip[12:16], s4[:])
-		copy(ip[16:20], d4[:])
-		binary.BigEndian.PutUint16(ip[10:], fold(sum(0, ip[:20])))
-		pseudo = sum(sum(0, s4[:]), d4[:]) + 17 + uint32(udpLen)
-	} else {
-		// RFC 8200 §3 header; the UDP checksum is mandatory (§8.1).
-		off := len(b)
-		b = append(b, make([]byte, 40)...)
-		ip := b[off:]
-		ip[0] = 0x60
-		binary.BigEndian.PutUint16(ip[4:], uint16(udpLen))
-		ip[6] = 17
-		ip[7] = 64
-		s16, d16 := sa.As16(), da.As16()
-		copy(ip[8:24], s16[:])
-		copy(ip[24:40], d16[:])
-		pseudo = sum(sum(0, s16[:]), d16[:]) + 17 + uint32(udpLen)
-	}
-	off := len(b)
-	b = binary.BigEndian.AppendUint16(b, src.Port())
-	b = binary.BigEndian.AppendUint16(b, dst.Port())
-	b = binary.BigEndian.AppendUint16(b, uint16(udpLen))
-	b = append(b, 0, 0)
-	b = append(b, payload...)
-	ck := fold(sum(pseudo, b[off:]))
-	if ck == 0 {
-		ck = 0xffff // RFC 768: a computed zero is sent as all ones
-	}
-	binary.BigEndian.PutUint16(b[off+6:], ck)
-	return b
-}
-
-func sum(s uint32, b []byte) uint32 {
-	for len(b) >= 2 {
-		s += uint32(b[0])<<8 | uint32(b[1])
-		b = b[2:]
-	}
-	if len(b) == 1 {
-		s += uint32(b[0]) << 8
-	}
-	return s
-}
-
-func fold(s uint32) uint16 {
-	for s>>16 != 0 {
-		s = s&0xffff + s>>16
-	}
-	return ^uint16(s)
+	return pcapw.AppendIPUDP(b, src, dst, payload)
 }
 
 // Transport wraps an NS transport so that every datagram sent is captured
@@ -398,37 +336,4 @@ func (c *Capture) Deliver(deliver func(nsudp.Datagram), local func(bind int) net
 		c.UDP(now(), d.From, local(d.Bind), d.Data)
 		deliver(d)
 	}
-}
-
-// The classic pcap file format (the tcpdump/libpcap "pcap-savefile"
-// format, little-endian, microsecond time stamps) with LINKTYPE_RAW (101,
-// raw IPv4/IPv6), written by hand: gopacket's pcapgo drags in
-// gopacket/layers, whose initialisation costs about 9 MB of resident
-// memory in every gopcu process (docs/performance.md).
-const linkTypeRaw = 101
-
-func writeFileHeader(w io.Writer, snaplen uint32) error {
-	var h [24]byte
-	binary.LittleEndian.PutUint32(h[0:], 0xa1b2c3d4)
-	binary.LittleEndian.PutUint16(h[4:], 2) // version 2.4
-	binary.LittleEndian.PutUint16(h[6:], 4)
-	binary.LittleEndian.PutUint32(h[16:], snaplen)
-	binary.LittleEndian.PutUint32(h[20:], linkTypeRaw)
-	_, err := w.Write(h[:])
-	return err
-}
-
-// writeRecord writes one packet, cut to snaplen octets.
-func writeRecord(w io.Writer, ts time.Time, pkt []byte, snaplen int) error {
-	n := min(len(pkt), snaplen)
-	var h [16]byte
-	binary.LittleEndian.PutUint32(h[0:], uint32(ts.Unix()))
-	binary.LittleEndian.PutUint32(h[4:], uint32(ts.Nanosecond()/1000))
-	binary.LittleEndian.PutUint32(h[8:], uint32(n))
-	binary.LittleEndian.PutUint32(h[12:], uint32(len(pkt)))
-	if _, err := w.Write(h[:]); err != nil {
-		return err
-	}
-	_, err := w.Write(pkt[:n])
-	return err
 }

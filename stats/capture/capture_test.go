@@ -22,6 +22,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/internal/pcapw"
 )
 
 var (
@@ -358,9 +359,31 @@ func TestAppendIPUDPGolden(t *testing.T) {
 	if len(got) != 40+9 || got[0] != 0x60 || got[6] != 17 || binary.BigEndian.Uint16(got[4:]) != 9 {
 		t.Fatalf("IPv6 % x", got)
 	}
-	ps := sum(sum(0, got[8:24]), got[24:40]) + 17 + 9
-	if fold(sum(ps, got[40:])) != 0 {
+	ps := pcapw.Sum(pcapw.Sum(0, got[8:24]), got[24:40]) + 17 + 9
+	if pcapw.Fold(pcapw.Sum(ps, got[40:])) != 0 {
 		t.Errorf("IPv6 UDP checksum does not verify")
+	}
+}
+
+// TestFileGolden pins a whole capture file of one datagram, the bytes the
+// capture wrote before it used internal/pcapw: the file header (snaplen
+// 65535, LINKTYPE_RAW), the record header, the packet of
+// TestAppendIPUDPGolden.
+func TestFileGolden(t *testing.T) {
+	var buf bytes.Buffer
+	c, err := New(&buf, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.UDP(t0.Add(123456789), pcuAddr, sgsnAddr, []byte{0x0a})
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := hex.DecodeString("d4c3b2a1020004000000000000000000ffff000065000000" +
+		"00f1536540e201001d0000001d000000" +
+		"4500001d0000400040113cce7f0000017f00000159d959d8000944280a")
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Fatalf("got  % x\nwant % x", buf.Bytes(), want)
 	}
 }
 

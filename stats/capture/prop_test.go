@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
+	"github.com/gopcu/gopcu/internal/pcapw"
 	"pgregory.net/rapid"
 )
 
@@ -57,7 +58,7 @@ func TestAppendIPUDPDecodes(t *testing.T) {
 			if ip.SrcIP.String() != src.Addr().Unmap().String() || ip.DstIP.String() != dst.Addr().Unmap().String() || ip.TTL != 64 {
 				t.Fatalf("IPv4 %v", ip)
 			}
-			if fold(sum(0, b[:20])) != 0 {
+			if pcapw.Fold(pcapw.Sum(0, b[:20])) != 0 {
 				t.Fatal("IPv4 header checksum")
 			}
 			ps = append(append(ps, ip.SrcIP.To4()...), ip.DstIP.To4()...)
@@ -70,7 +71,7 @@ func TestAppendIPUDPDecodes(t *testing.T) {
 			ps = append(append(ps, ip.SrcIP...), ip.DstIP...)
 		}
 		off := len(b) - 8 - len(payload)
-		if udp.Checksum == 0 || fold(sum(sum(0, ps)+17+uint32(8+len(payload)), b[off:])) != 0 {
+		if udp.Checksum == 0 || pcapw.Fold(pcapw.Sum(pcapw.Sum(0, ps)+17+uint32(8+len(payload)), b[off:])) != 0 {
 			t.Fatalf("UDP checksum %04x does not verify", udp.Checksum)
 		}
 	})

@@ -90,8 +90,9 @@ func TestDemoECN(t *testing.T) {
 	var tbl bytes.Buffer
 	WriteTable(&tbl, []Summary{plain, ecn})
 	t.Logf("\n%s", tbl.String())
-	if ecn.Marks == 0 || ecn.DropsCoDel != 0 || ecn.Retx != 0 {
-		t.Errorf("ECN: %d marks, %d CoDel drops, %d retransmissions", ecn.Marks, ecn.DropsCoDel, ecn.Retx)
+	if ecn.Marks == 0 || ecn.DropsCoDel+ecn.DropsLifetime+ecn.DropsOverflow != 0 || ecn.Retx != 0 {
+		t.Errorf("ECN: %d marks, %d/%d/%d drops (CoDel/lifetime/overflow), %d retransmissions", ecn.Marks,
+			ecn.DropsCoDel, ecn.DropsLifetime, ecn.DropsOverflow, ecn.Retx)
 	}
 	if plain.Marks != 0 {
 		t.Errorf("without ECN: %d marks", plain.Marks)
