@@ -338,25 +338,11 @@ var SGSNCounterDescs = []ratectr.Desc{
 // both). Their indices count up per object.
 const (
 	MSCtrDLCtrlMsgSched = iota
-	// gopcu: the MS's ECN marks and the AQM drops that could not be
-	// marks, by reason (llc.NoMarkNotECT .. llc.NoMarkPolicy in order).
-	MSCtrLLCECNMarked
-	MSCtrLLCNoMarkNotECT
-	MSCtrLLCNoMarkCiphered
-	MSCtrLLCNoMarkCompressed
-	MSCtrLLCNoMarkOther
-	MSCtrLLCNoMarkPolicy
 )
 
 // MSCounterDescs describe the "pcu:ms" group.
 var MSCounterDescs = []ratectr.Desc{
 	{Name: "ms:dl_ctrl_msg_sched", Description: "Amount of DL CTRL messages scheduled"},
-	{Name: "ms:llc:ecn:marked", Description: "LLC frames of the MS the AQM marked CE (ECN) instead of dropping"},
-	{Name: "ms:llc:aqm:nomark:not_ect", Description: "AQM drops with ECN on: not ECN-capable"},
-	{Name: "ms:llc:aqm:nomark:ciphered", Description: "AQM drops with ECN on: ciphered"},
-	{Name: "ms:llc:aqm:nomark:compressed", Description: "AQM drops with ECN on: SNDCP compression"},
-	{Name: "ms:llc:aqm:nomark:other", Description: "AQM drops with ECN on: no IP header in the frame"},
-	{Name: "ms:llc:aqm:nomark:policy", Description: "AQM drops with ECN on: PIE's probability 10 % or more"},
 }
 
 const (

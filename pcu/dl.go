@@ -563,15 +563,11 @@ func (e *Engine) reportDiscard(m *MS, d llc.Discard) {
 	bts.Ctr.Add(CtrLLCFrameTimedout, uint64(d.Lifetime))
 	e.l1ctr.Add(L1LLCCoDelDropped, uint64(d.CoDel))
 	e.l1ctr.Add(L1LLCOverflowDropped, uint64(d.Overflow))
+	// per MS: `show llc-queue` (the MS's "pcu:ms" group stays osmo-pcu's,
+	// as `show ms all` shows it)
 	e.l1ctr.Add(L1LLCECNMarked, uint64(d.Marked))
-	if m.Ctr != nil {
-		m.Ctr.Add(MSCtrLLCECNMarked, uint64(d.Marked))
-	}
 	for i, n := range d.NoMark {
 		e.l1ctr.Add(L1LLCNoMarkNotECT+i, uint64(n))
-		if m.Ctr != nil {
-			m.Ctr.Add(MSCtrLLCNoMarkNotECT+i, uint64(n))
-		}
 	}
 	e.opDiscard(m, d)                        // oplog.go
 	if m.TLLI != TLLIUnset && d.Frames > 0 { // (a DL queue has a TLLI: DL-UNITDATA brings it)
