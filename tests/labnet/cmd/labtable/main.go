@@ -27,7 +27,8 @@
 //     llc:aqm:nomark:* (summed), llc:dropped:overflow and the BTS group's
 //     llc:timeout, after less before.
 //
-// The median of a group is taken per column over its runs.
+// The median of a group (scenario, MSs, ECN, cipher, commit) is taken per
+// column over its runs.
 package main
 
 import (
@@ -320,8 +321,12 @@ var names = map[string]string{
 	"osmo-pcu":      "osmo-pcu 1.1.0",
 }
 
+// commit is the row's gopcu commit without compare.sh's "+dirty" (which
+// untracked or uncommitted files of the tree set, code or not).
+func commit(r Run) string { return strings.TrimSuffix(r.Env["commit"], "+dirty") }
+
 func key(r Run) string {
-	return fmt.Sprintf("%s|%s|%s|%s", r.Env["scenario"], r.Env["ms"], r.Env["ecn"], r.Env["cipher"])
+	return fmt.Sprintf("%s|%s|%s|%s|%s", r.Env["scenario"], r.Env["ms"], r.Env["ecn"], r.Env["cipher"], commit(r))
 }
 
 func f0(v float64) string {
@@ -361,7 +366,7 @@ func median(xs []float64) float64 {
 }
 
 func header(detail bool) {
-	h := "| PCU / queue | MSs | ECN | cipher | runs | idle ping p50 (ms) | busy ping p50 / p95 / max (ms) | bulk queue delay p50 / p95 (ms) | download (s) | server retx | AQM drops / ECN marks / unmarkable / overflow / lifetime |"
+	h := "| PCU / queue | MSs | ECN | cipher | runs | idle ping p50 (ms) | busy ping p50 / p95 / max (ms) | bulk queue delay p50 / p95 (ms) | download (s) | server retx | AQM drops / ECN marks / unmarkable / overflow / lifetime | commit |"
 	if detail {
 		h += " all frames p50 / p95 (ms), frames, pings | server data packets ECT / all | pings lost |"
 	}
@@ -405,7 +410,7 @@ func line(rs []Run, detail bool) {
 		}
 		dl = strings.Join(ds, "; ")
 	}
-	fmt.Printf("| %s | %s | %s | %s | %s | %s | %s / %s / %s | %s / %s | %s | %s | %s / %s / %s / %s / %s |",
+	fmt.Printf("| %s | %s | %s | %s | %s | %s | %s / %s / %s | %s / %s | %s | %s | %s / %s / %s / %s / %s | %s |",
 		name, r0.Env["ms"], ecn, r0.Env["cipher"], runs,
 		f0(col(func(r Run) float64 { return r.IdleP50 })),
 		f0(col(func(r Run) float64 { return r.BusyP50 })), f0(col(func(r Run) float64 { return r.BusyP95 })), f0(col(func(r Run) float64 { return r.BusyMax })),
@@ -413,7 +418,7 @@ func line(rs []Run, detail bool) {
 		dl, f0(col(func(r Run) float64 { return r.Retx })),
 		f0(col(func(r Run) float64 { return r.Codel })), f0(col(func(r Run) float64 { return r.Marked })),
 		f0(col(func(r Run) float64 { return r.NoMark })), f0(col(func(r Run) float64 { return r.Overflow })),
-		f0(col(func(r Run) float64 { return r.Timeout })))
+		f0(col(func(r Run) float64 { return r.Timeout })), commit(r0))
 	if detail {
 		var lost []string
 		ecns := map[string]bool{}
@@ -491,7 +496,10 @@ func main() {
 		if rank(a["scenario"]) != rank(b["scenario"]) {
 			return rank(a["scenario"]) < rank(b["scenario"])
 		}
-		return a["ecn"] < b["ecn"]
+		if a["ecn"] != b["ecn"] {
+			return a["ecn"] < b["ecn"]
+		}
+		return a["started"] < b["started"]
 	})
 	for _, k := range keys {
 		line(groups[k], *detail)
