@@ -325,8 +325,16 @@ var names = map[string]string{
 // untracked or uncommitted files of the tree set, code or not).
 func commit(r Run) string { return strings.TrimSuffix(r.Env["commit"], "+dirty") }
 
+// pool, when set, groups runs of different commits (the commit column
+// lists them all).
+var pool bool
+
 func key(r Run) string {
-	return fmt.Sprintf("%s|%s|%s|%s|%s", r.Env["scenario"], r.Env["ms"], r.Env["ecn"], r.Env["cipher"], commit(r))
+	k := fmt.Sprintf("%s|%s|%s|%s", r.Env["scenario"], r.Env["ms"], r.Env["ecn"], r.Env["cipher"])
+	if !pool {
+		k += "|" + commit(r)
+	}
+	return k
 }
 
 func f0(v float64) string {
@@ -374,6 +382,19 @@ func header(detail bool) {
 	fmt.Println("|" + strings.Repeat("---|", strings.Count(h, "|")-1))
 }
 
+// commits lists the runs' commits, each once, in run order.
+func commits(rs []Run) string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if c := commit(r); !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 func line(rs []Run, detail bool) {
 	col := func(f func(Run) float64) float64 {
 		var v []float64
@@ -418,7 +439,7 @@ func line(rs []Run, detail bool) {
 		dl, f0(col(func(r Run) float64 { return r.Retx })),
 		f0(col(func(r Run) float64 { return r.Codel })), f0(col(func(r Run) float64 { return r.Marked })),
 		f0(col(func(r Run) float64 { return r.NoMark })), f0(col(func(r Run) float64 { return r.Overflow })),
-		f0(col(func(r Run) float64 { return r.Timeout })), commit(r0))
+		f0(col(func(r Run) float64 { return r.Timeout })), commits(rs))
 	if detail {
 		var lost []string
 		ecns := map[string]bool{}
@@ -454,6 +475,7 @@ func main() {
 	perRun := flag.Bool("runs", false, "one line per row directory instead of the median per scenario")
 	detail := flag.Bool("detail", false, "more columns: all frames' queue delay, ECT data packets, pings lost")
 	noHeader := flag.Bool("noheader", false, "no table header")
+	flag.BoolVar(&pool, "pool", false, "pool the runs of different commits in one group")
 	flag.Parse()
 	var runs []Run
 	for _, d := range flag.Args() {
