@@ -53,7 +53,7 @@ func (q *Queue) Dequeue(now time.Duration) (fr Frame, ok bool, d Discard) {
 		return Frame{}, false, d
 	}
 	e := &q.a.ents[i]
-	if q.a.ecn && e.flow >= firstUser && q.a.noteFirstSegment(e) {
+	if q.a.ecn && e.flow >= firstUser && e.flags&fFirstSeg != 0 && q.a.noteFirstSegment(e) {
 		d.Marked++
 		q.marked++
 		q.s.ctr.Marked++
@@ -201,7 +201,7 @@ func (q *Queue) pull(f uint8, c *call) int32 {
 		cd.dropping, cd.faSet = false, false
 		return -1
 	}
-	if a.ecn && (a.ectFlow[f] && laterSegment(a.ents[i].data) || ECNOf(a.ents[i].data) == Marked) {
+	if fl := a.ents[i].flags; a.ecn && (fl&fECT != 0 || a.ectFlow[f] && fl&fLaterSeg != 0) {
 		// a mark costs no retransmission: the faster control
 		// (ParamsECNFor) for ECN-capable flows, their later SNDCP
 		// segments included
@@ -267,13 +267,15 @@ func (q *Queue) markIf(i int32, c *call, allow bool) bool {
 		return false
 	}
 	b := a.ents[i].data
-	later := laterSegment(b)
+	later := a.ents[i].flags&fLaterSeg != 0
 	var r MarkResult
 	switch {
 	case later && a.ectFlow[a.ents[i].flow]:
 		r = Marked
 	case later:
 		r = NoMarkNotECT // the flow's last IP header said Not-ECT
+	case a.ents[i].flags&fECT != 0:
+		r = Marked
 	default:
 		r = ECNOf(b)
 	}
@@ -300,13 +302,6 @@ func (q *Queue) markIf(i int32, c *call, allow bool) bool {
 	return true
 }
 
-// laterSegment reports whether b is an unciphered SN-UNITDATA segment
-// after the first of its N-PDU (no IP header in it).
-func laterSegment(b []byte) bool {
-	_, _, first, _, ok := sndcpSegment(b)
-	return ok && !first
-}
-
 // markNext marks for popped entry i, a later SNDCP segment of an N-PDU
 // whose first segment (the one with the IP header) has left: the first
 // segment of the next N-PDU of the same NSAPI in the flow, at most
@@ -324,7 +319,10 @@ func (q *Queue) markNext(i int32) bool {
 	fl := a.ents[i].flow
 	k := 0
 	for j := a.flows[fl].head; j >= 0 && k < markAhead; j, k = a.ents[j].next, k+1 {
-		if n, _, f, _, ok := sndcpSegment(a.ents[j].data); !ok || n != nsapi || !f {
+		if a.ents[j].flags&fECT == 0 {
+			continue
+		}
+		if n, _, _, _, _ := sndcpSegment(a.ents[j].data); n != nsapi {
 			continue
 		}
 		if r, changed := markCE(a.ents[j].data); r == Marked {
@@ -344,17 +342,18 @@ func (q *Queue) markNext(i int32) bool {
 // reports whether it set CE (a frame that carries CE already satisfies the
 // pending mark as it is).
 func (a *active) noteFirstSegment(e *entry) bool {
-	if _, _, first, _, ok := sndcpSegment(e.data); !ok || !first {
+	if e.flags&fFirstSeg == 0 {
 		return false
 	}
 	f := e.flow
+	a.ectFlow[f] = e.flags&fECT != 0
 	if a.pendMark[f] {
-		r, changed := markCE(e.data)
-		a.ectFlow[f] = r == Marked
 		a.pendMark[f] = false
-		return changed
+		if a.ectFlow[f] {
+			_, changed := markCE(e.data)
+			return changed
+		}
 	}
-	a.ectFlow[f] = ECNOf(e.data) == Marked
 	return false
 }
 

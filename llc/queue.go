@@ -288,7 +288,34 @@ const (
 	fProtected   = 1 << iota // never AQM-dropped
 	fDiscardable             // may be dropped inside the lifetime hysteresis
 	fPooled                  // data is a buffer of Shared's pool (EnqueueCopy)
+	fFirstSeg                // an unciphered first SNDCP segment (holds the N-PDU's start)
+	fLaterSeg                // an unciphered later SNDCP segment (no IP header)
+	fECT                     // ECN-capable: ECNOf was Marked when it was queued
 )
+
+// frameFlags are the entry flags read from a frame once, when it is
+// queued: AQM protection, lifetime hysteresis, SNDCP segment kind and ECN
+// capability.
+func frameFlags(b []byte) uint8 {
+	var fl uint8
+	if Protected(b) {
+		fl |= fProtected
+	}
+	if Discardable(b) {
+		fl |= fDiscardable
+	}
+	if _, _, first, _, ok := sndcpSegment(b); ok {
+		if first {
+			fl |= fFirstSeg
+		} else {
+			fl |= fLaterSeg
+		}
+	}
+	if fl&fFirstSeg != 0 && ECNOf(b) == Marked {
+		fl |= fECT
+	}
+	return fl
+}
 
 // entry is one queued frame. 56 bytes; entries live in a per-queue slab and
 // are linked per flow by index, so steady-state operation allocates nothing.
@@ -469,7 +496,7 @@ type Discard struct {
 	// this call by why no mark was possible (index MarkResult − 1), with
 	// ECN on.
 	Marked int
-	NoMark [NumNoMark]int
+	NoMark [NumNoMark]uint16 // (small: a Discard is returned by every Dequeue)
 }
 
 // LLCDiscarded returns the IE values of LLC-DISCARDED: LLC Frames Discarded
@@ -567,12 +594,7 @@ func (q *Queue) admit(frame []byte) error {
 
 // enqueue appends a checked frame with the extra entry flags fl.
 func (q *Queue) enqueue(now time.Duration, frame []byte, pduLifetime uint16, fl uint8) error {
-	if Protected(frame) {
-		fl |= fProtected
-	}
-	if Discardable(frame) {
-		fl |= fDiscardable
-	}
+	fl |= frameFlags(frame)
 	q.seq++
 	q.insert(entry{data: frame, enq: now, origin: now, seq: q.seq, life: pduLifetime, flags: fl}, false)
 	q.lastEnq = now
@@ -601,12 +623,7 @@ func (q *Queue) PutBack(now time.Duration, f Frame) {
 	if f.pooled {
 		fl |= fPooled
 	}
-	if Protected(f.Data) {
-		fl |= fProtected
-	}
-	if Discardable(f.Data) {
-		fl |= fDiscardable
-	}
+	fl |= frameFlags(f.Data)
 	q.insert(entry{data: f.Data, enq: f.Enqueued, origin: now, seq: f.seq, life: f.Lifetime, flags: fl}, true)
 	q.enforce()
 }
@@ -804,7 +821,7 @@ func (q *Queue) sync() {
 	}
 	a.codelOn = cfg.CoDel
 	a.aqm = cfg.AQM
-	a.ecn = !cfg.NoECN
+	a.ecn = !cfg.NoECN && cfg.Variant == VariantRFC // the osmo variant is osmo-pcu's: no marks
 	a.params = cfg.ParamsFor(int(q.rate))
 	a.paramsE = cfg.ParamsECNFor(int(q.rate))
 	switch a.aqm {
