@@ -90,8 +90,9 @@ func TestCipheredPingOvertakes(t *testing.T) {
 		t.Fatalf("ping left at position %d: %v", pos, out)
 	}
 
-	// 8 N-PDUs (32 frames) queued: the ping would jump more than the
-	// window allows, so it stays behind them.
+	// 8 N-PDUs (32 frames) queued: overtaking all would break the N(U)
+	// window; the ping overtakes the last N-PDUs within it instead: it
+	// leaves after N-PDU 1 (4 frames) and before N-PDU 2, 28 frames early.
 	for npdu := 1; npdu <= 8; npdu++ {
 		for _, f := range cNPDU(npdu, 1500) {
 			q.Enqueue(4*time.Millisecond, f, LifetimeInfinite)
@@ -100,8 +101,8 @@ func TestCipheredPingOvertakes(t *testing.T) {
 	q.Enqueue(5*time.Millisecond, cFrame(100, 0, 94), LifetimeInfinite)
 	out, _ = drain(q, 6*time.Millisecond)
 	checkWhole(t, out)
-	if last := out[len(out)-1]; last.npdu != 100 {
-		t.Fatalf("ping overtook 32 frames: %v", out)
+	if len(out) != 33 || out[4].npdu != 100 {
+		t.Fatalf("ping not after N-PDU 1: %v", out)
 	}
 }
 
@@ -196,13 +197,14 @@ func TestCipheredReorderBound(t *testing.T) {
 		n++
 		q.Enqueue(0, f, LifetimeInfinite)
 	}
-	for npdu := 1; npdu <= 6; npdu++ {
+	for npdu := 1; npdu <= 16; npdu++ { // 64 frames: deeper than the window
 		for _, f := range cNPDU(npdu, 1500) {
 			add(f)
 		}
 	}
 	var out []delivered
 	maxIdx, worst := -1, 0
+	firstPing := -1
 	for k := 0; q.Len() > 0 || k < 60; k++ {
 		if k < 60 {
 			add(cFrame(1000+k, 0, 94))
@@ -213,6 +215,9 @@ func TestCipheredReorderBound(t *testing.T) {
 		}
 		d := delivered{int(fr.Data[3])<<8 | int(fr.Data[4]), int(fr.Data[5]), len(fr.Data)}
 		out = append(out, d)
+		if d.npdu >= 1000 && firstPing < 0 {
+			firstPing = len(out) - 1
+		}
 		i := idx[[2]int{d.npdu, d.seg}]
 		worst = max(worst, maxIdx-i)
 		maxIdx = max(maxIdx, i)
@@ -221,7 +226,11 @@ func TestCipheredReorderBound(t *testing.T) {
 	if worst > 31 {
 		t.Fatalf("a frame left %d frames out of order", worst)
 	}
-	t.Logf("worst reordering %d frames", worst)
+	// the first ping, enqueued behind 64 frames, overtakes about 30 of them
+	if firstPing < 0 || firstPing > 64-28 {
+		t.Fatalf("the first ping left as frame %d", firstPing)
+	}
+	t.Logf("worst reordering %d frames; the first ping left as frame %d of %d", worst, firstPing, len(out))
 }
 
 // TestCipheredNoFQ: with one FIFO (`no queue fq`) an AQM drop of a ciphered

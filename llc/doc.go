@@ -98,7 +98,8 @@
 // boundaries are read from lengths (every segment but the last is
 // N201-U long; a run of full-length frames ends after the most segments
 // an N-PDU can have), which lets a short whole N-PDU (a ping) overtake a
-// ciphered download by at most 31 frames (the receiver's N(U) window),
+// ciphered download by at most 30 frames (the receiver's N(U) window of
+// 32): all of it when it is shorter, else its last N-PDUs (insertMidway),
 // keeps an N-PDU's segments together, and makes an AQM drop take the rest
 // of the N-PDU, within its SAPI (queue.go, cipheredFlow).
 //

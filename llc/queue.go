@@ -195,8 +195,10 @@ func (a *active) bucketOf(key uint32) uint8 {
 // go on). The receiver takes UI frames out of N(U) order within a window
 // of 32 (TS 44.064 §8.8.2), so a frame takes the small flow only while
 // the oldest queued frame of the SAPI's download is fewer than
-// cipheredMaxBehind frames older: no frame leaves more than 31 frames out
-// of order. The rule errs on the safe side: a frame of unknown position
+// cipheredMaxBehind frames older; behind a deeper download it is linked
+// into the download's flow at the first N-PDU boundary within that
+// distance (insertMidway): no frame leaves more than 30 frames out of
+// order. The rule errs on the safe side: a frame of unknown position
 // stays in the SAPI's flow, in order.
 const (
 	cipheredSmall     = 300
@@ -230,6 +232,7 @@ func (a *active) learnCiphered(b []byte) bool {
 	a.cfull[s] = max(a.cfull[s], n)
 	if n < a.cfull[s] {
 		a.cmid[s], a.crun[s] = false, 0
+		a.endsNPDU = true
 		return whole
 	}
 	a.crun[s]++
@@ -237,6 +240,7 @@ func (a *active) learnCiphered(b []byte) bool {
 	if !a.cmid[s] {
 		a.crun[s] = 0
 	}
+	a.endsNPDU = !a.cmid[s]
 	return whole
 }
 
@@ -247,7 +251,10 @@ func (a *active) cipheredFlow(b []byte, whole, learn bool) uint8 {
 	if !learn || !whole || len(b) > cipheredSmall {
 		return bulk // put back, part of a longer N-PDU or large: in order
 	}
-	if h := a.flows[bulk].head; h >= 0 && a.seqNow-a.ents[h].seq >= cipheredMaxBehind {
+	if a.oldestSeq(bulk, a.seqNow) {
+		// the download is too deep to overtake all of it: overtake its
+		// last N-PDUs within the window (insertMidway)
+		a.midway = true
 		return bulk
 	}
 	small := firstUser + a.bucketOf(0x5ec00000|uint32(sapi)<<4|uint32(sapi+8)%NumBuckets)
@@ -255,6 +262,18 @@ func (a *active) cipheredFlow(b []byte, whole, learn bool) uint8 {
 		return bulk
 	}
 	return small
+}
+
+// oldestSeq reports whether flow f holds a frame cipheredMaxBehind or more
+// frames older than seq (frames inserted midway can stand before older
+// ones, so the whole flow is looked at; only small ciphered frames ask).
+func (a *active) oldestSeq(f uint8, seq uint32) bool {
+	for j := a.flows[f].head; j >= 0; j = a.ents[j].next {
+		if seq-a.ents[j].seq >= cipheredMaxBehind {
+			return true
+		}
+	}
+	return false
 }
 
 // cipheredLeave tracks the N-PDU boundaries of ciphered frames leaving the
@@ -291,6 +310,7 @@ const (
 	fFirstSeg                // an unciphered first SNDCP segment (holds the N-PDU's start)
 	fLaterSeg                // an unciphered later SNDCP segment (no IP header)
 	fECT                     // ECN-capable: ECNOf was Marked when it was queued
+	fEndsNPDU                // a ciphered frame that ends its N-PDU (learnCiphered)
 )
 
 // frameFlags are the entry flags read from a frame once, when it is
@@ -379,6 +399,8 @@ type active struct {
 	crun     [16]uint8      // full-length ciphered frames queued in a row per SAPI
 	cdrun    [16]uint8      // full-length ciphered frames of the current N-PDU that left, per SAPI
 	seqNow   uint32         // sequence number of the frame being inserted
+	endsNPDU bool           // learnCiphered: the frame being inserted ends its N-PDU
+	midway   bool           // cipheredFlow: insert the frame into the download's flow, ≤ 30 frames from its tail
 	newL     flist
 	oldL     flist
 	params   Params
@@ -649,11 +671,17 @@ func (q *Queue) insert(e entry, front bool) {
 	a := q.a
 	idx := a.alloc()
 	e.next = -1
-	a.seqNow = e.seq
+	a.seqNow, a.endsNPDU, a.midway = e.seq, false, false
 	f := a.flowOfAt(e.data, a.fq, !front)
 	e.flow = f
+	if a.endsNPDU {
+		e.flags |= fEndsNPDU
+	}
 	fw := &a.flows[f]
-	if front {
+	if a.midway {
+		a.ents[idx] = e
+		q.insertMidway(f, idx)
+	} else if front {
 		e.next = fw.head
 		fw.head = idx
 		if fw.tail < 0 {
@@ -667,7 +695,9 @@ func (q *Queue) insert(e entry, front bool) {
 		}
 		fw.tail = idx
 	}
-	a.ents[idx] = e
+	if !a.midway {
+		a.ents[idx] = e
+	}
 	q.noteExpiry(&a.ents[idx])
 	n := int32(len(e.data))
 	if !front && a.codelOn && a.aqm == AQMRED && f >= firstUser {
@@ -681,6 +711,47 @@ func (q *Queue) insert(e entry, front bool) {
 		a.newL.push(f)
 	}
 	q.account(int64(n), 1)
+}
+
+// insertMidway links entry idx (a small whole ciphered N-PDU, see
+// cipheredFlow) into flow f as early as it may go: after the last frame
+// of the flow that is cipheredMaxBehind or more frames older than it (it
+// must not be overtaken), at the first N-PDU boundary from there (after a
+// frame that ends its N-PDU). It then overtakes at most 30 frames and
+// splits no N-PDU; with no such place it goes to the tail.
+func (q *Queue) insertMidway(f uint8, idx int32) {
+	a := q.a
+	fw := &a.flows[f]
+	seq := a.ents[idx].seq
+	from := int32(-1) // the last frame that must stay ahead
+	for j := fw.head; j >= 0; j = a.ents[j].next {
+		if seq-a.ents[j].seq >= cipheredMaxBehind {
+			from = j
+		}
+	}
+	for prev := from; prev >= 0 && prev != fw.tail; prev = a.ents[prev].next {
+		if a.ents[prev].flags&fEndsNPDU == 0 {
+			continue
+		}
+		// behind the small frames already waiting there, in their order
+		for n := a.ents[prev].next; n >= 0 && n != idx && a.ents[n].flags&fEndsNPDU != 0 && len(a.ents[n].data) <= cipheredSmall &&
+			int32(a.ents[n].seq-seq) < 0; n = a.ents[n].next {
+			prev = n
+		}
+		if prev == fw.tail {
+			break
+		}
+		a.ents[idx].next = a.ents[prev].next
+		a.ents[prev].next = idx
+		return
+	}
+	a.ents[idx].next = -1
+	if fw.tail >= 0 {
+		a.ents[fw.tail].next = idx
+	} else {
+		fw.head = idx
+	}
+	fw.tail = idx
 }
 
 // account adds (or with negative values removes) frames and octets.
