@@ -7,6 +7,9 @@
 #
 #   IDLE_PINGS   number of idle pings (default 10, 0.5 s apart)
 #   SIZE         path on the server (default /200k)
+#   BEFORE_DL    a command (bash -c) run right before the downloads start,
+#                after the busy pings started (compare.sh: metrics and nstat)
+#   AFTER_DL     a command run right after every download ended
 #
 # It keeps each MS's raw figures in $LABNET_RUN/measure/: <netns>.idle and
 # <netns>.busy (ping -D output: every reply line starts with its Unix time),
@@ -43,6 +46,7 @@ for ms in "${mss[@]}"; do
 	pids+=($!)
 done
 sleep 1
+[ -n "${BEFORE_DL:-}" ] && bash -c "$BEFORE_DL"
 cpids=()
 for ms in "${mss[@]}"; do
 	rm -f "$out/$ms.dl"
@@ -55,6 +59,7 @@ for ms in "${mss[@]}"; do
 	cpids+=($!)
 done
 for p in "${cpids[@]}"; do wait "$p"; done
+[ -n "${AFTER_DL:-}" ] && bash -c "$AFTER_DL"
 sleep 1
 for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null; done
 wait

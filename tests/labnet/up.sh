@@ -18,6 +18,11 @@
 #   MS_PREFIX    MS namespaces are ${MS_PREFIX}0.. (default gopcu-ms)
 #   LABNET_TIMEOUT seconds for the MSs to come up (default 90)
 #   LABMS_ARGS   more labms flags (e.g. -debug)
+#   SERVER_CC    the HTTP server's TCP congestion control (TCP_CONGESTION on
+#                its listening socket, inherited by every connection; root
+#                may pick one outside net.ipv4.tcp_allowed_congestion_control,
+#                which a namespace's sysctl may not). Default: the namespace's,
+#                inherited from the host's net.ipv4.tcp_congestion_control
 #   LABNET_AUTH=hlr  authenticate the MSs: osmo-hlr (configs/osmo-hlr.cfg)
 #                with one subscriber per MS (USIM: MILENAGE, K and OPc of
 #                TS 35.208 test set 1, below), osmo-sgsn with
@@ -175,8 +180,21 @@ ip -n "$SERVER_NETNS" route add "$MS_POOL" dev tun4
 mkdir -p "$LABNET_RUN/www"
 head -c 204800 /dev/urandom > "$LABNET_RUN/www/200k"
 head -c 51200 /dev/urandom > "$LABNET_RUN/www/50k"
-start http "$SERVER_NETNS" python3 -m http.server --bind "$SERVER_ADDR" --directory "$LABNET_RUN/www" 80
+if [ -n "${SERVER_CC:-}" ]; then
+	start http "$SERVER_NETNS" python3 -c '
+import functools, http.server, socket, sys
+cc, addr, www = sys.argv[1:4]
+class Server(http.server.ThreadingHTTPServer):
+    def server_bind(self):
+        self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+        super().server_bind()
+Server((addr, 80), functools.partial(http.server.SimpleHTTPRequestHandler, directory=www)).serve_forever()
+' "$SERVER_CC" "$SERVER_ADDR" "$LABNET_RUN/www"
+else
+	start http "$SERVER_NETNS" python3 -m http.server --bind "$SERVER_ADDR" --directory "$LABNET_RUN/www" 80
+fi
 for ((i = 0; i < 100; i++)); do
+	kill -0 "$PID_http" 2>/dev/null || die "the HTTP server died, see $LABNET_RUN/http.log"
 	ip netns exec "$SERVER_NETNS" bash -c "exec 3<>/dev/tcp/$SERVER_ADDR/80" 2>/dev/null && break
 	sleep 0.1
 done

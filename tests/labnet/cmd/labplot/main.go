@@ -6,7 +6,10 @@
 // ($LABNET_RUN/measure, or $LABNET_RUN/compare-<scenario>-<MSs> after
 // compare.sh): <netns>.busy is `ping -D` output, <netns>.dl holds the
 // download's "start <unix time>" and "end <unix time>". The MSs of a run are
-// its .busy files in name order.
+// its .busy files in name order. A run directory of compare.sh with a
+// sojourn.ts (gopcu's gopcu_llc_sojourn_seconds sum and count, read every
+// second of the download) gets a last panel: the mean LLC queue delay of the
+// frames sent in each interval (Δsum / Δcount), every MS's frames together.
 //
 //	labplot -o docs/bufferbloat-labnet-1ms.png \
 //		"gopcu default=/tmp/gopcu-labnet/compare-gopcu-1" \
@@ -158,6 +161,57 @@ type MS struct {
 type Run struct {
 	Label string
 	MS    []MS
+	// Queue is the mean LLC queue delay (in RTT) of the frames sent in each
+	// interval of sojourn.ts, at the interval's end since the first
+	// download started; nil without a sojourn.ts.
+	Queue []Point
+}
+
+// Sojourn is one line of sojourn.ts: when it was read and the
+// histogram's sum (seconds) and count.
+type Sojourn struct {
+	At         time.Time
+	Sum, Count float64
+}
+
+// ParseSojourn reads sojourn.ts: "<unix time> <sum> <count>" per line.
+func ParseSojourn(r io.Reader) ([]Sojourn, error) {
+	var out []Sojourn
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 3 {
+			continue
+		}
+		sec, frac, _ := strings.Cut(f[0], ".")
+		at, err := unixTime(sec, frac)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %v", sc.Text(), err)
+		}
+		sum, err1 := strconv.ParseFloat(f[1], 64)
+		n, err2 := strconv.ParseFloat(f[2], 64)
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("%q: not <time> <sum> <count>", sc.Text())
+		}
+		out = append(out, Sojourn{At: at, Sum: sum, Count: n})
+	}
+	return out, sc.Err()
+}
+
+// QueueSeries is the mean sojourn of the frames counted between
+// consecutive samples, placed at the later sample's time since start;
+// intervals without frames are left out.
+func QueueSeries(ss []Sojourn, start time.Time) []Point {
+	var out []Point
+	for i := 1; i < len(ss); i++ {
+		dn := ss[i].Count - ss[i-1].Count
+		if dn <= 0 {
+			continue
+		}
+		mean := (ss[i].Sum - ss[i-1].Sum) / dn
+		out = append(out, Point{Seq: i, T: ss[i].At.Sub(start), RTT: time.Duration(mean * float64(time.Second))})
+	}
+	return out
 }
 
 // LoadRun reads every <netns>.busy and its <netns>.dl in dir.
@@ -171,6 +225,7 @@ func LoadRun(label, dir string) (Run, error) {
 		return run, fmt.Errorf("%s: no .busy files", dir)
 	}
 	sort.Strings(busy)
+	var first time.Time
 	for _, b := range busy {
 		name := strings.TrimSuffix(filepath.Base(b), ".busy")
 		replies, err := parseFile(b, ParsePing)
@@ -186,6 +241,14 @@ func LoadRun(label, dir string) (Run, error) {
 			m.Download = dl.End.Sub(dl.Start)
 		}
 		run.MS = append(run.MS, m)
+		if first.IsZero() || dl.Start.Before(first) {
+			first = dl.Start
+		}
+	}
+	if ss, err := parseFile(filepath.Join(dir, "sojourn.ts"), ParseSojourn); err == nil {
+		run.Queue = QueueSeries(ss, first)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return run, err
 	}
 	return run, nil
 }
@@ -208,11 +271,13 @@ var palette = []color.RGBA{{20, 110, 200, 255}, {200, 40, 40, 255}, {230, 150, 0
 
 // Plot draws one panel per MS (up to the most MSs any run has): ping RTT
 // over the time since the download started, one line per run, a dashed
-// line where each run's download ended.
+// line where each run's download ended; and, when a run has one, a panel
+// of the LLC queue delay over the same time axis.
 func Plot(w io.Writer, title string, runs []Run) error {
 	nms := 0
 	tmin, tmax := -time.Second, time.Second
-	var ymax time.Duration
+	var ymax, qmax time.Duration
+	hasQ := false
 	for _, r := range runs {
 		nms = max(nms, len(r.MS))
 		for _, m := range r.MS {
@@ -222,17 +287,22 @@ func Plot(w io.Writer, title string, runs []Run) error {
 				ymax = max(ymax, p.RTT)
 			}
 		}
+		for _, p := range r.Queue {
+			hasQ = true
+			qmax = max(qmax, p.RTT)
+		}
 	}
 	if nms == 0 {
 		return errors.New("no MS to plot")
 	}
 	tmin = (tmin/time.Second - 1) * time.Second
-	ymax = max(ymax, 100*time.Millisecond)
-	ystep := pngplot.NiceStep(ymax, 10)
-	ymax = (ymax + ystep - 1) / ystep * ystep
+	npanels := nms
+	if hasQ {
+		npanels++
+	}
 	const W, ph, x0, pw = 1000, 260, 70, 900
 	top := 40 + 20*len(runs)
-	H := top + nms*(ph+60)
+	H := top + npanels*(ph+60)
 	img := image.NewRGBA(image.Rect(0, 0, W, H))
 	draw.Draw(img, img.Bounds(), &image.Uniform{color.White}, image.Point{}, draw.Src)
 	pngplot.Label(img, x0, 18, title, color.Black)
@@ -257,12 +327,16 @@ func Plot(w io.Writer, title string, runs []Run) error {
 	xOf := func(t time.Duration) int { return x0 + int(float64(pw)*float64(t-tmin)/float64(tmax-tmin)) }
 	axis := color.RGBA{80, 80, 80, 255}
 	grid := color.RGBA{220, 220, 220, 255}
-	for k := 0; k < nms; k++ {
+	// panel k: its caption, y range and each run's points and download end
+	panel := func(k int, caption string, ymax time.Duration, series func(Run) ([]Point, time.Duration, bool)) {
+		ymax = max(ymax, 100*time.Millisecond)
+		ystep := pngplot.NiceStep(ymax, 10)
+		ymax = (ymax + ystep - 1) / ystep * ystep
 		y0 := top + k*(ph+60) + 20
 		yOf := func(v time.Duration) int {
 			return y0 + ph - int(float64(ph)*math.Min(1, float64(v)/float64(ymax)))
 		}
-		pngplot.Label(img, x0, y0-6, fmt.Sprintf("MS %d: ping RTT by send time since its download started", k), color.Black)
+		pngplot.Label(img, x0, y0-6, caption, color.Black)
 		for x := x0; x <= x0+pw; x++ {
 			img.Set(x, y0+ph, axis)
 		}
@@ -296,13 +370,13 @@ func Plot(w io.Writer, title string, runs []Run) error {
 			img.Set(xOf(0)+1, y, axis)
 		}
 		for i, r := range runs {
-			if k >= len(r.MS) {
+			pts, dl, ok := series(r)
+			if !ok {
 				continue
 			}
 			c := palette[i%len(palette)]
-			m := r.MS[k]
-			if m.Download > 0 {
-				x := xOf(m.Download)
+			if dl > 0 {
+				x := xOf(dl)
 				for y := y0; y < y0+ph; y++ {
 					if (y-y0)%10 < 6 {
 						img.Set(x, y, c)
@@ -311,7 +385,7 @@ func Plot(w io.Writer, title string, runs []Run) error {
 				}
 			}
 			px, py, pseq := -1, -1, 0
-			for _, p := range m.Points {
+			for _, p := range pts {
 				x, y := xOf(p.T), yOf(p.RTT)
 				if px >= 0 && p.Seq == pseq+1 {
 					pngplot.Line(img, px, py, x, y, c, 1)
@@ -325,9 +399,29 @@ func Plot(w io.Writer, title string, runs []Run) error {
 			}
 		}
 	}
+	for k := 0; k < nms; k++ {
+		panel(k, fmt.Sprintf("MS %d: ping RTT by send time since its download started", k), ymax,
+			func(r Run) ([]Point, time.Duration, bool) {
+				if k >= len(r.MS) {
+					return nil, 0, false
+				}
+				return r.MS[k].Points, r.MS[k].Download, true
+			})
+	}
+	if hasQ {
+		panel(nms, "LLC queue delay: mean of the frames sent each second (gopcu's sojourn histogram, every MS)", qmax,
+			func(r Run) ([]Point, time.Duration, bool) {
+				var dl time.Duration
+				for _, m := range r.MS {
+					dl = max(dl, m.Download)
+				}
+				return r.Queue, dl, r.Queue != nil
+			})
+	}
 	pngplot.Label(img, x0, H-12, "grey line at 0 s: the download starts; dashed: the run's download ended; a gap in a line: a lost ping", axis)
 	return png.Encode(w, img)
 }
+
 func main() {
 	out := flag.String("o", "labnet.png", "PNG to write")
 	title := flag.String("title", "lab-net: busy ping while every MS downloads", "title line")

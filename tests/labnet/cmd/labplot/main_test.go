@@ -79,3 +79,31 @@ func TestPlot(t *testing.T) {
 		t.Errorf("width %d", w)
 	}
 }
+
+func TestQueueSeries(t *testing.T) {
+	run, err := LoadRun("x", "testdata/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the download started at 1796154400.25: 4 frames of 0.5 s mean by
+	// 1 s, none in the next second, 2 of 3 s mean by 3 s
+	want := []Point{
+		{Seq: 1, T: time.Second, RTT: 500 * time.Millisecond},
+		{Seq: 3, T: 3 * time.Second, RTT: 3 * time.Second},
+	}
+	if !reflect.DeepEqual(run.Queue, want) {
+		t.Fatalf("queue series:\n got %v\nwant %v", run.Queue, want)
+	}
+	var b bytes.Buffer
+	if err := Plot(&b, "t", []Run{run}); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// title and one legend line, then the ping panel and the queue panel
+	if h, want := img.Bounds().Dy(), 40+20+2*(260+60); h != want {
+		t.Errorf("height %d, want %d (two panels)", h, want)
+	}
+}

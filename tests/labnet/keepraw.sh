@@ -1,0 +1,24 @@
+#!/bin/bash
+# Copy compare.sh row directories into a directory meant for the repository
+# (docs/bufferbloat-raw/labnet): everything labtable and labplot read, small;
+# no logs and no pcaps (they stay in the row directories), /metrics cut to
+# gopcu's LLC and sojourn series, nstat to the Tcp* counters and TcpExt's retransmission and ECN ones.
+#
+#   tests/labnet/keepraw.sh docs/bufferbloat-raw/labnet /tmp/gopcu-labnet/rows/*
+set -euo pipefail
+dest="$1"; shift
+for d in "$@"; do
+	[ -f "$d/row.env" ] || { echo "skipping $d (no row.env)" >&2; continue; }
+	o="$dest/$(basename "$d")"
+	mkdir -p "$o"
+	for f in "$d"/*; do
+		b=$(basename "$f")
+		case "$b" in
+		logs|*.pcap|*.pcapng|down.out) ;;
+		metrics.*) grep -E '^gopcu_(llc_sojourn|[a-z0-9_]*llc_)' "$f" > "$o/$b" || true ;;
+		nstat.*) { grep -E '^(#|Tcp)' "$f" | grep -v '^TcpExt'
+			grep -E '^TcpExtTCP(Timeouts|LossProbes|FastRetrans|SlowStartRetrans|SpuriousRTOs|SackRecovery|LostRetransmit|DSACKRecv|Delivered|OrigDataSent)' "$f"; } > "$o/$b" || true ;;
+		*) cp "$f" "$o/" ;;
+		esac
+	done
+done
