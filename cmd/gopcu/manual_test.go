@@ -141,10 +141,8 @@ func TestManualNoOutputClaims(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := startGopcu(t, "-c", cfg, "--pcu-sock", sock)
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.stderr.String(), "BVCI=1800 unblocked"); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no BVC unblocked:\n%s", p.stderr.String())
-		}
+	if !testutil.Poll(10*time.Second, func() bool { return strings.Contains(p.stderr.String(), "BVCI=1800 unblocked") }) {
+		t.Fatalf("no BVC unblocked:\n%s", p.stderr.String())
 	}
 	// the state the claims are about: NS up (its show commands print)
 	out := testutil.VTYCommands(t, p.vty, append([]string{"enable", "show ns entities"}, claims...)...)

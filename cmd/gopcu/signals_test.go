@@ -189,10 +189,8 @@ func TestSignalTerminate(t *testing.T) {
 			cfg := filepath.Join(dir, "empty.cfg")
 			os.WriteFile(cfg, nil, 0o644)
 			p := startGopcu(t, "-c", cfg, "--pcu-sock", sock)
-			for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.stderr.String(), "BVCI=1800 unblocked"); time.Sleep(20 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("no BVC unblocked:\n%s", p.stderr.String())
-				}
+			if !testutil.Poll(10*time.Second, func() bool { return strings.Contains(p.stderr.String(), "BVCI=1800 unblocked") }) {
+				t.Fatalf("no BVC unblocked:\n%s", p.stderr.String())
 			}
 			nonZero := map[string]bool{} // the groups `show rate-counters skip-zero` lists a counter of
 			group := ""

@@ -80,14 +80,11 @@ const printLevelNode = "log stderr\n logging filter all 1\n logging color 0\n lo
 // waitStderr waits until p's stderr has a line containing sub.
 func waitStderr(t *testing.T, p *proc, sub string) string {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if l, ok := stderrLine(p.stderr.String(), sub); ok {
-			return l
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q on stderr:\n%s", sub, p.stderr.String())
-		}
+	var l string
+	if !testutil.Poll(15*time.Second, func() (ok bool) { l, ok = stderrLine(p.stderr.String(), sub); return ok }) {
+		t.Fatalf("no %q on stderr:\n%s", sub, p.stderr.String())
 	}
+	return l
 }
 
 // TestStderrLikeOsmoPCU: gopcu's stderr is osmo-pcu 1.1.0's for the same
@@ -125,10 +122,8 @@ func TestStderrLikeOsmoPCU(t *testing.T) {
 			}
 			check("bts-connect", waitStderr(t, p, "Failed to connect to the BTS"))
 			// every retry (1 s, then 2 s)
-			for deadline := time.Now().Add(10 * time.Second); strings.Count(p.stderr.String(), "Failed to connect to the BTS") < 2; time.Sleep(20 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("one connect failure logged in 10 s:\n%s", p.stderr.String())
-				}
+			if !testutil.Poll(10*time.Second, func() bool { return strings.Count(p.stderr.String(), "Failed to connect to the BTS") >= 2 }) {
+				t.Fatalf("one connect failure logged in 10 s:\n%s", p.stderr.String())
 			}
 
 			sg, err := sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:0"), sgsnemu.Config{}, sgsnemu.Callbacks{})
@@ -148,10 +143,8 @@ func TestStderrLikeOsmoPCU(t *testing.T) {
 			// the NSE fails, and comes back
 			sg.Do(func(s *sgsnemu.SGSN, now time.Duration) { s.ResetNSVC(now) })
 			check("nse-unavailable", waitStderr(t, p, "NS-NSE 101 became unavailable"))
-			for deadline := time.Now().Add(15 * time.Second); strings.Count(p.stderr.String(), "NS-NSE 101 became available") < 2; time.Sleep(20 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatalf("the NSE did not come back:\n%s", p.stderr.String())
-				}
+			if !testutil.Poll(15*time.Second, func() bool { return strings.Count(p.stderr.String(), "NS-NSE 101 became available") >= 2 }) {
+				t.Fatalf("the NSE did not come back:\n%s", p.stderr.String())
 			}
 		})
 	}

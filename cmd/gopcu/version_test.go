@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"io"
 	"net/netip"
 	"os"
@@ -84,11 +85,7 @@ func TestVersionEverywhere(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- d.run(ctx) }()
-	for deadline := time.Now().Add(10 * time.Second); len(bts.TxtInds()) == 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no TXT_IND")
-		}
-	}
+	testutil.Eventually(t, 10*time.Second, func() bool { return len(bts.TxtInds()) > 0 }, "no TXT_IND")
 	if txt := bts.TxtInds(); txt[0] != want {
 		t.Errorf("TXT_IND %q, want %q", txt, want)
 	}
