@@ -136,10 +136,10 @@ func applyLogTargets(v *vty.VTY, logs *logx.Registry, base slog.Handler, stderr 
 			min = minLevel(min, t.MinLevel(c.Name))
 		}
 		if min >= logx.LevelOff { // no output wants the category
-			_ = logs.SetEnabled(c.Name, false)
+			errs = append(errs, logs.SetEnabled(c.Name, false))
 			continue
 		}
-		_ = logs.SetLevel(c.Name, min)
+		errs = append(errs, logs.SetLevel(c.Name, min))
 	}
 	return errors.Join(errs...)
 }
