@@ -18,14 +18,7 @@ func cipherTestFrame(nu uint16, e bool) []byte {
 	binary.BigEndian.PutUint16(ip[2:], 28)
 	ip[8], ip[9] = 64, 17
 	copy(ip[12:], []byte{10, 45, 0, 1, 10, 46, 0, 1})
-	var sum uint32
-	for i := 0; i < 20; i += 2 {
-		sum += uint32(ip[i])<<8 | uint32(ip[i+1])
-	}
-	for sum > 0xffff {
-		sum = sum&0xffff + sum>>16
-	}
-	binary.BigEndian.PutUint16(ip[10:], ^uint16(sum))
+	binary.BigEndian.PutUint16(ip[10:], ipv4Sum(ip[:20]))
 	binary.BigEndian.PutUint16(ip[20:], 40000)
 	binary.BigEndian.PutUint16(ip[22:], 53)
 	ctl := byte(nu<<2) | 1

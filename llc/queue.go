@@ -235,11 +235,7 @@ func (a *active) learnCiphered(b []byte) bool {
 		a.endsNPDU = true
 		return whole
 	}
-	a.crun[s]++
-	a.cmid[s] = a.crun[s] < a.maxSegs(s)
-	if !a.cmid[s] {
-		a.crun[s] = 0
-	}
+	a.cmid[s] = a.fullRun(&a.crun[s], s)
 	a.endsNPDU = !a.cmid[s]
 	return whole
 }
@@ -288,9 +284,16 @@ func (a *active) cipheredLeave(b []byte) bool {
 		a.cdrun[s] = 0
 		return false
 	}
-	a.cdrun[s]++
-	if a.cdrun[s] >= a.maxSegs(s) {
-		a.cdrun[s] = 0
+	return a.fullRun(&a.cdrun[s], s)
+}
+
+// fullRun counts one more full-length frame of SAPI s in run and reports
+// whether its N-PDU may go on: after maxSegs of them in a row it has ended
+// (run starts again).
+func (a *active) fullRun(run *uint8, s uint8) bool {
+	*run++
+	if *run >= a.maxSegs(s) {
+		*run = 0
 		return false
 	}
 	return true
