@@ -361,7 +361,7 @@ func (g *Gb) setUnblocked(up bool, now time.Duration) {
 		return
 	}
 	g.unblocked = up
-	g.log.Log(context.Background(), logx.LevelNotice, "PTP BVC state change", "unblocked", up)
+	g.log.Log(context.Background(), logx.LevelInfo, "PTP BVC state change", "unblocked", up)
 	if !up {
 		g.fcTimer = 0
 	}

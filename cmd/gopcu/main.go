@@ -106,7 +106,7 @@ func newDaemonLogging(s *settings, logs *logx.Registry, base slog.Handler, ctrs 
 	if s.SocketGiven {
 		sock = s.PCUSocket
 	}
-	d := &daemon{s: s, cfg: cfg, base: base}
+	d := &daemon{s: s, cfg: cfg, base: base, v: v}
 	if base != nil {
 		// before anything logs: the config's targets, not the fan-out's
 		// key=value default
@@ -189,6 +189,7 @@ func (x daemonExecutor) Stopped() <-chan struct{} { return x.d.eng.Done() }
 
 func (d *daemon) params() pcu.Params {
 	p := pcud.ParamsFromConfig(d.cfg)
+	p.NSTimers = pcud.NSTimersFromVTY(d.v.NS) // the `ns` node
 	if d.s.MCC > 0 || d.s.MNC > 0 {
 		p.OverrideMCC, p.OverrideMNC = d.s.MCC, d.s.MNC
 	}

@@ -204,3 +204,26 @@ func TestCommandsAfterStop(t *testing.T) {
 		t.Fatalf("session after stop (closed %v):\n%s", sess.Closed(), out)
 	}
 }
+
+// TestNSTimersFromConfigFile: the config file's `ns` node reaches the
+// engine's parameters (before, its timers were kept for `show
+// running-config` only and the NSE ran with libosmogb's defaults).
+func TestNSTimersFromConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "pcu.cfg")
+	if err := os.WriteFile(cfg, []byte("ns\n timer tns-test 12\n timer tns-alive-retries 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := parseSettings([]string{"-c", cfg, "--pcu-sock", filepath.Join(dir, "none"), "--vty-port", "0"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := newDaemon(s, logx.Discard(), &ratectr.Registry{}, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := d.params().NSTimers
+	if got.TnsTest != 12*time.Second || got.TnsAliveRetries != 4 || got.TnsAlive != 3*time.Second {
+		t.Fatalf("NS timers %+v", got)
+	}
+}

@@ -3,6 +3,7 @@ package daemon
 import (
 	"time"
 
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
@@ -105,4 +106,38 @@ func ParamsFromConfig(c *config.Config) pcu.Params {
 	set(&p.NACC.X11, -11)
 	p.NACC.NeighCtrlAddr, p.NACC.NeighCtrlPort = c.NeighCtrlAddr, c.NeighCtrlPort
 	return p
+}
+
+// NSTimersFromVTY maps the `ns` node's `timer` table (libosmogb's
+// gprs_ns2_vty.c names; durations in seconds, retries as counts) onto the
+// NS entity's timers. They reach the NSE when the Gb is (re)started, at
+// the next INFO_IND. A duration of 0, which libosmogb accepts and which
+// would make the timer fire on every loop turn, is taken as 1 s.
+func NSTimersFromVTY(ns *vty.NSConfig) nse.Timers {
+	t := nse.DefaultTimers()
+	if ns == nil {
+		return t
+	}
+	dur := func(name string, d *time.Duration) {
+		if v, ok := ns.Timers[name]; ok {
+			*d = time.Duration(max(v, 1)) * time.Second
+		}
+	}
+	count := func(name string, n *int) {
+		if v, ok := ns.Timers[name]; ok {
+			*n = v
+		}
+	}
+	dur("tns-block", &t.TnsBlock)
+	count("tns-block-retries", &t.TnsBlockRetries)
+	dur("tns-reset", &t.TnsReset)
+	count("tns-reset-retries", &t.TnsResetRetries)
+	dur("tns-test", &t.TnsTest)
+	dur("tns-alive", &t.TnsAlive)
+	count("tns-alive-retries", &t.TnsAliveRetries)
+	dur("tsns-prov", &t.TsnsProv)
+	count("tsns-size-retries", &t.TsnsSizeRetries)
+	count("tsns-config-retries", &t.TsnsConfigRetries)
+	count("tsns-procedures-retries", &t.TsnsProcRetries)
+	return t
 }

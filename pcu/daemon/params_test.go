@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
@@ -88,5 +89,26 @@ func TestAQMFromVTY(t *testing.T) {
 		if err := v.ReadConfig(strings.NewReader(bad), "bad"); err == nil {
 			t.Errorf("accepted:\n%s", bad)
 		}
+	}
+}
+
+// TestNSTimersFromVTY: the `ns` node's timers reach the NS entity's
+// configuration; untouched ones keep libosmogb's defaults, and the
+// defaults of the node are nse.DefaultTimers.
+func TestNSTimersFromVTY(t *testing.T) {
+	v, _ := config.New("test")
+	if got := NSTimersFromVTY(v.NS); got != nse.DefaultTimers() {
+		t.Fatalf("defaults %+v, want %+v", got, nse.DefaultTimers())
+	}
+	file := "ns\n timer tns-test 12\n timer tns-alive 2\n timer tns-alive-retries 4\n timer tns-reset 0\n timer tsns-procedures-retries 7\n"
+	if err := v.ReadConfig(strings.NewReader(file), "c"); err != nil {
+		t.Fatal(err)
+	}
+	want := nse.DefaultTimers()
+	want.TnsTest, want.TnsAlive, want.TnsAliveRetries = 12*time.Second, 2*time.Second, 4
+	want.TnsReset = time.Second // 0 s would fire on every loop turn
+	want.TsnsProcRetries = 7
+	if got := NSTimersFromVTY(v.NS); got != want {
+		t.Fatalf("%+v, want %+v", got, want)
 	}
 }

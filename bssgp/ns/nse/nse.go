@@ -415,7 +415,7 @@ func (n *NSE) updateAvailability(now time.Duration) {
 	if up != n.up {
 		n.up = up
 		n.since = now
-		n.log.Log(context.Background(), logx.LevelNotice, "NSE availability changed", "available", up)
+		n.log.Log(context.Background(), logx.LevelInfo, "NSE availability changed", "available", up)
 		if n.h != nil {
 			n.h.NSAvailable(up, now)
 		}
