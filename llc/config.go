@@ -138,8 +138,8 @@ const (
 // expiry is computed from each frame's enqueue time and PDU lifetime then);
 // Quantum at the next DRR round; GlobalLimit at once (Apply drops from the
 // fattest queues until the total fits); MSLimit at once for the memory
-// octets of every queue (same rule). IdleAckDelay is kept and written back;
-// the engine does not apply it yet (docs/features.md, TTCN-3 score).
+// octets of every queue (same rule). IdleAckDelay is the engine's: it asks
+// for a DL Ack/Nack that long after the last enqueue (pcu pollDL).
 type Config struct {
 	CoDel        bool
 	Interval     time.Duration // 0: automatic (rfc: from the drain rate, osmo: 4 s)

@@ -68,6 +68,7 @@ func (e *Engine) handleDLUnitdata(btsNr uint8, d *DLUnitdata) {
 		return
 	}
 	m.lastEnq = e.now
+	m.idleAck = e.params.LLC.IdleAckDelay > 0
 	e.llcShared.TakeOverflowed(func(q *llc.Queue, dd llc.Discard) {
 		if om, ok := q.Owner.(*MS); ok {
 			e.reportDiscard(om, dd)
@@ -373,6 +374,14 @@ func (e *Engine) pollDL(t *TBF, p *PDCH, fn uint32, prio int, fbi, small, resend
 	if small && !resend {
 		// a short frame ended here: poll in this block, or in the next
 		// one on the control TS (polls are answered there only)
+		t.dl.pollSoon = true
+	}
+	if m := t.ms; m.idleAck && e.now-m.lastEnq >= time.Duration(e.params.LLC.IdleAckDelay)*10*time.Millisecond {
+		// `queue idle-ack-delay` after the last DL-UNITDATA: the SGSN
+		// has paused, so learn now what the MS has (osmo-pcu: the MS's
+		// llc_timer requests a DL ack of its TBF; the next data block
+		// carries the poll)
+		m.idleAck = false
 		t.dl.pollSoon = true
 	}
 	if p.TS != t.ctrlTS || t.dl.pollOut || !(t.dl.sincePoll >= 20 || prio == prioPollAgain || fbi || t.dl.drained >= 0 && !resend || t.dl.pollSoon) {

@@ -306,7 +306,7 @@ func (e *Engine) tick(now time.Duration) {
 	e.opTick(now) // oplog.go
 	e.cfg.Counters.Tick()
 	e.fcTicks++
-	if iv := int(e.params.FlowControlInterval / time.Second); iv > 0 && e.fcTicks%iv == 0 {
+	if iv := int(e.params.FlowControlInterval / time.Second); e.params.FlowControlMS && iv > 0 && e.fcTicks%iv == 0 {
 		e.flowControlMS()
 	}
 }

@@ -412,7 +412,9 @@ func (e *Engine) pagingPS(p *bssgp.PagingPS) {
 }
 
 // flowControlMS sends FLOW-CONTROL-MS for every MS with a DL TBF (TS
-// 48.018 §8.2; osmo-pcu never sends it): the bucket holds what the MS's
+// 48.018 §8.2), with `flow-control-ms` only: osmo-pcu never sends it, and
+// an SGSN may not expect it (the Osmocom TTCN-3 suite's BSSGP emulation
+// fails a testcase on one for a TLLI it did not register). The bucket holds what the MS's
 // radio drains in one AQM interval, the leak rate is that drain rate, so
 // the SGSN holds back what the air interface cannot carry instead of the
 // PCU having to drop it.

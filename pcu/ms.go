@@ -38,6 +38,10 @@ type MS struct {
 	created       time.Duration
 	idleSince     time.Duration // when the last TBF went away; -1 while active
 	lastEnq       time.Duration // last DL-UNITDATA (idle-ack timer)
+	// idleAck: the idle-ack timer runs (`queue idle-ack-delay` after
+	// lastEnq): the first DL data block after it asks for a DL Ack/Nack
+	// (osmo-pcu gprs_ms.c ms_llc_timer_cb, tbf_dl request_dl_ack)
+	idleAck bool
 	// suspended: the MS left for a CS call (PCUIF SUSP_REQ); its queued
 	// frames wait for new DL data or its next access (no DL TBF before)
 	suspended bool

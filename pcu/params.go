@@ -50,6 +50,10 @@ type Params struct {
 	GbDialect           string // "classic" or "ip-sns"
 	NSTimers            nse.Timers
 	FlowControlInterval time.Duration
+	// FlowControlMS: send FLOW-CONTROL-MS for every MS with a DL TBF each
+	// flow-control interval (gopcu's `flow-control-ms`; off by default as
+	// osmo-pcu never sends it)
+	FlowControlMS       bool
 	FCForceBVCBucket    int
 	FCForceBVCLeak      int
 	FCForceMSBucket     int
@@ -82,6 +86,9 @@ func DefaultParams() Params {
 		MSMax: DefaultMSMax,
 	}
 }
+
+// Params returns the engine's parameters. Engine goroutine only.
+func (e *Engine) Params() Params { return e.params }
 
 // SetParams replaces the engine's parameters; queue settings reach every
 // existing MS at once. Engine goroutine only.

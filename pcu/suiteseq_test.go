@@ -810,3 +810,68 @@ func TestN3105DiscardsAndStaysSilent(t *testing.T) {
 	}
 	s.firstDataIs(s.dlOnPCH(tlli, imsi, data2), data2)
 }
+
+// TestIdleAckDelay: TC_multiplex_dl_gprs_egprs's rhythm. The SGSN sends a
+// frame and pauses: `queue idle-ack-delay` (100 ms) after that
+// DL-UNITDATA the next DL data block polls for a DL Ack/Nack, though the
+// periodic poll (every 20 blocks) is not due (osmo-pcu gprs_ms.c
+// ms_llc_timer_cb). With `no queue idle-ack-delay` the poll waits for the
+// 20th block.
+func TestIdleAckDelay(t *testing.T) {
+	for _, delay := range []uint16{10, 0} {
+		t.Run(fmt.Sprintf("delay=%d", delay), func(t *testing.T) {
+			s := newSuiteBTS(t, func(ii *pcuif.InfoInd) { ii.TRX[0].PDCHMask = 0x80 })
+			s.e.params.LLC.IdleAckDelay = delay
+			const tlli, imsi = 0xc1100002, "001010000001102"
+			s.block()
+			dl := s.dlOnPCH(tlli, imsi, pattern(1400, 1))
+			var rw rlcmac.ReceiveWindow
+			rw.Reset(false, rlcmac.GPRSWS)
+			var polls []int // data block index of each poll
+			enqAt, enqBlock := time.Duration(-1), -1
+			firstAfter := -1 // the first data block at or after enqAt + 100 ms
+			for i := 0; len(polls) < 3 && i < 200; {
+				blk := s.rts(7)[7]
+				b, ok := dlData(t, blk, dl.tfi)
+				if !ok {
+					s.end()
+					continue
+				}
+				if enqAt >= 0 && firstAfter < 0 && s.e.now >= enqAt+100*time.Millisecond {
+					firstAfter = i
+				}
+				rw.Receive(int(b.Header.BSN))
+				rw.RaiseVQ()
+				if b.Header.SP {
+					polls = append(polls, i)
+					a := rlcmac.PacketDownlinkAckNack{DownlinkTFI: dl.tfi, AckNack: rw.GPRSAckNack(false)}
+					ack := make([]byte, rlcmac.MaxBlockLen)
+					n, err := rlcmac.EncodeUL(ack, &rlcmac.ULCtrlHeader{}, &a)
+					if err != nil {
+						t.Fatal(err)
+					}
+					s.queueUL(7, rrbpFN(s.fn, b.Header.RRBP), ack[:n])
+				}
+				s.end()
+				// the poll after the first one is answered: the SGSN sends
+				// one more frame, then nothing
+				if enqAt < 0 && len(polls) == 1 && !dl.dl.pollOut {
+					enqAt, enqBlock = s.e.now, i
+					s.e.HandleDLUnitdata(0, &DLUnitdata{TLLI: tlli, IMSI: imsi, Lifetime: 65535, LLC: pattern(1400, 2)})
+				}
+				i++
+			}
+			if len(polls) < 2 || enqBlock < 0 || firstAfter < 0 {
+				t.Fatalf("polls at data blocks %v, frame enqueued after block %d, first block 100 ms later %d", polls, enqBlock, firstAfter)
+			}
+			want := firstAfter
+			if delay == 0 {
+				want = polls[0] + 20 // sincePoll counts every block of the TBF
+			}
+			if polls[1] != want {
+				t.Fatalf("polls at data blocks %v (frame enqueued after block %d, block %d is 100 ms later): want the second at %d",
+					polls, enqBlock, firstAfter, want)
+			}
+		})
+	}
+}

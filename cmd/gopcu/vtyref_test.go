@@ -120,7 +120,7 @@ func gopcuAddition(node, cmd string) bool {
 		"queue codel variant", "queue codel target", "queue codel maxpacket", "queue codel quantum", "queue limit ",
 		"no queue codel ", "no queue limit ", "multislot-class default ", "ms-max ", "no ms-max",
 		"queue aqm ", "no queue aqm", "queue ecn", "no queue ecn", "queue fq", "no queue fq",
-		"queue pie ", "no queue pie ", "queue red ", "no queue red "} {
+		"queue pie ", "no queue pie ", "queue red ", "no queue red ", "flow-control-ms", "no flow-control-ms"} {
 		if strings.HasPrefix(cmd, p) {
 			return true
 		}

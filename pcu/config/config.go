@@ -102,6 +102,7 @@ type Config struct {
 	Queue            QueueExt // gopcu's queue extensions (hidden commands)
 	AQM              AQMExt   // gopcu's AQM selection, ECN, PIE and RED (aqm.go)
 	MSMax            int      // ms-max (gopcu, hidden), 0 = default
+	FlowControlMS    bool     // flow-control-ms (gopcu, hidden), default off
 
 	// `neighbor resolution A.B.C.D [<0-65535>]` (osmo-pcu 1.1.0, removed in
 	// 1.3.0): the BSC's neighbour resolution CTRL service; "" = unset

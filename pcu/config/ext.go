@@ -20,9 +20,11 @@ import (
 //	queue limit ms <4096-1073741824>        no queue limit ms
 //	queue limit global <65536-68719476736>  no queue limit global
 //
-// and gopcu's bound on MS objects (Config.MSMax):
+// gopcu's bound on MS objects (Config.MSMax), and FLOW-CONTROL-MS
+// (Config.FlowControlMS; TS 48.018 §8.2.4, which osmo-pcu never sends):
 //
 //	ms-max <1-1000000>                      no ms-max
+//	flow-control-ms                         no flow-control-ms
 type QueueExt struct {
 	Variant     string // "" (rfc) or "osmo"
 	TargetUS    int
@@ -47,6 +49,8 @@ var extHelp = map[string]string{
 	"no queue limit global":                  "Negate a command or set its defaults\nConfigure the LLC queue\nMemory limits\nAll MSs together (default)\n",
 	"ms-max <1-1000000>":                     "Most MS objects kept per BTS (the oldest idle ones make room)\nNumber of MSs\n",
 	"no ms-max":                              "Negate a command or set its defaults\nMost MS objects kept per BTS (default)\n",
+	"flow-control-ms":                        "Send FLOW-CONTROL-MS for each MS with a DL TBF, sized from its radio drain rate\n",
+	"no flow-control-ms":                     "Negate a command or set its defaults\nSend no FLOW-CONTROL-MS (default, as osmo-pcu)\n",
 }
 
 func installQueueExt(n *vty.Node, cfg *Config) {
@@ -103,6 +107,8 @@ func installQueueExt(n *vty.Node, cfg *Config) {
 	in("no queue limit global", func(*vty.Context) error { q.GlobalLimit = 0; return nil })
 	in("ms-max <1-1000000>", num(&cfg.MSMax))
 	in("no ms-max", zero(&cfg.MSMax))
+	in("flow-control-ms", func(*vty.Context) error { cfg.FlowControlMS = true; return nil })
+	in("no flow-control-ms", func(*vty.Context) error { cfg.FlowControlMS = false; return nil })
 }
 
 // writeQueueExt writes the extension lines that differ from the defaults.
@@ -128,6 +134,9 @@ func (cfg *Config) writeQueueExt(c *vty.Context) {
 	}
 	if cfg.MSMax != 0 {
 		c.Printf(" ms-max %d\n", cfg.MSMax)
+	}
+	if cfg.FlowControlMS {
+		c.Printf(" flow-control-ms\n")
 	}
 }
 

@@ -143,3 +143,25 @@ func TestQueueExtListed(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowControlMSRoundTrip: `flow-control-ms` (gopcu; osmo-pcu never
+// sends FLOW-CONTROL-MS) is off by default, written back only when on, and
+// `no flow-control-ms` turns it off again.
+func TestFlowControlMSRoundTrip(t *testing.T) {
+	v, cfg := New("test")
+	if cfg.FlowControlMS || strings.Contains(cfg.String(), "flow-control-ms") {
+		t.Fatalf("default on:\n%s", cfg.String())
+	}
+	if err := v.ReadConfig(strings.NewReader("pcu\n flow-control-ms\n"), "t.cfg"); err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.FlowControlMS || !strings.Contains(cfg.String(), "\n flow-control-ms\n") {
+		t.Fatalf("flow-control-ms %v, running config:\n%s", cfg.FlowControlMS, cfg.String())
+	}
+	if err := v.ReadConfig(strings.NewReader("pcu\n no flow-control-ms\n"), "t2.cfg"); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.FlowControlMS || strings.Contains(cfg.String(), "flow-control-ms") {
+		t.Fatalf("after no flow-control-ms:\n%s", cfg.String())
+	}
+}

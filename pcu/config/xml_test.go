@@ -64,12 +64,12 @@ func TestXMLReferenceMatchesOsmoPCU(t *testing.T) {
 	}
 }
 
-// gopcuExtension: gopcu's extension commands (ext.go: queue, ms-max;
+// gopcuExtension: gopcu's extension commands (ext.go: queue, ms-max, flow-control-ms;
 // aqm.go: AQM, ECN, PIE, RED), which osmo-pcu 1.1.0's reference does not
 // have.
 func gopcuExtension(k string) bool {
 	for _, w := range []string{"queue codel variant", "queue codel target", "queue codel maxpacket", "queue codel quantum", "queue limit", "ms-max",
-		"queue aqm", "queue ecn", "queue fq", "queue pie", "queue red"} {
+		"queue aqm", "queue ecn", "queue fq", "queue pie", "queue red", "flow-control-ms"} {
 		if strings.Contains(k, w) {
 			return true
 		}

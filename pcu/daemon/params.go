@@ -71,6 +71,7 @@ func ParamsFromConfig(c *config.Config) pcu.Params {
 		p.GbDialect = "ip-sns"
 	}
 	p.FlowControlInterval = time.Duration(c.FCInterval) * time.Second
+	p.FlowControlMS = c.FlowControlMS
 	p.FCForceBVCBucket, p.FCForceBVCLeak = c.FCBVCBucketSize, c.FCBVCLeakRate
 	p.FCForceMSBucket, p.FCForceMSLeak = c.FCMSBucketSize, c.FCMSLeakRate
 	p.FCBucketTime = c.FCBucketTime

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/tests/sgsnemu"
 )
@@ -55,13 +56,19 @@ func TestGbEndToEnd(t *testing.T) {
 	}
 }
 
-// TestFlowControlMS: while an MS has a DL TBF, gopcu sends FLOW-CONTROL-MS
-// for it every flow-control interval (osmo-pcu never does), sized from its
+// TestFlowControlMS: with `flow-control-ms`, while an MS has a DL TBF,
+// gopcu sends FLOW-CONTROL-MS for it every flow-control interval (osmo-pcu
+// never does; neither does gopcu by default: TestNoFlowControlMS), sized from its
 // drain rate: CS-2 on 4 slots = 6000 octets/s = 480 x 100 bit/s (more
 // after link adaptation), bucket = one CoDel interval (4 s) of it plus one
 // LLC PDU.
 func TestFlowControlMS(t *testing.T) {
 	g := startGb(t, pcuif.V12)
+	g.eng.Call(func() {
+		p := g.eng.Params()
+		p.FlowControlMS = true
+		g.eng.SetParams(p)
+	})
 	ms := g.cell.AddMS(0xc0002002, "901700000002002", 12)
 	g.sgsn.SetMSRAC(ms.TLLI, sgsnemu.MultislotRAC(12))
 	for i := 0; i < 60; i++ {
@@ -93,4 +100,36 @@ func TestFlowControlMS(t *testing.T) {
 		time.Sleep(2 * time.Millisecond)
 	}
 	t.Fatal("no FLOW-CONTROL-MS within 4 s")
+}
+
+// TestNoFlowControlMS: by default gopcu sends no FLOW-CONTROL-MS, as
+// osmo-pcu 1.1.0 (the Osmocom TTCN-3 suite's BSSGP emulation fails a
+// testcase on one, TC_multiplex_dl_gprs_egprs), through 3 s of an MS's DL
+// TBF, three flow-control intervals.
+func TestNoFlowControlMS(t *testing.T) {
+	g := startGb(t, pcuif.V12)
+	ms := g.cell.AddMS(0xc0002003, "901700000002003", 12)
+	g.sgsn.SetMSRAC(ms.TLLI, sgsnemu.MultislotRAC(12))
+	for i := 0; i < 60; i++ {
+		if err := g.sgsn.SendDLUnitdata(1800, ms.TLLI, ms.IMSI, llcFrame(i, 1500)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); {
+		if err := g.cell.Step(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	var hadDL bool
+	g.eng.Call(func() { b, _ := g.eng.BTSView(0); hadDL = b.Ctr.Value(pcu.CtrTBFDLAlloc) > 0 })
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !hadDL {
+		t.Fatal("no DL TBF: the test shows nothing")
+	}
+	if f := g.fcms[ms.TLLI]; f != nil {
+		t.Fatalf("FLOW-CONTROL-MS sent without flow-control-ms: %+v", f)
+	}
 }
