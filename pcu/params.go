@@ -53,14 +53,14 @@ type Params struct {
 	// FlowControlMS: send FLOW-CONTROL-MS for every MS with a DL TBF each
 	// flow-control interval (gopcu's `flow-control-ms`; off by default as
 	// osmo-pcu never sends it)
-	FlowControlMS       bool
-	FCForceBVCBucket    int
-	FCForceBVCLeak      int
-	FCForceMSBucket     int
-	FCForceMSLeak       int
-	FCBucketTime        int
-	OverrideMCC         int // -m/-n: override MCC/MNC in the BSSGP RAI
-	OverrideMNC         int
+	FlowControlMS    bool
+	FCForceBVCBucket int
+	FCForceBVCLeak   int
+	FCForceMSBucket  int
+	FCForceMSLeak    int
+	FCBucketTime     int
+	OverrideMCC      int // -m/-n: override MCC/MNC in the BSSGP RAI
+	OverrideMNC      int
 
 	// GSMTAP categories sent to Config.GSMTAP (`gsmtap-category`)
 	GSMTAPCategories uint32
