@@ -14,12 +14,12 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/emu/netns"
+	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/netns"
-	"github.com/gopcu/gopcu/tests/sgsnemu"
 )
 
 // TestEngineSession captures a real gopcu session: the engine with its Gb

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/emu/netns"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/netns"
 )
 
 // runEngine runs eng until the test ends.

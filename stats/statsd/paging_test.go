@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/emu/netns"
+	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/netns"
-	"github.com/gopcu/gopcu/tests/sgsnemu"
 )
 
 // sgsnIn starts the SGSN emulator on 127.0.0.1:23000 inside n (the SGSN

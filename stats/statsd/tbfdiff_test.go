@@ -16,15 +16,15 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/emu/msemu"
+	"github.com/gopcu/gopcu/internal/emu/netns"
+	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
 	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/msemu"
-	"github.com/gopcu/gopcu/tests/netns"
-	"github.com/gopcu/gopcu/tests/sgsnemu"
 	"github.com/gopcu/gopcu/vty"
 )
 

@@ -24,12 +24,12 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/emu/msemu"
+	"github.com/gopcu/gopcu/internal/emu/netns"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/stats/capture"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/msemu"
-	"github.com/gopcu/gopcu/tests/netns"
 )
 
 // Addresses inside the test's network namespace (btsemu.DefaultInfo).

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/emu/netns"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/netns"
 )
 
 // fakeBTS plays osmo-bts-virtual's side of the air in a namespace: it sends

@@ -14,10 +14,10 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/emu/netns"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/netns"
 )
 
 // gbOutcome is what an SGSN sees of a BSS in gbConformance.
