@@ -15,8 +15,8 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
-	"github.com/gopcu/gopcu/internal/emu/netns"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 )
 
@@ -205,7 +205,7 @@ func TestNamesMatchOsmoPCU(t *testing.T) {
 
 // recordShowStats saves osmo-pcu's `show stats` (libosmocore
 // vty_out_statistics_full2) as the format reference of stats.WriteShowStats.
-func recordShowStats(t *testing.T, ns *netns.NS) {
+func recordShowStats(t *testing.T, ns *netnstest.NS) {
 	var c net.Conn
 	if err := ns.Do(func() error {
 		var err error

@@ -1,8 +1,10 @@
-// Package netns gives tests a private Linux network namespace: programs run
-// inside it with `ip netns exec`, and Go code can open sockets inside it
-// from a locked OS thread (Do), so a test's osmo-sgsn and gopcu's NS
-// sockets meet on the namespace's own loopback and never clash with the
-// host or with other tests.
+// Package netns runs programs and opens sockets in private Linux network
+// namespaces: programs run inside one with `ip netns exec`, and Go code can
+// open sockets inside it from a locked OS thread (Do), so a lab's
+// osmo-sgsn and gopcu's NS sockets meet on the namespace's own loopback and
+// never clash with the host or with other labs. It does not import
+// testing (the shipped cmd/tcplab links it); tests create and clean up
+// their namespaces through internal/testutil/netnstest.
 package netns
 
 import (
@@ -13,9 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sync/atomic"
 	"syscall"
-	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -23,34 +23,40 @@ import (
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 )
 
-// NS is a network namespace created by a test; it is deleted at cleanup.
+// NS is a network namespace by name (/var/run/netns/<Name>).
 type NS struct {
 	Name string
-	t    *testing.T
 }
 
-var seq atomic.Int64
+// UnavailableError says why no namespace can be created on this machine
+// (not root, no iproute2, `ip netns add` refused): a test skips on it.
+type UnavailableError struct{ Reason string }
 
-// New creates a namespace with lo up, or skips the test when that is not
-// possible (not root, no iproute2).
-func New(t *testing.T) *NS {
-	t.Helper()
+func (e *UnavailableError) Error() string { return e.Reason }
+
+// Add creates the namespace name with lo up. When namespaces cannot be
+// created here the error is an *UnavailableError; when lo cannot be
+// brought up the namespace is deleted again.
+func Add(name string) (*NS, error) {
 	if os.Getuid() != 0 {
-		t.Skip("needs root (network namespaces)")
+		return nil, &UnavailableError{"needs root (network namespaces)"}
 	}
 	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("needs iproute2 (apt-get install iproute2)")
+		return nil, &UnavailableError{"needs iproute2 (apt-get install iproute2)"}
 	}
-	n := &NS{Name: fmt.Sprintf("gopcu-t%d-%d", os.Getpid(), seq.Add(1)), t: t}
-	if out, err := exec.Command("ip", "netns", "add", n.Name).CombinedOutput(); err != nil {
-		t.Skipf("needs network namespaces (ip netns add: %v %s)", err, bytes.TrimSpace(out))
+	if out, err := exec.Command("ip", "netns", "add", name).CombinedOutput(); err != nil {
+		return nil, &UnavailableError{fmt.Sprintf("needs network namespaces (ip netns add: %v %s)", err, bytes.TrimSpace(out))}
 	}
-	t.Cleanup(func() { exec.Command("ip", "netns", "delete", n.Name).Run() })
-	if out, err := exec.Command("ip", "-n", n.Name, "link", "set", "lo", "up").CombinedOutput(); err != nil {
-		t.Fatalf("lo up: %v %s", err, out)
+	n := &NS{Name: name}
+	if out, err := exec.Command("ip", "-n", name, "link", "set", "lo", "up").CombinedOutput(); err != nil {
+		n.Delete()
+		return nil, fmt.Errorf("lo up: %v %s", err, out)
 	}
-	return n
+	return n, nil
 }
+
+// Delete removes the namespace (`ip netns delete`).
+func (n *NS) Delete() error { return exec.Command("ip", "netns", "delete", n.Name).Run() }
 
 // Do runs fn on an OS thread that has entered the namespace. Sockets opened
 // by fn belong to the namespace for their whole life.
@@ -86,23 +92,23 @@ func (n *NS) Do(fn func() error) error {
 	return <-errc
 }
 
-// Start runs a program inside the namespace with its output in dir/logName;
-// it is stopped (SIGTERM, then SIGKILL, by PID) at cleanup.
-func (n *NS) Start(dir, logName string, args ...string) *exec.Cmd {
-	t := n.t
-	t.Helper()
+// Start runs a program inside the namespace with its output in
+// dir/logName. stop ends it (SIGTERM, then SIGKILL by PID after 5 s) and
+// returns once it has exited; it may be called more than once.
+func (n *NS) Start(dir, logName string, args ...string) (cmd *exec.Cmd, stop func(), err error) {
 	lf, err := os.Create(filepath.Join(dir, logName))
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
-	cmd := exec.Command("ip", append([]string{"netns", "exec", n.Name}, args...)...)
+	cmd = exec.Command("ip", append([]string{"netns", "exec", n.Name}, args...)...)
 	cmd.Stdout, cmd.Stderr, cmd.Dir = lf, lf, dir
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		lf.Close()
+		return nil, nil, err
 	}
 	done := make(chan struct{})
 	go func() { cmd.Wait(); lf.Close(); close(done) }()
-	t.Cleanup(func() {
+	stop = func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-done:
@@ -110,8 +116,8 @@ func (n *NS) Start(dir, logName string, args ...string) *exec.Cmd {
 			cmd.Process.Kill()
 			<-done
 		}
-	})
-	return cmd
+	}
+	return cmd, stop, nil
 }
 
 // Output runs a program inside the namespace and returns its output.
