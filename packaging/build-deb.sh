@@ -40,7 +40,7 @@ mkdir -p "$root/DEBIAN" "$root/usr/bin" "$root/lib/systemd/system" "$root/etc/os
 # go build for all of them, so that shared packages compile once.
 mkdir -p "$stage/bin"
 go build -trimpath -ldflags "-s -w $(scripts/ldflags.sh)" -o "$stage/bin/" ./cmd/gopcu ./cmd/btsemu ./cmd/msemu ./cmd/demo ./cmd/tcplab \
-	./tests/sgsnemu/cmd/sgsnemu
+	./cmd/sgsnemu
 install -m 0755 "$stage/bin/gopcu" "$root/usr/bin/gopcu"
 for c in btsemu msemu demo tcplab sgsnemu; do
 	install -m 0755 "$stage/bin/$c" "$root/usr/bin/gopcu-$c"

@@ -2,7 +2,7 @@
 # Captures the real `show` outputs, /metrics lines and log lines that
 # docs/manual.md quotes: gopcu with osmo-pcu's Debian config against the
 # MS emulator (4 MSs sending uplink data, cmd/msemu) and the SGSN emulator
-# echoing it back as downlink data (tests/sgsnemu). Loopback only, no root.
+# echoing it back as downlink data (internal/emu/sgsnemu). Loopback only, no root.
 #
 #   scripts/manual-capture.sh [OUTDIR]     (default /tmp/gopcu-manual)
 #
@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 out="${1:-/tmp/gopcu-manual}"
 mkdir -p "$out"
 bin="$out/bin"
-CGO_ENABLED=0 go build -ldflags "$(scripts/ldflags.sh)" -o "$bin/" ./cmd/gopcu ./cmd/msemu ./tests/sgsnemu/cmd/sgsnemu
+CGO_ENABLED=0 go build -ldflags "$(scripts/ldflags.sh)" -o "$bin/" ./cmd/gopcu ./cmd/msemu ./cmd/sgsnemu
 sock="$out/pcu_bts"
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gopcu/gopcu/tests/demo"
+	"github.com/gopcu/gopcu/internal/emu/demo"
 )
 
 func main() {

@@ -20,10 +20,10 @@ import (
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
 
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
 	"github.com/gopcu/gopcu/vty"
 )
 

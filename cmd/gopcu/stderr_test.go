@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/sgsnemu"
 )
 
 // osmoPCULines reads testdata/osmo-pcu-1.1.0-stderr.txt: "FORMAT EVENT"

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/pcu"
-	"github.com/gopcu/gopcu/tests/msemu"
 )
 
 // gbRec records the engine's UL-UNITDATA.

@@ -10,8 +10,8 @@
 // config file; their CPU is the sum of their threads' run time
 // (/proc/PID/task/*/schedstat) over the measured phase only, their max RSS
 // the kernel's VmHWM. The BTS side runs in this process: a minimal
-// RTS_REQ stub for the idle workloads and the MS emulator (tests/msemu)
-// with the SGSN emulator (tests/sgsnemu) for the loaded ones. CPU figures
+// RTS_REQ stub for the idle workloads and the MS emulator (internal/emu/msemu)
+// with the SGSN emulator (internal/emu/sgsnemu) for the loaded ones. CPU figures
 // come from virtual time (the next block as soon as the PCU answered),
 // latency figures from real time (one block per 4.615 ms frame schedule).
 //

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/msemu"
 )
 
 // runScale runs a workload of several BTSs on one PCU socket (w.bts of

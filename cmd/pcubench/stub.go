@@ -8,8 +8,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
 )
 
 // stub is the smallest BTS: it serves the PCU socket, sends INFO_IND,

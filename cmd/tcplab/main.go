@@ -24,8 +24,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gopcu/gopcu/tests/demo"
-	"github.com/gopcu/gopcu/tests/tcplab"
+	"github.com/gopcu/gopcu/internal/emu/demo"
+	"github.com/gopcu/gopcu/internal/emu/tcplab"
 )
 
 func main() {

@@ -4,7 +4,7 @@
 // frame. It is pure computation: no I/O, no state beyond its arguments.
 //
 // gopcu itself never ciphers (the PCU relays LLC frames it cannot read);
-// the emulated phones of tests/msnet use this package to cipher their LLC
+// the emulated phones of internal/emu/msnet use this package to cipher their LLC
 // with GEA3 as osmo-sgsn does, keyed by the Kc of the SIM's
 // authentication.
 package gea

@@ -14,12 +14,12 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/netns"
-	"github.com/gopcu/gopcu/tests/sgsnemu"
 )
 
 // TestEngineSession captures a real gopcu session: the engine with its Gb
@@ -33,7 +33,7 @@ func TestEngineSession(t *testing.T) {
 	if err != nil {
 		t.Skip("needs tshark (apt-get install tshark)")
 	}
-	n := netns.New(t)
+	n := netnstest.New(t)
 	dir := t.TempDir()
 	f := filepath.Join(dir, "session.pcap")
 	c, err := Create(f, Options{})
@@ -154,7 +154,7 @@ func listenTap(t *testing.T, c *Capture, tapIP netip.Addr) (*net.UDPConn, *tapCo
 // startCapturedSGSN starts the SGSN emulator in namespace n on a socket
 // whose datagrams c records both ways; up closes once BVC 1800 is
 // unblocked.
-func startCapturedSGSN(t *testing.T, n *netns.NS, c *Capture) (*sgsnemu.Server, chan struct{}, *nsudp.UDP) {
+func startCapturedSGSN(t *testing.T, n *netnstest.NS, c *Capture) (*sgsnemu.Server, chan struct{}, *nsudp.UDP) {
 	sgsnAt := netip.MustParseAddrPort("127.0.0.1:23000")
 	var sg *sgsnemu.Server
 	sgReady := make(chan struct{}) // sg is set

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/netns"
 )
 
 // runEngine runs eng until the test ends.
@@ -30,7 +30,7 @@ func runEngine(t *testing.T, eng *pcu.Engine) {
 // (PCUIF v10, info or its default INFO_IND) on its PCU socket. Start it
 // with start once what it should find (an SGSN emulator in ns) is there.
 type osmoPCU struct {
-	ns   *netns.NS
+	ns   *netnstest.NS
 	ln   *net.UDPConn
 	bts  *btsemu.BTS
 	dir  string
@@ -44,7 +44,7 @@ func newOsmoPCU(t *testing.T, info *pcuif.InfoInd, cmds ...string) *osmoPCU {
 	if err != nil {
 		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
 	}
-	o := &osmoPCU{ns: netns.New(t), dir: t.TempDir(), bin: bin}
+	o := &osmoPCU{ns: netnstest.New(t), dir: t.TempDir(), bin: bin}
 	if err := o.ns.Do(func() (err error) {
 		o.ln, err = net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: DefaultPort})
 		return err

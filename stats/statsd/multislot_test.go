@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/sgsnemu"
 )
 
 // dlSlotsScript: on a TRX with 8 PDCHs an MS of class 18 starts an upload

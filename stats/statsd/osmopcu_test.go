@@ -16,8 +16,8 @@ import (
 	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
-	"github.com/gopcu/gopcu/tests/netns"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/osmo-pcu-1.1.0.names from a live osmo-pcu")
@@ -119,7 +119,7 @@ func TestOsmoPCUReference(t *testing.T) {
 	if *update {
 		hdr := "# Metric names and units osmo-pcu 1.1.0 (Debian) sends over statsd with the TTCN-3\n" +
 			"# reporter config (prefix TTCN3, level subscriber, flush-period 1, mtu 1024), stats\n" +
-			"# interval 1, after the INFO_IND (v10) of tests/btsemu's DefaultInfo, no SGSN, no MS;\n" +
+			"# interval 1, after the INFO_IND (v10) of internal/emu/btsemu's DefaultInfo, no SGSN, no MS;\n" +
 			"# recorded by TestOsmoPCUReference -update. (With no BTS connected at all osmo-pcu\n" +
 			"# has no counter group yet and sends nothing.)\n"
 		if err := os.WriteFile(refFile, []byte(hdr+strings.Join(got, "\n")+"\n"), 0o644); err != nil {
@@ -205,7 +205,7 @@ func TestNamesMatchOsmoPCU(t *testing.T) {
 
 // recordShowStats saves osmo-pcu's `show stats` (libosmocore
 // vty_out_statistics_full2) as the format reference of stats.WriteShowStats.
-func recordShowStats(t *testing.T, ns *netns.NS) {
+func recordShowStats(t *testing.T, ns *netnstest.NS) {
 	var c net.Conn
 	if err := ns.Do(func() error {
 		var err error

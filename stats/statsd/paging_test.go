@@ -11,19 +11,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/netns"
-	"github.com/gopcu/gopcu/tests/sgsnemu"
 )
 
 // sgsnIn starts the SGSN emulator on 127.0.0.1:23000 inside n (the SGSN
 // address of btsemu.DefaultInfo) and returns it with a channel closed when
 // BVC 1800 is unblocked.
-func sgsnIn(t *testing.T, n *netns.NS) (*sgsnemu.Server, chan struct{}) {
+func sgsnIn(t *testing.T, n *netnstest.NS) (*sgsnemu.Server, chan struct{}) {
 	up := make(chan struct{})
 	var closed bool
 	var sg *sgsnemu.Server
@@ -90,7 +90,7 @@ func osmoPCUPaging(t *testing.T) map[string]int64 {
 }
 
 func gopcuPaging(t *testing.T) map[string]int64 {
-	n := netns.New(t)
+	n := netnstest.New(t)
 	sg, up := sgsnIn(t, n)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pcu_bts")

@@ -16,15 +16,15 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/emu/msemu"
+	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
 	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/msemu"
-	"github.com/gopcu/gopcu/tests/netns"
-	"github.com/gopcu/gopcu/tests/sgsnemu"
 	"github.com/gopcu/gopcu/vty"
 )
 
@@ -47,7 +47,7 @@ type radioSide struct {
 }
 
 // sgsnCounting is sgsnIn with UL-UNITDATA counted in s.ul.
-func (s *radioSide) sgsnIn(n *netns.NS) {
+func (s *radioSide) sgsnIn(n *netnstest.NS) {
 	s.up = make(chan struct{})
 	var closed bool
 	if err := n.Do(func() (err error) {
@@ -117,7 +117,7 @@ type osmoVTY struct {
 	c net.Conn
 }
 
-func dialOsmoVTY(t *testing.T, n *netns.NS) *osmoVTY {
+func dialOsmoVTY(t *testing.T, n *netnstest.NS) *osmoVTY {
 	var c net.Conn
 	var err error
 	for range 50 {
@@ -200,7 +200,7 @@ func gopcuSide(t *testing.T, mods ...func(*pcu.Params)) *radioSide {
 // default) and gopcu's own defaults changed by params (nil: none).
 func gopcuSideWith(t *testing.T, info *pcuif.InfoInd, params func(*pcu.Params)) *radioSide {
 	s := &radioSide{t: t, name: "gopcu"}
-	n := netns.New(t)
+	n := netnstest.New(t)
 	s.sgsnIn(n)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pcu_bts")

@@ -27,9 +27,9 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
 )
 
 // result is one scenario's row.

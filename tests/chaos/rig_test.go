@@ -24,12 +24,12 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/stats/capture"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/msemu"
-	"github.com/gopcu/gopcu/tests/netns"
 )
 
 // Addresses inside the test's network namespace (btsemu.DefaultInfo).
@@ -132,7 +132,7 @@ func gopcuBinary(t *testing.T) string {
 type rig struct {
 	t    *testing.T
 	kind kind
-	n    *netns.NS
+	n    *netnstest.NS
 	dir  string
 	sock string
 
@@ -167,7 +167,7 @@ func need(t *testing.T) kind {
 
 func newRig(t *testing.T) *rig {
 	k := need(t)
-	r := &rig{t: t, kind: k, n: netns.New(t), dir: t.TempDir()}
+	r := &rig{t: t, kind: k, n: netnstest.New(t), dir: t.TempDir()}
 	r.sock = filepath.Join(r.dir, "pcu_bts")
 	r.startSGSN()
 	t.Cleanup(func() {

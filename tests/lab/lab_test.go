@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/internal/emu/netns"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
-	"github.com/gopcu/gopcu/tests/netns"
 )
 
 // labPrograms are what the lab runs, from the Debian packages `make test`

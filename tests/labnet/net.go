@@ -1,7 +1,7 @@
 // Package labnet runs emulated MSs on osmo-bts-virtual's virtual Um with the
 // whole Osmocom GPRS network behind them: osmo-bts-virtual and osmo-bsc,
-// gopcu (or osmo-pcu), osmo-sgsn and osmo-ggsn. Each MS has tests/msemu's
-// RLC/MAC over tests/vum's GSMTAP multicast and tests/msnet's LLC, GMM, SM
+// gopcu (or osmo-pcu), osmo-sgsn and osmo-ggsn. Each MS has internal/emu/msemu's
+// RLC/MAC over tests/vum's GSMTAP multicast and internal/emu/msnet's LLC, GMM, SM
 // and SNDCP; with a PDP context up it can carry Linux traffic through a TUN
 // device in its own network namespace.
 package labnet
@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/emu/msemu"
+	"github.com/gopcu/gopcu/internal/emu/msnet"
 	"github.com/gopcu/gopcu/rlcmac"
-	"github.com/gopcu/gopcu/tests/msemu"
-	"github.com/gopcu/gopcu/tests/msnet"
 	"github.com/gopcu/gopcu/tests/vum"
 )
 

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/sgsnemu"
 )
 
 // TestGbEndToEnd: NS and BVC come up against the SGSN emulator; a

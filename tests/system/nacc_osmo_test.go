@@ -12,14 +12,14 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/emu/msemu"
+	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/msemu"
-	"github.com/gopcu/gopcu/tests/netns"
-	"github.com/gopcu/gopcu/tests/sgsnemu"
 )
 
 // naccWire is what one PCU put on its interfaces during a NACC run.
@@ -35,8 +35,8 @@ type naccWire struct {
 // resolves ARFCN 880 / BSIC 10, and the SGSN emulator answering its
 // RAN-INFORMATION-REQUEST with naccTarget's SI; an MS in uplink transfer
 // sends a Packet Cell Change Notification for that cell.
-func naccRun(t *testing.T, start func(n *netns.NS, dir string)) naccWire {
-	n := netns.New(t)
+func naccRun(t *testing.T, start func(n *netnstest.NS, dir string)) naccWire {
+	n := netnstest.New(t)
 	dir := t.TempDir()
 	bts, err := btsemu.Listen(btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10, Info: btsemu.DefaultInfo(pcuif.V10)})
 	if err != nil {
@@ -131,7 +131,7 @@ func TestNACCMatchesOsmoPCU(t *testing.T) {
 	if err != nil {
 		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
 	}
-	ref := naccRun(t, func(n *netns.NS, dir string) {
+	ref := naccRun(t, func(n *netnstest.NS, dir string) {
 		if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(rimOsmoPCUConfig), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func TestNACCMatchesOsmoPCU(t *testing.T) {
 			}
 		})
 	})
-	ours := naccRun(t, func(n *netns.NS, dir string) {
+	ours := naccRun(t, func(n *netnstest.NS, dir string) {
 		newRig(t, nil, pcu.Config{SocketPath: filepath.Join(dir, "pcu_bts"), Gb: true, ListenUDP: n.ListenNS}).run()
 	})
 	t.Logf("osmo-pcu: %+v", ref)

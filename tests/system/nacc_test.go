@@ -16,11 +16,11 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
-	"github.com/gopcu/gopcu/tests/msemu"
 )
 
 // The target cell of the NACC tests: ARFCN 880, BSIC 10, CGI-PS

@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/emu/msemu"
+	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/msemu"
-	"github.com/gopcu/gopcu/tests/netns"
-	"github.com/gopcu/gopcu/tests/sgsnemu"
 )
 
 // The system-test rig: gopcu's engine in-process on the PCU socket of the
@@ -257,7 +257,7 @@ type gbCell struct {
 	r   *rig
 }
 
-func startGbCell(t *testing.T, n *netns.NS, dir, name string, info *pcuif.InfoInd, p *pcu.Params) *gbCell {
+func startGbCell(t *testing.T, n *netnstest.NS, dir, name string, info *pcuif.InfoInd, p *pcu.Params) *gbCell {
 	t.Helper()
 	path := filepath.Join(dir, name)
 	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: info.Version, Info: info})
@@ -281,12 +281,12 @@ func (c *gbCell) waitGb(t *testing.T) {
 // startOsmoSGSN runs Debian's osmo-sgsn with the lab's config
 // (tests/lab/configs/osmo-sgsn.cfg) in a new network namespace of the
 // test; its log goes into the test's output when the test fails.
-func startOsmoSGSN(t *testing.T) (*netns.NS, string) {
+func startOsmoSGSN(t *testing.T) (*netnstest.NS, string) {
 	t.Helper()
 	if _, err := exec.LookPath("osmo-sgsn"); err != nil {
 		t.Skip("needs osmo-sgsn (apt-get install osmo-sgsn)")
 	}
-	n := netns.New(t)
+	n := netnstest.New(t)
 	dir := t.TempDir()
 	cfgText, err := os.ReadFile("../lab/configs/osmo-sgsn.cfg")
 	if err != nil {

@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/netns"
-	"github.com/gopcu/gopcu/tests/sgsnemu"
 )
 
 const rimOsmoPCUConfig = `log stderr
@@ -35,8 +35,8 @@ pcu
 // broadcasts SI1/SI3/SI13 and the SGSN emulator, sends it every RIM
 // request of reqs on the signalling BVC and returns, per request, what the
 // PCU answered on BVCI 0 (hex, "" for nothing within 500 ms).
-func rimExchange(t *testing.T, start func(n *netns.NS, dir string, bts *btsemu.BTS), reqs []*bssgp.RIM) []string {
-	n := netns.New(t)
+func rimExchange(t *testing.T, start func(n *netnstest.NS, dir string, bts *btsemu.BTS), reqs []*bssgp.RIM) []string {
+	n := netnstest.New(t)
 	dir := t.TempDir()
 	info := btsemu.DefaultInfo(pcuif.V10)
 	bts, err := btsemu.Listen(btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10, Info: info})
@@ -129,7 +129,7 @@ func TestRIMServerMatchesOsmoPCU(t *testing.T) {
 		rimReq(bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingUTRAN, Cell: serving}, geran(naccTarget), bssgp.RIMAppNACC, &serving),
 	}
 	names := []string{"valid", "wrong reporting cell", "SI3 app, no container", "SI3 app with container", "unknown destination", "UTRAN destination"}
-	ref := rimExchange(t, func(n *netns.NS, dir string, bts *btsemu.BTS) {
+	ref := rimExchange(t, func(n *netnstest.NS, dir string, bts *btsemu.BTS) {
 		if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(rimOsmoPCUConfig), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestRIMServerMatchesOsmoPCU(t *testing.T) {
 			}
 		})
 	}, reqs)
-	ours := rimExchange(t, func(n *netns.NS, dir string, bts *btsemu.BTS) {
+	ours := rimExchange(t, func(n *netnstest.NS, dir string, bts *btsemu.BTS) {
 		newRig(t, nil, pcu.Config{SocketPath: filepath.Join(dir, "pcu_bts"), Gb: true, ListenUDP: n.ListenNS}).run()
 	}, reqs)
 	for i := range reqs {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
 )
 
 // TestTimingAdvanceLoop: two MSs uploading on one PDCH get distinct Timing

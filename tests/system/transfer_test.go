@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/msemu"
 )
 
 // transferSize is 1 MB (the figure); -short uses 100 kB.

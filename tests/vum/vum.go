@@ -6,7 +6,7 @@
 // with the uplink flag, the ARFCN of its TRX, the timeslot, the FN and the
 // channel type, followed by the RA octet (RACH) or the RLC/MAC block.
 //
-// Um implements msemu.RealTimeAir, so tests/msemu's MSs run over it
+// Um implements msemu.RealTimeAir, so internal/emu/msemu's MSs run over it
 // unchanged: the MS follows the BTS's frame numbers from the downlink,
 // reads AGCH/PCH on TS 0 and the PDCH blocks of each radio block, and its
 // uplink blocks go out in their frame (the BTS passes the GSMTAP FN to the
@@ -27,8 +27,8 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
 )
 
 // Config of a virtual Um attachment. Zero fields take osmo-bts-virtual's

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/netns"
 )
 
 // fakeBTS plays osmo-bts-virtual's side of the air in a namespace: it sends
@@ -43,7 +43,7 @@ type ulSeen struct {
 // the returned channel with the BTS's FN at its arrival.
 func air(t *testing.T, cfg Config) (*Um, <-chan ulSeen) {
 	t.Helper()
-	n := netns.New(t)
+	n := netnstest.New(t)
 	if out, err := exec.Command("ip", "-n", n.Name, "route", "add", "224.0.0.0/4", "dev", "lo").CombinedOutput(); err != nil {
 		t.Fatalf("route: %v %s", err, out)
 	}

@@ -24,9 +24,9 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/internal/emu/msnet"
+	"github.com/gopcu/gopcu/internal/emu/netns"
 	"github.com/gopcu/gopcu/tests/labnet"
-	"github.com/gopcu/gopcu/tests/msnet"
-	"github.com/gopcu/gopcu/tests/netns"
 	"github.com/gopcu/gopcu/tests/vum"
 )
 

@@ -30,7 +30,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gopcu/gopcu/tests/demo"
+	"github.com/gopcu/gopcu/internal/emu/demo"
 )
 
 // ErrSkip is wrapped by Run's error when the lab cannot run on this

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/gopcu/gopcu/tests/netns"
+	"github.com/gopcu/gopcu/internal/emu/netns"
 	"golang.org/x/sys/unix"
 )
 

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"time"
 
-	"github.com/gopcu/gopcu/tests/msemu"
+	"github.com/gopcu/gopcu/internal/emu/msemu"
 )
 
 // The demo's traffic is IP over SNDCP over LLC UI frames on SAPI 3, as a

@@ -1,9 +1,9 @@
 package msemu
 
 import (
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
-	"github.com/gopcu/gopcu/tests/btsemu"
 )
 
 // Frame number arithmetic (TS 45.002), mirrored from the BTS emulator:

@@ -6,9 +6,9 @@ import (
 	"math/rand"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
-	"github.com/gopcu/gopcu/tests/btsemu"
 )
 
 // The cell: the air interface the MSs share, stepped one radio block at a time, and the CCCH.

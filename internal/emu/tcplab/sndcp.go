@@ -3,7 +3,7 @@ package tcplab
 import (
 	"errors"
 
-	"github.com/gopcu/gopcu/tests/msemu"
+	"github.com/gopcu/gopcu/internal/emu/msemu"
 )
 
 // IP packets travel between the lab's TUN devices and gopcu as a phone's

@@ -14,10 +14,10 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/tests/btsemu"
-	"github.com/gopcu/gopcu/tests/netns"
 )
 
 // gbOutcome is what an SGSN sees of a BSS in gbConformance.
@@ -37,7 +37,7 @@ type gbOutcome struct {
 // with only a local port, 23001, for the NS-VC, as OsmoBTS sends it):
 // issue 14 items 14-16 and the TTCN-3 testcases TC_sns_po_config_success,
 // TC_sns_add_nack, TC_sns_del, TC_bssgp_dl_unitdata_with_invalid_imsi.
-func gbConformance(t *testing.T, n *netns.NS, bts *btsemu.BTS, start func()) gbOutcome {
+func gbConformance(t *testing.T, n *netnstest.NS, bts *btsemu.BTS, start func()) gbOutcome {
 	t.Helper()
 	var mu sync.Mutex
 	var status []bssgp.Cause
@@ -166,7 +166,7 @@ func wantGb(tid0 uint8) gbOutcome {
 
 func TestGbConformanceGopcu(t *testing.T) {
 	t.Parallel() // its own network namespace
-	n := netns.New(t)
+	n := netnstest.New(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pcu_bts")
 	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V10})
@@ -210,7 +210,7 @@ func TestGbConformanceOsmoPCU(t *testing.T) {
 	if err != nil {
 		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
 	}
-	n := netns.New(t)
+	n := netnstest.New(t)
 	dir := t.TempDir()
 	cfg := "log stderr\n logging filter all 1\n logging level set-all notice\nline vty\n bind 127.0.0.1\n" +
 		"pcu\n pcu-socket pcu_bts\n gb-dialect ip-sns\n"

@@ -1,6 +1,6 @@
 // Command sgsnemu runs the SGSN emulator on UDP for demos and manual tests:
 //
-//	go run ./tests/sgsnemu/cmd/sgsnemu -listen 127.0.0.1:23000 -echo
+//	go run ./cmd/sgsnemu -listen 127.0.0.1:23000 -echo
 //
 // It answers NS (classic and IP-SNS) and the BVC procedures of any PCU and,
 // with -echo, sends every UL-UNITDATA LLC PDU back to the same TLLI as
@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/tests/sgsnemu"
+	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 )
 
 func main() {

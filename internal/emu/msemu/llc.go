@@ -1,6 +1,6 @@
 package msemu
 
-import "github.com/gopcu/gopcu/tests/msnet"
+import "github.com/gopcu/gopcu/internal/emu/msnet"
 
 // LLC UI frames as an MS builds them (TS 44.064 §6.3, §5.5): address octet,
 // two control octets with N(U), information, and the 24-bit FCS. The PCU

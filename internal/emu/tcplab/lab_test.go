@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/emu/demo"
+	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/llc"
-	"github.com/gopcu/gopcu/tests/demo"
-	"github.com/gopcu/gopcu/tests/msemu"
 )
 
 func ipPacket(n int, proto byte, seed int64) []byte {

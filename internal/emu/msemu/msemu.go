@@ -15,9 +15,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
-	"github.com/gopcu/gopcu/tests/btsemu"
 )
 
 // Air is the radio interface a cell runs over: the BTS emulator on
