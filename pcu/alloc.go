@@ -62,6 +62,9 @@ type allocRes struct {
 // letter decides).
 func (e *Engine) allocate(q *allocReq, r *allocRes) bool {
 	e.adoptSlots(q.ms)
+	if q.dir == DirDL {
+		e.expireTFIHolds(q.bts)
+	}
 	algo := byte('d')
 	if a := e.params.AllocAlgo; a != "" {
 		algo = a[0]
@@ -357,6 +360,11 @@ func allocTFI(trx *TRX, dir Dir) (uint8, bool) {
 	}
 	if used == 0xffffffff {
 		return 0, false
+	}
+	if dir == DirDL && used|trx.dlTFIHeld != 0xffffffff {
+		// a TFI an unsent IMMEDIATE ASSIGNMENT names only when no
+		// other is free (holdTFI)
+		used |= trx.dlTFIHeld
 	}
 	return uint8(bits.TrailingZeros32(^used)), true
 }

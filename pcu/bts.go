@@ -90,6 +90,10 @@ type TRX struct {
 	dlTFI uint32
 	dlBy  [32]*TBF // the attached DL TBF of each DL TFI (dlTBFByTFI)
 	slots trxSlots // MSs reserving each TS (alloc.go)
+	// dlTFIHeld are DL TFIs of freed TBFs whose IMMEDIATE ASSIGNMENT
+	// the BTS may still send (holdTFI); dlHold says for whom, how long.
+	dlTFIHeld uint32
+	dlHold    [32]tfiHold
 }
 
 func (t *TRX) enabledMask() uint8 {

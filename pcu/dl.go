@@ -1,6 +1,7 @@
 package pcu
 
 import (
+	"math/bits"
 	"time"
 
 	"github.com/gopcu/gopcu/internal/logx"
@@ -177,8 +178,58 @@ func (e *Engine) sendDLImmAss(t *TBF) {
 
 // dlImmAssConfirmed: the BTS sent the IMM ASS on PCH (DATA_CNF).
 func (e *Engine) dlImmAssConfirmed(bts *BTS, tlli uint32) {
+	e.releaseTFIHolds(bts, tlli)
 	if m := bts.ms.byTLLI[tlli]; m != nil && m.DL != nil {
 		e.fire(m.DL, evAssignCnf)
+	}
+}
+
+// tfiHold keeps a DL TFI out of use for a while (holdTFI).
+type tfiHold struct {
+	tlli  uint32        // the MS the IMMEDIATE ASSIGNMENT names
+	until time.Duration // when its confirmation would have come (CCCH-CNF)
+}
+
+// holdTFI: t, a DL TBF assigned on CCCH, goes before the BTS confirmed
+// its IMMEDIATE ASSIGNMENT (freed because the MS accessed and is on the
+// PDCH, ulTLLI). The BTS still holds the assignment for the MS's paging
+// block and sends it later (in the lab 720 ms after the PCU did): an MS
+// that reads it then (back in packet idle mode, or the emulated MS of
+// docs/reliability.md, "A phone that stalled on the real network") takes
+// the TFI on that PDCH as its new TBF. The TFI stays free of other TBFs
+// until the BTS has sent the assignment (DATA_CNF) or CCCH-CNF has passed
+// (TS 44.060 §5.2.2: a TFI identifies one TBF of a direction on its
+// PDCHs). allocTFI takes a held TFI only when no other is free.
+func (e *Engine) holdTFI(t *TBF) {
+	if t.dir != DirDL || !t.ccch || t.state != TBFAssign || !t.running(tmCCCHCnf) {
+		return
+	}
+	trx := &t.bts.TRX[t.trx]
+	trx.dlTFIHeld |= 1 << (t.tfi & 31)
+	trx.dlHold[t.tfi&31] = tfiHold{tlli: t.ms.TLLI, until: t.deadline[tmCCCHCnf]}
+}
+
+// releaseTFIHolds: the BTS sent the IMMEDIATE ASSIGNMENT for tlli.
+func (e *Engine) releaseTFIHolds(bts *BTS, tlli uint32) {
+	for i := range bts.TRX {
+		trx := &bts.TRX[i]
+		for h := trx.dlTFIHeld; h != 0; h &= h - 1 {
+			if tfi := bits.TrailingZeros32(h); trx.dlHold[tfi].tlli == tlli {
+				trx.dlTFIHeld &^= 1 << tfi
+			}
+		}
+	}
+}
+
+// expireTFIHolds ends the holds whose CCCH-CNF time has passed.
+func (e *Engine) expireTFIHolds(bts *BTS) {
+	for i := range bts.TRX {
+		trx := &bts.TRX[i]
+		for h := trx.dlTFIHeld; h != 0; h &= h - 1 {
+			if tfi := bits.TrailingZeros32(h); e.now >= trx.dlHold[tfi].until {
+				trx.dlTFIHeld &^= 1 << tfi
+			}
+		}
 	}
 }
 

@@ -277,6 +277,7 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 		return
 	}
 	t.freed = true
+	e.holdTFI(t) // an IMMEDIATE ASSIGNMENT of it may still come
 	if t.attached {
 		e.detach(t)
 	}

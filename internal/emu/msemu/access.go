@@ -121,6 +121,21 @@ func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
 		if ia.Rest.TLLI != m.TLLI {
 			return false
 		}
+		if m.dl.active || m.ul.active {
+			// The CCCH downlink assignment takes an MS from packet idle
+			// into packet transfer mode (TS 44.018 §3.5.3.1); in packet
+			// transfer mode the MS listens to its PDCHs only, where the
+			// network assigns it on PACCH (TS 44.060 clause 8). An
+			// IMMEDIATE ASSIGNMENT that still comes is stale: the PCU
+			// sent it on PCH for a TBF it freed when the MS accessed
+			// (the frames went to a TBF assigned on PACCH, under the
+			// same TFI) and the BTS kept it for the MS's paging block.
+			// Acting on it restarted the receive window of the running
+			// TBF (V(Q) = V(R) = 0, §9.1.5) while the network went on
+			// with its BSNs: the stall in docs/reliability.md.
+			m.IgnoredDLImmAss++
+			return true
+		}
 		ws := 0
 		if ia.Rest.HasEGPRS {
 			ws = rlcmac.EGPRSWindowSize(ia.Rest.WindowSize)

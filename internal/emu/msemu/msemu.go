@@ -116,6 +116,10 @@ type MS struct {
 	// Aborted counts TBFs the MS gave up after TBFWatchdog (real-time
 	// air only).
 	Aborted int
+	// IgnoredDLImmAss counts the IMMEDIATE ASSIGNMENTs on CCCH for a
+	// downlink TBF of the MS that came while it was in packet transfer
+	// mode (a DL or UL TBF running) and that it did not act on.
+	IgnoredDLImmAss int
 	// ulHeard and dlHeard are the FNs of the last USF for the MS's UL TBF
 	// and of the last data block of its DL TBF (real-time air only).
 	ulHeard, dlHeard uint32

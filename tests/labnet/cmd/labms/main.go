@@ -120,8 +120,8 @@ func main() {
 	st := um.Stats()
 	log.Printf("virtual Um: %+v", st)
 	for _, p := range r.Phones {
-		log.Printf("ms%d: UL IP %d, DL IP %d, dropped %d, LLC dup %d, LLC late %d, SNDCP lost %d, XID %d, TBFs aborted %d, authentications %d",
-			p.Index, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, p.Stack.DupUI, p.Stack.LateUI, p.Stack.SNDCPLost, p.Stack.XIDs, p.MS.Aborted, p.Stack.Auths)
+		log.Printf("ms%d: UL IP %d, DL IP %d, dropped %d, LLC dup %d, LLC late %d, SNDCP lost %d, XID %d, TBFs aborted %d, stale DL IMM ASS ignored %d, authentications %d",
+			p.Index, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, p.Stack.DupUI, p.Stack.LateUI, p.Stack.SNDCPLost, p.Stack.XIDs, p.MS.Aborted, p.MS.IgnoredDLImmAss, p.Stack.Auths)
 	}
 }
 
@@ -292,8 +292,8 @@ func logStacks(ctx context.Context, r *labnet.Radio, um *vum.Um) {
 		}
 		r.Do(ctx, func() {
 			for _, p := range r.Phones {
-				log.Printf("ms%d: %s aborted=%d reassigned=%d ulIP=%d dlIP=%d dropped=%d llcLate=%d sndcpLost=%d gea=%d ciphered=%d deciphered=%d cipherDrops=%d um=%+v", p.Index, p.MS.Debug(),
-					p.MS.Aborted, p.MS.ULReassigned, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, p.Stack.LateUI, p.Stack.SNDCPLost,
+				log.Printf("ms%d: %s aborted=%d reassigned=%d staleIA=%d ulIP=%d dlIP=%d dropped=%d llcLate=%d sndcpLost=%d gea=%d ciphered=%d deciphered=%d cipherDrops=%d um=%+v", p.Index, p.MS.Debug(),
+					p.MS.Aborted, p.MS.ULReassigned, p.MS.IgnoredDLImmAss, p.Stack.ULIP, p.Stack.DLIP, p.Dropped, p.Stack.LateUI, p.Stack.SNDCPLost,
 					p.Stack.Ciphering(), p.Stack.Ciphered, p.Stack.Deciphered, p.Stack.CipherDrops, um.Stats())
 			}
 		})
