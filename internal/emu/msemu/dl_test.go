@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
-	"github.com/gopcu/gopcu/internal/emu/btsemu"
 )
 
 // scriptAir is an Air whose downlink the test writes: the PDTCH blocks and
