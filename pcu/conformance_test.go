@@ -261,7 +261,7 @@ func TestPollAfterLostPoll(t *testing.T) {
 	e.establishDL(bts, m)
 	dl := m.DL
 	e.dlImmAssConfirmed(bts, m.TLLI)
-	e.fireTimer(dl, evTimer, tmX2002)
+	e.fire(dl, timeoutEv(tmX2002))
 	fn := uint32(0)
 	blk, _ := scheduleOn(t, e, bts, dl.ctrlTS, &fn)
 	if len(blk) == 0 || blk[0]&0x08 == 0 {
@@ -273,7 +273,7 @@ func TestPollAfterLostPoll(t *testing.T) {
 		t.Fatalf("poll lost on a never acknowledged CCCH TBF: %s, want ASSIGN", dl.state)
 	}
 	e.dlImmAssConfirmed(bts, m.TLLI)
-	e.fireTimer(dl, evTimer, tmX2002)
+	e.fire(dl, timeoutEv(tmX2002))
 	blk, _ = scheduleOn(t, e, bts, dl.ctrlTS, &fn)
 	if len(blk) == 0 || blk[0]>>6 != rlcmac.PTData || blk[0]&0x08 == 0 {
 		t.Fatalf("retransmission % x: want a data block with S/P set", blk)
@@ -314,7 +314,7 @@ func TestNewULAccessReassignsDLOnPACCH(t *testing.T) {
 	if ul == nil {
 		t.Fatal("no UL TBF for the RACH")
 	}
-	e.fireTimer(ul, evTimer, tmX2002)
+	e.fire(ul, timeoutEv(tmX2002))
 	ts := lowestSlot(ul.slots)
 	unit := make([]byte, rlcmac.CS1.DataLen())
 	binary.BigEndian.PutUint32(unit, tlli)
@@ -419,7 +419,7 @@ func TestT3113PCHPaging(t *testing.T) {
 			ul = x
 		}
 	}
-	e.fireTimer(ul, evTimer, tmX2002)
+	e.fire(ul, timeoutEv(tmX2002))
 	unit := make([]byte, rlcmac.CS1.DataLen())
 	binary.BigEndian.PutUint32(unit, m.TLLI)
 	var blk [rlcmac.MaxBlockLen]byte

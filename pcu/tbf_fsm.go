@@ -17,10 +17,11 @@ import (
 // Uplink Ack/Nack). osmo-pcu has the same split (tbf_ul_fsm.c, tbf_dl_fsm.c,
 // tbf_ul_ass_fsm.c, tbf_dl_ass_fsm.c, tbf_ul_ack_fsm.c).
 //
-// What moves a TBF is an event (tbfEvent). lifecycle below is the whole
-// transition table: for a direction, a set of states and an event, the
-// state to enter, the timer to start there (the state's other timers
-// stop), and what to do. Events a state does not accept are ignored and
+// What moves a TBF is an event (tbfEvent), the expiry of a timer
+// included. lifecycle below is the whole transition table, one fsmTable
+// (fsm.go) per direction: for a set of states and an event, the state to
+// enter, the timer to start there (the state's other timers stop), and
+// what to do. Events a state does not accept are rejected, counted and
 // logged, as an osmo_fsm logs "event not permitted". The timers and the N
 // counters of the lifecycle are data too: tbfTimers and tbfCounters.
 
@@ -42,22 +43,33 @@ const (
 	evMaxN3103                      // UL: N3103 reached
 	evMaxN3105                      // DL: N3105 reached
 	evReuse                         // DL in WAIT_RELEASE: carries the next TBF's assignment
-	evTimer                         // a timer of the TBF expired (which one: tbfTimers)
-	evCount
+	evTimeout                       // the first timer's expiry: evTimeout + k - 1 is timer k's (timeoutEv)
+	evCount         = evTimeout + tbfEvent(tmCount) - 1
 )
 
 var tbfEventNames = [evCount]string{"ASSIGN_ADD_CCCH", "ASSIGN_ADD_PACCH", "ASSIGN_PCUIF_CNF", "ASSIGN_READY_CCCH",
 	"ASSIGN_ACK_PACCH", "FIRST_DATA", "LAST_DATA_SENT", "FINAL_ACK", "DL_ACKNACK_MISS", "MAX_N3101", "MAX_N3103",
-	"MAX_N3105", "REUSE_AS_CARRIER", "TIMEOUT"}
+	"MAX_N3105", "REUSE_AS_CARRIER"}
+
+func init() {
+	for k := timerKind(1); k < tmCount; k++ {
+		tbfEventNames[timeoutEv(k)] = "TIMEOUT_" + tbfTimers[k].name
+	}
+}
 
 func (ev tbfEvent) String() string { return tbfEventNames[ev] }
 
-// timerKind names a TBF timer.
-type timerKind uint8
+// timeoutEv is the event of timer k's expiry.
+func timeoutEv(k timerKind) tbfEvent { return evTimeout + tbfEvent(k) - 1 }
 
-// TBF timers (tbfTimers has their durations and what their expiry does).
+// timerKind names a TBF timer (0: none).
+type timerKind = fsmTimer
+
+// TBF timers (tbfTimers has their durations; timeoutEv(k) is the event of
+// their expiry).
 const (
-	tmX2001   timerKind = iota // DL PACCH assignment guard
+	tmNone    timerKind = iota // no timer
+	tmX2001                    // DL PACCH assignment guard
 	tmX2002                    // CCCH assignment settle
 	tmCCCHCnf                  // the BTS's DATA_CNF for a DL IMM ASS on PCH
 	tmT3141                    // UL one-phase access: contention resolution
@@ -67,7 +79,6 @@ const (
 	tmT3193                    // DL WAIT_RELEASE: the MS's T3192 runs
 	tmT3195                    // DL RELEASING: the TFI may be reused
 	tmCount
-	tmNone = tmCount // no timer
 )
 
 // tbfTimer describes a TBF timer: where it comes from and how long it is
@@ -175,170 +186,155 @@ func (e *Engine) count(t *TBF, n nCounter) bool {
 	return false
 }
 
-// dirs a transition applies to.
-const (
-	onUL = 1 << DirUL
-	onDL = 1 << DirDL
-	onUD = onUL | onDL
-)
-
-// states is a set of TBF states.
-type states uint8
-
-func in(s ...TBFState) states {
-	var m states
-	for _, x := range s {
-		m |= 1 << x
-	}
-	return m
-}
+// in is the set of TBF states s.
+func in(s ...TBFState) fsmStates { return fsmIn(s...) }
 
 // stay as the target keeps the state (and its timers).
-const stay TBFState = 0xff
+const stay TBFState = fsmStay
 
-// transition is a row of the lifecycle table. A row matches the TBF's
-// direction, its state, the event, the expired timer for evTimer rows, and
-// its guard. Entering a new state stops the old state's timer; start is
-// the timer the row starts (tmNone: none).
-type transition struct {
-	dirs  uint8
-	from  states
-	ev    tbfEvent
-	timer timerKind // evTimer rows: the timer that expired
-	guard func(e *Engine, t *TBF) bool
-	to    TBFState
-	start timerKind
-	act   func(e *Engine, t *TBF)
+// tbfX is what a lifecycle event is delivered with.
+type tbfX struct {
+	e *Engine
+	t *TBF
 }
 
+// tbfRow is a row of the lifecycle table.
+type tbfRow = fsmRow[TBFState, tbfEvent, tbfX]
+
 // lifecycle is the TBF lifecycle (TS 44.060 §7, §8.1, §9.3, §13; osmo-pcu
-// tbf_ul_fsm.c and tbf_dl_fsm.c). The first matching row wins. (Set in
-// init: its actions lead back to fire, which reads it.)
-var lifecycle []transition
+// tbf_ul_fsm.c and tbf_dl_fsm.c), one table per direction (DirUL, DirDL).
+// The first matching row wins. (Set in init: its actions lead back to
+// fire, which reads it.)
+var lifecycle [2]fsmTable[TBFState, tbfEvent, tbfX]
 
-func init() { lifecycle = lifecycleTable() }
+func init() {
+	ul, dl := lifecycleRows()
+	for d, rows := range [2][]tbfRow{DirUL: ul, DirDL: dl} {
+		lifecycle[d] = fsmTable[TBFState, tbfEvent, tbfX]{
+			rows:   rows,
+			state:  func(x tbfX) *TBFState { return &x.t.state },
+			enter:  tbfEnter,
+			trace:  tbfTrace,
+			reject: tbfReject,
+		}
+	}
+}
 
-func lifecycleTable() []transition {
-	return []transition{
+// lifecycleRows are the UL and the DL lifecycle.
+func lifecycleRows() (ul, dl []tbfRow) {
+	ul = []tbfRow{
 		// --- assignment --------------------------------------------------------------------
-		// UL one-phase access (IMM ASS on AGCH): the MS comes after X2002;
+		// one-phase access (IMM ASS on AGCH): the MS comes after X2002;
 		// contention resolution must end within T3141 (§7.1.2.3).
-		{dirs: onUL, from: in(TBFNew), ev: evAssignCCCH, to: TBFAssign, start: tmX2002,
-			act: func(e *Engine, t *TBF) { t.ccch = true; e.startTimer(t, tmT3141) }},
-		{dirs: onUL, from: in(TBFAssign), ev: evTimer, timer: tmX2002, to: TBFFlow, start: tmNone},
-		// UL TBF on PACCH: a Packet Uplink Assignment, repeated until acked,
-		// for at most 4 × T3168
-		{dirs: onUL, from: in(TBFNew, TBFAssign), ev: evAssignPACCH, to: TBFAssign, start: tmT3168,
-			act: func(e *Engine, t *TBF) { t.ccch = false; t.ctl(&t.ulAss, ctlSched) }},
-		{dirs: onUL, from: in(TBFAssign), ev: evTimer, timer: tmT3168, to: TBFReleasing, start: tmNone,
-			act: func(e *Engine, t *TBF) { t.ctl(&t.ulAss, ctlAbort); e.freeTBF(t, false) }},
-		// DL on PCH (IMM ASS, confirmed by the BTS), settled after X2002
-		{dirs: onDL, from: in(TBFNew, TBFAssign, TBFFlow), ev: evAssignCCCH, to: TBFAssign, start: tmCCCHCnf,
-			act: func(e *Engine, t *TBF) { t.ccch = true; e.sendDLImmAss(t) }},
-		{dirs: onDL, from: in(TBFAssign), ev: evTimer, timer: tmCCCHCnf, to: TBFAssign, start: tmCCCHCnf,
-			act: (*Engine).sendDLImmAss}, // never confirmed: again
-		{dirs: onDL, from: in(TBFAssign), ev: evAssignCnf, guard: func(_ *Engine, t *TBF) bool { return t.ccch },
-			to: TBFAssign, start: tmX2002},
-		{dirs: onDL, from: in(TBFAssign), ev: evTimer, timer: tmX2002, to: stay, act: (*Engine).dlAssignSettled},
-		{dirs: onDL, from: in(TBFAssign), ev: evAssignSettled, to: TBFFlow, start: tmNone,
-			act: func(e *Engine, t *TBF) { t.dl.lastPoll = e.now }},
-		// DL on PACCH (Packet Downlink Assignment on a carrier's control TS),
-		// guarded by X2001
-		{dirs: onDL, from: in(TBFNew, TBFAssign), ev: evAssignPACCH, to: TBFAssign, start: tmX2001,
-			act: func(e *Engine, t *TBF) { t.ccch = false; t.ctl(&t.dlAss, ctlSched) }},
-		{dirs: onDL, from: in(TBFAssign), ev: evTimer, timer: tmX2001, to: TBFReleasing, start: tmNone,
-			act: func(e *Engine, t *TBF) { t.bts.Ctr.Inc(CtrDLAssTimeout); e.freeTBF(t, false) }},
+		{from: in(TBFNew), ev: evAssignCCCH, to: TBFAssign, timer: tmX2002,
+			act: func(x tbfX) { x.t.ccch = true; x.e.startTimer(x.t, tmT3141) }},
+		{from: in(TBFAssign), ev: timeoutEv(tmX2002), to: TBFFlow},
+		// on PACCH: a Packet Uplink Assignment, repeated until acked, for
+		// at most 4 × T3168
+		{from: in(TBFNew, TBFAssign), ev: evAssignPACCH, to: TBFAssign, timer: tmT3168,
+			act: func(x tbfX) { x.t.ccch = false; x.t.ctl(&x.t.ulAss, ctlSched) }},
+		{from: in(TBFAssign), ev: timeoutEv(tmT3168), to: TBFReleasing,
+			act: func(x tbfX) { x.t.ctl(&x.t.ulAss, ctlAbort); x.e.freeTBF(x.t, false) }},
 		// the assignment acknowledged, or the MS shows up on the PDCH
-		{dirs: onUL, from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow, start: tmNone},
-		{dirs: onDL, from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow, start: tmNone, act: (*Engine).dlAssignAcked},
-		{dirs: onUD, from: in(TBFAssign), ev: evFirstData, to: TBFFlow, start: tmNone},
+		{from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow},
+		{from: in(TBFAssign), ev: evFirstData, to: TBFFlow},
 		// --- data transfer ends ------------------------------------------------------------
-		{dirs: onUL, from: in(TBFFlow, TBFAssign), ev: evLastSent, to: TBFFinished, start: tmNone},
-		{dirs: onUL, from: in(TBFFinished), ev: evFinalAck, to: TBFReleasing, act: func(e *Engine, t *TBF) { e.freeTBF(t, false) }},
+		{from: in(TBFFlow, TBFAssign), ev: evLastSent, to: TBFFinished},
+		{from: in(TBFFinished), ev: evFinalAck, to: TBFReleasing, act: func(x tbfX) { x.e.freeTBF(x.t, false) }},
+		// --- failures --------------------------------------------------------------------------
+		{from: in(TBFAssign, TBFFlow, TBFFinished), ev: evMaxN3101, to: TBFReleasing, timer: tmT3169},
+		{from: in(TBFFinished), ev: evMaxN3103, to: TBFReleasing, timer: tmT3169,
+			act: func(x tbfX) { x.t.bts.Ctr.Inc(CtrPktULAckNackFailed) }},
+		{from: in(TBFReleasing), ev: timeoutEv(tmT3169), to: TBFReleasing, act: func(x tbfX) { x.e.freeTBF(x.t, false) }},
+		// contention resolution not done in T3141 (§7.1.2.3): the TBF goes
+		{from: in(TBFAssign, TBFFlow), ev: timeoutEv(tmT3141), to: TBFReleasing, act: func(x tbfX) { x.e.freeTBF(x.t, true) }},
+	}
+	dl = []tbfRow{
+		// --- assignment --------------------------------------------------------------------
+		// on PCH (IMM ASS, confirmed by the BTS), settled after X2002
+		{from: in(TBFNew, TBFAssign, TBFFlow), ev: evAssignCCCH, to: TBFAssign, timer: tmCCCHCnf,
+			act: func(x tbfX) { x.t.ccch = true; x.e.sendDLImmAss(x.t) }},
+		{from: in(TBFAssign), ev: timeoutEv(tmCCCHCnf), to: TBFAssign, timer: tmCCCHCnf,
+			act: func(x tbfX) { x.e.sendDLImmAss(x.t) }}, // never confirmed: again
+		{from: in(TBFAssign), ev: evAssignCnf, guard: func(x tbfX) bool { return x.t.ccch }, to: TBFAssign, timer: tmX2002},
+		// a DATA_CNF of an IMM ASS sent again, or of an older TBF's (the
+		// TBF assigned on PACCH since; osmo-pcu tbf_dl_fsm.c: ignored)
+		{from: in(TBFAssign, TBFFlow), ev: evAssignCnf, to: stay},
+		{from: in(TBFAssign), ev: timeoutEv(tmX2002), to: stay, act: func(x tbfX) { x.e.dlAssignSettled(x.t) }},
+		{from: in(TBFAssign), ev: evAssignSettled, to: TBFFlow, act: func(x tbfX) { x.t.dl.lastPoll = x.e.now }},
+		// on PACCH (Packet Downlink Assignment on a carrier's control TS),
+		// guarded by X2001
+		{from: in(TBFNew, TBFAssign), ev: evAssignPACCH, to: TBFAssign, timer: tmX2001,
+			act: func(x tbfX) { x.t.ccch = false; x.t.ctl(&x.t.dlAss, ctlSched) }},
+		{from: in(TBFAssign), ev: timeoutEv(tmX2001), to: TBFReleasing,
+			act: func(x tbfX) { x.t.bts.Ctr.Inc(CtrDLAssTimeout); x.e.freeTBF(x.t, false) }},
+		// the assignment acknowledged, or the MS shows up on the PDCH
+		{from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow, act: func(x tbfX) { x.e.dlAssignAcked(x.t) }},
+		{from: in(TBFAssign), ev: evFirstData, to: TBFFlow},
+		// --- data transfer ends ------------------------------------------------------------
 		// T3191 (re)starts with every poll of the final block (§9.3.2.3)
-		{dirs: onDL, from: in(TBFFlow, TBFFinished), ev: evLastSent, to: TBFFinished, start: tmT3191},
+		{from: in(TBFFlow, TBFFinished), ev: evLastSent, to: TBFFinished, timer: tmT3191},
 		// (a failed DL TBF's frames are discarded, and the MS gets no new
 		// DL TBF before new data or its access: dropDLFrames, MS.dlFailed)
-		{dirs: onDL, from: in(TBFFinished), ev: evTimer, timer: tmT3191, to: TBFReleasing,
-			act: func(e *Engine, t *TBF) {
-				t.bts.Ctr.Inc(CtrRLCRelTimedout)
-				e.dropDLFrames(t)
-				e.freeTBF(t, false)
-				t.ms.dlFailed = true
+		{from: in(TBFFinished), ev: timeoutEv(tmT3191), to: TBFReleasing,
+			act: func(x tbfX) {
+				x.t.bts.Ctr.Inc(CtrRLCRelTimedout)
+				x.e.dropDLFrames(x.t)
+				x.e.freeTBF(x.t, false)
+				x.t.ms.dlFailed = true
 			}},
 		// §9.3.2.4: the MS waits T3192 on the old PACCH; T3193 covers it
-		{dirs: onDL, from: in(TBFFinished), ev: evFinalAck, to: TBFWaitRelease, start: tmT3193,
-			act: func(e *Engine, t *TBF) {
-				if t.ms.Queue.Len() > 0 {
-					e.establishDL(t.bts, t.ms)
+		{from: in(TBFFinished), ev: evFinalAck, to: TBFWaitRelease, timer: tmT3193,
+			act: func(x tbfX) {
+				if x.t.ms.Queue.Len() > 0 {
+					x.e.establishDL(x.t.bts, x.t.ms)
 				}
 			}},
-		{dirs: onDL, from: in(TBFWaitRelease), ev: evReuse, to: TBFReleasing, start: tmT3193, act: (*Engine).detachKeep},
-		{dirs: onDL, from: in(TBFWaitRelease, TBFReleasing), ev: evTimer, timer: tmT3193, to: TBFReleasing,
-			act: func(e *Engine, t *TBF) { e.freeTBF(t, false) }},
+		{from: in(TBFWaitRelease), ev: evReuse, to: TBFReleasing, timer: tmT3193, act: func(x tbfX) { x.e.detachKeep(x.t) }},
+		{from: in(TBFWaitRelease, TBFReleasing), ev: timeoutEv(tmT3193), to: TBFReleasing,
+			act: func(x tbfX) { x.e.freeTBF(x.t, false) }},
 		// --- failures --------------------------------------------------------------------------
 		// a CCCH-assigned DL TBF never acknowledged: the MS probably missed the
 		// IMM ASS, assign it again (§7.2.1.1)
-		{dirs: onDL, from: in(TBFFlow), ev: evAckMiss, guard: func(_ *Engine, t *TBF) bool { return t.ccch && !t.dl.everAcked },
-			to: TBFAssign, start: tmCCCHCnf, act: (*Engine).sendDLImmAss},
-		{dirs: onUL, from: in(TBFAssign, TBFFlow, TBFFinished), ev: evMaxN3101, to: TBFReleasing, start: tmT3169},
-		{dirs: onUL, from: in(TBFFinished), ev: evMaxN3103, to: TBFReleasing, start: tmT3169,
-			act: func(_ *Engine, t *TBF) { t.bts.Ctr.Inc(CtrPktULAckNackFailed) }},
-		{dirs: onDL, from: in(TBFAssign, TBFFlow, TBFFinished, TBFWaitRelease), ev: evMaxN3105, to: TBFReleasing, start: tmT3195,
-			act: (*Engine).dropDLFrames},
-		{dirs: onUL, from: in(TBFReleasing), ev: evTimer, timer: tmT3169, to: TBFReleasing,
-			act: func(e *Engine, t *TBF) { e.freeTBF(t, false) }},
-		{dirs: onDL, from: in(TBFReleasing), ev: evTimer, timer: tmT3195, to: TBFReleasing,
-			act: func(e *Engine, t *TBF) { e.freeTBF(t, false); t.ms.dlFailed = true }},
-		// contention resolution not done in T3141 (§7.1.2.3): the TBF goes
-		{dirs: onUL, from: in(TBFAssign, TBFFlow), ev: evTimer, timer: tmT3141, to: TBFReleasing,
-			act: func(e *Engine, t *TBF) { e.freeTBF(t, true) }},
+		{from: in(TBFFlow), ev: evAckMiss, guard: func(x tbfX) bool { return x.t.ccch && !x.t.dl.everAcked },
+			to: TBFAssign, timer: tmCCCHCnf, act: func(x tbfX) { x.e.sendDLImmAss(x.t) }},
+		// otherwise N3105 counts the miss, no more (osmo-pcu tbf_dl_fsm.c:
+		// DL_ACKNACK_MISS is permitted from FLOW on)
+		{from: in(TBFFlow, TBFFinished, TBFWaitRelease, TBFReleasing), ev: evAckMiss, to: stay},
+		{from: in(TBFAssign, TBFFlow, TBFFinished, TBFWaitRelease), ev: evMaxN3105, to: TBFReleasing, timer: tmT3195,
+			act: func(x tbfX) { x.e.dropDLFrames(x.t) }},
+		{from: in(TBFReleasing), ev: timeoutEv(tmT3195), to: TBFReleasing,
+			act: func(x tbfX) { x.e.freeTBF(x.t, false); x.t.ms.dlFailed = true }},
+	}
+	return ul, dl
+}
+
+// tbfEnter: a transition, to another state or back into this one, stops
+// the state's timers; the row starts the new one.
+func tbfEnter(x tbfX, _ TBFState, k timerKind) {
+	x.e.stopStateTimers(x.t)
+	if k != tmNone {
+		x.e.startTimer(x.t, k)
 	}
 }
 
-// fire delivers ev to t's lifecycle machine (expired: the timer of an
-// evTimer). It reports whether a row accepted it.
-func (e *Engine) fire(t *TBF, ev tbfEvent) bool { return e.fireTimer(t, ev, tmNone) }
+func tbfTrace(x tbfX, ev tbfEvent, from TBFState) {
+	if x.e.tbfLog.Enabled(context.Background(), slog.LevelDebug) { // the arguments allocate
+		x.e.tbfLog.Debug("TBF event", "tbf", x.t, "event", ev.String(), "from", from.String())
+	}
+}
 
-func (e *Engine) fireTimer(t *TBF, ev tbfEvent, expired timerKind) bool {
+func tbfReject(x tbfX, ev tbfEvent, s TBFState) {
+	x.e.fsm.rejected(x.e.tbfLog, x.t, s.String(), ev.String())
+}
+
+// fire delivers ev to t's lifecycle machine. It reports whether a row
+// accepted it.
+func (e *Engine) fire(t *TBF, ev tbfEvent) bool {
 	if t.freed {
 		return false
 	}
-	for i := range lifecycle {
-		r := &lifecycle[i]
-		if r.dirs&(1<<t.dir) == 0 || r.from&(1<<t.state) == 0 || r.ev != ev || ev == evTimer && r.timer != expired {
-			continue
-		}
-		if r.guard != nil && !r.guard(e, t) {
-			continue
-		}
-		from := t.state
-		if r.to != stay {
-			// a transition, to another state or back into this one,
-			// stops the state's timers; the row starts the new one
-			e.stopStateTimers(t)
-			t.state = r.to
-			if r.start != tmNone {
-				e.startTimer(t, r.start)
-			}
-		}
-		if e.tbfLog.Enabled(context.Background(), slog.LevelDebug) { // the arguments allocate
-			e.tbfLog.Debug("TBF event", "tbf", t, "event", ev.String(), "timer", timerName(expired), "from", from.String())
-		}
-		if r.act != nil {
-			r.act(e, t)
-		}
-		return true
-	}
-	e.tbfLog.Debug("TBF event ignored", "tbf", t, "event", ev.String(), "timer", timerName(expired))
-	return false
-}
-
-func timerName(k timerKind) string {
-	if k >= tmCount {
-		return ""
-	}
-	return tbfTimers[k].name
+	return lifecycle[t.dir].fire(tbfX{e, t}, ev)
 }
 
 // stateTimers are the timers that belong to a state and stop when the
@@ -376,7 +372,7 @@ func (t *TBF) running(k timerKind) bool { return t.deadline[k] != 0 }
 func (e *Engine) expireTimers(t *TBF) time.Duration {
 	for !t.freed {
 		k, at := tmNone, time.Duration(0)
-		for i := timerKind(0); i < tmCount; i++ {
+		for i := timerKind(1); i < tmCount; i++ {
 			if d := t.deadline[i]; d != 0 && (at == 0 || d < at) {
 				k, at = i, d
 			}
@@ -386,7 +382,7 @@ func (e *Engine) expireTimers(t *TBF) time.Duration {
 		}
 		t.deadline[k] = 0
 		e.tbfLog.Debug("TBF timer expired", "tbf", t, "timer", tbfTimers[k].name)
-		e.fireTimer(t, evTimer, k)
+		e.fire(t, timeoutEv(k))
 	}
 	return 0
 }

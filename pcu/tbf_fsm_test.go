@@ -81,34 +81,38 @@ func TestLifecycleTable(t *testing.T) {
 	// uplink
 	add(DirUL, ss(N), evAssignCCCH, tmNone, want{A, false, tmX2002})
 	add(DirUL, ss(N, A), evAssignPACCH, tmNone, want{A, false, tmT3168})
-	add(DirUL, ss(A), evTimer, tmX2002, want{F, false, tmNone})
-	add(DirUL, ss(A), evTimer, tmT3168, free)
+	add(DirUL, ss(A), timeoutEv(tmX2002), tmNone, want{F, false, tmNone})
+	add(DirUL, ss(A), timeoutEv(tmT3168), tmNone, free)
 	add(DirUL, ss(A), evAssignAcked, tmNone, want{F, false, tmNone})
 	add(DirUL, ss(A), evFirstData, tmNone, want{F, false, tmNone})
 	add(DirUL, ss(A, F), evLastSent, tmNone, want{Fi, false, tmNone})
 	add(DirUL, ss(Fi), evFinalAck, tmNone, free)
 	add(DirUL, ss(A, F, Fi), evMaxN3101, tmNone, want{R, false, tmT3169})
 	add(DirUL, ss(Fi), evMaxN3103, tmNone, want{R, false, tmT3169})
-	add(DirUL, ss(R), evTimer, tmT3169, free)
-	add(DirUL, ss(A, F), evTimer, tmT3141, free)
+	add(DirUL, ss(R), timeoutEv(tmT3169), tmNone, free)
+	add(DirUL, ss(A, F), timeoutEv(tmT3141), tmNone, free)
 	// downlink
 	add(DirDL, ss(N, A, F), evAssignCCCH, tmNone, want{A, false, tmCCCHCnf})
-	add(DirDL, ss(A), evTimer, tmCCCHCnf, want{A, false, tmCCCHCnf})
+	add(DirDL, ss(A), timeoutEv(tmCCCHCnf), tmNone, want{A, false, tmCCCHCnf})
 	add(DirDL, ss(A), evAssignCnf, tmNone, want{A, false, tmX2002})
-	add(DirDL, ss(A), evTimer, tmX2002, want{F, false, tmNone})
+	add(DirDL, ss(F), evAssignCnf, tmNone, want{F, false, tmNone})
+	add(DirDL, ss(A), timeoutEv(tmX2002), tmNone, want{F, false, tmNone})
 	add(DirDL, ss(A), evAssignSettled, tmNone, want{F, false, tmNone})
 	add(DirDL, ss(N, A), evAssignPACCH, tmNone, want{A, false, tmX2001})
-	add(DirDL, ss(A), evTimer, tmX2001, free)
+	add(DirDL, ss(A), timeoutEv(tmX2001), tmNone, free)
 	add(DirDL, ss(A), evAssignAcked, tmNone, want{F, false, tmNone})
 	add(DirDL, ss(A), evFirstData, tmNone, want{F, false, tmNone})
 	add(DirDL, ss(F, Fi), evLastSent, tmNone, want{Fi, false, tmT3191})
-	add(DirDL, ss(Fi), evTimer, tmT3191, free)
+	add(DirDL, ss(Fi), timeoutEv(tmT3191), tmNone, free)
 	add(DirDL, ss(Fi), evFinalAck, tmNone, want{W, false, tmT3193})
 	add(DirDL, ss(W), evReuse, tmNone, want{R, false, tmT3193})
-	add(DirDL, ss(W, R), evTimer, tmT3193, free)
+	add(DirDL, ss(W, R), timeoutEv(tmT3193), tmNone, free)
 	add(DirDL, ss(F), evAckMiss, tmNone, want{A, false, tmCCCHCnf})
+	for _, st := range ss(Fi, W, R) {
+		add(DirDL, ss(st), evAckMiss, tmNone, want{st, false, tmNone})
+	}
 	add(DirDL, ss(A, F, Fi, W), evMaxN3105, tmNone, want{R, false, tmT3195})
-	add(DirDL, ss(R), evTimer, tmT3195, free)
+	add(DirDL, ss(R), timeoutEv(tmT3195), tmNone, free)
 
 	clk := &fakeClock{}
 	e, bts := fsmEngine(t, clk, nil)
@@ -117,35 +121,27 @@ func TestLifecycleTable(t *testing.T) {
 	for _, dir := range []Dir{DirUL, DirDL} {
 		for s := TBFNew; s <= TBFReleasing; s++ {
 			for ev := tbfEvent(0); ev < evCount; ev++ {
-				tms := []timerKind{tmNone}
-				if ev == evTimer {
-					tms = tms[:0]
-					for k := timerKind(0); k < tmCount; k++ {
-						tms = append(tms, k)
-					}
+				tm := tmNone
+				tlli++
+				tb := tbfIn(t, e, bts, dir, s, tlli)
+				tb.ccch = true // (the guards of the CCCH rows hold)
+				name := fmt.Sprintf("%s %s %s", dir, s, ev)
+				w, accepted := ok[key{dir, s, ev, tm}]
+				got := e.fire(tb, ev)
+				switch {
+				case got != accepted:
+					t.Errorf("%s: accepted %v, want %v", name, got, accepted)
+				case !accepted && tb.state != s:
+					t.Errorf("%s: ignored event moved the TBF to %s", name, tb.state)
+				case accepted && (tb.state != w.to || tb.freed != w.freed):
+					t.Errorf("%s: -> %s freed=%v, want %s freed=%v", name, tb.state, tb.freed, w.to, w.freed)
+				case accepted && w.timer != tmNone && !tb.running(w.timer):
+					t.Errorf("%s: %s not running (%s)", name, tbfTimers[w.timer].name, tb.Debug())
 				}
-				for _, tm := range tms {
-					tlli++
-					tb := tbfIn(t, e, bts, dir, s, tlli)
-					tb.ccch = true // (the guards of the CCCH rows hold)
-					name := fmt.Sprintf("%s %s %s %s", dir, s, ev, timerName(tm))
-					w, accepted := ok[key{dir, s, ev, tm}]
-					got := e.fireTimer(tb, ev, tm)
-					switch {
-					case got != accepted:
-						t.Errorf("%s: accepted %v, want %v", name, got, accepted)
-					case !accepted && tb.state != s:
-						t.Errorf("%s: ignored event moved the TBF to %s", name, tb.state)
-					case accepted && (tb.state != w.to || tb.freed != w.freed):
-						t.Errorf("%s: -> %s freed=%v, want %s freed=%v", name, tb.state, tb.freed, w.to, w.freed)
-					case accepted && w.timer != tmNone && !tb.running(w.timer):
-						t.Errorf("%s: %s not running (%s)", name, tbfTimers[w.timer].name, tb.Debug())
-					}
-					if accepted {
-						seen++
-					}
-					e.freeTBF(tb, false)
+				if accepted {
+					seen++
 				}
+				e.freeTBF(tb, false)
 			}
 		}
 	}
