@@ -242,7 +242,7 @@ func reverseBits(x uint8) uint8 {
 // (evAssignAcked, ASSIGN -> FLOW): a kept old DL TBF that carried it goes.
 func (e *Engine) dlAssignAcked(t *TBF) {
 	if c := t.assignOn; c != nil && c != t && c.dir == DirDL && c.state == TBFReleasing {
-		e.freeTBF(c, false)
+		e.fireRelease(c, relCarrierDone)
 	}
 	t.assignOn = nil
 	t.n[nN3105] = 0

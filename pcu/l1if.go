@@ -327,7 +327,7 @@ func (e *Engine) deactivateAll(bts *BTS) {
 // configuration and Gb state stay.
 func (e *Engine) dropRadio(bts *BTS) {
 	for len(bts.tbfs) > 0 {
-		e.freeTBF(bts.tbfs[0], true)
+		e.fireRelease(bts.tbfs[0], relBTSDown)
 	}
 	for t := range bts.TRX {
 		for s := range bts.TRX[t].PDCH {

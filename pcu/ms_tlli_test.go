@@ -130,7 +130,7 @@ func TestSecondPhoneMultislot(t *testing.T) {
 	e.HandleDLUnitdata(0, &DLUnitdata{TLLI: 0xd0000002, IMSI: "901700000000002", MSClass: 10, Lifetime: 0xffff, LLC: append([]byte(nil), frame...)})
 	old := bts.ms.byTLLI[0xd0000002]
 	old.Queue.Clear()
-	e.freeTBF(old.DL, false)
+	e.fireRelease(old.DL, relNone)
 	ul := onePhaseAccess(t, e, bts, 0xd0000003)
 	e.HandleDLUnitdata(0, &DLUnitdata{TLLI: 0xd0000003, IMSI: "901700000000002", Lifetime: 0xffff, LLC: append([]byte(nil), frame...)})
 	p1 := bts.ms.byTLLI[0xd0000003]

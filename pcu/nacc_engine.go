@@ -182,7 +182,7 @@ func (e *Engine) naccNotification(bts *BTS, p *PDCH, m *rlcmac.PacketCellChangeN
 	n := e.naccState()
 	var t *TBF
 	for _, x := range bts.tbfs {
-		if x.attached && !x.freed && x.trx == p.TRX && x.tfi == m.GlobalTFI.TFI && (x.dir == DirDL) == m.GlobalTFI.Downlink {
+		if x.attached && !x.released() && x.trx == p.TRX && x.tfi == m.GlobalTFI.TFI && (x.dir == DirDL) == m.GlobalTFI.Downlink {
 			t = x
 			break
 		}
@@ -248,7 +248,7 @@ func (e *Engine) naccTick(bts *BTS) {
 // to (osmo-pcu get_ctrl_msg_tbf_candidates: a DL TBF wins over an UL TBF).
 func naccTBF(m *MS, trx uint8, p *PDCH) *TBF {
 	for _, t := range []*TBF{m.DL, m.UL} {
-		if t != nil && t.attached && !t.freed && t.trx == trx && t.ctrlTS == p.TS {
+		if t != nil && t.attached && !t.released() && t.trx == trx && t.ctrlTS == p.TS {
 			return t
 		}
 	}

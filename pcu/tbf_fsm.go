@@ -43,13 +43,14 @@ const (
 	evMaxN3103                      // UL: N3103 reached
 	evMaxN3105                      // DL: N3105 reached
 	evReuse                         // DL in WAIT_RELEASE: carries the next TBF's assignment
+	evRelease                       // the TBF ends at once (why: relReason); every state but RELEASED takes it
 	evTimeout                       // the first timer's expiry: evTimeout + k - 1 is timer k's (timeoutEv)
 	evCount         = evTimeout + tbfEvent(tmCount) - 1
 )
 
 var tbfEventNames = [evCount]string{"ASSIGN_ADD_CCCH", "ASSIGN_ADD_PACCH", "ASSIGN_PCUIF_CNF", "ASSIGN_READY_CCCH",
 	"ASSIGN_ACK_PACCH", "FIRST_DATA", "LAST_DATA_SENT", "FINAL_ACK", "DL_ACKNACK_MISS", "MAX_N3101", "MAX_N3103",
-	"MAX_N3105", "REUSE_AS_CARRIER"}
+	"MAX_N3105", "REUSE_AS_CARRIER", "RELEASE"}
 
 func init() {
 	for k := timerKind(1); k < tmCount; k++ {
@@ -186,16 +187,58 @@ func (e *Engine) count(t *TBF, n nCounter) bool {
 	return false
 }
 
+// relReason is why a TBF is released (evRelease, freeTBF).
+type relReason uint8
+
+// Release reasons.
+const (
+	relNone        relReason = iota // (events other than evRelease)
+	relFinalAck                     // UL: the final Ack/Nack acknowledged (Control Ack, or a Packet Resource Request in its poll)
+	relT3168                        // UL: the PACCH assignment not acknowledged in 4 × T3168
+	relX2001                        // DL: the PACCH assignment not acknowledged in X2001
+	relT3141                        // UL: no contention resolution in T3141
+	relT3169                        // UL: RELEASING ended, the USFs are free
+	relT3191                        // DL: no final Ack/Nack in T3191
+	relT3193                        // DL: WAIT_RELEASE (or a kept carrier) ended
+	relT3195                        // DL: RELEASING after N3105 ended
+	relNewUL                        // UL: the MS asked for (or is on) a new UL TBF
+	relCCCHPending                  // DL: assigned on CCCH, but the MS is on the PDCH now: assigned again on PACCH
+	relCarrierDone                  // DL: the kept TBF that carried the next TBF's assignment, acknowledged now
+	relMerged                       // the MS object merged into another one that has a TBF of this direction
+	relSuspend                      // the MS left for a CS call (SUSP_REQ)
+	relBTSDown                      // the BTS's radio state is dropped (PCU socket lost, BTS inactive)
+	relCount
+)
+
+// relReasons: each reason's name and whether the TBF counts as aborted
+// (tbf:ul:aborted, tbf:dl:aborted).
+var relReasons = [relCount]struct {
+	name    string
+	aborted bool
+}{
+	relNone: {"NONE", false}, relFinalAck: {"FINAL_ACK", false}, relT3168: {"T3168", false}, relX2001: {"X2001", false},
+	relT3141: {"T3141", true}, relT3169: {"T3169", false}, relT3191: {"T3191", false}, relT3193: {"T3193", false},
+	relT3195: {"T3195", false}, relNewUL: {"NEW_UL_TBF", true}, relCCCHPending: {"CCCH_PENDING", false},
+	relCarrierDone: {"CARRIER_DONE", false}, relMerged: {"MS_MERGED", false}, relSuspend: {"SUSPEND", true},
+	relBTSDown: {"BTS_DOWN", true},
+}
+
+func (r relReason) String() string { return relReasons[r].name }
+
 // in is the set of TBF states s.
 func in(s ...TBFState) fsmStates { return fsmIn(s...) }
 
 // stay as the target keeps the state (and its timers).
 const stay TBFState = fsmStay
 
+// live is every state but RELEASED.
+var live = in(TBFNew, TBFAssign, TBFFlow, TBFFinished, TBFWaitRelease, TBFReleasing)
+
 // tbfX is what a lifecycle event is delivered with.
 type tbfX struct {
-	e *Engine
-	t *TBF
+	e   *Engine
+	t   *TBF
+	why relReason // evRelease
 }
 
 // tbfRow is a row of the lifecycle table.
@@ -213,6 +256,7 @@ func init() {
 		lifecycle[d] = fsmTable[TBFState, tbfEvent, tbfX]{
 			rows:   rows,
 			state:  func(x tbfX) *TBFState { return &x.t.state },
+			final:  in(TBFReleased),
 			enter:  tbfEnter,
 			trace:  tbfTrace,
 			reject: tbfReject,
@@ -222,7 +266,11 @@ func init() {
 
 // lifecycleRows are the UL and the DL lifecycle.
 func lifecycleRows() (ul, dl []tbfRow) {
+	// every state ends at once on evRelease (an old TBF of an MS that
+	// accessed again, a suspended MS, the BTS gone, ...)
+	release := tbfRow{from: live, ev: evRelease, to: TBFReleased, act: func(x tbfX) { x.e.freeTBF(x.t, x.why) }}
 	ul = []tbfRow{
+		release,
 		// --- assignment --------------------------------------------------------------------
 		// one-phase access (IMM ASS on AGCH): the MS comes after X2002;
 		// contention resolution must end within T3141 (§7.1.2.3).
@@ -233,23 +281,24 @@ func lifecycleRows() (ul, dl []tbfRow) {
 		// at most 4 × T3168
 		{from: in(TBFNew, TBFAssign), ev: evAssignPACCH, to: TBFAssign, timer: tmT3168,
 			act: func(x tbfX) { x.t.ccch = false; x.t.ctl(&x.t.ulAss, ctlSched) }},
-		{from: in(TBFAssign), ev: timeoutEv(tmT3168), to: TBFReleasing,
-			act: func(x tbfX) { x.t.ctl(&x.t.ulAss, ctlAbort); x.e.freeTBF(x.t, false) }},
+		{from: in(TBFAssign), ev: timeoutEv(tmT3168), to: TBFReleased,
+			act: func(x tbfX) { x.t.ctl(&x.t.ulAss, ctlAbort); x.e.freeTBF(x.t, relT3168) }},
 		// the assignment acknowledged, or the MS shows up on the PDCH
 		{from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow},
 		{from: in(TBFAssign), ev: evFirstData, to: TBFFlow},
 		// --- data transfer ends ------------------------------------------------------------
 		{from: in(TBFFlow, TBFAssign), ev: evLastSent, to: TBFFinished},
-		{from: in(TBFFinished), ev: evFinalAck, to: TBFReleasing, act: func(x tbfX) { x.e.freeTBF(x.t, false) }},
+		{from: in(TBFFinished), ev: evFinalAck, to: TBFReleased, act: func(x tbfX) { x.e.freeTBF(x.t, relFinalAck) }},
 		// --- failures --------------------------------------------------------------------------
 		{from: in(TBFAssign, TBFFlow, TBFFinished), ev: evMaxN3101, to: TBFReleasing, timer: tmT3169},
 		{from: in(TBFFinished), ev: evMaxN3103, to: TBFReleasing, timer: tmT3169,
 			act: func(x tbfX) { x.t.bts.Ctr.Inc(CtrPktULAckNackFailed) }},
-		{from: in(TBFReleasing), ev: timeoutEv(tmT3169), to: TBFReleasing, act: func(x tbfX) { x.e.freeTBF(x.t, false) }},
+		{from: in(TBFReleasing), ev: timeoutEv(tmT3169), to: TBFReleased, act: func(x tbfX) { x.e.freeTBF(x.t, relT3169) }},
 		// contention resolution not done in T3141 (§7.1.2.3): the TBF goes
-		{from: in(TBFAssign, TBFFlow), ev: timeoutEv(tmT3141), to: TBFReleasing, act: func(x tbfX) { x.e.freeTBF(x.t, true) }},
+		{from: in(TBFAssign, TBFFlow), ev: timeoutEv(tmT3141), to: TBFReleased, act: func(x tbfX) { x.e.freeTBF(x.t, relT3141) }},
 	}
 	dl = []tbfRow{
+		release,
 		// --- assignment --------------------------------------------------------------------
 		// on PCH (IMM ASS, confirmed by the BTS), settled after X2002
 		{from: in(TBFNew, TBFAssign, TBFFlow), ev: evAssignCCCH, to: TBFAssign, timer: tmCCCHCnf,
@@ -266,8 +315,8 @@ func lifecycleRows() (ul, dl []tbfRow) {
 		// guarded by X2001
 		{from: in(TBFNew, TBFAssign), ev: evAssignPACCH, to: TBFAssign, timer: tmX2001,
 			act: func(x tbfX) { x.t.ccch = false; x.t.ctl(&x.t.dlAss, ctlSched) }},
-		{from: in(TBFAssign), ev: timeoutEv(tmX2001), to: TBFReleasing,
-			act: func(x tbfX) { x.t.bts.Ctr.Inc(CtrDLAssTimeout); x.e.freeTBF(x.t, false) }},
+		{from: in(TBFAssign), ev: timeoutEv(tmX2001), to: TBFReleased,
+			act: func(x tbfX) { x.t.bts.Ctr.Inc(CtrDLAssTimeout); x.e.freeTBF(x.t, relX2001) }},
 		// the assignment acknowledged, or the MS shows up on the PDCH
 		{from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow, act: func(x tbfX) { x.e.dlAssignAcked(x.t) }},
 		{from: in(TBFAssign), ev: evFirstData, to: TBFFlow},
@@ -276,11 +325,11 @@ func lifecycleRows() (ul, dl []tbfRow) {
 		{from: in(TBFFlow, TBFFinished), ev: evLastSent, to: TBFFinished, timer: tmT3191},
 		// (a failed DL TBF's frames are discarded, and the MS gets no new
 		// DL TBF before new data or its access: dropDLFrames, MS.dlFailed)
-		{from: in(TBFFinished), ev: timeoutEv(tmT3191), to: TBFReleasing,
+		{from: in(TBFFinished), ev: timeoutEv(tmT3191), to: TBFReleased,
 			act: func(x tbfX) {
 				x.t.bts.Ctr.Inc(CtrRLCRelTimedout)
 				x.e.dropDLFrames(x.t)
-				x.e.freeTBF(x.t, false)
+				x.e.freeTBF(x.t, relT3191)
 				x.t.ms.dlFailed = true
 			}},
 		// §9.3.2.4: the MS waits T3192 on the old PACCH; T3193 covers it
@@ -291,8 +340,8 @@ func lifecycleRows() (ul, dl []tbfRow) {
 				}
 			}},
 		{from: in(TBFWaitRelease), ev: evReuse, to: TBFReleasing, timer: tmT3193, act: func(x tbfX) { x.e.detachKeep(x.t) }},
-		{from: in(TBFWaitRelease, TBFReleasing), ev: timeoutEv(tmT3193), to: TBFReleasing,
-			act: func(x tbfX) { x.e.freeTBF(x.t, false) }},
+		{from: in(TBFWaitRelease, TBFReleasing), ev: timeoutEv(tmT3193), to: TBFReleased,
+			act: func(x tbfX) { x.e.freeTBF(x.t, relT3193) }},
 		// --- failures --------------------------------------------------------------------------
 		// a CCCH-assigned DL TBF never acknowledged: the MS probably missed the
 		// IMM ASS, assign it again (§7.2.1.1)
@@ -303,8 +352,8 @@ func lifecycleRows() (ul, dl []tbfRow) {
 		{from: in(TBFFlow, TBFFinished, TBFWaitRelease, TBFReleasing), ev: evAckMiss, to: stay},
 		{from: in(TBFAssign, TBFFlow, TBFFinished, TBFWaitRelease), ev: evMaxN3105, to: TBFReleasing, timer: tmT3195,
 			act: func(x tbfX) { x.e.dropDLFrames(x.t) }},
-		{from: in(TBFReleasing), ev: timeoutEv(tmT3195), to: TBFReleasing,
-			act: func(x tbfX) { x.e.freeTBF(x.t, false); x.t.ms.dlFailed = true }},
+		{from: in(TBFReleasing), ev: timeoutEv(tmT3195), to: TBFReleased,
+			act: func(x tbfX) { x.e.freeTBF(x.t, relT3195); x.t.ms.dlFailed = true }},
 	}
 	return ul, dl
 }
@@ -329,12 +378,15 @@ func tbfReject(x tbfX, ev tbfEvent, s TBFState) {
 }
 
 // fire delivers ev to t's lifecycle machine. It reports whether a row
-// accepted it.
+// accepted it (a released TBF takes no event).
 func (e *Engine) fire(t *TBF, ev tbfEvent) bool {
-	if t.freed {
-		return false
-	}
-	return lifecycle[t.dir].fire(tbfX{e, t}, ev)
+	return lifecycle[t.dir].fire(tbfX{e, t, relNone}, ev)
+}
+
+// fireRelease delivers evRelease: t ends at once, for why (a released TBF
+// stays so).
+func (e *Engine) fireRelease(t *TBF, why relReason) bool {
+	return lifecycle[t.dir].fire(tbfX{e, t, why}, evRelease)
 }
 
 // stateTimers are the timers that belong to a state and stop when the
@@ -370,7 +422,7 @@ func (t *TBF) running(k timerKind) bool { return t.deadline[k] != 0 }
 // expireTimers fires the due timers of t, earliest first; it returns the
 // earliest deadline still running (0: none).
 func (e *Engine) expireTimers(t *TBF) time.Duration {
-	for !t.freed {
+	for !t.released() {
 		k, at := tmNone, time.Duration(0)
 		for i := timerKind(1); i < tmCount; i++ {
 			if d := t.deadline[i]; d != 0 && (at == 0 || d < at) {
@@ -452,7 +504,7 @@ func (t *TBF) ctlPending() bool {
 // candidates in the same order as a walk over every TBF would. TBFs
 // leave the index lazily, when the scheduler finds nothing to send.
 func (t *TBF) noteCtl() {
-	if t.inCtl || !t.listed || t.freed {
+	if t.inCtl || !t.listed || t.released() {
 		return
 	}
 	b := t.bts

@@ -77,7 +77,7 @@ func TestLifecycleTable(t *testing.T) {
 		}
 	}
 	ss := func(s ...TBFState) []TBFState { return s }
-	free := want{to: R, freed: true, timer: tmNone}
+	free := want{to: TBFReleased, freed: true, timer: tmNone}
 	// uplink
 	add(DirUL, ss(N), evAssignCCCH, tmNone, want{A, false, tmX2002})
 	add(DirUL, ss(N, A), evAssignPACCH, tmNone, want{A, false, tmT3168})
@@ -114,6 +114,10 @@ func TestLifecycleTable(t *testing.T) {
 	add(DirDL, ss(A, F, Fi, W), evMaxN3105, tmNone, want{R, false, tmT3195})
 	add(DirDL, ss(R), timeoutEv(tmT3195), tmNone, free)
 
+	for _, d := range []Dir{DirUL, DirDL} {
+		add(d, ss(N, A, F, Fi, W, R), evRelease, tmNone, free)
+	}
+
 	clk := &fakeClock{}
 	e, bts := fsmEngine(t, clk, nil)
 	tlli := uint32(0xc0100000)
@@ -133,15 +137,15 @@ func TestLifecycleTable(t *testing.T) {
 					t.Errorf("%s: accepted %v, want %v", name, got, accepted)
 				case !accepted && tb.state != s:
 					t.Errorf("%s: ignored event moved the TBF to %s", name, tb.state)
-				case accepted && (tb.state != w.to || tb.freed != w.freed):
-					t.Errorf("%s: -> %s freed=%v, want %s freed=%v", name, tb.state, tb.freed, w.to, w.freed)
+				case accepted && (tb.state != w.to || tb.released() != w.freed):
+					t.Errorf("%s: -> %s, want %s", name, tb.state, w.to)
 				case accepted && w.timer != tmNone && !tb.running(w.timer):
 					t.Errorf("%s: %s not running (%s)", name, tbfTimers[w.timer].name, tb.Debug())
 				}
 				if accepted {
 					seen++
 				}
-				e.freeTBF(tb, false)
+				e.fireRelease(tb, relNone)
 			}
 		}
 	}
@@ -236,7 +240,7 @@ func TestT3191OnMonotonicClock(t *testing.T) {
 	imm := bts.Ctr.Value(CtrImmAssDL)
 	clk.t += 1100 * time.Millisecond // no frame from the BTS meanwhile
 	e.HandleDLUnitdata(0, &DLUnitdata{TLLI: 0xc0300001, IMSI: "001010000000001", Lifetime: 1000, LLC: []byte{0x41, 0xc0, 1, 2, 3}})
-	if !old.freed {
+	if !old.released() {
 		t.Fatalf("T3191 passed on the monotonic clock, the old TBF is still %s", old.state)
 	}
 	if nt := old.ms.DL; nt == nil || nt == old || nt.state != TBFAssign || !nt.ccch {
@@ -313,13 +317,13 @@ func TestT3168EndsPACCHAssignment(t *testing.T) {
 	e.fire(ul, evAssignPACCH)
 	clk.t += 15 * time.Second
 	e.timersDue()
-	if ul.freed || ul.ulAss != ctlSend {
+	if ul.released() || ul.ulAss != ctlSend {
 		t.Fatalf("released before 4 × T3168: %s", ul.Debug())
 	}
 	clk.t += 1100 * time.Millisecond
 	e.timersDue()
-	if !ul.freed || ul.ulAss != ctlNone {
-		t.Fatalf("4 × T3168 passed, the assignment still goes: freed=%v %s", ul.freed, ul.Debug())
+	if !ul.released() || ul.ulAss != ctlNone {
+		t.Fatalf("4 × T3168 passed, the assignment still goes: freed=%v %s", ul.released(), ul.Debug())
 	}
 }
 
@@ -333,7 +337,7 @@ func TestT3141ContentionResolution(t *testing.T) {
 	aborted := bts.Ctr.Value(CtrTBFULAborted)
 	clk.t += e.params.T3141 + time.Millisecond
 	e.timersDue()
-	if !ul.freed || bts.Ctr.Value(CtrTBFULAborted) != aborted+1 {
-		t.Fatalf("T3141 passed: freed=%v aborted %d", ul.freed, bts.Ctr.Value(CtrTBFULAborted)-aborted)
+	if !ul.released() || bts.Ctr.Value(CtrTBFULAborted) != aborted+1 {
+		t.Fatalf("T3141 passed: freed=%v aborted %d", ul.released(), bts.Ctr.Value(CtrTBFULAborted)-aborted)
 	}
 }

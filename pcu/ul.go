@@ -364,7 +364,7 @@ func (e *Engine) ulTLLI(t *TBF, tlli uint32) {
 	bts := t.bts
 	if old := bts.ms.byTLLI[tlli]; old != nil && old != ms {
 		if old.UL != nil && old.UL != t {
-			e.freeTBF(old.UL, true)
+			e.fireRelease(old.UL, relNewUL)
 		}
 		if dlPendingOnCCCH(old.DL) {
 			// a DL TBF still assigned on CCCH will not reach an MS that
@@ -372,7 +372,7 @@ func (e *Engine) ulTLLI(t *TBF, tlli uint32) {
 			// queue) and is assigned again on PACCH once contention
 			// resolution is done (osmo-pcu tbf_ul_fsm.c, FIRST_UL_DATA_RECVD)
 			e.tbfLog.Info("first UL data while a DL TBF is pending on CCCH: freeing it", "tbf", old.DL)
-			e.freeTBF(old.DL, false)
+			e.fireRelease(old.DL, relCCCHPending)
 		}
 		// move the TBF to the known MS and drop the RACH one
 		ms.UL = nil
