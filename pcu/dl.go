@@ -245,7 +245,6 @@ func (e *Engine) dlAssignAcked(t *TBF) {
 		e.fireRelease(c, relCarrierDone)
 	}
 	t.assignOn = nil
-	t.n[nN3105] = 0
 	t.dl.lastPoll = e.now
 }
 
@@ -622,7 +621,6 @@ func (e *Engine) dlAcked(t *TBF, final bool, acked, nacked int) {
 		t.dl.inflight = t.dl.inflight[:n]
 	}
 	t.dl.pollOut = false
-	t.n[nN3105] = 0
 	t.dl.everAcked = true
 	if nacked > 0 {
 		t.bts.Ctr.Add(CtrRLCNacked, uint64(nacked))
@@ -631,9 +629,7 @@ func (e *Engine) dlAcked(t *TBF, final bool, acked, nacked int) {
 		}
 	}
 	e.adaptDLCS(t, acked, nacked)
-	if t.state == TBFAssign {
-		e.fire(t, evFirstData)
-	}
+	e.fire(t, evData) // N3105 restarts; ASSIGN -> FLOW
 	if final && t.state == TBFFinished {
 		e.fire(t, evFinalAck)
 	}

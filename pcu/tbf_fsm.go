@@ -35,7 +35,7 @@ const (
 	evAssignCnf                     // the BTS sent the DL IMM ASS on PCH (DATA_CNF)
 	evAssignSettled                 // X2002 after the CCCH assignment: the MS is on the PDCH
 	evAssignAcked                   // Packet Control Ack for the PACCH assignment
-	evFirstData                     // UL: a data block of the TBF; DL: an Ack/Nack
+	evData                          // UL: a data block of the TBF; DL: an Ack/Nack (N3101, N3105 restart)
 	evLastSent                      // DL: final block sent with poll; UL: final Ack/Nack sent
 	evFinalAck                      // DL: final Ack/Nack; UL: Control Ack for the final Ack/Nack
 	evAckMiss                       // DL: an Ack/Nack poll was not answered (below N3105)
@@ -43,14 +43,15 @@ const (
 	evMaxN3103                      // UL: N3103 reached
 	evMaxN3105                      // DL: N3105 reached
 	evReuse                         // DL in WAIT_RELEASE: carries the next TBF's assignment
+	evContention                    // UL: contention resolution done (the TLLI went back in a Packet Uplink Ack/Nack)
 	evRelease                       // the TBF ends at once (why: relReason); every state but RELEASED takes it
 	evTimeout                       // the first timer's expiry: evTimeout + k - 1 is timer k's (timeoutEv)
 	evCount         = evTimeout + tbfEvent(tmCount) - 1
 )
 
 var tbfEventNames = [evCount]string{"ASSIGN_ADD_CCCH", "ASSIGN_ADD_PACCH", "ASSIGN_PCUIF_CNF", "ASSIGN_READY_CCCH",
-	"ASSIGN_ACK_PACCH", "FIRST_DATA", "LAST_DATA_SENT", "FINAL_ACK", "DL_ACKNACK_MISS", "MAX_N3101", "MAX_N3103",
-	"MAX_N3105", "REUSE_AS_CARRIER", "RELEASE"}
+	"ASSIGN_ACK_PACCH", "DATA_RECVD", "LAST_DATA_SENT", "FINAL_ACK", "DL_ACKNACK_MISS", "MAX_N3101", "MAX_N3103",
+	"MAX_N3105", "REUSE_AS_CARRIER", "CONTENTION_RESOLUTION_MS_SUCCESS", "RELEASE"}
 
 func init() {
 	for k := timerKind(1); k < tmCount; k++ {
@@ -285,9 +286,29 @@ func lifecycleRows() (ul, dl []tbfRow) {
 			act: func(x tbfX) { x.t.ctl(&x.t.ulAss, ctlAbort); x.e.freeTBF(x.t, relT3168) }},
 		// the assignment acknowledged, or the MS shows up on the PDCH
 		{from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow},
-		{from: in(TBFAssign), ev: evFirstData, to: TBFFlow},
+		{from: in(TBFAssign), ev: evData, to: TBFFlow, act: func(x tbfX) { x.t.n[nN3101] = 0 }},
+		// --- data transfer -----------------------------------------------------------------
+		// every data block restarts N3101 (§13.3: the MS uses its USFs)
+		{from: in(TBFFlow, TBFFinished), ev: evData, to: stay, act: func(x tbfX) { x.t.n[nN3101] = 0 }},
+		// contention resolution done (TS 44.018 §3.5.2.1.4, TS 44.060
+		// §7.1.2.3): T3141 stops, and a DL TBF may now be assigned on the
+		// PACCH (osmo-pcu tbf_ul.cpp contention_resolution_success()). (A
+		// TBF whose N3101 ran out may still send its Ack/Nack.)
+		{from: in(TBFFlow, TBFFinished, TBFReleasing), ev: evContention, to: stay, act: func(x tbfX) {
+			t := x.t
+			t.ul.contention = true
+			t.bts.Ctr.Inc(CtrImmAssULContentionResolutionSuccess)
+			x.e.stopTimer(t, tmT3141)
+			if t.ms.Queue.Len() > 0 && t.ms.DL == nil {
+				x.e.establishDL(t.bts, t.ms)
+			}
+		}},
 		// --- data transfer ends ------------------------------------------------------------
-		{from: in(TBFFlow, TBFAssign), ev: evLastSent, to: TBFFinished},
+		// the final Ack/Nack went with a poll: N3103 counts the polls
+		// unanswered (§13.3); (one sent again after N3101 ran out counts
+		// afresh, the TBF stays RELEASING)
+		{from: in(TBFFlow, TBFAssign), ev: evLastSent, to: TBFFinished, act: func(x tbfX) { x.t.n[nN3103] = 0 }},
+		{from: in(TBFReleasing), ev: evLastSent, to: stay, act: func(x tbfX) { x.t.n[nN3103] = 0 }},
 		{from: in(TBFFinished), ev: evFinalAck, to: TBFReleased, act: func(x tbfX) { x.e.freeTBF(x.t, relFinalAck) }},
 		// --- failures --------------------------------------------------------------------------
 		{from: in(TBFAssign, TBFFlow, TBFFinished), ev: evMaxN3101, to: TBFReleasing, timer: tmT3169},
@@ -318,8 +339,13 @@ func lifecycleRows() (ul, dl []tbfRow) {
 		{from: in(TBFAssign), ev: timeoutEv(tmX2001), to: TBFReleased,
 			act: func(x tbfX) { x.t.bts.Ctr.Inc(CtrDLAssTimeout); x.e.freeTBF(x.t, relX2001) }},
 		// the assignment acknowledged, or the MS shows up on the PDCH
-		{from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow, act: func(x tbfX) { x.e.dlAssignAcked(x.t) }},
-		{from: in(TBFAssign), ev: evFirstData, to: TBFFlow},
+		{from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow,
+			act: func(x tbfX) { x.t.n[nN3105] = 0; x.e.dlAssignAcked(x.t) }},
+		{from: in(TBFAssign), ev: evData, to: TBFFlow, act: func(x tbfX) { x.t.n[nN3105] = 0 }},
+		// --- data transfer -----------------------------------------------------------------
+		// every Ack/Nack restarts N3105 (§13.3)
+		{from: in(TBFFlow, TBFFinished, TBFWaitRelease, TBFReleasing), ev: evData, to: stay,
+			act: func(x tbfX) { x.t.n[nN3105] = 0 }},
 		// --- data transfer ends ------------------------------------------------------------
 		// T3191 (re)starts with every poll of the final block (§9.3.2.3)
 		{from: in(TBFFlow, TBFFinished), ev: evLastSent, to: TBFFinished, timer: tmT3191},

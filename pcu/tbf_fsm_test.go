@@ -84,7 +84,14 @@ func TestLifecycleTable(t *testing.T) {
 	add(DirUL, ss(A), timeoutEv(tmX2002), tmNone, want{F, false, tmNone})
 	add(DirUL, ss(A), timeoutEv(tmT3168), tmNone, free)
 	add(DirUL, ss(A), evAssignAcked, tmNone, want{F, false, tmNone})
-	add(DirUL, ss(A), evFirstData, tmNone, want{F, false, tmNone})
+	add(DirUL, ss(A), evData, tmNone, want{F, false, tmNone})
+	for _, st := range ss(F, Fi) {
+		add(DirUL, ss(st), evData, tmNone, want{st, false, tmNone})
+	}
+	for _, st := range ss(F, Fi, R) {
+		add(DirUL, ss(st), evContention, tmNone, want{st, false, tmNone})
+	}
+	add(DirUL, ss(R), evLastSent, tmNone, want{R, false, tmNone})
 	add(DirUL, ss(A, F), evLastSent, tmNone, want{Fi, false, tmNone})
 	add(DirUL, ss(Fi), evFinalAck, tmNone, free)
 	add(DirUL, ss(A, F, Fi), evMaxN3101, tmNone, want{R, false, tmT3169})
@@ -101,7 +108,10 @@ func TestLifecycleTable(t *testing.T) {
 	add(DirDL, ss(N, A), evAssignPACCH, tmNone, want{A, false, tmX2001})
 	add(DirDL, ss(A), timeoutEv(tmX2001), tmNone, free)
 	add(DirDL, ss(A), evAssignAcked, tmNone, want{F, false, tmNone})
-	add(DirDL, ss(A), evFirstData, tmNone, want{F, false, tmNone})
+	add(DirDL, ss(A), evData, tmNone, want{F, false, tmNone})
+	for _, st := range ss(F, Fi, W, R) {
+		add(DirDL, ss(st), evData, tmNone, want{st, false, tmNone})
+	}
 	add(DirDL, ss(F, Fi), evLastSent, tmNone, want{Fi, false, tmT3191})
 	add(DirDL, ss(Fi), timeoutEv(tmT3191), tmNone, free)
 	add(DirDL, ss(Fi), evFinalAck, tmNone, want{W, false, tmT3193})
