@@ -206,7 +206,7 @@ func New(cfg Config) *Engine {
 	}
 	e.llcShared = sh
 	e.tbfLog = cfg.Logs.Logger(logx.CatTBF)
-	e.fsm = newFSMSink(e.l1ctr, &e.now)
+	e.fsm = newFSMSink(e.l1ctr, &e.now, e.tbfLog)
 	e.llcLog = cfg.Logs.Logger(logx.CatLLC)
 	e.gbLog = cfg.Logs.Logger(logx.CatBSSGP)
 	e.gbRx = make(chan gbDatagram, 1024)

@@ -133,22 +133,43 @@ func (m *fsmTable[S, E, X]) fire(x X, ev E) bool {
 type fsmSink struct {
 	ctr *ratectr.Group
 	now *time.Duration // the engine's time
+	log *slog.Logger   // for the machines without a logger of their own (tbf)
 	lim logx.Limiter
 }
 
-func newFSMSink(ctr *ratectr.Group, now *time.Duration) *fsmSink {
-	return &fsmSink{ctr: ctr, now: now, lim: logx.Limiter{Interval: opEventInterval}}
+func newFSMSink(ctr *ratectr.Group, now *time.Duration, log *slog.Logger) *fsmSink {
+	return &fsmSink{ctr: ctr, now: now, log: log, lim: logx.Limiter{Interval: opEventInterval}}
 }
 
-// rejected counts a rejected event and logs it: "<instance>{<state>}:
-// Event <event> not permitted", osmo_fsm's words.
-func (k *fsmSink) rejected(log *slog.Logger, inst fmt.Stringer, state, event string) {
+// rejected counts a rejected event and logs it to log (nil: the sink's):
+// "<instance>{<state>}: Event <event> not permitted", osmo_fsm's words;
+// machine, when not empty, names which of the instance's machines it was
+// ("<instance>{<machine>:<state>}"). Nothing is formatted for a line held
+// back.
+func (k *fsmSink) rejected(log *slog.Logger, inst fmt.Stringer, machine, state, event string) {
+	if log == nil {
+		if k == nil {
+			return
+		}
+		log = k.log
+	}
+	line := func(suppressed int) string {
+		if machine != "" {
+			state = machine + ":" + state
+		}
+		return fmt.Sprintf("%s{%s}: Event %s not permitted%s", inst, state, event, suppressedNote(suppressed))
+	}
 	if k == nil {
-		logx.Notice(log, fmt.Sprintf("%s{%s}: Event %s not permitted", inst, state, event))
+		logx.Notice(log, line(0))
 		return
 	}
 	k.ctr.Inc(L1FSMRejected)
 	if ok, s := k.lim.Allow(*k.now); ok {
-		logx.Notice(log, fmt.Sprintf("%s{%s}: Event %s not permitted%s", inst, state, event, suppressedNote(s)))
+		logx.Notice(log, line(s))
 	}
 }
+
+// fsmName names a machine instance in the log lines.
+type fsmName string
+
+func (n fsmName) String() string { return string(n) }

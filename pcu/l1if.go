@@ -259,6 +259,7 @@ func (e *Engine) handleInfoInd(b []byte) {
 	bts := e.bts[ii.BTSNr]
 	if bts == nil {
 		bts = newBTS(ii.BTSNr, e.cfg.Counters)
+		bts.fsm = e.fsm
 		e.bts[ii.BTSNr] = bts
 		e.btsList = append(e.btsList, bts)
 	}

@@ -195,6 +195,7 @@ func (e *Engine) naccNotification(bts *BTS, p *PDCH, m *rlcmac.PacketCellChangeN
 	if f == nil {
 		cgi := btsCGI(bts)
 		f = newNACCFSM(naccEnvE{e, bts}, cgi.RAI.LAC, cgi.CI, n.log.With("ms", t.ms))
+		f.sink = e.fsm
 		n.fsms = append(n.fsms, &naccMS{t.ms, f})
 	}
 	f.rxNotification(m, e.now)

@@ -400,7 +400,7 @@ func tbfTrace(x tbfX, ev tbfEvent, from TBFState) {
 }
 
 func tbfReject(x tbfX, ev tbfEvent, s TBFState) {
-	x.e.fsm.rejected(x.e.tbfLog, x.t, s.String(), ev.String())
+	x.e.fsm.rejected(x.e.tbfLog, x.t, "", s.String(), ev.String())
 }
 
 // fire delivers ev to t's lifecycle machine. It reports whether a row
@@ -497,14 +497,51 @@ const (
 	ctlEvents
 )
 
-// ctlTable is the transition table of every control procedure; ctlStates
-// in a cell means the event is ignored. A message scheduled while a
-// polled one waits is sent again (a retransmitted UL block makes the final
-// Packet Uplink Ack/Nack go again, with a new poll).
-var ctlTable = [ctlStates][ctlEvents]ctlState{
-	ctlNone:    {ctlSched: ctlSend, ctlSent: ctlStates, ctlSentPolled: ctlStates, ctlAck: ctlStates, ctlPollTimeout: ctlStates, ctlAbort: ctlNone},
-	ctlSend:    {ctlSched: ctlSend, ctlSent: ctlNone, ctlSentPolled: ctlWaitAck, ctlAck: ctlStates, ctlPollTimeout: ctlStates, ctlAbort: ctlNone},
-	ctlWaitAck: {ctlSched: ctlSend, ctlSent: ctlStates, ctlSentPolled: ctlStates, ctlAck: ctlNone, ctlPollTimeout: ctlSend, ctlAbort: ctlNone},
+var ctlEventNames = [ctlEvents]string{"SCHED", "SENT", "SENT_POLLED", "RX_CTRL_ACK", "POLL_TIMEOUT", "ABORT"}
+
+func (ev ctlEvent) String() string { return ctlEventNames[ev] }
+
+// ctlX is what a control procedure's event is delivered with: the TBF
+// and which of its procedures.
+type ctlX struct {
+	t *TBF
+	s *ctlState
+}
+
+// ctlTable is the transition table of every control procedure (fsm.go).
+// A message scheduled while a polled one waits is sent again (a
+// retransmitted UL block makes the final Packet Uplink Ack/Nack go again,
+// with a new poll).
+var ctlTable = fsmTable[ctlState, ctlEvent, ctlX]{
+	rows: []fsmRow[ctlState, ctlEvent, ctlX]{
+		{from: ctlAll, ev: ctlSched, to: ctlSend},
+		{from: fsmIn(ctlSend), ev: ctlSent, to: ctlNone},
+		{from: fsmIn(ctlSend), ev: ctlSentPolled, to: ctlWaitAck},
+		{from: fsmIn(ctlWaitAck), ev: ctlAck, to: ctlNone},
+		{from: fsmIn(ctlWaitAck), ev: ctlPollTimeout, to: ctlSend},
+		{from: ctlAll, ev: ctlAbort, to: ctlNone},
+	},
+	state:  func(x ctlX) *ctlState { return x.s },
+	reject: ctlReject,
+}
+
+// ctlAll is every control procedure state.
+var ctlAll = fsmIn(ctlNone, ctlSend, ctlWaitAck)
+
+func ctlReject(x ctlX, ev ctlEvent, s ctlState) {
+	if x.t == nil {
+		return // (a bare procedure: tests)
+	}
+	name := "UL_ACK"
+	switch x.s {
+	case &x.t.ulAss:
+		name = "UL_ASS"
+	case &x.t.dlAss:
+		name = "DL_ASS"
+	case &x.t.ulRej:
+		name = "UL_ASS_REJ"
+	}
+	x.t.bts.fsm.rejected(nil, x.t, name, s.String(), ev.String())
 }
 
 // ctl fires ev on s, one of t's control procedures, and keeps the BTS's
@@ -512,7 +549,7 @@ var ctlTable = [ctlStates][ctlEvents]ctlState{
 // it, so that the scheduler looks at those TBFs only, not at every TBF of
 // the BTS on every RTS_REQ.
 func (t *TBF) ctl(s *ctlState, ev ctlEvent) bool {
-	ok := s.fire(ev)
+	ok := ctlTable.fire(ctlX{t, s}, ev)
 	if *s == ctlSend {
 		t.noteCtl()
 	}
@@ -540,14 +577,4 @@ func (t *TBF) noteCtl() {
 	}
 	b.ctl = slices.Insert(b.ctl, i, t)
 	t.inCtl = true
-}
-
-// fire moves the procedure; it reports whether the event was accepted.
-func (s *ctlState) fire(ev ctlEvent) bool {
-	n := ctlTable[*s][ev]
-	if n == ctlStates {
-		return false
-	}
-	*s = n
-	return true
 }

@@ -187,7 +187,7 @@ func TestControlProcedureTable(t *testing.T) {
 		{ctlSend, ctlAbort, ctlNone, true},
 	} {
 		s := c.from
-		if got := s.fire(c.ev); got != c.ok || s != c.to {
+		if got := ctlTable.fire(ctlX{nil, &s}, c.ev); got != c.ok || s != c.to {
 			t.Errorf("%s + %d: %s accepted=%v, want %s %v", c.from, c.ev, s, got, c.to, c.ok)
 		}
 	}
