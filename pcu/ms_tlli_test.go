@@ -90,7 +90,7 @@ func TestTLLIChangeKeepsMultislot(t *testing.T) {
 		t.Fatalf("first DL TBF on %08b, want TS 4-7", dl.slots)
 	}
 	old.Queue.Clear()
-	dl.state = TBFWaitRelease
+	drive(t, e, dl, TBFWaitRelease)
 
 	ul := onePhaseAccess(t, e, bts, newTLLI)
 	e.HandleDLUnitdata(0, &DLUnitdata{TLLI: newTLLI, IMSI: imsi, Lifetime: 0xffff, LLC: append([]byte(nil), frame...)})
