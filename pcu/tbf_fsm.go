@@ -10,7 +10,8 @@ import (
 // The TBF lifecycle as explicit state machines.
 //
 // Every TBF runs one lifecycle machine (NEW, ASSIGN, FLOW, FINISHED,
-// WAIT_RELEASE, RELEASING; TS 44.060 §8.1.1, §9.3.2.4, §9.3.3, §13) and up
+// WAIT_RELEASE, RELEASING, and RELEASED, where it is gone; TS 44.060
+// §8.1.1, §9.3.2.4, §9.3.3, §13) and up
 // to three control procedures, each a small machine of its own: the UL
 // assignment (Packet Uplink Assignment on PACCH), the DL assignment
 // (Packet Downlink Assignment on PACCH) and the UL acknowledgement (Packet
@@ -22,8 +23,11 @@ import (
 // (fsm.go) per direction: for a set of states and an event, the state to
 // enter, the timer to start there (the state's other timers stop), and
 // what to do. Events a state does not accept are rejected, counted and
-// logged, as an osmo_fsm logs "event not permitted". The timers and the N
-// counters of the lifecycle are data too: tbfTimers and tbfCounters.
+// logged, as an osmo_fsm logs "event not permitted". Nothing else changes
+// a TBF's state: the end of a TBF, for whatever reason, is evRelease, and
+// freeTBF is the action of the rows that enter RELEASED. The timers and
+// the N counters of the lifecycle are data too: tbfTimers and
+// tbfCounters.
 
 // tbfEvent is an input to a TBF's lifecycle machine.
 type tbfEvent uint8

@@ -3,6 +3,7 @@ package pcu
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -506,5 +507,41 @@ func TestT3141ContentionResolution(t *testing.T) {
 	e.timersDue()
 	if !ul.released() || bts.Ctr.Value(CtrTBFULAborted) != aborted+1 {
 		t.Fatalf("T3141 passed: freed=%v aborted %d", ul.released(), bts.Ctr.Value(CtrTBFULAborted)-aborted)
+	}
+}
+
+// TestRejectedEventLogged: an event no row accepts is counted in
+// fsm:rejected_event and logged at NOTICE in osmo_fsm's words, at most
+// one line in 10 s of engine time; the next line that passes says how many
+// were held back. The control procedures' go the same way, and NACC's.
+func TestRejectedEventLogged(t *testing.T) {
+	e, bts, rec := dropEngine(t)
+	ul := tbfIn(t, e, bts, DirUL, TBFFlow, 0xc0120001)
+	rec.take("")
+	for i := 0; i < 3; i++ {
+		if e.fire(ul, evFinalAck) {
+			t.Fatal("FINAL_ACK accepted in FLOW")
+		}
+	}
+	want := fmt.Sprintf("tbf NOTICE %s{FLOW}: Event FINAL_ACK not permitted", ul)
+	if got := rec.take("not permitted"); len(got) != 1 || got[0] != want {
+		t.Fatalf("log %q, want %q", got, want)
+	}
+	if n := e.l1ctr.Value(L1FSMRejected); n != 3 {
+		t.Fatalf("fsm:rejected_event %d, want 3", n)
+	}
+	e.now += opEventInterval
+	ul.ctl(&ul.ulAck, ctlAck)
+	want = fmt.Sprintf("tbf NOTICE %s{UL_ACK:NONE}: Event RX_CTRL_ACK not permitted (2 similar lines suppressed)", ul)
+	if got := rec.take("not permitted"); len(got) != 1 || got[0] != want {
+		t.Fatalf("log %q, want %q", got, want)
+	}
+	e.now += opEventInterval
+	f := newNACCFSM(&fakeNACCEnv{}, 1, 6969, e.tbfLog)
+	f.sink = e.fsm
+	f.fire(naccEvCtrlAck, nil, e.now)
+	if got := rec.take("not permitted"); len(got) != 1 || !strings.HasSuffix(got[0], "NACC{INITIAL}: Event CTRL_ACK not permitted") ||
+		e.l1ctr.Value(L1FSMRejected) != 5 {
+		t.Fatalf("NACC: log %q, fsm:rejected_event %d", got, e.l1ctr.Value(L1FSMRejected))
 	}
 }
