@@ -28,12 +28,13 @@ import (
 // events, at this machine (a settled assignment goes on to FLOW, a NACC
 // state's entry finds the answer in a cache) or at another one (an
 // acknowledged assignment releases its carrier): those must see the new
-// state, and nothing may set the state after them. An osmo_fsm action
-// has the same shape: the state's action calls osmo_fsm_inst_state_chg()
-// first, then does its work (osmo-pcu tbf_dl_fsm.c, tbf_ul_fsm.c), and
-// the new state's onenter, which runs inside the state change, may
-// dispatch further events. A guard is the test an osmo_fsm action makes
-// before it changes state: it sees the old state.
+// state, and nothing may set the state after them. In osmo_fsm the
+// state's action is entered in the old state and changes the state itself
+// (osmo_fsm_inst_state_chg()), mostly before the rest of its work (osmo-pcu
+// tbf_dl_fsm.c, tbf_ul_fsm.c); the new state's onenter runs inside the
+// state change, after the state is set, and may dispatch further events.
+// A row's action is that rest and that onenter; its guard is the test an
+// osmo_fsm action makes before it changes the state: it sees the old one.
 //
 // An event that no row accepts is rejected: it changes nothing, and the
 // table's reject hook counts it (fsm:rejected_event) and logs it at NOTICE
