@@ -331,10 +331,10 @@ func (e *Engine) resourceRequest(bts *BTS, p *PDCH, r resv, m *rlcmac.PacketReso
 	// TBF is assigned again on PACCH once this one is acknowledged;
 	// osmo-pcu bts_rcv_resource_request)
 	if ms.UL != nil {
-		e.freeTBF(ms.UL, true)
+		e.fireRelease(ms.UL, relNewUL)
 	}
 	if dlPendingOnCCCH(ms.DL) {
-		e.freeTBF(ms.DL, false)
+		e.fireRelease(ms.DL, relCCCHPending)
 	}
 	t, err := e.allocULSlots(bts, ms, true)
 	if err != nil {
@@ -373,7 +373,7 @@ func (e *Engine) reuseULTBF(bts *BTS, p *PDCH, old *TBF, m *rlcmac.PacketResourc
 		return
 	}
 	egprs := old.egprs
-	e.freeTBF(old, false)
+	e.fireRelease(old, relFinalAck) // (the old TBF is in FINISHED: a Control Ack would end it so too)
 	if m.HasRAC {
 		if g, eg, _ := m.RAC.MultislotClasses(); g > 0 {
 			ms.MSClass, ms.EGPRSClass = int(g), int(eg)

@@ -305,12 +305,12 @@ func allocMany(e *Engine, bts *BTS, minC, maxC, mode int) []string {
 		}
 		if mode >= modeULDL {
 			if _, err := alloc(d2); err != nil {
-				e.freeTBF(first, false)
+				e.fireRelease(first, relNone)
 				return out
 			}
 		}
 		if mode == modeDLAfterUL || mode == modeULAfterDL {
-			e.freeTBF(first, false)
+			e.fireRelease(first, relNone)
 		}
 		ulS, dlS := uint8(1)<<ms.slots.firstTS(), uint8(0)
 		if ms.UL != nil {
@@ -424,7 +424,7 @@ func TestDynamicSwitch(t *testing.T) {
 		t.Fatal("multislot upgrade while dynamic uses A")
 	}
 	for _, o := range tbfs[:2] { // TS 4 (the first two) now carries none
-		e.freeTBF(o, false)
+		e.fireRelease(o, relNone)
 	}
 	ms = e.newMS(bts, 0xc0000201)
 	tb, err = e.allocDL(bts, ms, false)
@@ -535,11 +535,11 @@ func TestReservationLifetime(t *testing.T) {
 	if err != nil || ul.ctrlTS != dl.ctrlTS {
 		t.Fatalf("UL %v: %v", ul, err)
 	}
-	e.freeTBF(dl, false)
+	e.fireRelease(dl, relNone)
 	if !ms.slots.on || ms.slots.firstTS() != int(ul.ctrlTS) {
 		t.Fatalf("released with a TBF left: %+v", ms.slots)
 	}
-	e.freeTBF(ul, false)
+	e.fireRelease(ul, relNone)
 	if ms.slots.on || ms.slots.firstTS() >= 0 || trx.slots != (trxSlots{}) {
 		t.Fatalf("after the last TBF: %+v, PDCH counts %+v", ms.slots, trx.slots)
 	}
@@ -630,7 +630,7 @@ func TestAllAllocatedCounter(t *testing.T) {
 	if v := bts.Ctr.Value(CtrPDCHAllAllocated); v != 2 {
 		t.Fatalf("after 2 s all allocated: %d", v)
 	}
-	e.freeTBF(uls[0], false)       // a USF is free again
+	e.fireRelease(uls[0], relNone) // a USF is free again
 	e.sampleAllAllocated(sec(3.6)) // 0.6 s more counted: rounds up
 	e.sampleAllAllocated(sec(10))
 	if v := bts.Ctr.Value(CtrPDCHAllAllocated); v != 3 {

@@ -140,6 +140,8 @@ type BTS struct {
 	allAlloc     timeCC // pdch:all_allocated (alloc.go)
 
 	pch pchPages // PS pagings on PCH waiting for the MS (T3113, paging.go)
+
+	fsm *fsmSink // the engine's, for the TBFs' control procedures (fsm.go)
 }
 
 func newBTS(nr uint8, reg *ratectr.Registry) *BTS {

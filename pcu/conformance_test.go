@@ -261,7 +261,7 @@ func TestPollAfterLostPoll(t *testing.T) {
 	e.establishDL(bts, m)
 	dl := m.DL
 	e.dlImmAssConfirmed(bts, m.TLLI)
-	e.fireTimer(dl, evTimer, tmX2002)
+	e.fire(dl, timeoutEv(tmX2002))
 	fn := uint32(0)
 	blk, _ := scheduleOn(t, e, bts, dl.ctrlTS, &fn)
 	if len(blk) == 0 || blk[0]&0x08 == 0 {
@@ -273,7 +273,7 @@ func TestPollAfterLostPoll(t *testing.T) {
 		t.Fatalf("poll lost on a never acknowledged CCCH TBF: %s, want ASSIGN", dl.state)
 	}
 	e.dlImmAssConfirmed(bts, m.TLLI)
-	e.fireTimer(dl, evTimer, tmX2002)
+	e.fire(dl, timeoutEv(tmX2002))
 	blk, _ = scheduleOn(t, e, bts, dl.ctrlTS, &fn)
 	if len(blk) == 0 || blk[0]>>6 != rlcmac.PTData || blk[0]&0x08 == 0 {
 		t.Fatalf("retransmission % x: want a data block with S/P set", blk)
@@ -314,7 +314,7 @@ func TestNewULAccessReassignsDLOnPACCH(t *testing.T) {
 	if ul == nil {
 		t.Fatal("no UL TBF for the RACH")
 	}
-	e.fireTimer(ul, evTimer, tmX2002)
+	e.fire(ul, timeoutEv(tmX2002))
 	ts := lowestSlot(ul.slots)
 	unit := make([]byte, rlcmac.CS1.DataLen())
 	binary.BigEndian.PutUint32(unit, tlli)
@@ -325,8 +325,8 @@ func TestNewULAccessReassignsDLOnPACCH(t *testing.T) {
 	}
 	e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIPDTCH, FN: ulBlockFN(0), TRX: 0, TS: uint8(ts), ARFCN: 871, Payload: blk[:n], LqualCb: 100})
 	ms := bts.ms.byTLLI[tlli]
-	if !old.freed || ms.UL != ul || ms.DL != nil || ms.Queue.Len() != 1 {
-		t.Fatalf("after the first UL block with the TLLI: old DL freed=%v, MS UL ours=%v, DL %v, queue %d", old.freed, ms.UL == ul, ms.DL, ms.Queue.Len())
+	if !old.released() || ms.UL != ul || ms.DL != nil || ms.Queue.Len() != 1 {
+		t.Fatalf("after the first UL block with the TLLI: old DL freed=%v, MS UL ours=%v, DL %v, queue %d", old.released(), ms.UL == ul, ms.DL, ms.Queue.Len())
 	}
 	fn := uint32(0)
 	if _, m := scheduleOn(t, e, bts, ul.ctrlTS, &fn); m == nil || m.Name() != "Packet Uplink Ack/Nack" {
@@ -353,8 +353,8 @@ func TestTwoPhaseReassignsDLOnPACCH(t *testing.T) {
 	prr, _ := hex.DecodeString("4016713dc094270ca2ae57ef909006aa0fc0001f80222b") // osmo-pcu RLCMACTest.cpp
 	e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIPDTCH, FN: r.fn, TRX: p.TRX, TS: p.TS, ARFCN: 871, Payload: prr, LqualCb: 100})
 	ms := bts.ms.byTLLI[tlli]
-	if !old.freed || ms.UL == nil || ms.DL != nil {
-		t.Fatalf("after the Packet Resource Request: old DL freed=%v, UL %v, DL %v", old.freed, ms.UL, ms.DL)
+	if !old.released() || ms.UL == nil || ms.DL != nil {
+		t.Fatalf("after the Packet Resource Request: old DL freed=%v, UL %v, DL %v", old.released(), ms.UL, ms.DL)
 	}
 	fn := r.fn
 	if _, m := scheduleOn(t, e, bts, p.TS, &fn); m == nil || m.Name() != "Packet Uplink Assignment" {
@@ -419,7 +419,7 @@ func TestT3113PCHPaging(t *testing.T) {
 			ul = x
 		}
 	}
-	e.fireTimer(ul, evTimer, tmX2002)
+	e.fire(ul, timeoutEv(tmX2002))
 	unit := make([]byte, rlcmac.CS1.DataLen())
 	binary.BigEndian.PutUint32(unit, m.TLLI)
 	var blk [rlcmac.MaxBlockLen]byte
@@ -477,8 +477,8 @@ func TestSuspendKeepsMSSilent(t *testing.T) {
 	}
 	imm := bts.Ctr.Value(CtrImmAssDL)
 	e.onSuspReq(bts, &pcuif.SuspReq{TLLI: m.TLLI})
-	if !dl.freed || m.DL != nil || m.Queue.Len() == 0 {
-		t.Fatalf("after SUSPEND: DL freed=%v, DL %v, queue %d", dl.freed, m.DL, m.Queue.Len())
+	if !dl.released() || m.DL != nil || m.Queue.Len() == 0 {
+		t.Fatalf("after SUSPEND: DL freed=%v, DL %v, queue %d", dl.released(), m.DL, m.Queue.Len())
 	}
 	fn := uint32(0)
 	for i := 0; i < 20; i++ {

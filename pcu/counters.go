@@ -268,6 +268,7 @@ const (
 	L1GbLLCDiscardedDropped
 	L1ULLLCNoTLLI
 	L1ULDataNoTBF
+	L1FSMRejected
 	numL1Ctrs
 )
 
@@ -318,6 +319,7 @@ var L1CounterDescs = []ratectr.Desc{
 	{Name: "gb:tx:llc_discarded:dropped", Description: "LLC-DISCARDED not sent to the SGSN (no Gb, signalling BVC not reset, NS cannot send)"},
 	{Name: "ul:llc:dropped:no_tlli", Description: "UL LLC frames dropped: the MS had not sent its TLLI"},
 	{Name: "rx:ul_data:no_tbf", Description: "UL data blocks for no TBF of their TFI on the PDCH (dropped)"},
+	{Name: "fsm:rejected_event", Description: "Events no transition of a state machine accepted (TBF, control procedure, NACC; ignored)"},
 }
 
 // "pcu:sgsn" group (osmo-pcu's SGSN Statistics).

@@ -43,7 +43,7 @@ func TestControlIndex(t *testing.T) {
 		t.Fatalf("after one block: TBF 0 %v, TBF 2 %v; want TBF 2 sent first", tb[0].ulRej, tb[2].ulRej)
 	}
 	tb[1].ctl(&tb[1].ulRej, ctlSched)
-	e.freeTBF(tb[1], false) // freed with its message: never sent, out of the index at once
+	e.fireRelease(tb[1], relNone) // freed with its message: never sent, out of the index at once
 	if tb[1].inCtl || slices.Contains(bts.ctl, tb[1]) {
 		t.Fatalf("freed TBF still in the index %v", bts.ctl)
 	}

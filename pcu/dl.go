@@ -294,10 +294,9 @@ func reverseBits(x uint8) uint8 {
 // (evAssignAcked, ASSIGN -> FLOW): a kept old DL TBF that carried it goes.
 func (e *Engine) dlAssignAcked(t *TBF) {
 	if c := t.assignOn; c != nil && c != t && c.dir == DirDL && c.state == TBFReleasing {
-		e.freeTBF(c, false)
+		e.fireRelease(c, relCarrierDone)
 	}
 	t.assignOn = nil
-	t.n[nN3105] = 0
 	t.dl.lastPoll = e.now
 }
 
@@ -682,7 +681,6 @@ func (e *Engine) dlAcked(t *TBF, final bool, acked, nacked int) {
 		t.dl.inflight = t.dl.inflight[:n]
 	}
 	t.dl.pollOut = false
-	t.n[nN3105] = 0
 	t.dl.everAcked = true
 	if nacked > 0 {
 		t.bts.Ctr.Add(CtrRLCNacked, uint64(nacked))
@@ -691,9 +689,7 @@ func (e *Engine) dlAcked(t *TBF, final bool, acked, nacked int) {
 		}
 	}
 	e.adaptDLCS(t, acked, nacked)
-	if t.state == TBFAssign {
-		e.fire(t, evFirstData)
-	}
+	e.fire(t, evData) // N3105 restarts; ASSIGN -> FLOW
 	if final && t.state == TBFFinished {
 		e.fire(t, evFinalAck)
 	}

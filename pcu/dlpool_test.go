@@ -276,7 +276,7 @@ func TestDLFramesThroughPoolsIntact(t *testing.T) {
 			// the TBF goes (e.g. N3105) with frames unacknowledged: they
 			// go back to the queue and the next TBF sends them again
 			dropped = true
-			e.freeTBF(tbf, true)
+			e.fireRelease(tbf, relNone)
 			tbf = r.dlTBFFor(tlli, 2)
 			ms.units, ms.hdr, ms.onAir, ms.next, ms.cur = map[int][]byte{}, map[int]rlcmac.GPRSDLHeader{}, map[int]bool{}, 0, nil
 		}
@@ -363,7 +363,7 @@ func TestFreeTBFPutsBackUnclosedFrame(t *testing.T) {
 		t.Fatal("no frame taken")
 	}
 	x.dl.cur = x.dl.cur[len(x.dl.cur):] // every octet placed, the frame not closed
-	e.freeTBF(x, true)
+	e.fireRelease(x, relNone)
 	if m.Queue.Len() != 1 {
 		t.Fatalf("%d frames queued after the TBF was freed, want the unclosed frame back", m.Queue.Len())
 	}

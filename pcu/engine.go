@@ -152,7 +152,8 @@ type Engine struct {
 	tbfLog    *slog.Logger
 	llcLog    *slog.Logger
 	gbLog     *slog.Logger
-	oplog     opLog // the operator's log lines (oplog.go)
+	oplog     opLog    // the operator's log lines (oplog.go)
+	fsm       *fsmSink // rejected state machine events (fsm.go)
 	tap       gsmtapTap
 	expired   []resv // scratch of expireReservations
 	usfGMSK   bool   // the block being scheduled carries a GPRS-only MS's USF: GMSK only (schedule)
@@ -205,6 +206,7 @@ func New(cfg Config) *Engine {
 	}
 	e.llcShared = sh
 	e.tbfLog = cfg.Logs.Logger(logx.CatTBF)
+	e.fsm = newFSMSink(e.l1ctr, &e.now, e.tbfLog)
 	e.llcLog = cfg.Logs.Logger(logx.CatLLC)
 	e.gbLog = cfg.Logs.Logger(logx.CatBSSGP)
 	e.gbRx = make(chan gbDatagram, 1024)

@@ -36,14 +36,14 @@ func radioFuzzEngine(tb testing.TB) (*Engine, *BTS) {
 		if egprs {
 			e.makeEGPRSUL(ul)
 		}
-		ul.state = TBFFlow
+		drive(tb, e, ul, TBFFlow)
 		m.Queue.Enqueue(e.now, frame, 0xffff)
 		dl, err := e.allocDL(bts, m, false)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		e.setupDLWindow(dl)
-		dl.state = TBFFlow
+		drive(tb, e, dl, TBFFlow)
 	}
 	return e, bts
 }

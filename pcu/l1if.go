@@ -259,6 +259,7 @@ func (e *Engine) handleInfoInd(b []byte) {
 	bts := e.bts[ii.BTSNr]
 	if bts == nil {
 		bts = newBTS(ii.BTSNr, e.cfg.Counters)
+		bts.fsm = e.fsm
 		e.bts[ii.BTSNr] = bts
 		e.btsList = append(e.btsList, bts)
 	}
@@ -327,7 +328,7 @@ func (e *Engine) deactivateAll(bts *BTS) {
 // configuration and Gb state stay.
 func (e *Engine) dropRadio(bts *BTS) {
 	for len(bts.tbfs) > 0 {
-		e.freeTBF(bts.tbfs[0], true)
+		e.fireRelease(bts.tbfs[0], relBTSDown)
 	}
 	for t := range bts.TRX {
 		for s := range bts.TRX[t].PDCH {

@@ -267,13 +267,13 @@ func (e *Engine) mergeMS(m, old *MS) {
 		m.DL = old.DL
 		m.DL.ms = m
 	} else if old.DL != nil {
-		e.freeTBF(old.DL, false)
+		e.fireRelease(old.DL, relMerged)
 	}
 	if old.UL != nil && m.UL == nil {
 		m.UL = old.UL
 		m.UL.ms = m
 	} else if old.UL != nil {
-		e.freeTBF(old.UL, false)
+		e.fireRelease(old.UL, relMerged)
 	}
 	old.Queue.Close()
 	old.watch.gone = true

@@ -37,7 +37,7 @@ func onePhaseAccess(t *testing.T, e *Engine, bts *BTS, tlli uint32) *TBF {
 	if ul == nil {
 		t.Fatal("no UL TBF for the RACH")
 	}
-	e.fireTimer(ul, evTimer, tmX2002)
+	e.fire(ul, timeoutEv(tmX2002))
 	unit := make([]byte, rlcmac.CS1.DataLen())
 	binary.BigEndian.PutUint32(unit, tlli)
 	var blk [rlcmac.MaxBlockLen]byte
@@ -85,12 +85,12 @@ func TestTLLIChangeKeepsMultislot(t *testing.T) {
 	}
 	dl := old.DL
 	// its multislot upgrade after the CCCH assignment, then the end
-	e.fireTimer(dl, evTimer, tmX2002)
+	e.fire(dl, timeoutEv(tmX2002))
 	if popcount8(dl.slots) != 4 {
 		t.Fatalf("first DL TBF on %08b, want TS 4-7", dl.slots)
 	}
 	old.Queue.Clear()
-	dl.state = TBFWaitRelease
+	drive(t, e, dl, TBFWaitRelease)
 
 	ul := onePhaseAccess(t, e, bts, newTLLI)
 	e.HandleDLUnitdata(0, &DLUnitdata{TLLI: newTLLI, IMSI: imsi, Lifetime: 0xffff, LLC: append([]byte(nil), frame...)})
@@ -121,7 +121,7 @@ func TestSecondPhoneMultislot(t *testing.T) {
 	frame := []byte{0x41, 0xc0, 1, 2, 3}
 	e.HandleDLUnitdata(0, &DLUnitdata{TLLI: 0xd0000001, IMSI: "901700000000001", MSClass: 10, Lifetime: 0xffff, LLC: append([]byte(nil), frame...)})
 	p0 := bts.ms.byTLLI[0xd0000001]
-	e.fireTimer(p0.DL, evTimer, tmX2002) // the multislot upgrade
+	e.fire(p0.DL, timeoutEv(tmX2002)) // the multislot upgrade
 	if p0.DL.slots != 0xf0 {
 		t.Fatalf("phone 0's DL TBF on %08b, want TS 4-7", p0.DL.slots)
 	}
@@ -130,7 +130,7 @@ func TestSecondPhoneMultislot(t *testing.T) {
 	e.HandleDLUnitdata(0, &DLUnitdata{TLLI: 0xd0000002, IMSI: "901700000000002", MSClass: 10, Lifetime: 0xffff, LLC: append([]byte(nil), frame...)})
 	old := bts.ms.byTLLI[0xd0000002]
 	old.Queue.Clear()
-	e.freeTBF(old.DL, false)
+	e.fireRelease(old.DL, relNone)
 	ul := onePhaseAccess(t, e, bts, 0xd0000003)
 	e.HandleDLUnitdata(0, &DLUnitdata{TLLI: 0xd0000003, IMSI: "901700000000002", Lifetime: 0xffff, LLC: append([]byte(nil), frame...)})
 	p1 := bts.ms.byTLLI[0xd0000003]

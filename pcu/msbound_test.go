@@ -102,7 +102,7 @@ func TestPagingQueueBounded(t *testing.T) {
 	tb := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: 0, slots: 1 << 3, ctrlTS: 3, cs: rlcmac.CS1, dl: &dlTBF{drained: -1}}
 	e.attach(tb)
 	m.DL = tb
-	tb.state = TBFFlow
+	drive(t, e, tb, TBFFlow)
 	for i := 0; i < 1000; i++ {
 		e.pagePACCH(bts, m, rlcmac.PageEntry{ForRR: true, TMSI: uint32(i)})
 	}

@@ -26,12 +26,12 @@ import (
 //	WAIT_CELL_CHG_CONTINUE_ACK: Packet Control Ack -> DONE; poll timeout ->
 //	    TX_CELL_CHG_CONTINUE (sent again, no limit, as osmo-pcu)
 //
-// The transitions are one table, naccTable, with the timers per state in
-// naccTimer and the entry actions in enter; TestNACCTable checks every
-// event in every state. A repeated PCCN with the same target changes nothing; one with another
-// GSM target restarts at WAIT_RESOLVE_RAC_CI; one with a UTRAN/E-UTRAN
-// target goes to TX_CELL_CHG_CONTINUE (osmo-pcu
-// handle_retrans_pkt_cell_chg_notif).
+// The transitions are one table, naccTable (an fsmTable, fsm.go), whose
+// rows start the new state's timer and run osmo-pcu's entry actions;
+// TestNACCTable checks every event in every state. A repeated PCCN with
+// the same target changes nothing; one with another GSM target restarts
+// at WAIT_RESOLVE_RAC_CI; one with a UTRAN/E-UTRAN target goes to
+// TX_CELL_CHG_CONTINUE (osmo-pcu handle_retrans_pkt_cell_chg_notif).
 
 type naccState uint8
 
@@ -86,7 +86,8 @@ type naccFSM struct {
 	env        naccEnv
 	localLAC   uint16
 	localCI    uint16
-	terminated bool // ended with an error (DONE without Continue)
+	terminated bool     // ended with an error (DONE without Continue)
+	sink       *fsmSink // counts rejected events (nil: only logged)
 }
 
 func newNACCFSM(env naccEnv, servingLAC, servingCI uint16, log *slog.Logger) *naccFSM {
@@ -127,98 +128,105 @@ type naccArg struct {
 	si  siInfo
 }
 
-// naccRow is one transition: in any state of from, event ev leads to to,
-// after act; the new state's timer (naccTimer) and entry action (enter)
-// follow.
-type naccRow struct {
-	from naccStates
-	ev   naccEvent
-	to   naccState
-	act  func(f *naccFSM, a *naccArg)
+// naccX is what a NACC event is delivered with.
+type naccX struct {
+	f   *naccFSM
+	a   *naccArg
+	now time.Duration
 }
 
-// naccStates is a set of states (bit n: state n).
-type naccStates uint8
+// naccRow is one transition (fsm.go): the rows that enter a state start
+// its timer (X1 in WAIT_RESOLVE_RAC_CI, X2 in WAIT_REQUEST_SI; osmo-pcu
+// nacc_fsm_timeouts[]) and run its entry action (osmo-pcu's onenter).
+type naccRow = fsmRow[naccState, naccEvent, naccX]
 
-func naccIn(s ...naccState) (m naccStates) {
-	for _, x := range s {
-		m |= 1 << x
-	}
-	return m
-}
+// NACC timers (naccFSM.timerX).
+const (
+	naccX1 fsmTimer = 1 // WAIT_RESOLVE_RAC_CI: the neighbour resolution
+	naccX2 fsmTimer = 2 // WAIT_REQUEST_SI: the RAN-INFORMATION
+)
+
+func naccIn(s ...naccState) fsmStates { return fsmIn(s...) }
 
 // naccActive is every state but INITIAL and DONE.
 var naccActive = naccIn(naccWaitResolve, naccWaitSI, naccTxNeighbourData, naccTxContinue, naccWaitContinueAck)
 
 // naccTable is the NACC state machine (osmo-pcu nacc_fsm.c, its
 // nacc_fsm_states[] and handle_retrans_pkt_cell_chg_notif()). The first
-// row that matches the state and the event applies; an event no row
-// matches is ignored (DONE ignores everything).
-var naccTable = []naccRow{
-	// a Packet Cell Change Notification
-	{from: naccIn(naccInitial) | naccActive, ev: naccEvNewTarget, to: naccWaitResolve,
-		act: func(f *naccFSM, a *naccArg) { f.key, f.keyPresent = a.key, true }},
-	{from: naccIn(naccInitial), ev: naccEvNoSI, to: naccTxContinue, act: func(f *naccFSM, _ *naccArg) { f.keyPresent = false }},
-	{from: naccIn(naccInitial), ev: naccEvNoTarget, to: naccDone, act: (*naccFSM).terminate},
-	// TX_CELL_CHG_CONTINUE may not be re-entered from itself (osmo-pcu)
-	{from: naccActive &^ naccIn(naccTxContinue), ev: naccEvNoSI, to: naccTxContinue},
-	{from: naccActive &^ naccIn(naccTxContinue), ev: naccEvNoTarget, to: naccTxContinue},
-	// WAIT_RESOLVE_RAC_CI (X1)
-	{from: naccIn(naccWaitResolve), ev: naccEvResolved, to: naccWaitSI, act: func(f *naccFSM, a *naccArg) { f.cgi = a.cgi }},
-	{from: naccIn(naccWaitResolve), ev: naccEvResolveFail, to: naccTxContinue},
-	// WAIT_REQUEST_SI (X2)
-	{from: naccIn(naccWaitSI), ev: naccEvSI, to: naccTxNeighbourData, act: func(f *naccFSM, a *naccArg) { f.si = a.si }},
-	{from: naccIn(naccWaitSI), ev: naccEvSIFail, to: naccTxContinue},
-	{from: naccIn(naccWaitResolve, naccWaitSI), ev: naccEvTimeout, to: naccTxContinue},
-	// the scheduler's messages
-	{from: naccIn(naccTxNeighbourData), ev: naccEvDataSent, to: naccTxContinue},
-	{from: naccIn(naccTxContinue), ev: naccEvContinueSent, to: naccWaitContinueAck},
-	{from: naccIn(naccWaitContinueAck), ev: naccEvCtrlAck, to: naccDone},
-	{from: naccIn(naccWaitContinueAck), ev: naccEvPollTimeout, to: naccTxContinue},
-	{from: naccActive, ev: naccEvAbort, to: naccDone, act: (*naccFSM).terminate},
-}
+// row that matches the state and the event applies; DONE is terminal (the
+// machine is reaped). (Set in init: the entry actions fire events.)
+var naccTable fsmTable[naccState, naccEvent, naccX]
 
-// naccTimer is the timer a state runs (1: X1, 2: X2, 0: none; osmo-pcu
-// nacc_fsm_timeouts[]).
-var naccTimer = [...]int{naccWaitResolve: 1, naccWaitSI: 2, naccDone: 0}
-
-// enter runs the entry action of state s (which may fire further events).
-func (f *naccFSM) enter(s naccState, now time.Duration) {
-	switch s {
-	case naccWaitResolve:
-		f.onEnterWaitResolve(now)
-	case naccWaitSI:
-		f.onEnterWaitSI(now)
-	case naccTxNeighbourData:
-		f.sent, f.contIdx = 0, 0
+func init() {
+	naccTable = fsmTable[naccState, naccEvent, naccX]{
+		rows:   naccRows(),
+		state:  func(x naccX) *naccState { return &x.f.state },
+		final:  naccIn(naccDone),
+		enter:  naccEnter,
+		trace:  naccTrace,
+		reject: naccReject,
 	}
 }
 
-func (f *naccFSM) terminate(*naccArg) { f.terminated = true }
+func naccRows() []naccRow {
+	terminate := func(x naccX) { x.f.terminated = true }
+	return []naccRow{
+		// a Packet Cell Change Notification
+		{from: naccIn(naccInitial) | naccActive, ev: naccEvNewTarget, to: naccWaitResolve, timer: naccX1,
+			act: func(x naccX) { x.f.key, x.f.keyPresent = x.a.key, true; x.f.onEnterWaitResolve(x.now) }},
+		{from: naccIn(naccInitial), ev: naccEvNoSI, to: naccTxContinue, act: func(x naccX) { x.f.keyPresent = false }},
+		{from: naccIn(naccInitial), ev: naccEvNoTarget, to: naccDone, act: terminate},
+		// TX_CELL_CHG_CONTINUE is not re-entered from itself (osmo-pcu)
+		{from: naccActive &^ naccIn(naccTxContinue), ev: naccEvNoSI, to: naccTxContinue},
+		{from: naccActive &^ naccIn(naccTxContinue), ev: naccEvNoTarget, to: naccTxContinue},
+		{from: naccIn(naccTxContinue), ev: naccEvNoSI, to: fsmStay},
+		{from: naccIn(naccTxContinue), ev: naccEvNoTarget, to: fsmStay},
+		// a duplicate: carry on
+		{from: naccActive, ev: naccEvSameTarget, to: fsmStay},
+		// WAIT_RESOLVE_RAC_CI (X1)
+		{from: naccIn(naccWaitResolve), ev: naccEvResolved, to: naccWaitSI, timer: naccX2,
+			act: func(x naccX) { x.f.cgi = x.a.cgi; x.f.onEnterWaitSI(x.now) }},
+		{from: naccIn(naccWaitResolve), ev: naccEvResolveFail, to: naccTxContinue},
+		// WAIT_REQUEST_SI (X2)
+		{from: naccIn(naccWaitSI), ev: naccEvSI, to: naccTxNeighbourData,
+			act: func(x naccX) { x.f.si = x.a.si; x.f.sent, x.f.contIdx = 0, 0 }},
+		{from: naccIn(naccWaitSI), ev: naccEvSIFail, to: naccTxContinue},
+		{from: naccIn(naccWaitResolve, naccWaitSI), ev: naccEvTimeout, to: naccTxContinue},
+		// the scheduler's messages
+		{from: naccIn(naccTxNeighbourData), ev: naccEvDataSent, to: naccTxContinue},
+		{from: naccIn(naccTxContinue), ev: naccEvContinueSent, to: naccWaitContinueAck},
+		{from: naccIn(naccWaitContinueAck), ev: naccEvCtrlAck, to: naccDone},
+		{from: naccIn(naccWaitContinueAck), ev: naccEvPollTimeout, to: naccTxContinue},
+		{from: naccActive, ev: naccEvAbort, to: naccDone, act: terminate},
+	}
+}
 
-// fire applies event ev: the first matching row of naccTable, then the
-// new state's timer (naccTimer) and entry action (enter).
+// naccEnter: a state change stops the timer; the row starts the new
+// state's.
+func naccEnter(x naccX, _ naccState, k fsmTimer) {
+	x.f.timerOn = false
+	if k != 0 {
+		x.f.startTimer(int(k), x.now)
+	}
+}
+
+func naccTrace(x naccX, ev naccEvent, from naccState) {
+	x.f.log.Debug("NACC state change", "from", from.String(), "to", x.f.state.String(), "event", ev.String())
+}
+
+func naccReject(x naccX, ev naccEvent, s naccState) {
+	x.f.sink.rejected(x.f.log, fsmName("NACC"), "", s.String(), ev.String())
+}
+
+// naccNoArg stands for the data of an event that carries none.
+var naccNoArg naccArg
+
+// fire applies event ev with the data a (nil: none) at now (naccTable).
 func (f *naccFSM) fire(ev naccEvent, a *naccArg, now time.Duration) {
-	for i := range naccTable {
-		r := &naccTable[i]
-		if r.ev != ev || r.from&(1<<f.state) == 0 {
-			continue
-		}
-		if r.act != nil {
-			if a == nil {
-				a = &naccArg{}
-			}
-			r.act(f, a)
-		}
-		f.log.Debug("NACC state change", "from", f.state.String(), "to", r.to.String(), "event", ev.String())
-		f.state = r.to
-		f.timerOn = false
-		if x := naccTimer[r.to]; x != 0 {
-			f.startTimer(x, now)
-		}
-		f.enter(r.to, now)
-		return
+	if a == nil {
+		a = &naccNoArg
 	}
+	naccTable.fire(naccX{f, a, now}, ev)
 }
 
 func (f *naccFSM) startTimer(x int, now time.Duration) {

@@ -182,7 +182,7 @@ func (e *Engine) naccNotification(bts *BTS, p *PDCH, m *rlcmac.PacketCellChangeN
 	n := e.naccState()
 	var t *TBF
 	for _, x := range bts.tbfs {
-		if x.attached && !x.freed && x.trx == p.TRX && x.tfi == m.GlobalTFI.TFI && (x.dir == DirDL) == m.GlobalTFI.Downlink {
+		if x.attached && !x.released() && x.trx == p.TRX && x.tfi == m.GlobalTFI.TFI && (x.dir == DirDL) == m.GlobalTFI.Downlink {
 			t = x
 			break
 		}
@@ -195,6 +195,7 @@ func (e *Engine) naccNotification(bts *BTS, p *PDCH, m *rlcmac.PacketCellChangeN
 	if f == nil {
 		cgi := btsCGI(bts)
 		f = newNACCFSM(naccEnvE{e, bts}, cgi.RAI.LAC, cgi.CI, n.log.With("ms", t.ms))
+		f.sink = e.fsm
 		n.fsms = append(n.fsms, &naccMS{t.ms, f})
 	}
 	f.rxNotification(m, e.now)
@@ -248,7 +249,7 @@ func (e *Engine) naccTick(bts *BTS) {
 // to (osmo-pcu get_ctrl_msg_tbf_candidates: a DL TBF wins over an UL TBF).
 func naccTBF(m *MS, trx uint8, p *PDCH) *TBF {
 	for _, t := range []*TBF{m.DL, m.UL} {
-		if t != nil && t.attached && !t.freed && t.trx == trx && t.ctrlTS == p.TS {
+		if t != nil && t.attached && !t.released() && t.trx == trx && t.ctrlTS == p.TS {
 			return t
 		}
 	}

@@ -157,10 +157,10 @@ func (e *Engine) onSuspReq(bts *BTS, m *pcuif.SuspReq) {
 		// osmo-pcu, which frees the TBFs and keeps the queue
 		ms.suspended = true
 		if ms.UL != nil {
-			e.freeTBF(ms.UL, true)
+			e.fireRelease(ms.UL, relSuspend)
 		}
 		if ms.DL != nil {
-			e.freeTBF(ms.DL, true)
+			e.fireRelease(ms.DL, relSuspend)
 		}
 	}
 	if e.gbl == nil {

@@ -17,6 +17,7 @@ func TestPollOnControlTS(t *testing.T) {
 	e, bts := benchEngine(t)
 	frame := make([]byte, 1500)
 	frame[0], frame[1] = 0x03, 0xc0
+	tt := t
 	mk := func(tlli uint32, slots, ctrl uint8, airtime uint64) *TBF {
 		m := e.newMS(bts, tlli)
 		t := &TBF{dir: DirDL, ms: m, bts: bts, trx: 0, tfi: uint8(tlli & 7), slots: slots, ctrlTS: ctrl, cs: rlcmac.CS2, dl: &dlTBF{drained: -1}}
@@ -24,7 +25,7 @@ func TestPollOnControlTS(t *testing.T) {
 		e.setupDLWindow(t)
 		t.dl.airtime = airtime
 		m.DL = t
-		t.state = TBFFlow
+		drive(tt, e, t, TBFFlow)
 		for i := 0; i < 20; i++ {
 			m.Queue.Enqueue(e.now, frame, 0xffff)
 		}

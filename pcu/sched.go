@@ -145,7 +145,7 @@ func (e *Engine) runTimers(bts *BTS) {
 
 // usfTimeout: a granted uplink block stayed empty (N3101, TS 44.060 §13.3).
 func (e *Engine) usfTimeout(t *TBF) {
-	if t.state != TBFFlow || t.freed {
+	if t.state != TBFFlow {
 		return
 	}
 	e.count(t, nN3101)
@@ -153,7 +153,7 @@ func (e *Engine) usfTimeout(t *TBF) {
 
 // pollTimeout: the MS did not answer a poll (osmo-pcu tbf.cpp gprs_rlcmac_tbf::poll_timeout()).
 func (e *Engine) pollTimeout(t *TBF, why pollReason) {
-	if t.freed {
+	if t.released() {
 		return
 	}
 	bts := t.bts
@@ -331,7 +331,7 @@ func (e *Engine) buildControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8,
 	// order), dropping those that have nothing any more
 	live := bts.ctl[:0]
 	for _, t := range bts.ctl {
-		if t.freed || !t.listed || !t.ctlPending() {
+		if t.released() || !t.listed || !t.ctlPending() {
 			t.inCtl = false
 			continue
 		}

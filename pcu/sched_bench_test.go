@@ -24,9 +24,16 @@ func flowingDL(e *Engine, m *MS, trx, tfi, ts uint8, cs rlcmac.CodingScheme) *TB
 	e.attach(t)
 	e.setupDLWindow(t)
 	m.DL = t
-	t.state = TBFFlow
+	drive(panicTB{}, e, t, TBFFlow)
 	return t
 }
+
+// panicTB stands for a testing.TB where there is none (drive's Fatalf
+// panics).
+type panicTB struct{ testing.TB }
+
+func (panicTB) Helper()                   {}
+func (panicTB) Fatalf(f string, a ...any) { panic(fmt.Sprintf(f, a...)) }
 
 // infoEngine is an engine whose BTS got ii (TRX 0 on ARFCN 871), fed
 // directly, without the socket.
@@ -139,7 +146,7 @@ func BenchmarkEGPRSDLBlockMCS9(b *testing.B) {
 	e.setupDLWindow(t)
 	t.cs = rlcmac.MCS9 // the BTS's INFO_IND has no initial MCS
 	m.DL = t
-	t.state = TBFFlow
+	drive(b, e, t, TBFFlow)
 	p := &bts.TRX[0].PDCH[3]
 	var rx rlcmac.ReceiveWindow
 	rx.Reset(true, t.dl.sw.WS())

@@ -78,7 +78,7 @@ func TestUnsentDLImmAssHoldsTFI(t *testing.T) {
 		}
 		s.end()
 	}
-	if !stale.freed {
+	if !stale.released() {
 		t.Fatalf("the CCCH DL TBF is %s, want freed once the MS is on the PDCH", stale.state)
 	}
 	if dl.tfi == staleTFI && dl.slots&(1<<stale.ctrlTS) != 0 {
@@ -89,7 +89,7 @@ func TestUnsentDLImmAssHoldsTFI(t *testing.T) {
 	// the new TBF, and the TFI is free again.
 	st := dl.state
 	s.e.dlImmAssConfirmed(s.bts, tlli)
-	if dl.state != st || dl.freed {
+	if dl.state != st || dl.released() {
 		t.Errorf("the DATA_CNF of the old assignment moved the PACCH DL TBF from %s to %s", st, dl.state)
 	}
 	if trx := &s.bts.TRX[0]; trx.dlTFIHeld&(1<<staleTFI) != 0 {

@@ -207,7 +207,7 @@ func TestN3101GrantCount(t *testing.T) {
 		if grants != int(n)+1 {
 			t.Errorf("N3101 = %d: %d USFs granted, want %d", n, grants, n+1)
 		}
-		if !ul.freed {
+		if !ul.released() {
 			t.Errorf("N3101 = %d: TBF %s not freed", n, ul.state)
 		}
 	}
@@ -321,8 +321,8 @@ func TestX2001PDARepeatSpacing(t *testing.T) {
 	if len(fns) != 25 {
 		t.Fatalf("%d Packet Downlink Assignments at FN %v, want 25 in X2001 = 2 s", len(fns), fns)
 	}
-	if last := time.Duration(fns[len(fns)-1]) * FramePeriod; last-start >= s.e.params.X2001 || !dl.freed {
-		t.Fatalf("last assignment %v after the DL TBF was created, DL TBF freed %v: want before X2001 ends it", last-start, dl.freed)
+	if last := time.Duration(fns[len(fns)-1]) * FramePeriod; last-start >= s.e.params.X2001 || !dl.released() {
+		t.Fatalf("last assignment %v after the DL TBF was created, DL TBF freed %v: want before X2001 ends it", last-start, dl.released())
 	}
 }
 
@@ -734,7 +734,7 @@ func TestT3191DiscardsUnacked(t *testing.T) {
 	for end := s.e.now + 1200*time.Millisecond; s.e.now < end; {
 		s.block() // the suite sleeps T3191: no RTS
 	}
-	if !dl.freed {
+	if !dl.released() {
 		t.Fatalf("DL TBF %s after T3191", dl.state)
 	}
 	if gb.frames[tlli] != 1 || s.bts.Ctr.Value(CtrLLCFrameDropped) != dropped+1 {
@@ -802,8 +802,8 @@ func TestN3105DiscardsAndStaysSilent(t *testing.T) {
 		}
 		s.end()
 	}
-	if !dl.freed || s.immAss() != imm {
-		t.Fatalf("after T3195: DL TBF freed %v, %d Immediate Assignments", dl.freed, s.immAss()-imm)
+	if !dl.released() || s.immAss() != imm {
+		t.Fatalf("after T3195: DL TBF freed %v, %d Immediate Assignments", dl.released(), s.immAss()-imm)
 	}
 	if gb.frames[tlli] != 2 {
 		t.Fatalf("LLC-DISCARDED %d frames: want the TBF's and the one queued meanwhile", gb.frames[tlli])

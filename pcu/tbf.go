@@ -37,9 +37,13 @@ const (
 	TBFFinished
 	TBFWaitRelease
 	TBFReleasing
+	// TBFReleased: the TBF is gone (its resources and its place in the
+	// BTS and MS given back); it takes no more events. osmo-pcu frees the
+	// object (tbf_free); here others may still hold a pointer to it.
+	TBFReleased
 )
 
-var tbfStateNames = [...]string{"NEW", "ASSIGN", "FLOW", "FINISHED", "WAIT_RELEASE", "RELEASING"}
+var tbfStateNames = [...]string{"NEW", "ASSIGN", "FLOW", "FINISHED", "WAIT_RELEASE", "RELEASING", "RELEASED"}
 
 func (s TBFState) String() string { return tbfStateNames[s] }
 
@@ -96,7 +100,6 @@ type TBF struct {
 	listed   bool   // in the BTS's TBF list
 	listSeq  uint64 // its place in that list (BTS.listSeq when listed)
 	inCtl    bool   // in the BTS's control index (BTS.ctl)
-	freed    bool
 
 	// control procedures (tbf_fsm.go): the messages this TBF has to send
 	// on its (or, for an assignment, its carrier's) control TS
@@ -163,6 +166,9 @@ func (t *TBF) String() string {
 
 // State is the TBF's state.
 func (t *TBF) State() TBFState { return t.state }
+
+// released reports whether the TBF is gone (TBFReleased).
+func (t *TBF) released() bool { return t.state == TBFReleased }
 
 // TFI is the TBF's TFI.
 func (t *TBF) TFI() uint8 { return t.tfi }
@@ -271,13 +277,13 @@ func removeTBF(l []*TBF, t *TBF) []*TBF {
 	return l
 }
 
-// freeTBF ends a TBF. aborted counts it as aborted (freed while in FLOW).
-func (e *Engine) freeTBF(t *TBF, aborted bool) {
-	if t.freed {
-		return
-	}
-	t.freed = true
-	e.holdTFI(t) // an IMMEDIATE ASSIGNMENT of it may still come
+// freeTBF is the action of the lifecycle's transitions to RELEASED
+// (evRelease and the timers and acknowledgements that end a TBF): the TBF
+// gives back its resources and leaves its BTS and MS. It runs once per
+// TBF, in the state RELEASED; why says why (and whether the TBF counts as
+// aborted).
+func (e *Engine) freeTBF(t *TBF, why relReason) {
+	aborted := relReasons[why].aborted
 	if t.attached {
 		e.detach(t)
 	}
@@ -339,7 +345,6 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 			o.assignOn = nil
 		}
 	}
-	t.state = TBFReleasing
 	t.deadline = [tmCount]time.Duration{}
 	t.ulAss, t.dlAss, t.ulAck, t.ulRej = ctlNone, ctlNone, ctlNone, ctlNone
 	if !t.ms.Active() {
@@ -347,7 +352,7 @@ func (e *Engine) freeTBF(t *TBF, aborted bool) {
 		e.releaseSlots(t.ms)
 		e.watchMS(t.ms)
 	}
-	e.tbfLog.Debug("TBF freed", "tbf", t)
+	e.tbfLog.Debug("TBF freed", "tbf", t, "reason", relReasons[why].name)
 }
 
 // dropDLFrames discards the frames a failed DL TBF holds (T3191 without the

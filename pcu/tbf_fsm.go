@@ -10,19 +10,24 @@ import (
 // The TBF lifecycle as explicit state machines.
 //
 // Every TBF runs one lifecycle machine (NEW, ASSIGN, FLOW, FINISHED,
-// WAIT_RELEASE, RELEASING; TS 44.060 §8.1.1, §9.3.2.4, §9.3.3, §13) and up
+// WAIT_RELEASE, RELEASING, and RELEASED, where it is gone; TS 44.060
+// §8.1.1, §9.3.2.4, §9.3.3, §13) and up
 // to three control procedures, each a small machine of its own: the UL
 // assignment (Packet Uplink Assignment on PACCH), the DL assignment
 // (Packet Downlink Assignment on PACCH) and the UL acknowledgement (Packet
 // Uplink Ack/Nack). osmo-pcu has the same split (tbf_ul_fsm.c, tbf_dl_fsm.c,
 // tbf_ul_ass_fsm.c, tbf_dl_ass_fsm.c, tbf_ul_ack_fsm.c).
 //
-// What moves a TBF is an event (tbfEvent). lifecycle below is the whole
-// transition table: for a direction, a set of states and an event, the
-// state to enter, the timer to start there (the state's other timers
-// stop), and what to do. Events a state does not accept are ignored and
-// logged, as an osmo_fsm logs "event not permitted". The timers and the N
-// counters of the lifecycle are data too: tbfTimers and tbfCounters.
+// What moves a TBF is an event (tbfEvent), the expiry of a timer
+// included. lifecycle below is the whole transition table, one fsmTable
+// (fsm.go) per direction: for a set of states and an event, the state to
+// enter, the timer to start there (the state's other timers stop), and
+// what to do. Events a state does not accept are rejected, counted and
+// logged, as an osmo_fsm logs "event not permitted". Nothing else changes
+// a TBF's state: the end of a TBF, for whatever reason, is evRelease, and
+// freeTBF is the action of the rows that enter RELEASED. The timers and
+// the N counters of the lifecycle are data too: tbfTimers and
+// tbfCounters.
 
 // tbfEvent is an input to a TBF's lifecycle machine.
 type tbfEvent uint8
@@ -34,7 +39,7 @@ const (
 	evAssignCnf                     // the BTS sent the DL IMM ASS on PCH (DATA_CNF)
 	evAssignSettled                 // X2002 after the CCCH assignment: the MS is on the PDCH
 	evAssignAcked                   // Packet Control Ack for the PACCH assignment
-	evFirstData                     // UL: a data block of the TBF; DL: an Ack/Nack
+	evData                          // UL: a data block of the TBF; DL: an Ack/Nack (N3101, N3105 restart)
 	evLastSent                      // DL: final block sent with poll; UL: final Ack/Nack sent
 	evFinalAck                      // DL: final Ack/Nack; UL: Control Ack for the final Ack/Nack
 	evAckMiss                       // DL: an Ack/Nack poll was not answered (below N3105)
@@ -42,22 +47,35 @@ const (
 	evMaxN3103                      // UL: N3103 reached
 	evMaxN3105                      // DL: N3105 reached
 	evReuse                         // DL in WAIT_RELEASE: carries the next TBF's assignment
-	evTimer                         // a timer of the TBF expired (which one: tbfTimers)
-	evCount
+	evContention                    // UL: contention resolution done (the TLLI went back in a Packet Uplink Ack/Nack)
+	evRelease                       // the TBF ends at once (why: relReason); every state but RELEASED takes it
+	evTimeout                       // the first timer's expiry: evTimeout + k - 1 is timer k's (timeoutEv)
+	evCount         = evTimeout + tbfEvent(tmCount) - 1
 )
 
 var tbfEventNames = [evCount]string{"ASSIGN_ADD_CCCH", "ASSIGN_ADD_PACCH", "ASSIGN_PCUIF_CNF", "ASSIGN_READY_CCCH",
-	"ASSIGN_ACK_PACCH", "FIRST_DATA", "LAST_DATA_SENT", "FINAL_ACK", "DL_ACKNACK_MISS", "MAX_N3101", "MAX_N3103",
-	"MAX_N3105", "REUSE_AS_CARRIER", "TIMEOUT"}
+	"ASSIGN_ACK_PACCH", "DATA_RECVD", "LAST_DATA_SENT", "FINAL_ACK", "DL_ACKNACK_MISS", "MAX_N3101", "MAX_N3103",
+	"MAX_N3105", "REUSE_AS_CARRIER", "CONTENTION_RESOLUTION_MS_SUCCESS", "RELEASE"}
+
+func init() {
+	for k := timerKind(1); k < tmCount; k++ {
+		tbfEventNames[timeoutEv(k)] = "TIMEOUT_" + tbfTimers[k].name
+	}
+}
 
 func (ev tbfEvent) String() string { return tbfEventNames[ev] }
 
-// timerKind names a TBF timer.
-type timerKind uint8
+// timeoutEv is the event of timer k's expiry.
+func timeoutEv(k timerKind) tbfEvent { return evTimeout + tbfEvent(k) - 1 }
 
-// TBF timers (tbfTimers has their durations and what their expiry does).
+// timerKind names a TBF timer (0: none).
+type timerKind = fsmTimer
+
+// TBF timers (tbfTimers has their durations; timeoutEv(k) is the event of
+// their expiry).
 const (
-	tmX2001   timerKind = iota // DL PACCH assignment guard
+	tmNone    timerKind = iota // no timer
+	tmX2001                    // DL PACCH assignment guard
 	tmX2002                    // CCCH assignment settle
 	tmCCCHCnf                  // the BTS's DATA_CNF for a DL IMM ASS on PCH
 	tmT3141                    // UL one-phase access: contention resolution
@@ -67,7 +85,6 @@ const (
 	tmT3193                    // DL WAIT_RELEASE: the MS's T3192 runs
 	tmT3195                    // DL RELEASING: the TFI may be reused
 	tmCount
-	tmNone = tmCount // no timer
 )
 
 // tbfTimer describes a TBF timer: where it comes from and how long it is
@@ -175,170 +192,234 @@ func (e *Engine) count(t *TBF, n nCounter) bool {
 	return false
 }
 
-// dirs a transition applies to.
+// relReason is why a TBF is released (evRelease, freeTBF).
+type relReason uint8
+
+// Release reasons.
 const (
-	onUL = 1 << DirUL
-	onDL = 1 << DirDL
-	onUD = onUL | onDL
+	relNone        relReason = iota // (events other than evRelease)
+	relFinalAck                     // UL: the final Ack/Nack acknowledged (Control Ack, or a Packet Resource Request in its poll)
+	relT3168                        // UL: the PACCH assignment not acknowledged in 4 × T3168
+	relX2001                        // DL: the PACCH assignment not acknowledged in X2001
+	relT3141                        // UL: no contention resolution in T3141
+	relT3169                        // UL: RELEASING ended, the USFs are free
+	relT3191                        // DL: no final Ack/Nack in T3191
+	relT3193                        // DL: WAIT_RELEASE (or a kept carrier) ended
+	relT3195                        // DL: RELEASING after N3105 ended
+	relNewUL                        // UL: the MS asked for (or is on) a new UL TBF
+	relCCCHPending                  // DL: assigned on CCCH, but the MS is on the PDCH now: assigned again on PACCH
+	relCarrierDone                  // DL: the kept TBF that carried the next TBF's assignment, acknowledged now
+	relMerged                       // the MS object merged into another one that has a TBF of this direction
+	relSuspend                      // the MS left for a CS call (SUSP_REQ)
+	relBTSDown                      // the BTS's radio state is dropped (PCU socket lost, BTS inactive)
+	relCount
 )
 
-// states is a set of TBF states.
-type states uint8
-
-func in(s ...TBFState) states {
-	var m states
-	for _, x := range s {
-		m |= 1 << x
-	}
-	return m
+// relReasons: each reason's name and whether the TBF counts as aborted
+// (tbf:ul:aborted, tbf:dl:aborted).
+var relReasons = [relCount]struct {
+	name    string
+	aborted bool
+}{
+	relNone: {"NONE", false}, relFinalAck: {"FINAL_ACK", false}, relT3168: {"T3168", false}, relX2001: {"X2001", false},
+	relT3141: {"T3141", true}, relT3169: {"T3169", false}, relT3191: {"T3191", false}, relT3193: {"T3193", false},
+	relT3195: {"T3195", false}, relNewUL: {"NEW_UL_TBF", true}, relCCCHPending: {"CCCH_PENDING", false},
+	relCarrierDone: {"CARRIER_DONE", false}, relMerged: {"MS_MERGED", false}, relSuspend: {"SUSPEND", true},
+	relBTSDown: {"BTS_DOWN", true},
 }
+
+func (r relReason) String() string { return relReasons[r].name }
+
+// in is the set of TBF states s.
+func in(s ...TBFState) fsmStates { return fsmIn(s...) }
 
 // stay as the target keeps the state (and its timers).
-const stay TBFState = 0xff
+const stay TBFState = fsmStay
 
-// transition is a row of the lifecycle table. A row matches the TBF's
-// direction, its state, the event, the expired timer for evTimer rows, and
-// its guard. Entering a new state stops the old state's timer; start is
-// the timer the row starts (tmNone: none).
-type transition struct {
-	dirs  uint8
-	from  states
-	ev    tbfEvent
-	timer timerKind // evTimer rows: the timer that expired
-	guard func(e *Engine, t *TBF) bool
-	to    TBFState
-	start timerKind
-	act   func(e *Engine, t *TBF)
+// live is every state but RELEASED.
+var live = in(TBFNew, TBFAssign, TBFFlow, TBFFinished, TBFWaitRelease, TBFReleasing)
+
+// tbfX is what a lifecycle event is delivered with.
+type tbfX struct {
+	e   *Engine
+	t   *TBF
+	why relReason // evRelease
 }
 
+// tbfRow is a row of the lifecycle table.
+type tbfRow = fsmRow[TBFState, tbfEvent, tbfX]
+
 // lifecycle is the TBF lifecycle (TS 44.060 §7, §8.1, §9.3, §13; osmo-pcu
-// tbf_ul_fsm.c and tbf_dl_fsm.c). The first matching row wins. (Set in
-// init: its actions lead back to fire, which reads it.)
-var lifecycle []transition
+// tbf_ul_fsm.c and tbf_dl_fsm.c), one table per direction (DirUL, DirDL).
+// The first matching row wins. (Set in init: its actions lead back to
+// fire, which reads it.)
+var lifecycle [2]fsmTable[TBFState, tbfEvent, tbfX]
 
-func init() { lifecycle = lifecycleTable() }
+func init() {
+	ul, dl := lifecycleRows()
+	for d, rows := range [2][]tbfRow{DirUL: ul, DirDL: dl} {
+		lifecycle[d] = fsmTable[TBFState, tbfEvent, tbfX]{
+			rows:   rows,
+			state:  func(x tbfX) *TBFState { return &x.t.state },
+			final:  in(TBFReleased),
+			enter:  tbfEnter,
+			trace:  tbfTrace,
+			reject: tbfReject,
+		}
+	}
+}
 
-func lifecycleTable() []transition {
-	return []transition{
+// lifecycleRows are the UL and the DL lifecycle.
+func lifecycleRows() (ul, dl []tbfRow) {
+	// every state ends at once on evRelease (an old TBF of an MS that
+	// accessed again, a suspended MS, the BTS gone, ...)
+	release := tbfRow{from: live, ev: evRelease, to: TBFReleased, act: func(x tbfX) { x.e.freeTBF(x.t, x.why) }}
+	ul = []tbfRow{
+		release,
 		// --- assignment --------------------------------------------------------------------
-		// UL one-phase access (IMM ASS on AGCH): the MS comes after X2002;
+		// one-phase access (IMM ASS on AGCH): the MS comes after X2002;
 		// contention resolution must end within T3141 (§7.1.2.3).
-		{dirs: onUL, from: in(TBFNew), ev: evAssignCCCH, to: TBFAssign, start: tmX2002,
-			act: func(e *Engine, t *TBF) { t.ccch = true; e.startTimer(t, tmT3141) }},
-		{dirs: onUL, from: in(TBFAssign), ev: evTimer, timer: tmX2002, to: TBFFlow, start: tmNone},
-		// UL TBF on PACCH: a Packet Uplink Assignment, repeated until acked,
-		// for at most 4 × T3168
-		{dirs: onUL, from: in(TBFNew, TBFAssign), ev: evAssignPACCH, to: TBFAssign, start: tmT3168,
-			act: func(e *Engine, t *TBF) { t.ccch = false; t.ctl(&t.ulAss, ctlSched) }},
-		{dirs: onUL, from: in(TBFAssign), ev: evTimer, timer: tmT3168, to: TBFReleasing, start: tmNone,
-			act: func(e *Engine, t *TBF) { t.ctl(&t.ulAss, ctlAbort); e.freeTBF(t, false) }},
-		// DL on PCH (IMM ASS, confirmed by the BTS), settled after X2002
-		{dirs: onDL, from: in(TBFNew, TBFAssign, TBFFlow), ev: evAssignCCCH, to: TBFAssign, start: tmCCCHCnf,
-			act: func(e *Engine, t *TBF) { t.ccch = true; e.sendDLImmAss(t) }},
-		{dirs: onDL, from: in(TBFAssign), ev: evTimer, timer: tmCCCHCnf, to: TBFAssign, start: tmCCCHCnf,
-			act: (*Engine).sendDLImmAss}, // never confirmed: again
-		{dirs: onDL, from: in(TBFAssign), ev: evAssignCnf, guard: func(_ *Engine, t *TBF) bool { return t.ccch },
-			to: TBFAssign, start: tmX2002},
-		{dirs: onDL, from: in(TBFAssign), ev: evTimer, timer: tmX2002, to: stay, act: (*Engine).dlAssignSettled},
-		{dirs: onDL, from: in(TBFAssign), ev: evAssignSettled, to: TBFFlow, start: tmNone,
-			act: func(e *Engine, t *TBF) { t.dl.lastPoll = e.now }},
-		// DL on PACCH (Packet Downlink Assignment on a carrier's control TS),
-		// guarded by X2001
-		{dirs: onDL, from: in(TBFNew, TBFAssign), ev: evAssignPACCH, to: TBFAssign, start: tmX2001,
-			act: func(e *Engine, t *TBF) { t.ccch = false; t.ctl(&t.dlAss, ctlSched) }},
-		{dirs: onDL, from: in(TBFAssign), ev: evTimer, timer: tmX2001, to: TBFReleasing, start: tmNone,
-			act: func(e *Engine, t *TBF) { t.bts.Ctr.Inc(CtrDLAssTimeout); e.freeTBF(t, false) }},
+		{from: in(TBFNew), ev: evAssignCCCH, to: TBFAssign, timer: tmX2002,
+			act: func(x tbfX) { x.t.ccch = true; x.e.startTimer(x.t, tmT3141) }},
+		{from: in(TBFAssign), ev: timeoutEv(tmX2002), to: TBFFlow},
+		// on PACCH: a Packet Uplink Assignment, repeated until acked, for
+		// at most 4 × T3168
+		{from: in(TBFNew, TBFAssign), ev: evAssignPACCH, to: TBFAssign, timer: tmT3168,
+			act: func(x tbfX) { x.t.ccch = false; x.t.ctl(&x.t.ulAss, ctlSched) }},
+		{from: in(TBFAssign), ev: timeoutEv(tmT3168), to: TBFReleased,
+			act: func(x tbfX) { x.t.ctl(&x.t.ulAss, ctlAbort); x.e.freeTBF(x.t, relT3168) }},
 		// the assignment acknowledged, or the MS shows up on the PDCH
-		{dirs: onUL, from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow, start: tmNone},
-		{dirs: onDL, from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow, start: tmNone, act: (*Engine).dlAssignAcked},
-		{dirs: onUD, from: in(TBFAssign), ev: evFirstData, to: TBFFlow, start: tmNone},
+		{from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow},
+		{from: in(TBFAssign), ev: evData, to: TBFFlow, act: func(x tbfX) { x.t.n[nN3101] = 0 }},
+		// --- data transfer -----------------------------------------------------------------
+		// every data block restarts N3101 (§13.3: the MS uses its USFs)
+		{from: in(TBFFlow, TBFFinished), ev: evData, to: stay, act: func(x tbfX) { x.t.n[nN3101] = 0 }},
+		// contention resolution done (TS 44.018 §3.5.2.1.4, TS 44.060
+		// §7.1.2.3): T3141 stops, and a DL TBF may now be assigned on the
+		// PACCH (osmo-pcu tbf_ul.cpp contention_resolution_success()). (A
+		// TBF whose N3101 ran out may still send its Ack/Nack.)
+		{from: in(TBFFlow, TBFFinished, TBFReleasing), ev: evContention, to: stay, act: func(x tbfX) {
+			t := x.t
+			t.ul.contention = true
+			t.bts.Ctr.Inc(CtrImmAssULContentionResolutionSuccess)
+			x.e.stopTimer(t, tmT3141)
+			if t.ms.Queue.Len() > 0 && t.ms.DL == nil {
+				x.e.establishDL(t.bts, t.ms)
+			}
+		}},
 		// --- data transfer ends ------------------------------------------------------------
-		{dirs: onUL, from: in(TBFFlow, TBFAssign), ev: evLastSent, to: TBFFinished, start: tmNone},
-		{dirs: onUL, from: in(TBFFinished), ev: evFinalAck, to: TBFReleasing, act: func(e *Engine, t *TBF) { e.freeTBF(t, false) }},
+		// the final Ack/Nack went with a poll: N3103 counts the polls
+		// unanswered (§13.3); (one sent again after N3101 ran out counts
+		// afresh, the TBF stays RELEASING)
+		{from: in(TBFFlow, TBFAssign), ev: evLastSent, to: TBFFinished, act: func(x tbfX) { x.t.n[nN3103] = 0 }},
+		{from: in(TBFReleasing), ev: evLastSent, to: stay, act: func(x tbfX) { x.t.n[nN3103] = 0 }},
+		{from: in(TBFFinished), ev: evFinalAck, to: TBFReleased, act: func(x tbfX) { x.e.freeTBF(x.t, relFinalAck) }},
+		// --- failures --------------------------------------------------------------------------
+		{from: in(TBFAssign, TBFFlow, TBFFinished), ev: evMaxN3101, to: TBFReleasing, timer: tmT3169},
+		{from: in(TBFFinished), ev: evMaxN3103, to: TBFReleasing, timer: tmT3169,
+			act: func(x tbfX) { x.t.bts.Ctr.Inc(CtrPktULAckNackFailed) }},
+		{from: in(TBFReleasing), ev: timeoutEv(tmT3169), to: TBFReleased, act: func(x tbfX) { x.e.freeTBF(x.t, relT3169) }},
+		// contention resolution not done in T3141 (§7.1.2.3): the TBF goes
+		{from: in(TBFAssign, TBFFlow), ev: timeoutEv(tmT3141), to: TBFReleased, act: func(x tbfX) { x.e.freeTBF(x.t, relT3141) }},
+	}
+	dl = []tbfRow{
+		release,
+		// --- assignment --------------------------------------------------------------------
+		// on PCH (IMM ASS, confirmed by the BTS), settled after X2002
+		{from: in(TBFNew, TBFAssign, TBFFlow), ev: evAssignCCCH, to: TBFAssign, timer: tmCCCHCnf,
+			act: func(x tbfX) { x.t.ccch = true; x.e.sendDLImmAss(x.t) }},
+		{from: in(TBFAssign), ev: timeoutEv(tmCCCHCnf), to: TBFAssign, timer: tmCCCHCnf,
+			act: func(x tbfX) { x.e.sendDLImmAss(x.t) }}, // never confirmed: again
+		{from: in(TBFAssign), ev: evAssignCnf, guard: func(x tbfX) bool { return x.t.ccch }, to: TBFAssign, timer: tmX2002},
+		// a DATA_CNF of an IMM ASS sent again, or of an older TBF's (the
+		// TBF assigned on PACCH since; osmo-pcu tbf_dl_fsm.c: ignored)
+		{from: in(TBFAssign, TBFFlow), ev: evAssignCnf, to: stay},
+		{from: in(TBFAssign), ev: timeoutEv(tmX2002), to: stay, act: func(x tbfX) { x.e.dlAssignSettled(x.t) }},
+		{from: in(TBFAssign), ev: evAssignSettled, to: TBFFlow, act: func(x tbfX) { x.t.dl.lastPoll = x.e.now }},
+		// on PACCH (Packet Downlink Assignment on a carrier's control TS),
+		// guarded by X2001
+		{from: in(TBFNew, TBFAssign), ev: evAssignPACCH, to: TBFAssign, timer: tmX2001,
+			act: func(x tbfX) { x.t.ccch = false; x.t.ctl(&x.t.dlAss, ctlSched) }},
+		{from: in(TBFAssign), ev: timeoutEv(tmX2001), to: TBFReleased,
+			act: func(x tbfX) { x.t.bts.Ctr.Inc(CtrDLAssTimeout); x.e.freeTBF(x.t, relX2001) }},
+		// the assignment acknowledged, or the MS shows up on the PDCH
+		{from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow,
+			act: func(x tbfX) { x.t.n[nN3105] = 0; x.e.dlAssignAcked(x.t) }},
+		{from: in(TBFAssign), ev: evData, to: TBFFlow, act: func(x tbfX) { x.t.n[nN3105] = 0 }},
+		// --- data transfer -----------------------------------------------------------------
+		// every Ack/Nack restarts N3105 (§13.3)
+		{from: in(TBFFlow, TBFFinished, TBFWaitRelease, TBFReleasing), ev: evData, to: stay,
+			act: func(x tbfX) { x.t.n[nN3105] = 0 }},
+		// --- data transfer ends ------------------------------------------------------------
 		// T3191 (re)starts with every poll of the final block (§9.3.2.3)
-		{dirs: onDL, from: in(TBFFlow, TBFFinished), ev: evLastSent, to: TBFFinished, start: tmT3191},
+		{from: in(TBFFlow, TBFFinished), ev: evLastSent, to: TBFFinished, timer: tmT3191},
 		// (a failed DL TBF's frames are discarded, and the MS gets no new
 		// DL TBF before new data or its access: dropDLFrames, MS.dlFailed)
-		{dirs: onDL, from: in(TBFFinished), ev: evTimer, timer: tmT3191, to: TBFReleasing,
-			act: func(e *Engine, t *TBF) {
-				t.bts.Ctr.Inc(CtrRLCRelTimedout)
-				e.dropDLFrames(t)
-				e.freeTBF(t, false)
-				t.ms.dlFailed = true
+		{from: in(TBFFinished), ev: timeoutEv(tmT3191), to: TBFReleased,
+			act: func(x tbfX) {
+				x.t.bts.Ctr.Inc(CtrRLCRelTimedout)
+				x.e.dropDLFrames(x.t)
+				x.e.freeTBF(x.t, relT3191)
+				x.t.ms.dlFailed = true
 			}},
 		// §9.3.2.4: the MS waits T3192 on the old PACCH; T3193 covers it
-		{dirs: onDL, from: in(TBFFinished), ev: evFinalAck, to: TBFWaitRelease, start: tmT3193,
-			act: func(e *Engine, t *TBF) {
-				if t.ms.Queue.Len() > 0 {
-					e.establishDL(t.bts, t.ms)
+		{from: in(TBFFinished), ev: evFinalAck, to: TBFWaitRelease, timer: tmT3193,
+			act: func(x tbfX) {
+				if x.t.ms.Queue.Len() > 0 {
+					x.e.establishDL(x.t.bts, x.t.ms)
 				}
 			}},
-		{dirs: onDL, from: in(TBFWaitRelease), ev: evReuse, to: TBFReleasing, start: tmT3193, act: (*Engine).detachKeep},
-		{dirs: onDL, from: in(TBFWaitRelease, TBFReleasing), ev: evTimer, timer: tmT3193, to: TBFReleasing,
-			act: func(e *Engine, t *TBF) { e.freeTBF(t, false) }},
+		{from: in(TBFWaitRelease), ev: evReuse, to: TBFReleasing, timer: tmT3193, act: func(x tbfX) { x.e.detachKeep(x.t) }},
+		{from: in(TBFWaitRelease, TBFReleasing), ev: timeoutEv(tmT3193), to: TBFReleased,
+			act: func(x tbfX) { x.e.freeTBF(x.t, relT3193) }},
 		// --- failures --------------------------------------------------------------------------
 		// a CCCH-assigned DL TBF never acknowledged: the MS probably missed the
 		// IMM ASS, assign it again (§7.2.1.1)
-		{dirs: onDL, from: in(TBFFlow), ev: evAckMiss, guard: func(_ *Engine, t *TBF) bool { return t.ccch && !t.dl.everAcked },
-			to: TBFAssign, start: tmCCCHCnf, act: (*Engine).sendDLImmAss},
-		{dirs: onUL, from: in(TBFAssign, TBFFlow, TBFFinished), ev: evMaxN3101, to: TBFReleasing, start: tmT3169},
-		{dirs: onUL, from: in(TBFFinished), ev: evMaxN3103, to: TBFReleasing, start: tmT3169,
-			act: func(_ *Engine, t *TBF) { t.bts.Ctr.Inc(CtrPktULAckNackFailed) }},
-		{dirs: onDL, from: in(TBFAssign, TBFFlow, TBFFinished, TBFWaitRelease), ev: evMaxN3105, to: TBFReleasing, start: tmT3195,
-			act: (*Engine).dropDLFrames},
-		{dirs: onUL, from: in(TBFReleasing), ev: evTimer, timer: tmT3169, to: TBFReleasing,
-			act: func(e *Engine, t *TBF) { e.freeTBF(t, false) }},
-		{dirs: onDL, from: in(TBFReleasing), ev: evTimer, timer: tmT3195, to: TBFReleasing,
-			act: func(e *Engine, t *TBF) { e.freeTBF(t, false); t.ms.dlFailed = true }},
-		// contention resolution not done in T3141 (§7.1.2.3): the TBF goes
-		{dirs: onUL, from: in(TBFAssign, TBFFlow), ev: evTimer, timer: tmT3141, to: TBFReleasing,
-			act: func(e *Engine, t *TBF) { e.freeTBF(t, true) }},
+		{from: in(TBFFlow), ev: evAckMiss, guard: func(x tbfX) bool { return x.t.ccch && !x.t.dl.everAcked },
+			to: TBFAssign, timer: tmCCCHCnf, act: func(x tbfX) { x.e.sendDLImmAss(x.t) }},
+		// otherwise N3105 counts the miss, no more (osmo-pcu tbf_dl_fsm.c:
+		// DL_ACKNACK_MISS is permitted from FLOW on)
+		{from: in(TBFFlow, TBFFinished, TBFWaitRelease, TBFReleasing), ev: evAckMiss, to: stay},
+		{from: in(TBFAssign, TBFFlow, TBFFinished, TBFWaitRelease), ev: evMaxN3105, to: TBFReleasing, timer: tmT3195,
+			act: func(x tbfX) { x.e.dropDLFrames(x.t) }},
+		{from: in(TBFReleasing), ev: timeoutEv(tmT3195), to: TBFReleased,
+			act: func(x tbfX) { x.e.freeTBF(x.t, relT3195); x.t.ms.dlFailed = true }},
+	}
+	return ul, dl
+}
+
+// tbfEnter: a transition, to another state or back into this one, stops
+// the state's timers; the row starts the new one.
+func tbfEnter(x tbfX, _ TBFState, k timerKind) {
+	x.e.stopStateTimers(x.t)
+	if k != tmNone {
+		x.e.startTimer(x.t, k)
 	}
 }
 
-// fire delivers ev to t's lifecycle machine (expired: the timer of an
-// evTimer). It reports whether a row accepted it.
-func (e *Engine) fire(t *TBF, ev tbfEvent) bool { return e.fireTimer(t, ev, tmNone) }
-
-func (e *Engine) fireTimer(t *TBF, ev tbfEvent, expired timerKind) bool {
-	if t.freed {
-		return false
+func tbfTrace(x tbfX, ev tbfEvent, from TBFState) {
+	if x.e.tbfLog.Enabled(context.Background(), slog.LevelDebug) { // the arguments allocate
+		x.e.tbfLog.Debug("TBF event", "tbf", x.t, "event", ev.String(), "from", from.String())
 	}
-	for i := range lifecycle {
-		r := &lifecycle[i]
-		if r.dirs&(1<<t.dir) == 0 || r.from&(1<<t.state) == 0 || r.ev != ev || ev == evTimer && r.timer != expired {
-			continue
-		}
-		if r.guard != nil && !r.guard(e, t) {
-			continue
-		}
-		from := t.state
-		if r.to != stay {
-			// a transition, to another state or back into this one,
-			// stops the state's timers; the row starts the new one
-			e.stopStateTimers(t)
-			t.state = r.to
-			if r.start != tmNone {
-				e.startTimer(t, r.start)
-			}
-		}
-		if e.tbfLog.Enabled(context.Background(), slog.LevelDebug) { // the arguments allocate
-			e.tbfLog.Debug("TBF event", "tbf", t, "event", ev.String(), "timer", timerName(expired), "from", from.String())
-		}
-		if r.act != nil {
-			r.act(e, t)
-		}
-		return true
-	}
-	e.tbfLog.Debug("TBF event ignored", "tbf", t, "event", ev.String(), "timer", timerName(expired))
-	return false
 }
 
-func timerName(k timerKind) string {
-	if k >= tmCount {
-		return ""
-	}
-	return tbfTimers[k].name
+func tbfReject(x tbfX, ev tbfEvent, s TBFState) {
+	x.e.fsm.rejected(x.e.tbfLog, x.t, "", s.String(), ev.String())
+}
+
+// fire delivers ev to t's lifecycle machine. It reports whether a row
+// accepted it (a released TBF takes no event).
+func (e *Engine) fire(t *TBF, ev tbfEvent) bool {
+	return lifecycle[t.dir].fire(tbfX{e, t, relNone}, ev)
+}
+
+// fireRelease delivers evRelease: t ends at once, for why (a released TBF
+// stays so). A DL TBF whose IMMEDIATE ASSIGNMENT the BTS has not sent yet
+// leaves its TFI held (holdTFI, looked at before the state change stops
+// its CCCH-CNF timer).
+func (e *Engine) fireRelease(t *TBF, why relReason) bool {
+	e.holdTFI(t)
+	return lifecycle[t.dir].fire(tbfX{e, t, why}, evRelease)
 }
 
 // stateTimers are the timers that belong to a state and stop when the
@@ -374,9 +455,9 @@ func (t *TBF) running(k timerKind) bool { return t.deadline[k] != 0 }
 // expireTimers fires the due timers of t, earliest first; it returns the
 // earliest deadline still running (0: none).
 func (e *Engine) expireTimers(t *TBF) time.Duration {
-	for !t.freed {
+	for !t.released() {
 		k, at := tmNone, time.Duration(0)
-		for i := timerKind(0); i < tmCount; i++ {
+		for i := timerKind(1); i < tmCount; i++ {
 			if d := t.deadline[i]; d != 0 && (at == 0 || d < at) {
 				k, at = i, d
 			}
@@ -386,7 +467,7 @@ func (e *Engine) expireTimers(t *TBF) time.Duration {
 		}
 		t.deadline[k] = 0
 		e.tbfLog.Debug("TBF timer expired", "tbf", t, "timer", tbfTimers[k].name)
-		e.fireTimer(t, evTimer, k)
+		e.fire(t, timeoutEv(k))
 	}
 	return 0
 }
@@ -423,14 +504,51 @@ const (
 	ctlEvents
 )
 
-// ctlTable is the transition table of every control procedure; ctlStates
-// in a cell means the event is ignored. A message scheduled while a
-// polled one waits is sent again (a retransmitted UL block makes the final
-// Packet Uplink Ack/Nack go again, with a new poll).
-var ctlTable = [ctlStates][ctlEvents]ctlState{
-	ctlNone:    {ctlSched: ctlSend, ctlSent: ctlStates, ctlSentPolled: ctlStates, ctlAck: ctlStates, ctlPollTimeout: ctlStates, ctlAbort: ctlNone},
-	ctlSend:    {ctlSched: ctlSend, ctlSent: ctlNone, ctlSentPolled: ctlWaitAck, ctlAck: ctlStates, ctlPollTimeout: ctlStates, ctlAbort: ctlNone},
-	ctlWaitAck: {ctlSched: ctlSend, ctlSent: ctlStates, ctlSentPolled: ctlStates, ctlAck: ctlNone, ctlPollTimeout: ctlSend, ctlAbort: ctlNone},
+var ctlEventNames = [ctlEvents]string{"SCHED", "SENT", "SENT_POLLED", "RX_CTRL_ACK", "POLL_TIMEOUT", "ABORT"}
+
+func (ev ctlEvent) String() string { return ctlEventNames[ev] }
+
+// ctlX is what a control procedure's event is delivered with: the TBF
+// and which of its procedures.
+type ctlX struct {
+	t *TBF
+	s *ctlState
+}
+
+// ctlTable is the transition table of every control procedure (fsm.go).
+// A message scheduled while a polled one waits is sent again (a
+// retransmitted UL block makes the final Packet Uplink Ack/Nack go again,
+// with a new poll).
+var ctlTable = fsmTable[ctlState, ctlEvent, ctlX]{
+	rows: []fsmRow[ctlState, ctlEvent, ctlX]{
+		{from: ctlAll, ev: ctlSched, to: ctlSend},
+		{from: fsmIn(ctlSend), ev: ctlSent, to: ctlNone},
+		{from: fsmIn(ctlSend), ev: ctlSentPolled, to: ctlWaitAck},
+		{from: fsmIn(ctlWaitAck), ev: ctlAck, to: ctlNone},
+		{from: fsmIn(ctlWaitAck), ev: ctlPollTimeout, to: ctlSend},
+		{from: ctlAll, ev: ctlAbort, to: ctlNone},
+	},
+	state:  func(x ctlX) *ctlState { return x.s },
+	reject: ctlReject,
+}
+
+// ctlAll is every control procedure state.
+var ctlAll = fsmIn(ctlNone, ctlSend, ctlWaitAck)
+
+func ctlReject(x ctlX, ev ctlEvent, s ctlState) {
+	if x.t == nil {
+		return // (a bare procedure: tests)
+	}
+	name := "UL_ACK"
+	switch x.s {
+	case &x.t.ulAss:
+		name = "UL_ASS"
+	case &x.t.dlAss:
+		name = "DL_ASS"
+	case &x.t.ulRej:
+		name = "UL_ASS_REJ"
+	}
+	x.t.bts.fsm.rejected(nil, x.t, name, s.String(), ev.String())
 }
 
 // ctl fires ev on s, one of t's control procedures, and keeps the BTS's
@@ -438,7 +556,7 @@ var ctlTable = [ctlStates][ctlEvents]ctlState{
 // it, so that the scheduler looks at those TBFs only, not at every TBF of
 // the BTS on every RTS_REQ.
 func (t *TBF) ctl(s *ctlState, ev ctlEvent) bool {
-	ok := s.fire(ev)
+	ok := ctlTable.fire(ctlX{t, s}, ev)
 	if *s == ctlSend {
 		t.noteCtl()
 	}
@@ -456,7 +574,7 @@ func (t *TBF) ctlPending() bool {
 // candidates in the same order as a walk over every TBF would. TBFs
 // leave the index lazily, when the scheduler finds nothing to send.
 func (t *TBF) noteCtl() {
-	if t.inCtl || !t.listed || t.freed {
+	if t.inCtl || !t.listed || t.released() {
 		return
 	}
 	b := t.bts
@@ -466,14 +584,4 @@ func (t *TBF) noteCtl() {
 	}
 	b.ctl = slices.Insert(b.ctl, i, t)
 	t.inCtl = true
-}
-
-// fire moves the procedure; it reports whether the event was accepted.
-func (s *ctlState) fire(ev ctlEvent) bool {
-	n := ctlTable[*s][ev]
-	if n == ctlStates {
-		return false
-	}
-	*s = n
-	return true
 }

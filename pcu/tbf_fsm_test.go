@@ -2,6 +2,8 @@ package pcu
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,8 +33,10 @@ func fsmEngine(tb testing.TB, clk *fakeClock, mod func(*pcuif.InfoInd)) (*Engine
 	return e, bts
 }
 
-// tbfIn makes a TBF of direction dir for a new MS (TLLI tlli), in state s.
+// tbfIn makes a TBF of direction dir for a new MS (TLLI tlli) and drives
+// it to state s (drive).
 func tbfIn(tb testing.TB, e *Engine, bts *BTS, dir Dir, s TBFState, tlli uint32) *TBF {
+	tb.Helper()
 	m := e.newMS(bts, tlli)
 	m.MSClass = 1
 	var t *TBF
@@ -45,140 +49,304 @@ func tbfIn(tb testing.TB, e *Engine, bts *BTS, dir Dir, s TBFState, tlli uint32)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	t.state = s
+	drive(tb, e, t, s)
 	return t
 }
 
-// TestLifecycleTable drives every event, and every timer's expiry, into
-// a TBF of each direction in each state, and checks the outcome against
-// the transition table written out here from TS 44.060 and osmo-pcu's
-// tbf_ul_fsm.c / tbf_dl_fsm.c: the next state, whether the TBF is freed
-// and which timer runs. Anything not listed must be ignored (state and
-// timers unchanged).
-func TestLifecycleTable(t *testing.T) {
-	type key struct {
-		dir  Dir
-		from TBFState
-		ev   tbfEvent
-		tm   timerKind // evTimer: the timer that expired
-	}
-	type want struct {
-		to    TBFState
-		freed bool
-		timer timerKind // running afterwards (tmNone: none checked)
-	}
-	const (
-		N, A, F, Fi, W, R = TBFNew, TBFAssign, TBFFlow, TBFFinished, TBFWaitRelease, TBFReleasing
-	)
-	ok := map[key]want{}
-	add := func(dir Dir, froms []TBFState, ev tbfEvent, tm timerKind, w want) {
-		for _, s := range froms {
-			ok[key{dir, s, ev, tm}] = w
+// drive moves t through the lifecycle table to state s as a TBF assigned
+// on PACCH: NEW, ASSIGN (the assignment sent with a poll and acknowledged,
+// as the MS does), FLOW, FINISHED, WAIT_RELEASE (DL: the final Ack/Nack);
+// RELEASING by N3101 (UL) or N3105 (DL) from FLOW; RELEASED by evRelease.
+// Tests never set a TBF's state: they drive it.
+func drive(tb testing.TB, e *Engine, t *TBF, s TBFState) { driveVia(tb, e, t, s, false) }
+
+// driveVia is drive, with the assignment on CCCH when ccch: the IMM ASS,
+// (DL: its DATA_CNF,) X2002's expiry.
+func driveVia(tb testing.TB, e *Engine, t *TBF, s TBFState, ccch bool) {
+	tb.Helper()
+	step := func(ev tbfEvent) {
+		tb.Helper()
+		if !e.fire(t, ev) {
+			tb.Fatalf("driving %s to %s: %s not accepted", t, s, ev)
 		}
 	}
-	ss := func(s ...TBFState) []TBFState { return s }
-	free := want{to: R, freed: true, timer: tmNone}
-	// uplink
-	add(DirUL, ss(N), evAssignCCCH, tmNone, want{A, false, tmX2002})
-	add(DirUL, ss(N, A), evAssignPACCH, tmNone, want{A, false, tmT3168})
-	add(DirUL, ss(A), evTimer, tmX2002, want{F, false, tmNone})
-	add(DirUL, ss(A), evTimer, tmT3168, free)
-	add(DirUL, ss(A), evAssignAcked, tmNone, want{F, false, tmNone})
-	add(DirUL, ss(A), evFirstData, tmNone, want{F, false, tmNone})
-	add(DirUL, ss(A, F), evLastSent, tmNone, want{Fi, false, tmNone})
-	add(DirUL, ss(Fi), evFinalAck, tmNone, free)
-	add(DirUL, ss(A, F, Fi), evMaxN3101, tmNone, want{R, false, tmT3169})
-	add(DirUL, ss(Fi), evMaxN3103, tmNone, want{R, false, tmT3169})
-	add(DirUL, ss(R), evTimer, tmT3169, free)
-	add(DirUL, ss(A, F), evTimer, tmT3141, free)
-	// downlink
-	add(DirDL, ss(N, A, F), evAssignCCCH, tmNone, want{A, false, tmCCCHCnf})
-	add(DirDL, ss(A), evTimer, tmCCCHCnf, want{A, false, tmCCCHCnf})
-	add(DirDL, ss(A), evAssignCnf, tmNone, want{A, false, tmX2002})
-	add(DirDL, ss(A), evTimer, tmX2002, want{F, false, tmNone})
-	add(DirDL, ss(A), evAssignSettled, tmNone, want{F, false, tmNone})
-	add(DirDL, ss(N, A), evAssignPACCH, tmNone, want{A, false, tmX2001})
-	add(DirDL, ss(A), evTimer, tmX2001, free)
-	add(DirDL, ss(A), evAssignAcked, tmNone, want{F, false, tmNone})
-	add(DirDL, ss(A), evFirstData, tmNone, want{F, false, tmNone})
-	add(DirDL, ss(F, Fi), evLastSent, tmNone, want{Fi, false, tmT3191})
-	add(DirDL, ss(Fi), evTimer, tmT3191, free)
-	add(DirDL, ss(Fi), evFinalAck, tmNone, want{W, false, tmT3193})
-	add(DirDL, ss(W), evReuse, tmNone, want{R, false, tmT3193})
-	add(DirDL, ss(W, R), evTimer, tmT3193, free)
-	add(DirDL, ss(F), evAckMiss, tmNone, want{A, false, tmCCCHCnf})
-	add(DirDL, ss(A, F, Fi, W), evMaxN3105, tmNone, want{R, false, tmT3195})
-	add(DirDL, ss(R), evTimer, tmT3195, free)
+	for n := 0; t.state != s; n++ {
+		if n > 8 {
+			tb.Fatalf("%s does not reach %s", t, s)
+		}
+		switch {
+		case s == TBFReleased:
+			e.fireRelease(t, relNone)
+		case t.state == TBFNew && ccch:
+			step(evAssignCCCH)
+		case t.state == TBFNew:
+			step(evAssignPACCH)
+		case t.state == TBFAssign && t.ccch:
+			if t.dir == DirDL {
+				step(evAssignCnf)
+			}
+			step(timeoutEv(tmX2002))
+		case t.state == TBFAssign:
+			proc := &t.dlAss
+			if t.dir == DirUL {
+				proc = &t.ulAss
+			}
+			t.ctl(proc, ctlSentPolled)
+			t.ctl(proc, ctlAck)
+			step(evAssignAcked)
+		case t.state == TBFFlow && s == TBFReleasing && t.dir == DirUL:
+			step(evMaxN3101)
+		case t.state == TBFFlow && s == TBFReleasing:
+			step(evMaxN3105)
+		case t.state == TBFFlow:
+			step(evLastSent)
+		case t.state == TBFFinished && t.dir == DirDL:
+			step(evFinalAck)
+		default:
+			tb.Fatalf("%s does not reach %s", t, s)
+		}
+	}
+	// the acknowledged assignment leaves the BTS's control index, as at
+	// the scheduler's next look (buildControl)
+	if t.bts != nil && t.inCtl && !t.ctlPending() {
+		t.bts.ctl = slices.DeleteFunc(t.bts.ctl, func(x *TBF) bool { return x == t })
+		t.inCtl = false
+	}
+}
 
-	clk := &fakeClock{}
-	e, bts := fsmEngine(t, clk, nil)
-	tlli := uint32(0xc0100000)
-	seen := 0
-	for _, dir := range []Dir{DirUL, DirDL} {
-		for s := TBFNew; s <= TBFReleasing; s++ {
-			for ev := tbfEvent(0); ev < evCount; ev++ {
-				tms := []timerKind{tmNone}
-				if ev == evTimer {
-					tms = tms[:0]
-					for k := timerKind(0); k < tmCount; k++ {
-						tms = append(tms, k)
-					}
+// TestLifecycleTable drives every event into a TBF of each direction in
+// each state it can reach, assigned on CCCH and on PACCH (and, DL, having
+// had an Ack/Nack or not), and checks the outcome against the transitions
+// written out here from TS 44.060 and osmo-pcu's tbf_ul_fsm.c /
+// tbf_dl_fsm.c: the next state, the timer running, the N counter
+// restarted, T3141 stopped. Anything not listed must be rejected (state
+// and timers unchanged, counted in fsm:rejected_event). Every row of the
+// table must have been taken, and every guarded row must have met its
+// event in a state of its own with the guard both true and false.
+func TestLifecycleTable(t *testing.T) {
+	const (
+		N, A, F, Fi, W, R, X = TBFNew, TBFAssign, TBFFlow, TBFFinished, TBFWaitRelease, TBFReleasing, TBFReleased
+	)
+	// the context a TBF meets an event in
+	type ctx struct{ ccch, acked bool }
+	type want struct {
+		to    TBFState
+		timer timerKind // running afterwards (tmNone: none checked)
+		reset nCounter  // restarted (nCount: none)
+	}
+	type spec struct {
+		dir  Dir
+		from []TBFState
+		ev   tbfEvent
+		when func(ctx) bool // nil: always
+		w    want
+	}
+	ss := func(s ...TBFState) []TBFState { return s }
+	to := func(s TBFState, k timerKind) want { return want{s, k, nCount} }
+	restart := func(s TBFState, n nCounter) want { return want{s, tmNone, n} }
+	gone := to(X, tmNone)
+	specs := []spec{
+		// uplink
+		{DirUL, ss(N), evAssignCCCH, nil, to(A, tmX2002)},
+		{DirUL, ss(N, A), evAssignPACCH, nil, to(A, tmT3168)},
+		{DirUL, ss(A), timeoutEv(tmX2002), nil, to(F, tmNone)},
+		{DirUL, ss(A), timeoutEv(tmT3168), nil, gone},
+		{DirUL, ss(A), evAssignAcked, nil, to(F, tmNone)},
+		{DirUL, ss(A), evData, nil, restart(F, nN3101)},
+		{DirUL, ss(F), evData, nil, restart(F, nN3101)},
+		{DirUL, ss(Fi), evData, nil, restart(Fi, nN3101)},
+		{DirUL, ss(F), evContention, nil, to(F, tmNone)},
+		{DirUL, ss(Fi), evContention, nil, to(Fi, tmNone)},
+		{DirUL, ss(R), evContention, nil, to(R, tmNone)},
+		{DirUL, ss(A, F), evLastSent, nil, restart(Fi, nN3103)},
+		{DirUL, ss(R), evLastSent, nil, restart(R, nN3103)},
+		{DirUL, ss(Fi), evFinalAck, nil, gone},
+		{DirUL, ss(A, F, Fi), evMaxN3101, nil, to(R, tmT3169)},
+		{DirUL, ss(Fi), evMaxN3103, nil, to(R, tmT3169)},
+		{DirUL, ss(R), timeoutEv(tmT3169), nil, gone},
+		{DirUL, ss(A, F), timeoutEv(tmT3141), nil, gone},
+		{DirUL, ss(N, A, F, Fi, R), evRelease, nil, gone},
+		// downlink
+		{DirDL, ss(N, A, F), evAssignCCCH, nil, to(A, tmCCCHCnf)},
+		{DirDL, ss(A), timeoutEv(tmCCCHCnf), nil, to(A, tmCCCHCnf)},
+		{DirDL, ss(A), evAssignCnf, func(c ctx) bool { return c.ccch }, to(A, tmX2002)},
+		{DirDL, ss(A), evAssignCnf, nil, to(A, tmNone)}, // (not on CCCH: ignored)
+		{DirDL, ss(F), evAssignCnf, nil, to(F, tmNone)},
+		{DirDL, ss(A), timeoutEv(tmX2002), nil, to(F, tmNone)}, // (no multislot upgrade with algorithm A)
+		{DirDL, ss(A), evAssignSettled, nil, to(F, tmNone)},
+		{DirDL, ss(N, A), evAssignPACCH, nil, to(A, tmX2001)},
+		{DirDL, ss(A), timeoutEv(tmX2001), nil, gone},
+		{DirDL, ss(A), evAssignAcked, nil, restart(F, nN3105)},
+		{DirDL, ss(A), evData, nil, restart(F, nN3105)},
+		{DirDL, ss(F), evData, nil, restart(F, nN3105)},
+		{DirDL, ss(Fi), evData, nil, restart(Fi, nN3105)},
+		{DirDL, ss(W), evData, nil, restart(W, nN3105)},
+		{DirDL, ss(R), evData, nil, restart(R, nN3105)},
+		{DirDL, ss(F, Fi), evLastSent, nil, to(Fi, tmT3191)},
+		{DirDL, ss(Fi), timeoutEv(tmT3191), nil, gone},
+		{DirDL, ss(Fi), evFinalAck, nil, to(W, tmT3193)},
+		{DirDL, ss(W), evReuse, nil, to(R, tmT3193)},
+		{DirDL, ss(W, R), timeoutEv(tmT3193), nil, gone},
+		{DirDL, ss(F), evAckMiss, func(c ctx) bool { return c.ccch && !c.acked }, to(A, tmCCCHCnf)},
+		{DirDL, ss(F), evAckMiss, nil, to(F, tmNone)},
+		{DirDL, ss(Fi), evAckMiss, nil, to(Fi, tmNone)},
+		{DirDL, ss(W), evAckMiss, nil, to(W, tmNone)},
+		{DirDL, ss(R), evAckMiss, nil, to(R, tmNone)},
+		{DirDL, ss(A, F, Fi, W), evMaxN3105, nil, to(R, tmT3195)},
+		{DirDL, ss(R), timeoutEv(tmT3195), nil, gone},
+		{DirDL, ss(N, A, F, Fi, W, R), evRelease, nil, gone},
+	}
+	lookup := func(dir Dir, s TBFState, ev tbfEvent, c ctx) (want, bool) {
+		for _, sp := range specs {
+			if sp.dir == dir && sp.ev == ev && slices.Contains(sp.from, s) && (sp.when == nil || sp.when(c)) {
+				return sp.w, true
+			}
+		}
+		return want{}, false
+	}
+	// the row the table takes, found as fire finds it
+	type guardSeen struct{ yes, no bool }
+	taken := [2][]bool{make([]bool, len(lifecycle[DirUL].rows)), make([]bool, len(lifecycle[DirDL].rows))}
+	guards := [2]map[int]*guardSeen{{}, {}}
+	rowOf := func(e *Engine, tb *TBF, ev tbfEvent) int {
+		for i := range lifecycle[tb.dir].rows {
+			r := &lifecycle[tb.dir].rows[i]
+			if r.ev != ev || r.from&(1<<tb.state) == 0 {
+				continue
+			}
+			if r.guard != nil {
+				g := guards[tb.dir][i]
+				if g == nil {
+					g = &guardSeen{}
+					guards[tb.dir][i] = g
 				}
-				for _, tm := range tms {
+				if !r.guard(tbfX{e, tb, relNone}) {
+					g.no = true
+					continue
+				}
+				g.yes = true
+			}
+			return i
+		}
+		return -1
+	}
+
+	e, bts := fsmEngine(t, &fakeClock{}, nil)
+	tlli := uint32(0xc0100000)
+	reachable := [2][]TBFState{DirUL: ss(N, A, F, Fi, R), DirDL: ss(N, A, F, Fi, W, R)}
+	for _, dir := range []Dir{DirUL, DirDL} {
+		for _, s := range reachable[dir] {
+			for _, c := range []ctx{{false, false}, {true, false}, {false, true}, {true, true}} {
+				if c.acked && dir == DirUL {
+					continue
+				}
+				for ev := tbfEvent(0); ev < evCount; ev++ {
 					tlli++
-					tb := tbfIn(t, e, bts, dir, s, tlli)
-					tb.ccch = true // (the guards of the CCCH rows hold)
-					name := fmt.Sprintf("%s %s %s %s", dir, s, ev, timerName(tm))
-					w, accepted := ok[key{dir, s, ev, tm}]
-					got := e.fireTimer(tb, ev, tm)
+					tb := tbfIn(t, e, bts, dir, TBFNew, tlli)
+					driveVia(t, e, tb, s, c.ccch)
+					if dir == DirDL {
+						tb.dl.everAcked = c.acked
+					}
+					tb.n = [nCount]int{1, 1, 1}
+					t3141 := tb.running(tmT3141)
+					timers := tb.deadline
+					name := fmt.Sprintf("%s %s ccch=%v acked=%v %s", dir, s, c.ccch, c.acked, ev)
+					w, accepted := lookup(dir, s, ev, c)
+					row := rowOf(e, tb, ev)
+					rejected := e.l1ctr.Value(L1FSMRejected)
+					got := e.fire(tb, ev)
+					if row >= 0 {
+						taken[dir][row] = true
+					}
 					switch {
-					case got != accepted:
-						t.Errorf("%s: accepted %v, want %v", name, got, accepted)
-					case !accepted && tb.state != s:
-						t.Errorf("%s: ignored event moved the TBF to %s", name, tb.state)
-					case accepted && (tb.state != w.to || tb.freed != w.freed):
-						t.Errorf("%s: -> %s freed=%v, want %s freed=%v", name, tb.state, tb.freed, w.to, w.freed)
+					case got != accepted || got != (row >= 0):
+						t.Errorf("%s: accepted %v (row %d), want %v", name, got, row, accepted)
+					case !accepted && (tb.state != s || tb.deadline != timers || e.l1ctr.Value(L1FSMRejected) != rejected+1):
+						t.Errorf("%s: rejected event moved the TBF to %s (%s), or was not counted", name, tb.state, tb.Debug())
+					case accepted && e.l1ctr.Value(L1FSMRejected) != rejected:
+						t.Errorf("%s: accepted, but counted as rejected", name)
+					case accepted && tb.state != w.to:
+						t.Errorf("%s: -> %s, want %s", name, tb.state, w.to)
 					case accepted && w.timer != tmNone && !tb.running(w.timer):
 						t.Errorf("%s: %s not running (%s)", name, tbfTimers[w.timer].name, tb.Debug())
+					case accepted && w.reset != nCount && tb.n[w.reset] != 0:
+						t.Errorf("%s: %s not restarted", name, tbfCounters[w.reset].name)
+					case accepted && w.to == X && tb.deadline != [tmCount]time.Duration{}:
+						t.Errorf("%s: timers of a released TBF run: %s", name, tb.Debug())
+					case ev == evContention && accepted && (tb.running(tmT3141) || !tb.ul.contention):
+						t.Errorf("%s: T3141 runs on, or the contention is not resolved (%s)", name, tb.Debug())
+					case ev == evContention && accepted && s != R && c.ccch && !t3141:
+						t.Errorf("%s: T3141 did not run before (the test's CCCH path)", name)
 					}
-					if accepted {
-						seen++
-					}
-					e.freeTBF(tb, false)
+					e.fireRelease(tb, relNone)
 				}
 			}
 		}
 	}
-	if seen != len(ok) {
-		t.Errorf("%d listed transitions accepted, %d listed", seen, len(ok))
+	for d, rows := range taken {
+		for i, ok := range rows {
+			if !ok {
+				r := &lifecycle[d].rows[i]
+				t.Errorf("%s row %d (%s -> %s) never taken", Dir(d), i, r.ev, r.to)
+			}
+		}
+		for i, g := range guards[d] {
+			if !g.yes || !g.no {
+				t.Errorf("%s row %d (%s): guard seen true %v, false %v", Dir(d), i, lifecycle[d].rows[i].ev, g.yes, g.no)
+			}
+		}
+	}
+	if len(guards[DirDL]) != 2 {
+		t.Errorf("%d guarded DL rows met, want 2 (DATA_CNF on CCCH, ACKNACK_MISS before any Ack/Nack)", len(guards[DirDL]))
+	}
+	// RELEASED is terminal: nothing is taken, nothing is counted
+	for _, dir := range []Dir{DirUL, DirDL} {
+		tlli++
+		tb := tbfIn(t, e, bts, dir, TBFReleased, tlli)
+		rejected := e.l1ctr.Value(L1FSMRejected)
+		for ev := tbfEvent(0); ev < evCount; ev++ {
+			if e.fire(tb, ev) || tb.state != TBFReleased {
+				t.Errorf("%s RELEASED took %s", dir, ev)
+			}
+		}
+		if e.l1ctr.Value(L1FSMRejected) != rejected {
+			t.Errorf("%s: events to a released TBF counted as rejected", dir)
+		}
 	}
 }
 
-// TestControlProcedureTable: the UL/DL assignment and UL ack procedures
-// (osmo-pcu tbf_ul_ass_fsm.c, tbf_dl_ass_fsm.c, tbf_ul_ack_fsm.c).
+// TestControlProcedureTable drives every event into a control procedure
+// in every state (osmo-pcu tbf_ul_ass_fsm.c, tbf_dl_ass_fsm.c,
+// tbf_ul_ack_fsm.c): the state reached, or the event rejected (counted).
 func TestControlProcedureTable(t *testing.T) {
-	type step struct {
-		from ctlState
-		ev   ctlEvent
-		to   ctlState
-		ok   bool
+	const (
+		N, S, W = ctlNone, ctlSend, ctlWaitAck
+		no      = ctlStates // rejected
+	)
+	// want[state][event], events in ctlEvent order: SCHED, SENT,
+	// SENT_POLLED, RX_CTRL_ACK, POLL_TIMEOUT, ABORT
+	want := [ctlStates][ctlEvents]ctlState{
+		N: {S, no, no, no, no, N},
+		S: {S, N, W, no, no, N},
+		W: {S, no, no, N, S, N},
 	}
-	for _, c := range []step{
-		{ctlNone, ctlSched, ctlSend, true},
-		{ctlNone, ctlAck, ctlNone, false},
-		{ctlNone, ctlPollTimeout, ctlNone, false},
-		{ctlSend, ctlSent, ctlNone, true},
-		{ctlSend, ctlSentPolled, ctlWaitAck, true},
-		{ctlSend, ctlAck, ctlSend, false},
-		{ctlWaitAck, ctlAck, ctlNone, true},
-		{ctlWaitAck, ctlPollTimeout, ctlSend, true},
-		{ctlWaitAck, ctlSched, ctlSend, true},
-		{ctlWaitAck, ctlAbort, ctlNone, true},
-		{ctlSend, ctlAbort, ctlNone, true},
-	} {
-		s := c.from
-		if got := s.fire(c.ev); got != c.ok || s != c.to {
-			t.Errorf("%s + %d: %s accepted=%v, want %s %v", c.from, c.ev, s, got, c.to, c.ok)
+	e, bts := fsmEngine(t, &fakeClock{}, nil)
+	tb := tbfIn(t, e, bts, DirUL, TBFFlow, 0xc0110001)
+	for from := ctlState(0); from < ctlStates; from++ {
+		for ev := ctlEvent(0); ev < ctlEvents; ev++ {
+			tb.ulAck = ctlNone
+			for _, step := range [ctlStates][]ctlEvent{N: nil, S: {ctlSched}, W: {ctlSched, ctlSentPolled}}[from] {
+				tb.ctl(&tb.ulAck, step)
+			}
+			rejected := e.l1ctr.Value(L1FSMRejected)
+			got := tb.ctl(&tb.ulAck, ev)
+			w := want[from][ev]
+			switch {
+			case w == no && (got || tb.ulAck != from || e.l1ctr.Value(L1FSMRejected) != rejected+1):
+				t.Errorf("%s + %s: accepted %v, %s; want rejected and counted", from, ev, got, tb.ulAck)
+			case w != no && (!got || tb.ulAck != w || e.l1ctr.Value(L1FSMRejected) != rejected):
+				t.Errorf("%s + %s: accepted %v, %s; want %s", from, ev, got, tb.ulAck, w)
+			}
 		}
 	}
 }
@@ -240,7 +408,7 @@ func TestT3191OnMonotonicClock(t *testing.T) {
 	imm := bts.Ctr.Value(CtrImmAssDL)
 	clk.t += 1100 * time.Millisecond // no frame from the BTS meanwhile
 	e.HandleDLUnitdata(0, &DLUnitdata{TLLI: 0xc0300001, IMSI: "001010000000001", Lifetime: 1000, LLC: []byte{0x41, 0xc0, 1, 2, 3}})
-	if !old.freed {
+	if !old.released() {
 		t.Fatalf("T3191 passed on the monotonic clock, the old TBF is still %s", old.state)
 	}
 	if nt := old.ms.DL; nt == nil || nt == old || nt.state != TBFAssign || !nt.ccch {
@@ -317,13 +485,13 @@ func TestT3168EndsPACCHAssignment(t *testing.T) {
 	e.fire(ul, evAssignPACCH)
 	clk.t += 15 * time.Second
 	e.timersDue()
-	if ul.freed || ul.ulAss != ctlSend {
+	if ul.released() || ul.ulAss != ctlSend {
 		t.Fatalf("released before 4 × T3168: %s", ul.Debug())
 	}
 	clk.t += 1100 * time.Millisecond
 	e.timersDue()
-	if !ul.freed || ul.ulAss != ctlNone {
-		t.Fatalf("4 × T3168 passed, the assignment still goes: freed=%v %s", ul.freed, ul.Debug())
+	if !ul.released() || ul.ulAss != ctlNone {
+		t.Fatalf("4 × T3168 passed, the assignment still goes: freed=%v %s", ul.released(), ul.Debug())
 	}
 }
 
@@ -337,7 +505,43 @@ func TestT3141ContentionResolution(t *testing.T) {
 	aborted := bts.Ctr.Value(CtrTBFULAborted)
 	clk.t += e.params.T3141 + time.Millisecond
 	e.timersDue()
-	if !ul.freed || bts.Ctr.Value(CtrTBFULAborted) != aborted+1 {
-		t.Fatalf("T3141 passed: freed=%v aborted %d", ul.freed, bts.Ctr.Value(CtrTBFULAborted)-aborted)
+	if !ul.released() || bts.Ctr.Value(CtrTBFULAborted) != aborted+1 {
+		t.Fatalf("T3141 passed: freed=%v aborted %d", ul.released(), bts.Ctr.Value(CtrTBFULAborted)-aborted)
+	}
+}
+
+// TestRejectedEventLogged: an event no row accepts is counted in
+// fsm:rejected_event and logged at NOTICE in osmo_fsm's words, at most
+// one line in 10 s of engine time; the next line that passes says how many
+// were held back. The control procedures' go the same way, and NACC's.
+func TestRejectedEventLogged(t *testing.T) {
+	e, bts, rec := dropEngine(t)
+	ul := tbfIn(t, e, bts, DirUL, TBFFlow, 0xc0120001)
+	rec.take("")
+	for i := 0; i < 3; i++ {
+		if e.fire(ul, evFinalAck) {
+			t.Fatal("FINAL_ACK accepted in FLOW")
+		}
+	}
+	want := fmt.Sprintf("tbf NOTICE %s{FLOW}: Event FINAL_ACK not permitted", ul)
+	if got := rec.take("not permitted"); len(got) != 1 || got[0] != want {
+		t.Fatalf("log %q, want %q", got, want)
+	}
+	if n := e.l1ctr.Value(L1FSMRejected); n != 3 {
+		t.Fatalf("fsm:rejected_event %d, want 3", n)
+	}
+	e.now += opEventInterval
+	ul.ctl(&ul.ulAck, ctlAck)
+	want = fmt.Sprintf("tbf NOTICE %s{UL_ACK:NONE}: Event RX_CTRL_ACK not permitted (2 similar lines suppressed)", ul)
+	if got := rec.take("not permitted"); len(got) != 1 || got[0] != want {
+		t.Fatalf("log %q, want %q", got, want)
+	}
+	e.now += opEventInterval
+	f := newNACCFSM(&fakeNACCEnv{}, 1, 6969, e.tbfLog)
+	f.sink = e.fsm
+	f.fire(naccEvCtrlAck, nil, e.now)
+	if got := rec.take("not permitted"); len(got) != 1 || !strings.HasSuffix(got[0], "NACC{INITIAL}: Event CTRL_ACK not permitted") ||
+		e.l1ctr.Value(L1FSMRejected) != 5 {
+		t.Fatalf("NACC: log %q, fsm:rejected_event %d", got, e.l1ctr.Value(L1FSMRejected))
 	}
 }

@@ -171,10 +171,7 @@ func (e *Engine) ulDataTBF(p *PDCH, d *pcuif.Data, tfi uint8, egprs bool) *TBF {
 	if i := p.reserved(d.FN); i >= 0 && p.resv[i].kind == resvUSF {
 		p.resv = append(p.resv[:i], p.resv[i+1:]...)
 	}
-	t.n[nN3101] = 0
-	if t.state == TBFAssign {
-		e.fire(t, evFirstData)
-	}
+	e.fire(t, evData) // N3101 restarts; ASSIGN -> FLOW
 	e.adaptULCS(t, int(d.LqualCb)/10)
 	t.ms.RSSI, t.ms.LinkQ, t.ms.BTO = d.RSSI, d.LqualCb, d.TAOffsQbits
 	t.ms.meas.ul(d)
@@ -364,7 +361,7 @@ func (e *Engine) ulTLLI(t *TBF, tlli uint32) {
 	bts := t.bts
 	if old := bts.ms.byTLLI[tlli]; old != nil && old != ms {
 		if old.UL != nil && old.UL != t {
-			e.freeTBF(old.UL, true)
+			e.fireRelease(old.UL, relNewUL)
 		}
 		if dlPendingOnCCCH(old.DL) {
 			// a DL TBF still assigned on CCCH will not reach an MS that
@@ -372,7 +369,7 @@ func (e *Engine) ulTLLI(t *TBF, tlli uint32) {
 			// queue) and is assigned again on PACCH once contention
 			// resolution is done (osmo-pcu tbf_ul_fsm.c, FIRST_UL_DATA_RECVD)
 			e.tbfLog.Info("first UL data while a DL TBF is pending on CCCH: freeing it", "tbf", old.DL)
-			e.freeTBF(old.DL, false)
+			e.fireRelease(old.DL, relCCCHPending)
 		}
 		// move the TBF to the known MS and drop the RACH one
 		ms.UL = nil
@@ -428,19 +425,13 @@ func (e *Engine) encodePUAN(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 	if final {
 		t.ctl(&t.ulAck, ctlSentPolled)
 		if t.state != TBFFinished {
-			t.n[nN3103] = 0
-			e.fire(t, evLastSent)
+			e.fire(t, evLastSent) // N3103 starts
 		}
 	} else {
 		t.ctl(&t.ulAck, ctlSent)
 	}
 	if t.ul.tlliKnown && !t.ul.contention {
-		t.ul.contention = true
-		t.bts.Ctr.Inc(CtrImmAssULContentionResolutionSuccess)
-		e.stopTimer(t, tmT3141)
-		if t.ms.Queue.Len() > 0 && t.ms.DL == nil {
-			e.establishDL(t.bts, t.ms)
-		}
+		e.fire(t, evContention)
 	}
 	return n
 }
