@@ -316,7 +316,6 @@ func TestDLUnitdataAllocs(t *testing.T) {
 	rtsMsg := pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, ARFCN: 871, TS: 2}
 	rtsBuf := make([]byte, 2048)
 	pkt := dlUnitdataPkt(t, tlli, imsi, patternFrame(1, 500))
-	e.direct = true // DATA_REQ encoded into the engine's buffer (no BTS: not written)
 	fn := uint32(0)
 	step := func() {
 		if err := r.input(pkt); err != nil {

@@ -1,7 +1,10 @@
 // Package pcu is the gopcu engine: one goroutine owns all radio and Gb
-// state (BTS -> TRX -> PDCH, later MS and TBFs). I/O goroutines (the PCU
-// socket link, the NS UDP readers, VTY sessions) only move bytes and post
-// events into it; VTY commands run as closures inside it (Do/Call).
+// state (BTS -> TRX -> PDCH, MS and TBFs) and, on Linux, the PCU socket
+// and the NS sockets, served by one epoll loop (loop_linux.go). Other
+// goroutines (VTY sessions, NS readers of sockets opened before the loop
+// ran) post into it; VTY commands run as closures inside it (Do/Call).
+// Elsewhere the engine's code builds and its unit tests run, but Run
+// returns an error: OsmoBTS, whose PCU socket it serves, is Linux only.
 package pcu
 
 import (
@@ -65,10 +68,6 @@ type Config struct {
 	// Capture, when set, records every Gb datagram sent and received and
 	// every GSMTAP datagram the tap sends (stats/capture.Capture).
 	Capture PacketCapture
-	// ChannelLoop runs the portable engine loop (the PCU socket served by
-	// pcuif.Link's reader and writer goroutines, events on channels)
-	// instead of the Linux epoll loop that owns the socket (loop_linux.go).
-	ChannelLoop bool
 }
 
 // PacketCapture records datagrams for a pcap file. Methods must not block.
@@ -82,8 +81,6 @@ type Engine struct {
 	cfg      Config
 	log      *slog.Logger // pcu
 	l1log    *slog.Logger // l1if
-	link     *pcuif.Link
-	linkEv   chan pcuif.Event
 	calls    chan func()
 	done     chan struct{}
 	stopOnce sync.Once
@@ -121,12 +118,13 @@ type Engine struct {
 	hooks []func(Event)
 
 	// the epoll loop (loop_linux.go): its poller, while it runs, the BTS
-	// connection it owns and the connection counter
+	// connection it owns, the connection counter, the buffer send encodes
+	// into and the messages waiting for the socket
 	poll    atomic.Pointer[poller]
 	bts0    *btsSock
 	connGen uint64
-	direct  bool // the loop owns the socket: send writes it at once
 	txBuf   [pcuif.BufSize]byte
+	btsTx   txQueue
 
 	// engine time (clockNow): the later of radio time, which follows the
 	// BTS frame number, and the monotonic clock, both from the first FN
@@ -185,14 +183,13 @@ func New(cfg Config) *Engine {
 		cfg.ListenUDP = nsudp.ListenUDP
 	}
 	e := &Engine{
-		cfg:    cfg,
-		tap:    gsmtapTap{sink: cfg.GSMTAP},
-		log:    cfg.Logs.Logger(logx.CatPCU),
-		l1log:  cfg.Logs.Logger(logx.CatL1IF),
-		linkEv: make(chan pcuif.Event, 256),
-		calls:  make(chan func(), 64),
-		done:   make(chan struct{}),
-		l1ctr:  ratectr.NewGroup("pcu:l1if", "PCU socket", 0, L1CounterDescs),
+		cfg:   cfg,
+		tap:   gsmtapTap{sink: cfg.GSMTAP},
+		log:   cfg.Logs.Logger(logx.CatPCU),
+		l1log: cfg.Logs.Logger(logx.CatL1IF),
+		calls: make(chan func(), 64),
+		done:  make(chan struct{}),
+		l1ctr: ratectr.NewGroup("pcu:l1if", "PCU socket", 0, L1CounterDescs),
 	}
 	e.params = DefaultParams()
 	if cfg.Params != nil {
@@ -213,7 +210,6 @@ func New(cfg Config) *Engine {
 	e.localRes = &localResolver{}
 	e.sgsnCtr = ratectr.NewGroup("pcu:sgsn", "SGSN Statistics", 0, SGSNCounterDescs)
 	cfg.Counters.Register(e.sgsnCtr)
-	e.link = &pcuif.Link{Path: cfg.SocketPath, MinBackoff: cfg.MinBackoff, MaxBackoff: cfg.MaxBackoff, Log: e.l1log}
 	cfg.Counters.Register(e.l1ctr)
 	return e
 }
@@ -225,80 +221,21 @@ func New(cfg Config) *Engine {
 // commands (Do and Call fail with ErrStopped from then on; a command taken
 // before has run completely), then the Gb sockets close (their readers let
 // go of the engine channel on their own), then the GSMTAP tap and the PCU
-// socket link end.
+// socket connection end.
+//
+// Run is the epoll loop of loop_linux.go. On other systems it returns an
+// error at once: OsmoBTS is Linux only, and its PCU socket is a Linux unix
+// SEQPACKET socket.
 func (e *Engine) Run(ctx context.Context) error {
 	defer e.stopOnce.Do(func() { close(e.done) })
-	if e.cfg.ChannelLoop {
-		return e.runChannels(ctx)
-	}
-	return e.runEpoll(ctx)
+	return e.runLoop(ctx)
 }
 
-// poke wakes the epoll loop after something was posted on e.calls or
-// e.gbRx (no-op for the channel loop).
+// poke wakes the loop after something was posted on e.calls or e.gbRx
+// (no-op while the loop is not running: it drains both when it starts).
 func (e *Engine) poke() {
 	if p := e.poll.Load(); p != nil {
 		p.wake()
-	}
-}
-
-// runChannels is the portable loop: pcuif.Link's goroutines serve the
-// socket and post events on channels; every input is a select case.
-func (e *Engine) runChannels(ctx context.Context) error {
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer func() {
-		e.stopOnce.Do(func() { close(e.done) })
-		cancel()
-		e.gbClose()
-		e.drain(&wg)
-	}()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		e.link.Run(ctx, e.linkEv)
-	}()
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	gbTimer := time.NewTimer(time.Hour)
-	defer gbTimer.Stop()
-	// TBF timers run on the monotonic clock too: wake up for the earliest
-	// when the BTS sends nothing (re-armed only when it changes)
-	tbfWake := time.NewTimer(time.Hour)
-	defer tbfWake.Stop()
-	armed := time.Duration(-1)
-	for {
-		if e.gbl != nil {
-			now := e.gbNow()
-			e.gbl.gb.Tick(now)
-			if d, ok := e.gbDeadline(); ok {
-				gbTimer.Reset(max(d-now, 0))
-			}
-		}
-		if e.nextDeadline != armed {
-			armed = e.nextDeadline
-			if armed != 0 && e.fnValid {
-				tbfWake.Reset(max(armed-(e.cfg.Clock.Now()-e.wallBase), 0))
-			}
-		}
-		select {
-		case <-tbfWake.C:
-			armed = -1
-			e.timersDue()
-		case ev := <-e.linkEv:
-			e.handleLink(ev)
-		case d := <-e.gbRx:
-			if e.gbl != nil {
-				e.gbl.input(d, e.gbNow())
-			}
-		case <-gbTimer.C:
-		case f := <-e.calls:
-			f()
-		case <-tick.C:
-			e.tick(e.cfg.Clock.Now())
-		case <-ctx.Done():
-			return nil
-		}
 	}
 }
 
@@ -310,22 +247,6 @@ func (e *Engine) tick(now time.Duration) {
 	e.fcTicks++
 	if iv := int(e.params.FlowControlInterval / time.Second); e.params.FlowControlMS && iv > 0 && e.fcTicks%iv == 0 {
 		e.flowControlMS()
-	}
-}
-
-// drain releases buffered link events until the link goroutine has ended.
-func (e *Engine) drain(wg *sync.WaitGroup) {
-	end := make(chan struct{})
-	go func() { wg.Wait(); close(end) }()
-	for {
-		select {
-		case ev := <-e.linkEv:
-			if ev.Buf != nil {
-				e.link.Release(ev.Buf)
-			}
-		case <-end:
-			return
-		}
 	}
 }
 

@@ -21,37 +21,41 @@ var dummyCtrlBlock = [23]byte{0x47, 0x94, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x
 var idlePTCCH = [23]byte{0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
 	0x7f, 0x7f, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b}
 
-func (e *Engine) handleLink(ev pcuif.Event) {
-	switch ev.Kind {
-	case pcuif.EvConnected:
-		e.gen = ev.Gen
-		e.l1ctr.Inc(L1Connected)
-		e.ver = e.cfg.PinVersion
-		if e.ver == 0 {
-			e.ver = e.lastVer
-		}
-		e.l1log.Info("BTS socket connected", "path", e.cfg.SocketPath, "gen", ev.Gen)
-		e.emit(Event{Kind: EvBTSConnected})
-		e.sendTxtVersion()
-	case pcuif.EvMessage:
-		if ev.Gen == e.gen {
-			e.handleMessage(ev.Buf.Bytes())
-		} else {
-			e.l1ctr.Inc(L1ErrStale)
-		}
-		e.link.Release(ev.Buf)
-	case pcuif.EvDisconnected:
-		if ev.Gen != e.gen {
-			return
-		}
-		e.gen = 0
-		e.l1ctr.Inc(L1Lost)
-		e.l1log.Error("BTS socket lost, dropping radio state and reconnecting", "err", ev.Err)
-		for _, b := range e.btsList {
-			e.dropRadio(b)
-		}
-		e.emit(Event{Kind: EvBTSLost})
+// errNotConnected: a message for the BTS while no connection exists (or
+// for an older one); errTxFull: the socket's send buffer and maxTxQueue
+// messages behind it are full. Both count as tx:dropped.
+var (
+	errNotConnected = errors.New("not connected to the BTS")
+	errTxFull       = errors.New("transmit queue to the BTS full")
+)
+
+// btsConnected starts connection gen (the loop made it): the engine
+// announces its version and waits for INFO_IND.
+func (e *Engine) btsConnected(gen uint64) {
+	e.gen = gen
+	e.l1ctr.Inc(L1Connected)
+	e.ver = e.cfg.PinVersion
+	if e.ver == 0 {
+		e.ver = e.lastVer
 	}
+	e.l1log.Info("BTS socket connected", "path", e.cfg.SocketPath, "gen", gen)
+	e.emit(Event{Kind: EvBTSConnected})
+	e.sendTxtVersion()
+}
+
+// btsLost ends connection gen (the loop closed it, err says why): the
+// radio state goes, configuration and Gb stay.
+func (e *Engine) btsLost(gen uint64, err error) {
+	if gen != e.gen {
+		return
+	}
+	e.gen = 0
+	e.l1ctr.Inc(L1Lost)
+	e.l1log.Error("BTS socket lost, dropping radio state and reconnecting", "err", err)
+	for _, b := range e.btsList {
+		e.dropRadio(b)
+	}
+	e.emit(Event{Kind: EvBTSLost})
 }
 
 // sendTxtVersion announces the PCU version (osmo-pcu pcu_l1_if.cpp pcu_tx_txt_ind()). Before
@@ -66,33 +70,19 @@ func (e *Engine) sendTxtVersion() {
 	e.send(&pcuif.TxtInd{TxtType: pcuif.TxtPCUVersion, Text: e.cfg.PCUVersion}, v)
 }
 
+// send encodes m into the engine's buffer and writes it to the BTS at once
+// (writeBTS: the loop owns the socket), or queues it behind messages the
+// socket did not take yet.
 func (e *Engine) send(m pcuif.Message, v pcuif.Version) {
 	if e.sent != nil {
 		e.sent(m)
 	}
-	if e.direct {
-		n, err := pcuif.MarshalTo(e.txBuf[:], m, v)
-		if err != nil {
-			e.l1log.Error("cannot encode message", "type", m.Type(), "err", err)
-			return
-		}
-		if err := e.writeBTS(e.txBuf[:n]); err != nil {
-			e.l1ctr.Inc(L1TxDropped)
-			e.l1log.Error("cannot send to BTS", "type", m.Type(), "err", err)
-			return
-		}
-		e.l1ctr.Inc(L1TxMsgs)
-		return
-	}
-	buf := e.link.TxBuf()
-	n, err := pcuif.MarshalTo(buf.B[:], m, v)
+	n, err := pcuif.MarshalTo(e.txBuf[:], m, v)
 	if err != nil {
 		e.l1log.Error("cannot encode message", "type", m.Type(), "err", err)
-		e.link.Release(buf)
 		return
 	}
-	buf.N = n
-	if err := e.link.Send(e.gen, buf); err != nil {
+	if err := e.writeBTS(e.txBuf[:n]); err != nil {
 		e.l1ctr.Inc(L1TxDropped)
 		e.l1log.Error("cannot send to BTS", "type", m.Type(), "err", err)
 		return

@@ -152,16 +152,13 @@ func (p *poller) wait(evs []unix.EpollEvent, at time.Time) (int, error) {
 }
 
 // btsSock is a connection to the BTS owned by the loop: a non-blocking
-// SOCK_SEQPACKET fd and the messages that did not fit into its send
-// buffer yet (written when the fd is writable again).
+// SOCK_SEQPACKET fd (the messages that did not fit into its send buffer
+// yet wait in the engine's btsTx, written when the fd is writable again).
 type btsSock struct {
 	fd  int
 	gen uint64
-	txq []*pcuif.Buf
 	out bool // EPOLLOUT registered
-	// txqPeak is the most messages txq has held (tests)
-	txqPeak int
-	err     error
+	err error
 	// recvmmsg(2) takes up to rxBatch messages in one system call
 	rx   [rxBatch][pcuif.BufSize]byte
 	iov  [rxBatch]unix.Iovec
@@ -204,10 +201,6 @@ func (s *btsSock) write(b []byte) error {
 	return nil
 }
 
-// maxTxQueue bounds the messages waiting for the socket (as
-// pcuif.Link.TxQueue): beyond it a message is dropped and counted.
-const maxTxQueue = 512
-
 // maxReadsPerWake bounds the messages taken from the socket in one
 // wake-up, so that a flooding BTS cannot starve timers and calls.
 const maxReadsPerWake = 256
@@ -225,17 +218,14 @@ func dialBTS(path string) (int, error) {
 	return fd, nil
 }
 
-// runEpoll is Run on Linux. It falls back to the channel loop when the
-// epoll set cannot be made.
-func (e *Engine) runEpoll(ctx context.Context) error {
+// runLoop is Run on Linux: the engine's only loop.
+func (e *Engine) runLoop(ctx context.Context) error {
 	p, err := newPoller()
 	if err != nil {
-		e.log.Error("no epoll loop, using the channel loop", "err", err)
-		return e.runChannels(ctx)
+		e.log.Error("cannot make the engine's epoll set", "err", err)
+		return err
 	}
 	defer p.close()
-	e.direct = true
-	defer func() { e.direct = false }()
 	e.poll.Store(p)
 	defer e.poll.Store(nil)
 	p.wake() // for what was posted before the poller was there
@@ -350,7 +340,7 @@ func (e *Engine) runEpoll(ctx context.Context) error {
 
 // canPollNS reports whether NS sockets opened now go into the epoll set
 // (the epoll loop runs) instead of getting a reader goroutine.
-func (e *Engine) canPollNS() bool { return e.direct && e.poll.Load() != nil }
+func (e *Engine) canPollNS() bool { return e.poll.Load() != nil }
 
 // pollSock puts s, a socket without a reader, into the epoll set: an NS
 // datagram then wakes the loop as an RTS_REQ does, with no goroutine, no
@@ -427,7 +417,7 @@ func (e *Engine) connectBTS(p *poller) error {
 	e.connGen++
 	e.bts0 = newBTSSock(fd, e.connGen)
 	e.l1log.Info("connected to BTS", "path", e.cfg.SocketPath, "gen", e.connGen)
-	e.handleLink(pcuif.Event{Kind: pcuif.EvConnected, Gen: e.connGen})
+	e.btsConnected(e.connGen)
 	return nil
 }
 
@@ -442,8 +432,9 @@ func (e *Engine) closeBTS(p *poller, lost bool) {
 	}
 	unix.Close(s.fd)
 	e.bts0 = nil
+	e.btsTx.clear()
 	if lost {
-		e.handleLink(pcuif.Event{Kind: pcuif.EvDisconnected, Gen: s.gen, Err: s.err})
+		e.btsLost(s.gen, s.err)
 	}
 }
 
@@ -482,9 +473,9 @@ func (e *Engine) readBTS(p *poller) bool {
 func (e *Engine) writeBTS(b []byte) error {
 	s := e.bts0
 	if s == nil || s.gen != e.gen || s.err != nil {
-		return pcuif.ErrNotConnected
+		return errNotConnected
 	}
-	if len(s.txq) == 0 {
+	if e.btsTx.len() == 0 {
 		err := s.write(b)
 		if err == nil {
 			return nil
@@ -494,13 +485,9 @@ func (e *Engine) writeBTS(b []byte) error {
 			return err
 		}
 	}
-	if len(s.txq) >= maxTxQueue {
-		return pcuif.ErrTxFull
+	if err := e.btsTx.push(b); err != nil {
+		return err
 	}
-	q := e.link.TxBuf()
-	q.N = copy(q.B[:], b)
-	s.txq = append(s.txq, q)
-	s.txqPeak = max(s.txqPeak, len(s.txq))
 	if !s.out {
 		if p := e.poll.Load(); p != nil && p.mod(s.fd, unix.EPOLLIN|unix.EPOLLOUT) == nil {
 			s.out = true
@@ -511,9 +498,9 @@ func (e *Engine) writeBTS(b []byte) error {
 
 // flushBTS writes queued messages while the socket takes them.
 func (e *Engine) flushBTS(p *poller) {
-	s := e.bts0
-	for len(s.txq) > 0 {
-		err := s.write(s.txq[0].Bytes())
+	s, q := e.bts0, &e.btsTx
+	for q.len() > 0 {
+		err := s.write(q.front())
 		if err == unix.EAGAIN {
 			return
 		}
@@ -521,11 +508,8 @@ func (e *Engine) flushBTS(p *poller) {
 			s.err = err
 			return
 		}
-		e.link.Release(s.txq[0])
-		s.txq[0] = nil
-		s.txq = s.txq[1:]
+		q.pop()
 	}
-	s.txq = s.txq[:0:0]
 	if s.out && p.mod(s.fd, unix.EPOLLIN) == nil {
 		s.out = false
 	}

@@ -282,7 +282,7 @@ func TestBurstAnswersInOrder(t *testing.T) {
 	}
 	var queued, dropped uint64
 	var peak int
-	e.Call(func() { queued, dropped, peak = uint64(len(e.bts0.txq)), e.l1ctr.Value(L1TxDropped), e.bts0.txqPeak })
+	e.Call(func() { queued, dropped, peak = uint64(e.btsTx.len()), e.l1ctr.Value(L1TxDropped), e.btsTx.peak })
 	if queued != 0 || dropped != 0 {
 		t.Fatalf("%d answers still queued, %d dropped", queued, dropped)
 	}

@@ -4,12 +4,16 @@ package pcu
 
 import (
 	"context"
-
-	"github.com/gopcu/gopcu/pcu/pcuif"
+	"errors"
 )
 
-// Without epoll the engine runs the channel loop (loop_linux.go has the
-// epoll loop).
+// The engine loop is Linux only (loop_linux.go): gopcu runs next to
+// OsmoBTS, which is Linux only, and serves its PCU socket, a unix
+// SOCK_SEQPACKET socket, from an epoll set. Elsewhere the engine's code
+// builds and its unit tests run (they drive the handlers directly), but
+// Run returns errNeedsLinux.
+
+var errNeedsLinux = errors.New("gopcu needs Linux: OsmoBTS's PCU socket is a Linux unix SEQPACKET socket served by epoll")
 
 type poller struct{}
 
@@ -17,11 +21,11 @@ func (p *poller) wake() {}
 
 type btsSock struct{}
 
-func (e *Engine) runEpoll(ctx context.Context) error { return e.runChannels(ctx) }
+func (e *Engine) runLoop(ctx context.Context) error { return errNeedsLinux }
 
-func (e *Engine) writeBTS([]byte) error { return pcuif.ErrNotConnected }
+func (e *Engine) writeBTS([]byte) error { return errNotConnected }
 
-// canPollNS: no epoll loop here; NS sockets have reader goroutines.
+// canPollNS: no loop, no NS socket to poll.
 func (e *Engine) canPollNS() bool { return false }
 
 func (e *Engine) pollSock(s *gbSock) bool { return false }

@@ -91,7 +91,7 @@ func (v naccEnvE) neighRequest(k neighKey) error {
 		}
 		return n.ctrl.request(k)
 	}
-	if !e.Connected() || e.link == nil {
+	if !e.Connected() {
 		return errNoBTS
 	}
 	c := &pcuif.Container{MsgType: pcuif.ContNeighAddrReq,

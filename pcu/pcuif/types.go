@@ -1,6 +1,7 @@
 // Package pcuif is the wire format of the Osmocom PCU socket (PCUIF) between
 // a BTS (or BSC) and a PCU, in versions 10 (0x0a), 11 (0x0b) and 12 (0x0c),
-// in both directions, plus the socket link (link.go).
+// in both directions. It opens no socket: the engine's loop owns the PCU
+// socket (package pcu, loop_linux.go).
 //
 // Every message is a 4-octet header followed by one payload struct:
 //
@@ -55,6 +56,11 @@ func (v Version) FullSize() int {
 
 // HeaderLen is the length of the common header.
 const HeaderLen = 4
+
+// BufSize is a size for message buffers: the largest message (the v12
+// union, 1007 octets) with room to spare, so that a receiver sees a longer
+// message as such (ErrLong) instead of truncating it.
+const BufSize = 2048
 
 // MsgType is the first octet of every message.
 type MsgType uint8
