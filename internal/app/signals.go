@@ -23,8 +23,8 @@ var shutdownGrace = 5 * time.Second
 //
 //   - SIGTERM, SIGINT: cancel (clean shutdown, exit code 0). As osmo-pcu,
 //     the handlers then go back to the default action, so a second SIGTERM
-//     or SIGINT kills the process at once; and the shutdown is bounded by
-//     shutdownGrace: past it stuck is called.
+//     or SIGINT kills the process at once; and the shutdown is bounded:
+//     past 5 s (shutdownGrace) stuck is called.
 //   - SIGHUP: reopen the files of the `log file` targets (after logrotate
 //     moved them; libosmocore's log_targets_reopen). osmo-pcu ignores
 //     SIGHUP.
