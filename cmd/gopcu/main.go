@@ -1,6 +1,8 @@
 // Command gopcu is the gopcu daemon: an Osmocom-compatible GPRS PCU. It
-// connects to OsmoBTS over the PCU socket and (as the Gb work lands) to
-// the SGSN, and is configured like osmo-pcu (config file, telnet VTY).
+// connects to OsmoBTS over the PCU socket and to the SGSN over Gb, and is
+// configured like osmo-pcu (config file, telnet VTY). This package is the
+// process: command line and environment, exit codes and the signal
+// hook-up; the daemon itself is internal/app.
 package main
 
 import (
@@ -8,23 +10,22 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
-	"runtime/debug"
-	"sort"
-	"strconv"
 
-	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/internal/app"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
-	"github.com/gopcu/gopcu/pcu"
-	"github.com/gopcu/gopcu/pcu/config"
-	pcud "github.com/gopcu/gopcu/pcu/daemon"
-	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/stats"
-	"github.com/gopcu/gopcu/stats/prom"
-	"github.com/gopcu/gopcu/vty"
-	"github.com/gopcu/gopcu/vty/console"
+)
+
+// Exit codes, as osmo-pcu's where it has them (osmo-pcu src/pcu_main.cpp:
+// return 0 after the main loop, exit(1) for a broken -c file or a VTY that
+// cannot listen; libosmocore's option handling exit(2) for an unknown
+// --vty-ref-mode).
+const (
+	exitOK       = 0 // normal end: SIGTERM/SIGINT, -h, -V, --vty-ref-xml
+	exitFailure  = 1 // bad option, config file, VTY/metrics listen, log target
+	exitUsage    = 2 // unknown --vty-ref-mode
+	exitShutdown = 3 // SIGTERM/SIGINT, but the shutdown did not finish within the grace time (app.Daemon.HandleSignals)
 )
 
 func main() {
@@ -47,265 +48,30 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if s.VTYRefXML {
 		return writeVTYRef(s, stdout, stderr)
 	}
-	// The outputs are the config's `log` targets (applyLogTargets); the
-	// fan-out's own handler writes the key=value lines of --log-format
-	// logfmt.
+	// The outputs are the config's `log` targets (internal/app's
+	// applyLogTargets); the fan-out's own handler writes the key=value
+	// lines of --log-format logfmt.
 	base := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions()))
-	d, err := newDaemonLogging(s, logx.New(base), base, &ratectr.Registry{}, stdout, stderr)
+	d, err := newDaemon(s, logx.New(base), base, &ratectr.Registry{}, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "gopcu: %v\n", err)
 		return 1
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	d.handleSignals(ctx, cancel, os.Exit) // signals.go: SIGTERM/SIGINT (a second one kills), SIGHUP, SIGUSR1/2
-	if err := d.run(ctx); err != nil {
+	// SIGTERM/SIGINT (a second one kills), SIGHUP, SIGUSR1/2
+	d.HandleSignals(ctx, cancel, func() { os.Exit(exitShutdown) })
+	if err := d.Run(ctx); err != nil {
 		fmt.Fprintf(stderr, "gopcu: %v\n", err)
 		return exitFailure
 	}
 	return exitOK
 }
 
-// daemon wires the engine and its interfaces.
-type daemon struct {
-	s      *settings
-	logs   *logx.Registry
-	ctrs   *ratectr.Registry
-	eng    *pcu.Engine
-	v      *vty.VTY
-	cfg    *config.Config
-	base   slog.Handler
-	stdout io.Writer
-	stderr io.Writer
-	stats  *statsWiring
-	tap    *gsmtap.UDPSender // nil: no gsmtap-remote-host
-}
-
-func newDaemon(s *settings, logs *logx.Registry, ctrs *ratectr.Registry, stdout, stderr io.Writer) (*daemon, error) {
-	return newDaemonLogging(s, logs, nil, ctrs, stdout, stderr)
-}
-
-// newDaemonLogging is newDaemon with the log outputs: base is the
-// *logx.Fanout logs writes to, which gets the config file's `log` targets
-// as soon as the file is read (nil: left alone until run).
-func newDaemonLogging(s *settings, logs *logx.Registry, base slog.Handler, ctrs *ratectr.Registry, stdout, stderr io.Writer) (*daemon, error) {
-	v, cfg := config.New(fullVersion()) // `show version`
-	v.Logging.Registry = logs
-	v.Stats.Counters = ctrs
-	// The config file (osmo-pcu's syntax): a missing default file means
-	// defaults, a missing or broken -c file stops start-up (osmo-pcu exits).
-	if _, err := os.Stat(s.ConfigFile); err == nil || s.ConfigGiven {
-		if err := v.ReadConfigFile(s.ConfigFile); err != nil {
-			return nil, fmt.Errorf("config file: %w", err)
-		}
-	}
-	if err := setLogLevelOption(v, s.LogLevel); err != nil {
-		return nil, err
-	}
-	sock := cfg.SocketPath
-	if s.SocketGiven {
-		sock = s.PCUSocket
-	}
-	d := &daemon{s: s, cfg: cfg, base: base, v: v}
-	if base != nil {
-		// before anything logs: the config's targets, not the fan-out's
-		// key=value default
-		if err := applyLogTargets(v, logs, base, stderr, d.logOptions()); err != nil {
-			closeLogTargets(base)
-			return nil, err
-		}
-	}
-	w := &statsWiring{d: d}
-	d.stats = w
-	params := d.params()
-	ecfg := pcu.Config{SocketPath: sock, PinVersion: pcuif.Version(s.PinVersion), Logs: logs, Counters: ctrs,
-		Params: &params, Gb: true, PCUVersion: fullVersion()}
-	tapHost := cfg.GSMTAPHost
-	if s.GSMTAPIP != "" { // -i overrides gsmtap-remote-host (osmo-pcu pcu_main.cpp handle_options())
-		tapHost = s.GSMTAPIP
-	}
-	if tapHost != "" { // opened once at start, as osmo-pcu
-		if tap, err := gsmtap.DialUDP(tapHost); err != nil {
-			logs.Logger(logx.CatPCU).Error("GSMTAP disabled", "err", err)
-		} else {
-			d.tap, ecfg.GSMTAP = tap, tap
-		}
-	}
-	if s.PcapFile != "" {
-		c, err := openCapture(s.PcapFile, tapHost, s.PcapMaxMiB, s.PcapFiles)
-		if err != nil {
-			return nil, err
-		}
-		w.capture, ecfg.Capture = c, c
-	}
-	if s.MetricsAddr != "" {
-		w.prom = prom.New(ctrs)
-		w.gauges = newEngineGauges(w.prom)
-		ecfg.Observer = promObserver{w.prom}
-	}
-	eng := pcu.New(ecfg)
-	d.setMemoryLimit(params)
-	pcud.InstallVTY(eng, v)
-	d.logs, d.ctrs, d.eng, d.v, d.stdout, d.stderr = logs, ctrs, eng, v, stdout, stderr
-	v.Stats.Report = w.report
-	v.Stats.ShowStats = func(c *vty.Context, level string, skipZero bool) {
-		o := stats.ShowOptions{SkipZero: skipZero}
-		if level != "" {
-			o.MaxLevel, _ = stats.ParseLevel(level)
-		}
-		stats.WriteShowStats(c, ctrs.Groups(), w.itemsNow(), o)
-	}
-	return d, nil
-}
-
-// exec runs a VTY command inside the engine goroutine and then hands the
-// (possibly changed) pcu node to the engine. Once the engine has stopped
-// the command does not run at all (the VTY sessions learn it through
-// daemonExecutor.Stopped).
-func (d *daemon) exec(f func()) {
-	_ = d.eng.Call(func() {
-		f()
-		p := d.params()
-		d.eng.SetParams(p)
-		d.setMemoryLimit(p)
-		d.reapplyLogTargets()
-	})
-}
-
-// setMemoryLimit gives the Go runtime its soft memory limit from the
-// process's memory bound (docs/reliability.md), unless GOMEMLIMIT sets one.
-func (d *daemon) setMemoryLimit(p pcu.Params) {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(pcu.SoftMemoryLimit(p))
-	}
-}
-
-// daemonExecutor runs VTY handlers in the engine (vty.Executor) and tells
-// the sessions when the engine has stopped (vty.StopNotifier).
-type daemonExecutor struct{ d *daemon }
-
-func (x daemonExecutor) Do(f func())              { x.d.exec(f) }
-func (x daemonExecutor) Stopped() <-chan struct{} { return x.d.eng.Done() }
-
-func (d *daemon) params() pcu.Params {
-	p := pcud.ParamsFromConfig(d.cfg)
-	p.NSTimers = pcud.NSTimersFromVTY(d.v.NS) // the `ns` node
-	if d.s.MCC > 0 || d.s.MNC > 0 {
-		p.OverrideMCC, p.OverrideMNC = d.s.MCC, d.s.MNC
-	}
-	return p
-}
-
-func (d *daemon) run(ctx context.Context) error {
-	if err := d.applyLogTargets(); err != nil { // `log file|gsmtap|...` of the config file
-		return err
-	}
-	log := d.logs.Logger(logx.CatPCU)
-	logx.Notice(log, "gopcu starting", "version", fullVersion())
-	srv := vty.NewServer(d.v, daemonExecutor{d})
-	if d.base != nil {
-		d.logs.SetHandler(srv.LogHandler(d.base)) // `logging enable` in telnet sessions
-	}
-	addr := d.v.BindAddr(d.s.VTYPort)
-	if d.s.VTYPortGiven || d.s.VTYBind != "127.0.0.1" {
-		addr = net.JoinHostPort(d.s.VTYBind, strconv.Itoa(d.s.VTYPort))
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("VTY: %w", err)
-	}
-	go srv.Serve(ln)
-	defer srv.Close()
-	logx.Notice(log, "VTY listening", "addr", ln.Addr().String())
-	defer d.stats.close()
-	if d.stats.prom != nil {
-		ps, err := d.stats.prom.Serve(d.s.MetricsAddr)
-		if err != nil {
-			return fmt.Errorf("metrics: %w", err)
-		}
-		d.stats.promSrv = ps
-		logx.Notice(log, "Prometheus metrics", "url", "http://"+ps.Addr().String()+"/metrics")
-	}
-	go d.stats.run(ctx)
-	if d.s.Console {
-		go d.console(ctx)
-	}
-	if err := sdNotify("READY=1\nSTATUS=VTY on " + ln.Addr().String()); err != nil {
-		logx.Notice(log, "sd_notify", "err", err)
-	}
-	// Stop order: the VTY sessions end while the engine still runs their
-	// commands, then the engine stops.
-	// The counter groups are taken while the engine still runs: its stop
-	// closes the Gb, whose bssgp and ns groups go with it.
-	engCtx, stopEngine := context.WithCancel(context.Background())
-	atStop := make(chan []*ratectr.Group, 1)
-	go func() {
-		<-ctx.Done()
-		srv.Close()
-		var gs []*ratectr.Group
-		// dropped: Call fails only once the engine has stopped; then no
-		// group is read and the exit lines list none
-		_ = d.eng.Call(func() { gs = d.ctrs.Groups() })
-		atStop <- gs
-		stopEngine()
-	}()
-	err = d.eng.Run(engCtx)
-	if d.tap != nil {
-		d.tap.Close()
-	}
-	stopEngine()
-	_ = sdNotify("STOPPING=1") // dropped: systemd's socket gone at exit; nothing left to count it
-
-	var before []*ratectr.Group
-	select {
-	case before = <-atStop:
-	default: // the engine ended on its own
-	}
-	// Leave the counters in the log: operators and the lab test read them.
-	logCountersAtExit(log, exitGroups(before, d.ctrs.Groups()))
-	return err
-}
-
-// exitGroups is every group of a and b once, ordered by name then index:
-// the groups registered while the engine ran (a) and at exit (b). A group
-// freed in between keeps its values, read at exit.
-func exitGroups(a, b []*ratectr.Group) []*ratectr.Group {
-	seen := map[*ratectr.Group]bool{}
-	var out []*ratectr.Group
-	for _, g := range append(append([]*ratectr.Group(nil), a...), b...) {
-		if !seen[g] {
-			seen[g] = true
-			out = append(out, g)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Name != out[j].Name {
-			return out[i].Name < out[j].Name
-		}
-		return out[i].Index < out[j].Index
-	})
-	return out
-}
-
-// logCountersAtExit logs every non-zero counter of groups at NOTICE
-// ("counter at exit group=bts index=0 name=rlc:sent value=2686").
-func logCountersAtExit(log *slog.Logger, groups []*ratectr.Group) {
-	for _, g := range groups {
-		for i, desc := range g.Descs {
-			if v := g.Value(i); v != 0 {
-				if g.IndexName != "" {
-					logx.Notice(log, "counter at exit", "group", g.Name, "index", g.Index, "index_name", g.IndexName, "name", desc.Name, "value", v)
-					continue
-				}
-				logx.Notice(log, "counter at exit", "group", g.Name, "index", g.Index, "name", desc.Name, "value", v)
-			}
-		}
-	}
-}
-
-// console attaches an interactive VTY console (readline) to the terminal.
-func (d *daemon) console(ctx context.Context) {
-	if err := console.Run(d.v, daemonExecutor{d}, console.Config{}); err != nil {
-		fmt.Fprintf(d.stderr, "gopcu: console: %v\n", err)
-	}
+// newDaemon builds the daemon of s with gopcu's version (app.New): logs
+// is the log registry, base the *logx.Fanout it writes to, which gets the
+// config file's `log` targets as soon as the file is read (nil: left
+// alone), stderr the `log stderr` target's writer.
+func newDaemon(s *settings, logs *logx.Registry, base slog.Handler, ctrs *ratectr.Registry, stderr io.Writer) (*app.Daemon, error) {
+	return app.New(s.Settings, app.Options{Version: fullVersion(), Logs: logs, LogOutput: base, Counters: ctrs, Stderr: stderr})
 }

@@ -25,11 +25,11 @@ func loadConfig(t *testing.T, path string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := newDaemon(s, logx.Discard(), &ratectr.Registry{}, io.Discard, io.Discard)
+	d, err := newDaemon(s, logx.Discard(), nil, &ratectr.Registry{}, io.Discard)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	return d.v.RunningConfig()
+	return d.VTY().RunningConfig()
 }
 
 // commentedCommand matches the conffile's commented-out commands: '!'

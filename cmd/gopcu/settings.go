@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gopcu/gopcu/internal/app"
 	"github.com/gopcu/gopcu/internal/logx"
-	"github.com/gopcu/gopcu/stats/capture"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 )
@@ -16,28 +16,13 @@ import (
 // own, with environment variables (GOPCU_*) from viper underneath.
 // Precedence, lowest first: built-in default, environment, config file,
 // command-line flag (as osmo-pcu's -i overrides gsmtap-remote-host).
+// The daemon's are app.Settings; the rest end the process at once.
 type settings struct {
-	ConfigFile   string
-	ConfigGiven  bool
-	Version      bool
-	Help         bool
-	MCC, MNC     int
-	GSMTAPIP     string
-	PCUSocket    string
-	SocketGiven  bool
-	PinVersion   int
-	VTYBind      string
-	VTYPort      int
-	VTYPortGiven bool
-	Console      bool
-	LogLevel     string
-	LogFormat    string // logFormatOsmocom or logFormatLogfmt
-	MetricsAddr  string
-	PcapFile     string
-	VTYRefXML    bool   // --vty-ref-xml: print the XML VTY reference and exit
-	VTYRefMode   string // --vty-ref-mode: default, expert or hidden
-	PcapMaxMiB   int
-	PcapFiles    int
+	app.Settings
+	Version    bool
+	Help       bool
+	VTYRefXML  bool   // --vty-ref-xml: print the XML VTY reference and exit
+	VTYRefMode string // --vty-ref-mode: default, expert or hidden
 }
 
 func parseSettings(args []string, stderr io.Writer) (*settings, error) {
@@ -48,6 +33,7 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
 	v.AutomaticEnv()
 
+	def := app.DefaultSettings()
 	fs.BoolP("help", "h", false, "Give this help message")
 	fs.BoolP("version", "V", false, "Print the version of gopcu")
 	fs.StringP("config-file", "c", "osmo-pcu.cfg", "Set the config file name")
@@ -59,17 +45,17 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 	fs.BoolP("exit", "e", false, "Deprecated, no effect")
 	fs.String("pcu-sock", "", "PCU socket path of the BTS (overrides pcu-socket in the config file)")
 	fs.Int("pcuif-version", 0, "Pin the PCUIF version (10, 11 or 12); 0 adopts the BTS's")
-	fs.String("vty-bind", "127.0.0.1", "VTY telnet bind address (line vty / bind overrides it)")
-	fs.Int("vty-port", 4240, "VTY telnet port")
+	fs.String("vty-bind", def.VTYBind, "VTY telnet bind address (line vty / bind overrides it)")
+	fs.Int("vty-port", def.VTYPort, "VTY telnet port")
 	fs.Bool("console", false, "Attach an interactive VTY console to this terminal")
 	fs.String("log-level", "", "Level of every category of the stderr log target at start (debug, info, notice, error, fatal), as `logging level set-all`")
-	fs.String("log-format", logFormatOsmocom, "Line format of the stderr log target: osmocom (libosmocore's, as the log node says) or logfmt (key=value, for log collectors)")
+	fs.String("log-format", def.LogFormat, "Line format of the stderr log target: osmocom (libosmocore's, as the log node says) or logfmt (key=value, for log collectors)")
 	fs.String("metrics-addr", "", "Serve Prometheus metrics on this address (host:port, path /metrics); empty = off")
 	fs.String("pcap", "", "Write Gb (NS/BSSGP) and GSMTAP datagrams to this pcap file")
 	fs.String("vty-ref-mode", "default", "VTY reference generation mode (default, expert or hidden)")
 	fs.Bool("vty-ref-xml", false, "Generate the VTY reference XML output and exit")
-	fs.Int("pcap-max-size", capture.DefaultMaxSize>>20, "Rotate the pcap file at this size in MiB (0: no limit)")
-	fs.Int("pcap-files", capture.DefaultFiles, "Pcap files kept when rotating (FILE, FILE.1, ...)")
+	fs.Int("pcap-max-size", def.PcapMaxMiB, "Rotate the pcap file at this size in MiB (0: no limit)")
+	fs.Int("pcap-files", def.PcapFiles, "Pcap files kept when rotating (FILE, FILE.1, ...)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -94,7 +80,7 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 			}
 		}
 	}
-	s := &settings{
+	s := &settings{Settings: app.Settings{
 		ConfigFile:   v.GetString("config-file"),
 		ConfigGiven:  fs.Changed("config-file") || v.IsSet("config-file") && v.GetString("config-file") != "osmo-pcu.cfg",
 		GSMTAPIP:     v.GetString("gsmtap-ip"),
@@ -103,14 +89,14 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 		PinVersion:   v.GetInt("pcuif-version"),
 		VTYBind:      v.GetString("vty-bind"),
 		VTYPort:      v.GetInt("vty-port"),
-		VTYPortGiven: fs.Changed("vty-port") || v.GetInt("vty-port") != 4240,
+		VTYPortGiven: fs.Changed("vty-port") || v.GetInt("vty-port") != def.VTYPort,
 		LogLevel:     v.GetString("log-level"),
 		LogFormat:    v.GetString("log-format"),
 		MetricsAddr:  v.GetString("metrics-addr"),
 		PcapFile:     v.GetString("pcap"),
 		PcapMaxMiB:   v.GetInt("pcap-max-size"),
 		PcapFiles:    v.GetInt("pcap-files"),
-	}
+	}}
 	s.Help, _ = fs.GetBool("help")
 	s.Version, _ = fs.GetBool("version")
 	s.Console, _ = fs.GetBool("console")
@@ -129,7 +115,7 @@ func parseSettings(args []string, stderr io.Writer) (*settings, error) {
 			return nil, fmt.Errorf("--log-level %q: must be debug, info, notice, error or fatal", s.LogLevel)
 		}
 	}
-	f, err := parseLogFormat(s.LogFormat)
+	f, err := app.ParseLogFormat(s.LogFormat)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/gopcu/gopcu/internal/app"
 )
 
 // TestSettingsEnvironment: every setting with a GOPCU_* variable takes it
@@ -19,7 +21,7 @@ func TestSettingsEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.ConfigFile != "osmo-pcu.cfg" || s.ConfigGiven || s.VTYPort != 4240 || s.VTYPortGiven || s.MetricsAddr != "" || s.SocketGiven ||
-		s.LogFormat != logFormatOsmocom {
+		s.LogFormat != app.LogFormatOsmocom {
 		t.Errorf("defaults: %+v", s)
 	}
 
@@ -36,9 +38,9 @@ func TestSettingsEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := settings{ConfigFile: "/etc/osmocom/x.cfg", ConfigGiven: true, PCUSocket: "/run/pcu", SocketGiven: true, PinVersion: 11,
+	want := settings{Settings: app.Settings{ConfigFile: "/etc/osmocom/x.cfg", ConfigGiven: true, PCUSocket: "/run/pcu", SocketGiven: true, PinVersion: 11,
 		VTYBind: "0.0.0.0", VTYPort: 4241, VTYPortGiven: true, LogLevel: "debug", LogFormat: "logfmt", GSMTAPIP: "127.0.0.2",
-		MetricsAddr: "127.0.0.1:9240", PcapFile: "/tmp/gb.pcap", PcapMaxMiB: 8, PcapFiles: 2, VTYRefMode: "default"}
+		MetricsAddr: "127.0.0.1:9240", PcapFile: "/tmp/gb.pcap", PcapMaxMiB: 8, PcapFiles: 2}, VTYRefMode: "default"}
 	if *s != want {
 		t.Errorf("from the environment:\n got %+v\nwant %+v", *s, want)
 	}
@@ -58,5 +60,16 @@ func TestSettingsEnvironment(t *testing.T) {
 	t.Setenv("GOPCU_VTY_PORT", "x")
 	if _, err := parseSettings(nil, io.Discard); err == nil || !strings.Contains(err.Error(), "GOPCU_VTY_PORT") {
 		t.Errorf("malformed GOPCU_VTY_PORT: %v", err)
+	}
+}
+
+// TestSettingsLogFormat: --log-format takes osmocom or logfmt, nothing
+// else.
+func TestSettingsLogFormat(t *testing.T) {
+	if s, err := parseSettings([]string{"--log-format", "logfmt"}, io.Discard); err != nil || s.LogFormat != app.LogFormatLogfmt {
+		t.Errorf("--log-format logfmt: %v", err)
+	}
+	if _, err := parseSettings([]string{"--log-format", "json"}, io.Discard); err == nil {
+		t.Error("--log-format json accepted")
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -19,7 +18,6 @@ import (
 
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
-	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
@@ -274,36 +272,6 @@ func TestSignalUser1DumpsState(t *testing.T) {
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	if rc := p.wait(t, 5*time.Second); rc != exitOK {
 		t.Fatalf("exit code %d", rc)
-	}
-}
-
-// TestShutdownBounded: when the shutdown after SIGTERM hangs, gopcu exits
-// with exitShutdown after shutdownGrace; a second SIGTERM has the default
-// action again (osmo-pcu resets its handlers to SIG_DFL).
-func TestShutdownBounded(t *testing.T) {
-	old := shutdownGrace
-	shutdownGrace = 50 * time.Millisecond
-	defer func() { shutdownGrace = old }()
-	d := &daemon{logs: logx.Discard(), stderr: io.Discard}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ch := make(chan os.Signal, 1)
-	codes := make(chan int, 1)
-	ch <- syscall.SIGTERM // as signal.Notify delivers it
-	start := time.Now()
-	go d.signalLoop(ctx, ch, cancel, func(c int) { codes <- c })
-	select {
-	case <-ctx.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("SIGTERM did not cancel")
-	}
-	select {
-	case c := <-codes:
-		if c != exitShutdown || time.Since(start) < shutdownGrace {
-			t.Fatalf("exit(%d) after %v", c, time.Since(start))
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no forced exit")
 	}
 }
 

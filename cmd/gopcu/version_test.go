@@ -70,12 +70,12 @@ func TestVersionEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.ConfigGiven = false // a missing default file: defaults
-	var stderr lockedBuf
-	d, err := newDaemon(s, logx.NewText(&stderr), &ratectr.Registry{}, io.Discard, io.Discard)
+	var stderr syncBuf
+	d, err := newDaemon(s, logx.NewText(&stderr), nil, &ratectr.Registry{}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess := d.v.NewSession(nil)
+	sess := d.VTY().NewSession(nil)
 	defer sess.Release()
 	sess.Start()
 	if v := string(sess.Feed([]byte("show version\r"))); !strings.Contains(v, "OsmoPCU "+want+" (OsmoPCU).\r\n") {
@@ -84,7 +84,7 @@ func TestVersionEverywhere(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- d.run(ctx) }()
+	go func() { done <- d.Run(ctx) }()
 	testutil.Eventually(t, 10*time.Second, func() bool { return len(bts.TxtInds()) > 0 }, "no TXT_IND")
 	if txt := bts.TxtInds(); txt[0] != want {
 		t.Errorf("TXT_IND %q, want %q", txt, want)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/gopcu/gopcu/internal/app"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/vty"
@@ -21,13 +22,13 @@ func writeVTYRef(s *settings, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gopcu: %v\n", err)
 		return 2
 	}
-	bare := &settings{VTYBind: "127.0.0.1", VTYPort: 4240} // no config file, no pcap, no metrics
-	d, err := newDaemon(bare, logx.Discard(), &ratectr.Registry{}, io.Discard, io.Discard)
+	bare := &settings{Settings: app.DefaultSettings()} // no config file, no pcap, no metrics
+	d, err := newDaemon(bare, logx.Discard(), nil, &ratectr.Registry{}, io.Discard)
 	if err != nil {
 		fmt.Fprintf(stderr, "gopcu: %v\n", err)
 		return 1
 	}
 	fmt.Fprintf(stderr, "Generating the VTY reference in mode '%s' (%s)\n", mode, mode.Description())
-	d.v.WriteXMLReference(stdout, mode)
+	d.VTY().WriteXMLReference(stdout, mode)
 	return 0
 }

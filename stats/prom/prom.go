@@ -211,7 +211,7 @@ func TLLILabel(tlli uint32) string {
 }
 
 // GaugeVec is a gauge family with labels whose values the owner sets
-// (cmd/gopcu's gopcu_bts_tbfs{index,dir}). Series are made on first use
+// (internal/app's gopcu_bts_tbfs{index,dir}). Series are made on first use
 // and live as long as the exporter.
 type GaugeVec struct {
 	name, help string

@@ -255,7 +255,7 @@ func tsharkClean(t *testing.T, pcap []byte) {
 }
 
 // dialGSMTAP opens the GSMTAP socket towards 127.0.0.1 (the composition
-// layer's job in gopcu: cmd/gopcu) when the test's parameters enable a
+// layer's job in gopcu: internal/app) when the test's parameters enable a
 // GSMTAP category, nil otherwise.
 func dialGSMTAP(t *testing.T, p *pcu.Params) pcu.GSMTAPSink {
 	if p == nil || p.GSMTAPCategories == 0 {

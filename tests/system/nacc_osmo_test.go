@@ -17,7 +17,6 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
-	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 )
@@ -144,7 +143,7 @@ func TestNACCMatchesOsmoPCU(t *testing.T) {
 		})
 	})
 	ours := naccRun(t, func(n *netnstest.NS, dir string) {
-		newRig(t, nil, pcu.Config{SocketPath: filepath.Join(dir, "pcu_bts"), Gb: true, ListenUDP: n.ListenNS}).run()
+		newDaemonRig(t, nil, filepath.Join(dir, "pcu_bts"), "", n.ListenNS).run()
 	})
 	t.Logf("osmo-pcu: %+v", ref)
 	want := hex.EncodeToString(append(append(append([]byte(nil), naccSI1...), naccSI3...), naccSI13...))

@@ -30,10 +30,9 @@ func TestNACCViaRealSGSN(t *testing.T) {
 	infoB.BSIC, infoB.LAC, infoB.RAC, infoB.CellID, infoB.BVCI, infoB.NSEI = 10, 2, 3, 7000, 1801, 102
 	infoB.TRX[0].ARFCN = 880
 	infoB.SetRemote(0, 102, 23002, netip.MustParseAddrPort("127.0.0.1:23000"))
-	pa := pcu.DefaultParams()
-	pa.NACC.X1, pa.NACC.X2 = time.Hour, time.Hour // the radio runs faster than real time here
-	a := startGbCell(t, n, dir, "bts_a", infoA, &pa)
-	b := startGbCell(t, n, dir, "bts_b", infoB, nil)
+	// the radio runs faster than real time here: X1 and X2 an hour
+	a := startGbCell(t, n, dir, "bts_a", infoA, "pcu\n timer X1 3600000\n timer X2 3600000\n")
+	b := startGbCell(t, n, dir, "bts_b", infoB, "")
 	a.waitGb(t)
 	b.waitGb(t)
 	out, _ := n.Output("python3", "../lab/tools/vty.py", "4245", "show bssgp")

@@ -8,11 +8,7 @@ import (
 
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
-	"github.com/gopcu/gopcu/pcu"
-	"github.com/gopcu/gopcu/pcu/config"
-	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/vty"
 )
 
 // TestNSVTY: `show ns ...` print libosmogb 1.7's output (as osmo-pcu 1.1.0
@@ -21,19 +17,7 @@ import (
 // commands printed nothing and nsvc did nothing).
 func TestNSVTY(t *testing.T) {
 	g := startGb(t, pcuif.V12)
-	v, _ := config.New(pcu.Version)
-	daemon.InstallVTY(g.eng, v)
-	s := v.NewSession(vty.ExecutorFunc(func(f func()) { g.eng.Call(f) }).Do)
-	defer s.Release()
-	s.Start()
-	run := func(cmd string) string {
-		out := string(s.Feed([]byte(cmd + "\r")))
-		out = strings.TrimPrefix(out, cmd+"\r\n")
-		if i := strings.LastIndex(out, "OsmoPCU"); i >= 0 {
-			out = out[:i]
-		}
-		return out
-	}
+	run := g.vtySession() // gopcu's own VTY
 	up := `\d+d \d+h \d+m \d+s`
 	vcLine := `   NSVCI 00101: UNBLOCKED DYNAMIC udp\)\[0\.0\.0\.0\]:\d+<101>\[127\.0\.0\.1\]:\d+ ALIVE since ` + up + "\r\n"
 	entity := `NSEI 00101: UDP, ALIVE since ` + up + "\r\n  1 NS-VC:\r\n" + vcLine

@@ -2,16 +2,20 @@ package system
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
+	"github.com/gopcu/gopcu/internal/app"
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
@@ -19,20 +23,24 @@ import (
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/vty"
 )
 
 // The system-test rig: gopcu's engine in-process on the PCU socket of the
 // BTS emulator (rig), with the MS emulator's cell and an in-process Gb
-// (radioRig), with its real Gb stack against the SGSN emulator (gbRig) or
-// in a test's network namespace (gbCell). Every engine of the system tests
-// starts through newRig and run, and stops when the test ends.
+// (radioRig); or the whole gopcu daemon (internal/app, as cmd/gopcu runs
+// it: config file, VTY, stats) with its real Gb stack against the SGSN
+// emulator (gbRig) or in a test's network namespace (gbCell). Every
+// engine of the system tests starts through newRig or newDaemonRig and
+// run, and stops when the test ends.
 
-// rig is one engine on a BTS emulator's PCU socket.
+// rig is one engine, or one daemon's, on a BTS emulator's PCU socket.
 type rig struct {
 	t      *testing.T
 	path   string
 	bts    *btsemu.BTS
 	eng    *pcu.Engine
+	d      *app.Daemon // nil: the engine alone
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -44,14 +52,63 @@ func newRig(t *testing.T, bts *btsemu.BTS, cfg pcu.Config) *rig {
 	return &rig{t: t, path: cfg.SocketPath, bts: bts, eng: pcu.New(cfg), done: make(chan struct{})}
 }
 
-// run starts the engine; it stops, and the BTS emulator closes, when the
-// test ends.
+// newDaemonRig makes gopcu's daemon on the BTS emulator bts, which
+// listens on path, with the config file text cfg ("": none, the
+// defaults) and its VTY on a free loopback port; listen opens its NS
+// sockets (nil: on the host). The daemon runs from run on.
+func newDaemonRig(t *testing.T, bts *btsemu.BTS, path, cfg string, listen func([]netip.AddrPort, func(nsudp.Datagram)) (*nsudp.UDP, error)) *rig {
+	t.Helper()
+	s := app.DefaultSettings()
+	s.PCUSocket, s.SocketGiven = path, true
+	s.VTYPort, s.VTYPortGiven = 0, true
+	if cfg != "" {
+		s.ConfigFile, s.ConfigGiven = filepath.Join(t.TempDir(), "osmo-pcu.cfg"), true
+		if err := os.WriteFile(s.ConfigFile, []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := app.New(s, app.Options{ListenUDP: listen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &rig{t: t, path: path, bts: bts, eng: d.Engine(), d: d, done: make(chan struct{})}
+}
+
+// run starts the engine (or the daemon); it stops, and the BTS emulator
+// closes, when the test ends.
 func (r *rig) run() *rig {
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
-	go func() { r.eng.Run(ctx); close(r.done) }()
+	go func() {
+		defer close(r.done)
+		if r.d == nil {
+			r.eng.Run(ctx)
+			return
+		}
+		if err := r.d.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			r.t.Errorf("gopcu: %v", err)
+		}
+	}()
 	r.t.Cleanup(r.stop)
 	return r
+}
+
+// vtySession opens a session on the daemon's VTY, as a telnet
+// connection does (its commands run through Daemon.Exec); run feeds one
+// command and returns its output without the echo and the prompt. The
+// session ends with the test.
+func (r *rig) vtySession() (run func(cmd string) string) {
+	s := r.d.VTY().NewSession(vty.ExecutorFunc(r.d.Exec).Do)
+	r.t.Cleanup(s.Release)
+	s.Start()
+	return func(cmd string) string {
+		out := string(s.Feed([]byte(cmd + "\r")))
+		out = strings.TrimPrefix(out, cmd+"\r\n")
+		if i := strings.LastIndex(out, "OsmoPCU"); i >= 0 {
+			out = out[:i]
+		}
+		return out
+	}
 }
 
 // startRig runs the engine (pinned to version pin, if set) on a BTS
@@ -235,7 +292,7 @@ func startGb(t *testing.T, v pcuif.Version) *gbRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newRig(t, bts, pcu.Config{SocketPath: path, Gb: true}).run()
+	r := newDaemonRig(t, bts, path, "", nil).run()
 	eng := r.eng
 	r.waitActive(4)
 	g.radioRig = &radioRig{rig: r, cell: msemu.NewCell(bts, 9)}
@@ -257,14 +314,16 @@ type gbCell struct {
 	r   *rig
 }
 
-func startGbCell(t *testing.T, n *netnstest.NS, dir, name string, info *pcuif.InfoInd, p *pcu.Params) *gbCell {
+// startGbCell runs gopcu's daemon with the config file text cfg on a BTS
+// emulator (dir/name) sending info, its NS sockets in n.
+func startGbCell(t *testing.T, n *netnstest.NS, dir, name string, info *pcuif.InfoInd, cfg string) *gbCell {
 	t.Helper()
 	path := filepath.Join(dir, name)
 	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: info.Version, Info: info})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newRig(t, bts, pcu.Config{SocketPath: path, Gb: true, Params: p, ListenUDP: n.ListenNS}).run()
+	r := newDaemonRig(t, bts, path, cfg, n.ListenNS).run()
 	r.waitActive(4)
 	return &gbCell{bts: bts, eng: r.eng, r: r}
 }

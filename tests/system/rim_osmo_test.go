@@ -17,7 +17,6 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
-	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -142,7 +141,7 @@ func TestRIMServerMatchesOsmoPCU(t *testing.T) {
 		})
 	}, reqs)
 	ours := rimExchange(t, func(n *netnstest.NS, dir string, bts *btsemu.BTS) {
-		newRig(t, nil, pcu.Config{SocketPath: filepath.Join(dir, "pcu_bts"), Gb: true, ListenUDP: n.ListenNS}).run()
+		newDaemonRig(t, nil, filepath.Join(dir, "pcu_bts"), "", n.ListenNS).run()
 	}, reqs)
 	for i := range reqs {
 		t.Logf("%s: osmo-pcu %q", names[i], ref[i])

@@ -11,7 +11,6 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/testutil"
-	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -49,7 +48,7 @@ func TestRealSGSNAttach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newRig(t, bts, pcu.Config{SocketPath: path, Gb: true, ListenUDP: n.ListenNS}).run()
+	r := newDaemonRig(t, bts, path, "", n.ListenNS).run()
 	eng := r.eng
 	r.waitActive(4)
 	// osmo-sgsn needs a moment to listen; gopcu retries NS-RESET every tns-reset.

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -20,8 +20,6 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
-	"github.com/gopcu/gopcu/internal/logx"
-	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -190,17 +188,15 @@ func TestGrafanaDashboard(t *testing.T) {
 	metrics := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	cfg := filepath.Join(dir, "empty.cfg")
 	os.WriteFile(cfg, nil, 0o644)
-	s, err := parseSettings([]string{"-c", cfg, "--pcu-sock", sock, "--vty-port", "0", "--metrics-addr", metrics}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := newDaemon(s, logx.Discard(), &ratectr.Registry{}, io.Discard, io.Discard)
+	s := testSettings(cfg, sock, 0)
+	s.MetricsAddr = metrics
+	d, err := New(s, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- d.run(ctx) }()
+	go func() { done <- d.Run(ctx) }()
 	defer func() {
 		cancel()
 		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // Prometheus exporter (--metrics-addr) and the pcap capture (--pcap).
 // Everything but setup and close runs on the engine goroutine.
 type statsWiring struct {
-	d         *daemon
+	d         *Daemon
 	items     []stats.Item
 	reporters []*statsd.Reporter
 	key       string // the reporters' config when they were built

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"errors"
@@ -22,28 +22,28 @@ var logApplyMu sync.Mutex
 // Log line formats of the `log stderr` target (--log-format,
 // GOPCU_LOG_FORMAT).
 const (
-	// logFormatOsmocom: libosmocore's line layout as the target's
+	// LogFormatOsmocom: libosmocore's line layout as the target's
 	// `logging print ...`, `logging color` and `logging timestamp` say,
 	// exactly what `show running-config` shows (osmo-pcu's default
 	// target, without a `log` node: colour, "<000c>" category number,
 	// "file.go:123", no timestamp).
-	logFormatOsmocom = "osmocom"
-	// logFormatLogfmt: gopcu's extension for log collectors, one
+	LogFormatOsmocom = "osmocom"
+	// LogFormatLogfmt: gopcu's extension for log collectors, one
 	// key=value line per record (time=... level=NOTICE msg="..." k=v
 	// cat=pcu) with the target's levels and filter; its print, colour and
 	// timestamp settings do not apply.
-	logFormatLogfmt = "logfmt"
+	LogFormatLogfmt = "logfmt"
 )
 
-// parseLogFormat checks a --log-format value ("" is the default).
-func parseLogFormat(s string) (string, error) {
+// ParseLogFormat checks a --log-format value ("" is the default).
+func ParseLogFormat(s string) (string, error) {
 	switch s {
-	case "", logFormatOsmocom:
-		return logFormatOsmocom, nil
-	case logFormatLogfmt:
-		return logFormatLogfmt, nil
+	case "", LogFormatOsmocom:
+		return LogFormatOsmocom, nil
+	case LogFormatLogfmt:
+		return LogFormatLogfmt, nil
 	}
-	return "", fmt.Errorf("--log-format %q: must be %s or %s", s, logFormatOsmocom, logFormatLogfmt)
+	return "", fmt.Errorf("--log-format %q: must be %s or %s", s, LogFormatOsmocom, LogFormatLogfmt)
 }
 
 // applyLogTargets makes the VTY's `log stderr|file|syslog|gsmtap` targets
@@ -88,7 +88,7 @@ func applyLogTargets(v *vty.VTY, logs *logx.Registry, base slog.Handler, stderr 
 		if vt.Arg != "" {
 			name += " " + vt.Arg
 		}
-		if vt.Kind == "stderr" && o.Format == logFormatLogfmt {
+		if vt.Kind == "stderr" && o.Format == LogFormatLogfmt {
 			t := vt.LogxTarget(name, nil, catIndex)
 			if o.Level != nil {
 				t.Default = *o.Level
@@ -153,7 +153,7 @@ func minLevel(a, b slog.Level) slog.Level {
 
 // logOptions are the process options that shape the log outputs.
 type logOptions struct {
-	Format string      // logFormatOsmocom ("" too) or logFormatLogfmt (--log-format)
+	Format string      // LogFormatOsmocom ("" too) or LogFormatLogfmt (--log-format)
 	Level  *slog.Level // --log-level: also the stderr level of gopcu's own categories
 }
 
@@ -202,12 +202,12 @@ func openLogSink(vt *vty.LogTarget, name string, old logx.Sink, ident string, st
 
 // applyLogTargets is applyLogTargets on the daemon's VTY, registry and
 // outputs.
-func (d *daemon) applyLogTargets() error {
+func (d *Daemon) applyLogTargets() error {
 	return applyLogTargets(d.v, d.logs, d.base, d.stderr, d.logOptions())
 }
 
 // logOptions are the daemon's --log-format and --log-level.
-func (d *daemon) logOptions() logOptions {
+func (d *Daemon) logOptions() logOptions {
 	var o logOptions
 	if d.s == nil {
 		return o
@@ -231,7 +231,7 @@ var lastLogTargetErr string // reapplyLogTargets reports each error once
 
 // reapplyLogTargets is applyLogTargets after a VTY command: an error (a
 // file that cannot be opened) is logged once, the other targets work.
-func (d *daemon) reapplyLogTargets() {
+func (d *Daemon) reapplyLogTargets() {
 	err := d.applyLogTargets()
 	msg := ""
 	if err != nil {

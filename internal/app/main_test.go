@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bytes"
@@ -22,10 +22,19 @@ import (
 
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/logx"
-	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/vty"
 )
+
+// testSettings are the settings of `gopcu -c cfg --pcu-sock sock
+// --vty-port port` (cfg "": none, the config's defaults).
+func testSettings(cfg, sock string, port int) Settings {
+	s := DefaultSettings()
+	s.ConfigFile, s.ConfigGiven = cfg, cfg != ""
+	s.PCUSocket, s.SocketGiven = sock, true
+	s.VTYPort, s.VTYPortGiven = port, true
+	return s
+}
 
 func freePort(t *testing.T) int {
 	t.Helper()
@@ -71,18 +80,16 @@ func TestDaemonStatsMetricsPcap(t *testing.T) {
 
 	metrics := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	pcapFile := filepath.Join(dir, "gb.pcap")
-	s, err := parseSettings([]string{"-c", cfgFile, "--pcu-sock", sock, "--vty-port", "0", "--metrics-addr", metrics, "--pcap", pcapFile}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := testSettings(cfgFile, sock, 0)
+	s.MetricsAddr, s.PcapFile = metrics, pcapFile
 	var logBuf bytes.Buffer
-	d, err := newDaemon(s, logx.NewText(&syncWriter{w: &logBuf}), &ratectr.Registry{}, io.Discard, io.Discard)
+	d, err := New(s, Options{Logs: logx.NewText(&syncWriter{w: &logBuf})})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- d.run(ctx) }()
+	go func() { done <- d.Run(ctx) }()
 
 	// statsd: the BTS's PDCHs (TS 4-7) arrive as a gauge
 	want := "bts.0.pdch.available:4|g"
@@ -114,7 +121,7 @@ func TestDaemonStatsMetricsPcap(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	// show stats (libosmocore's format, as osmo-pcu)
-	sess := d.v.NewSession(vty.ExecutorFunc(d.exec).Do)
+	sess := d.v.NewSession(vty.ExecutorFunc(d.Exec).Do)
 	sess.Start()
 	out := string(sess.Feed([]byte("show stats level global\r")))
 	sess.Release()
@@ -173,17 +180,13 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 // engine's stop path: issue 17 bug 5); a session waiting for one is told
 // and closed.
 func TestCommandsAfterStop(t *testing.T) {
-	s, err := parseSettings([]string{"--pcu-sock", filepath.Join(t.TempDir(), "none"), "--vty-port", "0"}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := newDaemon(s, logx.Discard(), &ratectr.Registry{}, io.Discard, io.Discard)
+	d, err := New(testSettings("", filepath.Join(t.TempDir(), "none"), 0), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- d.run(ctx) }()
+	go func() { done <- d.Run(ctx) }()
 	sess := d.v.NewSession(daemonExecutor{d}.Do)
 	sess.SetStopped(daemonExecutor{d}.Stopped())
 	sess.Start()
@@ -195,7 +198,7 @@ func TestCommandsAfterStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	ran := false
-	d.exec(func() { ran = true })
+	d.Exec(func() { ran = true })
 	if ran {
 		t.Fatal("a command ran after the engine stopped")
 	}
@@ -214,15 +217,11 @@ func TestNSTimersFromConfigFile(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("ns\n timer tns-test 12\n timer tns-alive-retries 4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := parseSettings([]string{"-c", cfg, "--pcu-sock", filepath.Join(dir, "none"), "--vty-port", "0"}, io.Discard)
+	d, err := New(testSettings(cfg, filepath.Join(dir, "none"), 0), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := newDaemon(s, logx.Discard(), &ratectr.Registry{}, io.Discard, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := d.params().NSTimers
+	got := d.Params().NSTimers
 	if got.TnsTest != 12*time.Second || got.TnsAliveRetries != 4 || got.TnsAlive != 3*time.Second {
 		t.Fatalf("NS timers %+v", got)
 	}

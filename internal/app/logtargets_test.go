@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bufio"
@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/internal/logx"
-	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
 	"github.com/gopcu/gopcu/vty"
@@ -345,21 +344,16 @@ func TestDaemonLogFile(t *testing.T) {
 	if err := os.WriteFile(cfgFile, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := parseSettings([]string{"-c", cfgFile, "--pcu-sock", filepath.Join(dir, "no-bts"), "--vty-port", "0"}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
 	stderr := &lockedBuf{}
 	fan := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions()))
 	logs := logx.New(fan)
-	d, err := newDaemon(s, logs, &ratectr.Registry{}, io.Discard, stderr)
+	d, err := New(testSettings(cfgFile, filepath.Join(dir, "no-bts"), 0), Options{Logs: logs, LogOutput: fan, Stderr: stderr})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.base = fan
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- d.run(ctx) }()
+	go func() { done <- d.Run(ctx) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		b, _ := os.ReadFile(logFile)
@@ -379,14 +373,14 @@ func TestDaemonLogFile(t *testing.T) {
 	}
 
 	// an unopenable file from the VTY: logged once, on the default output
-	d.exec(func() {
+	d.Exec(func() {
 		if err := d.v.ReadConfig(strings.NewReader("log file "+dir+"/no/such/x.log\n"), "vty"); err != nil {
 			t.Error(err)
 		}
 	})
-	d.exec(func() { d.reapplyLogTargets() })
-	d.exec(func() { d.reapplyLogTargets() })
-	d.exec(func() { d.reapplyLogTargets() })
+	d.Exec(func() { d.reapplyLogTargets() })
+	d.Exec(func() { d.reapplyLogTargets() })
+	d.Exec(func() { d.reapplyLogTargets() })
 	if n := strings.Count(stderr.String(), "no/such/x.log"); n != 1 {
 		t.Errorf("error logged %d times:\n%s", n, stderr.String())
 	}
@@ -426,7 +420,7 @@ func TestLogCategoryHex(t *testing.T) {
 	}
 }
 
-// execReappliesLogTargets: daemon.exec calls d.reapplyLogTargets() after
+// execReappliesLogTargets: Daemon.Exec calls d.reapplyLogTargets() after
 // each VTY command (set to true with that main.go change).
 const execReappliesLogTargets = true
 
@@ -434,7 +428,7 @@ const execReappliesLogTargets = true
 // once, with its own levels.
 func TestDaemonVTYLogTarget(t *testing.T) {
 	if !execReappliesLogTargets {
-		t.Skip("needs daemon.exec to re-apply the log targets (not built yet)")
+		t.Skip("needs Daemon.Exec to re-apply the log targets (not built yet)")
 	}
 	logFile := filepath.Join(t.TempDir(), "x.log")
 	_, c, stderr := startLogDaemon(t)
@@ -463,7 +457,7 @@ func TestDaemonVTYLogTarget(t *testing.T) {
 
 // startLogDaemon runs a daemon with an empty config, gopcu's default
 // stderr output into stderr, and a telnet connection to its VTY.
-func startLogDaemon(t *testing.T) (*daemon, net.Conn, *lockedBuf) {
+func startLogDaemon(t *testing.T) (*Daemon, net.Conn, *lockedBuf) {
 	t.Helper()
 	dir := t.TempDir()
 	cfgFile := filepath.Join(dir, "empty.cfg")
@@ -471,20 +465,15 @@ func startLogDaemon(t *testing.T) (*daemon, net.Conn, *lockedBuf) {
 		t.Fatal(err)
 	}
 	port := freePort(t)
-	s, err := parseSettings([]string{"-c", cfgFile, "--pcu-sock", filepath.Join(dir, "no-bts"), "--vty-port", strconv.Itoa(port)}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
 	stderr := &lockedBuf{}
 	fan := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions()))
-	d, err := newDaemon(s, logx.New(fan), &ratectr.Registry{}, io.Discard, stderr)
+	d, err := New(testSettings(cfgFile, filepath.Join(dir, "no-bts"), port), Options{Logs: logx.New(fan), LogOutput: fan, Stderr: stderr})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.base = fan
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- d.run(ctx) }()
+	go func() { done <- d.Run(ctx) }()
 	t.Cleanup(func() {
 		cancel()
 		<-done
@@ -539,7 +528,7 @@ func TestDisabledCategoryOutputs(t *testing.T) {
 	}
 
 	v, logs, fan, stderr = logSetup(t, "")
-	if err := setLogLevelOption(v, "error"); err != nil { // newDaemon for --log-level
+	if err := setLogLevelOption(v, "error"); err != nil { // New for --log-level
 		t.Fatal(err)
 	}
 	lv := logx.LevelError
@@ -622,7 +611,7 @@ func TestLogFormatLogfmt(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.log")
 	v, logs, fan, stderr := logSetup(t, "log stderr\n logging level pcu error\n logging level tbf info\n"+
 		"log file "+path+"\n logging filter all 1\n logging print category-hex 0\n logging print file 0\n logging print category 1\n")
-	if err := applyLogTargets(v, logs, fan, stderr, logOptions{Format: logFormatLogfmt}); err != nil {
+	if err := applyLogTargets(v, logs, fan, stderr, logOptions{Format: LogFormatLogfmt}); err != nil {
 		t.Fatal(err)
 	}
 	logx.Notice(logs.Logger(logx.CatPCU), "pcu-notice")
@@ -637,7 +626,7 @@ func TestLogFormatLogfmt(t *testing.T) {
 	if got, want := readFile(t, path), "DPCU pcu-notice\nDPCU pcu-error bts=0\n"; got != want {
 		t.Errorf("%s: %q, want %q", path, got, want)
 	}
-	if _, err := parseSettings([]string{"--log-format", "json"}, io.Discard); err == nil {
+	if _, err := ParseLogFormat("json"); err == nil {
 		t.Error("--log-format json accepted")
 	}
 }

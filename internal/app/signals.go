@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -13,29 +13,18 @@ import (
 	"github.com/gopcu/gopcu/pcu"
 )
 
-// Exit codes, as osmo-pcu's where it has them (osmo-pcu src/pcu_main.cpp:
-// return 0 after the main loop, exit(1) for a broken -c file or a VTY that
-// cannot listen; libosmocore's option handling exit(2) for an unknown
-// --vty-ref-mode).
-const (
-	exitOK       = 0 // normal end: SIGTERM/SIGINT, -h, -V, --vty-ref-xml
-	exitFailure  = 1 // bad option, config file, VTY/metrics listen, log target
-	exitUsage    = 2 // unknown --vty-ref-mode
-	exitShutdown = 3 // SIGTERM/SIGINT, but the shutdown did not finish within shutdownGrace
-)
-
 // shutdownGrace bounds the clean shutdown after SIGTERM/SIGINT: engine
-// stop, Gb close, counters to the log, files flushed. Past it gopcu exits
-// with exitShutdown so that systemd's stop never waits for its own
-// TimeoutStopSec.
+// stop, Gb close, counters to the log, files flushed. Past it the
+// daemon calls HandleSignals's stuck (cmd/gopcu exits with its exit code
+// 3) so that systemd's stop never waits for its own TimeoutStopSec.
 var shutdownGrace = 5 * time.Second
 
-// handleSignals is the process's signal handling (osmo-pcu's sighandler):
+// HandleSignals is the process's signal handling (osmo-pcu's sighandler):
 //
 //   - SIGTERM, SIGINT: cancel (clean shutdown, exit code 0). As osmo-pcu,
 //     the handlers then go back to the default action, so a second SIGTERM
-//     or SIGINT kills the process at once; and the shutdown is bounded by
-//     shutdownGrace.
+//     or SIGINT kills the process at once; and the shutdown is bounded:
+//     past 5 s (shutdownGrace) stuck is called.
 //   - SIGHUP: reopen the files of the `log file` targets (after logrotate
 //     moved them; libosmocore's log_targets_reopen). osmo-pcu ignores
 //     SIGHUP.
@@ -45,14 +34,14 @@ var shutdownGrace = 5 * time.Second
 //
 // SIGPIPE is ignored. The handlers are installed when it returns; they
 // run until ctx ends.
-func (d *daemon) handleSignals(ctx context.Context, cancel context.CancelFunc, exit func(int)) {
+func (d *Daemon) HandleSignals(ctx context.Context, cancel context.CancelFunc, stuck func()) {
 	ch := make(chan os.Signal, 4)
 	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2)
 	signal.Ignore(syscall.SIGPIPE)
-	go d.signalLoop(ctx, ch, cancel, exit)
+	go d.signalLoop(ctx, ch, cancel, stuck)
 }
 
-func (d *daemon) signalLoop(ctx context.Context, ch chan os.Signal, cancel context.CancelFunc, exit func(int)) {
+func (d *Daemon) signalLoop(ctx context.Context, ch chan os.Signal, cancel context.CancelFunc, stuck func()) {
 	defer signal.Stop(ch)
 	log := d.logs.Logger(logx.CatPCU)
 	for {
@@ -68,7 +57,7 @@ func (d *daemon) signalLoop(ctx context.Context, ch chan os.Signal, cancel conte
 				go func() {
 					time.Sleep(shutdownGrace)
 					fmt.Fprintf(d.stderr, "gopcu: shutdown took longer than %v\n", shutdownGrace)
-					exit(exitShutdown)
+					stuck()
 				}()
 				return
 			case syscall.SIGHUP:
@@ -85,7 +74,7 @@ func (d *daemon) signalLoop(ctx context.Context, ch chan os.Signal, cancel conte
 }
 
 // reopenLogs reopens the `log file` targets.
-func (d *daemon) reopenLogs() error {
+func (d *Daemon) reopenLogs() error {
 	if f, ok := d.base.(*logx.Fanout); ok {
 		return f.Reopen()
 	}
@@ -110,7 +99,7 @@ type btsDump struct {
 
 // snapshot collects the dump (the BTS part inside the engine goroutine;
 // not running: process part only).
-func (d *daemon) snapshot() stateDump {
+func (d *Daemon) snapshot() stateDump {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	s := stateDump{HeapAlloc: ms.HeapAlloc, HeapSys: ms.HeapSys, Sys: ms.Sys, Goroutines: runtime.NumGoroutine()}
@@ -139,7 +128,7 @@ func btsTotals(e *pcu.Engine, b *pcu.BTSView) btsDump {
 }
 
 // dumpState logs the snapshot at NOTICE in the PCU category.
-func (d *daemon) dumpState(sig string) {
+func (d *Daemon) dumpState(sig string) {
 	s := d.snapshot()
 	log := d.logs.Logger(logx.CatPCU)
 	logx.Notice(log, "state dump", "signal", sig, "heap_alloc", s.HeapAlloc, "heap_sys", s.HeapSys,
