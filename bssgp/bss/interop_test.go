@@ -135,8 +135,8 @@ func dumpLogs(t *testing.T, dir string) {
 // interopNetns is the network namespace of one interop test (they run in
 // parallel) and its directory for osmo-sgsn's files, logs dumped at the end.
 func interopNetns(t *testing.T) (*netns, string) {
-	needRoot(t)
-	need(t, "osmo-sgsn", "ip")
+	testutil.NeedRoot(t, "network namespaces")
+	testutil.NeedBinaries(t, "osmo-sgsn", "ip")
 	if testing.Short() {
 		t.Skip("needs a run without -short (interop with osmo-sgsn)")
 	}

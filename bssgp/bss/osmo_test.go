@@ -22,7 +22,6 @@ import (
 	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
-	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 // llcFCS computes the LLC frame check sequence (TS 44.064 §5.5a: CRC-24,
@@ -60,22 +59,6 @@ func attachRequestLLC() []byte {
 	f := append([]byte{0x01, 0xc0, 0x01}, gmm...) // SAPI 1; UI, N(U)=0, E=0, PM=1
 	fcs := llcFCS(f)
 	return append(f, fcs[:]...)
-}
-
-func need(t *testing.T, bins ...string) {
-	t.Helper()
-	for _, b := range bins {
-		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("needs %s (apt-get install %s)", b, testutil.DebPackage(b))
-		}
-	}
-}
-
-func needRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (network namespaces)")
-	}
 }
 
 // netns is a network namespace created (and deleted) by the test.

@@ -116,7 +116,7 @@ func snsSentPDUs(t *testing.T) [][]byte {
 // gprs-ns / bssgp / gprs-llc dissectors) that nothing gopcu sends is
 // malformed or raises an error-level expert item.
 func TestTsharkDecodes(t *testing.T) {
-	need(t, "tshark")
+	testutil.NeedBinaries(t, "tshark")
 	pkts := append(bssSentPDUs(t), snsSentPDUs(t)...)
 	// SNS PDUs of the BSS side, and every other NS PDU type.
 	local := netip.MustParseAddrPort("127.0.0.1:23001")

@@ -125,9 +125,11 @@ func Poll(deadline time.Duration, cond func() bool) bool {
 // debPackages maps the programs tests need to the Debian packages that
 // install them, for skip messages (a program not listed is its package).
 var debPackages = map[string]string{
-	"ip":     "iproute2",
-	"ping":   "iputils-ping",
-	"sysctl": "procps",
+	"go":               "golang-go",
+	"ip":               "iproute2",
+	"osmo-bts-virtual": "osmo-bts",
+	"ping":             "iputils-ping",
+	"sysctl":           "procps",
 }
 
 // DebPackage returns the Debian package that installs program bin.
@@ -144,16 +146,39 @@ func DebPackage(bin string) string {
 func NeedBinaries(t testing.TB, bins ...string) {
 	t.Helper()
 	for _, b := range bins {
-		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("needs %s (apt-get install %s)", b, DebPackage(b))
-		}
+		NeedBinary(t, b)
 	}
 }
+
+// NeedBinary is NeedBinaries for one program; it returns the program's
+// path on PATH.
+func NeedBinary(t testing.TB, bin string) string {
+	t.Helper()
+	p, err := exec.LookPath(bin)
+	if err != nil {
+		t.Skipf("needs %s (apt-get install %s)", bin, DebPackage(bin))
+	}
+	return p
+}
+
+// HaveBinaries reports whether every program in bins is on PATH: for a
+// TestMain that prepares only what can run, or an optional peer.
+func HaveBinaries(bins ...string) bool {
+	for _, b := range bins {
+		if _, err := exec.LookPath(b); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// IsRoot reports whether the test process runs as root (effective UID 0).
+func IsRoot() bool { return os.Geteuid() == 0 }
 
 // NeedRoot skips the test unless it runs as root: "needs root (why)".
 func NeedRoot(t testing.TB, why string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
+	if !IsRoot() {
 		t.Skipf("needs root (%s)", why)
 	}
 }

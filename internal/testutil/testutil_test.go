@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,6 +74,38 @@ func TestDebPackage(t *testing.T) {
 		t.Fatal(DebPackage("ip"), DebPackage("osmo-sgsn"))
 	}
 	NeedBinaries(t, "sh") // present everywhere: must not skip
+	if p := NeedBinary(t, "sh"); !strings.HasSuffix(p, "/sh") || !HaveBinaries("sh") {
+		t.Fatalf("sh: %q", p)
+	}
+}
+
+// skipT records a skip message instead of ending the test.
+type skipT struct {
+	testing.TB
+	skipped string
+}
+
+func (s *skipT) Helper() {}
+func (s *skipT) Skipf(format string, args ...any) {
+	if s.skipped == "" {
+		s.skipped = fmt.Sprintf(format, args...)
+	}
+}
+
+// TestNeedBinaryMissing: a missing program skips in the one-line format
+// scripts/test.sh lists ("needs X (apt-get install P)").
+func TestNeedBinaryMissing(t *testing.T) {
+	s := &skipT{TB: t}
+	NeedBinaries(s, "sh", "osmo-bts-virtual-not-there", "ip-not-there")
+	if want := "needs osmo-bts-virtual-not-there (apt-get install osmo-bts-virtual-not-there)"; s.skipped != want {
+		t.Fatalf("skip %q, want %q", s.skipped, want)
+	}
+	if HaveBinaries("sh", "ip-not-there") {
+		t.Fatal("HaveBinaries true with a missing program")
+	}
+	if DebPackage("osmo-bts-virtual") != "osmo-bts" || DebPackage("go") != "golang-go" {
+		t.Fatal(DebPackage("osmo-bts-virtual"), DebPackage("go"))
+	}
 }
 
 func TestFuzzCorpus(t *testing.T) {

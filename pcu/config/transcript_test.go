@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/vty"
 )
 
@@ -186,9 +187,7 @@ func liveTranscript(t *testing.T, script []string, expect []step) []step {
 	if _, err := os.Stat(refBinary); err != nil {
 		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (network namespaces)")
-	}
+	testutil.NeedRoot(t, "network namespaces")
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "osmo-pcu.cfg")
 	if err := os.WriteFile(cfgPath, []byte(refConfig), 0o644); err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/internal/pcapw"
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 var (
@@ -141,10 +142,7 @@ func TestTshark(t *testing.T) {
 		t.Fatalf("extra packet: %v", err)
 	}
 
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skip("needs tshark (apt-get install tshark)")
-	}
+	tshark := testutil.NeedBinary(t, "tshark")
 	out, err := exec.Command(tshark, "-n", "-r", f, "-d", "udp.port==23000,gprs-ns",
 		"-o", "udp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
 		"-T", "fields", "-e", "frame.protocols", "-e", "_ws.col.Info").Output()

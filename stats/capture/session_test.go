@@ -29,10 +29,7 @@ import (
 // (recorded as received); the SGSN pages an MS. tshark must decode Gb and
 // GSMTAP with no malformed packet.
 func TestEngineSession(t *testing.T) {
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skip("needs tshark (apt-get install tshark)")
-	}
+	tshark := testutil.NeedBinary(t, "tshark")
 	n := netnstest.New(t)
 	dir := t.TempDir()
 	f := filepath.Join(dir, "session.pcap")

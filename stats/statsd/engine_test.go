@@ -4,12 +4,12 @@ import (
 	"context"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -40,10 +40,7 @@ type osmoPCU struct {
 
 func newOsmoPCU(t *testing.T, info *pcuif.InfoInd, cmds ...string) *osmoPCU {
 	t.Helper()
-	bin, err := exec.LookPath("osmo-pcu")
-	if err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
+	bin := testutil.NeedBinary(t, "osmo-pcu")
 	o := &osmoPCU{ns: netnstest.New(t), dir: t.TempDir(), bin: bin}
 	if err := o.ns.Do(func() (err error) {
 		o.ln, err = net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: DefaultPort})
@@ -55,10 +52,11 @@ func newOsmoPCU(t *testing.T, info *pcuif.InfoInd, cmds ...string) *osmoPCU {
 	if err := os.WriteFile(filepath.Join(o.dir, "osmo-pcu.cfg"), []byte(osmoPCUConfig+pcuLines(cmds)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o.bts, err = btsemu.Listen(btsemu.Config{Path: filepath.Join(o.dir, "pcu_bts"), Version: pcuif.V10, Info: info})
+	bts, err := btsemu.Listen(btsemu.Config{Path: filepath.Join(o.dir, "pcu_bts"), Version: pcuif.V10, Info: info})
 	if err != nil {
 		t.Fatal(err)
 	}
+	o.bts = bts
 	t.Cleanup(o.bts.Close)
 	return o
 }

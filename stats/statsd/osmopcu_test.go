@@ -16,6 +16,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 )
@@ -68,10 +69,7 @@ func readRef(t *testing.T) []string {
 // (with the unit) with testdata; -update rewrites the file.
 func TestOsmoPCUReference(t *testing.T) {
 	t.Parallel() // each run has its own network namespace
-	bin, err := exec.LookPath("osmo-pcu")
-	if err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
+	bin := testutil.NeedBinary(t, "osmo-pcu")
 	if out, _ := exec.Command(bin, "-V").CombinedOutput(); !strings.Contains(string(out), "OsmoPCU version 1.1.0") {
 		t.Skipf("needs osmo-pcu 1.1.0 (found %.40q)", out)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/daemon"
@@ -136,9 +136,7 @@ func gopcuPaging(t *testing.T) map[string]int64 {
 // compares the BTS, SGSN, BSSGP and NS counters both report over statsd.
 func TestPagingCountersMatchOsmoPCU(t *testing.T) {
 	t.Parallel() // each run has its own network namespace
-	if _, err := exec.LookPath("osmo-pcu"); err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
+	testutil.NeedBinaries(t, "osmo-pcu")
 	ref := osmoPCUPaging(t)
 	got := gopcuPaging(t)
 	if ref["pcu.sgsn.0.rx_paging_ps"] != 2 || ref["bts.0.pch.requests"] != 1 || ref["bts.0.pch.requests.already"] != 1 {

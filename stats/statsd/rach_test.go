@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
@@ -98,9 +98,7 @@ var knownRACHDiffs = map[string]string{}
 // report them over statsd.
 func TestRACHCountersMatchOsmoPCU(t *testing.T) {
 	t.Parallel() // each run has its own network namespace
-	if _, err := exec.LookPath("osmo-pcu"); err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
+	testutil.NeedBinaries(t, "osmo-pcu")
 	ref := osmoPCURACH(t)
 	got := gopcuRACH(t)
 	var diffs, other []string

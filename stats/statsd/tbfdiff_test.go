@@ -6,8 +6,6 @@ import (
 	"math/bits"
 	"net"
 	"net/netip"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,6 +18,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
@@ -311,12 +310,8 @@ func runTBFSession(s *radioSide) (map[string]int64, map[string]string) {
 // over statsd with the TTCN-3 reporter config.
 func TestTBFCountersMatchOsmoPCU(t *testing.T) {
 	t.Parallel() // each run has its own network namespace
-	if _, err := exec.LookPath("osmo-pcu"); err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (network namespaces)")
-	}
+	testutil.NeedBinaries(t, "osmo-pcu")
+	testutil.NeedRoot(t, "network namespaces")
 	var ref, got map[string]int64
 	var refShow, gotShow map[string]string
 	t.Run("sessions", func(t *testing.T) {

@@ -29,27 +29,13 @@ var labPrograms = []string{"osmo-bts-virtual", "osmo-bsc", "osmo-sgsn", "gcc", "
 // Debian packages.
 func need(t *testing.T) {
 	t.Helper()
-	if os.Getuid() != 0 {
-		t.Skip("needs root (network namespaces)")
-	}
-	for _, b := range labPrograms {
-		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("needs %s (apt-get install %s)", b, testutil.DebPackage(b))
-		}
-	}
+	testutil.NeedRoot(t, "network namespaces")
+	testutil.NeedBinaries(t, labPrograms...)
 }
 
 // canRun is need without a test: whether TestMain builds gopcu.
 func canRun() bool {
-	if os.Getuid() != 0 {
-		return false
-	}
-	for _, b := range labPrograms {
-		if _, err := exec.LookPath(b); err != nil {
-			return false
-		}
-	}
-	return true
+	return testutil.IsRoot() && testutil.HaveBinaries(labPrograms...)
 }
 
 type lab struct {

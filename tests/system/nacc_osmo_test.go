@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -127,10 +126,7 @@ func naccRun(t *testing.T, start func(n *netnstest.NS, dir string)) naccWire {
 // Packet Cell Change Continue blocks (all octets after the MAC header
 // octet, whose USF/RRBP depend on scheduling).
 func TestNACCMatchesOsmoPCU(t *testing.T) {
-	bin, err := exec.LookPath("osmo-pcu")
-	if err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
+	bin := testutil.NeedBinary(t, "osmo-pcu")
 	ref := naccRun(t, func(n *netnstest.NS, dir string) {
 		if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(rimOsmoPCUConfig), 0o644); err != nil {
 			t.Fatal(err)

@@ -484,9 +484,7 @@ func TestGSMTAPSessionNACC(t *testing.T) {
 	ms.SendCellChangeNotification(&rlcmac.PacketCellChangeNotification{ARFCN: 880, BSIC: 10, RXLevServing: 30})
 	r.run(t, 300, true, func() bool { return len(ms.NACC.Continues) > 0 })
 	r.run(t, 10, true, func() bool { return false })
-	if _, err := exec.LookPath("tshark"); err != nil {
-		t.Skip("needs tshark (apt-get install tshark)")
-	}
+	testutil.NeedBinaries(t, "tshark")
 	var pcap bytes.Buffer
 	w, err := gsmtap.NewPcapWriter(&pcap)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -112,10 +111,7 @@ func rimExchange(t *testing.T, start func(n *netnstest.NS, dir string, bts *btse
 // unknown destination, UTRAN destination) get the same answers, octet for
 // octet, from gopcu and Debian's osmo-pcu 1.1.0.
 func TestRIMServerMatchesOsmoPCU(t *testing.T) {
-	bin, err := exec.LookPath("osmo-pcu")
-	if err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
+	bin := testutil.NeedBinary(t, "osmo-pcu")
 	serving := bssgp.CellID{RAI: bssgp.RAI{MCC: 901, MNC: 70, LAC: 1}, CI: 6969}
 	geran := func(c bssgp.CellID) bssgp.RIMRoutingInfo {
 		return bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingGERAN, Cell: c}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -206,10 +206,7 @@ func wantOsmoPCU110(tid0 uint8) gbOutcome {
 // 1.1.0: the same answers but for SNS-ADD (wantOsmoPCU110).
 func TestGbConformanceOsmoPCU(t *testing.T) {
 	t.Parallel()
-	bin, err := exec.LookPath("osmo-pcu")
-	if err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
+	bin := testutil.NeedBinary(t, "osmo-pcu")
 	n := netnstest.New(t)
 	dir := t.TempDir()
 	cfg := "log stderr\n logging filter all 1\n logging level set-all notice\nline vty\n bind 127.0.0.1\n" +
