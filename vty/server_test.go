@@ -18,6 +18,7 @@ import (
 
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 // loopExecutor is an engine stand-in: one goroutine runs posted closures.
@@ -143,7 +144,7 @@ func TestManySessionsAndStalledClient(t *testing.T) {
 			if d := time.Since(t0); d > worst {
 				worst = d
 			}
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // samples the loop's latency every ms, on purpose
 		}
 	}()
 	wg.Wait()
@@ -329,6 +330,7 @@ func TestWriteKill9(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		// a kill at a different moment each round, on purpose
 		time.Sleep(time.Duration(20+round*7) * time.Millisecond)
 		cmd.Process.Kill() // SIGKILL
 		cmd.Wait()
@@ -534,13 +536,7 @@ func TestMaxSessions(t *testing.T) {
 		t.Fatalf("sessions %d, refused %d", n, refused)
 	}
 	open[0].Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for n, _ := srv.Sessions(); n != 2; n, _ = srv.Sessions() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d sessions after one closed", n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, func() bool { n, _ := srv.Sessions(); return n == 2 }, "2 sessions after one closed")
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)

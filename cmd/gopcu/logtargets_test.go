@@ -19,6 +19,7 @@ import (
 
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
 	"github.com/gopcu/gopcu/vty"
@@ -360,17 +361,7 @@ func TestDaemonLogFile(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- d.run(ctx) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, _ := os.ReadFile(logFile)
-		if strings.Contains(string(b), "gopcu starting") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s:\n%s\nstderr:\n%s", logFile, b, stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	pollFile(t, logFile, "gopcu starting", stderr)
 	if got := readFile(t, logFile); !strings.HasPrefix(got, "DPCU main.go:") || !strings.Contains(got, " gopcu starting version=") {
 		t.Errorf("%s:\n%s", logFile, got)
 	}
@@ -445,17 +436,7 @@ func TestDaemonVTYLogTarget(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		b, _ := os.ReadFile(logFile)
-		if strings.Contains(string(b), "DPCU <000c> hello-from-vty\n") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s:\n%s\nstderr:\n%s", logFile, b, stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	pollFile(t, logFile, "DPCU <000c> hello-from-vty\n", stderr)
 	if strings.Contains(stderr.String(), "hello-from-vty") {
 		t.Errorf("pcu debug on the default stderr output:\n%s", stderr.String())
 	}
@@ -490,13 +471,10 @@ func startLogDaemon(t *testing.T) (*daemon, net.Conn, *lockedBuf) {
 		<-done
 	})
 	var c net.Conn
-	for i := 0; i < 250; i++ {
-		if c, err = net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if c == nil {
+	if !testutil.Poll(5*time.Second, func() bool {
+		c, err = net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		return err == nil
+	}) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
@@ -603,16 +581,8 @@ func TestDaemonSessionLevels(t *testing.T) {
 	c.Write([]byte("logging level force-all debug\r"))
 	readUntil("logging level force-all debug\r\nOsmoPCU> ")
 	c.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if l, _ := d.logs.Effective(logx.CatTBF); l == logx.LevelNotice {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("registry still emits tbf debug after the session ended")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, func() bool { l, _ := d.logs.Effective(logx.CatTBF); return l == logx.LevelNotice },
+		"registry still emits tbf debug after the session ended")
 }
 
 // TestLogFormatLogfmt: --log-format logfmt (gopcu's extension for log

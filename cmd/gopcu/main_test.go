@@ -23,6 +23,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/vty"
 )
@@ -98,20 +99,17 @@ func TestDaemonStatsMetricsPcap(t *testing.T) {
 	}
 	// Prometheus
 	var body string
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		resp, err := http.Get("http://" + metrics + "/metrics")
-		if err == nil {
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			body = string(b)
-			if strings.Contains(body, "gopcu_bts_pdch_available{") {
-				break
-			}
+	if !testutil.Poll(5*time.Second, func() bool {
+		var resp *http.Response
+		if resp, err = http.Get("http://" + metrics + "/metrics"); err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no pdch.available on /metrics (err %v):\n%.2000s", err, body)
-		}
-		time.Sleep(100 * time.Millisecond)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body = string(b)
+		return strings.Contains(body, "gopcu_bts_pdch_available{")
+	}) {
+		t.Fatalf("no pdch.available on /metrics (err %v):\n%.2000s", err, body)
 	}
 	// show stats (libosmocore's format, as osmo-pcu)
 	sess := d.v.NewSession(vty.ExecutorFunc(d.exec).Do)

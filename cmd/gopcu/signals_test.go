@@ -102,21 +102,22 @@ func startGopcuEnv(t *testing.T, env []string, args ...string) *proc {
 			<-p.done
 		}
 	})
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	if !testutil.Poll(10*time.Second, func() bool {
 		c, err := net.Dial("tcp", p.vty)
 		if err == nil {
 			c.Close()
-			return p
+			return true
 		}
 		select {
 		case <-p.done:
 			t.Fatalf("gopcu ended: %v\n%s", p.err, p.stderr.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("VTY %s never answered:\n%s", p.vty, p.stderr.String())
-		}
+		return false
+	}) {
+		t.Fatalf("VTY %s never answered:\n%s", p.vty, p.stderr.String())
 	}
+	return p
 }
 
 // wait waits up to d for the process to end and returns its exit code.
@@ -139,18 +140,18 @@ func (p *proc) wait(t *testing.T, d time.Duration) int {
 	return 0
 }
 
-// pollFile waits until the file contains want.
-func pollFile(t *testing.T, path, want string) string {
+// pollFile waits up to 10 s until the file contains want and returns
+// it; a failure shows the file and what else is given (a stderr).
+func pollFile(t *testing.T, path, want string, more ...fmt.Stringer) string {
 	t.Helper()
 	var got []byte
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	if !testutil.Poll(10*time.Second, func() bool {
 		got, _ = os.ReadFile(path)
-		if bytes.Contains(got, []byte(want)) {
-			return string(got)
-		}
+		return bytes.Contains(got, []byte(want))
+	}) {
+		t.Fatalf("%s never contained %q:\n%s\n%v", path, want, got, more)
 	}
-	t.Fatalf("%s never contained %q:\n%s", path, want, got)
-	return ""
+	return string(got)
 }
 
 // logConfig is a config file with a `log file` target at NOTICE.

@@ -213,18 +213,14 @@ func liveTranscript(t *testing.T, script []string, expect []step) []step {
 	}()
 	var c net.Conn
 	var err error
-	for i := 0; i < 50; i++ {
+	if !testutil.Poll(5*time.Second, func() bool {
 		err = inNetns(ns, func() error {
 			var e error
 			c, e = net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", refPort))
 			return e
 		})
-		if err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if err != nil {
+		return err == nil
+	}) {
 		t.Skipf("needs osmo-pcu's VTY on port 4240: %v", err)
 	}
 	defer c.Close()

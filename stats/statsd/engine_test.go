@@ -72,7 +72,7 @@ func (o *osmoPCU) start(collect bool) {
 // counters waits for two more reports (stats interval 1), stops listening
 // and sums the counter deltas osmo-pcu sent since start.
 func (o *osmoPCU) counters() map[string]int64 {
-	time.Sleep(2200 * time.Millisecond)
+	time.Sleep(2200 * time.Millisecond) // osmo-pcu's stats timer runs in real time: two intervals, on purpose
 	o.ln.Close()
 	var all []string
 	for p := range o.pkts {

@@ -77,7 +77,10 @@ func pagingScript(t *testing.T, bts *btsemu.BTS, sg *sgsnemu.Server, up chan str
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(100 * time.Millisecond) // the PDU crosses the namespace's loopback
+	// the PDU crosses the namespace's loopback to a real-time peer (osmo-pcu
+	// or gopcu's engine): nothing observable marks its arrival before the
+	// radio steps, so a fixed pause, on purpose
+	time.Sleep(100 * time.Millisecond)
 	steps()
 }
 

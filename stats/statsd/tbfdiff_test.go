@@ -104,7 +104,8 @@ func (s *radioSide) stepUntil(what string, max int, cond func() bool) {
 			}
 		}
 		// osmo-pcu runs some timers (X2002, T3193) on the wall clock:
-		// the radio runs at most about 7 times faster than real time.
+		// the radio runs at most about 7 times faster than real time (a
+		// pace for the real-time peer, on purpose).
 		time.Sleep(20 * time.Millisecond)
 	}
 	s.t.Fatalf("%s: %s: not done after %d blocks; %s\n%s", s.name, what, max, s.cell.MSs[0].Debug(), s.show("show tbf all"))
@@ -119,13 +120,10 @@ type osmoVTY struct {
 func dialOsmoVTY(t *testing.T, n *netnstest.NS) *osmoVTY {
 	var c net.Conn
 	var err error
-	for range 50 {
-		if err = n.Do(func() (err error) { c, err = net.Dial("tcp", "127.0.0.1:4240"); return }); err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if err != nil {
+	if !testutil.Poll(5*time.Second, func() bool {
+		err = n.Do(func() (err error) { c, err = net.Dial("tcp", "127.0.0.1:4240"); return })
+		return err == nil
+	}) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })

@@ -549,12 +549,9 @@ func (tr *traffic) phases(since time.Time) string {
 // waitDL waits until the MSs receive downlink frames again (after since)
 // and returns when the first came, or false after timeout.
 func (tr *traffic) waitDL(since time.Time, timeout time.Duration) (time.Duration, bool) {
-	deadline := since.Add(timeout)
-	for time.Now().Before(deadline) {
-		if l := tr.lastDL.Load(); l > since.UnixNano() {
-			return time.Unix(0, l).Sub(since), true
-		}
-		time.Sleep(10 * time.Millisecond)
+	var l int64
+	if testutil.Poll(time.Until(since.Add(timeout)), func() bool { l = tr.lastDL.Load(); return l > since.UnixNano() }) {
+		return time.Unix(0, l).Sub(since), true
 	}
 	return timeout, false
 }

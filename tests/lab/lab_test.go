@@ -335,19 +335,14 @@ func TestRealBSCNeighbourResolution(t *testing.T) {
 					ok  bool
 				}
 				ch := make(chan res, 1)
-				deadline := time.Now().Add(20 * time.Second)
-				for {
-					var err error
+				var err error
+				if !testutil.Poll(20*time.Second, func() bool { // waiting for INFO_IND
 					eng.Call(func() {
 						err = eng.ResolveNeighbour(0, arfcn, bsic, func(c bssgp.CellID, ok bool) { ch <- res{c, ok} })
 					})
-					if err == nil {
-						break
-					}
-					if time.Now().After(deadline) {
-						t.Fatalf("BTS never came up: %v", err)
-					}
-					time.Sleep(100 * time.Millisecond) // waiting for INFO_IND
+					return err == nil
+				}) {
+					t.Fatalf("BTS never came up: %v", err)
 				}
 				select {
 				case r := <-ch:

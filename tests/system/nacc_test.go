@@ -506,9 +506,7 @@ func TestGSMTAPSessionNACC(t *testing.T) {
 		}
 		return false
 	}
-	for deadline := time.Now().Add(2 * time.Second); !sawAck() && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Poll(2*time.Second, sawAck)
 	mu.Lock()
 	for _, b := range pkts {
 		var h gsmtap.Header

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/vty"
 )
 
@@ -26,9 +27,14 @@ func TestConsole(t *testing.T) {
 	out := &syncBuf{}
 	done := make(chan error, 1)
 	go func() { done <- Run(v, &vty.LockedExecutor{}, Config{In: pr, Out: out, NotTerminal: true}) }()
-	for _, l := range []string{"enable\r", "show version\r", "conf\tt\r", "end\r", "exit\r"} {
-		pw.Write([]byte(l))
-		time.Sleep(20 * time.Millisecond)
+	// each line once the one before has run (its prompt is out): the
+	// completion of "conf\t" needs the enable node
+	for _, l := range []struct{ in, after string }{
+		{"enable\r", "OsmoPCU# "}, {"show version\r", "OsmoPCU test (OsmoPCU)."},
+		{"conf\tt\r", "OsmoPCU(config)# "}, {"end\r", "(config)# end"}, {"exit\r", ""},
+	} {
+		pw.Write([]byte(l.in))
+		testutil.Eventually(t, 5*time.Second, func() bool { return strings.Contains(out.String(), l.after) }, "no %q after %q", l.after, l.in)
 	}
 	select {
 	case err := <-done:
