@@ -226,17 +226,8 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		e1, err := Marshal(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q, err := Parse(e1)
-		if err != nil {
-			t.Fatalf("re-parse of %x: %v", e1, err)
-		}
-		e2, _ := Marshal(q)
-		if !bytes.Equal(e1, e2) {
-			t.Fatalf("unstable: %x -> %x", e1, e2)
+		if err := testutil.Reencode(t, p, Marshal, Parse); err != nil {
+			t.Fatalf("parsed %#v does not encode: %v", p, err)
 		}
 	})
 }

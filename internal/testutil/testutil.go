@@ -182,3 +182,24 @@ func NeedRoot(t testing.TB, why string) {
 		t.Skipf("needs root (%s)", why)
 	}
 }
+
+// Reencode is the round trip a codec's fuzzer checks on a value v it
+// decoded from its input: v encodes, and that encoding decodes and
+// encodes again to the same octets. It returns the first encoding's
+// error (the caller decides whether a decoded value that does not encode
+// is a bug); a later failure fails the test.
+func Reencode[V any](t testing.TB, v V, encode func(V) ([]byte, error), decode func([]byte) (V, error)) error {
+	t.Helper()
+	e1, err := encode(v)
+	if err != nil {
+		return err
+	}
+	v2, err := decode(e1)
+	if err != nil {
+		t.Fatalf("re-decode of %x: %v", e1, err)
+	}
+	if e2, err := encode(v2); err != nil || !bytes.Equal(e1, e2) {
+		t.Fatalf("unstable: %x -> %x (%v)", e1, e2, err)
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -121,5 +122,24 @@ func TestFuzzCorpus(t *testing.T) {
 	FuzzCorpus(bad, dir)
 	if bad.failed == "" {
 		t.Fatal("a non-[]byte corpus file was accepted")
+	}
+}
+
+// TestReencode: a stable codec passes, the first encoding's error comes
+// back, an unstable one fails the test.
+func TestReencode(t *testing.T) {
+	id := func(b []byte) ([]byte, error) { return b, nil }
+	if err := Reencode(t, []byte{1, 2}, id, id); err != nil {
+		t.Fatal(err)
+	}
+	bad := errors.New("no")
+	if err := Reencode(t, []byte{1}, func([]byte) ([]byte, error) { return nil, bad }, id); err != bad {
+		t.Fatal(err)
+	}
+	f := &fakeT{TB: t}
+	grow := func(b []byte) ([]byte, error) { return append(b, 0), nil }
+	Reencode(f, []byte{1}, grow, id)
+	if !strings.HasPrefix(f.failed, "unstable") {
+		t.Fatalf("unstable codec: %q", f.failed)
 	}
 }
