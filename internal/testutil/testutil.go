@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -202,4 +203,37 @@ func Reencode[V any](t testing.TB, v V, encode func(V) ([]byte, error), decode f
 		t.Fatalf("unstable: %x -> %x (%v)", e1, e2, err)
 	}
 	return nil
+}
+
+// CheckParse is what a PDU parser's fuzzer checks on its input b: an
+// input parse rejects carries a typed error (typed: a cause for the
+// STATUS that answers it); a PDU it accepts encodes and passes Reencode.
+func CheckParse[V any](t testing.TB, b []byte, parse func([]byte) (V, error), marshal func(V) ([]byte, error), typed func(error) bool) {
+	t.Helper()
+	p, err := parse(b)
+	if err != nil {
+		if !typed(err) {
+			t.Fatalf("untyped error %v", err)
+		}
+		return
+	}
+	if err := Reencode(t, p, marshal, parse); err != nil {
+		t.Fatalf("parsed %#v does not encode: %v", p, err)
+	}
+}
+
+// CheckGolden checks a codec against a golden vector: b parses to want
+// (reflect.DeepEqual) and want marshals to b.
+func CheckGolden[V any](t testing.TB, b []byte, want V, parse func([]byte) (V, error), marshal func(V) ([]byte, error)) {
+	t.Helper()
+	got, err := parse(b)
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("parse:\n got %+v\nwant %+v", got, want)
+	}
+	if out, err := marshal(want); err != nil || !bytes.Equal(out, b) {
+		t.Fatalf("marshal\n got %x (%v)\nwant %x", out, err, b)
+	}
 }
