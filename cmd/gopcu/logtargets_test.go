@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -18,7 +17,6 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/internal/logx"
-	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
@@ -346,21 +344,8 @@ func TestDaemonLogFile(t *testing.T) {
 	if err := os.WriteFile(cfgFile, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := parseSettings([]string{"-c", cfgFile, "--pcu-sock", filepath.Join(dir, "no-bts"), "--vty-port", "0"}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &lockedBuf{}
-	fan := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions()))
-	logs := logx.New(fan)
-	d, err := newDaemon(s, logs, &ratectr.Registry{}, io.Discard, stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.base = fan
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- d.run(ctx) }()
+	d, stderr := fanDaemon(t, "-c", cfgFile, "--pcu-sock", filepath.Join(dir, "no-bts"), "--vty-port", "0")
+	stop := goRun(d)
 	pollFile(t, logFile, "gopcu starting", stderr)
 	if got := readFile(t, logFile); !strings.HasPrefix(got, "DPCU main.go:") || !strings.Contains(got, " gopcu starting version=") {
 		t.Errorf("%s:\n%s", logFile, got)
@@ -381,9 +366,10 @@ func TestDaemonLogFile(t *testing.T) {
 	if n := strings.Count(stderr.String(), "no/such/x.log"); n != 1 {
 		t.Errorf("error logged %d times:\n%s", n, stderr.String())
 	}
-	cancel()
+	stopped := make(chan struct{})
+	go func() { stop(); close(stopped) }()
 	select {
-	case <-done:
+	case <-stopped:
 	case <-time.After(10 * time.Second):
 		t.Fatal("daemon did not stop")
 	}
@@ -452,25 +438,11 @@ func startLogDaemon(t *testing.T) (*daemon, net.Conn, *lockedBuf) {
 		t.Fatal(err)
 	}
 	port := freePort(t)
-	s, err := parseSettings([]string{"-c", cfgFile, "--pcu-sock", filepath.Join(dir, "no-bts"), "--vty-port", strconv.Itoa(port)}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &lockedBuf{}
-	fan := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions()))
-	d, err := newDaemon(s, logx.New(fan), &ratectr.Registry{}, io.Discard, stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.base = fan
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- d.run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
+	d, stderr := fanDaemon(t, "-c", cfgFile, "--pcu-sock", filepath.Join(dir, "no-bts"), "--vty-port", strconv.Itoa(port))
+	stop := goRun(d)
+	t.Cleanup(func() { stop() })
 	var c net.Conn
+	var err error
 	if !testutil.Poll(5*time.Second, func() bool {
 		c, err = net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 		return err == nil

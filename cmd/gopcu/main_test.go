@@ -20,11 +20,8 @@ import (
 	"github.com/google/gopacket/layers"
 	"github.com/google/gopacket/pcapgo"
 
-	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/logx"
-	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/internal/testutil"
-	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/vty"
 )
 
@@ -62,28 +59,14 @@ func TestDaemonStatsMetricsPcap(t *testing.T) {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(dir, "pcu_bts")
-	info := btsemu.DefaultInfo(pcuif.V12)
-	info.SetRemote(0, 101, uint16(freePort(t)), netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(nsPort)))
-	bts, err := btsemu.Listen(btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bts.Close()
+	startBTSAt(t, sock, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(nsPort)))
 
 	metrics := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	pcapFile := filepath.Join(dir, "gb.pcap")
-	s, err := parseSettings([]string{"-c", cfgFile, "--pcu-sock", sock, "--vty-port", "0", "--metrics-addr", metrics, "--pcap", pcapFile}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var logBuf bytes.Buffer
-	d, err := newDaemon(s, logx.NewText(&syncWriter{w: &logBuf}), &ratectr.Registry{}, io.Discard, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- d.run(ctx) }()
+	d := testDaemon(t, []string{"-c", cfgFile, "--pcu-sock", sock, "--vty-port", "0", "--metrics-addr", metrics, "--pcap", pcapFile},
+		logx.NewText(&syncWriter{w: &logBuf}), io.Discard)
+	stop := goRun(d)
 
 	// statsd: the BTS's PDCHs (TS 4-7) arrive as a gauge
 	want := "bts.0.pdch.available:4|g"
@@ -124,8 +107,7 @@ func TestDaemonStatsMetricsPcap(t *testing.T) {
 	if _, err := sgsn.Read(buf); err != nil {
 		t.Fatalf("no NS datagram: %v", err)
 	}
-	cancel()
-	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+	if err := stop(); err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatalf("daemon: %v", err)
 	}
 	f, err := os.Open(pcapFile)
@@ -171,25 +153,15 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 // engine's stop path: issue 17 bug 5); a session waiting for one is told
 // and closed.
 func TestCommandsAfterStop(t *testing.T) {
-	s, err := parseSettings([]string{"--pcu-sock", filepath.Join(t.TempDir(), "none"), "--vty-port", "0"}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := newDaemon(s, logx.Discard(), &ratectr.Registry{}, io.Discard, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- d.run(ctx) }()
+	d := testDaemon(t, []string{"--pcu-sock", filepath.Join(t.TempDir(), "none"), "--vty-port", "0"}, nil, io.Discard)
+	stop := goRun(d)
 	sess := d.v.NewSession(daemonExecutor{d}.Do)
 	sess.SetStopped(daemonExecutor{d}.Stopped())
 	sess.Start()
 	if out := string(sess.Feed([]byte("show version\r"))); !strings.Contains(out, "OsmoPCU 0.1.0") {
 		t.Fatalf("show version while running:\n%s", out)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	ran := false
@@ -212,14 +184,7 @@ func TestNSTimersFromConfigFile(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("ns\n timer tns-test 12\n timer tns-alive-retries 4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := parseSettings([]string{"-c", cfg, "--pcu-sock", filepath.Join(dir, "none"), "--vty-port", "0"}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := newDaemon(s, logx.Discard(), &ratectr.Registry{}, io.Discard, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := testDaemon(t, []string{"-c", cfg, "--pcu-sock", filepath.Join(dir, "none"), "--vty-port", "0"}, nil, io.Discard)
 	got := d.params().NSTimers
 	if got.TnsTest != 12*time.Second || got.TnsAliveRetries != 4 || got.TnsAlive != 3*time.Second {
 		t.Fatalf("NS timers %+v", got)

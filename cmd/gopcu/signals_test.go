@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,11 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/testutil"
-	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
 // TestMain lets the tests run the test binary as gopcu itself (a real
@@ -58,21 +55,6 @@ func (s *syncBuf) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
-}
-
-// startBTS starts the BTS emulator with PDCHs on TS 4-7 and NS towards
-// unused loopback ports.
-func startBTS(t *testing.T, dir string) string {
-	t.Helper()
-	sock := filepath.Join(dir, "pcu_bts")
-	info := btsemu.DefaultInfo(pcuif.V12)
-	info.SetRemote(0, 101, uint16(freePort(t)), netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(freePort(t))))
-	bts, err := btsemu.Listen(btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(bts.Close)
-	return sock
 }
 
 // startGopcu runs this test binary as gopcu with args plus a free VTY
@@ -174,19 +156,7 @@ func TestSignalTerminate(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sigName(sig), func(t *testing.T) {
 			dir := t.TempDir()
-			sg, err := sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:0"), sgsnemu.Config{}, sgsnemu.Callbacks{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sg.Close()
-			sock := filepath.Join(dir, "pcu_bts")
-			info := btsemu.DefaultInfo(pcuif.V12)
-			info.SetRemote(0, 101, uint16(freePort(t)), sg.Addr())
-			bts, err := btsemu.Listen(btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer bts.Close()
+			_, sock := startPeers(t, dir, sgsnemu.Config{}, sgsnemu.Callbacks{})
 			cfg := filepath.Join(dir, "empty.cfg")
 			os.WriteFile(cfg, nil, 0o644)
 			p := startGopcu(t, "-c", cfg, "--pcu-sock", sock)
