@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,10 +25,10 @@ import (
 // logSetup is the daemon's logging wiring without the daemon: VTY (with
 // the config text read), fan-out with a default stderr text output,
 // registry.
-func logSetup(t *testing.T, cfgText string) (*vty.VTY, *logx.Registry, *logx.Fanout, *lockedBuf) {
+func logSetup(t *testing.T, cfgText string) (*vty.VTY, *logx.Registry, *logx.Fanout, *testutil.SyncBuffer) {
 	t.Helper()
 	v, _ := config.New(pcu.Version)
-	stderr := &lockedBuf{}
+	stderr := &testutil.SyncBuffer{}
 	fan := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions()))
 	logs := logx.New(fan)
 	v.Logging.Registry = logs
@@ -38,24 +37,6 @@ func logSetup(t *testing.T, cfgText string) (*vty.VTY, *logx.Registry, *logx.Fan
 	}
 	t.Cleanup(func() { closeLogTargets(fan) })
 	return v, logs, fan, stderr
-}
-
-// lockedBuf is a bytes.Buffer for concurrent writers.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func udpListener(t *testing.T) *net.UDPConn {
@@ -430,7 +411,7 @@ func TestDaemonVTYLogTarget(t *testing.T) {
 
 // startLogDaemon runs a daemon with an empty config, gopcu's default
 // stderr output into stderr, and a telnet connection to its VTY.
-func startLogDaemon(t *testing.T) (*daemon, net.Conn, *lockedBuf) {
+func startLogDaemon(t *testing.T) (*daemon, net.Conn, *testutil.SyncBuffer) {
 	t.Helper()
 	dir := t.TempDir()
 	cfgFile := filepath.Join(dir, "empty.cfg")

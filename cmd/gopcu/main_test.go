@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -63,9 +61,9 @@ func TestDaemonStatsMetricsPcap(t *testing.T) {
 
 	metrics := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	pcapFile := filepath.Join(dir, "gb.pcap")
-	var logBuf bytes.Buffer
+	var logBuf testutil.SyncBuffer
 	d := testDaemon(t, []string{"-c", cfgFile, "--pcu-sock", sock, "--vty-port", "0", "--metrics-addr", metrics, "--pcap", pcapFile},
-		logx.NewText(&syncWriter{w: &logBuf}), io.Discard)
+		logx.NewText(&logBuf), io.Discard)
 	stop := goRun(d)
 
 	// statsd: the BTS's PDCHs (TS 4-7) arrive as a gauge
@@ -134,18 +132,6 @@ func TestDaemonStatsMetricsPcap(t *testing.T) {
 		fi, _ := os.Stat(pcapFile)
 		t.Fatalf("pcap (%d octets, link %v) holds no datagram to the SGSN", fi.Size(), r.LinkType())
 	}
-}
-
-// syncWriter serialises log writes from the daemon's goroutines.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
 
 // TestCommandsAfterStop: once the engine has stopped, VTY commands do not

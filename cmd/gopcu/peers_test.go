@@ -13,6 +13,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -87,9 +88,9 @@ func testDaemon(t *testing.T, args []string, logs *logx.Registry, stderr io.Writ
 // fanDaemon is testDaemon logging through a fan-out (the log targets of
 // the config) whose default output, osmo-pcu's stderr target, is the
 // returned buffer.
-func fanDaemon(t *testing.T, args ...string) (*daemon, *lockedBuf) {
+func fanDaemon(t *testing.T, args ...string) (*daemon, *testutil.SyncBuffer) {
 	t.Helper()
-	stderr := &lockedBuf{}
+	stderr := &testutil.SyncBuffer{}
 	fan := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions()))
 	d := testDaemon(t, args, logx.New(fan), stderr)
 	d.base = fan

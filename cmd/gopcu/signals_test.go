@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -34,27 +33,10 @@ func TestMain(m *testing.M) {
 // proc is a gopcu process started by startGopcu.
 type proc struct {
 	cmd    *exec.Cmd
-	stderr *syncBuf
+	stderr *testutil.SyncBuffer
 	done   chan struct{}
 	err    error
 	vty    string
-}
-
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // startGopcu runs this test binary as gopcu with args plus a free VTY
@@ -68,7 +50,7 @@ func startGopcu(t *testing.T, args ...string) *proc {
 func startGopcuEnv(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
 	port := freePort(t)
-	p := &proc{stderr: &syncBuf{}, done: make(chan struct{}), vty: fmt.Sprintf("127.0.0.1:%d", port)}
+	p := &proc{stderr: &testutil.SyncBuffer{}, done: make(chan struct{}), vty: fmt.Sprintf("127.0.0.1:%d", port)}
 	p.cmd = exec.Command(os.Args[0], append(args, "--vty-port", fmt.Sprint(port))...)
 	p.cmd.Env = append(append(os.Environ(), "GOPCU_TEST_MAIN=1"), env...)
 	p.cmd.Stdout, p.cmd.Stderr = io.Discard, p.stderr

@@ -61,7 +61,7 @@ func TestVersionEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.ConfigGiven = false // a missing default file: defaults
-	var stderr lockedBuf
+	var stderr testutil.SyncBuffer
 	d, err := newDaemon(s, logx.NewText(&stderr), &ratectr.Registry{}, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -236,4 +237,24 @@ func CheckGolden[V any](t testing.TB, b []byte, want V, parse func([]byte) (V, e
 	if out, err := marshal(want); err != nil || !bytes.Equal(out, b) {
 		t.Fatalf("marshal\n got %x (%v)\nwant %x", out, err, b)
 	}
+}
+
+// SyncBuffer is a bytes.Buffer that goroutines may write to while the
+// test reads it (a process's stderr, a log handler's output).
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns what was written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -1,10 +1,8 @@
 package console
 
 import (
-	"bytes"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,19 +10,11 @@ import (
 	"github.com/gopcu/gopcu/vty"
 )
 
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
 func TestConsole(t *testing.T) {
 	v := vty.New(vty.AppInfo{Name: "OsmoPCU", Version: "test", Copyright: "c\n"})
 	v.Finish()
 	pr, pw := io.Pipe()
-	out := &syncBuf{}
+	out := &testutil.SyncBuffer{}
 	done := make(chan error, 1)
 	go func() { done <- Run(v, &vty.LockedExecutor{}, Config{In: pr, Out: out, NotTerminal: true}) }()
 	// each line once the one before has run (its prompt is out): the
