@@ -242,40 +242,14 @@ func (l *lab) startServer() error {
 // adds the MS emulators.
 func (l *lab) startPCU(ctx context.Context) error {
 	cfg := l.cfg
-	path := filepath.Join(cfg.Dir, "pcu_bts")
-	info := btsemu.DefaultInfo(pcuif.V12)
-	info.TRX[0].PDCHMask = byte(0xff << (8 - cfg.Slots))
-	info.InitialCS = uint8(cfg.CS)
-	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V12, Info: info})
+	rad, err := demo.StartRadio(ctx, cfg.Dir, cfg.Slots, cfg.CS, l.sc.LLC)
 	if err != nil {
 		return err
 	}
-	l.bts = bts
-	l.cleanup = append(l.cleanup, func() { bts.Close() })
-	params := pcu.DefaultParams()
-	params.LLC = l.sc.LLC
-	// the scenario's coding scheme, pinned: no link adaptation (`cs N N`, `cs max N N`)
-	params.ForceCSDL, params.ForceCSUL = cfg.CS, cfg.CS
-	params.CSMaxDL, params.CSMaxUL = cfg.CS, cfg.CS
-	eng := pcu.New(pcu.Config{SocketPath: path, Params: &params})
-	l.eng = eng
-	l.gb = &demo.ULSink{}
-	eng.SetGb(l.gb)
-	ectx, ecancel := context.WithCancel(context.Background())
-	edone := make(chan struct{})
-	go func() { eng.Run(ectx); close(edone) }()
-	l.cleanup = append(l.cleanup, func() { ecancel(); <-edone })
-	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
-	err = bts.WaitActive(wctx, cfg.Slots)
-	wcancel()
-	if err != nil {
-		return err
-	}
-	l.cell = msemu.NewCell(bts, cfg.Seed)
-	l.class = 12
-	if cfg.Slots > 4 {
-		l.class = 29
-	}
+	l.cleanup = append(l.cleanup, rad.Close)
+	l.bts, l.eng, l.gb = rad.BTS, rad.Eng, rad.Gb
+	l.cell = msemu.NewCell(l.bts, cfg.Seed)
+	l.class = demo.MSClass(cfg.Slots)
 	for k, s := range l.sides {
 		s.ms = l.cell.AddMS(tlliBase+uint32(k), fmt.Sprintf("90170000000%04d", k), l.class)
 	}
