@@ -22,13 +22,7 @@ import (
 
 // TestMain lets the tests run the test binary as gopcu itself (a real
 // process that signals can be sent to): GOPCU_TEST_MAIN=1 runs main.
-func TestMain(m *testing.M) {
-	if os.Getenv("GOPCU_TEST_MAIN") == "1" {
-		main()
-		return
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testutil.RunTestsOr(m, "GOPCU_TEST_MAIN", main) }
 
 // proc is a gopcu process started by startGopcu.
 type proc struct {

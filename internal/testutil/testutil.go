@@ -258,3 +258,15 @@ func (s *SyncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// RunTestsOr is a TestMain for a package whose tests start the test
+// binary again as a program (a process to send signals to, a peer): with
+// the environment variable env set to "1" the binary is that program and
+// runs program instead of the tests. It does not return.
+func RunTestsOr(m *testing.M, env string, program func()) {
+	if os.Getenv(env) == "1" {
+		program()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
