@@ -14,6 +14,7 @@ import (
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -27,11 +28,7 @@ func startBTSAt(t *testing.T, sock string, sgsn netip.AddrPort) *btsemu.BTS {
 	t.Helper()
 	info := btsemu.DefaultInfo(pcuif.V12)
 	info.SetRemote(0, 101, uint16(freePort(t)), sgsn)
-	bts, err := btsemu.Listen(btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(bts.Close)
+	bts := btstest.Listen(t, btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
 	return bts
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
@@ -201,12 +202,7 @@ func gopcuSideWith(t *testing.T, info *pcuif.InfoInd, params func(*pcu.Params)) 
 	s.sgsnIn(n)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pcu_bts")
-	var err error
-	s.bts, err = btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V10, Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.bts.Close)
+	s.bts = btstest.Listen(t, btsemu.Config{Path: path, Version: pcuif.V10, Info: info})
 	reg := &ratectr.Registry{}
 	p := pcu.DefaultParams()
 	p.OsmoPollAge = true // osmo-pcu's poll cadence on kept-open TBFs

@@ -15,6 +15,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -37,11 +38,7 @@ type naccWire struct {
 func naccRun(t *testing.T, start func(n *netnstest.NS, dir string)) naccWire {
 	n := netnstest.New(t)
 	dir := t.TempDir()
-	bts, err := btsemu.Listen(btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10, Info: btsemu.DefaultInfo(pcuif.V10)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(bts.Close)
+	bts := btstest.Listen(t, btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10, Info: btsemu.DefaultInfo(pcuif.V10)})
 	var mu sync.Mutex
 	var w naccWire
 	bts.OnContainer(func(c pcuif.Container) pcuif.Message {

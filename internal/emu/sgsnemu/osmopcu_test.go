@@ -15,6 +15,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -161,11 +162,7 @@ func TestGbConformanceGopcu(t *testing.T) {
 	n := netnstest.New(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pcu_bts")
-	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bts.Close()
+	bts := btstest.Listen(t, btsemu.Config{Path: path, Version: pcuif.V10})
 	got := gbConformance(t, n, bts, func() {
 		p := pcu.DefaultParams()
 		p.GbDialect = "ip-sns"
@@ -206,11 +203,7 @@ func TestGbConformanceOsmoPCU(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bts, err := btsemu.Listen(btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bts.Close()
+	bts := btstest.Listen(t, btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10})
 	t.Cleanup(func() {
 		if t.Failed() {
 			log, _ := os.ReadFile(filepath.Join(dir, "osmo-pcu.log"))
