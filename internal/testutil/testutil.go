@@ -13,9 +13,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/gopcu/gopcu/internal/syncbuf"
 )
 
 // MustHex decodes a hex string; spaces and newlines are ignored. It panics
@@ -241,23 +242,7 @@ func CheckGolden[V any](t testing.TB, b []byte, want V, parse func([]byte) (V, e
 
 // SyncBuffer is a bytes.Buffer that goroutines may write to while the
 // test reads it (a process's stderr, a log handler's output).
-type SyncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *SyncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// String returns what was written so far.
-func (s *SyncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type SyncBuffer = syncbuf.Buffer
 
 // RunTestsOr is a TestMain for a package whose tests start the test
 // binary again as a program (a process to send signals to, a peer): with

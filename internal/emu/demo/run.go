@@ -529,7 +529,12 @@ func (r *run) result() *Result {
 		}
 		res.MS[i] = a.res
 	}
-	eng := r.eng
+	ReadDrops(r.eng, res)
+	return res
+}
+
+// ReadDrops reads the engine's LLC drop counters and ECN marks into res.
+func ReadDrops(eng *pcu.Engine, res *Result) {
 	eng.Call(func() {
 		b, _ := eng.BTSView(0)
 		res.Drops.Total = b.Ctr.Value(pcu.CtrLLCFrameDropped)
@@ -538,7 +543,6 @@ func (r *run) result() *Result {
 		res.Drops.Overflow = eng.L1Counters().Value(pcu.L1LLCOverflowDropped)
 		res.Marks = eng.L1Counters().Value(pcu.L1LLCECNMarked)
 	})
-	return res
 }
 
 func printStatus(w io.Writer, name string, t time.Duration, busy bool, apps []*msApp, cfg Config) {

@@ -21,6 +21,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/demo"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
+	"github.com/gopcu/gopcu/internal/syncbuf"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"golang.org/x/sys/unix"
@@ -45,26 +46,9 @@ type msSide struct {
 	file               string
 	// ping
 	ping      *exec.Cmd
-	pingOut   *syncBuffer
+	pingOut   *syncbuf.Buffer
 	pingStart time.Time
 	pingStop  time.Time
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 type qSample struct {
@@ -195,7 +179,7 @@ func (l *lab) namespaces() error {
 			return err
 		}
 		l.cleanup = append(l.cleanup, func() { tun.Close() })
-		s := &msSide{ns: ns, tun: tun, pingOut: &syncBuffer{}, file: filepath.Join(cfg.Dir, fmt.Sprintf("ms%d.bin", k+1))}
+		s := &msSide{ns: ns, tun: tun, pingOut: &syncbuf.Buffer{}, file: filepath.Join(cfg.Dir, fmt.Sprintf("ms%d.bin", k+1))}
 		s.dlEnc.N201U, s.ulEnc.N201U = cfg.N201U, cfg.N201U
 		l.sides[k] = s
 	}
@@ -483,7 +467,7 @@ func (l *lab) downloads() error {
 		c := s.ns.command("curl", "-sS", "--noproxy", "*", "--max-time", strconv.Itoa(int(cfg.MaxTime.Seconds())),
 			"-o", s.file, "-w", "%{time_total} %{size_download} %{http_code}", "http://"+srvAddr+"/file")
 		c.Env = l.env
-		var out syncBuffer
+		var out syncbuf.Buffer
 		c.Stdout, c.Stderr = &out, &out
 		if err := c.Start(); err != nil {
 			return err
@@ -553,14 +537,7 @@ func (l *lab) finish() (*Result, error) {
 		s.ping.Wait()
 	}
 	res := &Result{Result: demo.Result{Scenario: l.sc.Name, MS: make([]demo.MSResult, l.cfg.MSs)}}
-	eng := l.eng
-	eng.Call(func() {
-		b, _ := eng.BTSView(0)
-		res.Drops.Total = b.Ctr.Value(pcu.CtrLLCFrameDropped)
-		res.Drops.Lifetime = b.Ctr.Value(pcu.CtrLLCFrameTimedout)
-		res.Drops.CoDel = eng.L1Counters().Value(pcu.L1LLCCoDelDropped)
-		res.Drops.Overflow = eng.L1Counters().Value(pcu.L1LLCOverflowDropped)
-	})
+	demo.ReadDrops(l.eng, &res.Result)
 	l.stopRadio()
 	res.MaxLag = l.maxLag
 	res.TUNDrops = int(l.tunDrops.Load())
