@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,18 +20,8 @@ import (
 // to the line osmo-pcu 1.1.0 wrote.
 func osmoPCULines(t *testing.T) map[string]string {
 	t.Helper()
-	f, err := os.Open("testdata/osmo-pcu-1.1.0-stderr.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	m := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		l := sc.Text()
-		if l == "" || l[0] == '#' {
-			continue
-		}
+	for _, l := range testutil.DataLines(t, "testdata/osmo-pcu-1.1.0-stderr.txt") {
 		f := strings.SplitN(l, " ", 3)
 		s, err := strconv.Unquote(f[2])
 		if err != nil {

@@ -49,6 +49,24 @@ func stripSpace(s string) string {
 	}, s)
 }
 
+// DataLines reads a test data file: its lines with the surrounding white
+// space trimmed, less the empty ones and the comments (starting with
+// "#"). A file that cannot be read fails the test.
+func DataLines(t testing.TB, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // UpdateGolden reports whether golden files are to be rewritten: the
 // environment variable GOPCU_UPDATE_GOLDEN is set to a non-empty value.
 func UpdateGolden() bool { return os.Getenv("GOPCU_UPDATE_GOLDEN") != "" }

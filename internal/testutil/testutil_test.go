@@ -143,3 +143,11 @@ func TestReencode(t *testing.T) {
 		t.Fatalf("unstable codec: %q", f.failed)
 	}
 }
+
+func TestDataLines(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "d.txt")
+	os.WriteFile(p, []byte("# comment\n\n a b \r\n  # indented comment\nc\n"), 0o644)
+	if got := DataLines(t, p); strings.Join(got, "|") != "a b|c" {
+		t.Fatalf("%q", got)
+	}
+}

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bufio"
 	"bytes"
 	"flag"
 	"fmt"
@@ -68,18 +67,8 @@ func loadScript(t testing.TB) []string { return loadScriptFile(t, "testdata/scri
 
 func loadScriptFile(t testing.TB, path string) []string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		l := sc.Text()
-		if l == "" || l[0] == '#' {
-			continue
-		}
+	for _, l := range testutil.DataLines(t, path) {
 		s, err := strconv.Unquote(l)
 		if err != nil {
 			t.Fatalf("script line %q: %v", l, err)

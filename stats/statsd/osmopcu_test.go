@@ -1,7 +1,6 @@
 package statsd
 
 import (
-	"bufio"
 	"flag"
 	"net"
 	"net/netip"
@@ -45,23 +44,7 @@ pcu
  pcu-socket pcu_bts
 `
 
-func readRef(t *testing.T) []string {
-	t.Helper()
-	f, err := os.Open(refFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		l := strings.TrimSpace(sc.Text())
-		if l != "" && !strings.HasPrefix(l, "#") {
-			out = append(out, l)
-		}
-	}
-	return out
-}
+func readRef(t *testing.T) []string { return testutil.DataLines(t, refFile) }
 
 // TestOsmoPCUReference runs Debian's osmo-pcu 1.1.0 in a private network
 // namespace with the TTCN-3 statsd reporter and an emulated BTS, collects
