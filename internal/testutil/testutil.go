@@ -67,6 +67,18 @@ func DataLines(t testing.TB, path string) []string {
 	return out
 }
 
+// GrepLines returns the lines of s that contain w, joined by "\n" (the
+// part of a long tool output, tshark's, worth a failure message).
+func GrepLines(s, w string) string {
+	var l []string
+	for _, x := range strings.Split(s, "\n") {
+		if strings.Contains(x, w) {
+			l = append(l, x)
+		}
+	}
+	return strings.Join(l, "\n")
+}
+
 // UpdateGolden reports whether golden files are to be rewritten: the
 // environment variable GOPCU_UPDATE_GOLDEN is set to a non-empty value.
 func UpdateGolden() bool { return os.Getenv("GOPCU_UPDATE_GOLDEN") != "" }

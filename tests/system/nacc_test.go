@@ -540,19 +540,9 @@ func TestGSMTAPSessionNACC(t *testing.T) {
 		"RLC/MAC: PACKET_NEIGHBOUR_CELL_DATA (12) (Downlink)": 4, "RLC/MAC: PACKET_CELL_CHANGE_CONTINUE (11) (Downlink)": 1,
 		"RLC/MAC: PACKET_CONTROL_ACKNOWLEDGEMENT (1) (Uplink)": 1} {
 		if got := strings.Count(s, w); got != n {
-			t.Errorf("tshark shows %d × %q, want %d\n%s", got, w, n, grepLines(s, "RLC/MAC:"))
+			t.Errorf("tshark shows %d × %q, want %d\n%s", got, w, n, testutil.GrepLines(s, "RLC/MAC:"))
 		}
 	}
-}
-
-func grepLines(s, w string) string {
-	var l []string
-	for _, x := range strings.Split(s, "\n") {
-		if strings.Contains(x, w) {
-			l = append(l, x)
-		}
-	}
-	return strings.Join(l, "\n")
 }
 
 // TestNACCRIMError: the SGSN answers the RAN-INFORMATION-REQUEST with
