@@ -156,7 +156,7 @@ func (l *lab) namespaces() error {
 	}
 	l.srv = srv
 	l.cleanup = append(l.cleanup, srv.delete)
-	srvTun, err := srv.openTUN(srvAddr, "10.1.0.0/16", cfg.MTU)
+	srvTun, err := srv.OpenTUN("tun0", srvAddr, "10.1.0.0/16", cfg.MTU)
 	if err != nil {
 		return err
 	}
@@ -174,7 +174,7 @@ func (l *lab) namespaces() error {
 				return err
 			}
 		}
-		tun, err := ns.openTUN(msAddr(k), "10.0.0.0/24", cfg.MTU)
+		tun, err := ns.OpenTUN("tun0", msAddr(k), "10.0.0.0/24", cfg.MTU)
 		if err != nil {
 			return err
 		}
