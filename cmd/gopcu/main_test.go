@@ -16,7 +16,6 @@ import (
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/pcapgo"
 
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/testutil"
@@ -108,15 +107,7 @@ func TestDaemonStatsMetricsPcap(t *testing.T) {
 	if err := stop(); err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatalf("daemon: %v", err)
 	}
-	f, err := os.Open(pcapFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := pcapgo.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := testutil.OpenPcap(t, pcapFile)
 	toSGSN := 0
 	for {
 		data, _, err := r.ReadPacketData()

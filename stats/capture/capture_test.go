@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"io"
 	"net/netip"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -110,15 +109,7 @@ func TestTshark(t *testing.T) {
 	}
 
 	// pcapgo reads back what was written, byte for byte.
-	fh, err := os.Open(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	r, err := pcapgo.NewReader(fh)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := testutil.OpenPcap(t, f)
 	if r.LinkType() != layers.LinkTypeRaw {
 		t.Fatalf("link type %v", r.LinkType())
 	}
