@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -124,18 +123,7 @@ func naccRun(t *testing.T, start func(n *netnstest.NS, dir string)) naccWire {
 // octet, whose USF/RRBP depend on scheduling).
 func TestNACCMatchesOsmoPCU(t *testing.T) {
 	bin := testutil.NeedBinary(t, "osmo-pcu")
-	ref := naccRun(t, func(n *netnstest.NS, dir string) {
-		if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(rimOsmoPCUConfig), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		n.Start(dir, "osmo-pcu.log", bin, "-c", "osmo-pcu.cfg")
-		t.Cleanup(func() {
-			if t.Failed() {
-				b, _ := os.ReadFile(filepath.Join(dir, "osmo-pcu.log"))
-				t.Logf("osmo-pcu.log:\n%s", b)
-			}
-		})
-	})
+	ref := naccRun(t, func(n *netnstest.NS, dir string) { startOsmoPCU(t, bin, n, dir) })
 	ours := naccRun(t, func(n *netnstest.NS, dir string) {
 		newRig(t, nil, pcu.Config{SocketPath: filepath.Join(dir, "pcu_bts"), Gb: true, ListenUDP: n.ListenNS}).run()
 	})

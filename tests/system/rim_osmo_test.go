@@ -31,6 +31,21 @@ pcu
  pcu-socket pcu_bts
 `
 
+// startOsmoPCU starts osmo-pcu (bin) in n with rimOsmoPCUConfig in dir; its
+// log goes into the test's output when the test fails.
+func startOsmoPCU(t *testing.T, bin string, n *netnstest.NS, dir string) {
+	if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(rimOsmoPCUConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n.Start(dir, "osmo-pcu.log", bin, "-c", "osmo-pcu.cfg")
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(filepath.Join(dir, "osmo-pcu.log"))
+			t.Logf("osmo-pcu.log:\n%s", b)
+		}
+	})
+}
+
 // rimExchange runs one PCU (start) behind a v10 BTS emulator that
 // broadcasts SI1/SI3/SI13 and the SGSN emulator, sends it every RIM
 // request of reqs on the signalling BVC and returns, per request, what the
@@ -122,18 +137,7 @@ func TestRIMServerMatchesOsmoPCU(t *testing.T) {
 		rimReq(bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingUTRAN, Cell: serving}, geran(naccTarget), bssgp.RIMAppNACC, &serving),
 	}
 	names := []string{"valid", "wrong reporting cell", "SI3 app, no container", "SI3 app with container", "unknown destination", "UTRAN destination"}
-	ref := rimExchange(t, func(n *netnstest.NS, dir string, bts *btsemu.BTS) {
-		if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(rimOsmoPCUConfig), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		n.Start(dir, "osmo-pcu.log", bin, "-c", "osmo-pcu.cfg")
-		t.Cleanup(func() {
-			if t.Failed() {
-				b, _ := os.ReadFile(filepath.Join(dir, "osmo-pcu.log"))
-				t.Logf("osmo-pcu.log:\n%s", b)
-			}
-		})
-	}, reqs)
+	ref := rimExchange(t, func(n *netnstest.NS, dir string, bts *btsemu.BTS) { startOsmoPCU(t, bin, n, dir) }, reqs)
 	ours := rimExchange(t, func(n *netnstest.NS, dir string, bts *btsemu.BTS) {
 		newRig(t, nil, pcu.Config{SocketPath: filepath.Join(dir, "pcu_bts"), Gb: true, ListenUDP: n.ListenNS}).run()
 	}, reqs)
