@@ -34,6 +34,17 @@ import (
 )
 
 // result is one scenario's row.
+// recovery waits up to timeout after since for the MSs' downlink to flow
+// again (traffic.waitDL); a recovery counts in res.
+func (r *rig) recovery(res *result, since time.Time, timeout time.Duration) (time.Duration, bool) {
+	d, ok := r.tr.waitDL(since, timeout)
+	if ok {
+		res.recovered++
+		res.rec = append(res.rec, d)
+	}
+	return d, ok
+}
+
 type result struct {
 	scenario  string
 	kind      kind
@@ -168,11 +179,7 @@ func TestBTSRestart(t *testing.T) {
 			r.startPCU() // the supervisor's restart
 		}
 		r.startTraffic(4)
-		d, ok := r.tr.waitDL(killed, 30*time.Second)
-		if ok {
-			res.recovered++
-			res.rec = append(res.rec, d)
-		}
+		d, _ := r.recovery(res, killed, 30*time.Second)
 		if d > 5*time.Second {
 			t.Logf("cycle %d: slow recovery %v: %s", i, d, r.tr.phases(killed))
 		}
@@ -204,10 +211,7 @@ func TestSGSNRestart(t *testing.T) {
 		if r.pcuAlive() {
 			res.survived++
 		}
-		if d, ok := r.tr.waitDL(killed, 30*time.Second); ok {
-			res.recovered++
-			res.rec = append(res.rec, d)
-		}
+		r.recovery(res, killed, 30*time.Second)
 	}
 	res.p1 = r.sample()
 	r.killSGSN()
@@ -300,10 +304,7 @@ func TestNSFuzzFlood(t *testing.T) {
 	if r.pcuAlive() {
 		res.survived++
 	}
-	if d, ok := r.tr.waitDL(end, 45*time.Second); ok {
-		res.recovered++
-		res.rec = append(res.rec, d)
-	}
+	r.recovery(res, end, 45*time.Second)
 	res.p1 = r.sample()
 	r.finish(res, func(stop <-chan struct{}) { r.nsFlood(stop, 20000, 2) })
 }
@@ -380,10 +381,7 @@ func TestPCUSocketFuzz(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // a crash's moment to show (real time, on purpose)
 	if r.pcuAlive() {
 		res.survived++
-		if d, ok := r.tr.waitDL(end, 30*time.Second); ok {
-			res.recovered++
-			res.rec = append(res.rec, d)
-		} else {
+		if _, ok := r.recovery(res, end, 30*time.Second); !ok {
 			out, _ := r.vty("show tbf all", "show ms all", "show rate-counters")
 			t.Logf("no downlink 30 s after the fuzzing: %s\n%.6000s", r.tr.phases(end), out)
 		}
@@ -489,9 +487,8 @@ func TestVTYAbuse(t *testing.T) {
 	})
 	if err != nil || !strings.Contains(out, "OsmoPCU") {
 		res.note = fmt.Sprintf("fresh session failed: %v", err)
-	} else if d, ok := r.tr.waitDL(end, 30*time.Second); ok {
-		res.recovered++
-		res.rec = append(res.rec, d)
+	} else {
+		r.recovery(res, end, 30*time.Second)
 	}
 	// the descriptors of the closed sessions go
 	testutil.Poll(5*time.Second, func() bool { res.p1 = r.sample(); return res.p1.FDs <= res.p0.FDs+3 })
@@ -567,10 +564,7 @@ func TestDLOverload(t *testing.T) {
 	if r.pcuAlive() {
 		res.survived++
 	}
-	if d, ok := r.tr.waitDL(end, 45*time.Second); ok {
-		res.recovered++
-		res.rec = append(res.rec, d)
-	}
+	r.recovery(res, end, 45*time.Second)
 	if r.kind == gopcu {
 		m1 := r.metrics()
 		kdrops := r.udpDrops() - drops0
