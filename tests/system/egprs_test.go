@@ -85,6 +85,21 @@ func TestEGPRSBulkDownlink(t *testing.T) {
 	})
 }
 
+// checkFrames fails the test unless got holds the frames of want, in order
+// and intact; where (the side, the blocks stepped, the MS's state) goes
+// into the message.
+func checkFrames(t *testing.T, got, want [][]byte, where string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: got %d of %d frames", where, len(got), len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("%s: frame %d differs:\n%x\n%x", where, i, got[i], want[i])
+		}
+	}
+}
+
 // checkDelivery checks that every frame sent arrived, in order and intact.
 // A DL TBF released for N3105 (a run of unanswered polls on a lossy radio,
 // TS 44.060 §13.3) puts its unacknowledged frames back into the queue
@@ -248,14 +263,7 @@ func TestEGPRSBulkUplink(t *testing.T) {
 			}
 		}
 		got := r.gb.frames(ms.TLLI)
-		if len(got) != len(want) {
-			t.Fatalf("SGSN got %d of %d frames after %d blocks (decode errors %d)\nMS: %s", len(got), len(want), steps, ctrVal(r, pcu.CtrDecodeErrors), ms.Debug())
-		}
-		for i := range want {
-			if !bytes.Equal(got[i], want[i]) {
-				t.Fatalf("frame %d differs", i)
-			}
-		}
+		checkFrames(t, got, want, fmt.Sprintf("SGSN after %d blocks (decode errors %d)\nMS: %s", steps, ctrVal(r, pcu.CtrDecodeErrors), ms.Debug()))
 		cs := rlcmac.MCS1 + rlcmac.CodingScheme(mcs-1)
 		if n := ctrVal(r, pcu.CtrEGPRSULMCS1+mcs-1); n == 0 {
 			t.Fatalf("no UL block counted at %v", cs)
@@ -444,14 +452,7 @@ func TestEGPRSTwoPhase(t *testing.T) {
 		}
 	}
 	got := r.gb.frames(ms.TLLI)
-	if len(got) != len(want) {
-		t.Fatalf("SGSN got %d of %d frames\nMS: %s", len(got), len(want), ms.Debug())
-	}
-	for i := range want {
-		if !bytes.Equal(got[i], want[i]) {
-			t.Fatalf("frame %d differs", i)
-		}
-	}
+	checkFrames(t, got, want, fmt.Sprintf("SGSN\nMS: %s", ms.Debug()))
 	if !strings.Contains(tbf, "TS_alloc=4! 5 6 7  TRX_ID=0 CS=MCS-6 WS=") {
 		t.Fatalf("UL TBF:\n%s", tbf)
 	}
@@ -489,14 +490,7 @@ func TestEGPRSUplinkLinkAdaptation(t *testing.T) {
 			}
 		}
 		got := r.gb.frames(ms.TLLI)
-		if len(got) != len(want) {
-			t.Fatalf("SGSN got %d of %d frames\nMS: %s", len(got), len(want), ms.Debug())
-		}
-		for i := range want {
-			if !bytes.Equal(got[i], want[i]) {
-				t.Fatalf("frame %d differs", i)
-			}
-		}
+		checkFrames(t, got, want, fmt.Sprintf("SGSN\nMS: %s", ms.Debug()))
 		first, second := ctrVal(r, pcu.CtrSPBULFirstSegment), ctrVal(r, pcu.CtrSPBULSecondSegment)
 		t.Logf("MS sent %d split blocks; PCU counted %d first and %d second halves; MCS-9 %d, MCS-3 %d blocks",
 			ms.ULSplitBlocks, first, second, ctrVal(r, pcu.CtrEGPRSULMCS1+8), ctrVal(r, pcu.CtrEGPRSULMCS1+2))
