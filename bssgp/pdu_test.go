@@ -93,19 +93,9 @@ func TestGolden(t *testing.T) {
 	for _, g := range goldens {
 		t.Run(g.name, func(t *testing.T) {
 			b := testutil.Hex(t, g.hex)
-			p, err := Parse(b)
-			if err != nil {
-				t.Fatalf("parse: %v", err)
-			}
-			if !reflect.DeepEqual(p, g.pdu) {
-				t.Fatalf("parse:\n got %+v\nwant %+v", p, g.pdu)
-			}
+			testutil.CheckGolden(t, b, g.pdu, Parse, Marshal)
 			if n := MarshalLen(g.pdu); n != len(b) {
 				t.Fatalf("MarshalLen %d want %d", n, len(b))
-			}
-			out, err := Marshal(g.pdu)
-			if err != nil || !bytes.Equal(out, b) {
-				t.Fatalf("marshal\n got %x (%v)\nwant %x", out, err, b)
 			}
 		})
 	}
@@ -217,25 +207,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := Parse(b)
-		if err != nil {
-			if _, ok := CauseOf(err); !ok {
-				t.Fatalf("untyped error %v", err)
-			}
-			return
-		}
-		e1, err := Marshal(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q, err := Parse(e1)
-		if err != nil {
-			t.Fatalf("re-parse %x: %v", e1, err)
-		}
-		e2, _ := Marshal(q)
-		if !bytes.Equal(e1, e2) {
-			t.Fatalf("unstable %x -> %x", e1, e2)
-		}
+		testutil.CheckParse(t, b, Parse, Marshal, func(err error) bool { _, ok := CauseOf(err); return ok })
 	})
 }
 

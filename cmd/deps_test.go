@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 const module = "github.com/gopcu/gopcu"
@@ -32,12 +34,9 @@ func forbidden(dep string) string {
 // package itself), as the default build (no test files) links them.
 func deps(t *testing.T, patterns ...string) map[string][]string {
 	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		// go test puts its own GOROOT/bin first on PATH; only a test binary
-		// run by hand on a machine without Go gets here
-		t.Skip("needs the go command on PATH to list the binaries' dependencies")
-	}
+	// go test puts its own GOROOT/bin first on PATH; only a test binary
+	// run by hand on a machine without Go skips here
+	goBin := testutil.NeedBinary(t, "go")
 	args := append([]string{"list", "-f", `{{.Name}} {{.ImportPath}} {{join .Deps " "}}`}, patterns...)
 	out, err := exec.Command(goBin, args...).Output()
 	if err != nil {

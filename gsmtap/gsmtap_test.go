@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 // Golden header: UL PDTCH on ARFCN 871 TS 6, FN 0x0102ABCD, RSSI -70, C/I 12.
@@ -49,10 +51,7 @@ func TestRACHPayload(t *testing.T) {
 // tshark reads our pcap: the dummy block from the lab capture decodes as a
 // Packet Downlink Dummy Control Block on PACCH.
 func TestPcapTshark(t *testing.T) {
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skip("needs tshark (apt-get install tshark)")
-	}
+	tshark := testutil.NeedBinary(t, "tshark")
 	f := filepath.Join(t.TempDir(), "x.pcap")
 	var buf bytes.Buffer
 	w, err := NewPcapWriter(&buf)

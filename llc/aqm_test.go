@@ -271,6 +271,23 @@ func TestParamsECNFor(t *testing.T) {
 	}
 }
 
+// segmentedNPDU is N-PDU npdu, a 1500-octet IP packet (ECN-capable with
+// ect, else Not-ECT) cut into three SNDCP segments as osmo-sgsn sends it
+// with N201-U = 500: the first with the IP header (M: more segments
+// follow), then two later ones.
+func segmentedNPDU(npdu uint16, ect bool) [][]byte {
+	f := ectFrame(1000, 500)
+	if !ect {
+		f[8] = 0
+		binary.BigEndian.PutUint16(f[17:], 0)
+		binary.BigEndian.PutUint16(f[17:], ipv4Sum(f[7:27]))
+	}
+	f[3] |= 0x10 // M
+	f[5], f[6] = byte(npdu>>8)&0x0f, byte(npdu)
+	putFCS(f)
+	return [][]byte{f, segment(npdu, 1, true, 500), segment(npdu, 2, false, 500)}
+}
+
 // TestCoDelMarksSegmentedECT: a TCP flow of ECN-capable 1500-octet IP
 // packets, each cut into a first SNDCP segment (with the IP header) and
 // two later segments, as osmo-sgsn sends them with N201-U = 500: CoDel's
@@ -284,11 +301,7 @@ func TestCoDelMarksSegmentedECT(t *testing.T) {
 	npdu := uint16(0)
 	enq := func(now time.Duration) {
 		npdu++
-		f := ectFrame(1000, 500)
-		f[3] |= 0x10 // M: more segments follow
-		f[5], f[6] = byte(npdu>>8)&0x0f, byte(npdu)
-		putFCS(f)
-		for _, fr := range [][]byte{f, segment(npdu, 1, true, 500), segment(npdu, 2, false, 500)} {
+		for _, fr := range segmentedNPDU(npdu, true) {
 			if err := q.Enqueue(now, fr, LifetimeInfinite); err != nil {
 				t.Fatal(err)
 			}
@@ -330,16 +343,7 @@ func TestECNParamsSegmentedFlow(t *testing.T) {
 		npdu := uint16(0)
 		enq := func(now time.Duration) {
 			npdu++
-			f := ectFrame(1000, 500)
-			if !ect {
-				f[8] = 0
-				binary.BigEndian.PutUint16(f[17:], 0)
-				binary.BigEndian.PutUint16(f[17:], ipv4Sum(f[7:27]))
-			}
-			f[3] |= 0x10
-			f[5], f[6] = byte(npdu>>8)&0x0f, byte(npdu)
-			putFCS(f)
-			for _, fr := range [][]byte{f, segment(npdu, 1, true, 500), segment(npdu, 2, false, 500)} {
+			for _, fr := range segmentedNPDU(npdu, ect) {
 				q.Enqueue(now, fr, LifetimeInfinite)
 			}
 		}

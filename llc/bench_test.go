@@ -14,6 +14,23 @@ import (
 // an op may also include the drops. Frames are reused, nothing allocates
 // in steady state. With copies, frames go in with EnqueueCopy (pooled
 // buffers, what the engine does) and are given back after the dequeue.
+// runSteady runs step 20000 times (the AQM's steady state), then b.N
+// times timed, allocations reported; it returns the counters of s before
+// and after the timed part.
+func runSteady(b *testing.B, s *Shared, step func()) (before, after Counters) {
+	for i := 0; i < 20000; i++ {
+		step()
+	}
+	before = s.Counters()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		step()
+	}
+	b.StopTimer()
+	return before, s.Counters()
+}
+
 func benchSteady(b *testing.B, cfg Config, sapis []uint8, copies ...bool) {
 	benchSteadyRate(b, cfg, DrainRate(50, 1), sapis, copies...)
 }
@@ -52,17 +69,7 @@ func benchSteadyRate(b *testing.B, cfg Config, rate int, sapis []uint8, copies .
 		fr, _, _ := q.Dequeue(now)
 		s.Release(&fr)
 	}
-	for i := 0; i < 20000; i++ { // warm up: reach the CoDel steady state
-		step()
-	}
-	c0 := s.Counters()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		step()
-	}
-	b.StopTimer()
-	c := s.Counters()
+	c0, c := runSteady(b, s, step)
 	if c.CoDel == c0.CoDel && b.N > 1000 {
 		b.Fatal("the AQM never dropped")
 	}
@@ -133,17 +140,7 @@ func BenchmarkEnqueueDequeueCoDelECN(b *testing.B) {
 			copy(fr.Data, orig[int(fr.Data[27])<<8|int(fr.Data[28])])
 		}
 	}
-	for i := 0; i < 20000; i++ {
-		step()
-	}
-	c0 := s.Counters()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		step()
-	}
-	b.StopTimer()
-	c := s.Counters()
+	c0, c := runSteady(b, s, step)
 	if c.Marked == c0.Marked && b.N > 1000 {
 		b.Fatal("CoDel never marked")
 	}

@@ -1,59 +1,27 @@
 package pcu
 
-import "time"
+import "github.com/gopcu/gopcu/pcu/pcuif"
 
-// TDMA frame arithmetic (TS 45.002). A radio block on a PDCH occupies four
-// frames; the 52-multiframe holds blocks B0..B11 starting at these frames
-// and idle/PTCCH frames 12, 25, 38, 51.
+// TDMA frame arithmetic (TS 45.002), pcuif's (shared with the emulators)
+// under the engine's names.
 
 // MaxFN is the hyperframe length in TDMA frames.
-const MaxFN = 2715648
+const MaxFN = pcuif.MaxFN
 
 // FramePeriod is one TDMA frame (120/26 ms).
-const FramePeriod = 120 * time.Millisecond / 26
-
-var blockStarts = [12]uint32{0, 4, 8, 13, 17, 21, 26, 30, 34, 39, 43, 47}
+const FramePeriod = pcuif.FramePeriod
 
 // blockNr returns the block number (0..11) of a block-start FN, or -1.
-func blockNr(fn uint32) int {
-	m := fn % 52
-	for i, s := range blockStarts {
-		if s == m {
-			return i
-		}
-	}
-	return -1
-}
+func blockNr(fn uint32) int { return pcuif.BlockNr(fn) }
 
 // nextBlockFN is the first FN of the block after the one starting at fn.
-func nextBlockFN(fn uint32) uint32 {
-	n := blockNr(fn)
-	if n < 0 {
-		for f := fn + 1; ; f++ {
-			if blockNr(f%MaxFN) >= 0 {
-				return f % MaxFN
-			}
-		}
-	}
-	if n == 11 {
-		return (fn + 5) % MaxFN
-	}
-	return (fn - blockStarts[n] + blockStarts[n+1]) % MaxFN
-}
+func nextBlockFN(fn uint32) uint32 { return pcuif.NextBlockFN(fn) }
 
 // fnAdd adds frames modulo the hyperframe.
-func fnAdd(fn uint32, d int) uint32 { return uint32((int64(fn) + int64(d) + MaxFN) % MaxFN) }
+func fnAdd(fn uint32, d int) uint32 { return pcuif.FNAdd(fn, d) }
 
 // fnDelta is a - b as a signed frame distance in (-MaxFN/2, MaxFN/2].
-func fnDelta(a, b uint32) int {
-	d := (int64(a) - int64(b)) % MaxFN
-	if d > MaxFN/2 {
-		d -= MaxFN
-	} else if d <= -MaxFN/2 {
-		d += MaxFN
-	}
-	return int(d)
-}
+func fnDelta(a, b uint32) int { return pcuif.FNDelta(a, b) }
 
 // ulBlockFN is the FN of the uplink block that a USF in the downlink block
 // sent at fn grants: the next block period (TS 44.060 §10.4.1; osmo-pcu gprs_rlcmac_sched.cpp gprs_rlcmac_rcv_rts_block()).

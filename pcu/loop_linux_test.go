@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"golang.org/x/sys/unix"
 )
@@ -165,10 +166,8 @@ func TestLoopWakeups(t *testing.T) {
 			}
 		}()
 	}
-	for deadline := time.Now().Add(20 * time.Second); ran.Load() < G*N; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d closures ran: a wake-up was lost", ran.Load(), G*N)
-		}
+	if !testutil.Poll(20*time.Second, func() bool { return ran.Load() >= G*N }) {
+		t.Fatalf("%d of %d closures ran: a wake-up was lost", ran.Load(), G*N)
 	}
 }
 

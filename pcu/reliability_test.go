@@ -14,6 +14,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -123,7 +124,7 @@ func TestGbReconfigureNewBind(t *testing.T) {
 						return
 					default:
 						s0.WriteToUDP([]byte{byte(ns.PDUAlive)}, to)
-						time.Sleep(50 * time.Microsecond)
+						time.Sleep(50 * time.Microsecond) // paces the flood, on purpose
 					}
 				}
 			}()
@@ -191,15 +192,13 @@ func TestShutdownUnderNSFlood(t *testing.T) {
 	}
 	to := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: int(p0)}
 	alive := []byte{byte(ns.PDUAlive)}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(e.gbRx) < cap(e.gbRx) || entered.Load() == left.Load() {
+	if !testutil.Poll(10*time.Second, func() bool {
 		for i := 0; i < 64; i++ {
 			s0.WriteToUDP(alive, to)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("engine channel holds %d of %d, reader blocked: %v", len(e.gbRx), cap(e.gbRx), entered.Load() != left.Load())
-		}
-		time.Sleep(time.Millisecond)
+		return len(e.gbRx) == cap(e.gbRx) && entered.Load() != left.Load()
+	}) {
+		t.Fatalf("engine channel holds %d of %d, reader blocked: %v", len(e.gbRx), cap(e.gbRx), entered.Load() != left.Load())
 	}
 	// keep the flood going through the shutdown
 	stopFlood := make(chan struct{})
@@ -271,7 +270,7 @@ func TestCallOnStopPath(t *testing.T) {
 				}
 			}()
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond) // the callers race the stop: a moment of calls first, on purpose
 		cancel()
 		<-ran
 		close(stop)

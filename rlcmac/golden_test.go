@@ -3,6 +3,7 @@ package rlcmac
 import (
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -421,5 +422,27 @@ func TestWaitIndicationAndPaging(t *testing.T) {
 	b := make([]byte, ControlBlockLen)
 	if _, err := EncodeDL(b, &DLCtrlHeader{}, &m); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMultislotRAC: the one-technology capability of the emulators
+// encodes to these octets (DCS 1800, power capability 1) and decodes to
+// its multislot classes.
+func TestMultislotRAC(t *testing.T) {
+	for _, c := range []struct {
+		gprs, egprs int
+		hex         string
+	}{{12, 0, "32c4158000"}, {12, 12, "33841582c0"}, {29, 0, "32c417a000"}} {
+		b := EncodeMultislotRAC(c.gprs, c.egprs)
+		if fmt.Sprintf("%x", b) != c.hex {
+			t.Errorf("%d/%d: %x, want %s", c.gprs, c.egprs, b, c.hex)
+		}
+		var r MSRadioAccessCapability
+		if err := DecodeMSRadioAccessCapability(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		if g, e, ok := r.MultislotClasses(); int(g) != c.gprs || int(e) != c.egprs || ok != (c.egprs > 0) || r.Values[0].AccessTech != AccessTechGSM1800 {
+			t.Errorf("%d/%d: decoded %d/%d %v %+v", c.gprs, c.egprs, g, e, ok, r.Values[0])
+		}
 	}
 }

@@ -235,3 +235,35 @@ func EncodeMSRadioAccessCapability(b []byte, r *MSRadioAccessCapability) (int, e
 	c.v.PadZero()
 	return n, nil
 }
+
+// NewMultislotRAC is the MS Radio Access Capability of an MS of one access
+// technology (DCS 1800, RF power capability 1) with the GPRS multislot
+// class gprs and, when egprs > 0, the EGPRS multislot class egprs: what
+// gopcu's MS emulators and test SGSNs report.
+func NewMultislotRAC(gprs, egprs int) MSRadioAccessCapability {
+	var r MSRadioAccessCapability
+	r.N = 1
+	v := &r.Values[0]
+	v.AccessTech = AccessTechGSM1800
+	v.RFPowerCap = 1
+	v.HasMultislot = true
+	v.Multislot.HasGPRS = true
+	v.Multislot.GPRSClass = uint8(gprs)
+	if egprs > 0 {
+		v.Multislot.HasEGPRS = true
+		v.Multislot.EGPRSClass = uint8(egprs)
+	}
+	return r
+}
+
+// EncodeMultislotRAC is NewMultislotRAC(gprs, egprs) encoded, as GMM and
+// BSSGP carry it.
+func EncodeMultislotRAC(gprs, egprs int) []byte {
+	r := NewMultislotRAC(gprs, egprs)
+	b := make([]byte, 64)
+	n, err := EncodeMSRadioAccessCapability(b, &r)
+	if err != nil {
+		panic(err) // one access technology always fits
+	}
+	return b[:n]
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 // oracleCase is one block handed to tshark with the strings its dissection must show.
@@ -241,10 +242,7 @@ func dataCases(t *testing.T) []oracleCase {
 var frameRE = regexp.MustCompile(`(?m)^Frame \d+:`)
 
 func TestTsharkOracle(t *testing.T) {
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skip("needs tshark (apt-get install tshark)")
-	}
+	tshark := testutil.NeedBinary(t, "tshark")
 	cases := append(sampleMessages(t), ccchCases(t)...)
 	cases = append(cases, si13OracleCases(t)...)
 	cases = append(cases, dataCases(t)...)

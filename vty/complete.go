@@ -34,20 +34,16 @@ func (s *Session) completeCommand() {
 	switch ret {
 	case resAmbiguous:
 		s.vout("% Ambiguous command.\r\n")
-		s.prompt()
-		s.redrawLine()
+		s.reprompt()
 	case resNoMatch, resNothingTodo:
-		s.prompt()
-		s.redrawLine()
+		s.reprompt()
 	case resCompleteFull:
-		s.prompt()
-		s.redrawLine()
+		s.reprompt()
 		s.backwardPureWord()
 		s.insertWordOverwrite(matched[0])
 		s.selfInsert(' ')
 	case resCompleteMatch:
-		s.prompt()
-		s.redrawLine()
+		s.reprompt()
 		s.backwardPureWord()
 		s.insertWordOverwrite(matched[0])
 	case resCompleteList:
@@ -58,8 +54,7 @@ func (s *Session) completeCommand() {
 			s.vout(fmt.Sprintf("%-10s ", m))
 		}
 		s.vout("\r\n")
-		s.prompt()
-		s.redrawLine()
+		s.reprompt()
 	}
 }
 
@@ -73,13 +68,11 @@ func (s *Session) describeCommand() {
 	switch ret {
 	case resAmbiguous:
 		s.vout("% Ambiguous command.\r\n")
-		s.prompt()
-		s.redrawLine()
+		s.reprompt()
 		return
 	case resNoMatch:
 		s.vout("% There is no matched command.\r\n")
-		s.prompt()
-		s.redrawLine()
+		s.reprompt()
 		return
 	}
 	width := 0
@@ -117,8 +110,7 @@ func (s *Session) describeCommand() {
 	if cr != nil {
 		s.describeOne(cr, width, descWidth)
 	}
-	s.prompt()
-	s.redrawLine()
+	s.reprompt()
 }
 
 func (s *Session) describeOne(d *desc, width, descWidth int) {

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 // TestCPUSchedOS applies `policy rr` and `cpu-affinity all` for real, in
@@ -22,9 +24,7 @@ func TestCPUSchedOS(t *testing.T) {
 		cpuSchedChild(t)
 		return
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (CAP_SYS_NICE) to set SCHED_RR")
-	}
+	testutil.NeedRoot(t, "CAP_SYS_NICE, to set SCHED_RR")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCPUSchedOS$", "-test.v")
 	cmd.Env = append(os.Environ(), "GOPCU_CPUSCHED_CHILD=1")
 	out, err := cmd.CombinedOutput()

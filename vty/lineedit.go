@@ -124,6 +124,12 @@ func (s *Session) previousLine() {
 	s.historyPrint()
 }
 
+// reprompt writes the prompt again and the line typed so far after it.
+func (s *Session) reprompt() {
+	s.prompt()
+	s.redrawLine()
+}
+
 func (s *Session) redrawLine() {
 	s.write(s.buf)
 	s.cp = len(s.buf)
@@ -174,8 +180,7 @@ func (s *Session) downLevel() {
 
 func (s *Session) clearScreen() {
 	s.vout("\x1b[2J\x1b[H")
-	s.prompt()
-	s.redrawLine()
+	s.reprompt()
 }
 
 // endConfig is Ctrl-Z (libosmocore vty_end_config).

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 // loopExecutor is an engine stand-in: one goroutine runs posted closures.
@@ -38,6 +39,28 @@ func newLoop() *loopExecutor {
 }
 
 func (l *loopExecutor) Do(f func()) { l.ch <- f }
+
+// startServer serves the test tree (testTree) on a loopback port with an
+// engine loop, setup applied before it serves; it stops at the test's
+// cleanup. It returns the server and its address.
+func startServer(t *testing.T, setup func(v *VTY, srv *Server)) (*Server, string) {
+	t.Helper()
+	v := testTree()
+	loop := newLoop()
+	srv := NewServer(v, loop)
+	setup(v, srv)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() {
+		srv.Close()
+		close(loop.ch)
+		<-loop.done
+	})
+	return srv, ln.Addr().String()
+}
 
 func testTree() *VTY {
 	v := New(AppInfo{Name: "OsmoPCU", Version: "test"})
@@ -68,24 +91,14 @@ func readUntil(t *testing.T, r *bufio.Reader, c net.Conn, suffix string) string 
 // client floods commands with large output and never reads; the engine loop
 // must keep answering (an "RTS" closure posted to it completes quickly).
 func TestManySessionsAndStalledClient(t *testing.T) {
-	v := testTree()
-	loop := newLoop()
-	srv := NewServer(v, loop)
-	// A design that wrote to sockets from the engine would block the loop
-	// for up to WriteTimeout per stalled write: make that unmistakable.
-	srv.WriteTimeout = 30 * time.Second
-	srv.MaxSessions = 64
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	defer func() {
-		srv.Close()
-		close(loop.ch)
-		<-loop.done
-	}()
-	addr := ln.Addr().String()
+	var loop Executor
+	_, addr := startServer(t, func(_ *VTY, srv *Server) {
+		// A design that wrote to sockets from the engine would block the loop
+		// for up to WriteTimeout per stalled write: make that unmistakable.
+		srv.WriteTimeout = 30 * time.Second
+		srv.MaxSessions = 64
+		loop = srv.Ex
+	})
 
 	stalled, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -143,7 +156,7 @@ func TestManySessionsAndStalledClient(t *testing.T) {
 			if d := time.Since(t0); d > worst {
 				worst = d
 			}
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // samples the loop's latency every ms, on purpose
 		}
 	}()
 	wg.Wait()
@@ -329,6 +342,7 @@ func TestWriteKill9(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		// a kill at a different moment each round, on purpose
 		time.Sleep(time.Duration(20+round*7) * time.Millisecond)
 		cmd.Process.Kill() // SIGKILL
 		cmd.Wait()
@@ -351,22 +365,12 @@ func TestWriteKill9(t *testing.T) {
 // makes the registry emit debug records although the registry's own
 // (base) level, which the other outputs follow, stays at notice.
 func TestSessionLogging(t *testing.T) {
-	v := testTree()
-	loop := newLoop()
-	srv := NewServer(v, loop)
-	reg := logx.New(srv.LogHandler(nil))
-	v.Logging.Registry = reg
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	defer func() {
-		srv.Close()
-		close(loop.ch)
-		<-loop.done
-	}()
-	c, err := net.Dial("tcp", ln.Addr().String())
+	var reg *logx.Registry
+	_, addr := startServer(t, func(v *VTY, srv *Server) {
+		reg = logx.New(srv.LogHandler(nil))
+		v.Logging.Registry = reg
+	})
+	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -493,21 +497,7 @@ func TestLineBound(t *testing.T) {
 // the open sessions keep working, and a slot freed is taken again
 // (libosmocore has no limit: a peer could open sessions until fds ran out).
 func TestMaxSessions(t *testing.T) {
-	v := testTree()
-	loop := newLoop()
-	srv := NewServer(v, loop)
-	srv.MaxSessions = 3
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(ln)
-	defer func() {
-		srv.Close()
-		close(loop.ch)
-		<-loop.done
-	}()
-	addr := ln.Addr().String()
+	srv, addr := startServer(t, func(_ *VTY, srv *Server) { srv.MaxSessions = 3 })
 	var open []net.Conn
 	for i := 0; i < 3; i++ {
 		c, err := net.Dial("tcp", addr)
@@ -534,13 +524,7 @@ func TestMaxSessions(t *testing.T) {
 		t.Fatalf("sessions %d, refused %d", n, refused)
 	}
 	open[0].Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for n, _ := srv.Sessions(); n != 2; n, _ = srv.Sessions() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d sessions after one closed", n)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, func() bool { n, _ := srv.Sessions(); return n == 2 }, "2 sessions after one closed")
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)

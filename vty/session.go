@@ -415,7 +415,9 @@ func (s *Session) exec(f func()) bool {
 	}
 }
 
-func (s *Session) executeLine() {
+// runLine runs the line in buf: a password on the auth nodes, else a
+// command that goes into the history.
+func (s *Session) runLine() {
 	switch s.st.node {
 	case AuthNode, AuthEnableNode:
 		s.auth()
@@ -423,6 +425,10 @@ func (s *Session) executeLine() {
 		s.command()
 		s.histAdd()
 	}
+}
+
+func (s *Session) executeLine() {
+	s.runLine()
 	s.cp = 0
 	s.buf = s.buf[:0]
 	if !s.st.closed {
@@ -529,13 +535,7 @@ func (s *Session) Exec(line string) string {
 	s.out.Reset()
 	s.buf = append(s.buf[:0], line...)
 	s.cp = len(s.buf)
-	switch s.st.node {
-	case AuthNode, AuthEnableNode:
-		s.auth()
-	default:
-		s.command()
-		s.histAdd()
-	}
+	s.runLine()
 	s.buf = s.buf[:0]
 	s.cp = 0
 	return strings.ReplaceAll(string(s.take()), "\r\n", "\n")

@@ -68,21 +68,23 @@ func (v *VTY) installStats() {
 	node := v.addNode(StatsNode, "config-stats", "%s(config-stats)# ", v.writeStats)
 	cfg := v.Config()
 
-	find := func(typ, name string) *StatsReporter {
+	// named is the reporter name a command gives (its argument, "" without
+	// one) and that reporter of type typ, nil when there is none.
+	named := func(c *Context, typ string) (string, *StatsReporter) {
+		name := ""
+		if len(c.Args) > 0 {
+			name = c.Args[0]
+		}
 		for _, r := range sc.Reporters {
 			if r.Type == typ && r.Name == name {
-				return r
+				return name, r
 			}
 		}
-		return nil
+		return name, nil
 	}
 	reporter := func(typ string) Handler {
 		return func(c *Context) error {
-			name := ""
-			if len(c.Args) > 0 {
-				name = c.Args[0]
-			}
-			r := find(typ, name)
+			name, r := named(c, typ)
 			if r == nil {
 				r = &StatsReporter{Type: typ, Name: name, Level: "global"}
 				sc.Reporters = append(sc.Reporters, r)
@@ -93,11 +95,7 @@ func (v *VTY) installStats() {
 	}
 	noReporter := func(typ string) Handler {
 		return func(c *Context) error {
-			name := ""
-			if len(c.Args) > 0 {
-				name = c.Args[0]
-			}
-			r := find(typ, name)
+			name, r := named(c, typ)
 			if r == nil {
 				return c.Warnf("%% There is no such statsd reporter with name '%s'\n", name)
 			}

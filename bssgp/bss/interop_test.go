@@ -102,7 +102,7 @@ func startGopcuOn(t *testing.T, n *netns, cfg bss.Config, bind string) *engine {
 	t.Helper()
 	var udp *nsudp.UDP
 	e, err := newEngine(cfg, func(deliver func(nsudp.Datagram)) (nse.Transport, error) {
-		err := n.do(func() error {
+		err := n.Do(func() error {
 			var err error
 			udp, err = nsudp.ListenUDP([]netip.AddrPort{netip.MustParseAddrPort(bind)}, deliver)
 			return err
@@ -135,8 +135,8 @@ func dumpLogs(t *testing.T, dir string) {
 // interopNetns is the network namespace of one interop test (they run in
 // parallel) and its directory for osmo-sgsn's files, logs dumped at the end.
 func interopNetns(t *testing.T) (*netns, string) {
-	needRoot(t)
-	need(t, "osmo-sgsn", "ip")
+	testutil.NeedRoot(t, "network namespaces")
+	testutil.NeedBinaries(t, "osmo-sgsn", "ip")
 	if testing.Short() {
 		t.Skip("needs a run without -short (interop with osmo-sgsn)")
 	}
@@ -240,8 +240,8 @@ func restartSGSNDialect(t *testing.T, n *netns, dir string, dialect nse.Dialect)
 		t.Fatal("no osmo-sgsn to restart")
 	}
 	p := n.procs[len(n.procs)-1]
-	p.Process.Kill()
-	p.Wait()
+	p.cmd.Process.Kill()
+	p.stop() // waits for the exit
 	startSGSN(t, n, dir, dialect, fmt.Sprintf("-%d", len(n.procs)))
 }
 
@@ -307,7 +307,7 @@ func TestInteropTwoNSVCs(t *testing.T) {
 		Local: netip.MustParseAddrPort("127.0.0.1:23002"), Remote: netip.MustParseAddrPort("127.0.0.1:23000")})
 	var udp *nsudp.UDP
 	e, err := newEngine(cfg, func(deliver func(nsudp.Datagram)) (nse.Transport, error) {
-		err := n.do(func() error {
+		err := n.Do(func() error {
 			var err error
 			udp, err = nsudp.ListenUDP([]netip.AddrPort{netip.MustParseAddrPort("0.0.0.0:23001"),
 				netip.MustParseAddrPort("0.0.0.0:23002")}, deliver)

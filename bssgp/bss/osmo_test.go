@@ -9,12 +9,8 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,7 +18,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
-	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 )
 
 // llcFCS computes the LLC frame check sequence (TS 44.064 §5.5a: CRC-24,
@@ -62,120 +58,35 @@ func attachRequestLLC() []byte {
 	return append(f, fcs[:]...)
 }
 
-func need(t *testing.T, bins ...string) {
-	t.Helper()
-	for _, b := range bins {
-		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("needs %s (apt-get install %s)", b, testutil.DebPackage(b))
-		}
-	}
-}
-
-func needRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (network namespaces)")
-	}
-}
-
-// netns is a network namespace created (and deleted) by the test.
+// netns is the test's network namespace (netnstest: deleted at cleanup)
+// and the programs the test started in it, in order.
 type netns struct {
-	name  string
-	procs []*exec.Cmd
+	*netnstest.NS
+	procs []*netnsProc
+}
+
+// netnsProc is a program started in the namespace; stop ends it and waits
+// (netns.NS.Start).
+type netnsProc struct {
+	cmd  *exec.Cmd
+	stop func()
 }
 
 func newNetns(t *testing.T) *netns {
 	t.Helper()
-	if sysSetns() == 0 {
-		t.Skip("needs the setns syscall number, unknown on " + runtime.GOARCH)
-	}
-	n := &netns{name: fmt.Sprintf("gopcu-bssgp-%d-%d", os.Getpid(), time.Now().UnixNano()%100000)}
-	if out, err := exec.Command("ip", "netns", "add", n.name).CombinedOutput(); err != nil {
-		t.Skipf("needs network namespaces (ip netns add: %v %s)", err, bytes.TrimSpace(out))
-	}
-	t.Cleanup(func() { exec.Command("ip", "netns", "delete", n.name).Run() })
-	if out, err := exec.Command("ip", "-n", n.name, "link", "set", "lo", "up").CombinedOutput(); err != nil {
-		t.Fatalf("lo up: %v %s", err, out)
-	}
-	return n
+	return &netns{NS: netnstest.New(t)}
 }
 
-// sysSetns is setns(2)'s number (not exported by package syscall).
-func sysSetns() uintptr {
-	switch runtime.GOARCH {
-	case "amd64":
-		return 308
-	case "arm64", "riscv64", "loong64":
-		return 268
-	case "386":
-		return 346
-	case "arm":
-		return 375
-	}
-	return 0
-}
-
-// do runs fn on an OS thread switched into the namespace; sockets created by
-// fn stay in it.
-func (n *netns) do(fn func() error) error {
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		orig, err := os.Open("/proc/thread-self/ns/net")
-		if err != nil {
-			errc <- err
-			return
-		}
-		defer orig.Close()
-		target, err := os.Open("/var/run/netns/" + n.name)
-		if err != nil {
-			errc <- err
-			return
-		}
-		defer target.Close()
-		if _, _, e := syscall.Syscall(sysSetns(), target.Fd(), syscall.CLONE_NEWNET, 0); e != 0 {
-			errc <- e
-			return
-		}
-		ferr := fn()
-		if _, _, e := syscall.Syscall(sysSetns(), orig.Fd(), syscall.CLONE_NEWNET, 0); e != 0 {
-			errc <- fmt.Errorf("restore netns: %v", e) // thread stays locked and dies with the goroutine
-			return
-		}
-		runtime.UnlockOSThread()
-		errc <- ferr
-	}()
-	return <-errc
-}
-
-// command starts name inside the namespace; the process is killed (by PID)
-// at cleanup.
+// start starts a program inside the namespace, its output in dir/logName;
+// it is stopped at cleanup.
 func (n *netns) start(t *testing.T, dir, logName string, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command("ip", append([]string{"netns", "exec", n.name}, args...)...)
-	lf, err := os.Create(filepath.Join(dir, logName))
+	cmd, stop, err := n.NS.NS.Start(dir, logName, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stdout, cmd.Stderr, cmd.Dir = lf, lf, dir
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	n.procs = append(n.procs, cmd)
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil && cmd.Process.Signal(syscall.Signal(0)) == nil {
-			cmd.Process.Signal(syscall.SIGTERM)
-			done := make(chan struct{})
-			go func() { cmd.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(3 * time.Second):
-				cmd.Process.Kill()
-				<-done
-			}
-		}
-		lf.Close()
-	})
+	n.procs = append(n.procs, &netnsProc{cmd: cmd, stop: stop})
+	t.Cleanup(stop)
 	return cmd
 }
 
@@ -183,7 +94,7 @@ func (n *netns) start(t *testing.T, dir, logName string, args ...string) *exec.C
 // transcript.
 func (n *netns) vty(port int, cmds ...string) (string, error) {
 	var out string
-	err := n.do(func() error {
+	err := n.Do(func() error {
 		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 2*time.Second)
 		if err != nil {
 			return err

@@ -116,7 +116,7 @@ func snsSentPDUs(t *testing.T) [][]byte {
 // gprs-ns / bssgp / gprs-llc dissectors) that nothing gopcu sends is
 // malformed or raises an error-level expert item.
 func TestTsharkDecodes(t *testing.T) {
-	need(t, "tshark")
+	testutil.NeedBinaries(t, "tshark")
 	pkts := append(bssSentPDUs(t), snsSentPDUs(t)...)
 	// SNS PDUs of the BSS side, and every other NS PDU type.
 	local := netip.MustParseAddrPort("127.0.0.1:23001")
@@ -141,7 +141,7 @@ func TestTsharkDecodes(t *testing.T) {
 		}
 	}
 	if !strings.Contains(s, "FCS: ") || strings.Contains(s, "FCS: 0x") && strings.Contains(s, "incorrect") {
-		t.Errorf("LLC FCS not verified:\n%s", grepLines(s, "FCS"))
+		t.Errorf("LLC FCS not verified:\n%s", testutil.GrepLines(s, "FCS"))
 	}
 	for _, w := range []string{"UL-UNITDATA", "BVC-RESET", "FLOW-CONTROL-BVC", "FLOW-CONTROL-MS", "LLC-DISCARDED",
 		"SUSPEND", "RESUME", "RADIO-STATUS", "FLUSH_LL_ACK", "STATUS", "NS_STATUS", "NS_RESET", "NS_ALIVE", "SNS_SIZE", "SNS_CONFIG", "SNS_ACK",
@@ -151,17 +151,7 @@ func TestTsharkDecodes(t *testing.T) {
 		}
 	}
 	if testing.Verbose() {
-		t.Log(grepLines(s, "PDU Type"))
-		t.Log(grepLines(s, "FCS"))
+		t.Log(testutil.GrepLines(s, "PDU Type"))
+		t.Log(testutil.GrepLines(s, "FCS"))
 	}
-}
-
-func grepLines(s, w string) string {
-	var l []string
-	for _, x := range strings.Split(s, "\n") {
-		if strings.Contains(x, w) {
-			l = append(l, x)
-		}
-	}
-	return strings.Join(l, "\n")
 }

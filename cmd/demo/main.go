@@ -10,6 +10,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -80,14 +81,8 @@ func main() {
 		results = append(results, r)
 		rows = append(rows, demo.Summarize(r, cfg))
 	}
-	fmt.Println()
-	demo.WriteTable(os.Stdout, rows)
-	fmt.Printf("\n(%v wall time)\n", time.Since(start).Round(time.Second))
-	if *plot != "" {
-		if err := demo.WritePlotFile(*plot, results); err != nil {
-			fail(err)
-		}
-		fmt.Printf("plot: %s\n", *plot)
+	if err := demo.Finish(os.Stdout, func(w io.Writer) { demo.WriteTable(w, rows) }, start, *plot, results); err != nil {
+		fail(err)
 	}
 }
 

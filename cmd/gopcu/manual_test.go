@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,10 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
-	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
 // referenceCommands are the commands of docs/vty-reference.md (made from
@@ -123,19 +120,7 @@ func TestManualNoOutputClaims(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	sg, err := sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:0"), sgsnemu.Config{}, sgsnemu.Callbacks{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sg.Close()
-	sock := filepath.Join(dir, "pcu_bts")
-	info := btsemu.DefaultInfo(pcuif.V12)
-	info.SetRemote(0, 101, uint16(freePort(t)), sg.Addr())
-	bts, err := btsemu.Listen(btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bts.Close()
+	_, sock := startPeers(t, dir, sgsnemu.Config{}, sgsnemu.Callbacks{})
 	cfg := filepath.Join(dir, "osmo-pcu.cfg")
 	if err := os.WriteFile(cfg, nil, 0o644); err != nil {
 		t.Fatal(err)

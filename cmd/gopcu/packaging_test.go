@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/internal/logx"
-	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/llc"
 )
 
@@ -21,15 +19,7 @@ import (
 // running config.
 func loadConfig(t *testing.T, path string) string {
 	t.Helper()
-	s, err := parseSettings([]string{"-c", path}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := newDaemon(s, logx.Discard(), nil, &ratectr.Registry{}, io.Discard)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return d.VTY().RunningConfig()
+	return testDaemon(t, []string{"-c", path}, nil, io.Discard).VTY().RunningConfig()
 }
 
 // commentedCommand matches the conffile's commented-out commands: '!'

@@ -5,72 +5,30 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
-	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
 // TestMain lets the tests run the test binary as gopcu itself (a real
 // process that signals can be sent to): GOPCU_TEST_MAIN=1 runs main.
-func TestMain(m *testing.M) {
-	if os.Getenv("GOPCU_TEST_MAIN") == "1" {
-		main()
-		return
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testutil.RunTestsOr(m, "GOPCU_TEST_MAIN", main) }
 
 // proc is a gopcu process started by startGopcu.
 type proc struct {
 	cmd    *exec.Cmd
-	stderr *syncBuf
+	stderr *testutil.SyncBuffer
 	done   chan struct{}
 	err    error
 	vty    string
-}
-
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// startBTS starts the BTS emulator with PDCHs on TS 4-7 and NS towards
-// unused loopback ports.
-func startBTS(t *testing.T, dir string) string {
-	t.Helper()
-	sock := filepath.Join(dir, "pcu_bts")
-	info := btsemu.DefaultInfo(pcuif.V12)
-	info.SetRemote(0, 101, uint16(freePort(t)), netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(freePort(t))))
-	bts, err := btsemu.Listen(btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(bts.Close)
-	return sock
 }
 
 // startGopcu runs this test binary as gopcu with args plus a free VTY
@@ -84,7 +42,7 @@ func startGopcu(t *testing.T, args ...string) *proc {
 func startGopcuEnv(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
 	port := freePort(t)
-	p := &proc{stderr: &syncBuf{}, done: make(chan struct{}), vty: fmt.Sprintf("127.0.0.1:%d", port)}
+	p := &proc{stderr: &testutil.SyncBuffer{}, done: make(chan struct{}), vty: fmt.Sprintf("127.0.0.1:%d", port)}
 	p.cmd = exec.Command(os.Args[0], append(args, "--vty-port", fmt.Sprint(port))...)
 	p.cmd.Env = append(append(os.Environ(), "GOPCU_TEST_MAIN=1"), env...)
 	p.cmd.Stdout, p.cmd.Stderr = io.Discard, p.stderr
@@ -100,21 +58,22 @@ func startGopcuEnv(t *testing.T, env []string, args ...string) *proc {
 			<-p.done
 		}
 	})
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	if !testutil.Poll(10*time.Second, func() bool {
 		c, err := net.Dial("tcp", p.vty)
 		if err == nil {
 			c.Close()
-			return p
+			return true
 		}
 		select {
 		case <-p.done:
 			t.Fatalf("gopcu ended: %v\n%s", p.err, p.stderr.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("VTY %s never answered:\n%s", p.vty, p.stderr.String())
-		}
+		return false
+	}) {
+		t.Fatalf("VTY %s never answered:\n%s", p.vty, p.stderr.String())
 	}
+	return p
 }
 
 // wait waits up to d for the process to end and returns its exit code.
@@ -137,18 +96,18 @@ func (p *proc) wait(t *testing.T, d time.Duration) int {
 	return 0
 }
 
-// pollFile waits until the file contains want.
-func pollFile(t *testing.T, path, want string) string {
+// pollFile waits up to 10 s until the file contains want and returns
+// it; a failure shows the file and what else is given (a stderr).
+func pollFile(t *testing.T, path, want string, more ...fmt.Stringer) string {
 	t.Helper()
 	var got []byte
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	if !testutil.Poll(10*time.Second, func() bool {
 		got, _ = os.ReadFile(path)
-		if bytes.Contains(got, []byte(want)) {
-			return string(got)
-		}
+		return bytes.Contains(got, []byte(want))
+	}) {
+		t.Fatalf("%s never contained %q:\n%s\n%v", path, want, got, more)
 	}
-	t.Fatalf("%s never contained %q:\n%s", path, want, got)
-	return ""
+	return string(got)
 }
 
 // logConfig is a config file with a `log file` target at NOTICE.
@@ -171,19 +130,7 @@ func TestSignalTerminate(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sigName(sig), func(t *testing.T) {
 			dir := t.TempDir()
-			sg, err := sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:0"), sgsnemu.Config{}, sgsnemu.Callbacks{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sg.Close()
-			sock := filepath.Join(dir, "pcu_bts")
-			info := btsemu.DefaultInfo(pcuif.V12)
-			info.SetRemote(0, 101, uint16(freePort(t)), sg.Addr())
-			bts, err := btsemu.Listen(btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer bts.Close()
+			_, sock := startPeers(t, dir, sgsnemu.Config{}, sgsnemu.Callbacks{})
 			cfg := filepath.Join(dir, "empty.cfg")
 			os.WriteFile(cfg, nil, 0o644)
 			p := startGopcu(t, "-c", cfg, "--pcu-sock", sock)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,31 +9,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
-	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
 // osmoPCULines reads testdata/osmo-pcu-1.1.0-stderr.txt: "FORMAT EVENT"
 // to the line osmo-pcu 1.1.0 wrote.
 func osmoPCULines(t *testing.T) map[string]string {
 	t.Helper()
-	f, err := os.Open("testdata/osmo-pcu-1.1.0-stderr.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	m := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		l := sc.Text()
-		if l == "" || l[0] == '#' {
-			continue
-		}
+	for _, l := range testutil.DataLines(t, "testdata/osmo-pcu-1.1.0-stderr.txt") {
 		f := strings.SplitN(l, " ", 3)
 		s, err := strconv.Unquote(f[2])
 		if err != nil {
@@ -126,18 +112,8 @@ func TestStderrLikeOsmoPCU(t *testing.T) {
 				t.Fatalf("one connect failure logged in 10 s:\n%s", p.stderr.String())
 			}
 
-			sg, err := sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:0"), sgsnemu.Config{}, sgsnemu.Callbacks{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sg.Close()
-			info := btsemu.DefaultInfo(pcuif.V12)
-			info.SetRemote(0, 101, uint16(freePort(t)), sg.Addr())
-			bts, err := btsemu.Listen(btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer bts.Close()
+			sg := startSGSN(t, sgsnemu.Config{}, sgsnemu.Callbacks{})
+			startBTSAt(t, sock, sg.Addr())
 			check("nse-available", waitStderr(t, p, "NS-NSE 101 became available"))
 			// the SGSN resets the NS-VC (osmo-sgsn's `nsvc 101 reset`):
 			// the NSE fails, and comes back

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"io"
 	"net/netip"
@@ -14,11 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
-	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
 // TestFullVersion: the release plus the commit from the build-time
@@ -58,19 +55,13 @@ func TestVersionEverywhere(t *testing.T) {
 	}
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "pcu_bts")
-	info := btsemu.DefaultInfo(pcuif.V12)
-	info.SetRemote(0, 101, uint16(freePort(t)), netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(freePort(t))))
-	bts, err := btsemu.Listen(btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bts.Close()
+	bts := startBTSAt(t, sock, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(freePort(t))))
 	s, err := parseSettings([]string{"-c", filepath.Join(dir, "none.cfg"), "--pcu-sock", sock, "--vty-port", "0"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.ConfigGiven = false // a missing default file: defaults
-	var stderr syncBuf
+	var stderr testutil.SyncBuffer
 	d, err := newDaemon(s, logx.NewText(&stderr), nil, &ratectr.Registry{}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -81,16 +72,13 @@ func TestVersionEverywhere(t *testing.T) {
 	if v := string(sess.Feed([]byte("show version\r"))); !strings.Contains(v, "OsmoPCU "+want+" (OsmoPCU).\r\n") {
 		t.Errorf("show version:\n%s", v)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
+	stop := goRun(d)
+	defer stop()
 	testutil.Eventually(t, 10*time.Second, func() bool { return len(bts.TxtInds()) > 0 }, "no TXT_IND")
 	if txt := bts.TxtInds(); txt[0] != want {
 		t.Errorf("TXT_IND %q, want %q", txt, want)
 	}
-	cancel()
-	<-done
+	stop()
 	if !strings.Contains(stderr.String(), `msg="gopcu starting" version=`+want) {
 		t.Errorf("log:\n%s", stderr.String())
 	}

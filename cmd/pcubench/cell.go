@@ -259,26 +259,7 @@ func ulFrames(i, n int) [][]byte {
 
 // msRAC is the MS Radio Access Capability the SGSN sends with the
 // downlink (TS 24.008 §10.5.5.12a): the GPRS and EGPRS multislot classes.
-func msRAC(class, egprs int) []byte {
-	if egprs == 0 {
-		return sgsnemu.MultislotRAC(class)
-	}
-	var r rlcmac.MSRadioAccessCapability
-	r.N = 1
-	r.Values[0].AccessTech = 3
-	r.Values[0].RFPowerCap = 1
-	r.Values[0].HasMultislot = true
-	r.Values[0].Multislot.HasGPRS = true
-	r.Values[0].Multislot.GPRSClass = uint8(class)
-	r.Values[0].Multislot.HasEGPRS = true
-	r.Values[0].Multislot.EGPRSClass = uint8(egprs)
-	b := make([]byte, 64)
-	n, err := rlcmac.EncodeMSRadioAccessCapability(b, &r)
-	if err != nil {
-		panic(err)
-	}
-	return b[:n]
-}
+func msRAC(class, egprs int) []byte { return rlcmac.EncodeMultislotRAC(class, egprs) }
 
 // latencies collects RTS_REQ -> DATA_REQ times.
 type latencies struct{ d []time.Duration }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
@@ -16,13 +17,7 @@ import (
 // TestMain lets the test binary play gopcu (the engine on the socket of
 // the config file's pcu-socket line) when PCUBENCH_CHILD is set, so that
 // the smoke test needs no build of cmd/gopcu.
-func TestMain(m *testing.M) {
-	if os.Getenv("PCUBENCH_CHILD") == "1" {
-		child()
-		return
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testutil.RunTestsOr(m, "PCUBENCH_CHILD", child) }
 
 func child() {
 	var sock string

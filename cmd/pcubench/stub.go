@@ -212,18 +212,29 @@ func (s *stub) frames(d time.Duration) (int, error) {
 			}
 			rts++
 		}
-		s.c.SetReadDeadline(time.Now().Add(5 * time.Second))
-		for left := len(s.pdchs); left > 0; {
-			m, err := s.read()
-			if err != nil {
-				return rts, err
-			}
-			if d, ok := m.(*pcuif.Data); ok && d.Kind == pcuif.TypeDataReq && d.SAPI == pcuif.SAPIPDTCH && d.FN == rfn {
-				left--
-			}
+		if err := s.awaitDataReqs(rfn, nil); err != nil {
+			return rts, err
 		}
 	}
 	return rts, nil
+}
+
+// awaitDataReqs reads (5 s at most) until every PDCH answered the
+// RTS_REQs for frame fn with a PDTCH DATA_REQ; count, when not nil, says
+// whether an answer counts.
+func (s *stub) awaitDataReqs(fn uint32, count func(d *pcuif.Data) bool) error {
+	s.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for left := len(s.pdchs); left > 0; {
+		m, err := s.read()
+		if err != nil {
+			return err
+		}
+		if d, ok := m.(*pcuif.Data); ok && d.Kind == pcuif.TypeDataReq && d.SAPI == pcuif.SAPIPDTCH && d.FN == fn &&
+			(count == nil || count(d)) {
+			left--
+		}
+	}
+	return nil
 }
 
 // rtsAdvance is how many frames ahead osmo-bts-virtual asks for a block
@@ -277,18 +288,14 @@ func (s *stub) realtime(d time.Duration, lat *latencies) (int, error) {
 			}
 			rts++
 		}
-		s.c.SetReadDeadline(time.Now().Add(5 * time.Second))
-		for left := len(s.pdchs); left > 0; {
-			m, err := s.read()
-			if err != nil {
-				return rts, err
+		if err := s.awaitDataReqs(fn, func(d *pcuif.Data) bool {
+			t, ok := sentAt[[2]uint8{d.TRX, d.TS}]
+			if ok {
+				lat.add(s.at.Sub(t))
 			}
-			if d, ok := m.(*pcuif.Data); ok && d.Kind == pcuif.TypeDataReq && d.SAPI == pcuif.SAPIPDTCH && d.FN == fn {
-				if t, ok := sentAt[[2]uint8{d.TRX, d.TS}]; ok {
-					lat.add(s.at.Sub(t))
-					left--
-				}
-			}
+			return ok
+		}); err != nil {
+			return rts, err
 		}
 		frames += (s.fn - fn + pcuif.MaxFN) % pcuif.MaxFN
 		time.Sleep(time.Until(start.Add(time.Duration(frames) * btsemu.FramePeriod)))

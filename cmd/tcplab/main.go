@@ -18,6 +18,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -104,14 +105,8 @@ func main() {
 			fmt.Printf("note: %s: lab dropped %d packets, radio clock lagged up to %v\n", sc.Name, r.TUNDrops, r.MaxLag)
 		}
 	}
-	fmt.Println()
-	tcplab.WriteTable(os.Stdout, rows)
-	fmt.Printf("\n(%v wall time)\n", time.Since(start).Round(time.Second))
-	if *plot != "" {
-		if err := demo.WritePlotFile(*plot, results); err != nil {
-			fail(err)
-		}
-		fmt.Printf("plot: %s\n", *plot)
+	if err := demo.Finish(os.Stdout, func(w io.Writer) { tcplab.WriteTable(w, rows) }, start, *plot, results); err != nil {
+		fail(err)
 	}
 }
 

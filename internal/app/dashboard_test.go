@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,10 +16,8 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
-	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
 const dashboardFile = "../../contrib/grafana-dashboard.json"
@@ -171,39 +168,23 @@ func TestGrafanaDashboard(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	sgsn, err := sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:0"), sgsnemu.Config{Echo: true, DLLifetime: 1000},
+	sg := startSGSN(t, sgsnemu.Config{Echo: true, DLLifetime: 1000},
 		sgsnemu.Callbacks{ULUnitdata: func(uint16, *bssgp.ULUnitdata, time.Duration) {}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sgsn.Close()
 	sock := filepath.Join(dir, "pcu_bts")
-	info := btsemu.DefaultInfo(pcuif.V12)
-	info.SetRemote(0, 101, uint16(freePort(t)), sgsn.Addr())
-	bts, err := btsemu.Listen(btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bts.Close()
+	bts := startBTSAt(t, sock, sg.Addr())
 	metrics := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	cfg := filepath.Join(dir, "empty.cfg")
 	os.WriteFile(cfg, nil, 0o644)
 	s := testSettings(cfg, sock, 0)
 	s.MetricsAddr = metrics
-	d, err := New(s, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
+	d := testDaemon(t, s, nil, io.Discard)
+	stop := goRun(d)
 	defer func() {
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+		if err := stop(); err != nil && !errors.Is(err, context.Canceled) {
 			t.Errorf("daemon: %v", err)
 		}
 	}()
-	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer wcancel()
 	if err := bts.WaitActive(wctx, 4); err != nil {
 		t.Fatal(err)
@@ -230,7 +211,7 @@ func TestGrafanaDashboard(t *testing.T) {
 		return out
 	}
 	for deadline := time.Now().Add(20 * time.Second); ; {
-		if err := cell.Run(ctx, 20); err != nil {
+		if err := cell.Run(context.Background(), 20); err != nil {
 			t.Fatal(err)
 		}
 		var body string

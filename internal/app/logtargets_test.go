@@ -3,7 +3,6 @@ package app
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -13,11 +12,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
 	"github.com/gopcu/gopcu/vty"
@@ -26,10 +25,10 @@ import (
 // logSetup is the daemon's logging wiring without the daemon: VTY (with
 // the config text read), fan-out with a default stderr text output,
 // registry.
-func logSetup(t *testing.T, cfgText string) (*vty.VTY, *logx.Registry, *logx.Fanout, *lockedBuf) {
+func logSetup(t *testing.T, cfgText string) (*vty.VTY, *logx.Registry, *logx.Fanout, *testutil.SyncBuffer) {
 	t.Helper()
 	v, _ := config.New(pcu.Version)
-	stderr := &lockedBuf{}
+	stderr := &testutil.SyncBuffer{}
 	fan := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions()))
 	logs := logx.New(fan)
 	v.Logging.Registry = logs
@@ -38,24 +37,6 @@ func logSetup(t *testing.T, cfgText string) (*vty.VTY, *logx.Registry, *logx.Fan
 	}
 	t.Cleanup(func() { closeLogTargets(fan) })
 	return v, logs, fan, stderr
-}
-
-// lockedBuf is a bytes.Buffer for concurrent writers.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func udpListener(t *testing.T) *net.UDPConn {
@@ -344,27 +325,9 @@ func TestDaemonLogFile(t *testing.T) {
 	if err := os.WriteFile(cfgFile, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stderr := &lockedBuf{}
-	fan := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions()))
-	logs := logx.New(fan)
-	d, err := New(testSettings(cfgFile, filepath.Join(dir, "no-bts"), 0), Options{Logs: logs, LogOutput: fan, Stderr: stderr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, _ := os.ReadFile(logFile)
-		if strings.Contains(string(b), "gopcu starting") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s:\n%s\nstderr:\n%s", logFile, b, stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	d, stderr := fanDaemon(t, testSettings(cfgFile, filepath.Join(dir, "no-bts"), 0))
+	stop := goRun(d)
+	pollFile(t, logFile, "gopcu starting", stderr)
 	if got := readFile(t, logFile); !strings.HasPrefix(got, "DPCU main.go:") || !strings.Contains(got, " gopcu starting version=") {
 		t.Errorf("%s:\n%s", logFile, got)
 	}
@@ -384,9 +347,10 @@ func TestDaemonLogFile(t *testing.T) {
 	if n := strings.Count(stderr.String(), "no/such/x.log"); n != 1 {
 		t.Errorf("error logged %d times:\n%s", n, stderr.String())
 	}
-	cancel()
+	stopped := make(chan struct{})
+	go func() { stop(); close(stopped) }()
 	select {
-	case <-done:
+	case <-stopped:
 	case <-time.After(10 * time.Second):
 		t.Fatal("daemon did not stop")
 	}
@@ -439,17 +403,7 @@ func TestDaemonVTYLogTarget(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		b, _ := os.ReadFile(logFile)
-		if strings.Contains(string(b), "DPCU <000c> hello-from-vty\n") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s:\n%s\nstderr:\n%s", logFile, b, stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	pollFile(t, logFile, "DPCU <000c> hello-from-vty\n", stderr)
 	if strings.Contains(stderr.String(), "hello-from-vty") {
 		t.Errorf("pcu debug on the default stderr output:\n%s", stderr.String())
 	}
@@ -457,7 +411,7 @@ func TestDaemonVTYLogTarget(t *testing.T) {
 
 // startLogDaemon runs a daemon with an empty config, gopcu's default
 // stderr output into stderr, and a telnet connection to its VTY.
-func startLogDaemon(t *testing.T) (*Daemon, net.Conn, *lockedBuf) {
+func startLogDaemon(t *testing.T) (*Daemon, net.Conn, *testutil.SyncBuffer) {
 	t.Helper()
 	dir := t.TempDir()
 	cfgFile := filepath.Join(dir, "empty.cfg")
@@ -465,27 +419,15 @@ func startLogDaemon(t *testing.T) (*Daemon, net.Conn, *lockedBuf) {
 		t.Fatal(err)
 	}
 	port := freePort(t)
-	stderr := &lockedBuf{}
-	fan := logx.NewFanout(slog.NewTextHandler(stderr, logx.HandlerOptions()))
-	d, err := New(testSettings(cfgFile, filepath.Join(dir, "no-bts"), port), Options{Logs: logx.New(fan), LogOutput: fan, Stderr: stderr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
+	d, stderr := fanDaemon(t, testSettings(cfgFile, filepath.Join(dir, "no-bts"), port))
+	stop := goRun(d)
+	t.Cleanup(func() { stop() })
 	var c net.Conn
-	for i := 0; i < 250; i++ {
-		if c, err = net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if c == nil {
+	var err error
+	if !testutil.Poll(5*time.Second, func() bool {
+		c, err = net.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		return err == nil
+	}) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
@@ -592,16 +534,8 @@ func TestDaemonSessionLevels(t *testing.T) {
 	c.Write([]byte("logging level force-all debug\r"))
 	readUntil("logging level force-all debug\r\nOsmoPCU> ")
 	c.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if l, _ := d.logs.Effective(logx.CatTBF); l == logx.LevelNotice {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("registry still emits tbf debug after the session ended")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, func() bool { l, _ := d.logs.Effective(logx.CatTBF); return l == logx.LevelNotice },
+		"registry still emits tbf debug after the session ended")
 }
 
 // TestLogFormatLogfmt: --log-format logfmt (gopcu's extension for log

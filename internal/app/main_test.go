@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,17 +11,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/gopacket"
 	"github.com/google/gopacket/layers"
-	"github.com/google/gopacket/pcapgo"
 
-	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/logx"
-	"github.com/gopcu/gopcu/pcu/pcuif"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/vty"
 )
 
@@ -70,26 +66,15 @@ func TestDaemonStatsMetricsPcap(t *testing.T) {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(dir, "pcu_bts")
-	info := btsemu.DefaultInfo(pcuif.V12)
-	info.SetRemote(0, 101, uint16(freePort(t)), netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(nsPort)))
-	bts, err := btsemu.Listen(btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bts.Close()
+	startBTSAt(t, sock, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(nsPort)))
 
 	metrics := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	pcapFile := filepath.Join(dir, "gb.pcap")
 	s := testSettings(cfgFile, sock, 0)
 	s.MetricsAddr, s.PcapFile = metrics, pcapFile
-	var logBuf bytes.Buffer
-	d, err := New(s, Options{Logs: logx.NewText(&syncWriter{w: &logBuf})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
+	var logBuf testutil.SyncBuffer
+	d := testDaemon(t, s, logx.NewText(&logBuf), io.Discard)
+	stop := goRun(d)
 
 	// statsd: the BTS's PDCHs (TS 4-7) arrive as a gauge
 	want := "bts.0.pdch.available:4|g"
@@ -105,20 +90,17 @@ func TestDaemonStatsMetricsPcap(t *testing.T) {
 	}
 	// Prometheus
 	var body string
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		resp, err := http.Get("http://" + metrics + "/metrics")
-		if err == nil {
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			body = string(b)
-			if strings.Contains(body, "gopcu_bts_pdch_available{") {
-				break
-			}
+	if !testutil.Poll(5*time.Second, func() bool {
+		var resp *http.Response
+		if resp, err = http.Get("http://" + metrics + "/metrics"); err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no pdch.available on /metrics (err %v):\n%.2000s", err, body)
-		}
-		time.Sleep(100 * time.Millisecond)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body = string(b)
+		return strings.Contains(body, "gopcu_bts_pdch_available{")
+	}) {
+		t.Fatalf("no pdch.available on /metrics (err %v):\n%.2000s", err, body)
 	}
 	// show stats (libosmocore's format, as osmo-pcu)
 	sess := d.v.NewSession(vty.ExecutorFunc(d.Exec).Do)
@@ -133,19 +115,10 @@ func TestDaemonStatsMetricsPcap(t *testing.T) {
 	if _, err := sgsn.Read(buf); err != nil {
 		t.Fatalf("no NS datagram: %v", err)
 	}
-	cancel()
-	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+	if err := stop(); err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatalf("daemon: %v", err)
 	}
-	f, err := os.Open(pcapFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := pcapgo.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := testutil.OpenPcap(t, pcapFile)
 	toSGSN := 0
 	for {
 		data, _, err := r.ReadPacketData()
@@ -163,38 +136,20 @@ func TestDaemonStatsMetricsPcap(t *testing.T) {
 	}
 }
 
-// syncWriter serialises log writes from the daemon's goroutines.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
 // TestCommandsAfterStop: once the engine has stopped, VTY commands do not
 // run (before, the daemon ran them in the session's goroutine, next to the
 // engine's stop path: issue 17 bug 5); a session waiting for one is told
 // and closed.
 func TestCommandsAfterStop(t *testing.T) {
-	d, err := New(testSettings("", filepath.Join(t.TempDir(), "none"), 0), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
+	d := testDaemon(t, testSettings("", filepath.Join(t.TempDir(), "none"), 0), nil, io.Discard)
+	stop := goRun(d)
 	sess := d.v.NewSession(daemonExecutor{d}.Do)
 	sess.SetStopped(daemonExecutor{d}.Stopped())
 	sess.Start()
 	if out := string(sess.Feed([]byte("show version\r"))); !strings.Contains(out, "OsmoPCU 0.1.0") {
 		t.Fatalf("show version while running:\n%s", out)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	ran := false
@@ -217,10 +172,7 @@ func TestNSTimersFromConfigFile(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("ns\n timer tns-test 12\n timer tns-alive-retries 4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, err := New(testSettings(cfg, filepath.Join(dir, "none"), 0), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := testDaemon(t, testSettings(cfg, filepath.Join(dir, "none"), 0), nil, io.Discard)
 	got := d.Params().NSTimers
 	if got.TnsTest != 12*time.Second || got.TnsAliveRetries != 4 || got.TnsAlive != 3*time.Second {
 		t.Fatalf("NS timers %+v", got)

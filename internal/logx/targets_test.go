@@ -20,6 +20,7 @@ import (
 
 	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/internal/pcapw"
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 type bufSink struct {
@@ -313,10 +314,7 @@ func TestAppendGSMTAPLogGolden(t *testing.T) {
 
 // TestGSMTAPLogTshark has Wireshark decode a GSMTAP log datagram.
 func TestGSMTAPLogTshark(t *testing.T) {
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skip("needs tshark (apt-get install tshark)")
-	}
+	tshark := testutil.NeedBinary(t, "tshark")
 	e := &Entry{Time: time.Unix(1764496277, 123456000), Cat: CatRLCMACUL, Level: LevelError,
 		Msg: "marker-3f9a UL block dropped bsn=17", File: "/x/rlcmac/ul.go", Line: 321}
 	payload := AppendGSMTAPLog(nil, "OsmoPCU", 4242, e)

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/gopacket/pcapgo"
+
 	"github.com/gopcu/gopcu/internal/pcapw"
 )
 
@@ -29,6 +31,23 @@ func WriteUDPPcap(path string, sport, dport uint16, payloads [][]byte) error {
 		}
 	}
 	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// OpenPcap opens the pcap file at path for reading (pcapgo), failing the
+// test on a missing or broken file; the file is closed at the test's
+// cleanup.
+func OpenPcap(t testing.TB, path string) *pcapgo.Reader {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	r, err := pcapgo.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return r
 }
 
 // TsharkNS writes the NS datagrams pkts (BSS 127.0.0.1:23001 -> SGSN

@@ -11,9 +11,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gopcu/gopcu/internal/syncbuf"
 )
 
 // MustHex decodes a hex string; spaces and newlines are ignored. It panics
@@ -44,6 +47,36 @@ func stripSpace(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// DataLines reads a test data file: its lines with the surrounding white
+// space trimmed, less the empty ones and the comments (starting with
+// "#"). A file that cannot be read fails the test.
+func DataLines(t testing.TB, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// GrepLines returns the lines of s that contain w, joined by "\n" (the
+// part of a long tool output, tshark's, worth a failure message).
+func GrepLines(s, w string) string {
+	var l []string
+	for _, x := range strings.Split(s, "\n") {
+		if strings.Contains(x, w) {
+			l = append(l, x)
+		}
+	}
+	return strings.Join(l, "\n")
 }
 
 // UpdateGolden reports whether golden files are to be rewritten: the
@@ -125,9 +158,11 @@ func Poll(deadline time.Duration, cond func() bool) bool {
 // debPackages maps the programs tests need to the Debian packages that
 // install them, for skip messages (a program not listed is its package).
 var debPackages = map[string]string{
-	"ip":     "iproute2",
-	"ping":   "iputils-ping",
-	"sysctl": "procps",
+	"go":               "golang-go",
+	"ip":               "iproute2",
+	"osmo-bts-virtual": "osmo-bts",
+	"ping":             "iputils-ping",
+	"sysctl":           "procps",
 }
 
 // DebPackage returns the Debian package that installs program bin.
@@ -144,16 +179,109 @@ func DebPackage(bin string) string {
 func NeedBinaries(t testing.TB, bins ...string) {
 	t.Helper()
 	for _, b := range bins {
-		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("needs %s (apt-get install %s)", b, DebPackage(b))
-		}
+		NeedBinary(t, b)
 	}
 }
+
+// NeedBinary is NeedBinaries for one program; it returns the program's
+// path on PATH.
+func NeedBinary(t testing.TB, bin string) string {
+	t.Helper()
+	p, err := exec.LookPath(bin)
+	if err != nil {
+		t.Skipf("needs %s (apt-get install %s)", bin, DebPackage(bin))
+	}
+	return p
+}
+
+// HaveBinaries reports whether every program in bins is on PATH: for a
+// TestMain that prepares only what can run, or an optional peer.
+func HaveBinaries(bins ...string) bool {
+	for _, b := range bins {
+		if _, err := exec.LookPath(b); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// IsRoot reports whether the test process runs as root (effective UID 0).
+func IsRoot() bool { return os.Geteuid() == 0 }
 
 // NeedRoot skips the test unless it runs as root: "needs root (why)".
 func NeedRoot(t testing.TB, why string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
+	if !IsRoot() {
 		t.Skipf("needs root (%s)", why)
 	}
+}
+
+// Reencode is the round trip a codec's fuzzer checks on a value v it
+// decoded from its input: v encodes, and that encoding decodes and
+// encodes again to the same octets. It returns the first encoding's
+// error (the caller decides whether a decoded value that does not encode
+// is a bug); a later failure fails the test.
+func Reencode[V any](t testing.TB, v V, encode func(V) ([]byte, error), decode func([]byte) (V, error)) error {
+	t.Helper()
+	e1, err := encode(v)
+	if err != nil {
+		return err
+	}
+	v2, err := decode(e1)
+	if err != nil {
+		t.Fatalf("re-decode of %x: %v", e1, err)
+	}
+	if e2, err := encode(v2); err != nil || !bytes.Equal(e1, e2) {
+		t.Fatalf("unstable: %x -> %x (%v)", e1, e2, err)
+	}
+	return nil
+}
+
+// CheckParse is what a PDU parser's fuzzer checks on its input b: an
+// input parse rejects carries a typed error (typed: a cause for the
+// STATUS that answers it); a PDU it accepts encodes and passes Reencode.
+func CheckParse[V any](t testing.TB, b []byte, parse func([]byte) (V, error), marshal func(V) ([]byte, error), typed func(error) bool) {
+	t.Helper()
+	p, err := parse(b)
+	if err != nil {
+		if !typed(err) {
+			t.Fatalf("untyped error %v", err)
+		}
+		return
+	}
+	if err := Reencode(t, p, marshal, parse); err != nil {
+		t.Fatalf("parsed %#v does not encode: %v", p, err)
+	}
+}
+
+// CheckGolden checks a codec against a golden vector: b parses to want
+// (reflect.DeepEqual) and want marshals to b.
+func CheckGolden[V any](t testing.TB, b []byte, want V, parse func([]byte) (V, error), marshal func(V) ([]byte, error)) {
+	t.Helper()
+	got, err := parse(b)
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("parse:\n got %+v\nwant %+v", got, want)
+	}
+	if out, err := marshal(want); err != nil || !bytes.Equal(out, b) {
+		t.Fatalf("marshal\n got %x (%v)\nwant %x", out, err, b)
+	}
+}
+
+// SyncBuffer is a bytes.Buffer that goroutines may write to while the
+// test reads it (a process's stderr, a log handler's output).
+type SyncBuffer = syncbuf.Buffer
+
+// RunTestsOr is a TestMain for a package whose tests start the test
+// binary again as a program (a process to send signals to, a peer): with
+// the environment variable env set to "1" the binary is that program and
+// runs program instead of the tests. It does not return.
+func RunTestsOr(m *testing.M, env string, program func()) {
+	if os.Getenv(env) == "1" {
+		program()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
 }

@@ -1,6 +1,8 @@
 package testutil
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,6 +75,38 @@ func TestDebPackage(t *testing.T) {
 		t.Fatal(DebPackage("ip"), DebPackage("osmo-sgsn"))
 	}
 	NeedBinaries(t, "sh") // present everywhere: must not skip
+	if p := NeedBinary(t, "sh"); !strings.HasSuffix(p, "/sh") || !HaveBinaries("sh") {
+		t.Fatalf("sh: %q", p)
+	}
+}
+
+// skipT records a skip message instead of ending the test.
+type skipT struct {
+	testing.TB
+	skipped string
+}
+
+func (s *skipT) Helper() {}
+func (s *skipT) Skipf(format string, args ...any) {
+	if s.skipped == "" {
+		s.skipped = fmt.Sprintf(format, args...)
+	}
+}
+
+// TestNeedBinaryMissing: a missing program skips in the one-line format
+// scripts/test.sh lists ("needs X (apt-get install P)").
+func TestNeedBinaryMissing(t *testing.T) {
+	s := &skipT{TB: t}
+	NeedBinaries(s, "sh", "osmo-bts-virtual-not-there", "ip-not-there")
+	if want := "needs osmo-bts-virtual-not-there (apt-get install osmo-bts-virtual-not-there)"; s.skipped != want {
+		t.Fatalf("skip %q, want %q", s.skipped, want)
+	}
+	if HaveBinaries("sh", "ip-not-there") {
+		t.Fatal("HaveBinaries true with a missing program")
+	}
+	if DebPackage("osmo-bts-virtual") != "osmo-bts" || DebPackage("go") != "golang-go" {
+		t.Fatal(DebPackage("osmo-bts-virtual"), DebPackage("go"))
+	}
 }
 
 func TestFuzzCorpus(t *testing.T) {
@@ -88,5 +122,32 @@ func TestFuzzCorpus(t *testing.T) {
 	FuzzCorpus(bad, dir)
 	if bad.failed == "" {
 		t.Fatal("a non-[]byte corpus file was accepted")
+	}
+}
+
+// TestReencode: a stable codec passes, the first encoding's error comes
+// back, an unstable one fails the test.
+func TestReencode(t *testing.T) {
+	id := func(b []byte) ([]byte, error) { return b, nil }
+	if err := Reencode(t, []byte{1, 2}, id, id); err != nil {
+		t.Fatal(err)
+	}
+	bad := errors.New("no")
+	if err := Reencode(t, []byte{1}, func([]byte) ([]byte, error) { return nil, bad }, id); err != bad {
+		t.Fatal(err)
+	}
+	f := &fakeT{TB: t}
+	grow := func(b []byte) ([]byte, error) { return append(b, 0), nil }
+	Reencode(f, []byte{1}, grow, id)
+	if !strings.HasPrefix(f.failed, "unstable") {
+		t.Fatalf("unstable codec: %q", f.failed)
+	}
+}
+
+func TestDataLines(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "d.txt")
+	os.WriteFile(p, []byte("# comment\n\n a b \r\n  # indented comment\nc\n"), 0o644)
+	if got := DataLines(t, p); strings.Join(got, "|") != "a b|c" {
+		t.Fatalf("%q", got)
 	}
 }

@@ -2,28 +2,20 @@ package gea
 
 import (
 	"bytes"
-	"encoding/hex"
 	"testing"
-)
 
-func unhex(t *testing.T, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+	"github.com/gopcu/gopcu/internal/testutil"
+)
 
 func key16(t *testing.T, s string) (k [16]byte) {
 	t.Helper()
-	copy(k[:], unhex(t, s))
+	copy(k[:], testutil.Hex(t, s))
 	return
 }
 
 func key8(t *testing.T, s string) (k [8]byte) {
 	t.Helper()
-	copy(k[:], unhex(t, s))
+	copy(k[:], testutil.Hex(t, s))
 	return
 }
 
@@ -116,7 +108,7 @@ func TestKGCORETestSets(t *testing.T) {
 	for _, v := range kgcoreSets {
 		co := make([]byte, 32)
 		KGCORE(0x0f, 0, v.cc, 0, 0, key16(t, v.ck), co)
-		if want := unhex(t, v.co); !bytes.Equal(co, want) {
+		if want := testutil.Hex(t, v.co); !bytes.Equal(co, want) {
 			t.Errorf("KGCORE test set %d:\n got %X\nwant %X", v.set, co, want)
 		}
 	}
@@ -144,7 +136,7 @@ func TestGEA3TestSets(t *testing.T) {
 	for _, v := range gea3Sets {
 		out := make([]byte, 59)
 		GEA3(key8(t, v.kc), v.input, v.dir, out)
-		if want := unhex(t, v.out); !bytes.Equal(out, want) {
+		if want := testutil.Hex(t, v.out); !bytes.Equal(out, want) {
 			t.Errorf("GEA3 test set %d:\n got %X\nwant %X", v.set, out, want)
 		}
 		// a shorter output is a prefix (the keystream does not depend
@@ -174,7 +166,7 @@ func TestGEA3LLCFrames(t *testing.T) {
 		{20, Uplink, "bf4575e165fec400", "c43845418e7fc4b3651bc9c3cc9af0163373126c0b31f85d192280e20c981f426dc4a0514a377f76da3d1672c6a0f463513608b3291bacd5d17bb44c8cc5383c3cc85de94e9c594e0fd61d4f2b74b452c1edf07eb04e0e67f352337cc0fd932936841fa41ee5ff0d8f3fad9625a9dec1f12726b74595a1c40d429926ba7e8461f3fa2ae2c0d3"},
 		{21, Uplink, "bf4575e165fec400", "7b4fc1922c183e6f61e8d2317216ed1d2497477d6f84947f8318df42621ad9affc0c42ba2fd63e06bce4720598d5ae919ca2996f2f1feaea2aa79827692471fd0a"},
 	} {
-		want := unhex(t, v.out)
+		want := testutil.Hex(t, v.out)
 		out := make([]byte, len(want))
 		GEA3(key8(t, v.kc), InputUI(0, 3, v.lfn, 0), v.dir, out)
 		if !bytes.Equal(out, want) {

@@ -127,9 +127,7 @@ func installAQMExt(n *vty.Node, cfg *Config) {
 // order of llc.Config.VTYExtLines.
 func (cfg *Config) writeAQMExt(c *vty.Context) {
 	a := &cfg.AQM
-	if a.AQM != "" {
-		c.Printf(" queue aqm %s\n", a.AQM)
-	}
+	printSet(c, "queue aqm", a.AQM)
 	if a.NoECN {
 		c.Print(" no queue ecn\n")
 	}

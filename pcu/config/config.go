@@ -161,22 +161,23 @@ func Default() *Config {
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
+// printSet writes the config line " cmd v" when v is set (not its zero
+// value, the default the line would restore).
+func printSet[T comparable](c *vty.Context, cmd string, v T) {
+	var zero T
+	if v != zero {
+		c.Printf(" %s %v\n", cmd, v)
+	}
+}
+
 // Write emits the `pcu` node in osmo-pcu's order (config_write_pcu).
 func (cfg *Config) Write(c *vty.Context) {
 	c.Print("pcu\n")
 	c.Printf(" flow-control-interval %d\n", cfg.FCInterval)
-	if cfg.FCBVCBucketSize != 0 {
-		c.Printf(" flow-control force-bvc-bucket-size %d\n", cfg.FCBVCBucketSize)
-	}
-	if cfg.FCBVCLeakRate != 0 {
-		c.Printf(" flow-control force-bvc-leak-rate %d\n", cfg.FCBVCLeakRate)
-	}
-	if cfg.FCMSBucketSize != 0 {
-		c.Printf(" flow-control force-ms-bucket-size %d\n", cfg.FCMSBucketSize)
-	}
-	if cfg.FCMSLeakRate != 0 {
-		c.Printf(" flow-control force-ms-leak-rate %d\n", cfg.FCMSLeakRate)
-	}
+	printSet(c, "flow-control force-bvc-bucket-size", cfg.FCBVCBucketSize)
+	printSet(c, "flow-control force-bvc-leak-rate", cfg.FCBVCLeakRate)
+	printSet(c, "flow-control force-ms-bucket-size", cfg.FCMSBucketSize)
+	printSet(c, "flow-control force-ms-leak-rate", cfg.FCMSLeakRate)
 	pair := func(prefix string, dl, ul int) {
 		if dl == ul {
 			c.Printf(" %s %d\n", prefix, dl)
@@ -224,12 +225,8 @@ func (cfg *Config) Write(c *vty.Context) {
 	} else if cfg.LLCLifetime != 0 {
 		c.Printf(" queue lifetime %d\n", cfg.LLCLifetime)
 	}
-	if cfg.LLCHysteresis != 0 {
-		c.Printf(" queue hysteresis %d\n", cfg.LLCHysteresis)
-	}
-	if cfg.LLCIdleAckDelay != 0 {
-		c.Printf(" queue idle-ack-delay %d\n", cfg.LLCIdleAckDelay)
-	}
+	printSet(c, "queue hysteresis", cfg.LLCHysteresis)
+	printSet(c, "queue idle-ack-delay", cfg.LLCIdleAckDelay)
 	switch cfg.CodelIntervalMS {
 	case CodelUseDefault:
 		c.Print(" queue codel\n")
@@ -257,9 +254,7 @@ func (cfg *Config) Write(c *vty.Context) {
 	if cfg.SocketPath != DefaultSocketPath {
 		c.Printf(" pcu-socket %s\n", cfg.SocketPath)
 	}
-	if cfg.GSMTAPHost != "" {
-		c.Printf(" gsmtap-remote-host %s\n", cfg.GSMTAPHost)
-	}
+	printSet(c, "gsmtap-remote-host", cfg.GSMTAPHost)
 	for i, g := range GSMTAPCategories {
 		if cfg.GSMTAPCategMask&(1<<i) != 0 {
 			c.Printf(" gsmtap-category %s\n", g.Name)

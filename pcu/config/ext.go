@@ -114,27 +114,13 @@ func installQueueExt(n *vty.Node, cfg *Config) {
 // writeQueueExt writes the extension lines that differ from the defaults.
 func (cfg *Config) writeQueueExt(c *vty.Context) {
 	q := &cfg.Queue
-	if q.Variant != "" {
-		c.Printf(" queue codel variant %s\n", q.Variant)
-	}
-	if q.TargetUS != 0 {
-		c.Printf(" queue codel target %d\n", q.TargetUS)
-	}
-	if q.MaxPacket != 0 {
-		c.Printf(" queue codel maxpacket %d\n", q.MaxPacket)
-	}
-	if q.Quantum != 0 {
-		c.Printf(" queue codel quantum %d\n", q.Quantum)
-	}
-	if q.MSLimit != 0 {
-		c.Printf(" queue limit ms %d\n", q.MSLimit)
-	}
-	if q.GlobalLimit != 0 {
-		c.Printf(" queue limit global %d\n", q.GlobalLimit)
-	}
-	if cfg.MSMax != 0 {
-		c.Printf(" ms-max %d\n", cfg.MSMax)
-	}
+	printSet(c, "queue codel variant", q.Variant)
+	printSet(c, "queue codel target", q.TargetUS)
+	printSet(c, "queue codel maxpacket", q.MaxPacket)
+	printSet(c, "queue codel quantum", q.Quantum)
+	printSet(c, "queue limit ms", q.MSLimit)
+	printSet(c, "queue limit global", q.GlobalLimit)
+	printSet(c, "ms-max", cfg.MSMax)
 	if cfg.FlowControlMS {
 		c.Printf(" flow-control-ms\n")
 	}

@@ -1,21 +1,19 @@
 package config
 
 import (
-	"bufio"
 	"bytes"
 	"flag"
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/vty"
 )
 
@@ -67,18 +65,8 @@ func loadScript(t testing.TB) []string { return loadScriptFile(t, "testdata/scri
 
 func loadScriptFile(t testing.TB, path string) []string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		l := sc.Text()
-		if l == "" || l[0] == '#' {
-			continue
-		}
+	for _, l := range testutil.DataLines(t, path) {
 		s, err := strconv.Unquote(l)
 		if err != nil {
 			t.Fatalf("script line %q: %v", l, err)
@@ -186,46 +174,24 @@ func liveTranscript(t *testing.T, script []string, expect []step) []step {
 	if _, err := os.Stat(refBinary); err != nil {
 		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
 	}
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (network namespaces)")
-	}
+	testutil.NeedRoot(t, "network namespaces")
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "osmo-pcu.cfg")
 	if err := os.WriteFile(cfgPath, []byte(refConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ns := fmt.Sprintf("gopcu-vtyref-%d", os.Getpid())
-	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
-		t.Skipf("needs network namespaces (ip netns add: %v %s)", err, bytes.TrimSpace(out))
-	}
-	defer exec.Command("ip", "netns", "delete", ns).Run()
-	if out, err := exec.Command("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up").CombinedOutput(); err != nil {
-		t.Skipf("needs network namespaces (ip link set lo up: %v %s)", err, bytes.TrimSpace(out))
-	}
-	// "ip netns exec" execs osmo-pcu, so the PID is osmo-pcu's.
-	cmd := exec.Command("ip", "netns", "exec", ns, refBinary, "-c", cfgPath)
-	cmd.Dir = dir
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	}()
+	ns := netnstest.New(t)
+	ns.Start(dir, "osmo-pcu.log", refBinary, "-c", cfgPath)
 	var c net.Conn
 	var err error
-	for i := 0; i < 50; i++ {
-		err = inNetns(ns, func() error {
+	if !testutil.Poll(5*time.Second, func() bool {
+		err = ns.Do(func() error {
 			var e error
 			c, e = net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", refPort))
 			return e
 		})
-		if err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if err != nil {
+		return err == nil
+	}) {
 		t.Skipf("needs osmo-pcu's VTY on port 4240: %v", err)
 	}
 	defer c.Close()
@@ -283,39 +249,3 @@ func TestTranscriptLive(t *testing.T) {
 	ref := liveTranscript(t, script, ours)
 	compareSteps(t, ref, ours)
 }
-
-// inNetns runs f on an OS thread switched into the named network
-// namespace; sockets created by f stay in that namespace.
-func inNetns(name string, f func() error) error {
-	if setnsNR[runtime.GOARCH] == 0 {
-		return fmt.Errorf("setns: unknown syscall number on %s", runtime.GOARCH)
-	}
-	runtime.LockOSThread()
-	orig, err := os.Open("/proc/thread-self/ns/net")
-	if err != nil {
-		runtime.UnlockOSThread()
-		return err
-	}
-	defer orig.Close()
-	target, err := os.Open("/var/run/netns/" + name)
-	if err != nil {
-		runtime.UnlockOSThread()
-		return err
-	}
-	defer target.Close()
-	if _, _, e := syscall.RawSyscall(setnsNR[runtime.GOARCH], target.Fd(), syscall.CLONE_NEWNET, 0); e != 0 {
-		runtime.UnlockOSThread()
-		return e
-	}
-	ferr := f()
-	if _, _, e := syscall.RawSyscall(setnsNR[runtime.GOARCH], orig.Fd(), syscall.CLONE_NEWNET, 0); e != 0 {
-		// leave the thread locked: it dies with the goroutine
-		return e
-	}
-	runtime.UnlockOSThread()
-	return ferr
-}
-
-// setnsNR is the setns(2) system call number (missing from package syscall
-// on amd64).
-var setnsNR = map[string]uintptr{"amd64": 308, "arm64": 268, "386": 346, "arm": 375}

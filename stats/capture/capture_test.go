@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"io"
 	"net/netip"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/internal/pcapw"
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 var (
@@ -109,15 +109,7 @@ func TestTshark(t *testing.T) {
 	}
 
 	// pcapgo reads back what was written, byte for byte.
-	fh, err := os.Open(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	r, err := pcapgo.NewReader(fh)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := testutil.OpenPcap(t, f)
 	if r.LinkType() != layers.LinkTypeRaw {
 		t.Fatalf("link type %v", r.LinkType())
 	}
@@ -141,10 +133,7 @@ func TestTshark(t *testing.T) {
 		t.Fatalf("extra packet: %v", err)
 	}
 
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skip("needs tshark (apt-get install tshark)")
-	}
+	tshark := testutil.NeedBinary(t, "tshark")
 	out, err := exec.Command(tshark, "-n", "-r", f, "-d", "udp.port==23000,gprs-ns",
 		"-o", "udp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
 		"-T", "fields", "-e", "frame.protocols", "-e", "_ws.col.Info").Output()

@@ -10,21 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/gopacket/pcapgo"
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 // readPcap counts the packets of a pcap file (failing on a broken one).
 func readPcap(t *testing.T, path string) int {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := pcapgo.NewReader(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	r := testutil.OpenPcap(t, path)
 	n := 0
 	for {
 		_, _, err := r.ReadPacketData()

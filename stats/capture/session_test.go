@@ -17,6 +17,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -29,10 +30,7 @@ import (
 // (recorded as received); the SGSN pages an MS. tshark must decode Gb and
 // GSMTAP with no malformed packet.
 func TestEngineSession(t *testing.T) {
-	tshark, err := exec.LookPath("tshark")
-	if err != nil {
-		t.Skip("needs tshark (apt-get install tshark)")
-	}
+	tshark := testutil.NeedBinary(t, "tshark")
 	n := netnstest.New(t)
 	dir := t.TempDir()
 	f := filepath.Join(dir, "session.pcap")
@@ -53,11 +51,7 @@ func TestEngineSession(t *testing.T) {
 	defer sg.Close()
 
 	path := filepath.Join(dir, "pcu_bts")
-	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V12})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bts.Close()
+	bts := btstest.Listen(t, btsemu.Config{Path: path, Version: pcuif.V12})
 	tap, err := gsmtap.DialUDP(tapIP.String())
 	if err != nil {
 		t.Fatal(err)

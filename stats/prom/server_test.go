@@ -12,6 +12,8 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 func startServer(t *testing.T, e *Exporter) *Server {
@@ -254,22 +256,18 @@ func TestServerConnectionBound(t *testing.T) {
 	}
 	held[0].Close()
 	held = held[1:]
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.Dial("tcp", s.Addr().String())
-		if err != nil {
-			t.Fatal(err)
+	if !testutil.Poll(10*time.Second, func() bool { // until the server notices the close
+		c, e := net.Dial("tcp", s.Addr().String())
+		if e != nil {
+			t.Fatal(e)
 		}
 		c.SetDeadline(time.Now().Add(5 * time.Second))
 		io.WriteString(c, "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-		r, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: "GET"})
+		var r *http.Response
+		r, err = http.ReadResponse(bufio.NewReader(c), &http.Request{Method: "GET"})
 		c.Close()
-		if err == nil && r.StatusCode == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no connection served after one closed: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond) // the server notices the close
+		return err == nil && r.StatusCode == 200
+	}) {
+		t.Fatalf("no connection served after one closed: %v", err)
 	}
 }

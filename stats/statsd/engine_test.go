@@ -4,12 +4,13 @@ import (
 	"context"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -40,10 +41,7 @@ type osmoPCU struct {
 
 func newOsmoPCU(t *testing.T, info *pcuif.InfoInd, cmds ...string) *osmoPCU {
 	t.Helper()
-	bin, err := exec.LookPath("osmo-pcu")
-	if err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
+	bin := testutil.NeedBinary(t, "osmo-pcu")
 	o := &osmoPCU{ns: netnstest.New(t), dir: t.TempDir(), bin: bin}
 	if err := o.ns.Do(func() (err error) {
 		o.ln, err = net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: DefaultPort})
@@ -55,11 +53,7 @@ func newOsmoPCU(t *testing.T, info *pcuif.InfoInd, cmds ...string) *osmoPCU {
 	if err := os.WriteFile(filepath.Join(o.dir, "osmo-pcu.cfg"), []byte(osmoPCUConfig+pcuLines(cmds)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o.bts, err = btsemu.Listen(btsemu.Config{Path: filepath.Join(o.dir, "pcu_bts"), Version: pcuif.V10, Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(o.bts.Close)
+	o.bts = btstest.Listen(t, btsemu.Config{Path: filepath.Join(o.dir, "pcu_bts"), Version: pcuif.V10, Info: info})
 	return o
 }
 
@@ -74,7 +68,7 @@ func (o *osmoPCU) start(collect bool) {
 // counters waits for two more reports (stats interval 1), stops listening
 // and sums the counter deltas osmo-pcu sent since start.
 func (o *osmoPCU) counters() map[string]int64 {
-	time.Sleep(2200 * time.Millisecond)
+	time.Sleep(2200 * time.Millisecond) // osmo-pcu's stats timer runs in real time: two intervals, on purpose
 	o.ln.Close()
 	var all []string
 	for p := range o.pkts {

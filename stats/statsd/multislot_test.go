@@ -1,14 +1,13 @@
 package statsd
 
 import (
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -61,12 +60,8 @@ func eightPDCHs() *pcuif.InfoInd {
 // different here (docs/features.md).
 func TestDLSlotsForClass18AndUnknown(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("osmo-pcu"); err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (network namespaces)")
-	}
+	testutil.NeedBinaries(t, "osmo-pcu")
+	testutil.NeedRoot(t, "network namespaces")
 	for _, c := range []struct {
 		name        string
 		rac         bool

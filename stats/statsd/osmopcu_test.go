@@ -1,7 +1,6 @@
 package statsd
 
 import (
-	"bufio"
 	"flag"
 	"net"
 	"net/netip"
@@ -16,6 +15,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 )
@@ -44,23 +44,7 @@ pcu
  pcu-socket pcu_bts
 `
 
-func readRef(t *testing.T) []string {
-	t.Helper()
-	f, err := os.Open(refFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		l := strings.TrimSpace(sc.Text())
-		if l != "" && !strings.HasPrefix(l, "#") {
-			out = append(out, l)
-		}
-	}
-	return out
-}
+func readRef(t *testing.T) []string { return testutil.DataLines(t, refFile) }
 
 // TestOsmoPCUReference runs Debian's osmo-pcu 1.1.0 in a private network
 // namespace with the TTCN-3 statsd reporter and an emulated BTS, collects
@@ -68,10 +52,7 @@ func readRef(t *testing.T) []string {
 // (with the unit) with testdata; -update rewrites the file.
 func TestOsmoPCUReference(t *testing.T) {
 	t.Parallel() // each run has its own network namespace
-	bin, err := exec.LookPath("osmo-pcu")
-	if err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
+	bin := testutil.NeedBinary(t, "osmo-pcu")
 	if out, _ := exec.Command(bin, "-V").CombinedOutput(); !strings.Contains(string(out), "OsmoPCU version 1.1.0") {
 		t.Skipf("needs osmo-pcu 1.1.0 (found %.40q)", out)
 	}

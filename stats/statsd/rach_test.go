@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
@@ -71,11 +72,7 @@ func osmoPCURACH(t *testing.T) map[string]int64 {
 func gopcuRACH(t *testing.T) map[string]int64 {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pcu_bts")
-	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bts.Close()
+	bts := btstest.Listen(t, btsemu.Config{Path: path, Version: pcuif.V10})
 	reg := &ratectr.Registry{}
 	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg})
 	runEngine(t, eng)
@@ -98,9 +95,7 @@ var knownRACHDiffs = map[string]string{}
 // report them over statsd.
 func TestRACHCountersMatchOsmoPCU(t *testing.T) {
 	t.Parallel() // each run has its own network namespace
-	if _, err := exec.LookPath("osmo-pcu"); err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
+	testutil.NeedBinaries(t, "osmo-pcu")
 	ref := osmoPCURACH(t)
 	got := gopcuRACH(t)
 	var diffs, other []string

@@ -2,9 +2,8 @@ package statsd
 
 import (
 	"fmt"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
-	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -85,12 +84,8 @@ var pdchLine = regexp.MustCompile(`^  TS(\d): PDCH \w+, (\d+) UL TBFs, (\d+) DL 
 // and `show bts pdch` line by line after showNormalize.
 func TestShowMatchesOsmoPCU(t *testing.T) {
 	t.Parallel() // each run has its own network namespace
-	if _, err := exec.LookPath("osmo-pcu"); err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (network namespaces)")
-	}
+	testutil.NeedBinaries(t, "osmo-pcu")
+	testutil.NeedRoot(t, "network namespaces")
 	var ref, got map[string]string
 	t.Run("sessions", func(t *testing.T) {
 		// DL CS-2 at most: the DL link adaptation may step up 1 s after

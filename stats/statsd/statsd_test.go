@@ -43,51 +43,36 @@ func TestDeltasAndSkipping(t *testing.T) {
 	c := &capture{}
 	r.SetSender(c.send)
 	now := time.Unix(0, 0)
+	// report reports and checks the datagrams sent (want; none: nothing).
+	report := func(what string, want ...string) {
+		t.Helper()
+		r.Report(now)
+		if got := c.take(); !slices.Equal(got, want) {
+			t.Fatalf("%s:\n got %q\nwant %q", what, got, want)
+		}
+	}
 
 	// First report after enable: a full flush, zeros included.
-	r.Report(now)
-	want := []string{"TTCN3.bts.0.rach.requests:0|c\nTTCN3.bts.0.tbf.dl.alloc:0|c\nTTCN3.pcu.sgsn.0.rx_paging_ps:0|c\nTTCN3.bts.0.ms.present:0|g"}
-	if got := c.take(); !slices.Equal(got, want) {
-		t.Fatalf("first report:\n got %q\nwant %q", got, want)
-	}
+	report("first report", "TTCN3.bts.0.rach.requests:0|c\nTTCN3.bts.0.tbf.dl.alloc:0|c\nTTCN3.pcu.sgsn.0.rx_paging_ps:0|c\nTTCN3.bts.0.ms.present:0|g")
 
 	// A counter moved by N: "name:N|c" and nothing else.
 	bts.Add(0, 5)
 	sgsn.Inc(0)
-	r.Report(now)
-	want = []string{"TTCN3.bts.0.rach.requests:5|c\nTTCN3.pcu.sgsn.0.rx_paging_ps:1|c"}
-	if got := c.take(); !slices.Equal(got, want) {
-		t.Fatalf("delta report:\n got %q\nwant %q", got, want)
-	}
+	report("delta report", "TTCN3.bts.0.rach.requests:5|c\nTTCN3.pcu.sgsn.0.rx_paging_ps:1|c")
 
 	// Nothing moved: nothing sent.
-	r.Report(now)
-	if got := c.take(); len(got) != 0 {
-		t.Fatalf("idle report sent %q", got)
-	}
+	report("idle report")
 
 	// A stat item changed; negative gauges are sent as 0 (stats_statsd.c).
 	items[0].Value = 3
 	bts.Inc(1)
-	r.Report(now)
-	want = []string{"TTCN3.bts.0.tbf.dl.alloc:1|c\nTTCN3.bts.0.ms.present:3|g"}
-	if got := c.take(); !slices.Equal(got, want) {
-		t.Fatalf("item report:\n got %q\nwant %q", got, want)
-	}
+	report("item report", "TTCN3.bts.0.tbf.dl.alloc:1|c\nTTCN3.bts.0.ms.present:3|g")
 	items[0].Value = -2
-	r.Report(now)
-	want = []string{"TTCN3.bts.0.ms.present:0|g"}
-	if got := c.take(); !slices.Equal(got, want) {
-		t.Fatalf("negative item:\n got %q\nwant %q", got, want)
-	}
+	report("negative item", "TTCN3.bts.0.ms.present:0|g")
 
 	// A named group's name replaces its index.
 	items = append(items, Item{Group: "ns.nsvc", IndexName: "NSE00101-NSVC-UDP-0_0_0_0.23001-127_0_0_1.23000", Name: "alive.delay", Value: 12})
-	r.Report(now)
-	want = []string{"TTCN3.ns.nsvc.NSE00101-NSVC-UDP-0_0_0_0.23001-127_0_0_1.23000.alive.delay:12|g"}
-	if got := c.take(); !slices.Equal(got, want) {
-		t.Fatalf("named item:\n got %q\nwant %q", got, want)
-	}
+	report("named item", "TTCN3.ns.nsvc.NSE00101-NSVC-UDP-0_0_0_0.23001-127_0_0_1.23000.alive.delay:12|g")
 	items = items[:1]
 
 	// So does a named counter group's (rate_ctr_group_set_name).
@@ -95,25 +80,14 @@ func TestDeltasAndSkipping(t *testing.T) {
 	nsvc.IndexName = "NSE00101-NSVC-UDP-0_0_0_0:23001-127_0_0_1:23000"
 	reg.Register(nsvc)
 	nsvc.Inc(0)
-	r.Report(now)
-	want = []string{"TTCN3.ns.nsvc.NSE00101-NSVC-UDP-0_0_0_0.23001-127_0_0_1.23000.lost.reset:1|c"}
-	if got := c.take(); !slices.Equal(got, want) {
-		t.Fatalf("named group:\n got %q\nwant %q", got, want)
-	}
+	report("named group", "TTCN3.ns.nsvc.NSE00101-NSVC-UDP-0_0_0_0.23001-127_0_0_1.23000.lost.reset:1|c")
 	reg.Unregister(nsvc)
 
 	// `stats reset` zeroes counter and previous: no negative delta.
 	bts.Reset()
-	r.Report(now)
-	if got := c.take(); len(got) != 0 {
-		t.Fatalf("report after reset sent %q", got)
-	}
+	report("report after reset")
 	bts.Add(0, 2)
-	r.Report(now)
-	want = []string{"TTCN3.bts.0.rach.requests:2|c"}
-	if got := c.take(); !slices.Equal(got, want) {
-		t.Fatalf("after reset:\n got %q\nwant %q", got, want)
-	}
+	report("after reset", "TTCN3.bts.0.rach.requests:2|c")
 	if s := r.Stats(); s.Reports != 9 || s.Packets != 7 {
 		t.Fatalf("stats %+v", s)
 	}

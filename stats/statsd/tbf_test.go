@@ -12,6 +12,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
@@ -35,11 +36,7 @@ func (s *ulSink) frames() int                               { s.mu.Lock(); defer
 func TestTBFCountersOverStatsd(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pcu_bts")
-	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V12})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bts.Close()
+	bts := btstest.Listen(t, btsemu.Config{Path: path, Version: pcuif.V12})
 	reg := &ratectr.Registry{}
 	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg})
 	sink := &ulSink{}

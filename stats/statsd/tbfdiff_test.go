@@ -6,8 +6,6 @@ import (
 	"math/bits"
 	"net"
 	"net/netip"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,6 +18,8 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
@@ -105,7 +105,8 @@ func (s *radioSide) stepUntil(what string, max int, cond func() bool) {
 			}
 		}
 		// osmo-pcu runs some timers (X2002, T3193) on the wall clock:
-		// the radio runs at most about 7 times faster than real time.
+		// the radio runs at most about 7 times faster than real time (a
+		// pace for the real-time peer, on purpose).
 		time.Sleep(20 * time.Millisecond)
 	}
 	s.t.Fatalf("%s: %s: not done after %d blocks; %s\n%s", s.name, what, max, s.cell.MSs[0].Debug(), s.show("show tbf all"))
@@ -120,13 +121,10 @@ type osmoVTY struct {
 func dialOsmoVTY(t *testing.T, n *netnstest.NS) *osmoVTY {
 	var c net.Conn
 	var err error
-	for range 50 {
-		if err = n.Do(func() (err error) { c, err = net.Dial("tcp", "127.0.0.1:4240"); return }); err == nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if err != nil {
+	if !testutil.Poll(5*time.Second, func() bool {
+		err = n.Do(func() (err error) { c, err = net.Dial("tcp", "127.0.0.1:4240"); return })
+		return err == nil
+	}) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
@@ -204,12 +202,7 @@ func gopcuSideWith(t *testing.T, info *pcuif.InfoInd, params func(*pcu.Params)) 
 	s.sgsnIn(n)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pcu_bts")
-	var err error
-	s.bts, err = btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V10, Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.bts.Close)
+	s.bts = btstest.Listen(t, btsemu.Config{Path: path, Version: pcuif.V10, Info: info})
 	reg := &ratectr.Registry{}
 	p := pcu.DefaultParams()
 	p.OsmoPollAge = true // osmo-pcu's poll cadence on kept-open TBFs
@@ -311,12 +304,8 @@ func runTBFSession(s *radioSide) (map[string]int64, map[string]string) {
 // over statsd with the TTCN-3 reporter config.
 func TestTBFCountersMatchOsmoPCU(t *testing.T) {
 	t.Parallel() // each run has its own network namespace
-	if _, err := exec.LookPath("osmo-pcu"); err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (network namespaces)")
-	}
+	testutil.NeedBinaries(t, "osmo-pcu")
+	testutil.NeedRoot(t, "network namespaces")
 	var ref, got map[string]int64
 	var refShow, gotShow map[string]string
 	t.Run("sessions", func(t *testing.T) {

@@ -28,11 +28,23 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
 // result is one scenario's row.
+// recovery waits up to timeout after since for the MSs' downlink to flow
+// again (traffic.waitDL); a recovery counts in res.
+func (r *rig) recovery(res *result, since time.Time, timeout time.Duration) (time.Duration, bool) {
+	d, ok := r.tr.waitDL(since, timeout)
+	if ok {
+		res.recovered++
+		res.rec = append(res.rec, d)
+	}
+	return d, ok
+}
+
 type result struct {
 	scenario  string
 	kind      kind
@@ -128,7 +140,7 @@ func (r *rig) finish(res *result, fault func(stop <-chan struct{})) {
 	if fault != nil {
 		wg.Add(1)
 		go func() { defer wg.Done(); fault(stop) }()
-		time.Sleep(500 * time.Millisecond) // the fault in full swing
+		time.Sleep(500 * time.Millisecond) // the fault in full swing (real time, on purpose)
 		if s := r.sample(); s.HWM > res.hwm {
 			res.hwm = s.HWM
 		}
@@ -160,18 +172,14 @@ func TestBTSRestart(t *testing.T) {
 	for i := 0; i < res.cycles; i++ {
 		r.tr.stop()
 		killed := time.Now()
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // the PCU's moment to react to the loss (real time, on purpose)
 		if r.pcuAlive() {
 			res.survived++
 		} else {
 			r.startPCU() // the supervisor's restart
 		}
 		r.startTraffic(4)
-		d, ok := r.tr.waitDL(killed, 30*time.Second)
-		if ok {
-			res.recovered++
-			res.rec = append(res.rec, d)
-		}
+		d, _ := r.recovery(res, killed, 30*time.Second)
 		if d > 5*time.Second {
 			t.Logf("cycle %d: slow recovery %v: %s", i, d, r.tr.phases(killed))
 		}
@@ -198,15 +206,12 @@ func TestSGSNRestart(t *testing.T) {
 	for i := 0; i < res.cycles; i++ {
 		r.killSGSN()
 		killed := time.Now()
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(500 * time.Millisecond) // the SGSN stays away that long, on purpose
 		r.startSGSN()
 		if r.pcuAlive() {
 			res.survived++
 		}
-		if d, ok := r.tr.waitDL(killed, 30*time.Second); ok {
-			res.recovered++
-			res.rec = append(res.rec, d)
-		}
+		r.recovery(res, killed, 30*time.Second)
 	}
 	res.p1 = r.sample()
 	r.killSGSN()
@@ -292,17 +297,14 @@ func TestNSFuzzFlood(t *testing.T) {
 	stop := make(chan struct{})
 	done := make(chan int)
 	go func() { done <- r.nsFlood(stop, 20000, 1) }()
-	time.Sleep(time.Duration(cycles(30, 4)) * time.Second)
+	time.Sleep(time.Duration(cycles(30, 4)) * time.Second) // the flood's length, on purpose
 	close(stop)
 	res.inputs = <-done
 	end := time.Now()
 	if r.pcuAlive() {
 		res.survived++
 	}
-	if d, ok := r.tr.waitDL(end, 45*time.Second); ok {
-		res.recovered++
-		res.rec = append(res.rec, d)
-	}
+	r.recovery(res, end, 45*time.Second)
 	res.p1 = r.sample()
 	r.finish(res, func(stop <-chan struct{}) { r.nsFlood(stop, 20000, 2) })
 }
@@ -372,17 +374,14 @@ func TestPCUSocketFuzz(t *testing.T) {
 	stop := make(chan struct{})
 	done := make(chan int)
 	go func() { done <- fuzz(stop, 1) }()
-	time.Sleep(time.Duration(cycles(30, 4)) * time.Second)
+	time.Sleep(time.Duration(cycles(30, 4)) * time.Second) // the fuzzing's length, on purpose
 	close(stop)
 	res.inputs = <-done
 	end := time.Now()
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(200 * time.Millisecond) // a crash's moment to show (real time, on purpose)
 	if r.pcuAlive() {
 		res.survived++
-		if d, ok := r.tr.waitDL(end, 30*time.Second); ok {
-			res.recovered++
-			res.rec = append(res.rec, d)
-		} else {
+		if _, ok := r.recovery(res, end, 30*time.Second); !ok {
 			out, _ := r.vty("show tbf all", "show ms all", "show rate-counters")
 			t.Logf("no downlink 30 s after the fuzzing: %s\n%.6000s", r.tr.phases(end), out)
 		}
@@ -444,16 +443,16 @@ func (r *rig) vtyAbuse(stop <-chan struct{}, n int) {
 				case 3: // never reads
 					_, err = c.Write([]byte("show stats\rshow stats\r"))
 				case 4: // idle
-					time.Sleep(50 * time.Millisecond)
+					time.Sleep(50 * time.Millisecond) // the abuser's pace, on purpose
 				}
 				if err != nil {
 					if ne, ok := err.(net.Error); ok && ne.Timeout() {
-						time.Sleep(20 * time.Millisecond)
+						time.Sleep(20 * time.Millisecond) // the abuser's pace, on purpose
 						continue
 					}
 					return
 				}
-				time.Sleep(10 * time.Millisecond)
+				time.Sleep(10 * time.Millisecond) // the abuser's pace, on purpose
 			}
 		}(i, c)
 	}
@@ -473,34 +472,26 @@ func TestVTYAbuse(t *testing.T) {
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() { r.vtyAbuse(stop, cycles(200, 60)); close(done) }()
-	time.Sleep(time.Duration(cycles(20, 4)) * time.Second)
+	time.Sleep(time.Duration(cycles(20, 4)) * time.Second) // the abuse's length, on purpose
 	close(stop)
 	<-done
 	end := time.Now()
 	if r.pcuAlive() {
 		res.survived++
 	}
-	deadline := time.Now().Add(10 * time.Second)
 	var out string
 	var err error
-	for time.Now().Before(deadline) {
-		if out, err = r.vty("show version"); err == nil && strings.Contains(out, "OsmoPCU") {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testutil.Poll(10*time.Second, func() bool {
+		out, err = r.vty("show version")
+		return err == nil && strings.Contains(out, "OsmoPCU")
+	})
 	if err != nil || !strings.Contains(out, "OsmoPCU") {
 		res.note = fmt.Sprintf("fresh session failed: %v", err)
-	} else if d, ok := r.tr.waitDL(end, 30*time.Second); ok {
-		res.recovered++
-		res.rec = append(res.rec, d)
+	} else {
+		r.recovery(res, end, 30*time.Second)
 	}
 	// the descriptors of the closed sessions go
-	for d := time.Now().Add(5 * time.Second); time.Now().Before(d); time.Sleep(100 * time.Millisecond) {
-		if res.p1 = r.sample(); res.p1.FDs <= res.p0.FDs+3 {
-			break
-		}
-	}
+	testutil.Poll(5*time.Second, func() bool { res.p1 = r.sample(); return res.p1.FDs <= res.p0.FDs+3 })
 	r.finish(res, func(stop <-chan struct{}) { r.vtyAbuse(stop, 60) })
 }
 
@@ -567,16 +558,13 @@ func TestDLOverload(t *testing.T) {
 			t.Errorf("%v MSs present, ms-max %d", mp, pcu.DefaultMSMax)
 		}
 	}
-	time.Sleep(time.Duration(lifetime)*10*time.Millisecond + 2*time.Second) // every queued frame expired
+	time.Sleep(time.Duration(lifetime)*10*time.Millisecond + 2*time.Second) // every queued frame expired (wall clock, on purpose)
 	close(stop)
 	<-sampleDone
 	if r.pcuAlive() {
 		res.survived++
 	}
-	if d, ok := r.tr.waitDL(end, 45*time.Second); ok {
-		res.recovered++
-		res.rec = append(res.rec, d)
-	}
+	r.recovery(res, end, 45*time.Second)
 	if r.kind == gopcu {
 		m1 := r.metrics()
 		kdrops := r.udpDrops() - drops0

@@ -85,10 +85,8 @@ var (
 // (root, osmo-sgsn, gopcu under test); the binary goes with the test
 // process.
 func TestMain(m *testing.M) {
-	if os.Getuid() == 0 && pcuKind() == gopcu {
-		if _, err := exec.LookPath("osmo-sgsn"); err == nil {
-			buildGopcu()
-		}
+	if testutil.IsRoot() && pcuKind() == gopcu && testutil.HaveBinaries("osmo-sgsn") {
+		buildGopcu()
 	}
 	code := m.Run()
 	if buildDir != "" {
@@ -150,17 +148,11 @@ type rig struct {
 
 func need(t *testing.T) kind {
 	t.Helper()
-	if os.Getuid() != 0 {
-		t.Skip("needs root (network namespaces)")
-	}
+	testutil.NeedRoot(t, "network namespaces")
 	k := pcuKind()
-	for _, b := range []string{"osmo-sgsn", "ip", string(k)} {
-		if k == gopcu && b == "gopcu" {
-			continue
-		}
-		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("needs %s (apt-get install %s)", b, testutil.DebPackage(b))
-		}
+	testutil.NeedBinaries(t, "osmo-sgsn", "ip")
+	if k != gopcu { // gopcu is built from this tree
+		testutil.NeedBinaries(t, string(k))
 	}
 	return k
 }
@@ -557,12 +549,9 @@ func (tr *traffic) phases(since time.Time) string {
 // waitDL waits until the MSs receive downlink frames again (after since)
 // and returns when the first came, or false after timeout.
 func (tr *traffic) waitDL(since time.Time, timeout time.Duration) (time.Duration, bool) {
-	deadline := since.Add(timeout)
-	for time.Now().Before(deadline) {
-		if l := tr.lastDL.Load(); l > since.UnixNano() {
-			return time.Unix(0, l).Sub(since), true
-		}
-		time.Sleep(10 * time.Millisecond)
+	var l int64
+	if testutil.Poll(time.Until(since.Add(timeout)), func() bool { l = tr.lastDL.Load(); return l > since.UnixNano() }) {
+		return time.Unix(0, l).Sub(since), true
 	}
 	return timeout, false
 }

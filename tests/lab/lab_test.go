@@ -29,27 +29,13 @@ var labPrograms = []string{"osmo-bts-virtual", "osmo-bsc", "osmo-sgsn", "gcc", "
 // Debian packages.
 func need(t *testing.T) {
 	t.Helper()
-	if os.Getuid() != 0 {
-		t.Skip("needs root (network namespaces)")
-	}
-	for _, b := range labPrograms {
-		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("needs %s (apt-get install %s)", b, testutil.DebPackage(b))
-		}
-	}
+	testutil.NeedRoot(t, "network namespaces")
+	testutil.NeedBinaries(t, labPrograms...)
 }
 
 // canRun is need without a test: whether TestMain builds gopcu.
 func canRun() bool {
-	if os.Getuid() != 0 {
-		return false
-	}
-	for _, b := range labPrograms {
-		if _, err := exec.LookPath(b); err != nil {
-			return false
-		}
-	}
-	return true
+	return testutil.IsRoot() && testutil.HaveBinaries(labPrograms...)
 }
 
 type lab struct {
@@ -349,19 +335,14 @@ func TestRealBSCNeighbourResolution(t *testing.T) {
 					ok  bool
 				}
 				ch := make(chan res, 1)
-				deadline := time.Now().Add(20 * time.Second)
-				for {
-					var err error
+				var err error
+				if !testutil.Poll(20*time.Second, func() bool { // waiting for INFO_IND
 					eng.Call(func() {
 						err = eng.ResolveNeighbour(0, arfcn, bsic, func(c bssgp.CellID, ok bool) { ch <- res{c, ok} })
 					})
-					if err == nil {
-						break
-					}
-					if time.Now().After(deadline) {
-						t.Fatalf("BTS never came up: %v", err)
-					}
-					time.Sleep(100 * time.Millisecond) // waiting for INFO_IND
+					return err == nil
+				}) {
+					t.Fatalf("BTS never came up: %v", err)
 				}
 				select {
 				case r := <-ch:

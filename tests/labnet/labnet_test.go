@@ -12,18 +12,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 func need(t *testing.T) {
 	t.Helper()
-	if os.Getuid() != 0 {
-		t.Skip("the Osmocom network lab needs root (network namespaces, TUN devices)")
-	}
-	for _, b := range []string{"osmo-bts-virtual", "osmo-bsc", "osmo-sgsn", "osmo-ggsn", "gcc", "python3", "ip", "curl", "ping", "tshark"} {
-		if _, err := exec.LookPath(b); err != nil {
-			t.Skipf("%s not installed (apt-get install osmo-bts osmo-bsc osmo-sgsn osmo-ggsn gcc python3 iproute2 curl iputils-ping tshark)", b)
-		}
-	}
+	testutil.NeedRoot(t, "the Osmocom network lab: network namespaces, TUN devices")
+	testutil.NeedBinaries(t, "osmo-bts-virtual", "osmo-bsc", "osmo-sgsn", "osmo-ggsn", "gcc", "python3", "ip", "curl", "ping", "tshark")
 }
 
 type labNet struct {
@@ -140,8 +136,7 @@ func tsharkClean(t *testing.T, file string, dissect []string, show string) strin
 func TestLabNetGopcu(t *testing.T) {
 	need(t)
 	var env []string
-	_, err := exec.LookPath("osmo-hlr")
-	auth := err == nil
+	auth := testutil.HaveBinaries("osmo-hlr")
 	if auth {
 		env = append(env, "LABNET_AUTH=hlr")
 	} else {
@@ -173,9 +168,7 @@ func TestLabNetGopcu(t *testing.T) {
 // ciphered frames as such). The osmo-sgsn and labms logs say GEA/3.
 func TestLabNetGopcuGEA3(t *testing.T) {
 	need(t)
-	if _, err := exec.LookPath("osmo-hlr"); err != nil {
-		t.Skip("osmo-hlr not installed (apt-get install osmo-hlr): GEA3 needs authentication")
-	}
+	testutil.NeedBinaries(t, "osmo-hlr") // GEA3 needs authentication
 	l := up(t, "", 1, "", "LABNET_CIPHER=gea3")
 	r := l.pingAndCurl(l.ms[0], "/200k", 180)
 	t.Logf("gopcu, GEA3: idle ping %s; %s in %v", r.ping, r.path, r.took)
@@ -197,9 +190,7 @@ func TestLabNetGopcuGEA3(t *testing.T) {
 // as the PCU: ping and a 200 kB curl (50 kB with -short), bounded at 150 s.
 func TestLabNetOsmoPCU(t *testing.T) {
 	need(t)
-	if _, err := exec.LookPath("osmo-pcu"); err != nil {
-		t.Skip("osmo-pcu not installed (apt-get install osmo-pcu)")
-	}
+	testutil.NeedBinaries(t, "osmo-pcu")
 	l := up(t, osmoPCU, 1, "")
 	r := l.pingAndCurl(l.ms[0], "/200k", 150)
 	t.Logf("osmo-pcu 1.1.0: idle ping %s; %s in %v", r.ping, r.path, r.took)
@@ -213,9 +204,7 @@ func TestLabNetOsmoPCULong(t *testing.T) {
 	if os.Getenv("GOPCU_LABNET_OSMOPCU") != "1" {
 		t.Skip("GOPCU_LABNET_OSMOPCU=1 runs it (two MSs through osmo-pcu 1.1.0, a few minutes)")
 	}
-	if _, err := exec.LookPath("osmo-pcu"); err != nil {
-		t.Skip("osmo-pcu not installed (apt-get install osmo-pcu)")
-	}
+	testutil.NeedBinaries(t, "osmo-pcu")
 	l := up(t, osmoPCU, 2, "")
 	var wg sync.WaitGroup
 	res := make([]result, len(l.ms))

@@ -56,21 +56,7 @@ func NewRadio(um *vum.Um, seed int64) *Radio {
 
 // RadioCap is the MS Radio Access Capability the phones send in GMM
 // (TS 24.008 §10.5.5.12a): DCS 1800, multislot class cls.
-func RadioCap(cls int) []byte {
-	var r rlcmac.MSRadioAccessCapability
-	r.N = 1
-	r.Values[0].AccessTech = 3 // DCS 1800
-	r.Values[0].RFPowerCap = 1
-	r.Values[0].HasMultislot = true
-	r.Values[0].Multislot.HasGPRS = true
-	r.Values[0].Multislot.GPRSClass = uint8(cls)
-	b := make([]byte, 64)
-	n, err := rlcmac.EncodeMSRadioAccessCapability(b, &r)
-	if err != nil {
-		panic(err)
-	}
-	return b[:n]
-}
+func RadioCap(cls int) []byte { return rlcmac.EncodeMultislotRAC(cls, 0) }
 
 // AddPhone adds an MS with the stack configuration cfg (before Run).
 func (r *Radio) AddPhone(cfg msnet.Config, class int) *Phone {

@@ -40,7 +40,7 @@ func (r *radioRig) stepUntil(t *testing.T, what string, max int, pause time.Dura
 		if err := r.cell.Step(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if pause > 0 && i%8 == 7 {
+		if pause > 0 && i%8 == 7 { // a pace for wall-clock timers, on purpose
 			time.Sleep(pause)
 		}
 	}

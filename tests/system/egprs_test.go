@@ -24,57 +24,78 @@ func (r *radioRig) dlEGPRS(tlli uint32, imsi string, frame []byte) {
 	})
 }
 
-// TestEGPRSBulkDownlink: an EGPRS MS receives 1 MB intact and in order at
-// each of MCS-1..9 (forced, link adaptation off) at 0 %, 1 % and 10 %
-// radio block loss, every data block at the forced MCS (or, for
-// lone units of MCS-7/9, the MCS-5/6 that carries one unit of the
-// family). -short runs 100 kB and only 0 % and 10 %.
-func TestEGPRSBulkDownlink(t *testing.T) {
+// eachMCSAndLoss runs f as a subtest per MCS-1..9 and radio block loss
+// rate: 0, 1 and 10 % (-short: 0 and 10 %).
+func eachMCSAndLoss(t *testing.T, f func(t *testing.T, mcs int, loss float64)) {
 	losses := []float64{0, 0.01, 0.10}
 	if testing.Short() {
 		losses = []float64{0, 0.10}
 	}
 	for mcs := 1; mcs <= 9; mcs++ {
 		for _, loss := range losses {
-			t.Run(fmt.Sprintf("MCS-%d/loss=%v", mcs, loss), func(t *testing.T) {
-				p := bulkParams()
-				p.ForceMCSDL, p.MCSMaxDL, p.CSAdjust = mcs, mcs, false
-				r := startEGPRSRadio(t, p, int64(100*mcs)+int64(loss*100))
-				r.cell.DLLoss, r.cell.ULLoss = loss, loss
-				ms := r.cell.AddMS(0xc0000020, "901700000000020", 12)
-				ms.EGPRSClass = 12
-				var got [][]byte
-				ms.OnLLC = func(f []byte) { got = append(got, f) }
-				size := transferSize()
-				want := frames(size, 1500)
-				for _, f := range want {
-					r.dlEGPRS(ms.TLLI, ms.IMSI, f)
-				}
-				ctx := context.Background()
-				steps := 0
-				for ; steps < 400000 && !(len(got) > 0 && bytes.Equal(got[len(got)-1], want[len(want)-1])); steps++ {
-					if err := r.cell.Step(ctx); err != nil {
-						t.Fatal(err)
-					}
-				}
-				checkDelivery(t, got, want, ctrVal(r, pcu.CtrPktDLAckNackFailed))
-				cs := rlcmac.MCS1 + rlcmac.CodingScheme(mcs-1)
-				for c, n := range r.cell.DataCS {
-					switch {
-					case c == cs:
-					// a lone unit (a retransmission, or the last BSN
-					// without a partner) of MCS-7/9 goes in MCS-5/6
-					case cs == rlcmac.MCS7 && c == rlcmac.MCS5 && (loss > 0 || n <= 2):
-					case cs == rlcmac.MCS9 && c == rlcmac.MCS6 && (loss > 0 || n <= 2):
-					default:
-						t.Errorf("%d data blocks at %v", n, c)
-					}
-				}
-				if r.cell.DataCS[cs] == 0 {
-					t.Fatalf("no data block at %v: %v", cs, r.cell.DataCS)
-				}
-				t.Logf("%v loss %v: %d octets in %d block periods, blocks %v", cs, loss, size, steps, r.cell.DataCS)
-			})
+			t.Run(fmt.Sprintf("MCS-%d/loss=%v", mcs, loss), func(t *testing.T) { f(t, mcs, loss) })
+		}
+	}
+}
+
+// TestEGPRSBulkDownlink: an EGPRS MS receives 1 MB intact and in order at
+// each of MCS-1..9 (forced, link adaptation off) at 0 %, 1 % and 10 %
+// radio block loss, every data block at the forced MCS (or, for
+// lone units of MCS-7/9, the MCS-5/6 that carries one unit of the
+// family). -short runs 100 kB and only 0 % and 10 %.
+func TestEGPRSBulkDownlink(t *testing.T) {
+	eachMCSAndLoss(t, func(t *testing.T, mcs int, loss float64) {
+		p := bulkParams()
+		p.ForceMCSDL, p.MCSMaxDL, p.CSAdjust = mcs, mcs, false
+		r := startEGPRSRadio(t, p, int64(100*mcs)+int64(loss*100))
+		r.cell.DLLoss, r.cell.ULLoss = loss, loss
+		ms := r.cell.AddMS(0xc0000020, "901700000000020", 12)
+		ms.EGPRSClass = 12
+		var got [][]byte
+		ms.OnLLC = func(f []byte) { got = append(got, f) }
+		size := transferSize()
+		want := frames(size, 1500)
+		for _, f := range want {
+			r.dlEGPRS(ms.TLLI, ms.IMSI, f)
+		}
+		ctx := context.Background()
+		steps := 0
+		for ; steps < 400000 && !(len(got) > 0 && bytes.Equal(got[len(got)-1], want[len(want)-1])); steps++ {
+			if err := r.cell.Step(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		checkDelivery(t, got, want, ctrVal(r, pcu.CtrPktDLAckNackFailed))
+		cs := rlcmac.MCS1 + rlcmac.CodingScheme(mcs-1)
+		for c, n := range r.cell.DataCS {
+			switch {
+			case c == cs:
+			// a lone unit (a retransmission, or the last BSN
+			// without a partner) of MCS-7/9 goes in MCS-5/6
+			case cs == rlcmac.MCS7 && c == rlcmac.MCS5 && (loss > 0 || n <= 2):
+			case cs == rlcmac.MCS9 && c == rlcmac.MCS6 && (loss > 0 || n <= 2):
+			default:
+				t.Errorf("%d data blocks at %v", n, c)
+			}
+		}
+		if r.cell.DataCS[cs] == 0 {
+			t.Fatalf("no data block at %v: %v", cs, r.cell.DataCS)
+		}
+		t.Logf("%v loss %v: %d octets in %d block periods, blocks %v", cs, loss, size, steps, r.cell.DataCS)
+	})
+}
+
+// checkFrames fails the test unless got holds the frames of want, in order
+// and intact; where (the side, the blocks stepped, the MS's state) goes
+// into the message.
+func checkFrames(t *testing.T, got, want [][]byte, where string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: got %d of %d frames", where, len(got), len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("%s: frame %d differs:\n%x\n%x", where, i, got[i], want[i])
 		}
 	}
 }
@@ -221,52 +242,37 @@ func TestGPRSAndEGPRSShareAPDCH(t *testing.T) {
 // and 10 % block loss: the SGSN side gets every frame intact and in order.
 // MCS-7..9 blocks carry two units. -short: 100 kB, 0 and 10 %.
 func TestEGPRSBulkUplink(t *testing.T) {
-	losses := []float64{0, 0.01, 0.10}
-	if testing.Short() {
-		losses = []float64{0, 0.10}
-	}
-	for mcs := 1; mcs <= 9; mcs++ {
-		for _, loss := range losses {
-			t.Run(fmt.Sprintf("MCS-%d/loss=%v", mcs, loss), func(t *testing.T) {
-				p := bulkParams()
-				p.ForceMCSUL, p.MCSMaxUL = mcs, mcs
-				r := startEGPRSRadio(t, p, int64(200*mcs)+int64(loss*100))
-				r.cell.DLLoss, r.cell.ULLoss = loss, loss
-				r.cell.ULLqualCb = 300 // 30 dB: above every MCS's window, so the forced MCS stays
-				ms := r.cell.AddMS(0xc0000030, "901700000000030", 12)
-				ms.EGPRSClass = 12
-				size := transferSize()
-				want := frames(size, 1500)
-				for _, f := range want {
-					ms.SendLLC(f)
-				}
-				ctx := context.Background()
-				steps := 0
-				for ; steps < maxULSteps && len(r.gb.frames(ms.TLLI)) < len(want); steps++ {
-					if err := r.cell.Step(ctx); err != nil {
-						t.Fatal(err)
-					}
-				}
-				got := r.gb.frames(ms.TLLI)
-				if len(got) != len(want) {
-					t.Fatalf("SGSN got %d of %d frames after %d blocks (decode errors %d)\nMS: %s", len(got), len(want), steps, ctrVal(r, pcu.CtrDecodeErrors), ms.Debug())
-				}
-				for i := range want {
-					if !bytes.Equal(got[i], want[i]) {
-						t.Fatalf("frame %d differs", i)
-					}
-				}
-				cs := rlcmac.MCS1 + rlcmac.CodingScheme(mcs-1)
-				if n := ctrVal(r, pcu.CtrEGPRSULMCS1+mcs-1); n == 0 {
-					t.Fatalf("no UL block counted at %v", cs)
-				}
-				if n := ctrVal(r, pcu.CtrRACHRequests11Bit); n == 0 {
-					t.Fatal("no 11-bit RACH counted")
-				}
-				t.Logf("%v loss %v: %d octets in %d block periods", cs, loss, size, steps)
-			})
+	eachMCSAndLoss(t, func(t *testing.T, mcs int, loss float64) {
+		p := bulkParams()
+		p.ForceMCSUL, p.MCSMaxUL = mcs, mcs
+		r := startEGPRSRadio(t, p, int64(200*mcs)+int64(loss*100))
+		r.cell.DLLoss, r.cell.ULLoss = loss, loss
+		r.cell.ULLqualCb = 300 // 30 dB: above every MCS's window, so the forced MCS stays
+		ms := r.cell.AddMS(0xc0000030, "901700000000030", 12)
+		ms.EGPRSClass = 12
+		size := transferSize()
+		want := frames(size, 1500)
+		for _, f := range want {
+			ms.SendLLC(f)
 		}
-	}
+		ctx := context.Background()
+		steps := 0
+		for ; steps < maxULSteps && len(r.gb.frames(ms.TLLI)) < len(want); steps++ {
+			if err := r.cell.Step(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := r.gb.frames(ms.TLLI)
+		checkFrames(t, got, want, fmt.Sprintf("SGSN after %d blocks (decode errors %d)\nMS: %s", steps, ctrVal(r, pcu.CtrDecodeErrors), ms.Debug()))
+		cs := rlcmac.MCS1 + rlcmac.CodingScheme(mcs-1)
+		if n := ctrVal(r, pcu.CtrEGPRSULMCS1+mcs-1); n == 0 {
+			t.Fatalf("no UL block counted at %v", cs)
+		}
+		if n := ctrVal(r, pcu.CtrRACHRequests11Bit); n == 0 {
+			t.Fatal("no 11-bit RACH counted")
+		}
+		t.Logf("%v loss %v: %d octets in %d block periods", cs, loss, size, steps)
+	})
 }
 
 var maxULSteps = 100000
@@ -446,14 +452,7 @@ func TestEGPRSTwoPhase(t *testing.T) {
 		}
 	}
 	got := r.gb.frames(ms.TLLI)
-	if len(got) != len(want) {
-		t.Fatalf("SGSN got %d of %d frames\nMS: %s", len(got), len(want), ms.Debug())
-	}
-	for i := range want {
-		if !bytes.Equal(got[i], want[i]) {
-			t.Fatalf("frame %d differs", i)
-		}
-	}
+	checkFrames(t, got, want, fmt.Sprintf("SGSN\nMS: %s", ms.Debug()))
 	if !strings.Contains(tbf, "TS_alloc=4! 5 6 7  TRX_ID=0 CS=MCS-6 WS=") {
 		t.Fatalf("UL TBF:\n%s", tbf)
 	}
@@ -491,14 +490,7 @@ func TestEGPRSUplinkLinkAdaptation(t *testing.T) {
 			}
 		}
 		got := r.gb.frames(ms.TLLI)
-		if len(got) != len(want) {
-			t.Fatalf("SGSN got %d of %d frames\nMS: %s", len(got), len(want), ms.Debug())
-		}
-		for i := range want {
-			if !bytes.Equal(got[i], want[i]) {
-				t.Fatalf("frame %d differs", i)
-			}
-		}
+		checkFrames(t, got, want, fmt.Sprintf("SGSN\nMS: %s", ms.Debug()))
 		first, second := ctrVal(r, pcu.CtrSPBULFirstSegment), ctrVal(r, pcu.CtrSPBULSecondSegment)
 		t.Logf("MS sent %d split blocks; PCU counted %d first and %d second halves; MCS-9 %d, MCS-3 %d blocks",
 			ms.ULSplitBlocks, first, second, ctrVal(r, pcu.CtrEGPRSULMCS1+8), ctrVal(r, pcu.CtrEGPRSULMCS1+2))

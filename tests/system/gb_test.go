@@ -97,7 +97,7 @@ func TestFlowControlMS(t *testing.T) {
 		if err := g.cell.Step(ctx); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond) // the radio in about real time: FLOW-CONTROL-MS runs on the wall clock, on purpose
 	}
 	t.Fatal("no FLOW-CONTROL-MS within 4 s")
 }
@@ -120,7 +120,7 @@ func TestNoFlowControlMS(t *testing.T) {
 		if err := g.cell.Step(ctx); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond) // the radio in about real time for 3 s of flow control, on purpose
 	}
 	var hadDL bool
 	g.eng.Call(func() { b, _ := g.eng.BTSView(0); hadDL = b.Ctr.Value(pcu.CtrTBFDLAlloc) > 0 })

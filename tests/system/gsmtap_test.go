@@ -15,6 +15,7 @@ import (
 	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
@@ -235,9 +236,7 @@ func readGSMTAP(t *testing.T, pkts [][]byte, egprs, hop bool) *gsmtapCapture {
 // tsharkClean has tshark decode the pcap and fails on a malformed packet
 // or an expert error; it skips the test without tshark.
 func tsharkClean(t *testing.T, pcap []byte) {
-	if _, err := exec.LookPath("tshark"); err != nil {
-		t.Skip("needs tshark (apt-get install tshark)")
-	}
+	testutil.NeedBinaries(t, "tshark")
 	f := filepath.Join(t.TempDir(), "session.pcap")
 	if err := os.WriteFile(f, pcap, 0o644); err != nil {
 		t.Fatal(err)

@@ -1,8 +1,8 @@
 package system
 
 import (
-	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -92,15 +92,7 @@ func TestMultiBTSOneSocket(t *testing.T) {
 		}
 	}
 	for k, b := range group {
-		got := gb.frames(uint8(k), tlli)
-		if len(got) != len(want) {
-			t.Fatalf("BTS %d: %d of %d frames after %d blocks", k, len(got), len(want), steps)
-		}
-		for i := range want {
-			if !bytes.Equal(got[i], want[i]) {
-				t.Fatalf("BTS %d: frame %d differs", k, i)
-			}
-		}
+		checkFrames(t, gb.frames(uint8(k), tlli), want, fmt.Sprintf("BTS %d after %d blocks", k, steps))
 		if st := b.Stats(); st.Mismatched != 0 || st.BadMessages != 0 || st.Unanswered != 0 {
 			t.Fatalf("BTS %d: %+v", k, st)
 		}

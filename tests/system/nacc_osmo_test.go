@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"net/netip"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -16,6 +14,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
@@ -37,11 +36,7 @@ type naccWire struct {
 func naccRun(t *testing.T, start func(n *netnstest.NS, dir string)) naccWire {
 	n := netnstest.New(t)
 	dir := t.TempDir()
-	bts, err := btsemu.Listen(btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10, Info: btsemu.DefaultInfo(pcuif.V10)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(bts.Close)
+	bts := btstest.Listen(t, btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10, Info: btsemu.DefaultInfo(pcuif.V10)})
 	var mu sync.Mutex
 	var w naccWire
 	bts.OnContainer(func(c pcuif.Container) pcuif.Message {
@@ -126,22 +121,8 @@ func naccRun(t *testing.T, start func(n *netnstest.NS, dir string)) naccWire {
 // Packet Cell Change Continue blocks (all octets after the MAC header
 // octet, whose USF/RRBP depend on scheduling).
 func TestNACCMatchesOsmoPCU(t *testing.T) {
-	bin, err := exec.LookPath("osmo-pcu")
-	if err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
-	ref := naccRun(t, func(n *netnstest.NS, dir string) {
-		if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(rimOsmoPCUConfig), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		n.Start(dir, "osmo-pcu.log", bin, "-c", "osmo-pcu.cfg")
-		t.Cleanup(func() {
-			if t.Failed() {
-				b, _ := os.ReadFile(filepath.Join(dir, "osmo-pcu.log"))
-				t.Logf("osmo-pcu.log:\n%s", b)
-			}
-		})
-	})
+	bin := testutil.NeedBinary(t, "osmo-pcu")
+	ref := naccRun(t, func(n *netnstest.NS, dir string) { startOsmoPCU(t, bin, n, dir) })
 	ours := naccRun(t, func(n *netnstest.NS, dir string) {
 		newDaemonRig(t, nil, filepath.Join(dir, "pcu_bts"), "", n.ListenNS).run()
 	})

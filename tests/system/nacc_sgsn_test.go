@@ -69,7 +69,7 @@ func TestNACCViaRealSGSN(t *testing.T) {
 			if err := cell.Step(ctx); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(2 * time.Millisecond)
+			time.Sleep(2 * time.Millisecond) // real time: the SGSN answers over UDP, on purpose
 		}
 	}
 	step(ms.ULActive, 5*time.Second)

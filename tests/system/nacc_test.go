@@ -484,9 +484,7 @@ func TestGSMTAPSessionNACC(t *testing.T) {
 	ms.SendCellChangeNotification(&rlcmac.PacketCellChangeNotification{ARFCN: 880, BSIC: 10, RXLevServing: 30})
 	r.run(t, 300, true, func() bool { return len(ms.NACC.Continues) > 0 })
 	r.run(t, 10, true, func() bool { return false })
-	if _, err := exec.LookPath("tshark"); err != nil {
-		t.Skip("needs tshark (apt-get install tshark)")
-	}
+	testutil.NeedBinaries(t, "tshark")
 	var pcap bytes.Buffer
 	w, err := gsmtap.NewPcapWriter(&pcap)
 	if err != nil {
@@ -508,9 +506,7 @@ func TestGSMTAPSessionNACC(t *testing.T) {
 		}
 		return false
 	}
-	for deadline := time.Now().Add(2 * time.Second); !sawAck() && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Poll(2*time.Second, sawAck)
 	mu.Lock()
 	for _, b := range pkts {
 		var h gsmtap.Header
@@ -544,19 +540,9 @@ func TestGSMTAPSessionNACC(t *testing.T) {
 		"RLC/MAC: PACKET_NEIGHBOUR_CELL_DATA (12) (Downlink)": 4, "RLC/MAC: PACKET_CELL_CHANGE_CONTINUE (11) (Downlink)": 1,
 		"RLC/MAC: PACKET_CONTROL_ACKNOWLEDGEMENT (1) (Uplink)": 1} {
 		if got := strings.Count(s, w); got != n {
-			t.Errorf("tshark shows %d × %q, want %d\n%s", got, w, n, grepLines(s, "RLC/MAC:"))
+			t.Errorf("tshark shows %d × %q, want %d\n%s", got, w, n, testutil.GrepLines(s, "RLC/MAC:"))
 		}
 	}
-}
-
-func grepLines(s, w string) string {
-	var l []string
-	for _, x := range strings.Split(s, "\n") {
-		if strings.Contains(x, w) {
-			l = append(l, x)
-		}
-	}
-	return strings.Join(l, "\n")
 }
 
 // TestNACCRIMError: the SGSN answers the RAN-INFORMATION-REQUEST with

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -342,9 +341,7 @@ func (c *gbCell) waitGb(t *testing.T) {
 // test; its log goes into the test's output when the test fails.
 func startOsmoSGSN(t *testing.T) (*netnstest.NS, string) {
 	t.Helper()
-	if _, err := exec.LookPath("osmo-sgsn"); err != nil {
-		t.Skip("needs osmo-sgsn (apt-get install osmo-sgsn)")
-	}
+	testutil.NeedBinaries(t, "osmo-sgsn")
 	n := netnstest.New(t)
 	dir := t.TempDir()
 	cfgText, err := os.ReadFile("../lab/configs/osmo-sgsn.cfg")

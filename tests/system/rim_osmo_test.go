@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
@@ -30,6 +30,21 @@ pcu
  pcu-socket pcu_bts
 `
 
+// startOsmoPCU starts osmo-pcu (bin) in n with rimOsmoPCUConfig in dir; its
+// log goes into the test's output when the test fails.
+func startOsmoPCU(t *testing.T, bin string, n *netnstest.NS, dir string) {
+	if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(rimOsmoPCUConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n.Start(dir, "osmo-pcu.log", bin, "-c", "osmo-pcu.cfg")
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(filepath.Join(dir, "osmo-pcu.log"))
+			t.Logf("osmo-pcu.log:\n%s", b)
+		}
+	})
+}
+
 // rimExchange runs one PCU (start) behind a v10 BTS emulator that
 // broadcasts SI1/SI3/SI13 and the SGSN emulator, sends it every RIM
 // request of reqs on the signalling BVC and returns, per request, what the
@@ -38,11 +53,7 @@ func rimExchange(t *testing.T, start func(n *netnstest.NS, dir string, bts *btse
 	n := netnstest.New(t)
 	dir := t.TempDir()
 	info := btsemu.DefaultInfo(pcuif.V10)
-	bts, err := btsemu.Listen(btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10, Info: info})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(bts.Close)
+	bts := btstest.Listen(t, btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10, Info: info})
 	var mu sync.Mutex
 	var got []string
 	var up bool
@@ -111,10 +122,7 @@ func rimExchange(t *testing.T, start func(n *netnstest.NS, dir string, bts *btse
 // unknown destination, UTRAN destination) get the same answers, octet for
 // octet, from gopcu and Debian's osmo-pcu 1.1.0.
 func TestRIMServerMatchesOsmoPCU(t *testing.T) {
-	bin, err := exec.LookPath("osmo-pcu")
-	if err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
+	bin := testutil.NeedBinary(t, "osmo-pcu")
 	serving := bssgp.CellID{RAI: bssgp.RAI{MCC: 901, MNC: 70, LAC: 1}, CI: 6969}
 	geran := func(c bssgp.CellID) bssgp.RIMRoutingInfo {
 		return bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingGERAN, Cell: c}
@@ -128,18 +136,7 @@ func TestRIMServerMatchesOsmoPCU(t *testing.T) {
 		rimReq(bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingUTRAN, Cell: serving}, geran(naccTarget), bssgp.RIMAppNACC, &serving),
 	}
 	names := []string{"valid", "wrong reporting cell", "SI3 app, no container", "SI3 app with container", "unknown destination", "UTRAN destination"}
-	ref := rimExchange(t, func(n *netnstest.NS, dir string, bts *btsemu.BTS) {
-		if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(rimOsmoPCUConfig), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		n.Start(dir, "osmo-pcu.log", bin, "-c", "osmo-pcu.cfg")
-		t.Cleanup(func() {
-			if t.Failed() {
-				b, _ := os.ReadFile(filepath.Join(dir, "osmo-pcu.log"))
-				t.Logf("osmo-pcu.log:\n%s", b)
-			}
-		})
-	}, reqs)
+	ref := rimExchange(t, func(n *netnstest.NS, dir string, bts *btsemu.BTS) { startOsmoPCU(t, bin, n, dir) }, reqs)
 	ours := rimExchange(t, func(n *netnstest.NS, dir string, bts *btsemu.BTS) {
 		newDaemonRig(t, nil, filepath.Join(dir, "pcu_bts"), "", n.ListenNS).run()
 	}, reqs)

@@ -58,14 +58,7 @@ func TestDownlinkTransfer(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if len(got) != len(want) {
-				t.Fatalf("received %d of %d frames (%d reported discarded)", len(got), len(want), r.gb.discarded)
-			}
-			for i := range want {
-				if !bytes.Equal(got[i], want[i]) {
-					t.Fatalf("frame %d differs", i)
-				}
-			}
+			checkFrames(t, got, want, fmt.Sprintf("received, %d reported discarded", r.gb.discarded))
 		})
 	}
 }
@@ -86,14 +79,7 @@ func TestUplinkTransfer(t *testing.T) {
 		}
 	}
 	got := r.gb.frames(ms.TLLI)
-	if len(got) != len(want) {
-		t.Fatalf("SGSN got %d of %d frames", len(got), len(want))
-	}
-	for i := range want {
-		if !bytes.Equal(got[i], want[i]) {
-			t.Fatalf("frame %d differs:\n%x\n%x", i, got[i], want[i])
-		}
-	}
+	checkFrames(t, got, want, "SGSN")
 }
 
 // TestULTBFReuseInFinalAck: data the MS gets during its countdown makes it

@@ -1,7 +1,6 @@
 package system
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"testing"
@@ -64,14 +63,7 @@ func TestBulkDownlink(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if len(got) != len(want) {
-				t.Fatalf("received %d of %d frames after %d blocks", len(got), len(want), steps)
-			}
-			for i := range want {
-				if !bytes.Equal(got[i], want[i]) {
-					t.Fatalf("frame %d differs", i)
-				}
-			}
+			checkFrames(t, got, want, fmt.Sprintf("after %d blocks", steps))
 			t.Logf("loss %v: %d octets in %d block periods", loss, transferSize(), steps)
 		})
 	}
@@ -97,14 +89,7 @@ func TestBulkUplink(t *testing.T) {
 				}
 			}
 			got := r.gb.frames(ms.TLLI)
-			if len(got) != len(want) {
-				t.Fatalf("SGSN got %d of %d frames after %d blocks", len(got), len(want), steps)
-			}
-			for i := range want {
-				if !bytes.Equal(got[i], want[i]) {
-					t.Fatalf("frame %d differs", i)
-				}
-			}
+			checkFrames(t, got, want, fmt.Sprintf("SGSN after %d blocks", steps))
 			t.Logf("loss %v: %d octets in %d block periods", loss, transferSize(), steps)
 		})
 	}

@@ -283,7 +283,7 @@ func (u *Um) readLoop() {
 		f.At = time.Now()
 		u.mu.Lock()
 		u.stats.DLFrames++
-		if !u.clock || fnDelta(f.Hdr.FrameNumber, u.maxFN) > 0 {
+		if !u.clock || pcuif.FNDelta(f.Hdr.FrameNumber, u.maxFN) > 0 {
 			u.maxFN, u.maxAt, u.clock = f.Hdr.FrameNumber, f.At, true
 		}
 		u.mu.Unlock()
@@ -325,7 +325,7 @@ func (u *Um) sendLoop() {
 		u.mu.Lock()
 		now, ok := u.nowLocked()
 		for ok && len(u.ul) > 0 {
-			d := fnDelta(u.ul[0].fn, now)
+			d := pcuif.FNDelta(u.ul[0].fn, now)
 			if d > u.cfg.Lead {
 				wait = time.Duration(d-u.cfg.Lead) * btsemu.FramePeriod
 				break
@@ -375,10 +375,10 @@ func (u *Um) fillLocked(now uint32) time.Duration {
 	if !u.fillOn {
 		u.fillFN, u.fillOn = btsemu.NextBlockFN(now), true
 	}
-	if fnDelta(now, u.fillFN) > 52 {
+	if pcuif.FNDelta(now, u.fillFN) > 52 {
 		u.fillFN = btsemu.NextBlockFN(now) // the clock jumped: skip ahead
 	}
-	for fnDelta(now, u.fillFN) >= u.cfg.FillDelay {
+	for pcuif.FNDelta(now, u.fillFN) >= u.cfg.FillDelay {
 		fn := u.fillFN
 		for ts := range uint8(8) {
 			if u.cfg.PDCHMask&(1<<ts) == 0 || u.sentAny[ts] && u.lastSent[ts] == fn || u.queuedLocked(fn, ts) {
@@ -391,7 +391,7 @@ func (u *Um) fillLocked(now uint32) time.Duration {
 		}
 		u.fillFN = btsemu.NextBlockFN(fn)
 	}
-	return time.Duration(fnDelta(u.fillFN, now)+u.cfg.FillDelay) * btsemu.FramePeriod
+	return time.Duration(pcuif.FNDelta(u.fillFN, now)+u.cfg.FillDelay) * btsemu.FramePeriod
 }
 
 // queuedLocked reports whether an uplink PDTCH block for (fn, ts) waits.
@@ -426,7 +426,7 @@ func (u *Um) queue(h gsmtap.Header, payload []byte, now bool) {
 		return
 	}
 	f := ulFrame{fn: h.FrameNumber, pkt: pkt, hdr: h, pl: payload}
-	i := sort.Search(len(u.ul), func(i int) bool { return fnDelta(u.ul[i].fn, f.fn) > 0 })
+	i := sort.Search(len(u.ul), func(i int) bool { return pcuif.FNDelta(u.ul[i].fn, f.fn) > 0 })
 	u.ul = append(u.ul, ulFrame{})
 	copy(u.ul[i+1:], u.ul[i:])
 	u.ul[i] = f
@@ -535,7 +535,7 @@ func (u *Um) Step(ctx context.Context, timeout time.Duration) (btsemu.Block, err
 	deadline := time.Now().Add(timeout)
 	for !done {
 		now, _ := u.Now()
-		wait := time.Duration(fnDelta(nb, now)+2) * btsemu.FramePeriod
+		wait := time.Duration(pcuif.FNDelta(nb, now)+2) * btsemu.FramePeriod
 		if wait <= 0 {
 			break
 		}
@@ -563,7 +563,7 @@ func (u *Um) Step(ctx context.Context, timeout time.Duration) (btsemu.Block, err
 // take files a frame under the block [b, nb); it reports whether the frame
 // belongs to a later block (the block is complete).
 func (u *Um) take(f Frame, b, nb uint32, blk *btsemu.Block) bool {
-	later := fnDelta(f.Hdr.FrameNumber, nb) >= 0
+	later := pcuif.FNDelta(f.Hdr.FrameNumber, nb) >= 0
 	switch f.Hdr.SubType &^ gsmtap.ChannelACCH {
 	case gsmtap.ChannelAGCH, gsmtap.ChannelPCH, gsmtap.ChannelCCCH:
 		if len(f.Payload) == 23 {
@@ -574,7 +574,7 @@ func (u *Um) take(f Frame, b, nb uint32, blk *btsemu.Block) bool {
 			u.held = &f
 			return true
 		}
-		if fnDelta(f.Hdr.FrameNumber, b) < 0 {
+		if pcuif.FNDelta(f.Hdr.FrameNumber, b) < 0 {
 			u.mu.Lock()
 			u.stats.Late++
 			u.mu.Unlock()
@@ -598,16 +598,6 @@ func blockAtOrAfter(fn uint32) uint32 {
 		return fn
 	}
 	return btsemu.NextBlockFN(fn)
-}
-
-func fnDelta(a, b uint32) int {
-	d := (int64(a) - int64(b)) % pcuif.MaxFN
-	if d > pcuif.MaxFN/2 {
-		d -= pcuif.MaxFN
-	} else if d <= -pcuif.MaxFN/2 {
-		d += pcuif.MaxFN
-	}
-	return int(d)
 }
 
 func fileConn(fd int, name string) (*net.UDPConn, error) {

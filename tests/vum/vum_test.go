@@ -251,10 +251,10 @@ func TestVirtualUmFill(t *testing.T) {
 			} else if d := int(p.at) - int(k.fn); d < 0 || d > 6 {
 				t.Errorf("filler for FN %d sent at the BTS's FN %d", k.fn, p.at)
 			}
-			if first == 0 || fnDelta(k.fn, first) < 0 {
+			if first == 0 || pcuif.FNDelta(k.fn, first) < 0 {
 				first = k.fn
 			}
-			if fnDelta(k.fn, last) > 0 {
+			if pcuif.FNDelta(k.fn, last) > 0 {
 				last = k.fn
 			}
 		case <-deadline:
@@ -264,7 +264,7 @@ func TestVirtualUmFill(t *testing.T) {
 	// every block between the first and the last filled, on TS 4-7, once
 	// (the primer of the first Step may add one more)
 	blocks := 0
-	for fn := btsemu.NextBlockFN(first); fnDelta(fn, last) < 0; fn = btsemu.NextBlockFN(fn) {
+	for fn := btsemu.NextBlockFN(first); pcuif.FNDelta(fn, last) < 0; fn = btsemu.NextBlockFN(fn) {
 		blocks++
 		for ts := uint8(4); ts < 8; ts++ {
 			if n := seen[key{fn, ts}]; n != 1 {

@@ -1,34 +1,30 @@
 package console
 
 import (
-	"bytes"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/vty"
 )
-
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 func TestConsole(t *testing.T) {
 	v := vty.New(vty.AppInfo{Name: "OsmoPCU", Version: "test", Copyright: "c\n"})
 	v.Finish()
 	pr, pw := io.Pipe()
-	out := &syncBuf{}
+	out := &testutil.SyncBuffer{}
 	done := make(chan error, 1)
 	go func() { done <- Run(v, &vty.LockedExecutor{}, Config{In: pr, Out: out, NotTerminal: true}) }()
-	for _, l := range []string{"enable\r", "show version\r", "conf\tt\r", "end\r", "exit\r"} {
-		pw.Write([]byte(l))
-		time.Sleep(20 * time.Millisecond)
+	// each line once the one before has run (its prompt is out): the
+	// completion of "conf\t" needs the enable node
+	for _, l := range []struct{ in, after string }{
+		{"enable\r", "OsmoPCU# "}, {"show version\r", "OsmoPCU test (OsmoPCU)."},
+		{"conf\tt\r", "OsmoPCU(config)# "}, {"end\r", "(config)# end"}, {"exit\r", ""},
+	} {
+		pw.Write([]byte(l.in))
+		testutil.Eventually(t, 5*time.Second, func() bool { return strings.Contains(out.String(), l.after) }, "no %q after %q", l.after, l.in)
 	}
 	select {
 	case err := <-done:

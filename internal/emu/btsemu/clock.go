@@ -9,39 +9,15 @@ import (
 )
 
 // FramePeriod is the GSM TDMA frame duration (120/26 ms).
-const FramePeriod = 120 * time.Millisecond / 26
+const FramePeriod = pcuif.FramePeriod
 
-// Radio blocks start at these frames of the 52-multiframe (TS 45.002
-// §6.3.2.2: B0..B11; frames 12, 25, 38, 51 are idle/PTCCH).
-var blockStart = [12]uint32{0, 4, 8, 13, 17, 21, 26, 30, 34, 39, 43, 47}
+// BlockNr returns the block number (0..11) of a block-start FN, or -1
+// (pcuif.BlockNr).
+func BlockNr(fn uint32) int { return pcuif.BlockNr(fn) }
 
-// BlockNr returns the block number (0..11) of a block-start FN, or -1.
-func BlockNr(fn uint32) int {
-	m := fn % 52
-	for i, s := range blockStart {
-		if s == m {
-			return i
-		}
-	}
-	return -1
-}
-
-// NextBlockFN returns the first FN of the block after the one starting at fn.
-func NextBlockFN(fn uint32) uint32 {
-	n := BlockNr(fn)
-	if n < 0 {
-		// not a block start: go to the next one
-		for f := fn + 1; ; f++ {
-			if BlockNr(f%pcuif.MaxFN) >= 0 {
-				return f % pcuif.MaxFN
-			}
-		}
-	}
-	if n == 11 {
-		return (fn - 47 + 52) % pcuif.MaxFN
-	}
-	return (fn - blockStart[n] + blockStart[n+1]) % pcuif.MaxFN
-}
+// NextBlockFN returns the first FN of the block after the one starting at
+// fn (pcuif.NextBlockFN).
+func NextBlockFN(fn uint32) uint32 { return pcuif.NextBlockFN(fn) }
 
 // FN returns the FN of the next block the emulator will request.
 func (b *BTS) FN() uint32 {

@@ -79,6 +79,23 @@ func WriteTable(w io.Writer, rows []Summary) {
 var palette = []color.RGBA{{200, 40, 40, 255}, {230, 150, 0, 255}, {20, 110, 200, 255}, {40, 160, 60, 255},
 	{140, 60, 180, 255}, {0, 150, 150, 255}, {120, 120, 120, 255}}
 
+// Finish writes what a run of the scenarios ends with: a blank line, the
+// table (written by table), the wall time since start and, with a plot
+// file, the plot (WritePlotFile) and its name.
+func Finish(w io.Writer, table func(io.Writer), start time.Time, plot string, results []*Result) error {
+	fmt.Fprintln(w)
+	table(w)
+	fmt.Fprintf(w, "\n(%v wall time)\n", time.Since(start).Round(time.Second))
+	if plot == "" {
+		return nil
+	}
+	if err := WritePlotFile(plot, results); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "plot: %s\n", plot)
+	return nil
+}
+
 // WritePlotFile writes the PNG plot of WritePlot to the file at path.
 func WritePlotFile(path string, results []*Result) error {
 	f, err := os.Create(path)

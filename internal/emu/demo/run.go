@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -265,32 +264,13 @@ func (r *run) close() {
 // start starts the BTS emulator and gopcu on a fixed radio and waits for
 // the PDCHs.
 func (r *run) start(ctx context.Context) error {
-	cfg := r.cfg
-	path := filepath.Join(cfg.Dir, "pcu_bts")
-	info := btsemu.DefaultInfo(pcuif.V12)
-	info.TRX[0].PDCHMask = byte(0xff << (8 - cfg.Slots))
-	info.InitialCS = uint8(cfg.CS)
-	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V12, Info: info})
+	rad, err := StartRadio(ctx, r.cfg.Dir, r.cfg.Slots, r.cfg.CS, r.sc.LLC)
 	if err != nil {
 		return err
 	}
-	r.bts = bts
-	r.closers = append(r.closers, func() { bts.Close() })
-	params := pcu.DefaultParams()
-	params.LLC = r.sc.LLC
-	params.ForceCSDL, params.ForceCSUL = cfg.CS, cfg.CS
-	params.CSMaxDL, params.CSMaxUL = cfg.CS, cfg.CS // a fixed radio for comparable scenarios
-	r.eng = pcu.New(pcu.Config{SocketPath: path, Params: &params})
-	r.gb = &ULSink{}
-	r.eng.SetGb(r.gb)
-	ectx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { r.eng.Run(ectx); close(done) }()
-	r.closers = append(r.closers, func() { cancel(); <-done })
-	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
-	err = bts.WaitActive(wctx, cfg.Slots)
-	wcancel()
-	return err
+	r.closers = append(r.closers, rad.Close)
+	r.bts, r.eng, r.gb = rad.BTS, rad.Eng, rad.Gb
+	return nil
 }
 
 // addMSs adds the MS emulators and their applications, and sets the
@@ -299,10 +279,7 @@ func (r *run) addMSs() {
 	cfg := r.cfg
 	r.cell = msemu.NewCell(r.bts, cfg.Seed)
 	r.cell.DLLoss, r.cell.ULLoss = cfg.DLLoss, cfg.DLLoss
-	r.class = 12
-	if cfg.Slots > 4 {
-		r.class = 29 // 8 Rx
-	}
+	r.class = MSClass(cfg.Slots)
 	r.apps = make([]*msApp, cfg.MSs)
 	for i := range r.apps {
 		a := &msApp{ooo: map[int]bool{}}
@@ -552,7 +529,12 @@ func (r *run) result() *Result {
 		}
 		res.MS[i] = a.res
 	}
-	eng := r.eng
+	ReadDrops(r.eng, res)
+	return res
+}
+
+// ReadDrops reads the engine's LLC drop counters and ECN marks into res.
+func ReadDrops(eng *pcu.Engine, res *Result) {
 	eng.Call(func() {
 		b, _ := eng.BTSView(0)
 		res.Drops.Total = b.Ctr.Value(pcu.CtrLLCFrameDropped)
@@ -561,7 +543,6 @@ func (r *run) result() *Result {
 		res.Drops.Overflow = eng.L1Counters().Value(pcu.L1LLCOverflowDropped)
 		res.Marks = eng.L1Counters().Value(pcu.L1LLCECNMarked)
 	})
-	return res
 }
 
 func printStatus(w io.Writer, name string, t time.Duration, busy bool, apps []*msApp, cfg Config) {

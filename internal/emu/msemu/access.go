@@ -19,23 +19,23 @@ func (m *MS) beforeBlock(fn uint32) {
 	// data block for TBFWatchdog the MS returns to packet idle (as T3182 /
 	// T3190 would end the TBF, TS 44.060 §13.1); the frames of the UL TBF
 	// are lost to the layers above.
-	if m.cell.rt && m.ul.active && fnDelta(fn, m.ulHeard) > tbfWatchdogFrames {
+	if m.cell.rt && m.ul.active && pcuif.FNDelta(fn, m.ulHeard) > tbfWatchdogFrames {
 		m.ul = ulState{}
 		m.Aborted++
 	}
-	if m.cell.rt && m.dl.active && fnDelta(fn, m.dlHeard) > tbfWatchdogFrames {
+	if m.cell.rt && m.dl.active && pcuif.FNDelta(fn, m.dlHeard) > tbfWatchdogFrames {
 		m.dl = dlState{}
 		m.Aborted++
 	}
-	if m.dl.waitRelease && fnDelta(fn, m.dl.releaseFN) >= 0 {
+	if m.dl.waitRelease && pcuif.FNDelta(fn, m.dl.releaseFN) >= 0 {
 		m.dl.waitRelease = false // T3192 expired: packet idle
 	}
 	// Access: RACH when data waits, no UL TBF exists and the MS is not in
 	// downlink transfer (then it asks in the DL Ack/Nack instead).
-	if m.waitPUA != 0 && fnDelta(fn, m.waitPUA) > 0 {
+	if m.waitPUA != 0 && pcuif.FNDelta(fn, m.waitPUA) > 0 {
 		m.waitPUA = 0 // T3168 expired: access again
 	}
-	if m.rachWait && fnDelta(fn, m.rachFN) > rachGiveUpFrames {
+	if m.rachWait && pcuif.FNDelta(fn, m.rachFN) > rachGiveUpFrames {
 		m.rachWait = false // no (usable) assignment: access again, as after T3146
 	}
 	if len(m.ulQueue) > 0 && !m.ul.active && !m.rachWait && !m.dl.active && m.waitPUA == 0 {

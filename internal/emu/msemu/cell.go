@@ -85,7 +85,7 @@ func (c *Cell) queueULOffs(fn uint32, trx, ts uint8, payload []byte, offs int16)
 func (c *Cell) Step(ctx context.Context) error {
 	fn := c.air.FN()
 	for f, list := range c.ul {
-		if fnDelta(fn, f) >= 0 {
+		if pcuif.FNDelta(fn, f) >= 0 {
 			for i := range list {
 				if err := c.air.Send(&list[i]); err != nil {
 					return err

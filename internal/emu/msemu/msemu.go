@@ -204,18 +204,7 @@ func (m *MS) ULActive() bool { return m.ul.active }
 
 // msRAC is an MS Radio Access Capability with a GPRS multislot class.
 func msRAC(class, egprsClass int) rlcmac.MSRadioAccessCapability {
-	var r rlcmac.MSRadioAccessCapability
-	r.N = 1
-	r.Values[0].AccessTech = 3 // DCS 1800
-	r.Values[0].RFPowerCap = 1
-	r.Values[0].HasMultislot = true
-	r.Values[0].Multislot.HasGPRS = true
-	r.Values[0].Multislot.GPRSClass = uint8(class)
-	if egprsClass > 0 {
-		r.Values[0].Multislot.HasEGPRS = true
-		r.Values[0].Multislot.EGPRSClass = uint8(egprsClass)
-	}
-	return r
+	return rlcmac.NewMultislotRAC(class, egprsClass)
 }
 
 // ULCS is the (M)CS the network last commanded for the MS's uplink.

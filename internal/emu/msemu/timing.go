@@ -48,16 +48,6 @@ func rrbpFN(fn uint32, rrbp uint8) uint32 {
 	return add(26)
 }
 
-func fnDelta(a, b uint32) int {
-	d := (int64(a) - int64(b)) % pcuif.MaxFN
-	if d > pcuif.MaxFN/2 {
-		d -= pcuif.MaxFN
-	} else if d <= -pcuif.MaxFN/2 {
-		d += pcuif.MaxFN
-	}
-	return int(d)
-}
-
 // startFN finds the frame at or after from whose T1'/T3/T2 are given
 // (TS 44.018 §10.5.2.38: the starting time is an RFN).
 func startFN(from uint32, t1, t3, t2 uint8) uint32 {

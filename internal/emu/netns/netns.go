@@ -15,6 +15,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -132,4 +134,63 @@ func (n *NS) ListenNS(binds []netip.AddrPort, deliver func(nsudp.Datagram)) (*ns
 	var u *nsudp.UDP
 	err := n.Do(func() (err error) { u, err = nsudp.ListenUDP(binds, deliver); return })
 	return u, err
+}
+
+// IP runs `ip args...`; its error says the command and ip's output.
+func IP(args ...string) error {
+	out, err := exec.Command("ip", args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// DisableIPv6 turns IPv6 off inside the namespace, so that a TUN device
+// in it sends no router solicitations.
+func (n *NS) DisableIPv6() error {
+	if out, err := n.Output("sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"); err != nil {
+		return fmt.Errorf("sysctl in %s: %v: %s", n.Name, err, out)
+	}
+	return nil
+}
+
+// OpenTUN creates the TUN device ifname inside the namespace (IFF_TUN,
+// IFF_NO_PI: reads and writes are bare IP packets), gives it addr/32, a
+// route to route ("default": all) and the MTU, and brings it up. The file
+// is non-blocking (served by the runtime poller) and usable from any
+// thread; closing it removes the device.
+func (n *NS) OpenTUN(ifname, addr, route string, mtu int) (*os.File, error) {
+	var f *os.File
+	err := n.Do(func() error {
+		fd, err := unix.Open("/dev/net/tun", unix.O_RDWR|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		if err != nil {
+			return fmt.Errorf("open /dev/net/tun: %w", err)
+		}
+		ifr, err := unix.NewIfreq(ifname)
+		if err != nil {
+			unix.Close(fd)
+			return err
+		}
+		ifr.SetUint16(unix.IFF_TUN | unix.IFF_NO_PI)
+		if err := unix.IoctlIfreq(fd, unix.TUNSETIFF, ifr); err != nil {
+			unix.Close(fd)
+			return fmt.Errorf("TUNSETIFF: %w", err)
+		}
+		f = os.NewFile(uintptr(fd), n.Name+"/"+ifname)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, args := range [][]string{
+		{"link", "set", ifname, "mtu", strconv.Itoa(mtu), "up"},
+		{"addr", "add", addr + "/32", "dev", ifname},
+		{"route", "add", route, "dev", ifname},
+	} {
+		if err := IP(append([]string{"-n", n.Name}, args...)...); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return f, nil
 }

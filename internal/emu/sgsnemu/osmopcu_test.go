@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/netip"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -15,6 +14,8 @@ import (
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -102,21 +103,16 @@ func gbConformance(t *testing.T, n *netnstest.NS, bts *btsemu.BTS, start func())
 	imsi, _ := bssgp.EncodeIMSI("901700000000042")
 	send(1800, &bssgp.PagingPS{IMSI: imsi, Area: bssgp.PagingArea{BVCI: 1800, HasBVCI: true}, PTMSI: 0xc0001234, HasTMSI: true})
 	send(1800, &bssgp.DLUnitdata{TLLI: 0xc0000002, PDULifetime: 1000, Alignment: -1, LLC: []byte{1, 2, 3}})
-	deadline := time.Now().Add(2 * time.Second)
-	for !o.Paged && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-		o.Paged = pch()
-	}
-	time.Sleep(300 * time.Millisecond) // a STATUS would have come by now
+	o.Paged = testutil.Poll(2*time.Second, pch)
+	// a STATUS would have come by now: an absence is waited for in real
+	// time, on purpose
+	time.Sleep(300 * time.Millisecond)
 	o.PTPStatus = takeStatus()
 	send(0, &bssgp.BVCUnblockAck{BVCI: 1800})
 	// DL-UNITDATA with IMSI '1122'H.
 	short, _ := bssgp.EncodeIMSI("1122")
 	send(1800, &bssgp.DLUnitdata{TLLI: 0xc0000003, PDULifetime: 1000, Alignment: -1, IMSI: short, LLC: []byte{1, 2, 3}})
-	for deadline = time.Now().Add(2 * time.Second); time.Now().Before(deadline) && len(o.IMSIErr) == 0; {
-		time.Sleep(20 * time.Millisecond)
-		o.IMSIErr = takeStatus()
-	}
+	testutil.Poll(2*time.Second, func() bool { o.IMSIErr = takeStatus(); return len(o.IMSIErr) > 0 })
 	// SNS procedures of the SGSN.
 	sns := func(f func(s *SGSN) (uint8, error)) SNSAck {
 		t.Helper()
@@ -126,8 +122,8 @@ func gbConformance(t *testing.T, n *netnstest.NS, bts *btsemu.BTS, start func())
 		if err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			var a *SNSAck
+		var a *SNSAck
+		testutil.Eventually(t, 2*time.Second, func() bool {
 			sg.Do(func(s *SGSN, now time.Duration) {
 				for i := range s.SNSAcks {
 					if s.SNSAcks[i].TransactionID == tid {
@@ -135,12 +131,9 @@ func gbConformance(t *testing.T, n *netnstest.NS, bts *btsemu.BTS, start func())
 					}
 				}
 			})
-			if a != nil {
-				return *a
-			}
-		}
-		t.Fatalf("no SNS-ACK for transaction %d", tid)
-		return SNSAck{}
+			return a != nil
+		}, "no SNS-ACK for transaction %d", tid)
+		return *a
 	}
 	known := ns.IPElement{Addr: netip.MustParseAddr("127.0.0.1"), Port: 23000, SigWeight: 0, DataWeight: 1}
 	fresh := ns.IPElement{Addr: netip.MustParseAddr("127.0.0.1"), Port: 23002, SigWeight: 0, DataWeight: 1}
@@ -169,11 +162,7 @@ func TestGbConformanceGopcu(t *testing.T) {
 	n := netnstest.New(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pcu_bts")
-	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bts.Close()
+	bts := btstest.Listen(t, btsemu.Config{Path: path, Version: pcuif.V10})
 	got := gbConformance(t, n, bts, func() {
 		p := pcu.DefaultParams()
 		p.GbDialect = "ip-sns"
@@ -206,10 +195,7 @@ func wantOsmoPCU110(tid0 uint8) gbOutcome {
 // 1.1.0: the same answers but for SNS-ADD (wantOsmoPCU110).
 func TestGbConformanceOsmoPCU(t *testing.T) {
 	t.Parallel()
-	bin, err := exec.LookPath("osmo-pcu")
-	if err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
+	bin := testutil.NeedBinary(t, "osmo-pcu")
 	n := netnstest.New(t)
 	dir := t.TempDir()
 	cfg := "log stderr\n logging filter all 1\n logging level set-all notice\nline vty\n bind 127.0.0.1\n" +
@@ -217,11 +203,7 @@ func TestGbConformanceOsmoPCU(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bts, err := btsemu.Listen(btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bts.Close()
+	bts := btstest.Listen(t, btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10})
 	t.Cleanup(func() {
 		if t.Failed() {
 			log, _ := os.ReadFile(filepath.Join(dir, "osmo-pcu.log"))

@@ -104,21 +104,7 @@ func (s *SGSN) SetMSRAC(tlli uint32, rac []byte) {
 // MultislotRAC encodes an MS Radio Access Capability (TS 24.008
 // §10.5.5.12a) of one access technology (DCS 1800) with a GPRS multislot
 // class.
-func MultislotRAC(class int) []byte {
-	var r rlcmac.MSRadioAccessCapability
-	r.N = 1
-	r.Values[0].AccessTech = 3
-	r.Values[0].RFPowerCap = 1
-	r.Values[0].HasMultislot = true
-	r.Values[0].Multislot.HasGPRS = true
-	r.Values[0].Multislot.GPRSClass = uint8(class)
-	b := make([]byte, 64)
-	n, err := rlcmac.EncodeMSRadioAccessCapability(b, &r)
-	if err != nil {
-		panic(err)
-	}
-	return b[:n]
-}
+func MultislotRAC(class int) []byte { return rlcmac.EncodeMultislotRAC(class, 0) }
 
 // SNSAck is one received SNS-ACK.
 type SNSAck struct {

@@ -10,7 +10,6 @@ import (
 	"syscall"
 
 	"github.com/gopcu/gopcu/internal/emu/netns"
-	"golang.org/x/sys/unix"
 )
 
 // The lab's namespaces are named gopcu-lab<pid>-<role>; a lab that was
@@ -24,27 +23,18 @@ type namespace struct {
 	netns.NS
 }
 
-func ipCmd(args ...string) error {
-	out, err := exec.Command("ip", args...).CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
-	}
-	return nil
-}
-
 func newNamespace(role string) (*namespace, error) {
 	n := &namespace{netns.NS{Name: fmt.Sprintf("%s%d-%s", nsPrefix, os.Getpid(), role)}}
-	if err := ipCmd("netns", "add", n.Name); err != nil {
+	if err := netns.IP("netns", "add", n.Name); err != nil {
 		return nil, err
 	}
-	if err := ipCmd("-n", n.Name, "link", "set", "lo", "up"); err != nil {
+	if err := netns.IP("-n", n.Name, "link", "set", "lo", "up"); err != nil {
 		n.delete()
 		return nil, err
 	}
-	// No IPv6: the TUN devices would otherwise send router solicitations.
-	if out, err := n.Output("sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"); err != nil {
+	if err := n.DisableIPv6(); err != nil {
 		n.delete()
-		return nil, fmt.Errorf("sysctl in %s: %v: %s", n.Name, err, out)
+		return nil, err
 	}
 	return n, nil
 }
@@ -65,46 +55,6 @@ func (n *namespace) command(args ...string) *exec.Cmd {
 	c := exec.Command("ip", append([]string{"netns", "exec", n.Name}, args...)...)
 	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	return c
-}
-
-// openTUN creates the TUN device tun0 inside the namespace (IFF_TUN,
-// IFF_NO_PI: reads and writes are bare IP packets), gives it the address
-// and route and brings it up. The file descriptor stays usable from any
-// thread; closing it removes the device.
-func (n *namespace) openTUN(addr, route string, mtu int) (*os.File, error) {
-	var f *os.File
-	err := n.Do(func() error {
-		fd, err := unix.Open("/dev/net/tun", unix.O_RDWR|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-		if err != nil {
-			return fmt.Errorf("open /dev/net/tun: %w", err)
-		}
-		ifr, err := unix.NewIfreq("tun0")
-		if err != nil {
-			unix.Close(fd)
-			return err
-		}
-		ifr.SetUint16(unix.IFF_TUN | unix.IFF_NO_PI)
-		if err := unix.IoctlIfreq(fd, unix.TUNSETIFF, ifr); err != nil {
-			unix.Close(fd)
-			return fmt.Errorf("TUNSETIFF: %w", err)
-		}
-		f = os.NewFile(uintptr(fd), n.Name+"/tun0") // non-blocking: served by the runtime poller
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, args := range [][]string{
-		{"link", "set", "tun0", "mtu", strconv.Itoa(mtu), "up"},
-		{"addr", "add", addr + "/32", "dev", "tun0"},
-		{"route", "add", route, "dev", "tun0"},
-	} {
-		if err := ipCmd(append([]string{"-n", n.Name}, args...)...); err != nil {
-			f.Close()
-			return nil, err
-		}
-	}
-	return f, nil
 }
 
 // CleanStale deletes lab namespaces left behind by lab processes that no

@@ -21,6 +21,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/demo"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
+	"github.com/gopcu/gopcu/internal/syncbuf"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"golang.org/x/sys/unix"
@@ -45,26 +46,9 @@ type msSide struct {
 	file               string
 	// ping
 	ping      *exec.Cmd
-	pingOut   *syncBuffer
+	pingOut   *syncbuf.Buffer
 	pingStart time.Time
 	pingStop  time.Time
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 type qSample struct {
@@ -172,7 +156,7 @@ func (l *lab) namespaces() error {
 	}
 	l.srv = srv
 	l.cleanup = append(l.cleanup, srv.delete)
-	srvTun, err := srv.openTUN(srvAddr, "10.1.0.0/16", cfg.MTU)
+	srvTun, err := srv.OpenTUN("tun0", srvAddr, "10.1.0.0/16", cfg.MTU)
 	if err != nil {
 		return err
 	}
@@ -190,12 +174,12 @@ func (l *lab) namespaces() error {
 				return err
 			}
 		}
-		tun, err := ns.openTUN(msAddr(k), "10.0.0.0/24", cfg.MTU)
+		tun, err := ns.OpenTUN("tun0", msAddr(k), "10.0.0.0/24", cfg.MTU)
 		if err != nil {
 			return err
 		}
 		l.cleanup = append(l.cleanup, func() { tun.Close() })
-		s := &msSide{ns: ns, tun: tun, pingOut: &syncBuffer{}, file: filepath.Join(cfg.Dir, fmt.Sprintf("ms%d.bin", k+1))}
+		s := &msSide{ns: ns, tun: tun, pingOut: &syncbuf.Buffer{}, file: filepath.Join(cfg.Dir, fmt.Sprintf("ms%d.bin", k+1))}
 		s.dlEnc.N201U, s.ulEnc.N201U = cfg.N201U, cfg.N201U
 		l.sides[k] = s
 	}
@@ -242,40 +226,14 @@ func (l *lab) startServer() error {
 // adds the MS emulators.
 func (l *lab) startPCU(ctx context.Context) error {
 	cfg := l.cfg
-	path := filepath.Join(cfg.Dir, "pcu_bts")
-	info := btsemu.DefaultInfo(pcuif.V12)
-	info.TRX[0].PDCHMask = byte(0xff << (8 - cfg.Slots))
-	info.InitialCS = uint8(cfg.CS)
-	bts, err := btsemu.Listen(btsemu.Config{Path: path, Version: pcuif.V12, Info: info})
+	rad, err := demo.StartRadio(ctx, cfg.Dir, cfg.Slots, cfg.CS, l.sc.LLC)
 	if err != nil {
 		return err
 	}
-	l.bts = bts
-	l.cleanup = append(l.cleanup, func() { bts.Close() })
-	params := pcu.DefaultParams()
-	params.LLC = l.sc.LLC
-	// the scenario's coding scheme, pinned: no link adaptation (`cs N N`, `cs max N N`)
-	params.ForceCSDL, params.ForceCSUL = cfg.CS, cfg.CS
-	params.CSMaxDL, params.CSMaxUL = cfg.CS, cfg.CS
-	eng := pcu.New(pcu.Config{SocketPath: path, Params: &params})
-	l.eng = eng
-	l.gb = &demo.ULSink{}
-	eng.SetGb(l.gb)
-	ectx, ecancel := context.WithCancel(context.Background())
-	edone := make(chan struct{})
-	go func() { eng.Run(ectx); close(edone) }()
-	l.cleanup = append(l.cleanup, func() { ecancel(); <-edone })
-	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
-	err = bts.WaitActive(wctx, cfg.Slots)
-	wcancel()
-	if err != nil {
-		return err
-	}
-	l.cell = msemu.NewCell(bts, cfg.Seed)
-	l.class = 12
-	if cfg.Slots > 4 {
-		l.class = 29
-	}
+	l.cleanup = append(l.cleanup, rad.Close)
+	l.bts, l.eng, l.gb = rad.BTS, rad.Eng, rad.Gb
+	l.cell = msemu.NewCell(l.bts, cfg.Seed)
+	l.class = demo.MSClass(cfg.Slots)
 	for k, s := range l.sides {
 		s.ms = l.cell.AddMS(tlliBase+uint32(k), fmt.Sprintf("90170000000%04d", k), l.class)
 	}
@@ -509,7 +467,7 @@ func (l *lab) downloads() error {
 		c := s.ns.command("curl", "-sS", "--noproxy", "*", "--max-time", strconv.Itoa(int(cfg.MaxTime.Seconds())),
 			"-o", s.file, "-w", "%{time_total} %{size_download} %{http_code}", "http://"+srvAddr+"/file")
 		c.Env = l.env
-		var out syncBuffer
+		var out syncbuf.Buffer
 		c.Stdout, c.Stderr = &out, &out
 		if err := c.Start(); err != nil {
 			return err
@@ -579,14 +537,7 @@ func (l *lab) finish() (*Result, error) {
 		s.ping.Wait()
 	}
 	res := &Result{Result: demo.Result{Scenario: l.sc.Name, MS: make([]demo.MSResult, l.cfg.MSs)}}
-	eng := l.eng
-	eng.Call(func() {
-		b, _ := eng.BTSView(0)
-		res.Drops.Total = b.Ctr.Value(pcu.CtrLLCFrameDropped)
-		res.Drops.Lifetime = b.Ctr.Value(pcu.CtrLLCFrameTimedout)
-		res.Drops.CoDel = eng.L1Counters().Value(pcu.L1LLCCoDelDropped)
-		res.Drops.Overflow = eng.L1Counters().Value(pcu.L1LLCOverflowDropped)
-	})
+	demo.ReadDrops(l.eng, &res.Result)
 	l.stopRadio()
 	res.MaxLag = l.maxLag
 	res.TUNDrops = int(l.tunDrops.Load())
