@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 // TestWiresharkDecodes hands the messages the lab-net runs do not send
@@ -17,9 +18,7 @@ import (
 // GSMTAP (GB_LLC) capture: each must come out as the named message with
 // no malformed packet or expert error.
 func TestWiresharkDecodes(t *testing.T) {
-	if _, err := exec.LookPath("tshark"); err != nil {
-		t.Skip("needs tshark (apt-get install tshark)")
-	}
+	testutil.NeedBinaries(t, "tshark")
 	rc := unhex(t, radioCap10)
 	cases := []struct {
 		name string
