@@ -167,11 +167,43 @@ func (e *Engine) sendReject(bts *BTS, rej rlcmac.ImmediateAssignmentReject) {
 
 // dlPendingOnCCCH reports whether dl is a DL TBF assigned on CCCH that
 // the MS never acknowledged: an MS that accesses again never got its
-// assignment. (osmo-pcu frees any DL TBF of the MS there; one the MS has
-// acknowledged, or that finishes, is left to its own timers here, so
-// frames it delivered are not sent twice.)
+// assignment.
 func dlPendingOnCCCH(dl *TBF) bool {
 	return dl != nil && dl.ccch && !dl.dl.everAcked && (dl.state == TBFAssign || dl.state == TBFFlow)
+}
+
+// dlGoneOnAccess: ms accessed the cell on CCCH (one-phase access: its
+// first UL block with its TLLI; two-phase: its Packet Resource Request in
+// the single block). An MS does that in packet idle mode only (TS 44.018
+// §3.5.2.1.2; in downlink transfer it asks in a DL Ack/Nack, TS 44.060
+// §8.1.2.5), so no DL TBF of it runs at the MS: one still assigned on
+// CCCH never reached it, and one it had (its T3190 ended it, §13.1, or
+// T3192 after the final Ack/Nack) it has left. Any DL TBF the network
+// still has for it goes now, as osmo-pcu's tbf_ul_fsm.c frees the MS's DL
+// TBF at TBF_EV_FIRST_UL_DATA_RECVD, and the data is assigned again on the
+// new UL TBF's PACCH once contention resolution is done. Kept to its own
+// timers it would take N3105 polls and T3195 (12 s in the two-phone lab,
+// docs/reliability.md) before the MS got any data, while every UL frame
+// of the MS cost it another access. The frames it did not acknowledge go
+// back to the queue (freeTBF) for the next TBF: the MS is there to take
+// them, and its LLC discards a UI frame it already had (TS 44.064 §8.4.2:
+// N(U) among the last 32 received).
+func (e *Engine) dlGoneOnAccess(ms *MS) {
+	dl := ms.DL
+	if dl == nil || dl.released() {
+		return
+	}
+	if dlPendingOnCCCH(dl) {
+		e.tbfLog.Info("first UL data while a DL TBF is pending on CCCH: freeing it", "tbf", dl)
+		e.fireRelease(dl, relCCCHPending)
+		return
+	}
+	e.tbfLog.Info("the MS accessed on CCCH: its DL TBF is gone at the MS, freeing it", "tbf", dl)
+	if dl.state == TBFFlow {
+		// osmo-pcu tbf.cpp tbf_free(): a DL TBF freed in FLOW is aborted
+		dl.bts.Ctr.Inc(CtrTBFDLAborted)
+	}
+	e.fireRelease(dl, relCCCHAccess)
 }
 
 // encodePUA builds a Packet Uplink Assignment (TS 44.060 §11.2.29) for an
@@ -333,9 +365,7 @@ func (e *Engine) resourceRequest(bts *BTS, p *PDCH, r resv, m *rlcmac.PacketReso
 	if ms.UL != nil {
 		e.fireRelease(ms.UL, relNewUL)
 	}
-	if dlPendingOnCCCH(ms.DL) {
-		e.fireRelease(ms.DL, relCCCHPending)
-	}
+	e.dlGoneOnAccess(ms)
 	t, err := e.allocULSlots(bts, ms, true)
 	if err != nil {
 		return

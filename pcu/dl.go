@@ -311,11 +311,12 @@ const (
 	prioPollAgain // the MS must be asked for an Ack/Nack (stalled window or old poll)
 )
 
-// highAge is how long a TBF with unacked blocks may go without a poll
-// before it is polled with priority: min(T3190/2, X2031) (osmo-pcu gprs_pcu.c
-// T_defs_pcu, gprs_rlcmac_sched.cpp tbf_compute_priority()). The MS's T3190 (TS 44.060 §13.1) ends its TBF when no
-// data block arrived for that long; a poll at half of it comes in time.
-// X2031 = 0 (no delayed release) does not bound it.
+// highAge is how long a TBF may go without a poll before it is polled
+// with priority: min(T3190/2, X2031) (osmo-pcu gprs_pcu.c T_defs_pcu,
+// gprs_rlcmac_sched.cpp tbf_compute_priority()). The MS's T3190 (TS 44.060
+// §13.1) ends its TBF when no data block arrived for that long; a poll at
+// half of it comes in time. X2031 = 0 (no delayed release) does not bound
+// it.
 func (e *Engine) highAge() time.Duration {
 	a := e.params.T3190 / 2
 	if x := e.params.X2031; x > 0 && x < a {
@@ -330,7 +331,15 @@ func (e *Engine) dlPrio(t *TBF, ts uint8) int {
 		return prioNone
 	}
 	stalled := t.dl.sw.Stalled()
-	if ts == t.ctrlTS && !t.dl.pollOut && t.dl.sw.CountUnacked() > 0 && (stalled || e.now-t.dl.lastPoll >= e.highAge()) {
+	if ts == t.ctrlTS && !t.dl.pollOut && (stalled || e.now-t.dl.lastPoll >= e.highAge()) {
+		// Also a kept-open TBF with everything acknowledged: its
+		// keep-open blocks rank below other TBFs' new data, so on a busy
+		// PDCH it would get none, the MS's T3190 would end the TBF and
+		// the MS, in downlink transfer, could not ask for an uplink TBF
+		// (no poll, no Channel Request Description; TS 44.060 §8.1.2.5).
+		// osmo-pcu's DL_PRIO_HIGH_AGE has no condition on the window
+		// either. The block is new data, or the LLC dummy (or final
+		// block) of fillDLBlock, with a poll.
 		return prioPollAgain
 	}
 	resend := t.dl.sw.ResendNeeded() >= 0

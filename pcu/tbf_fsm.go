@@ -208,6 +208,7 @@ const (
 	relT3195                        // DL: RELEASING after N3105 ended
 	relNewUL                        // UL: the MS asked for (or is on) a new UL TBF
 	relCCCHPending                  // DL: assigned on CCCH, but the MS is on the PDCH now: assigned again on PACCH
+	relCCCHAccess                   // DL: the MS accessed on CCCH, so it has left the TBF: assigned again on PACCH
 	relCarrierDone                  // DL: the kept TBF that carried the next TBF's assignment, acknowledged now
 	relMerged                       // the MS object merged into another one that has a TBF of this direction
 	relSuspend                      // the MS left for a CS call (SUSP_REQ)
@@ -224,7 +225,7 @@ var relReasons = [relCount]struct {
 	relNone: {"NONE", false}, relFinalAck: {"FINAL_ACK", false}, relT3168: {"T3168", false}, relX2001: {"X2001", false},
 	relT3141: {"T3141", true}, relT3169: {"T3169", false}, relT3191: {"T3191", false}, relT3193: {"T3193", false},
 	relT3195: {"T3195", false}, relNewUL: {"NEW_UL_TBF", true}, relCCCHPending: {"CCCH_PENDING", false},
-	relCarrierDone: {"CARRIER_DONE", false}, relMerged: {"MS_MERGED", false}, relSuspend: {"SUSPEND", true},
+	relCCCHAccess: {"CCCH_ACCESS", false}, relCarrierDone: {"CARRIER_DONE", false}, relMerged: {"MS_MERGED", false}, relSuspend: {"SUSPEND", true},
 	relBTSDown: {"BTS_DOWN", true},
 }
 

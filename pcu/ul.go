@@ -363,14 +363,11 @@ func (e *Engine) ulTLLI(t *TBF, tlli uint32) {
 		if old.UL != nil && old.UL != t {
 			e.fireRelease(old.UL, relNewUL)
 		}
-		if dlPendingOnCCCH(old.DL) {
-			// a DL TBF still assigned on CCCH will not reach an MS that
-			// is on the PDCH now: it goes (its frames back to the
-			// queue) and is assigned again on PACCH once contention
-			// resolution is done (osmo-pcu tbf_ul_fsm.c, FIRST_UL_DATA_RECVD)
-			e.tbfLog.Info("first UL data while a DL TBF is pending on CCCH: freeing it", "tbf", old.DL)
-			e.fireRelease(old.DL, relCCCHPending)
-		}
+		// a DL TBF still assigned on CCCH will not reach an MS that is
+		// on the PDCH now, and one it had it has left: it goes and is
+		// assigned again on PACCH once contention resolution is done
+		// (osmo-pcu tbf_ul_fsm.c, FIRST_UL_DATA_RECVD)
+		e.dlGoneOnAccess(old)
 		// move the TBF to the known MS and drop the RACH one
 		ms.UL = nil
 		old.UL = t
