@@ -226,8 +226,19 @@ func (e *Engine) chanReqInAck(bts *BTS, dl *TBF, has bool) {
 // ulOnPACCH assigns an UL TBF requested in a DL Ack/Nack, on the DL TBF's PACCH.
 func (e *Engine) ulOnPACCH(bts *BTS, dl *TBF) {
 	ms := dl.ms
-	if ms.UL != nil {
-		return
+	if u := ms.UL; u != nil {
+		// An MS asks in its DL Ack/Nack only without an UL TBF (TS 44.060
+		// §8.1.2.5): an old one whose data all came (FINISHED, or
+		// RELEASING after N3103 or N3101) is over for it, its final
+		// Ack/Nack's Control Ack lost, and goes, as on a Packet Resource
+		// Request (osmo-pcu sched_ul_ass_or_rej assigns the new TBF
+		// whatever the old one's state). Waiting for it held the MS's UL
+		// data up to T3169 + T3168 (TestChanReqInAckAfterLostFinalAck).
+		// One still assigned or sending stays, the request is not repeated.
+		if u.state != TBFFinished && u.state != TBFReleasing {
+			return
+		}
+		e.fireRelease(u, relNewUL)
 	}
 	t, err := e.allocUL(bts, ms)
 	if err != nil {
