@@ -253,6 +253,24 @@ func (e *Engine) ulOnPACCH(bts *BTS, dl *TBF) {
 	e.fire(t, evAssignPACCH)
 }
 
+// ulAssignConfirmed: the first data block of an UL TBF assigned on PACCH
+// came before the Packet Control Ack of its Packet Uplink Assignment
+// (gopcu grants USFs once the assignment is sent, osmo-pcu only after the
+// Control Ack): the MS has the assignment, which ends as acknowledged. Sent
+// again after a lost Control Ack, it could reach the MS after its final
+// Packet Uplink Ack/Nack, and the MS would take it for a new UL TBF
+// (TestPUANotRepeatedAfterData).
+func (e *Engine) ulAssignConfirmed(t *TBF) {
+	if t.ulAss == ctlNone {
+		return
+	}
+	t.ctl(&t.ulAss, ctlAbort)
+	t.assignOn = nil
+	if t.ms.Queue.Len() > 0 && t.ms.DL == nil {
+		e.establishDL(t.bts, t.ms) // on its PACCH, as after the Control Ack
+	}
+}
+
 // encodeAccessReject builds the Packet Access Reject (TS 44.060 §11.2.1)
 // for the MS of t, by TLLI, with WAIT_INDICATION from T3172: in units of
 // 20 ms when it fits 255 of them, else in seconds (osmo-pcu

@@ -167,6 +167,12 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 		}
 		t.ctl(&t.ulAck, ctlPollTimeout) // send it again
 	case pollULAss:
+		if t.ulAss == ctlNone {
+			// the assignment ended meanwhile (the MS sent on the TBF:
+			// ulAssignConfirmed); osmo-pcu tbf.cpp poll_timeout: "not
+			// expected", ignored
+			return
+		}
 		bts.Ctr.Inc(CtrRLCAssTimedout)
 		bts.Ctr.Inc(CtrULAssPollTimeout)
 		if e.assignPollFailed(t, CtrULAssFailed) {
