@@ -234,7 +234,8 @@ func (e *Engine) ulOnPACCH(bts *BTS, dl *TBF) {
 		// Request (osmo-pcu sched_ul_ass_or_rej assigns the new TBF
 		// whatever the old one's state). Waiting for it held the MS's UL
 		// data up to T3169 + T3168 (TestChanReqInAckAfterLostFinalAck).
-		// One still assigned or sending stays, the request is not repeated.
+		// One still being assigned or sending stays (the request is
+		// ignored, as before).
 		if u.state != TBFFinished && u.state != TBFReleasing {
 			return
 		}
@@ -253,13 +254,13 @@ func (e *Engine) ulOnPACCH(bts *BTS, dl *TBF) {
 	e.fire(t, evAssignPACCH)
 }
 
-// ulAssignConfirmed: the first data block of an UL TBF assigned on PACCH
-// came before the Packet Control Ack of its Packet Uplink Assignment
-// (gopcu grants USFs once the assignment is sent, osmo-pcu only after the
-// Control Ack): the MS has the assignment, which ends as acknowledged. Sent
-// again after a lost Control Ack, it could reach the MS after its final
-// Packet Uplink Ack/Nack, and the MS would take it for a new UL TBF
-// (TestPUANotRepeatedAfterData).
+// ulAssignConfirmed: an UL TBF assigned on PACCH got data blocks, but the
+// Packet Control Ack of its Packet Uplink Assignment was lost (its poll
+// timed out, or a repetition waits to go): the MS has the assignment,
+// which ends as acknowledged (gopcu grants USFs once the assignment is
+// sent, osmo-pcu only after the Control Ack). Sent again, it could reach
+// the MS after its final Packet Uplink Ack/Nack, and the MS would take it
+// for a new UL TBF (TestPUANotRepeatedAfterData).
 func (e *Engine) ulAssignConfirmed(t *TBF) {
 	if t.ulAss == ctlNone {
 		return

@@ -290,7 +290,12 @@ func lifecycleRows() (ul, dl []tbfRow) {
 			act: func(x tbfX) { x.t.ctl(&x.t.ulAss, ctlAbort); x.e.freeTBF(x.t, relT3168) }},
 		// the assignment acknowledged, or the MS shows up on the PDCH
 		{from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow},
-		{from: in(TBFAssign), ev: evData, to: TBFFlow, act: func(x tbfX) { x.t.n[nN3101] = 0; x.e.ulAssignConfirmed(x.t) }},
+		{from: in(TBFAssign), ev: evData, to: TBFFlow, act: func(x tbfX) {
+			x.t.n[nN3101] = 0
+			if x.t.ulAss == ctlSend {
+				x.e.ulAssignConfirmed(x.t) // a repetition not sent yet is not needed
+			}
+		}},
 		// --- data transfer -----------------------------------------------------------------
 		// every data block restarts N3101 (§13.3: the MS uses its USFs)
 		{from: in(TBFFlow, TBFFinished), ev: evData, to: stay, act: func(x tbfX) { x.t.n[nN3101] = 0 }},

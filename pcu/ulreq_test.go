@@ -68,38 +68,54 @@ func TestChanReqInAckAfterLostFinalAck(t *testing.T) {
 // an UL TBF requested in its DL Ack/Nack and sends on it, but its Packet
 // Control Acknowledgement was lost. Its data on the TBF shows that the
 // assignment arrived: the assignment ends as acknowledged and is not sent
-// again. It was: with the MS's few blocks all sent and acknowledged, the
-// repetition reached the MS after its final Packet Uplink Ack/Nack, the
-// MS took it for a new UL TBF with nothing to send and stayed on it
-// (`demo -fast -scenario gopcu -loss 0.1` never finished). osmo-pcu grants
-// no USF before the Control Ack (tbf_ul_fsm.c ASSIGN), so the MS cannot
-// finish before it; and it ignores a poll timeout of an assignment not
-// waiting for one (tbf.cpp poll_timeout, "POLL_UL_ASS not expected").
+// again, whether the poll timed out after the first data block or before
+// it (a repetition waiting to go). It was: with the MS's few blocks all
+// sent and acknowledged, the repetition reached the MS after its final
+// Packet Uplink Ack/Nack, the MS took it for a new UL TBF with nothing to
+// send and stayed on it (`demo -fast -scenario gopcu -loss 0.1` never
+// finished). osmo-pcu grants no USF before the Control Ack (tbf_ul_fsm.c
+// ASSIGN), so the MS cannot finish before it; it ignores a poll timeout
+// of an assignment not waiting for one (tbf.cpp poll_timeout, "POLL_UL_ASS
+// not expected").
 func TestPUANotRepeatedAfterData(t *testing.T) {
-	clk := &fakeClock{}
-	e, bts := fsmEngine(t, clk, nil)
-	dl := tbfIn(t, e, bts, DirDL, TBFFlow, 0xc1000000)
-	e.ulOnPACCH(bts, dl)
-	ul := dl.ms.UL
-	if ul == nil || ul.state != TBFAssign || ul.ulAss != ctlSend {
-		t.Fatalf("no UL TBF assigned on PACCH: %v", ul)
-	}
-	ul.ctl(&ul.ulAss, ctlSentPolled) // the PUA goes with a poll
-	n3105 := dl.n[nN3105]
-	rejected := e.l1ctr.Value(L1FSMRejected)
+	for _, dataFirst := range []bool{true, false} {
+		clk := &fakeClock{}
+		e, bts := fsmEngine(t, clk, nil)
+		dl := tbfIn(t, e, bts, DirDL, TBFFlow, 0xc1000000)
+		e.ulOnPACCH(bts, dl)
+		ul := dl.ms.UL
+		if ul == nil || ul.state != TBFAssign || ul.ulAss != ctlSend {
+			t.Fatalf("no UL TBF assigned on PACCH: %v", ul)
+		}
+		ul.ctl(&ul.ulAss, ctlSentPolled) // the PUA goes with a poll
+		n3105 := dl.n[nN3105]
+		rejected := e.l1ctr.Value(L1FSMRejected)
 
-	// the MS's first data block, before the poll's Control Ack (lost)
-	e.fire(ul, evData)
-	if ul.state != TBFFlow || ul.ulAss != ctlNone || ul.assignOn != nil {
-		t.Fatalf("after the first data block: %s (assignOn %v)", ul.Debug(), ul.assignOn)
-	}
-	// the poll's time passes unanswered: the assignment is not sent again
-	e.pollTimeout(ul, pollULAss)
-	if ul.ulAss != ctlNone || ul.ctlPending() {
-		t.Fatalf("the assignment goes again after the MS sent on the TBF: %s", ul.Debug())
-	}
-	if dl.n[nN3105] != n3105 || e.l1ctr.Value(L1FSMRejected) != rejected {
-		t.Fatalf("poll timeout of an assignment that ended: N3105 of the carrier %d -> %d, rejected events %d -> %d",
-			n3105, dl.n[nN3105], rejected, e.l1ctr.Value(L1FSMRejected))
+		// the MS's first data block and the poll's time passing
+		// unanswered (its Control Ack lost), in either order
+		if dataFirst {
+			e.fire(ul, evData)
+			e.pollTimeout(ul, pollULAss)
+		} else {
+			e.pollTimeout(ul, pollULAss)
+			if ul.ulAss != ctlSend {
+				t.Fatalf("the poll timed out before any data: the assignment is not repeated: %s", ul.Debug())
+			}
+			n3105 = dl.n[nN3105]
+			e.fire(ul, evData)
+		}
+		if ul.state != TBFFlow || ul.ulAss != ctlNone || ul.assignOn != nil || ul.ctlPending() {
+			t.Fatalf("data first %v: the assignment goes again after the MS sent on the TBF: %s (assignOn %v)", dataFirst, ul.Debug(), ul.assignOn)
+		}
+		if dl.n[nN3105] != n3105 || e.l1ctr.Value(L1FSMRejected) != rejected {
+			t.Fatalf("data first %v: N3105 of the carrier %d -> %d, rejected events %d -> %d",
+				dataFirst, n3105, dl.n[nN3105], rejected, e.l1ctr.Value(L1FSMRejected))
+		}
+		// a stale timeout of the ended assignment changes nothing
+		e.pollTimeout(ul, pollULAss)
+		if ul.ulAss != ctlNone || dl.n[nN3105] != n3105 || e.l1ctr.Value(L1FSMRejected) != rejected {
+			t.Fatalf("data first %v: a poll timeout after the assignment ended: %s, N3105 %d, rejected %d",
+				dataFirst, ul.Debug(), dl.n[nN3105], e.l1ctr.Value(L1FSMRejected))
+		}
 	}
 }
