@@ -258,8 +258,20 @@ func (e *Engine) chanReqInAck(bts *BTS, dl *TBF, has bool) {
 // ulOnPACCH assigns an UL TBF requested in a DL Ack/Nack, on the DL TBF's PACCH.
 func (e *Engine) ulOnPACCH(bts *BTS, dl *TBF) {
 	ms := dl.ms
-	if ms.UL != nil {
-		return
+	if u := ms.UL; u != nil {
+		// An MS asks in its DL Ack/Nack only without an UL TBF (TS 44.060
+		// §8.1.2.5): an old one whose data all came (FINISHED, or
+		// RELEASING after N3103 or N3101) is over for it, its final
+		// Ack/Nack's Control Ack lost, and goes, as on a Packet Resource
+		// Request (osmo-pcu sched_ul_ass_or_rej assigns the new TBF
+		// whatever the old one's state). Waiting for it held the MS's UL
+		// data up to T3169 + T3168 (TestChanReqInAckAfterLostFinalAck).
+		// One still being assigned or sending stays (the request is
+		// ignored, as before).
+		if u.state != TBFFinished && u.state != TBFReleasing {
+			return
+		}
+		e.fireRelease(u, relNewUL)
 	}
 	t, err := e.allocUL(bts, ms)
 	if err != nil {
@@ -272,6 +284,24 @@ func (e *Engine) ulOnPACCH(bts *BTS, dl *TBF) {
 	t.ul.tlliKnown, t.ul.contention = true, true
 	t.assignOn = dl
 	e.fire(t, evAssignPACCH)
+}
+
+// ulAssignConfirmed: an UL TBF assigned on PACCH got data blocks, but the
+// Packet Control Ack of its Packet Uplink Assignment was lost (its poll
+// timed out, or a repetition waits to go): the MS has the assignment,
+// which ends as acknowledged (gopcu grants USFs once the assignment is
+// sent, osmo-pcu only after the Control Ack). Sent again, it could reach
+// the MS after its final Packet Uplink Ack/Nack, and the MS would take it
+// for a new UL TBF (TestPUANotRepeatedAfterData).
+func (e *Engine) ulAssignConfirmed(t *TBF) {
+	if t.ulAss == ctlNone {
+		return
+	}
+	t.ctl(&t.ulAss, ctlAbort)
+	t.assignOn = nil
+	if t.ms.Queue.Len() > 0 && t.ms.DL == nil {
+		e.establishDL(t.bts, t.ms) // on its PACCH, as after the Control Ack
+	}
 }
 
 // encodeAccessReject builds the Packet Access Reject (TS 44.060 §11.2.1)

@@ -23,7 +23,7 @@ func TestCCCHAccessEndsLeftDLTBF(t *testing.T) {
 	s := newSuiteBTS(t, func(ii *pcuif.InfoInd) { ii.TRX[0].PDCHMask = 0x80 })
 	const tlli, imsi = 0xc1300001, "001010000001301"
 	s.block()
-	first := pattern(400, 1)
+	first := pattern(1000, 1) // longer than the blocks before the first poll (20)
 	old := s.dlOnPCH(tlli, imsi, first)
 	m := s.bts.ms.byTLLI[tlli]
 	var rw rlcmac.ReceiveWindow

@@ -435,13 +435,18 @@ func (e *Engine) pollDL(t *TBF, p *PDCH, fn uint32, prio int, fbi, small, resend
 		// one on the control TS (polls are answered there only)
 		t.dl.pollSoon = true
 	}
-	if m := t.ms; m.idleAck && e.now-m.lastEnq >= time.Duration(e.params.LLC.IdleAckDelay)*10*time.Millisecond {
+	if m := t.ms; m.idleAck {
 		// `queue idle-ack-delay` after the last DL-UNITDATA: the SGSN
-		// has paused, so learn now what the MS has (osmo-pcu: the MS's
-		// llc_timer requests a DL ack of its TBF; the next data block
-		// carries the poll)
-		m.idleAck = false
-		t.dl.pollSoon = true
+		// has paused, so learn now what the MS has (osmo-pcu gprs_ms.c
+		// ms_llc_timer_cb: the timer asks its DL TBF for an ack if the
+		// TBF was in FLOW when it fired; the next data block carries the
+		// poll)
+		if due := m.lastEnq + time.Duration(e.params.LLC.IdleAckDelay)*10*time.Millisecond; e.now >= due {
+			m.idleAck = false
+			if t.state == TBFFlow && t.dl.flowAt <= due {
+				t.dl.pollSoon = true
+			}
+		}
 	}
 	if p.TS != t.ctrlTS || t.dl.pollOut || !(t.dl.sincePoll >= 20 || prio == prioPollAgain || fbi || t.dl.drained >= 0 && !resend || t.dl.pollSoon) {
 		return 0, false

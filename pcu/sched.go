@@ -167,6 +167,17 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 		}
 		t.ctl(&t.ulAck, ctlPollTimeout) // send it again
 	case pollULAss:
+		if t.ulAss == ctlNone {
+			// the assignment ended meanwhile (ulAssignConfirmed);
+			// osmo-pcu tbf.cpp poll_timeout: "not expected", ignored
+			return
+		}
+		if t.state == TBFFlow || t.state == TBFFinished {
+			// the MS sends on the TBF: it has the assignment, only
+			// its Control Ack was lost
+			e.ulAssignConfirmed(t)
+			return
+		}
 		bts.Ctr.Inc(CtrRLCAssTimedout)
 		bts.Ctr.Inc(CtrULAssPollTimeout)
 		if e.assignPollFailed(t, CtrULAssFailed) {

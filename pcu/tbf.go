@@ -139,6 +139,7 @@ type dlTBF struct {
 	pollOut   bool // a DL Ack/Nack poll is outstanding
 	pollSoon  bool // a short frame was completed: poll at the next chance
 	lastPoll  time.Duration
+	flowAt    time.Duration // when the TBF entered FLOW (the idle-ack timer's condition)
 	everAcked bool
 	drained   time.Duration // when the LLC queue drained (keep-open start), -1 if data
 	sentBytes uint64        // LLC octets sent

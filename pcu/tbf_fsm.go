@@ -291,7 +291,12 @@ func lifecycleRows() (ul, dl []tbfRow) {
 			act: func(x tbfX) { x.t.ctl(&x.t.ulAss, ctlAbort); x.e.freeTBF(x.t, relT3168) }},
 		// the assignment acknowledged, or the MS shows up on the PDCH
 		{from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow},
-		{from: in(TBFAssign), ev: evData, to: TBFFlow, act: func(x tbfX) { x.t.n[nN3101] = 0 }},
+		{from: in(TBFAssign), ev: evData, to: TBFFlow, act: func(x tbfX) {
+			x.t.n[nN3101] = 0
+			if x.t.ulAss == ctlSend {
+				x.e.ulAssignConfirmed(x.t) // a repetition not sent yet is not needed
+			}
+		}},
 		// --- data transfer -----------------------------------------------------------------
 		// every data block restarts N3101 (§13.3: the MS uses its USFs)
 		{from: in(TBFFlow, TBFFinished), ev: evData, to: stay, act: func(x tbfX) { x.t.n[nN3101] = 0 }},
@@ -336,7 +341,7 @@ func lifecycleRows() (ul, dl []tbfRow) {
 		// TBF assigned on PACCH since; osmo-pcu tbf_dl_fsm.c: ignored)
 		{from: in(TBFAssign, TBFFlow), ev: evAssignCnf, to: stay},
 		{from: in(TBFAssign), ev: timeoutEv(tmX2002), to: stay, act: func(x tbfX) { x.e.dlAssignSettled(x.t) }},
-		{from: in(TBFAssign), ev: evAssignSettled, to: TBFFlow, act: func(x tbfX) { x.t.dl.lastPoll = x.e.now }},
+		{from: in(TBFAssign), ev: evAssignSettled, to: TBFFlow, act: func(x tbfX) { x.t.dl.lastPoll, x.t.dl.flowAt = x.e.now, x.e.now }},
 		// on PACCH (Packet Downlink Assignment on a carrier's control TS),
 		// guarded by X2001
 		{from: in(TBFNew, TBFAssign), ev: evAssignPACCH, to: TBFAssign, timer: tmX2001,
@@ -345,8 +350,8 @@ func lifecycleRows() (ul, dl []tbfRow) {
 			act: func(x tbfX) { x.t.bts.Ctr.Inc(CtrDLAssTimeout); x.e.freeTBF(x.t, relX2001) }},
 		// the assignment acknowledged, or the MS shows up on the PDCH
 		{from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow,
-			act: func(x tbfX) { x.t.n[nN3105] = 0; x.e.dlAssignAcked(x.t) }},
-		{from: in(TBFAssign), ev: evData, to: TBFFlow, act: func(x tbfX) { x.t.n[nN3105] = 0 }},
+			act: func(x tbfX) { x.t.n[nN3105], x.t.dl.flowAt = 0, x.e.now; x.e.dlAssignAcked(x.t) }},
+		{from: in(TBFAssign), ev: evData, to: TBFFlow, act: func(x tbfX) { x.t.n[nN3105], x.t.dl.flowAt = 0, x.e.now }},
 		// --- data transfer -----------------------------------------------------------------
 		// every Ack/Nack restarts N3105 (§13.3)
 		{from: in(TBFFlow, TBFFinished, TBFWaitRelease, TBFReleasing), ev: evData, to: stay,

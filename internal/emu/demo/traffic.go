@@ -168,6 +168,7 @@ type tcpSender struct {
 	retxed   map[int]bool // retransmitted in the current recovery
 	recover  int          // recovery ends when una passes this
 	inRecov  bool
+	rtoRecov bool // the recovery began with an RTO: every unSACKed segment below recover is lost
 	dupacks  int
 	srtt     time.Duration
 	rttvar   time.Duration
@@ -201,10 +202,15 @@ func (s *tcpSender) pipe() int {
 }
 
 // lost: three segments above i were SACKed (RFC 6675 IsLost with DupThresh
-// 3), or i is the first hole during recovery.
+// 3), or i is the first hole during recovery, or i was sent before an RTO
+// (RFC 5681 §3.1, RFC 6675 §5.1: after a timeout nothing sent before it
+// counts as in flight; Linux marks those segments lost).
 func (s *tcpSender) lost(i int) bool {
 	if s.sacked[i] {
 		return false
+	}
+	if s.rtoRecov && i < s.recover {
+		return true
 	}
 	n := 0
 	for j := i + 1; j < s.next && n < 3; j++ {
@@ -277,7 +283,14 @@ func (s *tcpSender) onAckECN(ack int, sack uint32, ece bool, now time.Duration, 
 		s.dupacks = 0
 		if s.inRecov && s.una >= s.recover {
 			s.inRecov = false
-			s.cwnd = s.ssthresh
+			if !s.rtoRecov {
+				s.cwnd = s.ssthresh // fast recovery ends (RFC 6675 §5)
+			}
+			s.rtoRecov = false
+		} else if s.rtoRecov && s.cwnd < s.ssthresh {
+			// after an RTO the lost segments go in slow start (RFC
+			// 5681 §3.1: cwnd restarts from one segment)
+			s.cwnd += float64(newly)
 		} else if !s.inRecov {
 			if s.cwnd < s.ssthresh {
 				s.cwnd += float64(newly)
@@ -323,7 +336,8 @@ func (s *tcpSender) rttSample(r time.Duration) {
 }
 
 // tick handles the retransmission timeout (RFC 6298 §5, RFC 6675 §5.1):
-// one segment of window, the SACKed segments stay sent.
+// one segment of window, the SACKed segments stay sent, the others are
+// lost and go again as the window grows in slow start (rtoRecov).
 func (s *tcpSender) tick(now time.Duration, send func(seq int)) {
 	if s.done || s.timerAt == 0 || now < s.timerAt || s.next == s.una {
 		return
@@ -332,7 +346,7 @@ func (s *tcpSender) tick(now time.Duration, send func(seq int)) {
 	s.ssthresh = max(float64(s.pipe())/2, 2)
 	s.cwnd = 1
 	s.rto = min(2*s.rto, 60*time.Second)
-	s.inRecov = true
+	s.inRecov, s.rtoRecov = true, true
 	s.recover = s.next
 	s.retxed = map[int]bool{}
 	for i := s.una; i < s.next; i++ {

@@ -14,16 +14,23 @@ func (m *MS) beforeBlock(fn uint32) {
 	if m.Mute {
 		return
 	}
-	// Over a real BTS a TBF the network dropped (its assignment lost, N3101
-	// or N3105 run out) must not hold the MS for ever: with no USF and no
-	// data block for TBFWatchdog the MS returns to packet idle (as T3182 /
-	// T3190 would end the TBF, TS 44.060 §13.1); the frames of the UL TBF
-	// are lost to the layers above.
+	// Over a real BTS an UL TBF the network dropped (its assignment lost,
+	// N3101 run out) must not hold the MS for ever: with no USF for
+	// TBFWatchdog the MS returns to packet idle (as T3182 would end the
+	// TBF, TS 44.060 §13.1); its frames are lost to the layers above.
 	if m.cell.rt && m.ul.active && pcuif.FNDelta(fn, m.ulHeard) > tbfWatchdogFrames {
 		m.ul = ulState{}
 		m.Aborted++
 	}
-	if m.cell.rt && m.dl.active && pcuif.FNDelta(fn, m.dlHeard) > tbfWatchdogFrames {
+	// T3190 (TS 44.060 §13.1), over any air: no valid RLC data block of
+	// the DL TBF for 5 s since its assignment or the last one, and the MS
+	// releases it abnormally and returns to packet idle mode (§8.7.1),
+	// where it reads the CCCH again and accesses for its UL data. The
+	// network may have dropped the TBF while the MS took it: a Packet
+	// Downlink Assignment whose Control Ack was lost is repeated under the
+	// old TBF's TFI, which the MS no longer answers to, and the network
+	// gives the new TBF up (TestLostAssignmentAckT3190).
+	if m.dl.active && pcuif.FNDelta(fn, m.dlHeard) > t3190Frames {
 		m.dl = dlState{}
 		m.Aborted++
 	}

@@ -66,7 +66,7 @@ func (m *MS) dlData(d pcuif.Data) {
 	if err := h.Unmarshal(d.Payload); err != nil || h.TFI != m.dl.tfi {
 		return
 	}
-	m.dlHeard = d.FN
+	m.dlHeard = d.FN // T3190 restarts
 	cs := rlcmac.CSFromDLLen(len(d.Payload))
 	if !cs.IsGPRS() {
 		return
@@ -143,6 +143,7 @@ func (m *MS) dlDataEGPRS(d pcuif.Data) {
 	if err := blk.Parse(d.Payload); err != nil || blk.Header.TFI != m.dl.tfi {
 		return
 	}
+	m.dlHeard = d.FN // T3190 restarts
 	m.cell.Blocks.Data++
 	if m.cell.DataCS == nil {
 		m.cell.DataCS = map[rlcmac.CodingScheme]int{}

@@ -113,15 +113,16 @@ type MS struct {
 	// ULReassigned counts Packet Uplink Assignments that moved a running
 	// UL TBF to another TFI (real-time air only).
 	ULReassigned int
-	// Aborted counts TBFs the MS gave up after TBFWatchdog (real-time
-	// air only).
+	// Aborted counts the TBFs the MS gave up: a DL TBF after T3190, an
+	// UL TBF after TBFWatchdog without USF (real-time air only).
 	Aborted int
 	// IgnoredDLImmAss counts the IMMEDIATE ASSIGNMENTs on CCCH for a
 	// downlink TBF of the MS that came while it was in packet transfer
 	// mode (a DL or UL TBF running) and that it did not act on.
 	IgnoredDLImmAss int
 	// ulHeard and dlHeard are the FNs of the last USF for the MS's UL TBF
-	// and of the last data block of its DL TBF (real-time air only).
+	// (real-time air only) and of its DL TBF's assignment or last data
+	// block (T3190).
 	ulHeard, dlHeard uint32
 
 	// Statistics. ULFrames and ULOctets count frames when they are

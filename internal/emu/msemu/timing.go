@@ -26,6 +26,10 @@ func ulBlockFN(fn uint32) uint32 { return btsemu.NextBlockFN(fn) }
 // tbfWatchdogFrames is 5 s of frames (see beforeBlock).
 const tbfWatchdogFrames = 5000 * 26 / 120
 
+// t3190Frames is T3190, 5 s, in TDMA frames (TS 44.060 §13.1: the MS's
+// wait for a valid downlink RLC data block of its TBF).
+const t3190Frames = 5000 * 26 / 120
+
 // t3192Frames is T3192's SI13 default, 1500 ms, in TDMA frames.
 const t3192Frames = 1500 * 26 / 120
 
