@@ -3,7 +3,6 @@ package pcu
 import (
 	"errors"
 	"log/slog"
-	"net"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
@@ -24,9 +23,6 @@ type NACCParams struct {
 	// the PCU socket. Empty: PCUIF NEIGH_ADDR_REQ.
 	NeighCtrlAddr string
 	NeighCtrlPort int
-	// Dial, when set, opens the CTRL connection (tests use it to dial
-	// inside a network namespace); nil: net.Dialer.
-	Dial func(network, addr string) (net.Conn, error)
 }
 
 // DefaultNACCParams are osmo-pcu's defaults.
@@ -82,14 +78,11 @@ var errNoBTS = errors.New("pcu: no BTS connection")
 func (v naccEnvE) neighRequest(k neighKey) error {
 	e := v.e
 	if e.params.NACC.NeighCtrlAddr != "" {
-		n := e.naccState()
-		if n.ctrl == nil || n.ctrl.addr != e.params.NACC.NeighCtrlAddr || n.ctrl.port != e.params.NACC.NeighCtrlPort {
-			if n.ctrl != nil {
-				n.ctrl.close()
-			}
-			n.ctrl = newNeighCtrl(e, e.params.NACC.NeighCtrlAddr, e.params.NACC.NeighCtrlPort, e.params.NACC.Dial, n.log)
+		c, err := e.ctrlFor(e.params.NACC.NeighCtrlAddr, e.params.NACC.NeighCtrlPort)
+		if err != nil {
+			return err
 		}
-		return n.ctrl.request(k)
+		return c.request(k)
 	}
 	if !e.Connected() {
 		return errNoBTS
