@@ -325,7 +325,8 @@ type Event struct {
 }
 
 // Observe registers f to be called, inside the engine goroutine, on every
-// engine event. Call it before Run or from inside the engine.
+// engine event. Call it before the driver runs the engine or from inside
+// the engine.
 func (e *Engine) Observe(f func(Event)) { e.hooks = append(e.hooks, f) }
 
 func (e *Engine) emit(ev Event) {
