@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/pcu/nacc"
 )
 
 // neighCtrl resolves neighbours over the BSC's CTRL interface, as osmo-pcu
@@ -31,10 +32,10 @@ type neighCtrl struct {
 	addr    string
 	port    int
 	c       CtrlClient
-	pending map[uint32]neighKey // CTRL id -> key (ids are arfcn*100+bsic)
+	pending map[uint32]nacc.Key // CTRL id -> key (ids are arfcn*100+bsic)
 }
 
-func ctrlID(k neighKey) uint32 { return uint32(k.ARFCN)*100 + uint32(k.BSIC) }
+func ctrlID(k nacc.Key) uint32 { return uint32(k.ARFCN)*100 + uint32(k.BSIC) }
 
 var errNoCtrl = errors.New("pcu: no CTRL client attached")
 
@@ -52,12 +53,12 @@ func (e *Engine) ctrlFor(addr string, port int) (*neighCtrl, error) {
 	if e.newCtrl == nil {
 		return nil, errNoCtrl
 	}
-	n.ctrl = &neighCtrl{addr: addr, port: port, c: e.newCtrl(addr, port), pending: map[uint32]neighKey{}}
+	n.ctrl = &neighCtrl{addr: addr, port: port, c: e.newCtrl(addr, port), pending: map[uint32]nacc.Key{}}
 	return n.ctrl, nil
 }
 
 // request sends a resolution; the answer comes as Engine.naccResolved.
-func (c *neighCtrl) request(k neighKey) error {
+func (c *neighCtrl) request(k nacc.Key) error {
 	id := ctrlID(k)
 	v := fmt.Sprintf("neighbor_resolve_cgi_ps_from_lac_ci.%d.%d.%d.%d", k.LocalLAC, k.LocalCI, k.ARFCN, k.BSIC)
 	if err := c.c.Get(id, v); err != nil {
@@ -135,7 +136,7 @@ func (e *Engine) HandleCtrl(from CtrlClient, s string) {
 		e.naccResolved(k, nil)
 		return
 	}
-	n.neigh.add(k, cgi, e.now)
+	n.neigh.Add(k, cgi, e.now)
 	e.naccResolved(k, &cgi)
 }
 

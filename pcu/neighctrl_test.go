@@ -4,12 +4,13 @@ import (
 	"testing"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/pcu/nacc"
 )
 
 // TestCtrlReplies: osmo-pcu 1.1.0's CTRL ids and osmo_cgi_ps_name
 // replies (the IPA framing is the driver's: pcu/driver TestCtrlFraming).
 func TestCtrlReplies(t *testing.T) {
-	if ctrlID(neighKey{ARFCN: 880, BSIC: 10}) != 88010 {
+	if ctrlID(nacc.Key{ARFCN: 880, BSIC: 10}) != 88010 {
 		t.Fatal("id")
 	}
 	for in, want := range map[string]bssgp.CellID{
