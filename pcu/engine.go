@@ -41,7 +41,9 @@ func (c realClock) Now() time.Duration { return time.Since(c.t0) }
 // NewRealClock is the process's monotonic clock.
 func NewRealClock() Clock { return realClock{time.Now()} }
 
-// Config is what the engine needs at start.
+// Config is what the engine needs at start. SocketPath, MinBackoff and
+// MaxBackoff are its driver's (pcu/driver connects the PCU socket); the
+// engine names the path in its log lines.
 type Config struct {
 	SocketPath string        // BTS socket, default /tmp/pcu_bts
 	PinVersion pcuif.Version // 0 = speak the BTS's version (from its INFO_IND)
