@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/pcu"
 )
 
@@ -48,11 +47,6 @@ const (
 
 // ctrlDialTimeout bounds the TCP connect to the BSC.
 const ctrlDialTimeout = time.Second
-
-// newCtrl is the engine's pcu.IO.Ctrl.
-func (l *loop) newCtrl(addr string, port int) pcu.CtrlClient {
-	return newCtrlClient(l.e, addr, port, l.o.Dial, l.cfg.Logs.Logger(logx.CatNACC))
-}
 
 func newCtrlClient(e *pcu.Engine, addr string, port int, dial func(network, addr string) (net.Conn, error), log *slog.Logger) *ctrlClient {
 	c := &ctrlClient{e: e, addr: addr, port: port, log: log, reqs: make(chan ctrlReq, 64), quit: make(chan struct{}), dial: dial}

@@ -337,6 +337,11 @@ func (l *loop) run(ctx context.Context) error {
 	}
 }
 
+// newCtrl is the engine's pcu.IO.Ctrl (ctrl.go).
+func (l *loop) newCtrl(addr string, port int) pcu.CtrlClient {
+	return newCtrlClient(l.e, addr, port, l.o.Dial, l.cfg.Logs.Logger(logx.CatNACC))
+}
+
 // inputBatch bounds the VTY calls and NS datagrams one wake-up handles:
 // a flood of NS datagrams must not starve the BTS socket, the timers or
 // the stop (the loop checks its context between batches).
