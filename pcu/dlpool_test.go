@@ -30,6 +30,7 @@ type gbRig struct {
 	sgsn  *net.UDPConn
 	pcu   netip.AddrPort
 	timer *time.Timer
+	ns    *udpNS
 }
 
 func newGbRig(t *testing.T) *gbRig {
@@ -40,6 +41,7 @@ func newGbRig(t *testing.T) *gbRig {
 	s0 := sgsnSock(t)
 	setNSVC(ii, 0, 101, freeUDPPort(t), s0)
 	e := New(Config{SocketPath: "/nonexistent", Gb: true, Clock: &fakeClock{}})
+	udp := attachUDPNS(e)
 	feedInfo(t, e, ii)
 	t.Cleanup(e.gbClose)
 	bts := e.bts[0]
@@ -47,7 +49,7 @@ func newGbRig(t *testing.T) *gbRig {
 		t.Fatal("BTS or Gb not up")
 	}
 	e.advance(bts, 0)
-	r := &gbRig{e: e, bts: bts, sgsn: s0, timer: time.NewTimer(time.Hour)}
+	r := &gbRig{e: e, bts: bts, sgsn: s0, timer: time.NewTimer(time.Hour), ns: udp}
 	r.pcu = waitNSReset(t, s0)
 	// the SGSN's side of the bring-up (bssgp/bss TestBringUpCapture):
 	// NS-RESET-ACK, NS-UNBLOCK-ACK, NS-ALIVE-ACK, BVC-RESET-ACK of the
@@ -70,9 +72,9 @@ func (r *gbRig) input(b []byte) error {
 	}
 	r.timer.Reset(5 * time.Second)
 	select {
-	case d := <-r.e.gbRx:
+	case x := <-r.ns.rx:
 		r.timer.Stop()
-		r.e.gbl.input(d, r.e.gbNow())
+		x.take(r.e)
 		return nil
 	case <-r.timer.C:
 		return errTimeout

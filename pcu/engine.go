@@ -1,14 +1,13 @@
-// Package pcu is the gopcu engine: one goroutine owns all radio and Gb
-// state (BTS -> TRX -> PDCH, MS and TBFs) and, on Linux, the PCU socket
-// and the NS sockets, served by one epoll loop (loop_linux.go). Other
-// goroutines (VTY sessions, NS readers of sockets opened before the loop
-// ran) post into it; VTY commands run as closures inside it (Do/Call).
-// Elsewhere the engine's code builds and its unit tests run, but Run
-// returns an error: OsmoBTS, whose PCU socket it serves, is Linux only.
+// Package pcu is the gopcu engine, a sans-I/O core: one goroutine owns
+// all radio and Gb state (BTS -> TRX -> PDCH, MS and TBFs) and is driven
+// by its input methods (HandlePCUIF, HandleNS, HandleCtrl, Tick, RunCalls;
+// io.go), its outputs going to the sinks a driver attaches (BTSWriter,
+// NSSocket, CtrlClient). pcu/driver is the driver: the epoll loop over the
+// PCU socket and the NS sockets, and the CTRL client. Other goroutines
+// (VTY sessions) post into the engine with Do/Call.
 package pcu
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"net/netip"
@@ -16,7 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/llc"
@@ -43,7 +41,9 @@ func (c realClock) Now() time.Duration { return time.Since(c.t0) }
 // NewRealClock is the process's monotonic clock.
 func NewRealClock() Clock { return realClock{time.Now()} }
 
-// Config is what the engine needs at start.
+// Config is what the engine needs at start. SocketPath, MinBackoff and
+// MaxBackoff are its driver's (pcu/driver connects the PCU socket); the
+// engine names the path in its log lines.
 type Config struct {
 	SocketPath string        // BTS socket, default /tmp/pcu_bts
 	PinVersion pcuif.Version // 0 = speak the BTS's version (from its INFO_IND)
@@ -54,19 +54,15 @@ type Config struct {
 	Counters   *ratectr.Registry
 	Clock      Clock
 	Params     *Params // nil: DefaultParams
-	Gb         bool    // run the Gb stack (NS/BSSGP over UDP) from INFO_IND
-	// ListenUDP opens the NS sockets (default nsudp.ListenUDP), called with
-	// one bind at a time as INFO_INDs add binds; tests use it to open them
-	// inside a network namespace. deliver must be called from the
-	// returned UDP's readers only.
-	ListenUDP func(binds []netip.AddrPort, deliver func(nsudp.Datagram)) (*nsudp.UDP, error)
+	Gb         bool    // run the Gb stack (NS/BSSGP over UDP) from INFO_IND; the driver opens the NS sockets (IO.NS)
 	// Observer, when set, gets the sojourn time of every LLC frame.
 	Observer Observer
 	// GSMTAP, when set, gets a GSMTAP copy of the radio blocks of the
 	// categories Params.GSMTAPCategories enables.
 	GSMTAP GSMTAPSink
-	// Capture, when set, records every Gb datagram sent and received and
-	// every GSMTAP datagram the tap sends (stats/capture.Capture).
+	// Capture, when set, records every Gb datagram sent and received (the
+	// driver, which owns the NS sockets) and every GSMTAP datagram the tap
+	// sends (stats/capture.Capture).
 	Capture PacketCapture
 }
 
@@ -117,14 +113,17 @@ type Engine struct {
 
 	hooks []func(Event)
 
-	// the epoll loop (loop_linux.go): its poller, while it runs, the BTS
-	// connection it owns, the connection counter, the buffer send encodes
-	// into and the messages waiting for the socket
-	poll    atomic.Pointer[poller]
-	bts0    *btsSock
-	connGen uint64
-	txBuf   [pcuif.BufSize]byte
-	btsTx   txQueue
+	// the driver's sinks (io.go): its wake-up, the NS socket opener, the
+	// CTRL client factory; the BTS connection's writer (BTSConnected,
+	// nil: none), the connection counter and the buffer send encodes into
+	wake     atomic.Pointer[func()]
+	ns       NSOpener
+	newCtrl  func(addr string, port int) CtrlClient
+	btsw     BTSWriter
+	connGen  uint64
+	txBuf    [pcuif.BufSize]byte
+	nextTick time.Duration // the next 1 s tick (Tick)
+	wakeAt   time.Duration // NextDeadline
 
 	// engine time (clockNow): the later of radio time, which follows the
 	// BTS frame number, and the monotonic clock, both from the first FN
@@ -144,8 +143,6 @@ type Engine struct {
 	llcShared *llc.Shared
 	gb        gbPort // nil: no Gb (frames towards the SGSN are dropped, counted)
 	gbl       *gbLink
-	gbRx      chan gbDatagram
-	localRes  *localResolver // capture: local address of wildcard binds
 	sgsnCtr   *ratectr.Group
 	tbfLog    *slog.Logger
 	llcLog    *slog.Logger
@@ -162,7 +159,7 @@ type Engine struct {
 	nacc *naccEngine // NACC and RIM state (nacc_engine.go)
 }
 
-// New makes an engine; Run starts it.
+// New makes an engine; a driver runs it (pcu/driver.Run).
 func New(cfg Config) *Engine {
 	if cfg.SocketPath == "" {
 		cfg.SocketPath = DefaultSocketPath
@@ -178,9 +175,6 @@ func New(cfg Config) *Engine {
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = NewRealClock()
-	}
-	if cfg.ListenUDP == nil {
-		cfg.ListenUDP = nsudp.ListenUDP
 	}
 	e := &Engine{
 		cfg:   cfg,
@@ -206,37 +200,10 @@ func New(cfg Config) *Engine {
 	e.fsm = newFSMSink(e.l1ctr, &e.now, e.tbfLog)
 	e.llcLog = cfg.Logs.Logger(logx.CatLLC)
 	e.gbLog = cfg.Logs.Logger(logx.CatBSSGP)
-	e.gbRx = make(chan gbDatagram, 1024)
-	e.localRes = &localResolver{}
 	e.sgsnCtr = ratectr.NewGroup("pcu:sgsn", "SGSN Statistics", 0, SGSNCounterDescs)
 	cfg.Counters.Register(e.sgsnCtr)
 	cfg.Counters.Register(e.l1ctr)
 	return e
-}
-
-// Run runs the engine until ctx ends. It returns after every goroutine it
-// started has ended.
-//
-// The stop path runs in a fixed order: first the engine stops taking
-// commands (Do and Call fail with ErrStopped from then on; a command taken
-// before has run completely), then the Gb sockets close (their readers let
-// go of the engine channel on their own), then the GSMTAP tap and the PCU
-// socket connection end.
-//
-// Run is the epoll loop of loop_linux.go. On other systems it returns an
-// error at once: OsmoBTS is Linux only, and its PCU socket is a Linux unix
-// SEQPACKET socket.
-func (e *Engine) Run(ctx context.Context) error {
-	defer e.stopOnce.Do(func() { close(e.done) })
-	return e.runLoop(ctx)
-}
-
-// poke wakes the loop after something was posted on e.calls or e.gbRx
-// (no-op while the loop is not running: it drains both when it starts).
-func (e *Engine) poke() {
-	if p := e.poll.Load(); p != nil {
-		p.wake()
-	}
 }
 
 // tick is the engine's 1 s tick.
@@ -360,7 +327,8 @@ type Event struct {
 }
 
 // Observe registers f to be called, inside the engine goroutine, on every
-// engine event. Call it before Run or from inside the engine.
+// engine event. Call it before the driver runs the engine or from inside
+// the engine.
 func (e *Engine) Observe(f func(Event)) { e.hooks = append(e.hooks, f) }
 
 func (e *Engine) emit(ev Event) {

@@ -10,8 +10,10 @@ import (
 )
 
 // The engine's state machines are transition tables of one kind,
-// fsmTable: the TBF lifecycle (tbf_fsm.go, lifecycle), the TBF control
-// procedures (ctlTable) and NACC (nacc.go, naccTable).
+// fsmTable: the TBF lifecycle (tbf_fsm.go, lifecycle) and the TBF control
+// procedures (ctlTable). NACC (pcu/nacc) uses the same table as package
+// pcu/fsm, with exported fields; the TBF tables move there once the files
+// that write their rows are quiet (issue #27), and this copy goes.
 //
 // A row holds a set of states, an event, a guard, the state to enter, the
 // timer the new state runs, and an action. An event goes to the first row

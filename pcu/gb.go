@@ -1,15 +1,14 @@
 package pcu
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
-	"sync"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
-	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -17,11 +16,11 @@ import (
 )
 
 // gbLink is the engine's Gb stack: the bss.Gb (NS + BSSGP state
-// machines, owned by the engine goroutine) and one UDP socket per NS bind
-// whose reader goroutine posts datagrams into the engine loop. It is built
-// from the first BTS's INFO_IND (as osmo-pcu, Gb serves BTS 0), follows
-// later INFO_INDs (binds opened and closed with the NS-VCs that use them)
-// and survives the loss of the BTS.
+// machines, owned by the engine goroutine) and one NS socket per NS bind,
+// opened by the driver (IO.NS), which hands the datagrams to HandleNS. It
+// is built from the first BTS's INFO_IND (as osmo-pcu, Gb serves BTS 0),
+// follows later INFO_INDs (binds opened and closed with the NS-VCs that
+// use them) and survives the loss of the BTS.
 type gbLink struct {
 	gb    *bss.Gb
 	socks []*gbSock // indexed by nse.Endpoint.Bind; nil: not open
@@ -29,86 +28,27 @@ type gbLink struct {
 	e     *Engine
 }
 
-// gbSock is one open NS bind. quit is closed before the socket, so that a
-// reader blocked on the full engine channel lets go (Close waits for it).
-// In the epoll loop a socket opened while the loop runs has no reader: its
-// descriptor is in the loop's epoll set and the loop reads it (readGb,
-// loop_linux.go), as it reads the PCU socket.
+// gbSock is one open NS bind.
 type gbSock struct {
-	addr   netip.AddrPort // as configured (wildcard for classic NS)
-	udp    *nsudp.UDP
-	quit   chan struct{}
-	fd     int                       // in the epoll set (-1: a reader goroutine serves it)
-	closed bool                      // close was called (ReadNow stops)
-	unpoll func()                    // takes fd out of the epoll set
-	rx     func(nsudp.Datagram) bool // the loop's deliver (made once)
+	addr netip.AddrPort // as configured (wildcard for classic NS)
+	sock NSSocket
 }
 
-// gbDatagram is a received NS datagram with the socket it came from: a
-// datagram of a socket closed since (bind reconfigured) is not taken for
-// one of its successor.
-type gbDatagram struct {
-	nsudp.Datagram
-	sock *gbSock
-}
+var errNoNS = errors.New("pcu: no NS socket opener attached")
 
-// openSock opens bind i on addr through Config.ListenUDP.
-func (e *Engine) openSock(i int, addr netip.AddrPort) (*gbSock, error) {
-	s := &gbSock{addr: addr, quit: make(chan struct{}), fd: -1}
-	capt := e.cfg.Capture
-	res := e.localRes
-	if e.canPollNS() {
-		u, err := e.cfg.ListenUDP([]netip.AddrPort{addr}, nil)
-		if err != nil {
-			return nil, err
-		}
-		s.udp = u
-		s.rx = func(d nsudp.Datagram) bool {
-			d.Bind = i
-			if capt != nil {
-				capt.UDP(time.Now(), d.From, res.local(d.Local, d.From), d.Data)
-			}
-			if e.gbl == nil {
-				d.Release()
-				return false
-			}
-			e.gbl.input(gbDatagram{d, s}, e.gbNow())
-			return !s.closed
-		}
-		if e.pollSock(s) {
-			return s, nil
-		}
-		u.Close() // no epoll set after all: a reader serves it
-		s.udp, s.rx = nil, nil
+// openSock opens the socket of a bind on addr through the driver's opener.
+func (e *Engine) openSock(addr netip.AddrPort) (*gbSock, error) {
+	if e.ns == nil {
+		return nil, errNoNS
 	}
-	deliver := func(d nsudp.Datagram) {
-		d.Bind = i
-		if capt != nil {
-			capt.UDP(time.Now(), d.From, res.local(d.Local, d.From), d.Data)
-		}
-		select {
-		case e.gbRx <- gbDatagram{d, s}:
-			e.poke() // the epoll loop (loop_linux.go)
-		case <-s.quit:
-			d.Release()
-		}
-	}
-	u, err := e.cfg.ListenUDP([]netip.AddrPort{addr}, deliver)
+	s, err := e.ns.OpenNS(addr)
 	if err != nil {
 		return nil, err
 	}
-	s.udp = u
-	return s, nil
+	return &gbSock{addr: addr, sock: s}, nil
 }
 
-func (s *gbSock) close() {
-	s.closed = true
-	if s.unpoll != nil {
-		s.unpoll()
-	}
-	close(s.quit)
-	s.udp.Close()
-}
+func (s *gbSock) close() { s.sock.Close() }
 
 // syncSocks makes the open sockets those of binds: unchanged binds keep
 // their socket, changed ones are closed first (a port may move from one
@@ -130,7 +70,7 @@ func (gl *gbLink) syncSocks(binds []netip.AddrPort) int {
 	n := 0
 	for i, a := range binds {
 		if gl.socks[i] == nil && a.IsValid() {
-			s, err := gl.e.openSock(i, a)
+			s, err := gl.e.openSock(a)
 			if err != nil {
 				gl.e.gbLog.Error("cannot open an NS UDP socket", "bind", i, "addr", a, "err", err)
 				continue
@@ -153,30 +93,33 @@ func (gl *gbLink) closeSocks() {
 	gl.socks = nil
 }
 
-// send is the NS transport: bind's socket, captured when --pcap is on.
+// send is the NS transport: bind's socket.
 func (gl *gbLink) send(bind int, to netip.AddrPort, b []byte) error {
 	if bind < 0 || bind >= len(gl.socks) || gl.socks[bind] == nil {
 		return fmt.Errorf("gb: bind %d not open", bind)
 	}
-	s := gl.socks[bind]
-	if c := gl.e.cfg.Capture; c != nil {
-		c.UDP(time.Now(), gl.e.localRes.local(s.udp.LocalAddr(0), to), to, b)
-	}
-	return s.udp.Send(0, to, b)
+	return gl.socks[bind].sock.Send(to, b)
 }
 
-// input hands a received datagram to the Gb unless its socket is gone,
-// then gives its buffer back to the socket's pool: nothing on the Gb side
-// keeps a slice of it (bss.Handler's slices are valid during the call
-// only; the engine's handlers copy what they keep: the LLC frame into
-// the MS queue, SIs from RIM, paging identities).
-func (gl *gbLink) input(d gbDatagram, now time.Duration) {
-	defer d.Release()
-	if d.Bind >= len(gl.socks) || gl.socks[d.Bind] != d.sock {
-		gl.e.l1ctr.Inc(L1GbStale)
+// HandleNS hands a datagram the driver received on s, from from, to the
+// Gb, unless s is no longer the socket of a bind (closed since: the bind
+// was reconfigured). b is valid during the call only: nothing on the Gb
+// side keeps a slice of it (bss.Handler's slices are valid during the
+// call only; the engine's handlers copy what they keep: the LLC frame
+// into the MS queue, SIs from RIM, paging identities). Engine goroutine
+// only.
+func (e *Engine) HandleNS(s NSSocket, from netip.AddrPort, b []byte) {
+	gl := e.gbl
+	if gl == nil {
 		return
 	}
-	gl.gb.Input(d.Bind, d.From, d.Data, now)
+	for i, x := range gl.socks {
+		if x != nil && x.sock == s {
+			gl.gb.Input(i, from, b, e.gbNow())
+			return
+		}
+	}
+	e.l1ctr.Inc(L1GbStale)
 }
 
 // gbNow is the Gb's monotonic time.
@@ -438,40 +381,4 @@ func (e *Engine) flowControlMS() {
 			e.gbLog.Debug("FLOW-CONTROL-MS not sent", "ms", m, "err", err)
 		}
 	}
-}
-
-// localResolver gives the local address a capture shows for a datagram of
-// a bind: the bind's address, or for a wildcard bind the source address
-// the kernel picks towards the peer, looked up once per peer. Any
-// goroutine may call it; it remembers at most maxPeers peers (datagrams
-// from others, e.g. spoofed sources, show the wildcard address), so a
-// flood of strangers costs neither memory nor a lookup each.
-type localResolver struct {
-	mu    sync.Mutex
-	cache map[netip.AddrPort]netip.Addr
-}
-
-const localResolverPeers = 16
-
-func (r *localResolver) local(la, peer netip.AddrPort) netip.AddrPort {
-	if !la.Addr().IsUnspecified() {
-		return la
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	a, ok := r.cache[peer]
-	if !ok {
-		if len(r.cache) >= localResolverPeers {
-			return la
-		}
-		var err error
-		if a, err = nsudp.SourceAddrTowards(peer); err != nil {
-			a = la.Addr()
-		}
-		if r.cache == nil {
-			r.cache = map[netip.AddrPort]netip.Addr{}
-		}
-		r.cache[peer] = a
-	}
-	return netip.AddrPortFrom(a, la.Port())
 }

@@ -21,13 +21,53 @@ var dummyCtrlBlock = [23]byte{0x47, 0x94, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x
 var idlePTCCH = [23]byte{0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f,
 	0x7f, 0x7f, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b, 0x2b}
 
-// errNotConnected: a message for the BTS while no connection exists (or
-// for an older one); errTxFull: the socket's send buffer and maxTxQueue
-// messages behind it are full. Both count as tx:dropped.
-var (
-	errNotConnected = errors.New("not connected to the BTS")
-	errTxFull       = errors.New("transmit queue to the BTS full")
-)
+// ErrNotConnected: a message for the BTS while no connection exists (or
+// for an older one); a BTSWriter returns it for a message it cannot send
+// because its connection is gone. It counts as tx:dropped, as every error
+// of the BTSWriter does (e.g. its queue is full).
+var ErrNotConnected = errors.New("not connected to the BTS")
+
+// BTSWriter is the sink of the messages to the BTS: the driver's
+// connection (loop_linux.go btsSock). Write is called in the engine
+// goroutine with an encoded message valid during the call only; it writes
+// it at once or queues a copy, never blocking, and returns an error when
+// the message is dropped (counted as tx:dropped).
+type BTSWriter interface {
+	Write(b []byte) error
+}
+
+// BTSConnected starts a connection to the BTS whose messages go to w (the
+// driver connected the PCU socket). Engine goroutine only.
+func (e *Engine) BTSConnected(w BTSWriter) {
+	e.connGen++
+	e.btsw = w
+	e.l1log.Info("connected to BTS", "path", e.cfg.SocketPath, "gen", e.connGen)
+	e.btsConnected(e.connGen)
+}
+
+// BTSLost ends the current connection to the BTS (the driver lost or
+// closed the socket, err says why): radio state goes, configuration and
+// Gb stay. Engine goroutine only.
+func (e *Engine) BTSLost(err error) {
+	if e.btsw == nil {
+		return
+	}
+	e.btsw = nil
+	e.btsLost(e.connGen, err)
+}
+
+// HandlePCUIF handles one message from the BTS (b is valid during the
+// call only); its answers go to the BTSWriter at once. Engine goroutine
+// only.
+func (e *Engine) HandlePCUIF(b []byte) { e.handleMessage(b) }
+
+// writeBTS writes one encoded message to the current connection.
+func (e *Engine) writeBTS(b []byte) error {
+	if e.btsw == nil || e.gen == 0 {
+		return ErrNotConnected
+	}
+	return e.btsw.Write(b)
+}
 
 // btsConnected starts connection gen (the loop made it): the engine
 // announces its version and waits for INFO_IND.

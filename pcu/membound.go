@@ -5,13 +5,15 @@ import "github.com/gopcu/gopcu/llc"
 // Memory bound of a gopcu process (docs/reliability.md). Everything a peer
 // can make the engine hold is bounded: LLC frames by the queue limits, MS
 // objects by `ms-max`, TBFs by the TFIs, pages by the per-PDCH paging
-// queue, NS datagrams in flight by the engine channel and nsudp.MaxDatagram,
-// NS-VCs by the SNS limit, VTY sessions by their maximum, the pcap queue
+// queue, NS datagrams in flight by the driver's read batch (pcu/driver:
+// each handled and its buffer given back before the next is read), NS-VCs
+// by the SNS limit, VTY sessions by their maximum, the pcap queue
 // by its octet bound. MemoryBound adds them up.
 const (
 	// BaseMemory covers the Go runtime, code, the PCU socket buffers,
-	// the engine's NS channel (1024 x nsudp.MaxDatagram) and the free
-	// datagram buffers of the NS sockets (256 x nsudp.MaxDatagram each),
+	// the NS datagrams being read (one recvmmsg batch per socket) and the
+	// free datagram buffers of the NS sockets (256 of the largest NS
+	// datagram of the UDP transport, MaxDatagram, each),
 	// the free LLC frame buffers of llc.Shared (< 2.5 MiB), the pcap
 	// queue (4 MiB) and the VTY sessions, with room to spare (measured
 	// idle: docs/reliability.md).

@@ -1,6 +1,10 @@
 package pcu
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/gopcu/gopcu/pcu/multislot"
+)
 
 // Multislot classes and the per-MS slot reservation (TS 45.002 Annex B;
 // osmo-pcu alloc_algo.cpp, gprs_ms.c): which timeslot sets a class may use,
@@ -8,52 +12,22 @@ import "math/bits"
 // reservation an MS holds while it has TBFs. The allocation algorithms
 // that use them are in alloc.go.
 
-// msClass is a row of 3GPP TS 45.002 Annex B Table B.1: the maximum
-// number of Rx, Tx and Rx+Tx slots (sum 0: no limit), the minimum numbers
-// of slots Tta, Ttb, Tra, Trb, and the type (1: no simultaneous Tx and
-// Rx; 2: full duplex).
-type msClass struct{ rx, tx, sum, tta, ttb, tra, trb, typ uint8 }
+// msClass is a row of TS 45.002 Annex B Table B.1 (pcu/multislot).
+type msClass multislot.Class
 
-// msClasses is Table B.1 for classes 1-45. The table's letters are taken
-// as for a cell without frequency hopping and an MS without TA offset (as
-// osmo-pcu does): Ttb a = 0, b = 1; Tra t0 = 1; Trb a = 0, c = 1, t0 = 0.
-// Tta is not applicable to type 2 (0 here).
-var msClasses = [46]msClass{
-	{}, // 0: unknown, `multislot-class default` is used
-	{1, 1, 2, 3, 2, 4, 2, 1}, {2, 1, 3, 3, 2, 3, 1, 1}, {2, 2, 3, 3, 2, 3, 1, 1}, {3, 1, 4, 3, 1, 3, 1, 1},
-	{2, 2, 4, 3, 1, 3, 1, 1}, {3, 2, 4, 3, 1, 3, 1, 1}, {3, 3, 4, 3, 1, 3, 1, 1}, {4, 1, 5, 3, 1, 2, 1, 1},
-	{3, 2, 5, 3, 1, 2, 1, 1}, {4, 2, 5, 3, 1, 2, 1, 1}, {4, 3, 5, 3, 1, 2, 1, 1}, {4, 4, 5, 2, 1, 2, 1, 1},
-	// 13-18: type 2
-	{3, 3, 0, 0, 0, 3, 0, 2}, {4, 4, 0, 0, 0, 3, 0, 2}, {5, 5, 0, 0, 0, 3, 0, 2},
-	{6, 6, 0, 0, 0, 2, 0, 2}, {7, 7, 0, 0, 0, 1, 0, 2}, {8, 8, 0, 0, 0, 0, 0, 2},
-	// 19-29: type 1 without Rx+Tx limit
-	{6, 2, 0, 3, 1, 2, 1, 1}, {6, 3, 0, 3, 1, 2, 1, 1}, {6, 4, 0, 3, 1, 2, 1, 1}, {6, 4, 0, 2, 1, 2, 1, 1},
-	{6, 6, 0, 2, 1, 2, 1, 1}, {8, 2, 0, 3, 1, 2, 1, 1}, {8, 3, 0, 3, 1, 2, 1, 1}, {8, 4, 0, 3, 1, 2, 1, 1},
-	{8, 4, 0, 2, 1, 2, 1, 1}, {8, 6, 0, 2, 1, 2, 1, 1}, {8, 8, 0, 2, 1, 2, 1, 1},
-	// 30-45
-	{5, 1, 6, 2, 1, 1, 1, 1}, {5, 2, 6, 2, 1, 1, 1, 1}, {5, 3, 6, 2, 1, 1, 1, 1}, {5, 4, 6, 2, 1, 1, 1, 1},
-	{5, 5, 6, 2, 1, 1, 1, 1}, {5, 1, 6, 2, 1, 1, 1, 1}, {5, 2, 6, 2, 1, 1, 1, 1}, {5, 3, 6, 2, 1, 1, 1, 1},
-	{5, 4, 6, 2, 1, 1, 1, 1}, {5, 5, 6, 2, 1, 1, 1, 1}, {6, 1, 7, 1, 1, 1, 0, 1}, {6, 2, 7, 1, 1, 1, 0, 1},
-	{6, 3, 7, 1, 1, 1, 0, 1}, {6, 4, 7, 1, 1, 1, 0, 1}, {6, 5, 7, 1, 1, 1, 0, 1}, {6, 6, 7, 1, 1, 1, 0, 1},
-}
-
-func classRow(class int) *msClass {
-	if class < 1 || class > 45 {
-		class = 12
+// msClasses is Table B.1 for classes 1-45.
+var msClasses = func() (t [46]msClass) {
+	for i, c := range multislot.Table() {
+		t[i] = msClass(c)
 	}
-	return &msClasses[class]
-}
+	return t
+}()
+
+func classRow(class int) *msClass { return (*msClass)(multislot.Row(class)) }
 
 // maxDLSlots is the number of downlink slots a class can use while it also
 // transmits on txSlots uplink slots.
-func maxDLSlots(class, txSlots int) int {
-	c := classRow(class)
-	rx := int(c.rx)
-	if c.sum > 0 && txSlots > 0 && rx+txSlots > int(c.sum) {
-		rx = int(c.sum) - txSlots
-	}
-	return max(rx, 1)
-}
+func maxDLSlots(class, txSlots int) int { return multislot.MaxDLSlots(class, txSlots) }
 
 // msSlots is an MS's slot reservation (see the top of this file).
 type msSlots struct {
@@ -293,28 +267,6 @@ func multislotPDCHs(trx *TRX, multi bool) uint8 {
 	return m
 }
 
-func rotl8(x uint8, n int) uint8 { return bits.RotateLeft8(x, n&7) }
-
-// window is n consecutive timeslots from TS start, wrapping after TS 7.
-func window(start, n int) uint8 {
-	if n >= 8 {
-		return 0xff
-	}
-	return rotl8(uint8(1)<<n-1, start)
-}
-
-// rxRange is the set of positions p (timeslots counted from the start of
-// the first uplink slot, in uplink timing) where a type 1 MS can receive
-// around ntx uplink slots: at least trb (switch to Rx) after the last Tx
-// slot and at least tt (switch to Tx) before the next frame's first one.
-func rxRange(ntx, trb, tt int) uint8 {
-	var m uint8
-	for p := ntx + trb; p < 8-tt; p++ {
-		m |= 1 << p
-	}
-	return m
-}
-
 // findMultiSlots is algorithm B's reservation (TS 45.002 Annex B, §6.4.2.2):
 // over uplink windows of 1..Tx slots (TS order: size, then start) and
 // downlink windows of min(Rx, Sum-Tx) slots, with the minimum slot
@@ -338,79 +290,18 @@ func findMultiSlotsHolding(trx *TRX, c *msClass, ulIn, dlIn, needCommon, needDL 
 func rxCount(_ *TRX, rx, _ uint8) int { return bits.OnesCount8(rx) }
 
 // searchMultiSlots is findMultiSlotsHolding keeping the first reservation
-// of the highest score (> 0).
+// of the highest score (> 0): multislot.Search over the TRX's PDCHs usable
+// together.
 func searchMultiSlots(trx *TRX, c *msClass, ulIn, dlIn, needCommon, needDL uint8, score func(trx *TRX, rx, tx uint8) int) (ul, dl uint8, ok bool) {
-	usable := multislotPDCHs(trx, max(c.rx, c.tx) > 1)
+	usable := multislotPDCHs(trx, max(c.Rx, c.Tx) > 1)
 	if ulIn == 0 {
 		ulIn = 0xff
 	}
 	if dlIn == 0 {
 		dlIn = 0xff
 	}
-	ulAvail, dlAvail := ulIn&usable, dlIn&usable
-	type1 := c.typ == 1
-	bestCap := 0
-	for ntx := 1; ntx <= int(c.tx); ntx++ {
-		nrx := int(c.rx)
-		if c.sum > 0 && int(c.sum)-ntx < nrx {
-			nrx = int(c.sum) - ntx
-		}
-		// receive positions relative to the uplink start: [0] with the
-		// distances Tta, Trb; [1] with Ttb, Tra
-		rel := [2]uint8{0xff, 0xff}
-		if type1 {
-			rel[0] = rxRange(ntx, int(c.trb), int(max(c.tta, c.ttb)))
-			rel[1] = rxRange(ntx, int(max(c.trb, c.tra)), int(c.ttb))
-		}
-		for u0 := range 8 {
-			txWin := window(u0, ntx)
-			if type1 && ntx < 8 && txWin&0x81 == 0x81 {
-				continue
-			}
-			tx := txWin & ulAvail
-			if tx&(1<<u0) == 0 || tx&(1<<((u0+ntx-1)&7)) == 0 {
-				continue
-			}
-			ntxSlots := bits.OnesCount8(tx)
-			var allowed [2]uint8
-			for v := range 2 {
-				allowed[v] = dlAvail
-				if type1 {
-					allowed[v] &= rotl8(rel[v], u0+3)
-				}
-			}
-			for d0 := range 8 {
-				rxWin := window(d0, nrx)
-				if type1 && nrx < 8 && rxWin&0x81 == 0x81 {
-					continue
-				}
-				for v := range 2 {
-					rx := allowed[v] & rxWin
-					if rx == 0 {
-						continue
-					}
-					nrxSlots := bits.OnesCount8(rx)
-					common := min(ntxSlots, nrxSlots)
-					if type1 {
-						// at most 2 Tx slots; up to 6 slots in all the
-						// distances Ttb/Tra apply, beyond Tta/Trb (as
-						// osmo-pcu reads TS 45.002 Table 6.4.2.2.1)
-						if ntxSlots >= 3 || (nrxSlots+ntxSlots <= 6) != (v == 1) {
-							continue
-						}
-						common = min(common, 2)
-					}
-					if bits.OnesCount8(rx&tx) != common || rx&tx&needCommon != needCommon || rx&needDL != needDL {
-						continue
-					}
-					if capa := score(trx, rx, tx); capa > bestCap {
-						bestCap, ul, dl = capa, tx, rx
-					}
-				}
-			}
-		}
-	}
-	return ul, dl, bestCap > 0
+	return multislot.Search((*multislot.Class)(c), ulIn&usable, dlIn&usable, needCommon, needDL,
+		func(rx, tx uint8) int { return score(trx, rx, tx) })
 }
 
 // capacity of a reservation: per downlink slot max(32 - MSs reserving it,

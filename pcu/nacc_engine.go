@@ -2,12 +2,13 @@ package pcu
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
-	"net"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/pcu/nacc"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 )
@@ -24,9 +25,6 @@ type NACCParams struct {
 	// the PCU socket. Empty: PCUIF NEIGH_ADDR_REQ.
 	NeighCtrlAddr string
 	NeighCtrlPort int
-	// Dial, when set, opens the CTRL connection (tests use it to dial
-	// inside a network namespace); nil: net.Dialer.
-	Dial func(network, addr string) (net.Conn, error)
 }
 
 // DefaultNACCParams are osmo-pcu's defaults.
@@ -41,8 +39,8 @@ const pollCellChgContinue pollReason = 100
 // naccEngine is the engine's NACC state: caches, the per-MS state machines
 // and the CTRL client.
 type naccEngine struct {
-	neigh   neighCache
-	si      siCache
+	neigh   nacc.NeighCache
+	si      nacc.SICache
 	fsms    []*naccMS
 	waiters []neighWaiter // ResolveNeighbour callers
 	ctrl    *neighCtrl
@@ -51,13 +49,13 @@ type naccEngine struct {
 }
 
 type neighWaiter struct {
-	k    neighKey
+	k    nacc.Key
 	done func(cgi bssgp.CellID, ok bool)
 }
 
 type naccMS struct {
 	ms  *MS
-	fsm *naccFSM
+	fsm *nacc.FSM
 }
 
 func (e *Engine) naccState() *naccEngine {
@@ -67,29 +65,34 @@ func (e *Engine) naccState() *naccEngine {
 	return e.nacc
 }
 
-// naccEnv adapts the engine to one MS's state machine.
+// naccSink hands the rejected events of the NACC machines to the
+// engine's fsmSink (fsm:rejected_event, rate-limited log lines).
+type naccSink struct{ k *fsmSink }
+
+func (s naccSink) Rejected(log *slog.Logger, inst fmt.Stringer, machine, state, event string) {
+	s.k.rejected(log, inst, machine, state, event)
+}
+
+// naccEnvE adapts the engine to one MS's state machine (nacc.Env).
 type naccEnvE struct {
 	e   *Engine
 	bts *BTS
 }
 
-func (v naccEnvE) neighLookup(k neighKey) (bssgp.CellID, bool) {
-	return v.e.naccState().neigh.lookup(k, v.e.now, v.e.params.NACC.X10)
+func (v naccEnvE) NeighLookup(k nacc.Key) (bssgp.CellID, bool) {
+	return v.e.naccState().neigh.Lookup(k, v.e.now, v.e.params.NACC.X10)
 }
 
 var errNoBTS = errors.New("pcu: no BTS connection")
 
-func (v naccEnvE) neighRequest(k neighKey) error {
+func (v naccEnvE) NeighRequest(k nacc.Key) error {
 	e := v.e
 	if e.params.NACC.NeighCtrlAddr != "" {
-		n := e.naccState()
-		if n.ctrl == nil || n.ctrl.addr != e.params.NACC.NeighCtrlAddr || n.ctrl.port != e.params.NACC.NeighCtrlPort {
-			if n.ctrl != nil {
-				n.ctrl.close()
-			}
-			n.ctrl = newNeighCtrl(e, e.params.NACC.NeighCtrlAddr, e.params.NACC.NeighCtrlPort, e.params.NACC.Dial, n.log)
+		c, err := e.ctrlFor(e.params.NACC.NeighCtrlAddr, e.params.NACC.NeighCtrlPort)
+		if err != nil {
+			return err
 		}
-		return n.ctrl.request(k)
+		return c.request(k)
 	}
 	if !e.Connected() {
 		return errNoBTS
@@ -101,21 +104,21 @@ func (v naccEnvE) neighRequest(k neighKey) error {
 	return nil
 }
 
-func (v naccEnvE) localSI(cgi bssgp.CellID) (siInfo, bool) {
+func (v naccEnvE) LocalSI(cgi bssgp.CellID) (nacc.SI, bool) {
 	for _, b := range v.e.btsList {
 		if b == v.bts || !b.Active || !btsCGI(b).Equal(cgi) {
 			continue
 		}
 		return btsSI(b), true
 	}
-	return siInfo{}, false
+	return nacc.SI{}, false
 }
 
-func (v naccEnvE) siLookup(cgi bssgp.CellID) (siInfo, bool) {
-	return v.e.naccState().si.lookup(cgi, v.e.now, v.e.params.NACC.X11)
+func (v naccEnvE) SILookup(cgi bssgp.CellID) (nacc.SI, bool) {
+	return v.e.naccState().si.Lookup(cgi, v.e.now, v.e.params.NACC.X11)
 }
 
-func (v naccEnvE) rimRequest(cgi bssgp.CellID) error {
+func (v naccEnvE) RIMRequest(cgi bssgp.CellID) error {
 	c := bssgp.RIMContainer{AppID: bssgp.RIMAppNACC, SeqNum: 1, HasSeqNum: true, ProtVer: 1, HasProtVer: true,
 		AppCont: bssgp.MarshalNACCRequest(cgi)}
 	c.SetPDUInd(bssgp.RIMReqSingle, false)
@@ -126,7 +129,7 @@ func (v naccEnvE) rimRequest(cgi bssgp.CellID) error {
 	return v.e.sendSignalling(p)
 }
 
-func (v naccEnvE) timeouts() (time.Duration, time.Duration) {
+func (v naccEnvE) Timeouts() (time.Duration, time.Duration) {
 	return v.e.params.NACC.X1, v.e.params.NACC.X2
 }
 
@@ -139,11 +142,11 @@ func btsCGI(b *BTS) bssgp.CellID {
 // btsSI is SI1, SI3 and SI13 of a BTS as RIM and NACC carry them: 21
 // octets each without the L2 pseudo length and protocol discriminator,
 // only those the BTS has sent (osmo-pcu bts_fill_si_cache_value).
-func btsSI(b *BTS) siInfo {
-	var si siInfo
+func btsSI(b *BTS) nacc.SI {
+	var si nacc.SI
 	for _, i := range []int{0, 2, 3} {
 		if len(b.SI[i]) == 23 {
-			si.buf = append(si.buf, b.SI[i][2:23]...)
+			si.Buf = append(si.Buf, b.SI[i][2:23]...)
 		}
 	}
 	return si
@@ -165,7 +168,7 @@ func (e *Engine) sendSignalling(p bssgp.PDU) error {
 }
 
 // naccOf returns the NACC state machine of m (nil: none).
-func (n *naccEngine) naccOf(m *MS) *naccFSM {
+func (n *naccEngine) naccOf(m *MS) *nacc.FSM {
 	for _, x := range n.fsms {
 		if x.ms == m {
 			return x.fsm
@@ -194,11 +197,11 @@ func (e *Engine) naccNotification(bts *BTS, p *PDCH, m *rlcmac.PacketCellChangeN
 	f := n.naccOf(t.ms)
 	if f == nil {
 		cgi := btsCGI(bts)
-		f = newNACCFSM(naccEnvE{e, bts}, cgi.RAI.LAC, cgi.CI, n.log.With("ms", t.ms))
-		f.sink = e.fsm
+		f = nacc.New(naccEnvE{e, bts}, cgi.RAI.LAC, cgi.CI, n.log.With("ms", t.ms))
+		f.Sink = naccSink{e.fsm}
 		n.fsms = append(n.fsms, &naccMS{t.ms, f})
 	}
-	f.rxNotification(m, e.now)
+	f.RxNotification(m, e.now)
 	e.naccReap()
 }
 
@@ -210,7 +213,7 @@ func (e *Engine) naccReap() {
 	}
 	out := n.fsms[:0]
 	for _, x := range n.fsms {
-		if x.fsm.state == naccDone || !msAlive(x.ms) {
+		if x.fsm.State() == nacc.Done || !msAlive(x.ms) {
 			continue
 		}
 		out = append(out, x)
@@ -234,14 +237,14 @@ func msAlive(m *MS) bool {
 // time. Called on every advance of the frame clock.
 func (e *Engine) naccTick(bts *BTS) {
 	n := e.nacc
-	if n == nil || len(n.fsms) == 0 && len(n.neigh.m) == 0 && len(n.si.m) == 0 {
+	if n == nil || len(n.fsms) == 0 && n.neigh.Len() == 0 && n.si.Len() == 0 {
 		return
 	}
 	for _, x := range n.fsms {
-		x.fsm.tick(e.now)
+		x.fsm.Tick(e.now)
 	}
-	n.neigh.expire(e.now, e.params.NACC.X10)
-	n.si.expire(e.now, e.params.NACC.X11)
+	n.neigh.Expire(e.now, e.params.NACC.X10)
+	n.si.Expire(e.now, e.params.NACC.X11)
 	e.naccReap()
 }
 
@@ -266,7 +269,7 @@ func (e *Engine) naccControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8, 
 	}
 	for _, x := range n.fsms {
 		f := x.fsm
-		if !f.rts() || x.ms.bts != bts {
+		if !f.RTS() || x.ms.bts != bts {
 			continue
 		}
 		t := naccTBF(x.ms, trx.Nr, p)
@@ -274,12 +277,12 @@ func (e *Engine) naccControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8, 
 			continue
 		}
 		tfi := rlcmac.GlobalTFI{Downlink: t.dir == DirDL, TFI: t.tfi}
-		switch f.state {
-		case naccTxNeighbourData:
+		switch f.State() {
+		case nacc.TxNeighbourData:
 			h := rlcmac.DLCtrlHeader{USF: usf}
-			nb := e.encodeCtrl(blk, &h, f.neighbourData(tfi, e.now))
+			nb := e.encodeCtrl(blk, &h, f.NeighbourData(tfi, e.now))
 			if nb == 0 {
-				f.fire(naccEvAbort, nil, e.now)
+				f.Abort(e.now)
 				e.naccReap()
 				return 0
 			}
@@ -287,21 +290,21 @@ func (e *Engine) naccControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8, 
 			t.ms.Ctr.Inc(MSCtrDLCtrlMsgSched)
 			e.naccReap()
 			return nb
-		case naccTxContinue:
+		case nacc.TxContinue:
 			rrbp, ok := p.pollRRBP(fn, t, pollCellChgContinue)
 			if !ok {
 				n.log.Error("failed registering poll for Packet Cell Change Continue", "ms", x.ms)
 				continue
 			}
 			h := rlcmac.DLCtrlHeader{RRBP: rrbp, SP: true, USF: usf}
-			nb := e.encodeCtrl(blk, &h, f.cellChangeContinue(tfi))
+			nb := e.encodeCtrl(blk, &h, f.CellChangeContinue(tfi))
 			if nb == 0 {
 				p.dropReservations(t)
 				continue
 			}
 			bts.Ctr.Inc(CtrPktCellChgContinue)
 			t.ms.Ctr.Inc(MSCtrDLCtrlMsgSched)
-			f.continueSent(rrbpFN(fn, rrbp), p.TS, e.now)
+			f.ContinueSent(rrbpFN(fn, rrbp), p.TS, e.now)
 			n.log.Debug("scheduled Packet Cell Change Continue polling on PACCH", "fn", rrbpFN(fn, rrbp), "ts", p.TS)
 			return nb
 		}
@@ -312,15 +315,15 @@ func (e *Engine) naccControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8, 
 // naccControlAck: a Packet Control Ack answered a Continue's poll (osmo-pcu
 // pdch.cpp rcv_control_ack, PDCH_ULC_POLL_CELL_CHG_CONTINUE).
 func (e *Engine) naccControlAck(t *TBF, fn uint32, ts uint8) {
-	var f *naccFSM
+	var f *nacc.FSM
 	if e.nacc != nil {
 		f = e.nacc.naccOf(t.ms)
 	}
-	if f == nil || !f.expectsAck(fn, ts) {
+	if f == nil || !f.ExpectsAck(fn, ts) {
 		logx.Notice(e.naccState().log, "POLL_CELL_CHG_CONTINUE not expected", "fn", fn, "ts", ts)
 		return
 	}
-	f.rxControlAck(e.now)
+	f.RxControlAck(e.now)
 	e.naccReap()
 }
 
@@ -330,7 +333,7 @@ func (e *Engine) naccPollTimeout(t *TBF) {
 		return
 	}
 	if f := e.nacc.naccOf(t.ms); f != nil {
-		f.continueTimeout(e.now)
+		f.ContinueTimeout(e.now)
 	}
 }
 
@@ -347,12 +350,12 @@ func (e *Engine) naccContainer(bts *BTS, m *pcuif.Container) {
 		n.log.Error("bad NEIGH_ADDR_CNF", "err", err)
 		return
 	}
-	k := neighKey{c.Req.LocalLAC, c.Req.LocalCI, c.Req.TgtARFCN, c.Req.TgtBSIC}
+	k := nacc.Key{LocalLAC: c.Req.LocalLAC, LocalCI: c.Req.LocalCI, ARFCN: c.Req.TgtARFCN, BSIC: c.Req.TgtBSIC}
 	var cgi *bssgp.CellID
 	if c.ErrCode == 0 {
 		v := bssgp.CellID{RAI: bssgp.RAI{MCC: c.MCC, MNC: c.MNC, MNC3Digits: c.MNC3Digits, LAC: c.LAC, RAC: c.RAC}, CI: c.CellID}
 		cgi = &v
-		n.neigh.add(k, v, e.now)
+		n.neigh.Add(k, v, e.now)
 		n.log.Debug("neighbour resolved", "arfcn", k.ARFCN, "bsic", k.BSIC, "cgi", v.String())
 	} else {
 		logx.Notice(n.log, "neighbour resolution failed", "arfcn", k.ARFCN, "bsic", k.BSIC, "err_code", c.ErrCode)
@@ -362,10 +365,10 @@ func (e *Engine) naccContainer(bts *BTS, m *pcuif.Container) {
 
 // naccResolved delivers a resolution (nil: failed) to every state machine
 // waiting for k.
-func (e *Engine) naccResolved(k neighKey, cgi *bssgp.CellID) {
+func (e *Engine) naccResolved(k nacc.Key, cgi *bssgp.CellID) {
 	n := e.naccState()
 	for _, x := range n.fsms {
-		x.fsm.rxRACCI(k, cgi, e.now)
+		x.fsm.RxRACCI(k, cgi, e.now)
 	}
 	e.naccReap()
 	ws := n.waiters[:0]
@@ -392,15 +395,15 @@ func (e *Engine) ResolveNeighbour(btsNr uint8, arfcn uint16, bsic uint8, done fu
 		return errNoBTS
 	}
 	cgi := btsCGI(bts)
-	k := neighKey{cgi.RAI.LAC, cgi.CI, arfcn, bsic}
+	k := nacc.Key{LocalLAC: cgi.RAI.LAC, LocalCI: cgi.CI, ARFCN: arfcn, BSIC: bsic}
 	env := naccEnvE{e, bts}
-	if c, ok := env.neighLookup(k); ok {
+	if c, ok := env.NeighLookup(k); ok {
 		done(c, true)
 		return nil
 	}
 	n := e.naccState()
 	n.waiters = append(n.waiters, neighWaiter{k, done})
-	if err := env.neighRequest(k); err != nil {
+	if err := env.NeighRequest(k); err != nil {
 		n.waiters = n.waiters[:len(n.waiters)-1]
 		return err
 	}

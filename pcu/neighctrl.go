@@ -1,19 +1,13 @@
 package pcu
 
 import (
-	"bufio"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
-	"net"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/pcu/nacc"
 )
 
 // neighCtrl resolves neighbours over the BSC's CTRL interface, as osmo-pcu
@@ -29,163 +23,94 @@ import (
 //
 //	GET_REPLY <id> <variable> <mcc>-<mnc>-<lac>-<rac>-<ci>
 //
-// or "ERROR <id> <reason>". The connection and its goroutines are owned
-// here; results go into the engine with Engine.Do. One connection serves
-// all MSs (osmo-pcu opens one per NACC state machine).
+// or "ERROR <id> <reason>". This is the protocol, in the engine goroutine;
+// the connection (TCP, IPA framing, its goroutines) is the driver's
+// CtrlClient (pcu/driver ctrl.go), whose outcomes come back as HandleCtrl,
+// CtrlFailed and CtrlLost. One connection serves all MSs (osmo-pcu opens
+// one per NACC state machine).
 type neighCtrl struct {
-	e          *Engine
-	addr       string
-	port       int
-	log        *slog.Logger
-	reqs       chan neighKey
-	quit       chan struct{}
-	closeOnce  sync.Once
-	mu         sync.Mutex
-	pending    map[uint32]neighKey // CTRL id -> key (ids are arfcn*100+bsic)
-	dialTimout time.Duration
-	dial       func(network, addr string) (net.Conn, error)
+	addr    string
+	port    int
+	c       CtrlClient
+	pending map[uint32]nacc.Key // CTRL id -> key (ids are arfcn*100+bsic)
 }
 
-// IPA framing (osmo ipaccess.h): 2-octet length, protocol 0xEE (Osmocom),
-// then the extension octet 0x00 (IPAC_PROTO_EXT_CTRL).
-const (
-	ipaProtoOsmo = 0xee
-	ipaExtCtrl   = 0x00
-)
+func ctrlID(k nacc.Key) uint32 { return uint32(k.ARFCN)*100 + uint32(k.BSIC) }
 
-func newNeighCtrl(e *Engine, addr string, port int, dial func(network, addr string) (net.Conn, error), log *slog.Logger) *neighCtrl {
-	c := &neighCtrl{e: e, addr: addr, port: port, log: log, reqs: make(chan neighKey, 64), quit: make(chan struct{}),
-		pending: map[uint32]neighKey{}, dialTimout: time.Second, dial: dial}
-	if c.dial == nil {
-		d := net.Dialer{Timeout: c.dialTimout}
-		c.dial = d.Dial
+var errNoCtrl = errors.New("pcu: no CTRL client attached")
+
+// ctrlFor is the CTRL client for the current `neighbor resolution`
+// address, made (and an older one closed) when it changed.
+func (e *Engine) ctrlFor(addr string, port int) (*neighCtrl, error) {
+	n := e.naccState()
+	if n.ctrl != nil && n.ctrl.addr == addr && n.ctrl.port == port {
+		return n.ctrl, nil
 	}
-	go c.run()
-	return c
-}
-
-func ctrlID(k neighKey) uint32 { return uint32(k.ARFCN)*100 + uint32(k.BSIC) }
-
-var errCtrlBusy = errors.New("pcu: CTRL neighbour resolution queue full")
-
-// request queues a resolution; the answer comes as Engine.naccResolved.
-func (c *neighCtrl) request(k neighKey) error {
-	select {
-	case c.reqs <- k:
-		return nil
-	default:
-		return errCtrlBusy
+	if n.ctrl != nil {
+		n.ctrl.c.Close()
+		n.ctrl = nil
 	}
+	if e.newCtrl == nil {
+		return nil, errNoCtrl
+	}
+	n.ctrl = &neighCtrl{addr: addr, port: port, c: e.newCtrl(addr, port), pending: map[uint32]nacc.Key{}}
+	return n.ctrl, nil
 }
 
-func (c *neighCtrl) close() { c.closeOnce.Do(func() { close(c.quit) }) }
-
-// post runs f in the engine goroutine.
-func (c *neighCtrl) post(f func()) { _ = c.e.Do(f) }
-
-func (c *neighCtrl) fail(k neighKey) {
-	c.post(func() { c.e.naccResolved(k, nil) })
+// request sends a resolution; the answer comes as Engine.naccResolved.
+func (c *neighCtrl) request(k nacc.Key) error {
+	id := ctrlID(k)
+	v := fmt.Sprintf("neighbor_resolve_cgi_ps_from_lac_ci.%d.%d.%d.%d", k.LocalLAC, k.LocalCI, k.ARFCN, k.BSIC)
+	if err := c.c.Get(id, v); err != nil {
+		return err
+	}
+	c.pending[id] = k
+	return nil
 }
 
-func (c *neighCtrl) run() {
-	var conn net.Conn
-	defer func() {
-		if conn != nil {
-			conn.Close()
-		}
-	}()
-	lost := make(chan net.Conn, 1)
-	for {
-		select {
-		case <-c.quit:
-			return
-		case <-c.e.done:
-			return
-		case bad := <-lost:
-			if bad == conn {
-				conn.Close()
-				conn = nil
-			}
-		case k := <-c.reqs:
-			if conn == nil {
-				nc, err := c.dial("tcp", net.JoinHostPort(c.addr, strconv.Itoa(c.port)))
-				if err != nil {
-					c.log.Error("failed to establish CTRL (neighbor resolution) connection to BSC", "addr", c.addr, "port", c.port, "err", err)
-					c.fail(k)
-					continue
-				}
-				conn = nc
-				go c.read(nc, lost)
-			}
-			id := ctrlID(k)
-			c.mu.Lock()
-			c.pending[id] = k
-			c.mu.Unlock()
-			msg := fmt.Sprintf("GET %d neighbor_resolve_cgi_ps_from_lac_ci.%d.%d.%d.%d", id, k.LocalLAC, k.LocalCI, k.ARFCN, k.BSIC)
-			if _, err := conn.Write(ipaCtrlFrame(msg)); err != nil {
-				c.log.Error("CTRL msg sent failed", "err", err)
-				conn.Close()
-				conn = nil
-				c.fail(k)
-			}
-		}
+// ctrlOf is the engine's side of client c, nil when c is not the current
+// client (closed since: `neighbor resolution` changed).
+func (e *Engine) ctrlOf(c CtrlClient) *neighCtrl {
+	if n := e.nacc; n != nil && n.ctrl != nil && n.ctrl.c == c {
+		return n.ctrl
+	}
+	return nil
+}
+
+// CtrlFailed reports that client from's CTRL command id could not be sent (no
+// connection, write error): its resolution failed. Engine goroutine only.
+func (e *Engine) CtrlFailed(from CtrlClient, id uint32) {
+	c := e.ctrlOf(from)
+	if c == nil {
+		return
+	}
+	if k, ok := c.pending[id]; ok {
+		delete(c.pending, id)
+		e.naccResolved(k, nil)
 	}
 }
 
-// ipaCtrlFrame wraps a CTRL command in IPA framing.
-func ipaCtrlFrame(s string) []byte {
-	b := make([]byte, 4+len(s))
-	binary.BigEndian.PutUint16(b, uint16(1+len(s)))
-	b[2], b[3] = ipaProtoOsmo, ipaExtCtrl
-	copy(b[4:], s)
-	return b
-}
-
-// readIPACtrl reads one IPA CTRL frame; other IPA frames are skipped.
-func readIPACtrl(r *bufio.Reader) (string, error) {
-	for {
-		var h [3]byte
-		if _, err := io.ReadFull(r, h[:]); err != nil {
-			return "", err
-		}
-		b := make([]byte, binary.BigEndian.Uint16(h[:2]))
-		if _, err := io.ReadFull(r, b); err != nil {
-			return "", err
-		}
-		if h[2] == ipaProtoOsmo && len(b) > 0 && b[0] == ipaExtCtrl {
-			return string(b[1:]), nil
-		}
+// CtrlLost reports that client from's CTRL connection ended: every resolution still
+// pending on it failed. Engine goroutine only.
+func (e *Engine) CtrlLost(from CtrlClient) {
+	c := e.ctrlOf(from)
+	if c == nil {
+		return
+	}
+	for id, k := range c.pending {
+		delete(c.pending, id)
+		e.naccResolved(k, nil)
 	}
 }
 
-func (c *neighCtrl) read(conn net.Conn, lost chan<- net.Conn) {
-	r := bufio.NewReader(conn)
-	for {
-		s, err := readIPACtrl(r)
-		if err != nil {
-			select {
-			case lost <- conn:
-			default:
-			}
-			// every resolution still pending on this connection failed
-			c.mu.Lock()
-			ks := make([]neighKey, 0, len(c.pending))
-			for id, k := range c.pending {
-				ks = append(ks, k)
-				delete(c.pending, id)
-			}
-			c.mu.Unlock()
-			for _, k := range ks {
-				c.fail(k)
-			}
-			return
-		}
-		c.reply(s)
+// HandleCtrl handles one CTRL message from the BSC that client from got (osmo-pcu
+// nacc_fsm_ctrl_reply_cb). Engine goroutine only.
+func (e *Engine) HandleCtrl(from CtrlClient, s string) {
+	n := e.naccState()
+	c := e.ctrlOf(from)
+	if c == nil {
+		return
 	}
-}
-
-// reply handles one CTRL answer (osmo-pcu nacc_fsm_ctrl_reply_cb).
-func (c *neighCtrl) reply(s string) {
 	f := strings.SplitN(s, " ", 4)
 	if len(f) < 2 {
 		return
@@ -195,28 +120,24 @@ func (c *neighCtrl) reply(s string) {
 		return
 	}
 	id := uint32(id64)
-	c.mu.Lock()
 	k, ok := c.pending[id]
 	delete(c.pending, id)
-	c.mu.Unlock()
 	if !ok {
-		c.log.Info("CTRL reply with unexpected id, ignoring", "id", id)
+		n.log.Info("CTRL reply with unexpected id, ignoring", "id", id)
 		return
 	}
-	c.log.Info("Received CTRL message", "msg", s)
+	n.log.Info("Received CTRL message", "msg", s)
 	if f[0] != "GET_REPLY" || len(f) < 4 {
-		c.fail(k)
+		e.naccResolved(k, nil)
 		return
 	}
 	cgi, ok := parseCGIPS(f[3])
 	if !ok {
-		c.fail(k)
+		e.naccResolved(k, nil)
 		return
 	}
-	c.post(func() {
-		c.e.naccState().neigh.add(k, cgi, c.e.now)
-		c.e.naccResolved(k, &cgi)
-	})
+	n.neigh.Add(k, cgi, e.now)
+	e.naccResolved(k, &cgi)
 }
 
 // parseCGIPS parses osmo_cgi_ps_name's MCC-MNC-LAC-RAC-CI; a three-digit

@@ -1,26 +1,16 @@
 package pcu
 
 import (
-	"bufio"
-	"bytes"
 	"testing"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/pcu/nacc"
 )
 
-// TestCtrlFraming: osmo-pcu 1.1.0's CTRL command in IPA framing (2-octet
-// length, protocol 0xEE, extension 0x00 = CTRL) and osmo_cgi_ps_name
-// replies.
-func TestCtrlFraming(t *testing.T) {
-	b := ipaCtrlFrame("GET 88010 neighbor_resolve_cgi_ps_from_lac_ci.1.6969.880.10")
-	if !bytes.Equal(b[:4], []byte{0x00, 0x3c, 0xee, 0x00}) {
-		t.Fatalf("header % x", b[:4])
-	}
-	s, err := readIPACtrl(bufio.NewReader(bytes.NewReader(append([]byte{0, 1, 0xfe, 7}, b...)))) // an IPA PONG-like frame first
-	if err != nil || s != "GET 88010 neighbor_resolve_cgi_ps_from_lac_ci.1.6969.880.10" {
-		t.Fatalf("%q %v", s, err)
-	}
-	if ctrlID(neighKey{ARFCN: 880, BSIC: 10}) != 88010 {
+// TestCtrlReplies: osmo-pcu 1.1.0's CTRL ids and osmo_cgi_ps_name
+// replies (the IPA framing is the driver's: pcu/driver TestCtrlFraming).
+func TestCtrlReplies(t *testing.T) {
+	if ctrlID(nacc.Key{ARFCN: 880, BSIC: 10}) != 88010 {
 		t.Fatal("id")
 	}
 	for in, want := range map[string]bssgp.CellID{
@@ -37,19 +27,4 @@ func TestCtrlFraming(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
-}
-
-func FuzzCtrlReply(f *testing.F) {
-	f.Add([]byte("\x00\x2bGET_REPLY 88010 neighbor_resolve_cgi_ps_from_lac_ci.1.6969.880.10 901-70-2-3-7000"))
-	f.Add(ipaCtrlFrame("ERROR 1203 No target CGI PS found"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r := bufio.NewReader(bytes.NewReader(b))
-		for i := 0; i < 4; i++ {
-			s, err := readIPACtrl(r)
-			if err != nil {
-				return
-			}
-			_, _ = parseCGIPS(s)
-		}
-	})
 }

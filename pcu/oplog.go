@@ -18,7 +18,7 @@ import (
 // gprs_bssgp_pcu.c gprs_ns_prim_status_cb()) and "MS(...) Discarding LLC
 // PDU because lifetime limit reached, count=N new_queue_size=N" (DTBFDL,
 // NOTICE, llc.c llc_queue_dequeue()). The BTS connect failure is logged
-// where the connection is made (loop_linux.go). Each kind of
+// where the connection is made (pcu/driver loop_linux.go). Each kind of
 // line is rate-limited (logx.Limiter; the Gb's state on the engine's
 // clock, queue and MS events on engine time); a line that passes after
 // others were held back says how many.

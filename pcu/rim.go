@@ -2,6 +2,7 @@ package pcu
 
 import (
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/pcu/nacc"
 )
 
 // RIM (TS 48.018 §8c) for NACC, as osmo-pcu src/gprs_bssgp_rim.c:
@@ -151,8 +152,8 @@ func (e *Engine) rimInfo(bts *BTS, req *bssgp.RIM) *bssgp.RIM {
 	}
 	si := btsSI(bts)
 	a := bssgp.NACCInfo{ReportingCell: rep}
-	for i := 0; i+bssgp.RIMSILen <= len(si.buf); i += bssgp.RIMSILen {
-		a.SI = append(a.SI, si.buf[i:i+bssgp.RIMSILen])
+	for i := 0; i+bssgp.RIMSILen <= len(si.Buf); i += bssgp.RIMSILen {
+		a.SI = append(a.SI, si.Buf[i:i+bssgp.RIMSILen])
 	}
 	if len(a.SI) < 3 {
 		e.naccState().log.Info("TX RAN INFO RESPONSE (NACC): some SI are missing", "cell", rep.String(), "si", len(a.SI))
@@ -180,15 +181,15 @@ func (e *Engine) rimInformation(p *bssgp.RIM, c *bssgp.RIMContainer) {
 		return
 	}
 	a, _ := bssgp.ParseNACCInfo(c.AppCont)
-	si := siInfo{psi: a.PSI}
+	si := nacc.SI{PSI: a.PSI}
 	for _, s := range a.SI {
-		si.buf = append(si.buf, s...)
+		si.Buf = append(si.Buf, s...)
 	}
 	n.rimLog.Info("Rx RAN-INFO", "cell", a.ReportingCell.String(), "psi", a.PSI, "num_si", len(a.SI))
-	n.si.add(a.ReportingCell, si, e.now)
+	n.si.Add(a.ReportingCell, si, e.now)
 	for _, x := range n.fsms {
-		if x.fsm.waitingSI(a.ReportingCell) {
-			x.fsm.rxSI(a.ReportingCell, si, e.now)
+		if x.fsm.WaitingSI(a.ReportingCell) {
+			x.fsm.RxSI(a.ReportingCell, si, e.now)
 		}
 	}
 	e.naccReap()
@@ -202,7 +203,7 @@ func (e *Engine) rimFailed(src bssgp.RIMRoutingInfo) {
 		return
 	}
 	for _, x := range e.nacc.fsms {
-		x.fsm.rxSIError(src.Cell, e.now)
+		x.fsm.RxSIError(src.Cell, e.now)
 	}
 	e.naccReap()
 }

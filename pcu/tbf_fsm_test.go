@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/pcu/nacc"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 )
@@ -537,9 +538,9 @@ func TestRejectedEventLogged(t *testing.T) {
 		t.Fatalf("log %q, want %q", got, want)
 	}
 	e.now += opEventInterval
-	f := newNACCFSM(&fakeNACCEnv{}, 1, 6969, e.tbfLog)
-	f.sink = e.fsm
-	f.fire(naccEvCtrlAck, nil, e.now)
+	f := nacc.New(naccEnvE{e: e}, 1, 6969, e.tbfLog)
+	f.Sink = naccSink{e.fsm}
+	f.RxControlAck(e.now) // CTRL_ACK in INITIAL
 	if got := rec.take("not permitted"); len(got) != 1 || !strings.HasSuffix(got[0], "NACC{INITIAL}: Event CTRL_ACK not permitted") ||
 		e.l1ctr.Value(L1FSMRejected) != 5 {
 		t.Fatalf("NACC: log %q, fsm:rejected_event %d", got, e.l1ctr.Value(L1FSMRejected))

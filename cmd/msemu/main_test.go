@@ -12,6 +12,7 @@ import (
 
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/driver"
 )
 
 // gbRec records the engine's UL-UNITDATA.
@@ -45,7 +46,7 @@ func TestRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	done := make(chan struct{})
-	go func() { eng.Run(ctx); close(done) }()
+	go func() { driver.Run(ctx, eng, driver.Options{}); close(done) }()
 	defer func() { cancel(); <-done }()
 
 	dl := func(i, k int) []byte {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -36,7 +37,7 @@ func child() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	pcu.New(pcu.Config{SocketPath: sock, MinBackoff: 10 * time.Millisecond}).Run(ctx)
+	driver.Run(ctx, pcu.New(pcu.Config{SocketPath: sock, MinBackoff: 10 * time.Millisecond}), driver.Options{})
 }
 
 // TestSmoke runs a short idle and a short loaded workload on the engine

@@ -30,6 +30,7 @@ import (
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
 	pcud "github.com/gopcu/gopcu/pcu/daemon"
+	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/stats"
 	"github.com/gopcu/gopcu/stats/prom"
@@ -73,6 +74,7 @@ type Daemon struct {
 	stderr  io.Writer
 	stats   *statsWiring
 	tap     *gsmtap.UDPSender // nil: no gsmtap-remote-host
+	drv     driver.Options    // the engine's driver (NS sockets)
 }
 
 // New reads the config file of s and builds the daemon: VTY, log
@@ -111,7 +113,7 @@ func New(s Settings, o Options) (*Daemon, error) {
 	if s.SocketGiven {
 		sock = s.PCUSocket
 	}
-	d := &Daemon{s: &s, version: version, cfg: cfg, base: base, v: v}
+	d := &Daemon{s: &s, version: version, cfg: cfg, base: base, v: v, drv: driver.Options{ListenUDP: o.ListenUDP}}
 	if base != nil {
 		// before anything logs: the config's targets, not the fan-out's
 		// key=value default
@@ -124,7 +126,7 @@ func New(s Settings, o Options) (*Daemon, error) {
 	d.stats = w
 	params := d.Params()
 	ecfg := pcu.Config{SocketPath: sock, PinVersion: pcuif.Version(s.PinVersion), Logs: logs, Counters: ctrs,
-		Params: &params, Gb: true, PCUVersion: version, ListenUDP: o.ListenUDP}
+		Params: &params, Gb: true, PCUVersion: version}
 	tapHost := cfg.GSMTAPHost
 	if s.GSMTAPIP != "" { // -i overrides gsmtap-remote-host (osmo-pcu pcu_main.cpp handle_options())
 		tapHost = s.GSMTAPIP
@@ -268,7 +270,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		atStop <- gs
 		stopEngine()
 	}()
-	err = d.eng.Run(engCtx)
+	err = driver.Run(engCtx, d.eng, d.drv)
 	if d.tap != nil {
 		d.tap.Close()
 	}

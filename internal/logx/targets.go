@@ -235,8 +235,8 @@ func (t *Target) AppendLine(b []byte, e *Entry) []byte {
 	// `print file 1` is libosmocore's __FILE__, which in osmo-pcu's
 	// build is the bare file name ("osmobts_sock.c:228"); a Go binary
 	// knows its files by module or build path
-	// ("github.com/gopcu/gopcu/pcu/loop_linux.go"), which says nothing more
-	// to an operator: both modes print "loop_linux.go:269".
+	// ("github.com/gopcu/gopcu/pcu/driver/loop_linux.go"), which says nothing more
+	// to an operator: both modes print "loop_linux.go:293".
 	src := ""
 	if e.File != "" && f.File != FileNone {
 		src = filepath.Base(e.File) + ":" + strconv.Itoa(e.Line)

@@ -1,7 +1,7 @@
 // Package pcuif is the wire format of the Osmocom PCU socket (PCUIF) between
 // a BTS (or BSC) and a PCU, in versions 10 (0x0a), 11 (0x0b) and 12 (0x0c),
-// in both directions. It opens no socket: the engine's loop owns the PCU
-// socket (package pcu, loop_linux.go).
+// in both directions. It opens no socket: the driver of the engine owns the PCU
+// socket (package pcu/driver, loop_linux.go).
 //
 // Every message is a 4-octet header followed by one payload struct:
 //

@@ -20,6 +20,7 @@ import (
 	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -60,10 +61,10 @@ func TestEngineSession(t *testing.T) {
 	params := pcu.DefaultParams()
 	params.GSMTAPCategories = 0xffffffff
 	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Gb: true, Params: &params,
-		ListenUDP: n.ListenNS, GSMTAP: tap})
+		GSMTAP: tap})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { eng.Run(ctx); close(done) }()
+	go func() { driver.Run(ctx, eng, driver.Options{ListenUDP: n.ListenNS}); close(done) }()
 	defer func() { cancel(); <-done }()
 
 	sctx, scancel := context.WithTimeout(ctx, 20*time.Second)

@@ -13,15 +13,16 @@ import (
 	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
-// runEngine runs eng until the test ends.
-func runEngine(t *testing.T, eng *pcu.Engine) {
+// runEngine runs eng under its driver until the test ends.
+func runEngine(t *testing.T, eng *pcu.Engine, o driver.Options) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { eng.Run(ctx); close(done) }()
+	go func() { driver.Run(ctx, eng, o); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/daemon"
+	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -100,9 +101,8 @@ func gopcuPaging(t *testing.T) map[string]int64 {
 	path := filepath.Join(dir, "pcu_bts")
 	bts := btstest.Listen(t, btsemu.Config{Path: path, Version: pcuif.V10})
 	reg := &ratectr.Registry{}
-	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg, Gb: true,
-		ListenUDP: n.ListenNS})
-	runEngine(t, eng)
+	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg, Gb: true})
+	runEngine(t, eng, driver.Options{ListenUDP: n.ListenNS})
 	var items []Item
 	r := New(ttcn3, reg, func() []Item { return items })
 	c := &capture{}

@@ -16,6 +16,7 @@ import (
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -75,7 +76,7 @@ func gopcuRACH(t *testing.T) map[string]int64 {
 	bts := btstest.Listen(t, btsemu.Config{Path: path, Version: pcuif.V10})
 	reg := &ratectr.Registry{}
 	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg})
-	runEngine(t, eng)
+	runEngine(t, eng, driver.Options{})
 	r := New(ttcn3, reg, nil)
 	c := &capture{}
 	r.SetSender(c.send)

@@ -14,6 +14,7 @@ import (
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -41,7 +42,7 @@ func TestTBFCountersOverStatsd(t *testing.T) {
 	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg})
 	sink := &ulSink{}
 	eng.SetGb(sink)
-	runEngine(t, eng)
+	runEngine(t, eng, driver.Options{})
 	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer wcancel()
 	if err := bts.WaitActive(wctx, 4); err != nil {

@@ -24,6 +24,7 @@ import (
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
 	"github.com/gopcu/gopcu/pcu/daemon"
+	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/vty"
 )
@@ -209,9 +210,8 @@ func gopcuSideWith(t *testing.T, info *pcuif.InfoInd, params func(*pcu.Params)) 
 	if params != nil {
 		params(&p)
 	}
-	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg, Gb: true, Params: &p,
-		ListenUDP: n.ListenNS})
-	runEngine(t, eng)
+	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg, Gb: true, Params: &p})
+	runEngine(t, eng, driver.Options{ListenUDP: n.ListenNS})
 	r := New(ttcn3, reg, nil)
 	c := &capture{}
 	r.SetSender(c.send)

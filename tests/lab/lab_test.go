@@ -19,6 +19,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/netns"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/driver"
 )
 
 // labPrograms are what the lab runs, from the Debian packages `make test`
@@ -316,10 +317,11 @@ func TestRealBSCNeighbourResolution(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			p := pcu.DefaultParams()
+			var o driver.Options
 			if ctrl {
 				ns := &netns.NS{Name: l.netns}
 				p.NACC.NeighCtrlAddr, p.NACC.NeighCtrlPort = "127.0.0.1", 4248
-				p.NACC.Dial = func(network, addr string) (c net.Conn, err error) {
+				o.Dial = func(network, addr string) (c net.Conn, err error) {
 					err = ns.Do(func() (err error) { c, err = net.Dial(network, addr); return })
 					return c, err
 				}
@@ -327,7 +329,7 @@ func TestRealBSCNeighbourResolution(t *testing.T) {
 			eng := pcu.New(pcu.Config{SocketPath: l.sock, Params: &p, MinBackoff: 100 * time.Millisecond})
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
-			go func() { eng.Run(ctx); close(done) }()
+			go func() { driver.Run(ctx, eng, o); close(done) }()
 			defer func() { cancel(); <-done }()
 			resolve := func(arfcn uint16, bsic uint8) (bssgp.CellID, bool) {
 				type res struct {

@@ -21,6 +21,7 @@ import (
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/vty"
 )
@@ -81,7 +82,7 @@ func (r *rig) run() *rig {
 	go func() {
 		defer close(r.done)
 		if r.d == nil {
-			r.eng.Run(ctx)
+			driver.Run(ctx, r.eng, driver.Options{})
 			return
 		}
 		if err := r.d.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {

@@ -8,6 +8,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -44,7 +45,7 @@ func StartRadio(ctx context.Context, dir string, slots, cs int, lc llc.Config) (
 	r.Eng.SetGb(r.Gb)
 	ectx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { r.Eng.Run(ectx); close(done) }()
+	go func() { driver.Run(ectx, r.Eng, driver.Options{}); close(done) }()
 	r.stop = func() {
 		cancel()
 		<-done

@@ -18,6 +18,7 @@ import (
 	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -166,11 +167,10 @@ func TestGbConformanceGopcu(t *testing.T) {
 	got := gbConformance(t, n, bts, func() {
 		p := pcu.DefaultParams()
 		p.GbDialect = "ip-sns"
-		eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Gb: true, Params: &p,
-			ListenUDP: n.ListenNS})
+		eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Gb: true, Params: &p})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
-		go func() { eng.Run(ctx); close(done) }()
+		go func() { driver.Run(ctx, eng, driver.Options{ListenUDP: n.ListenNS}); close(done) }()
 		t.Cleanup(func() { cancel(); <-done })
 	})
 	if want := wantGb(1); !reflect.DeepEqual(got, want) {

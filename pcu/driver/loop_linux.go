@@ -1,11 +1,12 @@
 //go:build linux
 
-package pcu
+package driver
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"sync/atomic"
 	"syscall"
@@ -14,19 +15,23 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
+	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/mmsg"
+	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
-// The engine loop on Linux: one goroutine owns
-// the PCU socket (non-blocking, in an epoll set) and answers each RTS_REQ
-// in the same wake-up that read it: no goroutine and no channel between
-// the BTS's RTS_REQ and the DATA_REQ (osmo-pcu likewise runs one select
-// loop, osmo_select_main). The other inputs (NS datagrams and VTY calls,
-// posted on their channels by their goroutines) wake the loop through an
-// eventfd in the same set; timers (TBF, Gb, the 1 s tick, reconnect) are
-// deadlines: the earliest bounds the wait (a read deadline on the epoll
-// fd), re-computed once per wake-up and moved only when it changes.
+// The driver's loop: one goroutine owns the engine (pcu.Engine, a sans-I/O
+// core) and its sockets. The PCU socket (non-blocking, in an epoll set)
+// is read in the same wake-up that answers each RTS_REQ: no goroutine and
+// no channel between the BTS's RTS_REQ and the DATA_REQ (osmo-pcu
+// likewise runs one select loop, osmo_select_main). The NS sockets are in
+// the same set; VTY calls, posted on the engine's channel by their
+// goroutines, and CTRL replies wake the loop through an eventfd; timers
+// (TBF, Gb, the 1 s tick: Engine.NextDeadline; reconnect) are deadlines:
+// the earliest bounds the wait (a read deadline on the epoll fd),
+// re-computed once per wake-up and moved only when it changes.
 
 // poller is the epoll set and the eventfd other goroutines wake it with.
 // The epoll fd itself sits in the Go runtime's netpoller (an epoll fd is
@@ -153,12 +158,14 @@ func (p *poller) wait(evs []unix.EpollEvent, at time.Time) (int, error) {
 
 // btsSock is a connection to the BTS owned by the loop: a non-blocking
 // SOCK_SEQPACKET fd (the messages that did not fit into its send buffer
-// yet wait in the engine's btsTx, written when the fd is writable again).
+// yet wait in the loop's tx queue, written when the fd is writable
+// again). It is the engine's pcu.BTSWriter while it is connected.
 type btsSock struct {
-	fd  int
-	gen uint64
-	out bool // EPOLLOUT registered
-	err error
+	l      *loop
+	fd     int
+	out    bool // EPOLLOUT registered
+	closed bool
+	err    error
 	// recvmmsg(2) takes up to rxBatch messages in one system call
 	rx   [rxBatch][pcuif.BufSize]byte
 	iov  [rxBatch]unix.Iovec
@@ -169,8 +176,8 @@ type btsSock struct {
 // block's RTS_REQs (up to 8 per TRX) and TIME_IND together.
 const rxBatch = 16
 
-func newBTSSock(fd int, gen uint64) *btsSock {
-	s := &btsSock{fd: fd, gen: gen}
+func newBTSSock(l *loop, fd int) *btsSock {
+	s := &btsSock{l: l, fd: fd}
 	for i := range s.hdrs {
 		s.iov[i].Base = &s.rx[i][0]
 		s.iov[i].SetLen(pcuif.BufSize)
@@ -218,26 +225,51 @@ func dialBTS(path string) (int, error) {
 	return fd, nil
 }
 
-// runLoop is Run on Linux: the engine's only loop.
-func (e *Engine) runLoop(ctx context.Context) error {
+// loop is the driver's state: the engine it drives, the epoll set, the
+// BTS connection, the messages waiting for it and the open NS sockets.
+type loop struct {
+	e     *pcu.Engine
+	cfg   pcu.Config
+	o     Options
+	p     *poller
+	bts   *btsSock // nil: not connected
+	tx    txQueue
+	ns    []*nsSock
+	res   localResolver
+	l1log *slog.Logger
+	gbLog *slog.Logger
+}
+
+func newLoop(e *pcu.Engine, o Options) (*loop, error) {
+	if o.ListenUDP == nil {
+		o.ListenUDP = nsudp.ListenUDP
+	}
+	cfg := e.Config()
+	l := &loop{e: e, cfg: cfg, o: o, l1log: cfg.Logs.Logger(logx.CatL1IF), gbLog: cfg.Logs.Logger(logx.CatBSSGP)}
 	p, err := newPoller()
 	if err != nil {
-		e.log.Error("cannot make the engine's epoll set", "err", err)
-		return err
+		cfg.Logs.Logger(logx.CatPCU).Error("cannot make the engine's epoll set", "err", err)
+		return nil, err
 	}
+	l.p = p
+	return l, nil
+}
+
+// run is Run once the epoll set exists: the engine's only loop.
+func (l *loop) run(ctx context.Context) error {
+	e, p := l.e, l.p
 	defer p.close()
-	e.poll.Store(p)
-	defer e.poll.Store(nil)
-	p.wake() // for what was posted before the poller was there
+	e.Attach(pcu.IO{Wake: p.wake, NS: l, Ctrl: l.newCtrl})
+	defer e.Attach(pcu.IO{})
+	p.wake() // for what was posted before the loop ran
 	stop := context.AfterFunc(ctx, p.wake)
 	defer stop()
-	defer e.gbClose()
-	defer e.closeBTS(nil, false)
+	defer l.closeBTS(false)
 	// runs first: the engine takes no command while it closes anything
-	defer e.stopOnce.Do(func() { close(e.done) })
+	defer e.Stop()
 
-	clk := e.cfg.Clock
-	minB, maxB := e.cfg.MinBackoff, e.cfg.MaxBackoff
+	clk := l.cfg.Clock
+	minB, maxB := l.cfg.MinBackoff, l.cfg.MaxBackoff
 	if minB == 0 {
 		minB = time.Second
 	}
@@ -246,7 +278,6 @@ func (e *Engine) runLoop(ctx context.Context) error {
 	}
 	backoff := minB
 	var redial time.Duration // when to dial the BTS again (0: now)
-	nextTick := clk.Now() + time.Second
 	evs := make([]unix.EpollEvent, 8)
 	lastWake, at := time.Duration(-1), time.Time{}
 	for {
@@ -254,54 +285,22 @@ func (e *Engine) runLoop(ctx context.Context) error {
 			return nil
 		}
 		now := clk.Now()
-		if e.bts0 == nil && now >= redial {
-			if err := e.connectBTS(p); err != nil {
+		if l.bts == nil && now >= redial {
+			if err := l.connectBTS(); err != nil {
 				// osmo-pcu 1.1.0 osmobts_sock.c pcu_l1if_open(): the same
 				// line, at every retry (1 s doubling to 10 s here, 5 s
 				// there); the reason at debug
-				e.l1log.Error(fmt.Sprintf("Failed to connect to the BTS (%s). Retrying...", e.cfg.SocketPath))
-				e.l1log.Debug("cannot connect to BTS", "path", e.cfg.SocketPath, "err", err, "retry_in", backoff)
+				l.l1log.Error(fmt.Sprintf("Failed to connect to the BTS (%s). Retrying...", l.cfg.SocketPath))
+				l.l1log.Debug("cannot connect to BTS", "path", l.cfg.SocketPath, "err", err, "retry_in", backoff)
 				redial = now + backoff
 				backoff = min(2*backoff, maxB)
 			} else {
 				backoff = minB
 			}
 		}
-		if now >= nextTick {
-			e.tick(now)
-			nextTick += time.Second
-			if nextTick <= now {
-				nextTick = now + time.Second
-			}
-		}
-		if e.nextDeadline != 0 && e.fnValid && now-e.wallBase >= e.nextDeadline {
-			e.timersDue()
-			if e.nextDeadline != 0 && e.nextDeadline <= e.now {
-				// due on engine time that did not move (radio ahead of
-				// the clock): fire now rather than wake up again at once
-				for _, b := range e.btsList {
-					e.runTimers(b)
-				}
-			}
-		}
-		// the Gb's timers: ticked when due, the deadline read once per
-		// wake-up
-		wake := nextTick
-		if e.gbl != nil {
-			if d, ok := e.gbDeadline(); ok {
-				if d <= now {
-					e.gbl.gb.Tick(now)
-					d, ok = e.gbDeadline()
-				}
-				if ok {
-					wake = min(wake, d)
-				}
-			}
-		}
-		if e.nextDeadline != 0 && e.fnValid {
-			wake = min(wake, e.wallBase+e.nextDeadline)
-		}
-		if e.bts0 == nil {
+		e.Tick(now)
+		wake := e.NextDeadline()
+		if l.bts == nil {
 			wake = min(wake, redial)
 		}
 		if wake != lastWake { // the deadline on the wall clock, moved only when it changes
@@ -315,71 +314,32 @@ func (e *Engine) runLoop(ctx context.Context) error {
 			switch {
 			case int(ev.Fd) == p.evfd:
 				p.woken()
-				if !e.drainInputs(inputBatch) {
+				if !e.RunCalls(inputBatch) {
 					p.wake() // more queued: after the BTS socket and the timers
 				}
-			case e.bts0 != nil && int(ev.Fd) == e.bts0.fd:
+			case l.bts != nil && int(ev.Fd) == l.bts.fd:
 				if ev.Events&unix.EPOLLOUT != 0 {
-					e.flushBTS(p)
+					l.flushBTS()
 				}
 				if ev.Events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
-					e.readBTS(p)
+					l.readBTS()
 				}
 			default:
-				e.readGb(int(ev.Fd))
+				l.readNS(int(ev.Fd))
 			}
 		}
-		if s := e.bts0; s != nil && s.err != nil {
-			e.closeBTS(p, true)
-			e.l1log.Info("BTS connection lost, reconnecting", "path", e.cfg.SocketPath, "err", s.err, "retry_in", backoff)
+		if s := l.bts; s != nil && s.err != nil {
+			l.closeBTS(true)
+			l.l1log.Info("BTS connection lost, reconnecting", "path", l.cfg.SocketPath, "err", s.err, "retry_in", backoff)
 			redial = clk.Now() + backoff
 			backoff = min(2*backoff, maxB)
 		}
 	}
 }
 
-// canPollNS reports whether NS sockets opened now go into the epoll set
-// (the epoll loop runs) instead of getting a reader goroutine.
-func (e *Engine) canPollNS() bool { return e.poll.Load() != nil }
-
-// pollSock puts s, a socket without a reader, into the epoll set: an NS
-// datagram then wakes the loop as an RTS_REQ does, with no goroutine, no
-// channel and no eventfd in between (issue 16 item 2).
-func (e *Engine) pollSock(s *gbSock) bool {
-	p := e.poll.Load()
-	if p == nil {
-		return false
-	}
-	fd, err := s.udp.Fd(0)
-	if err != nil || p.add(fd, unix.EPOLLIN) != nil {
-		return false
-	}
-	s.fd = fd
-	s.unpoll = func() {
-		p.del(fd)
-		s.fd = -1
-	}
-	return true
-}
-
-// readGb reads the NS socket whose descriptor is fd (at most inputBatch
-// datagrams: a flood must not starve the BTS socket; the level-triggered
-// set reports the rest at the next wait).
-func (e *Engine) readGb(fd int) {
-	if e.gbl == nil {
-		return
-	}
-	for _, s := range e.gbl.socks {
-		if s != nil && s.fd == fd {
-			if _, err := s.udp.ReadNow(0, inputBatch, s.rx); err != nil && s.unpoll != nil {
-				// not again on every wake-up (a level-triggered error)
-				e.gbLog.Error("NS socket read failed, no longer read", "addr", s.addr, "err", err)
-				s.unpoll()
-				s.unpoll = nil
-			}
-			return
-		}
-	}
+// newCtrl is the engine's pcu.IO.Ctrl (ctrl.go).
+func (l *loop) newCtrl(addr string, port int) pcu.CtrlClient {
+	return newCtrlClient(l.e, addr, port, l.o.Dial, l.cfg.Logs.Logger(logx.CatNACC))
 }
 
 // inputBatch bounds the VTY calls and NS datagrams one wake-up handles:
@@ -387,63 +347,42 @@ func (e *Engine) readGb(fd int) {
 // the stop (the loop checks its context between batches).
 const inputBatch = 256
 
-// drainInputs runs up to max queued VTY calls and NS datagrams; it reports
-// whether none is left.
-func (e *Engine) drainInputs(max int) bool {
-	for range max {
-		select {
-		case f := <-e.calls:
-			f()
-		case d := <-e.gbRx:
-			if e.gbl != nil {
-				e.gbl.input(d, e.gbNow())
-			}
-		default:
-			return true
-		}
-	}
-	return len(e.calls) == 0 && len(e.gbRx) == 0
-}
-
-func (e *Engine) connectBTS(p *poller) error {
-	fd, err := dialBTS(e.cfg.SocketPath)
+func (l *loop) connectBTS() error {
+	fd, err := dialBTS(l.cfg.SocketPath)
 	if err != nil {
 		return err
 	}
-	if err := p.add(fd, unix.EPOLLIN); err != nil {
+	if err := l.p.add(fd, unix.EPOLLIN); err != nil {
 		unix.Close(fd)
 		return err
 	}
-	e.connGen++
-	e.bts0 = newBTSSock(fd, e.connGen)
-	e.l1log.Info("connected to BTS", "path", e.cfg.SocketPath, "gen", e.connGen)
-	e.btsConnected(e.connGen)
+	l.bts = newBTSSock(l, fd)
+	l.e.BTSConnected(l.bts)
 	return nil
 }
 
 // closeBTS closes the connection; lost reports it to the engine.
-func (e *Engine) closeBTS(p *poller, lost bool) {
-	s := e.bts0
+func (l *loop) closeBTS(lost bool) {
+	s := l.bts
 	if s == nil {
 		return
 	}
-	if p != nil {
-		p.del(s.fd)
-	}
+	l.p.del(s.fd)
 	unix.Close(s.fd)
-	e.bts0 = nil
-	e.btsTx.clear()
+	s.closed = true
+	l.bts = nil
+	l.tx.clear()
 	if lost {
-		e.btsLost(s.gen, s.err)
+		l.e.BTSLost(s.err)
 	}
 }
 
 // readBTS handles the messages the socket holds (up to maxReadsPerWake),
-// each answered at once by the handlers' sends. It reports whether it
+// each answered at once by the engine's writes. It reports whether it
 // took them all (false: more may wait).
-func (e *Engine) readBTS(p *poller) bool {
-	s := e.bts0
-	for got := 0; got < maxReadsPerWake && s.err == nil && e.bts0 == s; {
+func (l *loop) readBTS() bool {
+	s := l.bts
+	for got := 0; got < maxReadsPerWake && s.err == nil && l.bts == s; {
 		n, err := s.recv()
 		if err == unix.EAGAIN {
 			return true
@@ -453,29 +392,29 @@ func (e *Engine) readBTS(p *poller) bool {
 			return true
 		}
 		for i := 0; i < n && s.err == nil; i++ {
-			l := int(s.hdrs[i].N)
-			if l == 0 { // SEQPACKET: zero-length read is the peer's orderly close
+			k := int(s.hdrs[i].N)
+			if k == 0 { // SEQPACKET: zero-length read is the peer's orderly close
 				s.err = errors.New("BTS closed the connection")
 				return true
 			}
-			e.handleMessage(s.rx[i][:l])
+			l.e.HandlePCUIF(s.rx[i][:k])
 		}
 		got += n
 		if n < rxBatch {
 			return true // the socket is empty: epoll says when more comes
 		}
 	}
-	return s.err != nil || e.bts0 != s
+	return s.err != nil || l.bts != s
 }
 
-// writeBTS writes one message to the BTS now, or queues it behind
-// messages still waiting for the socket.
-func (e *Engine) writeBTS(b []byte) error {
-	s := e.bts0
-	if s == nil || s.gen != e.gen || s.err != nil {
-		return errNotConnected
+// Write is the engine's BTSWriter: it writes one message to the BTS now,
+// or queues it behind messages still waiting for the socket.
+func (s *btsSock) Write(b []byte) error {
+	if s.closed || s.err != nil {
+		return pcu.ErrNotConnected
 	}
-	if e.btsTx.len() == 0 {
+	l := s.l
+	if l.tx.len() == 0 {
 		err := s.write(b)
 		if err == nil {
 			return nil
@@ -485,20 +424,18 @@ func (e *Engine) writeBTS(b []byte) error {
 			return err
 		}
 	}
-	if err := e.btsTx.push(b); err != nil {
+	if err := l.tx.push(b); err != nil {
 		return err
 	}
-	if !s.out {
-		if p := e.poll.Load(); p != nil && p.mod(s.fd, unix.EPOLLIN|unix.EPOLLOUT) == nil {
-			s.out = true
-		}
+	if !s.out && l.p.mod(s.fd, unix.EPOLLIN|unix.EPOLLOUT) == nil {
+		s.out = true
 	}
 	return nil
 }
 
 // flushBTS writes queued messages while the socket takes them.
-func (e *Engine) flushBTS(p *poller) {
-	s, q := e.bts0, &e.btsTx
+func (l *loop) flushBTS() {
+	s, q := l.bts, &l.tx
 	for q.len() > 0 {
 		err := s.write(q.front())
 		if err == unix.EAGAIN {
@@ -510,7 +447,7 @@ func (e *Engine) flushBTS(p *poller) {
 		}
 		q.pop()
 	}
-	if s.out && p.mod(s.fd, unix.EPOLLIN) == nil {
+	if s.out && l.p.mod(s.fd, unix.EPOLLIN) == nil {
 		s.out = false
 	}
 }

@@ -1,4 +1,4 @@
-package pcu
+package driver
 
 import (
 	"errors"

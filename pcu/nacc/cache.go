@@ -1,4 +1,4 @@
-package pcu
+package nacc
 
 import (
 	"time"
@@ -6,28 +6,28 @@ import (
 	"github.com/gopcu/gopcu/bssgp"
 )
 
-// neighKey is what an MS reports of its target cell, with the serving cell
+// Key is what an MS reports of its target cell, with the serving cell
 // it reports from (osmo-pcu neigh_cache.h neigh_cache_entry_key): the key
 // of the neighbour cache and the content of NEIGH_ADDR_REQ.
-type neighKey struct {
+type Key struct {
 	LocalLAC, LocalCI uint16
 	ARFCN             uint16
 	BSIC              uint8
 }
 
-// siInfo is the system information of a cell as NACC sends it: SI (21
+// SI is the system information of a cell as NACC sends it: SI (21
 // octets each, from the message type on) or PSI (22 octets each), one after
 // the other (osmo-pcu si_cache_value).
-type siInfo struct {
-	psi bool
-	buf []byte
+type SI struct {
+	PSI bool
+	Buf []byte
 }
 
-// neighCache maps (ARFCN, BSIC) seen from a serving cell to the target's
+// NeighCache maps (ARFCN, BSIC) seen from a serving cell to the target's
 // CGI-PS; entries live X10 (osmo-pcu neigh_cache.c). The keep-time is read
 // at lookup, so a `timer X10` change applies to existing entries too.
-type neighCache struct {
-	m map[neighKey]neighEntry
+type NeighCache struct {
+	m map[Key]neighEntry
 }
 
 type neighEntry struct {
@@ -35,14 +35,14 @@ type neighEntry struct {
 	added time.Duration
 }
 
-func (c *neighCache) add(k neighKey, cgi bssgp.CellID, now time.Duration) {
+func (c *NeighCache) Add(k Key, cgi bssgp.CellID, now time.Duration) {
 	if c.m == nil {
-		c.m = map[neighKey]neighEntry{}
+		c.m = map[Key]neighEntry{}
 	}
 	c.m[k] = neighEntry{cgi, now}
 }
 
-func (c *neighCache) lookup(k neighKey, now, keep time.Duration) (bssgp.CellID, bool) {
+func (c *NeighCache) Lookup(k Key, now, keep time.Duration) (bssgp.CellID, bool) {
 	e, ok := c.m[k]
 	if !ok {
 		return bssgp.CellID{}, false
@@ -54,8 +54,11 @@ func (c *neighCache) lookup(k neighKey, now, keep time.Duration) (bssgp.CellID, 
 	return e.cgi, true
 }
 
-// expire drops entries older than keep.
-func (c *neighCache) expire(now, keep time.Duration) {
+// Len is the number of entries.
+func (c *NeighCache) Len() int { return len(c.m) }
+
+// Expire drops entries older than keep.
+func (c *NeighCache) Expire(now, keep time.Duration) {
 	for k, e := range c.m {
 		if now-e.added >= keep {
 			delete(c.m, k)
@@ -63,14 +66,14 @@ func (c *neighCache) expire(now, keep time.Duration) {
 	}
 }
 
-// siCache maps a CGI-PS to the SI/PSI a RAN-INFORMATION brought; entries
+// SICache maps a CGI-PS to the SI/PSI a RAN-INFORMATION brought; entries
 // live X11 (osmo-pcu neigh_cache.c si_cache).
-type siCache struct {
+type SICache struct {
 	m map[cgiKey]siEntry
 }
 
 type siEntry struct {
-	si    siInfo
+	si    SI
 	added time.Duration
 }
 
@@ -83,27 +86,30 @@ func keyOf(c bssgp.CellID) cgiKey {
 	return cgiKey(c)
 }
 
-func (c *siCache) add(cgi bssgp.CellID, si siInfo, now time.Duration) {
+func (c *SICache) Add(cgi bssgp.CellID, si SI, now time.Duration) {
 	if c.m == nil {
 		c.m = map[cgiKey]siEntry{}
 	}
-	c.m[keyOf(cgi)] = siEntry{siInfo{si.psi, append([]byte(nil), si.buf...)}, now}
+	c.m[keyOf(cgi)] = siEntry{SI{si.PSI, append([]byte(nil), si.Buf...)}, now}
 }
 
-func (c *siCache) lookup(cgi bssgp.CellID, now, keep time.Duration) (siInfo, bool) {
+func (c *SICache) Lookup(cgi bssgp.CellID, now, keep time.Duration) (SI, bool) {
 	k := keyOf(cgi)
 	e, ok := c.m[k]
 	if !ok {
-		return siInfo{}, false
+		return SI{}, false
 	}
 	if now-e.added >= keep {
 		delete(c.m, k)
-		return siInfo{}, false
+		return SI{}, false
 	}
 	return e.si, true
 }
 
-func (c *siCache) expire(now, keep time.Duration) {
+// Len is the number of entries.
+func (c *SICache) Len() int { return len(c.m) }
+
+func (c *SICache) Expire(now, keep time.Duration) {
 	for k, e := range c.m {
 		if now-e.added >= keep {
 			delete(c.m, k)

@@ -1,6 +1,14 @@
-package pcu
+package driver
 
-import "github.com/gopcu/gopcu/pcu/pcuif"
+import (
+	"errors"
+
+	"github.com/gopcu/gopcu/pcu/pcuif"
+)
+
+// errTxFull: the socket's send buffer and maxTxQueue messages behind it
+// are full (counted as tx:dropped by the engine).
+var errTxFull = errors.New("transmit queue to the BTS full")
 
 // maxTxQueue bounds the messages waiting for the BTS socket: beyond it a
 // message is dropped and counted (tx:dropped).
@@ -14,7 +22,7 @@ type txMsg struct {
 
 // txQueue holds, oldest first, the messages to the BTS that the socket's
 // send buffer did not take yet (the loop writes them when the socket is
-// writable again). It is the engine's: one goroutine, no locks. A ring of
+// writable again). It is the loop's: one goroutine, no locks. A ring of
 // at most maxTxQueue messages whose buffers are kept for reuse, so a BTS
 // that reads slowly costs no allocation per message once the queue has
 // been as long before.

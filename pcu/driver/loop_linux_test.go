@@ -1,6 +1,6 @@
 //go:build linux
 
-package pcu
+package driver
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"golang.org/x/sys/unix"
 )
@@ -30,7 +31,21 @@ type sockStub struct {
 	fn     uint32
 }
 
-func startSockStub(tb testing.TB, mask uint8, cfg Config) (*sockStub, *Engine) {
+// start runs e under a driver until the test ends; it returns the loop.
+func start(tb testing.TB, e *pcu.Engine, o Options) *loop {
+	tb.Helper()
+	l, err := newLoop(e, o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { l.run(ctx); close(done) }()
+	tb.Cleanup(func() { cancel(); <-done })
+	return l
+}
+
+func startSockStub(tb testing.TB, mask uint8, cfg pcu.Config) (*sockStub, *pcu.Engine, *loop) {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "pcu_bts")
 	ln, err := net.ListenUnix("unixpacket", &net.UnixAddr{Name: path, Net: "unixpacket"})
@@ -39,11 +54,8 @@ func startSockStub(tb testing.TB, mask uint8, cfg Config) (*sockStub, *Engine) {
 	}
 	tb.Cleanup(func() { ln.Close() })
 	cfg.SocketPath, cfg.MinBackoff = path, 10*time.Millisecond
-	e := New(cfg)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { e.Run(ctx); close(done) }()
-	tb.Cleanup(func() { cancel(); <-done })
+	e := pcu.New(cfg)
+	l := start(tb, e, Options{})
 	ln.SetDeadline(time.Now().Add(5 * time.Second))
 	c, err := ln.AcceptUnix()
 	if err != nil {
@@ -74,7 +86,7 @@ func startSockStub(tb testing.TB, mask uint8, cfg Config) (*sockStub, *Engine) {
 		}
 	}
 	c.SetReadDeadline(time.Time{})
-	return s, e
+	return s, e, l
 }
 
 func bitsSet(m uint8) int {
@@ -107,9 +119,9 @@ func (s *sockStub) roundTrips(n int) {
 func (s *sockStub) sendRTS(i int) uint8 {
 	ts := s.pdchs[i%len(s.pdchs)]
 	if ts == s.pdchs[0] {
-		s.fn = nextBlockFN(s.fn)
+		s.fn = pcuif.NextBlockFN(s.fn)
 	}
-	s.rts = pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: s.fn, ARFCN: 871, TS: ts, BlockNr: uint8(blockNr(s.fn))}
+	s.rts = pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: s.fn, ARFCN: 871, TS: ts, BlockNr: uint8(pcuif.BlockNr(s.fn))}
 	m, err := pcuif.MarshalTo(s.tx[:], &s.rts, pcuif.V10)
 	if err != nil {
 		s.tb.Fatal(err)
@@ -123,7 +135,7 @@ func (s *sockStub) sendRTS(i int) uint8 {
 // BenchmarkRTSRoundTrip: RTS_REQ -> DATA_REQ through the PCU socket and
 // the engine loop, idle cell with 4 PDCHs (the stub's own cost included).
 func BenchmarkRTSRoundTrip(b *testing.B) {
-	s, _ := startSockStub(b, 0xf0, Config{})
+	s, _, _ := startSockStub(b, 0xf0, pcu.Config{})
 	s.roundTrips(100)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -135,7 +147,7 @@ func BenchmarkRTSRoundTrip(b *testing.B) {
 // loop, its socket, the stub): fewer than 1 allocation per 100 RTS
 // (timers and the 1 s tick may allocate now and then).
 func TestRTSRoundTripAllocs(t *testing.T) {
-	s, _ := startSockStub(t, 0xf0, Config{})
+	s, _, _ := startSockStub(t, 0xf0, pcu.Config{})
 	s.roundTrips(200)
 	const n = 2000
 	var m0, m1 runtime.MemStats
@@ -150,11 +162,8 @@ func TestRTSRoundTripAllocs(t *testing.T) {
 // TestLoopWakeups: closures posted from several goroutines at once all
 // run (no wake-up of the loop's eventfd is lost).
 func TestLoopWakeups(t *testing.T) {
-	e := New(Config{SocketPath: filepath.Join(t.TempDir(), "none"), MinBackoff: time.Hour})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { e.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
+	e := pcu.New(pcu.Config{SocketPath: filepath.Join(t.TempDir(), "none"), MinBackoff: time.Hour})
+	start(t, e, Options{})
 	const G, N = 4, 20000
 	var ran atomic.Int64
 	for g := 0; g < G; g++ {
@@ -171,9 +180,9 @@ func TestLoopWakeups(t *testing.T) {
 	}
 }
 
-// TestNSSocketPolled: an NS socket opened while the epoll loop runs (the
-// INFO_IND came over the PCU socket) has no reader goroutine: it is in
-// the loop's epoll set and the loop reads it. The NS-RESET goes out, an
+// TestNSSocketPolled: an NS socket the engine opens (the INFO_IND came
+// over the PCU socket) has no reader goroutine: it is in the loop's epoll
+// set and the loop reads it. The NS-RESET goes out, an
 // NS-ALIVE from the SGSN is answered with NS-ALIVE-ACK, a flood of
 // datagrams is taken in bounded batches while the loop keeps answering.
 func TestNSSocketPolled(t *testing.T) {
@@ -183,11 +192,8 @@ func TestNSSocketPolled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	e := New(Config{SocketPath: path, MinBackoff: 10 * time.Millisecond, Gb: true})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { e.Run(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
+	e := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 10 * time.Millisecond, Gb: true})
+	l := start(t, e, Options{})
 	ln.SetDeadline(time.Now().Add(5 * time.Second))
 	c, err := ln.AcceptUnix()
 	if err != nil {
@@ -196,7 +202,7 @@ func TestNSSocketPolled(t *testing.T) {
 	defer c.Close()
 	s0 := sgsnSock(t)
 	p0 := freeUDPPort(t)
-	ii := gbInfo(t)
+	ii := gbInfo()
 	setNSVC(ii, 0, 1, p0, s0)
 	b, err := pcuif.Marshal(ii, pcuif.V12)
 	if err != nil {
@@ -208,7 +214,7 @@ func TestNSSocketPolled(t *testing.T) {
 	pcuAddr := waitNSReset(t, s0)
 	var polled bool
 	if err := e.Call(func() {
-		polled = e.gbl != nil && len(e.gbl.socks) == 1 && e.gbl.socks[0].fd >= 0 && e.gbl.socks[0].rx != nil
+		polled = len(l.ns) == 1 && l.ns[0].polled && l.ns[0].fd >= 0
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -241,11 +247,11 @@ func TestNSSocketPolled(t *testing.T) {
 // fills in the middle of the burst: the rest waits in the queue (txq,
 // EPOLLOUT) and follows when the BTS reads, and nothing is dropped.
 func TestBurstAnswersInOrder(t *testing.T) {
-	s, e := startSockStub(t, 0xff, Config{})
+	s, e, l := startSockStub(t, 0xff, pcu.Config{})
 	s.roundTrips(16)
 	// a send buffer of a few messages: the burst's answers cannot all fit
 	e.Call(func() {
-		if err := unix.SetsockoptInt(e.bts0.fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 4096); err != nil {
+		if err := unix.SetsockoptInt(l.bts.fd, unix.SOL_SOCKET, unix.SO_SNDBUF, 4096); err != nil {
 			t.Error(err)
 		}
 	})
@@ -281,7 +287,7 @@ func TestBurstAnswersInOrder(t *testing.T) {
 	}
 	var queued, dropped uint64
 	var peak int
-	e.Call(func() { queued, dropped, peak = uint64(e.btsTx.len()), e.l1ctr.Value(L1TxDropped), e.btsTx.peak })
+	e.Call(func() { queued, dropped, peak = uint64(l.tx.len()), e.L1Counters().Value(pcu.L1TxDropped), l.tx.peak })
 	if queued != 0 || dropped != 0 {
 		t.Fatalf("%d answers still queued, %d dropped", queued, dropped)
 	}
