@@ -18,8 +18,13 @@ summary() {
 	local pass=0 n=0
 	printf '| run | download ms0 / ms1 (s) | throughput ratio | busy ping loss ms0 / ms1 | busy ping mean ms0 / ms1 (ms) | verdict |\n|---|---|---|---|---|---|\n'
 	for d in "$@"; do
-		[ -f "$d/measure.out" ] || continue
+		[ -d "$d" ] || continue
 		n=$((n + 1))
+		if [ ! -f "$d/measure.out" ]; then
+			# the lab did not come up (up.out says why): the row fails
+			echo "| $(basename "$d") | lab not up | - | - | - | FAIL |"
+			continue
+		fi
 		line=$(awk -v run="$(basename "$d")" 'BEGIN { k = 0 }
 			/^MS=/ {
 				for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
