@@ -36,6 +36,14 @@ var unitTested = map[string]string{
 	"bts/dl:assignment_failed":    "pcu.TestAssignmentPollFailed (a DL TBF's own Packet Downlink Assignment polls unanswered)",
 	"bts/rlc:ass:failed":          "pcu.TestAssignmentPollFailed",
 	"bts/tbf:ul:aborted":          "pcu.TestT3141ContentionResolution (T3141 passes)",
+}
+
+// mayMove are unit-tested counters that a radio scenario with random
+// block loss moves in some runs and not in others: neither outcome fails.
+var mayMove = map[string]string{
+	// a lost Control Ack of the final Packet Uplink Ack/Nack (the lossy
+	// scenarios; since a DL Ack/Nack's uplink request ends such a TBF at
+	// once, whether its poll times out first depends on the loss pattern)
 	"bts/pkt:ul_ack_nack_timeout": "pcu.TestNCountersFromInfoInd (final-ack polls unanswered)",
 }
 
@@ -76,7 +84,7 @@ func unmovedCounters() string {
 						missing = append(missing, fmt.Sprintf("%s moved: take it out of %s (%s)", k, list, why))
 					}
 				}
-			case neverMoved[k] != "", unitTested[k] != "":
+			case neverMoved[k] != "", unitTested[k] != "", mayMove[k] != "":
 			case pendingCounters[k] != "":
 				pending = append(pending, k+" ("+pendingCounters[k]+")")
 			default:
