@@ -33,9 +33,9 @@ var unitTested = map[string]string{
 	// Since an UL TBF's PACCH repeats an unanswered Packet Downlink
 	// Assignment until X2001 (osmo-pcu counts N3105 only for a DL sender),
 	// no radio scenario ends an assignment by N3105 or aborts an UL TBF.
-	"bts/dl:assignment_failed":    "pcu.TestAssignmentPollFailed (a DL TBF's own Packet Downlink Assignment polls unanswered)",
-	"bts/rlc:ass:failed":          "pcu.TestAssignmentPollFailed",
-	"bts/tbf:ul:aborted":          "pcu.TestT3141ContentionResolution (T3141 passes)",
+	"bts/dl:assignment_failed": "pcu.TestAssignmentPollFailed (a DL TBF's own Packet Downlink Assignment polls unanswered)",
+	"bts/rlc:ass:failed":       "pcu.TestAssignmentPollFailed",
+	"bts/tbf:ul:aborted":       "pcu.TestT3141ContentionResolution (T3141 passes)",
 }
 
 // mayMove are unit-tested counters that a radio scenario with random
