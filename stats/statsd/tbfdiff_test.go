@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -45,6 +46,8 @@ type radioSide struct {
 	tbfs   func() int              // TBFs the PCU has (any MS)
 	tick   func()                  // after every block
 	report func() map[string]int64 // counter deltas since start, per name
+	gbMu   sync.Mutex
+	gb     []bssgp.PDU // other PDUs the SGSN emulator received (timersdiff_test.go)
 }
 
 // sgsnCounting is sgsnIn with UL-UNITDATA counted in s.ul.
@@ -54,6 +57,11 @@ func (s *radioSide) sgsnIn(n *netnstest.NS) {
 	if err := n.Do(func() (err error) {
 		s.sg, err = sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:23000"), sgsnemu.Config{}, sgsnemu.Callbacks{
 			ULUnitdata: func(uint16, *bssgp.ULUnitdata, time.Duration) { s.ul.Add(1) },
+			PDU: func(_ uint16, p bssgp.PDU, _ time.Duration) {
+				s.gbMu.Lock()
+				s.gb = append(s.gb, p)
+				s.gbMu.Unlock()
+			},
 			BVCState: func(bvci uint16, unblocked bool, now time.Duration) {
 				if bvci == 1800 && unblocked && !closed {
 					closed = true

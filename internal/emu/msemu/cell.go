@@ -35,6 +35,17 @@ type Cell struct {
 	DataCS map[rlcmac.CodingScheme]int
 	// OnCCCH, when set, sees every AGCH/PCH MAC block (23 octets).
 	OnCCCH func(mac []byte)
+	// EmptyULInds makes the BTS send an empty PDTCH DATA.ind for every
+	// uplink block of an active PDCH in which no MS sent anything, as the
+	// Osmocom TTCN-3 BTS does (osmo-ttcn3-hacks PCUIF_Components.ttcn
+	// as_BTS_CT_TDMASched): osmo-pcu expires its uplink reservations
+	// (USF, polls) only at a DATA.ind of their block (pdch_ul_controller.c
+	// pdch_ulc_expire_fn, called from pcu_l1_if.cpp pcu_rx_data_ind_pdtch).
+	// A block's DATA.inds go before the next block's TIME_IND and
+	// RTS_REQs, in the TTCN-3 BTS's order.
+	EmptyULInds bool
+	prevFN      uint32 // the block stepped last (EmptyULInds)
+	stepped     bool
 }
 
 // NewCell makes a cell over a running BTS emulator (seed makes loss and
@@ -84,14 +95,26 @@ func (c *Cell) queueULOffs(fn uint32, trx, ts uint8, payload []byte, offs int16)
 // processes them (and the CCCH messages of the block).
 func (c *Cell) Step(ctx context.Context) error {
 	fn := c.air.FN()
+	var sent map[[2]uint8]bool // PDCHs with an uplink block in the previous block (EmptyULInds)
 	for f, list := range c.ul {
 		if pcuif.FNDelta(fn, f) >= 0 {
 			for i := range list {
 				if err := c.air.Send(&list[i]); err != nil {
 					return err
 				}
+				if c.EmptyULInds && c.stepped && f == c.prevFN {
+					if sent == nil {
+						sent = map[[2]uint8]bool{}
+					}
+					sent[[2]uint8{list[i].TRX, list[i].TS}] = true
+				}
 			}
 			delete(c.ul, f)
+		}
+	}
+	if c.EmptyULInds && c.stepped {
+		if err := c.emptyULInds(sent); err != nil {
+			return err
 		}
 	}
 	for _, m := range c.MSs {
@@ -101,6 +124,7 @@ func (c *Cell) Step(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c.prevFN, c.stepped = blk.FN, true
 	for _, d := range c.air.CCCH() {
 		c.ccch(blk.FN, d)
 	}
@@ -124,6 +148,25 @@ func (c *Cell) Step(ctx context.Context) error {
 		lost := c.DLLoss > 0 && c.rnd.Float64() < c.DLLoss
 		for _, m := range c.MSs {
 			m.dlBlock(d, lost)
+		}
+	}
+	return nil
+}
+
+// emptyULInds sends an empty DATA.ind for the previous block on every
+// active PDCH not in sent.
+func (c *Cell) emptyULInds(sent map[[2]uint8]bool) error {
+	info := c.air.Info()
+	for trx := range info.TRX {
+		for ts := uint8(0); ts < 8; ts++ {
+			if info.TRX[trx].PDCHMask&(1<<ts) == 0 || sent[[2]uint8{uint8(trx), ts}] {
+				continue
+			}
+			d := pcuif.Data{Kind: pcuif.TypeDataInd, SAPI: pcuif.SAPIPDTCH, FN: c.prevFN, ARFCN: info.TRX[trx].ARFCN,
+				TRX: uint8(trx), TS: ts, BlockNr: uint8(btsemu.BlockNr(c.prevFN)), RSSI: -110}
+			if err := c.air.Send(&d); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

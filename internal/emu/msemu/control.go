@@ -64,7 +64,9 @@ func (m *MS) dlControl(d pcuif.Data) {
 	case *rlcmac.PacketUplinkAckNack:
 		m.uplinkAckNack(d, h, x)
 	case *rlcmac.PacketDownlinkAssignment:
-		m.downlinkAssignment(d, h, x)
+		if !m.IgnoreDLAssignment {
+			m.downlinkAssignment(d, h, x)
+		}
 	case *rlcmac.PacketUplinkAssignment:
 		m.uplinkAssignment(d, h, x)
 	default:

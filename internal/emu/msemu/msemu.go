@@ -77,6 +77,10 @@ type MS struct {
 	// message on the MS's PDCHs before the MS acts on it; setting Mute
 	// in it makes the MS fall silent before it answers that message.
 	BeforeControl func(msg rlcmac.Message)
+	// IgnoreDLAssignment makes the MS neither act on nor answer a Packet
+	// Downlink Assignment (its poll goes unanswered; osmo-ttcn3-hacks
+	// PCU_Tests.ttcn TC_x2001_pacch_pkt_dl_ass_unanswered_timeout).
+	IgnoreDLAssignment bool
 	// BeforeFinalData is BeforeControl for the GPRS data block of the MS's
 	// DL TBF that has the final block indicator (FBI) set.
 	BeforeFinalData func()
