@@ -470,3 +470,87 @@ func TestX2001RepeatsMatchOsmoPCU(t *testing.T) {
 		})
 	}
 }
+
+// starveResult is what the air showed of a kept-open DL TBF next to one
+// that always has new data.
+type starveResult struct {
+	MaxGap    time.Duration // longest time without a data block for the idle MS's TBF
+	IdleEnded bool          // its TBF ended normally (final block acknowledged)
+	Busy      int           // data blocks for the other MS
+}
+
+// TestKeptOpenDLNotStarvedMatchesOsmoPCU: the starved kept-open DL TBF
+// (docs/reliability.md). Two MSs have a DL TBF on one PDCH; the SGSN
+// keeps one fed without pause, the other gets one short frame, which its
+// MS acknowledges: its TBF is kept open (X2031 = 2 s) with nothing new
+// to send. Both PCUs still give it a block (with a poll) within
+// min(T3190/2, X2031) = 2 s, though the other TBF always has new data
+// (osmo-pcu gprs_rlcmac_sched.cpp tbf_compute_priority: DL_PRIO_HIGH_AGE
+// ranks above DL_PRIO_NEW_DATA), and end it normally after X2031.
+func TestKeptOpenDLNotStarvedMatchesOsmoPCU(t *testing.T) {
+	t.Parallel()
+	const busyTLLI, idleTLLI = 0xc1200001, 0xc1200002
+	ref, got := bothSides(t, onePDCH(5, 5, 5, 10, 8), nil, nil, func(s *radioSide) starveResult {
+		air := watchAir(s)
+		busy := s.cell.AddMS(busyTLLI, "901700000001201", 12)
+		idle := s.cell.AddMS(idleTLLI, "901700000001202", 12)
+		tfi := map[uint32]int{busyTLLI: -1, idleTLLI: -1}
+		s.cell.OnCCCH = func(mac []byte) {
+			if ia, ok := immAss(mac); ok && ia.Rest.Kind == rlcmac.IARPacketDownlink && ia.Rest.HasTFI {
+				tfi[ia.Rest.TLLI] = int(ia.Rest.TFI)
+			}
+		}
+		feed := func() {
+			if err := s.sg.SendDLUnitdata(1800, busyTLLI, busy.IMSI, llcFrame(1400, 3)); err != nil {
+				s.t.Error(err)
+			}
+		}
+		busy.OnLLC = func([]byte) { feed() } // three frames queued all the time
+		for range 3 {
+			feed()
+		}
+		s.paced(200, func() bool { return busy.DLFrames > 0 })
+		idleGot := 0
+		idle.OnLLC = func([]byte) { idleGot++ }
+		if err := s.sg.SendDLUnitdata(1800, idleTLLI, idle.IMSI, llcFrame(60, 4)); err != nil {
+			s.t.Fatal(err)
+		}
+		s.paced(300, nil) // 6 s
+		end := s.bts.FN()
+		if idleGot != 1 || tfi[idleTLLI] < 0 || tfi[busyTLLI] < 0 {
+			s.t.Fatalf("%s: the idle MS got %d frames; TFIs %v", s.name, idleGot, tfi)
+		}
+		var r starveResult
+		last := -1
+		for _, d := range air.all() {
+			b, ok := decodePDTCH(d)
+			if !ok || b.data == nil {
+				continue
+			}
+			switch int(b.data.TFI) {
+			case tfi[busyTLLI]:
+				r.Busy++
+			case tfi[idleTLLI]:
+				if last >= 0 {
+					r.MaxGap = max(r.MaxGap, time.Duration(pcuif.FNDelta(b.fn, uint32(last)))*framePeriod)
+				}
+				last = int(b.fn)
+			}
+		}
+		r.IdleEnded = !idle.Busy()
+		if !r.IdleEnded {
+			r.MaxGap = max(r.MaxGap, time.Duration(pcuif.FNDelta(end, uint32(last)))*framePeriod)
+		}
+		return r
+	})
+	t.Logf("osmo-pcu %+v, gopcu %+v", ref, got)
+	const limit = 2*time.Second + 200*time.Millisecond // min(T3190/2, X2031) and a few blocks
+	for _, r := range []struct {
+		name string
+		r    starveResult
+	}{{"osmo-pcu", ref}, {"gopcu", got}} {
+		if r.r.MaxGap > limit || !r.r.IdleEnded || r.r.Busy < 150 {
+			t.Errorf("%s: %+v, want the kept-open TBF served within %v and ended, the other MS served", r.name, r.r, limit)
+		}
+	}
+}
