@@ -429,6 +429,13 @@ func (e *Engine) nextBSN(t *TBF, prio int, cs rlcmac.CodingScheme) (bsn int, res
 // the MS answer: it is polled at once so its Channel Request Description
 // comes back without waiting for the next periodic poll.
 func (e *Engine) pollDL(t *TBF, p *PDCH, fn uint32, prio int, fbi, small, resend bool) (uint8, bool) {
+	// every 20 blocks: sincePoll counts the blocks sent before this one
+	// since the last poll, that one included (osmo-pcu tbf_dl.cpp
+	// m_tx_counter, POLL_ACK_AFTER_FRAMES: checked before it counts the
+	// block, reset to 0 by a poll and counted for the poll block), so a
+	// TBF's first periodic poll is in its 21st block, the next ones 20
+	// blocks apart
+	periodic := t.dl.sincePoll >= 20
 	t.dl.sincePoll++
 	if small && !resend {
 		// a short frame ended here: poll in this block, or in the next
@@ -448,7 +455,7 @@ func (e *Engine) pollDL(t *TBF, p *PDCH, fn uint32, prio int, fbi, small, resend
 			}
 		}
 	}
-	if p.TS != t.ctrlTS || t.dl.pollOut || !(t.dl.sincePoll >= 20 || prio == prioPollAgain || fbi || t.dl.drained >= 0 && !resend || t.dl.pollSoon) {
+	if p.TS != t.ctrlTS || t.dl.pollOut || !(periodic || prio == prioPollAgain || fbi || t.dl.drained >= 0 && !resend || t.dl.pollSoon) {
 		return 0, false
 	}
 	rrbp, ok := p.pollRRBP(fn, t, pollDLAck)
@@ -456,7 +463,7 @@ func (e *Engine) pollDL(t *TBF, p *PDCH, fn uint32, prio int, fbi, small, resend
 		return 0, false
 	}
 	t.dl.pollOut = true
-	t.dl.sincePoll = 0
+	t.dl.sincePoll = 1
 	t.dl.pollSoon = false
 	t.dl.lastPoll = e.now
 	if e.params.OsmoPollAge {

@@ -864,6 +864,12 @@ func TestIdleAckDelay(t *testing.T) {
 			if len(polls) < 2 || enqBlock < 0 || firstAfter < 0 {
 				t.Fatalf("polls at data blocks %v, frame enqueued after block %d, first block 100 ms later %d", polls, enqBlock, firstAfter)
 			}
+			if polls[0] != 20 {
+				// osmo-pcu tbf_dl.cpp: m_tx_counter >= POLL_ACK_AFTER_FRAMES
+				// (20) is checked before the block is counted: the 21st
+				// block (TestIdleAckDelayMatchesOsmoPCU)
+				t.Fatalf("first poll in data block %d, want 20", polls[0])
+			}
 			want := firstAfter
 			if delay == 0 {
 				want = polls[0] + 20 // sincePoll counts every block of the TBF
