@@ -554,3 +554,89 @@ func TestKeptOpenDLNotStarvedMatchesOsmoPCU(t *testing.T) {
 		}
 	}
 }
+
+// idleAckResult: where the polls of a DL TBF fell, in data blocks.
+type idleAckResult struct {
+	First  int // data block of the first poll
+	Second int // data blocks from the first one sent after the second frame's DL-UNITDATA to the second poll
+}
+
+// TestIdleAckDelayMatchesOsmoPCU: TC_multiplex_dl_gprs_egprs's rhythm
+// (`queue idle-ack-delay`). An MS gets a 1400-octet frame in a DL TBF;
+// once it has answered the first poll the SGSN sends one more and
+// pauses. With the default delay (10 cs) both PCUs poll in the first
+// data block 100 ms after that DL-UNITDATA (osmo-pcu gprs_ms.c
+// ms_llc_timer_cb), though the periodic poll is not due; with `no queue
+// idle-ack-delay` both wait for the periodic poll.
+func TestIdleAckDelayMatchesOsmoPCU(t *testing.T) {
+	t.Parallel()
+	for _, delay := range []uint16{10, 0} {
+		t.Run(fmt.Sprintf("delay=%d", delay), func(t *testing.T) {
+			t.Parallel()
+			cmds := []string{fmt.Sprintf("queue idle-ack-delay %d", delay)}
+			if delay == 0 {
+				cmds = []string{"no queue idle-ack-delay"}
+			}
+			ref, got := bothSides(t, onePDCH(5, 5, 5, 10, 8), cmds, func(p *pcu.Params) { p.LLC.IdleAckDelay = delay },
+				func(s *radioSide) idleAckResult {
+					const tlli = 0xc1300001
+					air := watchAir(s)
+					ms := s.cell.AddMS(tlli, "901700000001301", 12)
+					if err := s.sg.SendDLUnitdata(1800, tlli, ms.IMSI, llcFrame(1400, 1)); err != nil {
+						s.t.Fatal(err)
+					}
+					sentFN := int64(-1)
+					s.paced(400, func() bool {
+						if sentFN < 0 && ms.Polls >= 1 {
+							sentFN = int64(s.bts.FN())
+							if err := s.sg.SendDLUnitdata(1800, tlli, ms.IMSI, llcFrame(1400, 2)); err != nil {
+								s.t.Fatal(err)
+							}
+						}
+						return ms.DLFrames == 2
+					})
+					if ms.DLFrames != 2 {
+						s.t.Fatalf("%s: %s", s.name, ms.Debug())
+					}
+					r := idleAckResult{First: -1, Second: -1}
+					i, after := 0, -1
+					for _, d := range air.all() {
+						b, ok := decodePDTCH(d)
+						if !ok || b.data == nil {
+							continue
+						}
+						if after < 0 && pcuif.FNDelta(b.fn, uint32(sentFN)) >= 0 {
+							after = i
+						}
+						if b.sp {
+							switch {
+							case r.First < 0:
+								r.First = i
+							case r.Second < 0 && after >= 0:
+								r.Second = i - after
+							}
+						}
+						i++
+					}
+					return r
+				})
+			t.Logf("osmo-pcu %+v, gopcu %+v", ref, got)
+			// the periodic poll: the 21st block, then every 20 (osmo-pcu
+			// tbf_dl.cpp POLL_ACK_AFTER_FRAMES)
+			if ref.First != 20 || got.First != ref.First {
+				t.Errorf("first poll in data block %d (osmo-pcu) and %d (gopcu), want 20", ref.First, got.First)
+			}
+			if delay == 0 {
+				if ref.Second != 19 || got.Second != ref.Second {
+					t.Errorf("second poll %d (osmo-pcu) and %d (gopcu) blocks after the second frame's first, want 19 (periodic)", ref.Second, got.Second)
+				}
+				return
+			}
+			// 100 ms is 5 blocks; osmo-pcu's timer runs on the wall clock
+			// from the DL-UNITDATA's arrival: a block either way
+			if ref.Second > 6 || got.Second < ref.Second-1 || got.Second > ref.Second+1 {
+				t.Errorf("second poll %d (osmo-pcu) and %d (gopcu) blocks after the second frame's first, want about 5 on both", ref.Second, got.Second)
+			}
+		})
+	}
+}
