@@ -881,3 +881,36 @@ func TestIdleAckDelay(t *testing.T) {
 		})
 	}
 }
+
+// TestT3191BoundsT3195AfterN3105: the final block of a DL TBF is polled
+// again and again and never answered (the radio runs on, unlike
+// TC_zero_x2031_t3191); N3105 (2) runs out before T3191 (1 s) does. The
+// TBF stops sending at N3105 and is freed when the T3191 of its last
+// polled final block ends, not T3195 (5 s) later (osmo-pcu tbf.cpp: T3191
+// frees the TBF in RELEASING too; TestFinalBlockN3105MatchesOsmoPCU).
+func TestT3191BoundsT3195AfterN3105(t *testing.T) {
+	s := newSuiteBTS(t, func(ii *pcuif.InfoInd) {
+		ii.TRX[0].PDCHMask = 0x80
+		ii.T3142, ii.T3169, ii.T3191, ii.T3193x10ms, ii.T3195, ii.N3101, ii.N3103, ii.N3105 = 20, 5, 1, 160, 5, 10, 4, 2
+	})
+	s.e.params.X2031 = 0
+	const tlli, imsi = 0xc1100003, "001010000001103"
+	s.block()
+	dl := s.dlOnPCH(tlli, imsi, pattern(100, 1))
+	var lastFinal time.Duration
+	released := false
+	for end := s.e.now + 8*time.Second; s.e.now < end && !released; {
+		blk := s.rts(7)[7]
+		if b, ok := dlData(t, blk, dl.tfi); ok && b.Header.FBI && b.Header.SP {
+			lastFinal = s.e.now
+		}
+		s.end()
+		released = dl.released()
+	}
+	if lastFinal == 0 || !released {
+		t.Fatalf("final block polled at %v, TBF %s", lastFinal, dl.state)
+	}
+	if d := s.e.now - lastFinal; d > time.Second+100*time.Millisecond {
+		t.Fatalf("TBF freed %v after its last polled final block, want at T3191 (1 s)", d)
+	}
+}

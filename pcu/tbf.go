@@ -136,6 +136,9 @@ type dlTBF struct {
 	inflight  []inflightFrame
 	haveCur   bool
 	sincePoll int
+	// t3191 is when T3191 of the last polled final block ends (FINISHED;
+	// it bounds T3195 after N3105 there, evMaxN3105)
+	t3191     time.Duration
 	pollOut   bool // a DL Ack/Nack poll is outstanding
 	pollSoon  bool // a short frame was completed: poll at the next chance
 	lastPoll  time.Duration

@@ -358,7 +358,8 @@ func lifecycleRows() (ul, dl []tbfRow) {
 			act: func(x tbfX) { x.t.n[nN3105] = 0 }},
 		// --- data transfer ends ------------------------------------------------------------
 		// T3191 (re)starts with every poll of the final block (§9.3.2.3)
-		{from: in(TBFFlow, TBFFinished), ev: evLastSent, to: TBFFinished, timer: tmT3191},
+		{from: in(TBFFlow, TBFFinished), ev: evLastSent, to: TBFFinished, timer: tmT3191,
+			act: func(x tbfX) { x.t.dl.t3191 = x.t.deadline[tmT3191] }},
 		// (a failed DL TBF's frames are discarded, and the MS gets no new
 		// DL TBF before new data or its access: dropDLFrames, MS.dlFailed)
 		{from: in(TBFFinished), ev: timeoutEv(tmT3191), to: TBFReleased,
@@ -386,7 +387,21 @@ func lifecycleRows() (ul, dl []tbfRow) {
 		// otherwise N3105 counts the miss, no more (osmo-pcu tbf_dl_fsm.c:
 		// DL_ACKNACK_MISS is permitted from FLOW on)
 		{from: in(TBFFlow, TBFFinished, TBFWaitRelease, TBFReleasing), ev: evAckMiss, to: stay},
-		{from: in(TBFAssign, TBFFlow, TBFFinished, TBFWaitRelease), ev: evMaxN3105, to: TBFReleasing, timer: tmT3195,
+		// N3105 with the final block polled: T3191 still ends the TBF if
+		// it ends before T3195 (osmo-pcu tbf.cpp: T3191 is a timer of its
+		// own that frees the TBF in any state, RELEASING included; TS
+		// 44.060 §9.3.2.3: at T3191 the TFI may be reused)
+		{from: in(TBFFinished), ev: evMaxN3105, to: TBFReleasing, timer: tmT3195,
+			act: func(x tbfX) {
+				x.e.dropDLFrames(x.t)
+				if at := x.t.dl.t3191; at != 0 && at < x.t.deadline[tmT3195] {
+					x.t.deadline[tmT3195] = at
+					if x.e.nextDeadline == 0 || at < x.e.nextDeadline {
+						x.e.nextDeadline = at
+					}
+				}
+			}},
+		{from: in(TBFAssign, TBFFlow, TBFWaitRelease), ev: evMaxN3105, to: TBFReleasing, timer: tmT3195,
 			act: func(x tbfX) { x.e.dropDLFrames(x.t) }},
 		{from: in(TBFReleasing), ev: timeoutEv(tmT3195), to: TBFReleased,
 			act: func(x tbfX) { x.e.freeTBF(x.t, relT3195); x.t.ms.dlFailed = true }},
