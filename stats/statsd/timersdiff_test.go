@@ -640,3 +640,28 @@ func TestIdleAckDelayMatchesOsmoPCU(t *testing.T) {
 		})
 	}
 }
+
+// TestFinalBlockN3105MatchesOsmoPCU: as TestT3191DiscardMatchesOsmoPCU,
+// but the radio runs on: the PCU polls the final block again and again,
+// N3105 (8) runs out, and both PCUs free the TBF when the T3191 (1 s) of
+// the last polled final block ends, not T3195 (5 s) later (osmo-pcu
+// tbf.cpp: T3191 frees the TBF in any state; gopcu before: after T3195).
+func TestFinalBlockN3105MatchesOsmoPCU(t *testing.T) {
+	t.Parallel()
+	ref, got := bothSides(t, onePDCH(5, 1, 5, 10, 8), []string{"timer X2031 0"}, func(p *pcu.Params) { p.X2031 = 0 },
+		func(s *radioSide) time.Duration {
+			ms := s.cell.AddMS(0xc1100004, "901700000001104", 12)
+			ms.BeforeFinalData = func() { ms.Mute = true }
+			if err := s.sg.SendDLUnitdata(1800, ms.TLLI, ms.IMSI, llcFrame(1400, 1)); err != nil {
+				s.t.Fatal(err)
+			}
+			s.paced(600, func() bool { return ms.Mute })
+			fn0, n := s.bts.FN(), 0
+			s.paced(400, func() bool { n++; return n%4 == 0 && s.tbfs() == 0 })
+			return time.Duration(pcuif.FNDelta(s.bts.FN(), fn0)) * framePeriod
+		})
+	t.Logf("TBF freed after the MS fell silent: osmo-pcu %v, gopcu %v", ref, got)
+	if ref > 2500*time.Millisecond || got < ref-200*time.Millisecond || got > ref+200*time.Millisecond {
+		t.Errorf("TBF freed %v (osmo-pcu) and %v (gopcu) after the MS fell silent, want the same, well before T3195 (5 s)", ref, got)
+	}
+}
