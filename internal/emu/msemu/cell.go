@@ -41,11 +41,13 @@ type Cell struct {
 	// as_BTS_CT_TDMASched): osmo-pcu expires its uplink reservations
 	// (USF, polls) only at a DATA.ind of their block (pdch_ul_controller.c
 	// pdch_ulc_expire_fn, called from pcu_l1_if.cpp pcu_rx_data_ind_pdtch).
-	// A block's DATA.inds go before the next block's TIME_IND and
-	// RTS_REQs, in the TTCN-3 BTS's order.
+	// A block's empty DATA.inds go before the next block's TIME_IND and
+	// RTS_REQs, in the TTCN-3 BTS's order (an MS's uplink blocks go, as
+	// always here, before their own block's RTS_REQs).
 	EmptyULInds bool
-	prevFN      uint32 // the block stepped last (EmptyULInds)
-	stepped     bool
+	prevFN      uint32              // the block stepped last (EmptyULInds)
+	stepped     bool                // prevFN is set
+	realUL      map[[2]uint8]uint32 // FN of the last uplink block an MS sent, per TRX/TS (EmptyULInds)
 }
 
 // NewCell makes a cell over a running BTS emulator (seed makes loss and
@@ -95,26 +97,25 @@ func (c *Cell) queueULOffs(fn uint32, trx, ts uint8, payload []byte, offs int16)
 // processes them (and the CCCH messages of the block).
 func (c *Cell) Step(ctx context.Context) error {
 	fn := c.air.FN()
-	var sent map[[2]uint8]bool // PDCHs with an uplink block in the previous block (EmptyULInds)
+	if c.EmptyULInds && c.stepped {
+		if err := c.emptyULInds(); err != nil {
+			return err
+		}
+	}
 	for f, list := range c.ul {
 		if pcuif.FNDelta(fn, f) >= 0 {
 			for i := range list {
 				if err := c.air.Send(&list[i]); err != nil {
 					return err
 				}
-				if c.EmptyULInds && c.stepped && f == c.prevFN {
-					if sent == nil {
-						sent = map[[2]uint8]bool{}
+				if c.EmptyULInds {
+					if c.realUL == nil {
+						c.realUL = map[[2]uint8]uint32{}
 					}
-					sent[[2]uint8{list[i].TRX, list[i].TS}] = true
+					c.realUL[[2]uint8{list[i].TRX, list[i].TS}] = f
 				}
 			}
 			delete(c.ul, f)
-		}
-	}
-	if c.EmptyULInds && c.stepped {
-		if err := c.emptyULInds(sent); err != nil {
-			return err
 		}
 	}
 	for _, m := range c.MSs {
@@ -154,12 +155,12 @@ func (c *Cell) Step(ctx context.Context) error {
 }
 
 // emptyULInds sends an empty DATA.ind for the previous block on every
-// active PDCH not in sent.
-func (c *Cell) emptyULInds(sent map[[2]uint8]bool) error {
+// active PDCH where no MS sent one.
+func (c *Cell) emptyULInds() error {
 	info := c.air.Info()
 	for trx := range info.TRX {
 		for ts := uint8(0); ts < 8; ts++ {
-			if info.TRX[trx].PDCHMask&(1<<ts) == 0 || sent[[2]uint8{uint8(trx), ts}] {
+			if f, ok := c.realUL[[2]uint8{uint8(trx), ts}]; info.TRX[trx].PDCHMask&(1<<ts) == 0 || ok && f == c.prevFN {
 				continue
 			}
 			d := pcuif.Data{Kind: pcuif.TypeDataInd, SAPI: pcuif.SAPIPDTCH, FN: c.prevFN, ARFCN: info.TRX[trx].ARFCN,
