@@ -48,7 +48,6 @@ type radioSide struct {
 	report func() map[string]int64 // counter deltas since start, per name
 	gbMu   sync.Mutex
 	gb     []bssgp.PDU // other PDUs the SGSN emulator received (timersdiff_test.go)
-	log    string      // osmo-pcu's log file (empty for gopcu)
 }
 
 // sgsnCounting is sgsnIn with UL-UNITDATA counted in s.ul.
@@ -177,7 +176,7 @@ func osmoPCUSide(t *testing.T, pcuCmds ...string) *radioSide {
 // its default).
 func osmoPCUSideInfo(t *testing.T, info *pcuif.InfoInd, pcuCmds ...string) *radioSide {
 	o := newOsmoPCU(t, info, pcuCmds...)
-	s := &radioSide{t: t, name: "osmo-pcu", bts: o.bts, log: filepath.Join(o.dir, "osmo-pcu.log")}
+	s := &radioSide{t: t, name: "osmo-pcu", bts: o.bts}
 	n := o.ns
 	s.sgsnIn(n)
 	o.start(true)
