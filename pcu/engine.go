@@ -116,14 +116,16 @@ type Engine struct {
 	// the driver's sinks (io.go): its wake-up, the NS socket opener, the
 	// CTRL client factory; the BTS connection's writer (BTSConnected,
 	// nil: none), the connection counter and the buffer send encodes into
-	wake     atomic.Pointer[func()]
-	ns       NSOpener
-	newCtrl  func(addr string, port int) CtrlClient
-	btsw     BTSWriter
-	connGen  uint64
-	txBuf    [pcuif.BufSize]byte
-	nextTick time.Duration // the next 1 s tick (Tick)
-	wakeAt   time.Duration // NextDeadline
+	wake    atomic.Pointer[func()]
+	ns      NSOpener
+	newCtrl func(addr string, port int) CtrlClient
+	// sourceAddr is the driver's local-address lookup for IP-SNS (IO.SourceAddr)
+	sourceAddr func(remote netip.AddrPort) (netip.Addr, error)
+	btsw       BTSWriter
+	connGen    uint64
+	txBuf      [pcuif.BufSize]byte
+	nextTick   time.Duration // the next 1 s tick (Tick)
+	wakeAt     time.Duration // NextDeadline
 
 	// engine time (clockNow): the later of radio time, which follows the
 	// BTS frame number, and the monotonic clock, both from the first FN

@@ -154,7 +154,7 @@ func (e *Engine) gbConfigure(bts *BTS) {
 		dialect = nse.DialectIPSNS
 	}
 	cfg := bss.Config{
-		NS:                  nse.Config{NSEI: ii.NSEI, Dialect: dialect, Endpoints: eps, Timers: e.params.NSTimers},
+		NS:                  nse.Config{NSEI: ii.NSEI, Dialect: dialect, Endpoints: eps, Timers: e.params.NSTimers, SourceAddr: e.sourceAddr},
 		BVCI:                ii.BVCI,
 		CellID:              bssgp.CellID{RAI: bssgp.RAI{MCC: mcc, MNC: mnc, MNC3Digits: ii.MNC3Digits, LAC: ii.LAC, RAC: uint8(ii.RAC)}, CI: ii.CellID},
 		FlowControlInterval: e.params.FlowControlInterval,

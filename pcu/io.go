@@ -33,6 +33,10 @@ type IO struct {
 	// Ctrl makes the client of the BSC's CTRL interface at addr:port
 	// (`neighbor resolution`), called when a resolution needs one.
 	Ctrl func(addr string, port int) CtrlClient
+	// SourceAddr is the local address the transport uses towards remote
+	// (nsudp.SourceAddrTowards: the kernel's choice); the IP-SNS
+	// endpoint list announces it for a wildcard bind (nse.Config).
+	SourceAddr func(remote netip.AddrPort) (netip.Addr, error)
 }
 
 // NSOpener opens the UDP socket of one NS bind. The driver reads it and
@@ -71,6 +75,7 @@ func (e *Engine) Attach(io IO) {
 	}
 	e.ns = io.NS
 	e.newCtrl = io.Ctrl
+	e.sourceAddr = io.SourceAddr
 }
 
 // poke wakes the driver after something was posted on e.calls (no-op

@@ -10,6 +10,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
+	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/internal/testutil"
 )
 
@@ -86,7 +87,7 @@ func snsSentPDUs(t *testing.T) [][]byte {
 	tx := &capTx{}
 	eps := nse.EndpointsFromInfoInd([]nse.InfoIndNSVC{{NSVCI: 101, LocalPort: 23001, RemotePort: 23000,
 		AddrType: nse.InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}}})
-	n, err := nse.NewNSE(nse.Config{NSEI: 101, Dialect: nse.DialectIPSNS, Endpoints: eps}, tx, nil, nil)
+	n, err := nse.NewNSE(nse.Config{NSEI: 101, Dialect: nse.DialectIPSNS, Endpoints: eps, SourceAddr: nsudp.SourceAddrTowards}, tx, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -259,7 +259,7 @@ func newLoop(e *pcu.Engine, o Options) (*loop, error) {
 func (l *loop) run(ctx context.Context) error {
 	e, p := l.e, l.p
 	defer p.close()
-	e.Attach(pcu.IO{Wake: p.wake, NS: l, Ctrl: l.newCtrl})
+	e.Attach(pcu.IO{Wake: p.wake, NS: l, Ctrl: l.newCtrl, SourceAddr: nsudp.SourceAddrTowards})
 	defer e.Attach(pcu.IO{})
 	p.wake() // for what was posted before the loop ran
 	stop := context.AfterFunc(ctx, p.wake)

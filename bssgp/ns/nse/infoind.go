@@ -1,6 +1,5 @@
 package nse
 
-import "github.com/gopcu/gopcu/bssgp/ns/nsudp"
 import "net/netip"
 
 // INFO_IND address types (pcuif_proto.h PCU_IF_ADDR_TYPE_*).
@@ -72,14 +71,16 @@ func BindAddrs(eps []Endpoint) []netip.AddrPort {
 }
 
 // ResolveLocal replaces unspecified local addresses by the source address
-// the kernel uses towards the endpoint's remote. The NSE needs no such
+// resolve gives towards the endpoint's remote (the transport's answer, e.g.
+// nsudp.SourceAddrTowards: the kernel's choice). The NSE needs no such
 // help: for the IP-SNS endpoint list (TS 48.016 §10.3.2c) it resolves the
-// wildcard address itself, towards the SGSN endpoint it signals to.
-func ResolveLocal(eps []Endpoint) ([]Endpoint, error) {
+// wildcard address itself through Config.SourceAddr, towards the SGSN
+// endpoint it signals to.
+func ResolveLocal(eps []Endpoint, resolve func(remote netip.AddrPort) (netip.Addr, error)) ([]Endpoint, error) {
 	out := append([]Endpoint(nil), eps...)
 	for i, ep := range out {
 		if ep.Local.Addr().IsUnspecified() {
-			a, err := nsudp.SourceAddrTowards(ep.Remote)
+			a, err := resolve(ep.Remote)
 			if err != nil {
 				return nil, err
 			}

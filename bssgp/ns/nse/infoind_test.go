@@ -27,7 +27,8 @@ func TestEndpointsFromInfoInd(t *testing.T) {
 	if len(b) != 2 || b[0].String() != "0.0.0.0:23001" || b[1].String() != "[::]:23001" {
 		t.Fatal(b)
 	}
-	r, err := ResolveLocal(eps[:1])
+	kernel := func(remote netip.AddrPort) (netip.Addr, error) { return netip.MustParseAddr("127.0.0.1"), nil }
+	r, err := ResolveLocal(eps[:1], kernel)
 	if err != nil || r[0].Local != netip.MustParseAddrPort("127.0.0.1:23001") {
 		t.Fatal(r, err)
 	}

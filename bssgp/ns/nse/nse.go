@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/gopcu/gopcu/bssgp/ns"
-	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"log/slog"
 	"net/netip"
 	"slices"
@@ -85,8 +84,10 @@ type Config struct {
 	// reused); nil: the NSE numbers its own from 0.
 	VCIndex *uint32
 	// SourceAddr resolves a wildcard local address for the IP-SNS
-	// endpoint list: the local address used towards remote. nil:
-	// SourceAddrTowards (the kernel's choice).
+	// endpoint list: the local address used towards remote (the
+	// transport's answer, e.g. nsudp.SourceAddrTowards, the kernel's
+	// choice; the NSE does no I/O). nil: a wildcard local address cannot
+	// be announced (SNS-SIZE/SNS-CONFIG fail with an error).
 	SourceAddr func(remote netip.AddrPort) (netip.Addr, error)
 }
 
@@ -173,6 +174,13 @@ func NewNSE(cfg Config, tx Transport, h Handler, log *slog.Logger) (*NSE, error)
 	if len(cfg.Endpoints) == 0 || len(cfg.Endpoints) > 2 {
 		return nil, fmt.Errorf("ns: need 1 or 2 endpoints, have %d", len(cfg.Endpoints))
 	}
+	if cfg.Dialect == DialectIPSNS && cfg.SourceAddr == nil {
+		for _, ep := range cfg.Endpoints {
+			if ep.Local.Addr().IsUnspecified() {
+				return nil, errNoSourceAddr
+			}
+		}
+	}
 	if cfg.Timers == (Timers{}) {
 		cfg.Timers = DefaultTimers()
 	}
@@ -198,12 +206,16 @@ func NewNSE(cfg Config, tx Transport, h Handler, log *slog.Logger) (*NSE, error)
 	return n, nil
 }
 
-// sourceAddr is Config.SourceAddr or the kernel's choice.
+// errNoSourceAddr: a wildcard local address to resolve and no resolver.
+var errNoSourceAddr = errors.New("nse: wildcard local address and no Config.SourceAddr to resolve it")
+
+// sourceAddr is Config.SourceAddr's answer (the transport's: the NSE does
+// no I/O itself).
 func (n *NSE) sourceAddr(remote netip.AddrPort) (netip.Addr, error) {
 	if n.cfg.SourceAddr != nil {
 		return n.cfg.SourceAddr(remote)
 	}
-	return nsudp.SourceAddrTowards(remote)
+	return netip.Addr{}, errNoSourceAddr
 }
 
 // Close unregisters the NSE's counter groups (libosmogb frees them with

@@ -207,13 +207,20 @@ func TestSNSWildcardLocalAddress(t *testing.T) {
 		t.Fatalf("SNS-CONFIG %+v", out)
 	}
 
-	// The kernel's choice (no SourceAddr): towards 127.0.0.1 it is
-	// 127.0.0.1. Two NS-VCs on one local port are one bind, one element.
+	// Without SourceAddr the NSE (no I/O of its own) cannot announce a
+	// wildcard address: refused at once, not an empty SNS-SIZE.
 	eps = EndpointsFromInfoInd([]InfoIndNSVC{
 		{NSVCI: 1, LocalPort: 22000, RemotePort: 23000, AddrType: InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}},
 		{NSVCI: 2, LocalPort: 22000, RemotePort: 23001, AddrType: InfoAddrIPv4, RemoteIP: [16]byte{127, 0, 0, 1}},
 	})
-	n, err = NewNSE(Config{NSEI: 1234, Dialect: DialectIPSNS, Endpoints: eps}, tx, h, nil)
+	if _, err := NewNSE(Config{NSEI: 1234, Dialect: DialectIPSNS, Endpoints: eps}, tx, h, nil); err == nil {
+		t.Fatal("an IP-SNS NSE with a wildcard local address and no SourceAddr")
+	}
+	// The transport's choice (as nsudp.SourceAddrTowards gives: towards
+	// 127.0.0.1 it is 127.0.0.1). Two NS-VCs on one local port are one
+	// bind, one element.
+	loop := func(netip.AddrPort) (netip.Addr, error) { return netip.MustParseAddr("127.0.0.1"), nil }
+	n, err = NewNSE(Config{NSEI: 1234, Dialect: DialectIPSNS, Endpoints: eps, SourceAddr: loop}, tx, h, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
