@@ -171,8 +171,3 @@ func (k *fsmSink) rejected(log *slog.Logger, inst fmt.Stringer, machine, state, 
 		logx.Notice(log, line(s))
 	}
 }
-
-// fsmName names a machine instance in the log lines.
-type fsmName string
-
-func (n fsmName) String() string { return string(n) }

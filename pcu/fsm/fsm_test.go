@@ -15,8 +15,7 @@ type sw struct {
 func TestFire(t *testing.T) {
 	const off, on, dead uint8 = 0, 1, 2
 	const evOn, evOff, evKill uint8 = 0, 1, 2
-	var m *Table[uint8, uint8, *sw]
-	m = &Table[uint8, uint8, *sw]{
+	m := &Table[uint8, uint8, *sw]{
 		Rows: []Row[uint8, uint8, *sw]{
 			{From: In(off), Ev: evOn, Guard: func(s *sw) bool { return s.allow }, To: on, Timer: 7,
 				Act: func(s *sw) { s.log = append(s.log, "act in "+string('0'+rune(s.state))) }},
