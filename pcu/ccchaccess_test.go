@@ -39,13 +39,7 @@ func TestCCCHAccessEndsLeftDLTBF(t *testing.T) {
 			rw.Receive(int(b.Header.BSN))
 			rw.RaiseVQ()
 			if b.Header.SP {
-				a := rlcmac.PacketDownlinkAckNack{DownlinkTFI: old.tfi, AckNack: rw.GPRSAckNack(false)}
-				ack := make([]byte, rlcmac.MaxBlockLen)
-				n, err := rlcmac.EncodeUL(ack, &rlcmac.ULCtrlHeader{}, &a)
-				if err != nil {
-					t.Fatal(err)
-				}
-				s.queueUL(7, rrbpFN(s.fn, b.Header.RRBP), ack[:n])
+				s.answerPoll(old.tfi, b.Header.RRBP, &rw, false)
 			}
 		}
 		s.end()

@@ -65,13 +65,7 @@ func TestKeptOpenDLNotStarved(t *testing.T) {
 					idlePollsAfterDrain++
 				}
 				final := b.Header.FBI && rw.Complete()
-				a := rlcmac.PacketDownlinkAckNack{DownlinkTFI: d.tfi, AckNack: rw.GPRSAckNack(final)}
-				ack := make([]byte, rlcmac.MaxBlockLen)
-				n, err := rlcmac.EncodeUL(ack, &rlcmac.ULCtrlHeader{}, &a)
-				if err != nil {
-					t.Fatal(err)
-				}
-				s.queueUL(7, rrbpFN(s.fn, b.Header.RRBP), ack[:n])
+				s.answerPoll(d.tfi, b.Header.RRBP, rw, final)
 			}
 		}
 		s.end()

@@ -133,6 +133,20 @@ func ulData(t *testing.T, tfi uint8, bsn *uint8, tlli uint32) []byte {
 	return blk[:n]
 }
 
+// answerPoll queues the MS's Packet Downlink Ack/Nack of DL TBF tfi, with
+// rw's state (final: the final Ack/Nack), for the block RRBP rrbp after
+// the current one on TS 7.
+func (s *suiteBTS) answerPoll(tfi, rrbp uint8, rw *rlcmac.ReceiveWindow, final bool) {
+	s.t.Helper()
+	a := rlcmac.PacketDownlinkAckNack{DownlinkTFI: tfi, AckNack: rw.GPRSAckNack(final)}
+	ack := make([]byte, rlcmac.MaxBlockLen)
+	n, err := rlcmac.EncodeUL(ack, &rlcmac.ULCtrlHeader{}, &a)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.queueUL(7, rrbpFN(s.fn, rrbp), ack[:n])
+}
+
 // ctrlAck is a Packet Control Ack of tlli.
 func ctrlAck(t *testing.T, tlli uint32) []byte {
 	t.Helper()
@@ -715,13 +729,7 @@ func TestT3191DiscardsUnacked(t *testing.T) {
 			rw.Receive(int(b.Header.BSN))
 			rw.RaiseVQ()
 			if b.Header.SP {
-				a := rlcmac.PacketDownlinkAckNack{DownlinkTFI: dl.tfi, AckNack: rw.GPRSAckNack(false)}
-				ack := make([]byte, rlcmac.MaxBlockLen)
-				n, err := rlcmac.EncodeUL(ack, &rlcmac.ULCtrlHeader{}, &a)
-				if err != nil {
-					t.Fatal(err)
-				}
-				s.queueUL(7, rrbpFN(s.fn, b.Header.RRBP), ack[:n])
+				s.answerPoll(dl.tfi, b.Header.RRBP, &rw, false)
 			}
 		}
 		s.end()
@@ -778,13 +786,7 @@ func TestN3105DiscardsAndStaysSilent(t *testing.T) {
 				var rw rlcmac.ReceiveWindow
 				rw.Reset(false, rlcmac.GPRSWS)
 				rw.Receive(int(b.Header.BSN))
-				a := rlcmac.PacketDownlinkAckNack{DownlinkTFI: dl.tfi, AckNack: rw.GPRSAckNack(false)}
-				ack := make([]byte, rlcmac.MaxBlockLen)
-				n, err := rlcmac.EncodeUL(ack, &rlcmac.ULCtrlHeader{}, &a)
-				if err != nil {
-					t.Fatal(err)
-				}
-				s.queueUL(7, rrbpFN(s.fn, b.Header.RRBP), ack[:n])
+				s.answerPoll(dl.tfi, b.Header.RRBP, &rw, false)
 			}
 			polls++
 		}
@@ -844,13 +846,7 @@ func TestIdleAckDelay(t *testing.T) {
 				rw.RaiseVQ()
 				if b.Header.SP {
 					polls = append(polls, i)
-					a := rlcmac.PacketDownlinkAckNack{DownlinkTFI: dl.tfi, AckNack: rw.GPRSAckNack(false)}
-					ack := make([]byte, rlcmac.MaxBlockLen)
-					n, err := rlcmac.EncodeUL(ack, &rlcmac.ULCtrlHeader{}, &a)
-					if err != nil {
-						t.Fatal(err)
-					}
-					s.queueUL(7, rrbpFN(s.fn, b.Header.RRBP), ack[:n])
+					s.answerPoll(dl.tfi, b.Header.RRBP, &rw, false)
 				}
 				s.end()
 				// the poll after the first one is answered: the SGSN sends

@@ -72,7 +72,8 @@ func (c *ctrlClient) Get(id uint32, variable string) error {
 
 func (c *ctrlClient) Close() { c.closeOnce.Do(func() { close(c.quit) }) }
 
-// post runs f in the engine goroutine.
+// post runs f in the engine goroutine. Do fails only once the engine has
+// stopped; then the reply has nobody to go to and is dropped with it.
 func (c *ctrlClient) post(f func()) { _ = c.e.Do(f) }
 
 func (c *ctrlClient) fail(id uint32) {
