@@ -14,7 +14,6 @@ import (
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/internal/testutil/btstest"
-	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
 // The peers and the daemon gopcu's tests run: a BTS emulator on a PCU
@@ -25,10 +24,7 @@ import (
 // at the test's cleanup.
 func startBTSAt(t *testing.T, sock string, sgsn netip.AddrPort) *btsemu.BTS {
 	t.Helper()
-	info := btsemu.DefaultInfo(pcuif.V12)
-	info.SetRemote(0, 101, uint16(freePort(t)), sgsn)
-	bts := btstest.Listen(t, btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
-	return bts
+	return btstest.ListenV12(t, sock, uint16(freePort(t)), sgsn)
 }
 
 // startBTS starts the BTS emulator on dir/pcu_bts with NS towards an

@@ -17,7 +17,6 @@ import (
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/btstest"
-	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
 // The peers and the daemon the daemon's tests run: a BTS emulator on a
@@ -29,9 +28,7 @@ import (
 // at the test's cleanup.
 func startBTSAt(t *testing.T, sock string, sgsn netip.AddrPort) *btsemu.BTS {
 	t.Helper()
-	info := btsemu.DefaultInfo(pcuif.V12)
-	info.SetRemote(0, 101, uint16(freePort(t)), sgsn)
-	return btstest.Listen(t, btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
+	return btstest.ListenV12(t, sock, uint16(freePort(t)), sgsn)
 }
 
 // startSGSN starts the SGSN emulator on a loopback port; it is closed at

@@ -4,9 +4,11 @@
 package btstest
 
 import (
+	"net/netip"
 	"testing"
 
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
 // Listen starts the BTS emulator with cfg (btsemu.Listen), failing the
@@ -19,4 +21,14 @@ func Listen(t testing.TB, cfg btsemu.Config) *btsemu.BTS {
 	}
 	t.Cleanup(bts.Close)
 	return bts
+}
+
+// ListenV12 starts the BTS emulator (PCU interface v12, PDCHs on TS 4-7)
+// on the socket sock with its NSE 101's NS-VC from UDP port localPort
+// towards sgsn; it is closed at the test's cleanup.
+func ListenV12(t testing.TB, sock string, localPort uint16, sgsn netip.AddrPort) *btsemu.BTS {
+	t.Helper()
+	info := btsemu.DefaultInfo(pcuif.V12)
+	info.SetRemote(0, 101, localPort, sgsn)
+	return Listen(t, btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
 }
