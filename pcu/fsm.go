@@ -10,10 +10,10 @@ import (
 )
 
 // The engine's state machines are transition tables of one kind,
-// fsmTable: the TBF lifecycle (tbf_fsm.go, lifecycle) and the TBF control
-// procedures (ctlTable). NACC (pcu/nacc) uses the same table as package
-// pcu/fsm, with exported fields; the TBF tables move there once the files
-// that write their rows are quiet (issue #27), and this copy goes.
+// fsm.Table (package pcu/fsm): the TBF lifecycle (tbf_fsm.go, lifecycle),
+// the TBF control procedures (ctlTable) and NACC (pcu/nacc). This file
+// keeps the engine's side: why the order is what it is, and fsmSink, which
+// counts and logs the events no row took.
 //
 // A row holds a set of states, an event, a guard, the state to enter, the
 // timer the new state runs, and an action. An event goes to the first row
@@ -46,87 +46,6 @@ import (
 // nothing, as osmo_fsm's in_event_mask permits events that its action
 // ignores. A terminal state (final) takes no event and drops them
 // quietly, as osmo_fsm drops events to an instance that terminates.
-
-// fsmStates is a set of states of one machine (bit n: state n).
-type fsmStates uint16
-
-// fsmIn is the set of states s.
-func fsmIn[S ~uint8](s ...S) fsmStates {
-	var m fsmStates
-	for _, x := range s {
-		m |= 1 << x
-	}
-	return m
-}
-
-// fsmStay as the state a row enters: the state does not change, nor do
-// its timers.
-const fsmStay = 0xff
-
-// fsmTimer names a timer of a machine for its enter hook; 0 is none.
-type fsmTimer uint8
-
-// fsmRow is one transition of a table.
-type fsmRow[S ~uint8, E ~uint8, X any] struct {
-	from  fsmStates
-	ev    E
-	guard func(X) bool // nil: always
-	to    S            // fsmStay: no state change
-	timer fsmTimer     // the timer to start on entering to (0: none)
-	act   func(X)      // nil: none
-}
-
-// fsmTable is a state machine: its rows, in order, and hooks. X is what an
-// event is delivered with: the instance and the event's data.
-type fsmTable[S ~uint8, E ~uint8, X any] struct {
-	rows []fsmRow[S, E, X]
-	// state is the instance's state variable.
-	state func(X) *S
-	// final are the terminal states (no event is taken in them).
-	final fsmStates
-	// enter runs on every state change, re-entering the same state
-	// included, after the state is set and before the row's action: it
-	// stops the old state's timers and starts timer. nil: no timers.
-	enter func(x X, to S, timer fsmTimer)
-	// trace logs a transition (before its action); nil: none.
-	trace func(x X, ev E, from S)
-	// reject counts and logs an event no row accepted; nil: none.
-	reject func(x X, ev E, in S)
-}
-
-// fire delivers ev to the instance x: the first row that accepts it
-// changes the state, then runs its action. It reports whether a row
-// accepted the event.
-func (m *fsmTable[S, E, X]) fire(x X, ev E) bool {
-	p := m.state(x)
-	from := *p
-	if m.final&(1<<from) != 0 {
-		return false
-	}
-	for i := range m.rows {
-		r := &m.rows[i]
-		if r.ev != ev || r.from&(1<<from) == 0 || r.guard != nil && !r.guard(x) {
-			continue
-		}
-		if r.to != fsmStay {
-			*p = r.to
-			if m.enter != nil {
-				m.enter(x, r.to, r.timer)
-			}
-		}
-		if m.trace != nil {
-			m.trace(x, ev, from)
-		}
-		if r.act != nil {
-			r.act(x)
-		}
-		return true
-	}
-	if m.reject != nil {
-		m.reject(x, ev, from)
-	}
-	return false
-}
 
 // fsmSink counts the events the engine's state machines rejected
 // (fsm:rejected_event in the pcu:l1if group) and logs them at NOTICE, at

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"slices"
 	"time"
+
+	"github.com/gopcu/gopcu/pcu/fsm"
 )
 
 // The TBF lifecycle as explicit state machines.
@@ -19,7 +21,7 @@ import (
 // tbf_ul_ass_fsm.c, tbf_dl_ass_fsm.c, tbf_ul_ack_fsm.c).
 //
 // What moves a TBF is an event (tbfEvent), the expiry of a timer
-// included. lifecycle below is the whole transition table, one fsmTable
+// included. lifecycle below is the whole transition table, one fsm.Table
 // (fsm.go) per direction: for a set of states and an event, the state to
 // enter, the timer to start there (the state's other timers stop), and
 // what to do. Events a state does not accept are rejected, counted and
@@ -69,7 +71,7 @@ func (ev tbfEvent) String() string { return tbfEventNames[ev] }
 func timeoutEv(k timerKind) tbfEvent { return evTimeout + tbfEvent(k) - 1 }
 
 // timerKind names a TBF timer (0: none).
-type timerKind = fsmTimer
+type timerKind = fsm.Timer
 
 // TBF timers (tbfTimers has their durations; timeoutEv(k) is the event of
 // their expiry).
@@ -232,10 +234,10 @@ var relReasons = [relCount]struct {
 func (r relReason) String() string { return relReasons[r].name }
 
 // in is the set of TBF states s.
-func in(s ...TBFState) fsmStates { return fsmIn(s...) }
+func in(s ...TBFState) fsm.States { return fsm.In(s...) }
 
 // stay as the target keeps the state (and its timers).
-const stay TBFState = fsmStay
+const stay TBFState = fsm.Stay
 
 // live is every state but RELEASED.
 var live = in(TBFNew, TBFAssign, TBFFlow, TBFFinished, TBFWaitRelease, TBFReleasing)
@@ -248,24 +250,24 @@ type tbfX struct {
 }
 
 // tbfRow is a row of the lifecycle table.
-type tbfRow = fsmRow[TBFState, tbfEvent, tbfX]
+type tbfRow = fsm.Row[TBFState, tbfEvent, tbfX]
 
 // lifecycle is the TBF lifecycle (TS 44.060 §7, §8.1, §9.3, §13; osmo-pcu
 // tbf_ul_fsm.c and tbf_dl_fsm.c), one table per direction (DirUL, DirDL).
 // The first matching row wins. (Set in init: its actions lead back to
 // fire, which reads it.)
-var lifecycle [2]fsmTable[TBFState, tbfEvent, tbfX]
+var lifecycle [2]fsm.Table[TBFState, tbfEvent, tbfX]
 
 func init() {
 	ul, dl := lifecycleRows()
 	for d, rows := range [2][]tbfRow{DirUL: ul, DirDL: dl} {
-		lifecycle[d] = fsmTable[TBFState, tbfEvent, tbfX]{
-			rows:   rows,
-			state:  func(x tbfX) *TBFState { return &x.t.state },
-			final:  in(TBFReleased),
-			enter:  tbfEnter,
-			trace:  tbfTrace,
-			reject: tbfReject,
+		lifecycle[d] = fsm.Table[TBFState, tbfEvent, tbfX]{
+			Rows:   rows,
+			State:  func(x tbfX) *TBFState { return &x.t.state },
+			Final:  in(TBFReleased),
+			Enter:  tbfEnter,
+			Trace:  tbfTrace,
+			Reject: tbfReject,
 		}
 	}
 }
@@ -274,24 +276,24 @@ func init() {
 func lifecycleRows() (ul, dl []tbfRow) {
 	// every state ends at once on evRelease (an old TBF of an MS that
 	// accessed again, a suspended MS, the BTS gone, ...)
-	release := tbfRow{from: live, ev: evRelease, to: TBFReleased, act: func(x tbfX) { x.e.freeTBF(x.t, x.why) }}
+	release := tbfRow{From: live, Ev: evRelease, To: TBFReleased, Act: func(x tbfX) { x.e.freeTBF(x.t, x.why) }}
 	ul = []tbfRow{
 		release,
 		// --- assignment --------------------------------------------------------------------
 		// one-phase access (IMM ASS on AGCH): the MS comes after X2002;
 		// contention resolution must end within T3141 (§7.1.2.3).
-		{from: in(TBFNew), ev: evAssignCCCH, to: TBFAssign, timer: tmX2002,
-			act: func(x tbfX) { x.t.ccch = true; x.e.startTimer(x.t, tmT3141) }},
-		{from: in(TBFAssign), ev: timeoutEv(tmX2002), to: TBFFlow},
+		{From: in(TBFNew), Ev: evAssignCCCH, To: TBFAssign, Timer: tmX2002,
+			Act: func(x tbfX) { x.t.ccch = true; x.e.startTimer(x.t, tmT3141) }},
+		{From: in(TBFAssign), Ev: timeoutEv(tmX2002), To: TBFFlow},
 		// on PACCH: a Packet Uplink Assignment, repeated until acked, for
 		// at most 4 × T3168
-		{from: in(TBFNew, TBFAssign), ev: evAssignPACCH, to: TBFAssign, timer: tmT3168,
-			act: func(x tbfX) { x.t.ccch = false; x.t.ctl(&x.t.ulAss, ctlSched) }},
-		{from: in(TBFAssign), ev: timeoutEv(tmT3168), to: TBFReleased,
-			act: func(x tbfX) { x.t.ctl(&x.t.ulAss, ctlAbort); x.e.freeTBF(x.t, relT3168) }},
+		{From: in(TBFNew, TBFAssign), Ev: evAssignPACCH, To: TBFAssign, Timer: tmT3168,
+			Act: func(x tbfX) { x.t.ccch = false; x.t.ctl(&x.t.ulAss, ctlSched) }},
+		{From: in(TBFAssign), Ev: timeoutEv(tmT3168), To: TBFReleased,
+			Act: func(x tbfX) { x.t.ctl(&x.t.ulAss, ctlAbort); x.e.freeTBF(x.t, relT3168) }},
 		// the assignment acknowledged, or the MS shows up on the PDCH
-		{from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow},
-		{from: in(TBFAssign), ev: evData, to: TBFFlow, act: func(x tbfX) {
+		{From: in(TBFAssign), Ev: evAssignAcked, To: TBFFlow},
+		{From: in(TBFAssign), Ev: evData, To: TBFFlow, Act: func(x tbfX) {
 			x.t.n[nN3101] = 0
 			if x.t.ulAss == ctlSend {
 				x.e.ulAssignConfirmed(x.t) // a repetition not sent yet is not needed
@@ -299,12 +301,12 @@ func lifecycleRows() (ul, dl []tbfRow) {
 		}},
 		// --- data transfer -----------------------------------------------------------------
 		// every data block restarts N3101 (§13.3: the MS uses its USFs)
-		{from: in(TBFFlow, TBFFinished), ev: evData, to: stay, act: func(x tbfX) { x.t.n[nN3101] = 0 }},
+		{From: in(TBFFlow, TBFFinished), Ev: evData, To: stay, Act: func(x tbfX) { x.t.n[nN3101] = 0 }},
 		// contention resolution done (TS 44.018 §3.5.2.1.4, TS 44.060
 		// §7.1.2.3): T3141 stops, and a DL TBF may now be assigned on the
 		// PACCH (osmo-pcu tbf_ul.cpp contention_resolution_success()). (A
 		// TBF whose N3101 ran out may still send its Ack/Nack.)
-		{from: in(TBFFlow, TBFFinished, TBFReleasing), ev: evContention, to: stay, act: func(x tbfX) {
+		{From: in(TBFFlow, TBFFinished, TBFReleasing), Ev: evContention, To: stay, Act: func(x tbfX) {
 			t := x.t
 			t.ul.contention = true
 			t.bts.Ctr.Inc(CtrImmAssULContentionResolutionSuccess)
@@ -317,82 +319,82 @@ func lifecycleRows() (ul, dl []tbfRow) {
 		// the final Ack/Nack went with a poll: N3103 counts the polls
 		// unanswered (§13.3); (one sent again after N3101 ran out counts
 		// afresh, the TBF stays RELEASING)
-		{from: in(TBFFlow, TBFAssign), ev: evLastSent, to: TBFFinished, act: func(x tbfX) { x.t.n[nN3103] = 0 }},
-		{from: in(TBFReleasing), ev: evLastSent, to: stay, act: func(x tbfX) { x.t.n[nN3103] = 0 }},
-		{from: in(TBFFinished), ev: evFinalAck, to: TBFReleased, act: func(x tbfX) { x.e.freeTBF(x.t, relFinalAck) }},
+		{From: in(TBFFlow, TBFAssign), Ev: evLastSent, To: TBFFinished, Act: func(x tbfX) { x.t.n[nN3103] = 0 }},
+		{From: in(TBFReleasing), Ev: evLastSent, To: stay, Act: func(x tbfX) { x.t.n[nN3103] = 0 }},
+		{From: in(TBFFinished), Ev: evFinalAck, To: TBFReleased, Act: func(x tbfX) { x.e.freeTBF(x.t, relFinalAck) }},
 		// --- failures --------------------------------------------------------------------------
-		{from: in(TBFAssign, TBFFlow, TBFFinished), ev: evMaxN3101, to: TBFReleasing, timer: tmT3169},
-		{from: in(TBFFinished), ev: evMaxN3103, to: TBFReleasing, timer: tmT3169,
-			act: func(x tbfX) { x.t.bts.Ctr.Inc(CtrPktULAckNackFailed) }},
-		{from: in(TBFReleasing), ev: timeoutEv(tmT3169), to: TBFReleased, act: func(x tbfX) { x.e.freeTBF(x.t, relT3169) }},
+		{From: in(TBFAssign, TBFFlow, TBFFinished), Ev: evMaxN3101, To: TBFReleasing, Timer: tmT3169},
+		{From: in(TBFFinished), Ev: evMaxN3103, To: TBFReleasing, Timer: tmT3169,
+			Act: func(x tbfX) { x.t.bts.Ctr.Inc(CtrPktULAckNackFailed) }},
+		{From: in(TBFReleasing), Ev: timeoutEv(tmT3169), To: TBFReleased, Act: func(x tbfX) { x.e.freeTBF(x.t, relT3169) }},
 		// contention resolution not done in T3141 (§7.1.2.3): the TBF goes
-		{from: in(TBFAssign, TBFFlow), ev: timeoutEv(tmT3141), to: TBFReleased, act: func(x tbfX) { x.e.freeTBF(x.t, relT3141) }},
+		{From: in(TBFAssign, TBFFlow), Ev: timeoutEv(tmT3141), To: TBFReleased, Act: func(x tbfX) { x.e.freeTBF(x.t, relT3141) }},
 	}
 	dl = []tbfRow{
 		release,
 		// --- assignment --------------------------------------------------------------------
 		// on PCH (IMM ASS, confirmed by the BTS), settled after X2002
-		{from: in(TBFNew, TBFAssign, TBFFlow), ev: evAssignCCCH, to: TBFAssign, timer: tmCCCHCnf,
-			act: func(x tbfX) { x.t.ccch = true; x.e.sendDLImmAss(x.t) }},
-		{from: in(TBFAssign), ev: timeoutEv(tmCCCHCnf), to: TBFAssign, timer: tmCCCHCnf,
-			act: func(x tbfX) { x.e.sendDLImmAss(x.t) }}, // never confirmed: again
-		{from: in(TBFAssign), ev: evAssignCnf, guard: func(x tbfX) bool { return x.t.ccch }, to: TBFAssign, timer: tmX2002},
+		{From: in(TBFNew, TBFAssign, TBFFlow), Ev: evAssignCCCH, To: TBFAssign, Timer: tmCCCHCnf,
+			Act: func(x tbfX) { x.t.ccch = true; x.e.sendDLImmAss(x.t) }},
+		{From: in(TBFAssign), Ev: timeoutEv(tmCCCHCnf), To: TBFAssign, Timer: tmCCCHCnf,
+			Act: func(x tbfX) { x.e.sendDLImmAss(x.t) }}, // never confirmed: again
+		{From: in(TBFAssign), Ev: evAssignCnf, Guard: func(x tbfX) bool { return x.t.ccch }, To: TBFAssign, Timer: tmX2002},
 		// a DATA_CNF of an IMM ASS sent again, or of an older TBF's (the
 		// TBF assigned on PACCH since; osmo-pcu tbf_dl_fsm.c: ignored)
-		{from: in(TBFAssign, TBFFlow), ev: evAssignCnf, to: stay},
-		{from: in(TBFAssign), ev: timeoutEv(tmX2002), to: stay, act: func(x tbfX) { x.e.dlAssignSettled(x.t) }},
-		{from: in(TBFAssign), ev: evAssignSettled, to: TBFFlow, act: func(x tbfX) { x.t.dl.lastPoll, x.t.dl.flowAt = x.e.now, x.e.now }},
+		{From: in(TBFAssign, TBFFlow), Ev: evAssignCnf, To: stay},
+		{From: in(TBFAssign), Ev: timeoutEv(tmX2002), To: stay, Act: func(x tbfX) { x.e.dlAssignSettled(x.t) }},
+		{From: in(TBFAssign), Ev: evAssignSettled, To: TBFFlow, Act: func(x tbfX) { x.t.dl.lastPoll, x.t.dl.flowAt = x.e.now, x.e.now }},
 		// on PACCH (Packet Downlink Assignment on a carrier's control TS),
 		// guarded by X2001
-		{from: in(TBFNew, TBFAssign), ev: evAssignPACCH, to: TBFAssign, timer: tmX2001,
-			act: func(x tbfX) { x.t.ccch = false; x.t.ctl(&x.t.dlAss, ctlSched) }},
-		{from: in(TBFAssign), ev: timeoutEv(tmX2001), to: TBFReleased,
-			act: func(x tbfX) { x.t.bts.Ctr.Inc(CtrDLAssTimeout); x.e.freeTBF(x.t, relX2001) }},
+		{From: in(TBFNew, TBFAssign), Ev: evAssignPACCH, To: TBFAssign, Timer: tmX2001,
+			Act: func(x tbfX) { x.t.ccch = false; x.t.ctl(&x.t.dlAss, ctlSched) }},
+		{From: in(TBFAssign), Ev: timeoutEv(tmX2001), To: TBFReleased,
+			Act: func(x tbfX) { x.t.bts.Ctr.Inc(CtrDLAssTimeout); x.e.freeTBF(x.t, relX2001) }},
 		// the assignment acknowledged, or the MS shows up on the PDCH
-		{from: in(TBFAssign), ev: evAssignAcked, to: TBFFlow,
-			act: func(x tbfX) { x.t.n[nN3105], x.t.dl.flowAt = 0, x.e.now; x.e.dlAssignAcked(x.t) }},
-		{from: in(TBFAssign), ev: evData, to: TBFFlow, act: func(x tbfX) { x.t.n[nN3105], x.t.dl.flowAt = 0, x.e.now }},
+		{From: in(TBFAssign), Ev: evAssignAcked, To: TBFFlow,
+			Act: func(x tbfX) { x.t.n[nN3105], x.t.dl.flowAt = 0, x.e.now; x.e.dlAssignAcked(x.t) }},
+		{From: in(TBFAssign), Ev: evData, To: TBFFlow, Act: func(x tbfX) { x.t.n[nN3105], x.t.dl.flowAt = 0, x.e.now }},
 		// --- data transfer -----------------------------------------------------------------
 		// every Ack/Nack restarts N3105 (§13.3)
-		{from: in(TBFFlow, TBFFinished, TBFWaitRelease, TBFReleasing), ev: evData, to: stay,
-			act: func(x tbfX) { x.t.n[nN3105] = 0 }},
+		{From: in(TBFFlow, TBFFinished, TBFWaitRelease, TBFReleasing), Ev: evData, To: stay,
+			Act: func(x tbfX) { x.t.n[nN3105] = 0 }},
 		// --- data transfer ends ------------------------------------------------------------
 		// T3191 (re)starts with every poll of the final block (§9.3.2.3)
-		{from: in(TBFFlow, TBFFinished), ev: evLastSent, to: TBFFinished, timer: tmT3191,
-			act: func(x tbfX) { x.t.dl.t3191 = x.t.deadline[tmT3191] }},
+		{From: in(TBFFlow, TBFFinished), Ev: evLastSent, To: TBFFinished, Timer: tmT3191,
+			Act: func(x tbfX) { x.t.dl.t3191 = x.t.deadline[tmT3191] }},
 		// (a failed DL TBF's frames are discarded, and the MS gets no new
 		// DL TBF before new data or its access: dropDLFrames, MS.dlFailed)
-		{from: in(TBFFinished), ev: timeoutEv(tmT3191), to: TBFReleased,
-			act: func(x tbfX) {
+		{From: in(TBFFinished), Ev: timeoutEv(tmT3191), To: TBFReleased,
+			Act: func(x tbfX) {
 				x.t.bts.Ctr.Inc(CtrRLCRelTimedout)
 				x.e.dropDLFrames(x.t)
 				x.e.freeTBF(x.t, relT3191)
 				x.t.ms.dlFailed = true
 			}},
 		// §9.3.2.4: the MS waits T3192 on the old PACCH; T3193 covers it
-		{from: in(TBFFinished), ev: evFinalAck, to: TBFWaitRelease, timer: tmT3193,
-			act: func(x tbfX) {
+		{From: in(TBFFinished), Ev: evFinalAck, To: TBFWaitRelease, Timer: tmT3193,
+			Act: func(x tbfX) {
 				if x.t.ms.Queue.Len() > 0 {
 					x.e.establishDL(x.t.bts, x.t.ms)
 				}
 			}},
-		{from: in(TBFWaitRelease), ev: evReuse, to: TBFReleasing, timer: tmT3193, act: func(x tbfX) { x.e.detachKeep(x.t) }},
-		{from: in(TBFWaitRelease, TBFReleasing), ev: timeoutEv(tmT3193), to: TBFReleased,
-			act: func(x tbfX) { x.e.freeTBF(x.t, relT3193) }},
+		{From: in(TBFWaitRelease), Ev: evReuse, To: TBFReleasing, Timer: tmT3193, Act: func(x tbfX) { x.e.detachKeep(x.t) }},
+		{From: in(TBFWaitRelease, TBFReleasing), Ev: timeoutEv(tmT3193), To: TBFReleased,
+			Act: func(x tbfX) { x.e.freeTBF(x.t, relT3193) }},
 		// --- failures --------------------------------------------------------------------------
 		// a CCCH-assigned DL TBF never acknowledged: the MS probably missed the
 		// IMM ASS, assign it again (§7.2.1.1)
-		{from: in(TBFFlow), ev: evAckMiss, guard: func(x tbfX) bool { return x.t.ccch && !x.t.dl.everAcked },
-			to: TBFAssign, timer: tmCCCHCnf, act: func(x tbfX) { x.e.sendDLImmAss(x.t) }},
+		{From: in(TBFFlow), Ev: evAckMiss, Guard: func(x tbfX) bool { return x.t.ccch && !x.t.dl.everAcked },
+			To: TBFAssign, Timer: tmCCCHCnf, Act: func(x tbfX) { x.e.sendDLImmAss(x.t) }},
 		// otherwise N3105 counts the miss, no more (osmo-pcu tbf_dl_fsm.c:
 		// DL_ACKNACK_MISS is permitted from FLOW on)
-		{from: in(TBFFlow, TBFFinished, TBFWaitRelease, TBFReleasing), ev: evAckMiss, to: stay},
+		{From: in(TBFFlow, TBFFinished, TBFWaitRelease, TBFReleasing), Ev: evAckMiss, To: stay},
 		// N3105 with the final block polled: T3191 still ends the TBF if
 		// it ends before T3195 (osmo-pcu tbf.cpp: T3191 is a timer of its
 		// own that frees the TBF in any state, RELEASING included; TS
 		// 44.060 §9.3.2.3: at T3191 the TFI may be reused)
-		{from: in(TBFFinished), ev: evMaxN3105, to: TBFReleasing, timer: tmT3195,
-			act: func(x tbfX) {
+		{From: in(TBFFinished), Ev: evMaxN3105, To: TBFReleasing, Timer: tmT3195,
+			Act: func(x tbfX) {
 				x.e.dropDLFrames(x.t)
 				if at := x.t.dl.t3191; at != 0 && at < x.t.deadline[tmT3195] {
 					x.t.deadline[tmT3195] = at
@@ -401,10 +403,10 @@ func lifecycleRows() (ul, dl []tbfRow) {
 					}
 				}
 			}},
-		{from: in(TBFAssign, TBFFlow, TBFWaitRelease), ev: evMaxN3105, to: TBFReleasing, timer: tmT3195,
-			act: func(x tbfX) { x.e.dropDLFrames(x.t) }},
-		{from: in(TBFReleasing), ev: timeoutEv(tmT3195), to: TBFReleased,
-			act: func(x tbfX) { x.e.freeTBF(x.t, relT3195); x.t.ms.dlFailed = true }},
+		{From: in(TBFAssign, TBFFlow, TBFWaitRelease), Ev: evMaxN3105, To: TBFReleasing, Timer: tmT3195,
+			Act: func(x tbfX) { x.e.dropDLFrames(x.t) }},
+		{From: in(TBFReleasing), Ev: timeoutEv(tmT3195), To: TBFReleased,
+			Act: func(x tbfX) { x.e.freeTBF(x.t, relT3195); x.t.ms.dlFailed = true }},
 	}
 	return ul, dl
 }
@@ -431,7 +433,7 @@ func tbfReject(x tbfX, ev tbfEvent, s TBFState) {
 // fire delivers ev to t's lifecycle machine. It reports whether a row
 // accepted it (a released TBF takes no event).
 func (e *Engine) fire(t *TBF, ev tbfEvent) bool {
-	return lifecycle[t.dir].fire(tbfX{e, t, relNone}, ev)
+	return lifecycle[t.dir].Fire(tbfX{e, t, relNone}, ev)
 }
 
 // fireRelease delivers evRelease: t ends at once, for why (a released TBF
@@ -440,7 +442,7 @@ func (e *Engine) fire(t *TBF, ev tbfEvent) bool {
 // its CCCH-CNF timer).
 func (e *Engine) fireRelease(t *TBF, why relReason) bool {
 	e.holdTFI(t)
-	return lifecycle[t.dir].fire(tbfX{e, t, why}, evRelease)
+	return lifecycle[t.dir].Fire(tbfX{e, t, why}, evRelease)
 }
 
 // stateTimers are the timers that belong to a state and stop when the
@@ -540,21 +542,21 @@ type ctlX struct {
 // A message scheduled while a polled one waits is sent again (a
 // retransmitted UL block makes the final Packet Uplink Ack/Nack go again,
 // with a new poll).
-var ctlTable = fsmTable[ctlState, ctlEvent, ctlX]{
-	rows: []fsmRow[ctlState, ctlEvent, ctlX]{
-		{from: ctlAll, ev: ctlSched, to: ctlSend},
-		{from: fsmIn(ctlSend), ev: ctlSent, to: ctlNone},
-		{from: fsmIn(ctlSend), ev: ctlSentPolled, to: ctlWaitAck},
-		{from: fsmIn(ctlWaitAck), ev: ctlAck, to: ctlNone},
-		{from: fsmIn(ctlWaitAck), ev: ctlPollTimeout, to: ctlSend},
-		{from: ctlAll, ev: ctlAbort, to: ctlNone},
+var ctlTable = fsm.Table[ctlState, ctlEvent, ctlX]{
+	Rows: []fsm.Row[ctlState, ctlEvent, ctlX]{
+		{From: ctlAll, Ev: ctlSched, To: ctlSend},
+		{From: fsm.In(ctlSend), Ev: ctlSent, To: ctlNone},
+		{From: fsm.In(ctlSend), Ev: ctlSentPolled, To: ctlWaitAck},
+		{From: fsm.In(ctlWaitAck), Ev: ctlAck, To: ctlNone},
+		{From: fsm.In(ctlWaitAck), Ev: ctlPollTimeout, To: ctlSend},
+		{From: ctlAll, Ev: ctlAbort, To: ctlNone},
 	},
-	state:  func(x ctlX) *ctlState { return x.s },
-	reject: ctlReject,
+	State:  func(x ctlX) *ctlState { return x.s },
+	Reject: ctlReject,
 }
 
 // ctlAll is every control procedure state.
-var ctlAll = fsmIn(ctlNone, ctlSend, ctlWaitAck)
+var ctlAll = fsm.In(ctlNone, ctlSend, ctlWaitAck)
 
 func ctlReject(x ctlX, ev ctlEvent, s ctlState) {
 	if x.t == nil {
@@ -577,7 +579,7 @@ func ctlReject(x ctlX, ev ctlEvent, s ctlState) {
 // it, so that the scheduler looks at those TBFs only, not at every TBF of
 // the BTS on every RTS_REQ.
 func (t *TBF) ctl(s *ctlState, ev ctlEvent) bool {
-	ok := ctlTable.fire(ctlX{t, s}, ev)
+	ok := ctlTable.Fire(ctlX{t, s}, ev)
 	if *s == ctlSend {
 		t.noteCtl()
 	}

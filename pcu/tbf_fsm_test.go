@@ -207,21 +207,21 @@ func TestLifecycleTable(t *testing.T) {
 	}
 	// the row the table takes, found as fire finds it
 	type guardSeen struct{ yes, no bool }
-	taken := [2][]bool{make([]bool, len(lifecycle[DirUL].rows)), make([]bool, len(lifecycle[DirDL].rows))}
+	taken := [2][]bool{make([]bool, len(lifecycle[DirUL].Rows)), make([]bool, len(lifecycle[DirDL].Rows))}
 	guards := [2]map[int]*guardSeen{{}, {}}
 	rowOf := func(e *Engine, tb *TBF, ev tbfEvent) int {
-		for i := range lifecycle[tb.dir].rows {
-			r := &lifecycle[tb.dir].rows[i]
-			if r.ev != ev || r.from&(1<<tb.state) == 0 {
+		for i := range lifecycle[tb.dir].Rows {
+			r := &lifecycle[tb.dir].Rows[i]
+			if r.Ev != ev || r.From&(1<<tb.state) == 0 {
 				continue
 			}
-			if r.guard != nil {
+			if r.Guard != nil {
 				g := guards[tb.dir][i]
 				if g == nil {
 					g = &guardSeen{}
 					guards[tb.dir][i] = g
 				}
-				if !r.guard(tbfX{e, tb, relNone}) {
+				if !r.Guard(tbfX{e, tb, relNone}) {
 					g.no = true
 					continue
 				}
@@ -287,13 +287,13 @@ func TestLifecycleTable(t *testing.T) {
 	for d, rows := range taken {
 		for i, ok := range rows {
 			if !ok {
-				r := &lifecycle[d].rows[i]
-				t.Errorf("%s row %d (%s -> %s) never taken", Dir(d), i, r.ev, r.to)
+				r := &lifecycle[d].Rows[i]
+				t.Errorf("%s row %d (%s -> %s) never taken", Dir(d), i, r.Ev, r.To)
 			}
 		}
 		for i, g := range guards[d] {
 			if !g.yes || !g.no {
-				t.Errorf("%s row %d (%s): guard seen true %v, false %v", Dir(d), i, lifecycle[d].rows[i].ev, g.yes, g.no)
+				t.Errorf("%s row %d (%s): guard seen true %v, false %v", Dir(d), i, lifecycle[d].Rows[i].Ev, g.yes, g.no)
 			}
 		}
 	}
