@@ -10,6 +10,7 @@
 #   gopcu-fq-pie    gopcu, configs/gopcu-fq-pie.cfg     (PIE per flow)
 #   gopcu-sfq-red   gopcu, configs/gopcu-sfq-red.cfg    (RED per flow)
 #   osmo-pcu        Debian's osmo-pcu 1.1.0 with tests/lab/configs/osmo-pcu.cfg
+#   gopcu-NAME      gopcu with configs/gopcu-NAME.cfg (any other file there)
 #
 #   tests/labnet/compare.sh "gopcu gopcu-off" "1 2"
 #   ECN="0 1" RUNS=3 tests/labnet/compare.sh gopcu 1
@@ -118,6 +119,9 @@ for s in $SCEN; do
 	gopcu-fq-pie) cfg=gopcu-fq-pie.cfg ;;
 	gopcu-sfq-red) cfg=gopcu-sfq-red.cfg ;;
 	osmo-pcu) ;;
+	gopcu-*) # gopcu-NAME: gopcu with configs/gopcu-NAME.cfg (a variant under study)
+		cfg=$s.cfg
+		[ -f "$HERE/configs/$cfg" ] || { echo "unknown scenario $s (no configs/$cfg)" >&2; exit 1; } ;;
 	*) echo "unknown scenario $s" >&2; exit 1 ;;
 	esac
 	for n in $COUNTS; do
