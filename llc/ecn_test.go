@@ -1,13 +1,14 @@
 package llc
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"math/rand/v2"
-	"os"
 	"testing"
+
+	"github.com/gopcu/gopcu/internal/pcapw"
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 // sgsnFrames are four LLC UI frames osmo-sgsn 1.9 sent in the lab: the
@@ -15,40 +16,18 @@ import (
 // 5, SAPI 3, PM 1), with osmo-sgsn's FCS (testdata/dl-npdu16.hex).
 func sgsnFrames(t *testing.T) [][]byte {
 	t.Helper()
-	f, err := os.Open("testdata/dl-npdu16.hex")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var frames [][]byte
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<16)
-	for sc.Scan() {
-		b, err := hex.DecodeString(sc.Text())
-		if err != nil {
-			t.Fatal(err)
-		}
-		frames = append(frames, b)
-	}
+	frames := testutil.HexLines(t, "testdata/dl-npdu16.hex")
 	if len(frames) != 4 {
 		t.Fatalf("%d frames", len(frames))
 	}
 	return frames
 }
 
-// ipv4Sum is the IPv4 header checksum computed from scratch (RFC 791).
+// ipv4Sum is the IPv4 header checksum computed from scratch (RFC 791),
+// with the one Internet checksum of the tree (internal/pcapw, RFC 1071),
+// not llc's own: the header less its checksum field.
 func ipv4Sum(h []byte) uint16 {
-	var sum uint32
-	for i := 0; i+1 < len(h); i += 2 {
-		if i == 10 {
-			continue
-		}
-		sum += uint32(h[i])<<8 | uint32(h[i+1])
-	}
-	for sum > 0xffff {
-		sum = sum&0xffff + sum>>16
-	}
-	return ^uint16(sum)
+	return pcapw.Fold(pcapw.Sum(pcapw.Sum(0, h[:10]), h[12:]))
 }
 
 func TestFCSAgainstSGSN(t *testing.T) {

@@ -15,14 +15,7 @@ func ipFrame(proto byte, sport, dport uint16, size int) []byte {
 	binary.BigEndian.PutUint16(ip[2:], uint16(size))
 	ip[8], ip[9] = 64, proto
 	copy(ip[12:], []byte{10, 0, 0, 1, 10, 0, 0, 2})
-	var sum uint32
-	for i := 0; i < 20; i += 2 {
-		sum += uint32(ip[i])<<8 | uint32(ip[i+1])
-	}
-	for sum > 0xffff {
-		sum = sum&0xffff + sum>>16
-	}
-	binary.BigEndian.PutUint16(ip[10:], ^uint16(sum))
+	binary.BigEndian.PutUint16(ip[10:], ipv4Sum(ip[:20]))
 	if proto == 1 {
 		ip[20] = 8
 		binary.BigEndian.PutUint16(ip[24:], sport)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -41,7 +40,7 @@ func startGopcu(t *testing.T, args ...string) *proc {
 // startGopcuEnv is startGopcu with extra environment variables.
 func startGopcuEnv(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
-	port := freePort(t)
+	port := testutil.FreePort(t)
 	p := &proc{stderr: &testutil.SyncBuffer{}, done: make(chan struct{}), vty: fmt.Sprintf("127.0.0.1:%d", port)}
 	p.cmd = exec.Command(os.Args[0], append(args, "--vty-port", fmt.Sprint(port))...)
 	p.cmd.Env = append(append(os.Environ(), "GOPCU_TEST_MAIN=1"), env...)
@@ -94,20 +93,6 @@ func (p *proc) wait(t *testing.T, d time.Duration) int {
 		t.Fatal(p.err)
 	}
 	return 0
-}
-
-// pollFile waits up to 10 s until the file contains want and returns
-// it; a failure shows the file and what else is given (a stderr).
-func pollFile(t *testing.T, path, want string, more ...fmt.Stringer) string {
-	t.Helper()
-	var got []byte
-	if !testutil.Poll(10*time.Second, func() bool {
-		got, _ = os.ReadFile(path)
-		return bytes.Contains(got, []byte(want))
-	}) {
-		t.Fatalf("%s never contained %q:\n%s\n%v", path, want, got, more)
-	}
-	return string(got)
 }
 
 // logConfig is a config file with a `log file` target at NOTICE.
@@ -179,12 +164,12 @@ func TestSignalHangupReopensLogs(t *testing.T) {
 	dir := t.TempDir()
 	logFile := filepath.Join(dir, "gopcu.log")
 	p := startGopcu(t, "-c", logConfig(t, dir, logFile), "--pcu-sock", filepath.Join(dir, "no_bts"))
-	pollFile(t, logFile, "VTY listening")
+	testutil.PollFile(t, logFile, "VTY listening")
 	if err := os.Rename(logFile, logFile+".1"); err != nil {
 		t.Fatal(err)
 	}
 	p.cmd.Process.Signal(syscall.SIGHUP)
-	got := pollFile(t, logFile, "SIGHUP: log files reopened")
+	got := testutil.PollFile(t, logFile, "SIGHUP: log files reopened")
 	if strings.Contains(got, "VTY listening") {
 		t.Fatalf("new file has the old lines:\n%s", got)
 	}
@@ -205,9 +190,9 @@ func TestSignalUser1DumpsState(t *testing.T) {
 	logFile := filepath.Join(dir, "gopcu.log")
 	sock := startBTS(t, dir)
 	p := startGopcu(t, "-c", logConfig(t, dir, logFile), "--pcu-sock", sock)
-	pollFile(t, logFile, "Gb started")
+	testutil.PollFile(t, logFile, "Gb started")
 	p.cmd.Process.Signal(syscall.SIGUSR1)
-	got := pollFile(t, logFile, "state dump bts=0")
+	got := testutil.PollFile(t, logFile, "state dump bts=0")
 	for _, want := range []string{"state dump signal=SIGUSR1 heap_alloc=", " goroutines=", " bts=1\n",
 		"state dump bts=0 active=true pdch=4 ms=0 tbf_ul=0 tbf_dl=0 llc_frames=0 llc_octets=0\n"} {
 		if !strings.Contains(got, want) {
@@ -215,7 +200,7 @@ func TestSignalUser1DumpsState(t *testing.T) {
 		}
 	}
 	p.cmd.Process.Signal(syscall.SIGUSR2)
-	pollFile(t, logFile, "state dump signal=SIGUSR2")
+	testutil.PollFile(t, logFile, "state dump signal=SIGUSR2")
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	if rc := p.wait(t, 5*time.Second); rc != exitOK {
 		t.Fatalf("exit code %d", rc)

@@ -12,6 +12,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/peertest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
 )
@@ -112,8 +113,8 @@ func TestStderrLikeOsmoPCU(t *testing.T) {
 				t.Fatalf("one connect failure logged in 10 s:\n%s", p.stderr.String())
 			}
 
-			sg := startSGSN(t, sgsnemu.Config{}, sgsnemu.Callbacks{})
-			startBTSAt(t, sock, sg.Addr())
+			sg := peertest.SGSN(t, sgsnemu.Config{}, sgsnemu.Callbacks{})
+			peertest.BTS(t, sock, sg.Addr())
 			check("nse-available", waitStderr(t, p, "NS-NSE 101 became available"))
 			// the SGSN resets the NS-VC (osmo-sgsn's `nsvc 101 reset`):
 			// the NSE fails, and comes back

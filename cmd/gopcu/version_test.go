@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"github.com/gopcu/gopcu/internal/testutil"
 	"io"
-	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +13,8 @@ import (
 
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/peertest"
 	"github.com/gopcu/gopcu/pcu"
 )
 
@@ -55,7 +55,7 @@ func TestVersionEverywhere(t *testing.T) {
 	}
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "pcu_bts")
-	bts := startBTSAt(t, sock, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(freePort(t))))
+	bts := peertest.BTS(t, sock, peertest.Silent(t))
 	s, err := parseSettings([]string{"-c", filepath.Join(dir, "none.cfg"), "--pcu-sock", sock, "--vty-port", "0"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,8 @@ import (
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
+	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/peertest"
 )
 
 const dashboardFile = "../../contrib/grafana-dashboard.json"
@@ -168,11 +170,11 @@ func TestGrafanaDashboard(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	sg := startSGSN(t, sgsnemu.Config{Echo: true, DLLifetime: 1000},
+	sg := peertest.SGSN(t, sgsnemu.Config{Echo: true, DLLifetime: 1000},
 		sgsnemu.Callbacks{ULUnitdata: func(uint16, *bssgp.ULUnitdata, time.Duration) {}})
 	sock := filepath.Join(dir, "pcu_bts")
-	bts := startBTSAt(t, sock, sg.Addr())
-	metrics := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	bts := peertest.BTS(t, sock, sg.Addr())
+	metrics := fmt.Sprintf("127.0.0.1:%d", testutil.FreePort(t))
 	cfg := filepath.Join(dir, "empty.cfg")
 	os.WriteFile(cfg, nil, 0o644)
 	s := testSettings(cfg, sock, 0)

@@ -52,15 +52,6 @@ func udpListener(t *testing.T) *net.UDPConn {
 	return pc
 }
 
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // TestLogTargetsFromConfig: two `log file` targets and a `log gsmtap`
 // target from the config file, each with its own category levels; the
 // default stderr output keeps the default levels.
@@ -103,10 +94,10 @@ log gsmtap 127.0.0.1
 	tl.Info("t-info", "tfi", 1)
 	tl.Error("t-error")
 
-	if got, want := readFile(t, a), "DPCU INFO p-info bts=0\nDPCU ERROR p-error\nDTBF ERROR t-error\n"; got != want {
+	if got, want := testutil.ReadFile(t, a), "DPCU INFO p-info bts=0\nDPCU ERROR p-error\nDTBF ERROR t-error\n"; got != want {
 		t.Errorf("%s:\n%s\nwant:\n%s", a, got, want)
 	}
-	if got, want := readFile(t, b), "DPCU p-error\nDTBF t-debug\nDTBF t-info tfi=1\nDTBF t-error\n"; got != want {
+	if got, want := testutil.ReadFile(t, b), "DPCU p-error\nDTBF t-debug\nDTBF t-info tfi=1\nDTBF t-error\n"; got != want {
 		t.Errorf("%s:\n%s\nwant:\n%s", b, got, want)
 	}
 	// stderr: osmo-pcu's start-up target, levels notice for pcu and tbf
@@ -184,7 +175,7 @@ func TestLogTargetsVTYChange(t *testing.T) {
 	run("exit")
 	run("no log file " + path)
 	pl.Error("e4")
-	got := readFile(t, path)
+	got := testutil.ReadFile(t, path)
 	lines := strings.Split(got, "\n")
 	if len(lines) != 4 || lines[0] != "n1" || lines[1] != "DPCU d2" ||
 		!strings.HasSuffix(lines[2], " DPCU INFO i3") || len(lines[2]) != len("Mon Nov 30 09:51:17 2026 DPCU INFO i3") {
@@ -244,7 +235,7 @@ func TestLogForceAll(t *testing.T) {
 	logx.Notice(logs.Logger(logx.CatPCU), "pcu-notice")
 	logs.Logger(logx.CatPCU).Error("pcu-error")
 	logx.Notice(logs.Logger(logx.CatRLCMAC), "rlcmac-notice")
-	if got, want := readFile(t, path), "DPCU pcu-debug\nDRLCMAC rlcmac-debug\nDPCU pcu-error\nDRLCMAC rlcmac-notice\n"; got != want {
+	if got, want := testutil.ReadFile(t, path), "DPCU pcu-debug\nDRLCMAC rlcmac-debug\nDPCU pcu-error\nDRLCMAC rlcmac-notice\n"; got != want {
 		t.Errorf("%s:\n%q\nwant\n%q", path, got, want)
 	}
 	if l, _ := logs.Level(logx.CatRLCMAC); l != logx.LevelNotice {
@@ -266,7 +257,7 @@ func TestLogTargetsOpenError(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	logs.Logger(logx.CatPCU).Error("works")
-	if got := readFile(t, good); got != "works\n" {
+	if got := testutil.ReadFile(t, good); got != "works\n" {
 		t.Errorf("good.log %q", got)
 	}
 }
@@ -327,8 +318,8 @@ func TestDaemonLogFile(t *testing.T) {
 	}
 	d, stderr := fanDaemon(t, testSettings(cfgFile, filepath.Join(dir, "no-bts"), 0))
 	stop := goRun(d)
-	pollFile(t, logFile, "gopcu starting", stderr)
-	if got := readFile(t, logFile); !strings.HasPrefix(got, "DPCU main.go:") || !strings.Contains(got, " gopcu starting version=") {
+	testutil.PollFile(t, logFile, "gopcu starting", stderr)
+	if got := testutil.ReadFile(t, logFile); !strings.HasPrefix(got, "DPCU main.go:") || !strings.Contains(got, " gopcu starting version=") {
 		t.Errorf("%s:\n%s", logFile, got)
 	}
 	if se := stderr.String(); !strings.Contains(se, " gopcu starting version=") {
@@ -374,7 +365,7 @@ func TestLogCategoryHex(t *testing.T) {
 	if n := len(v.Logging.Categories); n != 40 {
 		t.Fatalf("%d VTY categories", n)
 	}
-	got := readFile(t, path)
+	got := testutil.ReadFile(t, path)
 	if !strings.HasPrefix(got, want) || !strings.HasSuffix(got, " ms\n") {
 		t.Errorf("got:\n%s\nwant:\n%s<00xx> ms", got, want)
 	}
@@ -403,7 +394,7 @@ func TestDaemonVTYLogTarget(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	pollFile(t, logFile, "DPCU <000c> hello-from-vty\n", stderr)
+	testutil.PollFile(t, logFile, "DPCU <000c> hello-from-vty\n", stderr)
 	if strings.Contains(stderr.String(), "hello-from-vty") {
 		t.Errorf("pcu debug on the default stderr output:\n%s", stderr.String())
 	}
@@ -418,7 +409,7 @@ func startLogDaemon(t *testing.T) (*Daemon, net.Conn, *testutil.SyncBuffer) {
 	if err := os.WriteFile(cfgFile, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	port := freePort(t)
+	port := testutil.FreePort(t)
 	d, stderr := fanDaemon(t, testSettings(cfgFile, filepath.Join(dir, "no-bts"), port))
 	stop := goRun(d)
 	t.Cleanup(func() { stop() })
@@ -462,7 +453,7 @@ func TestDisabledCategoryOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	csn1.Debug("on") // force-all debug: the category level does not matter
-	if got := readFile(t, path); got != "DCSN1 on\n" {
+	if got := testutil.ReadFile(t, path); got != "DCSN1 on\n" {
 		t.Errorf("%s: %q", path, got)
 	}
 	if se := stderr.String(); strings.Contains(se, "csn1") {
@@ -557,7 +548,7 @@ func TestLogFormatLogfmt(t *testing.T) {
 		!strings.HasSuffix(lines[1], " level=INFO msg=tbf-info cat=tbf") {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
-	if got, want := readFile(t, path), "DPCU pcu-notice\nDPCU pcu-error bts=0\n"; got != want {
+	if got, want := testutil.ReadFile(t, path), "DPCU pcu-notice\nDPCU pcu-error bts=0\n"; got != want {
 		t.Errorf("%s: %q, want %q", path, got, want)
 	}
 	if _, err := ParseLogFormat("json"); err == nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/peertest"
 	"github.com/gopcu/gopcu/vty"
 )
 
@@ -30,16 +31,6 @@ func testSettings(cfg, sock string, port int) Settings {
 	s.PCUSocket, s.SocketGiven = sock, true
 	s.VTYPort, s.VTYPortGiven = port, true
 	return s
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // TestDaemonStatsMetricsPcap runs the daemon against the BTS emulator with
@@ -66,9 +57,9 @@ func TestDaemonStatsMetricsPcap(t *testing.T) {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(dir, "pcu_bts")
-	startBTSAt(t, sock, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(nsPort)))
+	peertest.BTS(t, sock, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(nsPort)))
 
-	metrics := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	metrics := fmt.Sprintf("127.0.0.1:%d", testutil.FreePort(t))
 	pcapFile := filepath.Join(dir, "gb.pcap")
 	s := testSettings(cfgFile, sock, 0)
 	s.MetricsAddr, s.PcapFile = metrics, pcapFile

@@ -13,6 +13,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/peertest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
@@ -32,9 +33,9 @@ func TestOptions(t *testing.T) {
 
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "pcu_bts")
-	local := uint16(freePort(t))
+	local := uint16(testutil.FreePort(t))
 	info := btsemu.DefaultInfo(pcuif.V12)
-	info.SetRemote(0, 101, local, netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(freePort(t))))
+	info.SetRemote(0, 101, local, peertest.Silent(t))
 	bts, err := btsemu.Listen(btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
 	if err != nil {
 		t.Fatal(err)

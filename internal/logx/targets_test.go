@@ -102,7 +102,7 @@ func TestFileTargetLevels(t *testing.T) {
 		t.Fatal(err)
 	}
 	Notice(pcu, "new file")
-	if got := readAll(t, path); got != "DPCU NOTICE new file\n" {
+	if got := testutil.ReadFile(t, path); got != "DPCU NOTICE new file\n" {
 		t.Fatalf("after rotation: %q", got)
 	}
 	if err := fs2.Reopen(); err != nil {
@@ -110,21 +110,12 @@ func TestFileTargetLevels(t *testing.T) {
 	}
 	Notice(pcu, "reopened")
 	f.Close()
-	if got := readAll(t, path+".1"); !strings.HasSuffix(got, "tbf error tfi=3 text=\"a b\"\nDNS NOTICE ns notice\nDPCU NOTICE again\nDPCU NOTICE rotated\n") {
+	if got := testutil.ReadFile(t, path+".1"); !strings.HasSuffix(got, "tbf error tfi=3 text=\"a b\"\nDNS NOTICE ns notice\nDPCU NOTICE again\nDPCU NOTICE rotated\n") {
 		t.Fatalf("append: %q", got)
 	}
-	if got := readAll(t, path); got != "DPCU NOTICE new file\nDPCU NOTICE reopened\n" {
+	if got := testutil.ReadFile(t, path); got != "DPCU NOTICE new file\nDPCU NOTICE reopened\n" {
 		t.Fatalf("reopened: %q", got)
 	}
-}
-
-func readAll(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func TestTargetsPerCategoryLevels(t *testing.T) {

@@ -67,6 +67,17 @@ func DataLines(t testing.TB, path string) []string {
 	return out
 }
 
+// HexLines reads a test data file of hex strings, one a line (DataLines:
+// blank lines and "#" comments are skipped), and decodes each (Hex).
+func HexLines(t testing.TB, path string) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, l := range DataLines(t, path) {
+		out = append(out, Hex(t, l))
+	}
+	return out
+}
+
 // GrepLines returns the lines of s that contain w, joined by "\n" (the
 // part of a long tool output, tshark's, worth a failure message).
 func GrepLines(s, w string) string {

@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -149,5 +150,14 @@ func TestDataLines(t *testing.T) {
 	os.WriteFile(p, []byte("# comment\n\n a b \r\n  # indented comment\nc\n"), 0o644)
 	if got := DataLines(t, p); strings.Join(got, "|") != "a b|c" {
 		t.Fatalf("%q", got)
+	}
+}
+
+func TestHexLines(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "h.hex")
+	os.WriteFile(p, []byte("# frames\n01 02\n\nff\n"), 0o644)
+	got := HexLines(t, p)
+	if len(got) != 2 || !bytes.Equal(got[0], []byte{1, 2}) || !bytes.Equal(got[1], []byte{0xff}) {
+		t.Fatalf("%x", got)
 	}
 }

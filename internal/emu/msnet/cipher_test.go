@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/llc/gea"
 )
 
@@ -106,8 +107,8 @@ func (p *sgsnLLC) ul(b []byte, wantCiphered bool) []byte {
 
 func testSIM(t *testing.T) *Milenage {
 	sim := new(Milenage)
-	copy(sim.K[:], hx(t, "465b5ce8b199b49faa5f0a2ee238a6bc"))
-	copy(sim.OPc[:], hx(t, "cd63cb71954a9f4e48a5994e37a02baf"))
+	copy(sim.K[:], testutil.Hex(t, "465b5ce8b199b49faa5f0a2ee238a6bc"))
+	copy(sim.OPc[:], testutil.Hex(t, "cd63cb71954a9f4e48a5994e37a02baf"))
 	return sim
 }
 
@@ -145,7 +146,7 @@ func TestCipherRoundTrip(t *testing.T) {
 	for _, osmo := range []bool{false, true} {
 		t.Run(fmt.Sprintf("osmo=%v", osmo), func(t *testing.T) {
 			p := &sgsnLLC{t: t, iovUI: 0x12345678, osmo: osmo}
-			copy(p.kc[:], hx(t, kcTestSet1))
+			copy(p.kc[:], testutil.Hex(t, kcTestSet1))
 			s := New(Config{IMSI: "901700000000001", IMEI: "350000000000000", RAI: labRAI, APN: "internet",
 				SIM: testSIM(t), GEA3: true, OsmoSGSN: osmo}, 1)
 			var sent [][]byte
@@ -181,7 +182,7 @@ func TestCipherRoundTrip(t *testing.T) {
 			}
 			p.vu, p.vr = [16]uint16{}, [16]uint16{}
 
-			s.RxLLC(p.dl(SAPIGMM, hx(t, acRequestGEA3)))
+			s.RxLLC(p.dl(SAPIGMM, testutil.Hex(t, acRequestGEA3)))
 			resp := p.ul(next(), false) // the response goes in clear
 			if len(resp) < 8 || hex.EncodeToString(resp[:8]) != "081305"+"2246f8416a" {
 				t.Errorf("A&C response %x, want reference 5 and SRES 46f8416a", resp)
@@ -191,7 +192,7 @@ func TestCipherRoundTrip(t *testing.T) {
 			}
 			p.on = true
 
-			s.RxLLC(p.dl(SAPIGMM, hx(t, attachAcceptPTM)))
+			s.RxLLC(p.dl(SAPIGMM, testutil.Hex(t, attachAcceptPTM)))
 			if s.GMM != GMMAttached || s.PTMSI != 0xde8bbfbe {
 				t.Fatalf("attach accept not taken: gmm %d, P-TMSI %08x, drops %d", s.GMM, s.PTMSI, s.CipherDrops)
 			}
@@ -202,7 +203,7 @@ func TestCipherRoundTrip(t *testing.T) {
 			if req := p.ul(next(), true); len(req) < 2 || req[1] != SMActivatePDPRequest {
 				t.Errorf("activate PDP context request %x", req)
 			}
-			s.RxLLC(p.dl(SAPIGMM, hx(t, pdpAccept)))
+			s.RxLLC(p.dl(SAPIGMM, testutil.Hex(t, pdpAccept)))
 			if !s.PDPUp {
 				t.Fatal("PDP context not up")
 			}
@@ -274,13 +275,13 @@ func TestCipherRoundTrip(t *testing.T) {
 func TestCipherOsmoOC(t *testing.T) {
 	for _, osmo := range []bool{false, true} {
 		p := &sgsnLLC{t: t, osmo: true, on: true}
-		copy(p.kc[:], hx(t, kcTestSet1))
+		copy(p.kc[:], testutil.Hex(t, kcTestSet1))
 		p.vu[SAPIGMM] = 1 // after the A&C request in clear
 		s := New(Config{IMSI: "901700000000001", IMEI: "350000000000000", RAI: labRAI, SIM: testSIM(t), GEA3: true, OsmoSGSN: osmo}, 1)
 		s.Send = func([]byte) {}
-		s.RxLLC(UI(SAPIGMM, 0, hx(t, acRequestGEA3)))
-		s.RxLLC(p.dl(SAPIGMM, hx(t, attachAcceptPTM))) // N(U) 0 on SAPI 1
-		s.RxLLC(p.dl(SAPIGMM, hx(t, pdpAccept)))
+		s.RxLLC(UI(SAPIGMM, 0, testutil.Hex(t, acRequestGEA3)))
+		s.RxLLC(p.dl(SAPIGMM, testutil.Hex(t, attachAcceptPTM))) // N(U) 0 on SAPI 1
+		s.RxLLC(p.dl(SAPIGMM, testutil.Hex(t, pdpAccept)))
 		for k := range 512 {
 			s.RxLLC(p.dl(SAPIQoS1, snUnitdata(k, ipPacket(k))))
 		}
@@ -306,7 +307,7 @@ func TestCipherOff(t *testing.T) {
 	if f, _ := ParseFrame(sent[0]); !bytes.Equal(f.Info[2:5], []byte{2, 0x60, 0}) {
 		t.Errorf("attach request MS network capability %x", f.Info[2:5])
 	}
-	s.RxLLC(UI(SAPIGMM, 0, hx(t, acRequestGEA3)))
+	s.RxLLC(UI(SAPIGMM, 0, testutil.Hex(t, acRequestGEA3)))
 	if s.Ciphering() != GEA0 || s.Err == nil {
 		t.Errorf("GEA/3 not offered but taken: ciphering %d, err %v", s.Ciphering(), s.Err)
 	}
@@ -315,8 +316,8 @@ func TestCipherOff(t *testing.T) {
 	sent = nil
 	s.Send = func(f []byte) { sent = append(sent, f) }
 	s.Attach()
-	s.RxLLC(UI(SAPIGMM, 0, hx(t, "0812"+"10"+"50"+"2123553cbe9637a89d218ae64dae47bf35"+"87"))) // GEA/0
-	s.RxLLC(UI(SAPIGMM, 1, hx(t, attachAcceptPTM)))
+	s.RxLLC(UI(SAPIGMM, 0, testutil.Hex(t, "0812"+"10"+"50"+"2123553cbe9637a89d218ae64dae47bf35"+"87"))) // GEA/0
+	s.RxLLC(UI(SAPIGMM, 1, testutil.Hex(t, attachAcceptPTM)))
 	s.ActivatePDP()
 	for i, b := range sent {
 		if b[2]&2 != 0 {
@@ -333,7 +334,7 @@ func TestCipherOff(t *testing.T) {
 // plain frame).
 func TestCipherUIHelpers(t *testing.T) {
 	var kc [8]byte
-	copy(kc[:], hx(t, kcTestSet1))
+	copy(kc[:], testutil.Hex(t, kcTestSet1))
 	info := []byte("some SNDCP PDU")
 	b := CipherUI(3, 300, info, kc, 7, 1024, gea.Downlink, true)
 	if b[0] != 0x43 || b[2]&3 != 3 || b[1]&0xe0 != 0xc0 {

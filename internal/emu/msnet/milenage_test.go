@@ -3,29 +3,22 @@ package msnet
 import (
 	"encoding/hex"
 	"testing"
-)
 
-func hx(t *testing.T, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+	"github.com/gopcu/gopcu/internal/testutil"
+)
 
 // TestMilenageTestSet1: 3GPP TS 35.208 §4.3 test set 1, with its GSM
 // conversions (c2: SRES, c3: Kc).
 func TestMilenageTestSet1(t *testing.T) {
 	var m Milenage
-	copy(m.K[:], hx(t, "465b5ce8b199b49faa5f0a2ee238a6bc"))
-	copy(m.OPc[:], hx(t, "cd63cb71954a9f4e48a5994e37a02baf"))
+	copy(m.K[:], testutil.Hex(t, "465b5ce8b199b49faa5f0a2ee238a6bc"))
+	copy(m.OPc[:], testutil.Hex(t, "cd63cb71954a9f4e48a5994e37a02baf"))
 	var rand [16]byte
 	var sqn [6]byte
 	var amf [2]byte
-	copy(rand[:], hx(t, "23553cbe9637a89d218ae64dae47bf35"))
-	copy(sqn[:], hx(t, "ff9bb4d0b607"))
-	copy(amf[:], hx(t, "b9b9"))
+	copy(rand[:], testutil.Hex(t, "23553cbe9637a89d218ae64dae47bf35"))
+	copy(sqn[:], testutil.Hex(t, "ff9bb4d0b607"))
+	copy(amf[:], testutil.Hex(t, "b9b9"))
 	a := m.Compute(rand, sqn, amf)
 	for _, c := range []struct{ name, got, want string }{
 		{"f1 (MAC-A)", hex.EncodeToString(a.MACA[:]), "4a9ffac354dfafb3"},
@@ -52,8 +45,8 @@ func TestMilenageTestSet1(t *testing.T) {
 // reference number comes back alone.
 func TestAuthCipherResponse(t *testing.T) {
 	var sim Milenage
-	copy(sim.K[:], hx(t, "465b5ce8b199b49faa5f0a2ee238a6bc"))
-	copy(sim.OPc[:], hx(t, "cd63cb71954a9f4e48a5994e37a02baf"))
+	copy(sim.K[:], testutil.Hex(t, "465b5ce8b199b49faa5f0a2ee238a6bc"))
+	copy(sim.OPc[:], testutil.Hex(t, "cd63cb71954a9f4e48a5994e37a02baf"))
 	rand := "2123553cbe9637a89d218ae64dae47bf35"        // IEI 0x21 + RAND
 	autn := "2810" + "55f328b43577b9b94a9ffac354dfafb3" // IEI 0x28, length 16, AUTN of test set 1
 	for _, c := range []struct {
@@ -70,7 +63,7 @@ func TestAuthCipherResponse(t *testing.T) {
 			s := New(Config{IMSI: "901700000000001", IMEI: "350000000000000", RAI: labRAI, APN: "internet", SIM: c.sim}, 1)
 			var sent [][]byte
 			s.Send = func(f []byte) { sent = append(sent, f) }
-			s.RxLLC(UI(SAPIGMM, 0, hx(t, "0812"+c.req)))
+			s.RxLLC(UI(SAPIGMM, 0, testutil.Hex(t, "0812"+c.req)))
 			if len(sent) != 1 {
 				t.Fatalf("sent %d frames", len(sent))
 			}

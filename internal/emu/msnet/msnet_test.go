@@ -1,28 +1,18 @@
 package msnet
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/hex"
 	"net/netip"
-	"os"
-	"strings"
 	"testing"
+
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 // The golden frames below are LLC PDUs of a lab-net run (tests/labnet:
 // this stack on virtual Um, gopcu, Debian's osmo-sgsn 1.9 and osmo-ggsn
 // 1.9), cut from the BSSGP LLC-PDU IEs of the Gb capture; Wireshark 4.0
 // decodes each as named (tshark -d udp.port==23000,gprs-ns).
-
-func unhex(t *testing.T, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 var labRAI = RAI{MCC: 901, MNC: 70, LAC: 1, RAC: 0}
 
@@ -32,9 +22,9 @@ const radioCap10 = "32c4154000"
 
 func TestAttachRequestGolden(t *testing.T) {
 	// Wireshark: "SAPI: LLGMM, UI, N(U) = 0 (GMM) Attach Request"
-	want := unhex(t, "01c001 0801 026000 71 0000 08991007000000001009 f10700 0100 05 32c4154000 76aebb")
+	want := testutil.Hex(t, "01c001 0801 026000 71 0000 08991007000000001009 f10700 0100 05 32c4154000 76aebb")
 	a := AttachRequest{NetCap: DefaultNetCap, Type: 1, CKSN: 7, ID: DigitsIdentity(IDIMSI, "901700000000001"),
-		OldRAI: labRAI, RadioCap: unhex(t, radioCap10)}
+		OldRAI: labRAI, RadioCap: testutil.Hex(t, radioCap10)}
 	if got := UI(SAPIGMM, 0, a.Marshal()); !bytes.Equal(got, want) {
 		t.Errorf("attach request\n got %x\nwant %x", got, want)
 	}
@@ -42,17 +32,17 @@ func TestAttachRequestGolden(t *testing.T) {
 
 func TestParseFrames(t *testing.T) {
 	// osmo-sgsn's Identity Request (IMEI): UI, C/R 1, N(U) 0, PM 1
-	f, err := ParseFrame(unhex(t, "41c001081502de8e9a"))
+	f, err := ParseFrame(testutil.Hex(t, "41c001081502de8e9a"))
 	if err != nil || f.Kind != KindUI || f.SAPI != 1 || !f.CR || f.NU != 0 || !f.PM || !bytes.Equal(f.Info, []byte{0x08, 0x15, 0x02}) {
 		t.Errorf("identity request: %+v %v", f, err)
 	}
-	bad := unhex(t, "41c001081502de8e9b")
+	bad := testutil.Hex(t, "41c001081502de8e9b")
 	if _, err := ParseFrame(bad); err != ErrFCS {
 		t.Errorf("corrupted FCS: %v", err)
 	}
 	// Attach Accept: result 1, T3312 0x2a, RAI 901-70-1-0, READY timer
 	// 0x16, P-TMSI 0xde8bbfbe
-	f, err = ParseFrame(unhex(t, "01c0050802012a4409f10700010017161805f4de8bbfbec8d2bc"))
+	f, err = ParseFrame(testutil.Hex(t, "01c0050802012a4409f10700010017161805f4de8bbfbec8d2bc"))
 	if err != nil || f.NU != 1 {
 		t.Fatalf("attach accept frame: %+v %v", f, err)
 	}
@@ -62,7 +52,7 @@ func TestParseFrames(t *testing.T) {
 	}
 	// Activate PDP Context Accept from osmo-sgsn: LLC SAPI 3, a 14-octet
 	// QoS, radio priority 4, PDP address IETF IPv4 10.45.0.1
-	f, err = ParseFrame(unhex(t, "01c0098a42030e23621f72993f3f1143ffff000000042b0601210a2d00019079d1"))
+	f, err = ParseFrame(testutil.Hex(t, "01c0098a42030e23621f72993f3f1143ffff000000042b0601210a2d00019079d1"))
 	if err != nil || f.Info[0] != 0x8a || f.Info[1] != SMActivatePDPAccept {
 		t.Fatalf("PDP accept frame: %+v %v", f, err)
 	}
@@ -73,17 +63,17 @@ func TestParseFrames(t *testing.T) {
 }
 
 func TestStackAnswersGolden(t *testing.T) {
-	s := New(Config{IMSI: "901700000000001", IMEI: "350000000000000", RAI: labRAI, RadioCap: unhex(t, radioCap10), APN: "internet"}, 0x0b800c18)
+	s := New(Config{IMSI: "901700000000001", IMEI: "350000000000000", RAI: labRAI, RadioCap: testutil.Hex(t, radioCap10), APN: "internet"}, 0x0b800c18)
 	var sent [][]byte
 	s.Send = func(f []byte) { sent = append(sent, f) }
 	var tllis []uint32
 	s.SetTLLI = func(t uint32) { tllis = append(tllis, t) }
 	s.Attach()
-	s.RxLLC(unhex(t, "41c001081502de8e9a"))                                   // identity request (IMEI)
-	s.RxLLC(unhex(t, "01c0050802012a4409f10700010017161805f4de8bbfbec8d2bc")) // attach accept
+	s.RxLLC(testutil.Hex(t, "41c001081502de8e9a"))                                   // identity request (IMEI)
+	s.RxLLC(testutil.Hex(t, "01c0050802012a4409f10700010017161805f4de8bbfbec8d2bc")) // attach accept
 	s.ActivatePDP()
-	s.RxLLC(unhex(t, "01c0098a42030e23621f72993f3f1143ffff000000042b0601210a2d00019079d1"))
-	s.RxLLC(unhex(t, "43fb01001601f41a05df8c7c4e")) // XID command on SAPI 3
+	s.RxLLC(testutil.Hex(t, "01c0098a42030e23621f72993f3f1143ffff000000042b0601210a2d00019079d1"))
+	s.RxLLC(testutil.Hex(t, "43fb01001601f41a05df8c7c4e")) // XID command on SAPI 3
 	want := []string{
 		"01c001080102600071000008991007000000001009f1070001000532c415400076aebb", // Attach Request
 		"01c0050816083a050000000000009ec11e",                                     // Identity Response, IMEI 350000000000000
@@ -107,7 +97,7 @@ func TestStackAnswersGolden(t *testing.T) {
 	}
 	// a UI frame again with N(U) 1 on SAPI 1 is a duplicate now
 	n := len(sent)
-	s.RxLLC(unhex(t, "01c0050802012a4409f10700010017161805f4de8bbfbec8d2bc"))
+	s.RxLLC(testutil.Hex(t, "01c0050802012a4409f10700010017161805f4de8bbfbec8d2bc"))
 	if s.DupUI != 1 || len(sent) != n {
 		t.Errorf("duplicate UI: dup %d, %d frames sent", s.DupUI, len(sent)-n)
 	}
@@ -117,17 +107,7 @@ func TestStackAnswersGolden(t *testing.T) {
 // IP packet (N-PDU 16, N201-U 500) reassemble to the packet, and the
 // encoder segments the packet into the same four PDUs.
 func TestSNDCPGolden(t *testing.T) {
-	f, err := os.Open("testdata/dl-npdu16.hex")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var frames [][]byte
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<16)
-	for sc.Scan() {
-		frames = append(frames, unhex(t, sc.Text()))
-	}
+	frames := testutil.HexLines(t, "testdata/dl-npdu16.hex")
 	if len(frames) != 4 {
 		t.Fatalf("%d frames in testdata", len(frames))
 	}
@@ -216,7 +196,7 @@ func TestIdentities(t *testing.T) {
 }
 
 func TestXIDCodec(t *testing.T) {
-	ps, err := ParseXID(unhex(t, "01001601f41a05df"))
+	ps, err := ParseXID(testutil.Hex(t, "01001601f41a05df"))
 	if err != nil || len(ps) != 3 || ps[1].Type != XIDN201U || !bytes.Equal(ps[1].Value, []byte{0x01, 0xf4}) {
 		t.Fatalf("%+v %v", ps, err)
 	}

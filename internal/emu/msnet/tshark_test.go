@@ -19,7 +19,7 @@ import (
 // no malformed packet or expert error.
 func TestWiresharkDecodes(t *testing.T) {
 	testutil.NeedBinaries(t, "tshark")
-	rc := unhex(t, radioCap10)
+	rc := testutil.Hex(t, radioCap10)
 	cases := []struct {
 		name string
 		msg  []byte
@@ -84,13 +84,10 @@ const (
 // Authentication and Ciphering Request (the octets after the message type).
 func simAnswer(t *testing.T, req string) []byte {
 	t.Helper()
-	var sim Milenage
-	copy(sim.K[:], hx(t, "465b5ce8b199b49faa5f0a2ee238a6bc"))
-	copy(sim.OPc[:], hx(t, "cd63cb71954a9f4e48a5994e37a02baf"))
-	s := New(Config{IMSI: "901700000000001", IMEI: "350000000000000", RAI: labRAI, SIM: &sim}, 1)
+	s := New(Config{IMSI: "901700000000001", IMEI: "350000000000000", RAI: labRAI, SIM: testSIM(t)}, 1)
 	var sent []byte
 	s.Send = func(f []byte) { sent = f }
-	s.RxLLC(UI(SAPIGMM, 0, hx(t, "0812"+req)))
+	s.RxLLC(UI(SAPIGMM, 0, testutil.Hex(t, "0812"+req)))
 	f, err := ParseFrame(sent)
 	if err != nil {
 		t.Fatal(err)
