@@ -2,16 +2,15 @@ package driver
 
 import (
 	"bufio"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/ipa"
 	"github.com/gopcu/gopcu/pcu"
 )
 
@@ -19,9 +18,10 @@ import (
 // BSC's neighbour resolution CTRL service of `neighbor resolution` (the
 // protocol, ids and replies are the engine's: pcu/neighctrl.go). A
 // goroutine dials (at the first command, again after a loss) and writes
-// the commands in IPA framing; a reader goroutine per connection hands
-// each CTRL message to the engine (Engine.Do: HandleCtrl), a failed
-// command as CtrlFailed, the end of the connection as CtrlLost.
+// the commands in IPA framing (internal/ipa); a reader goroutine per
+// connection hands each CTRL message to the engine (Engine.Do:
+// HandleCtrl), a failed command as CtrlFailed, the end of the connection
+// as CtrlLost.
 type ctrlClient struct {
 	e         *pcu.Engine
 	addr      string
@@ -37,13 +37,6 @@ type ctrlReq struct {
 	id       uint32
 	variable string
 }
-
-// IPA framing (osmo ipaccess.h): 2-octet length, protocol 0xEE (Osmocom),
-// then the extension octet 0x00 (IPAC_PROTO_EXT_CTRL).
-const (
-	ipaProtoOsmo = 0xee
-	ipaExtCtrl   = 0x00
-)
 
 // ctrlDialTimeout bounds the TCP connect to the BSC.
 const ctrlDialTimeout = time.Second
@@ -110,7 +103,7 @@ func (c *ctrlClient) run() {
 				conn = nc
 				go c.read(nc, lost)
 			}
-			if _, err := conn.Write(ipaCtrlFrame(fmt.Sprintf("GET %d %s", r.id, r.variable))); err != nil {
+			if _, err := conn.Write(ipa.CtrlFrame(fmt.Sprintf("GET %d %s", r.id, r.variable))); err != nil {
 				c.log.Error("CTRL msg sent failed", "err", err)
 				conn.Close()
 				conn = nil
@@ -120,38 +113,12 @@ func (c *ctrlClient) run() {
 	}
 }
 
-// ipaCtrlFrame wraps a CTRL command in IPA framing.
-func ipaCtrlFrame(s string) []byte {
-	b := make([]byte, 4+len(s))
-	binary.BigEndian.PutUint16(b, uint16(1+len(s)))
-	b[2], b[3] = ipaProtoOsmo, ipaExtCtrl
-	copy(b[4:], s)
-	return b
-}
-
-// readIPACtrl reads one IPA CTRL frame; other IPA frames are skipped.
-func readIPACtrl(r *bufio.Reader) (string, error) {
-	for {
-		var h [3]byte
-		if _, err := io.ReadFull(r, h[:]); err != nil {
-			return "", err
-		}
-		b := make([]byte, binary.BigEndian.Uint16(h[:2]))
-		if _, err := io.ReadFull(r, b); err != nil {
-			return "", err
-		}
-		if h[2] == ipaProtoOsmo && len(b) > 0 && b[0] == ipaExtCtrl {
-			return string(b[1:]), nil
-		}
-	}
-}
-
 // read hands the connection's CTRL messages to the engine; at its end
 // every resolution still pending failed (Engine.CtrlLost).
 func (c *ctrlClient) read(conn net.Conn, lost chan<- net.Conn) {
 	r := bufio.NewReader(conn)
 	for {
-		s, err := readIPACtrl(r)
+		s, err := ipa.ReadCtrl(r)
 		if err != nil {
 			select {
 			case lost <- conn:

@@ -3,66 +3,21 @@
 package driver
 
 import (
-	"bufio"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 )
-
-// fakeBSCCtrl is osmo-bsc's neighbour resolution CTRL service: it answers
-// each GET for ARFCN 880 BSIC 10 with a CGI-PS, any other with ERROR,
-// and hangs up on a GET for ARFCN 999. It reports the commands on cmds.
-func fakeBSCCtrl(t *testing.T) (addr string, port int, cmds chan string) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	cmds = make(chan string, 16)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				r := bufio.NewReader(c)
-				for {
-					cmd, err := readIPACtrl(r)
-					if err != nil {
-						return
-					}
-					cmds <- cmd
-					f := strings.Fields(cmd)
-					if strings.HasSuffix(f[2], ".999.10") {
-						return
-					}
-					reply := "ERROR " + f[1] + " No target CGI PS found"
-					if strings.HasSuffix(f[2], ".880.10") {
-						reply = "GET_REPLY " + f[1] + " " + f[2] + " 901-70-2-3-7000"
-					}
-					if _, err := c.Write(ipaCtrlFrame(reply)); err != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	a := ln.Addr().(*net.TCPAddr)
-	return a.IP.String(), a.Port, cmds
-}
 
 // TestCtrlResolution: with `neighbor resolution ADDR PORT` the engine
 // resolves a neighbour through the driver's CTRL client (osmo-pcu 1.1.0's
 // command and id ARFCN*100+BSIC); an ERROR reply and a connection the BSC
 // closes fail the resolution, and the next one dials again.
 func TestCtrlResolution(t *testing.T) {
-	addr, port, cmds := fakeBSCCtrl(t)
+	addr, port, cmds := testutil.FakeBSCCtrl(t)
 	p := pcu.DefaultParams()
 	p.NACC.NeighCtrlAddr, p.NACC.NeighCtrlPort = addr, port
 	_, e, _ := startSockStub(t, 0x0f, pcu.Config{Params: &p})

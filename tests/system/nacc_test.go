@@ -3,8 +3,6 @@ package system
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -351,54 +349,12 @@ func TestRIMServer(t *testing.T) {
 	}
 }
 
-// fakeBSCCtrl is osmo-bsc's neighbour resolution CTRL service (osmo-bsc
-// neighbor_ident_ctrl.c): IPA-framed "GET <id> neighbor_resolve_cgi_ps_from_lac_ci.<lac>.<ci>.<arfcn>.<bsic>",
-// answered with GET_REPLY ... <mcc>-<mnc>-<lac>-<rac>-<ci> or ERROR.
-func fakeBSCCtrl(t *testing.T) (addr string, port int, cmds chan string) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	cmds = make(chan string, 16)
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		for {
-			var h [3]byte
-			if _, err := io.ReadFull(c, h[:]); err != nil {
-				return
-			}
-			b := make([]byte, binary.BigEndian.Uint16(h[:]))
-			if _, err := io.ReadFull(c, b); err != nil || h[2] != 0xee || b[0] != 0x00 {
-				return
-			}
-			cmd := string(b[1:])
-			cmds <- cmd
-			f := strings.Fields(cmd)
-			reply := "ERROR " + f[1] + " No target CGI PS found"
-			if len(f) == 3 && strings.HasSuffix(f[2], ".880.10") {
-				reply = "GET_REPLY " + f[1] + " " + f[2] + " 901-70-2-3-7000"
-			}
-			out := append([]byte{byte((len(reply) + 1) >> 8), byte(len(reply) + 1), 0xee, 0x00}, reply...)
-			if _, err := c.Write(out); err != nil {
-				return
-			}
-		}
-	}()
-	a := ln.Addr().(*net.TCPAddr)
-	return a.IP.String(), a.Port, cmds
-}
-
 // TestNACCOverCTRL: with osmo-pcu 1.1.0's `neighbor resolution ADDR PORT`
 // the target is resolved over the BSC's CTRL interface (no PCUIF
 // container), with osmo-pcu's command and id (ARFCN*100+BSIC); an ERROR
 // reply ends in the Continue.
 func TestNACCOverCTRL(t *testing.T) {
-	addr, port, cmds := fakeBSCCtrl(t)
+	addr, port, cmds := testutil.FakeBSCCtrl(t)
 	p := bulkParams()
 	p.NACC.NeighCtrlAddr, p.NACC.NeighCtrlPort = addr, port
 	p.NACC.X1 = time.Hour // radio time runs faster than the CTRL goroutines here
