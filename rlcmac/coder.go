@@ -120,6 +120,26 @@ func (c *Coder) Next(more bool, name string) bool {
 	return more && c.err == nil
 }
 
+// repeat codes the items from.. of a repetition {1 <item>}** 0 (Next
+// before each), the last one of max: encoding the *n items there are,
+// decoding as many as the bits say, setting *n. An item beyond max fails
+// with ErrOverflow at overflow. With toEnd the repetition also ends where
+// the block does (its closing "0" falls into the padding).
+func (c *Coder) repeat(n *uint8, from, max int, toEnd bool, name, overflow string, item func(i int)) {
+	i := from
+	for (!toEnd || c.v.Remaining() > 0) && c.Next(i < int(*n), name) {
+		if i == max {
+			c.Fail(ErrOverflow, overflow)
+			return
+		}
+		item(i)
+		i++
+	}
+	if c.dec {
+		*n = uint8(i)
+	}
+}
+
 // Fixed codes a constant n-bit field; decoding fails with ErrInvalid on mismatch.
 func (c *Coder) Fixed(val uint64, n int, name string) {
 	x := val

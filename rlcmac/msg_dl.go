@@ -494,18 +494,7 @@ func (m *PacketAccessReject) csn(c *Coder) {
 		return
 	}
 	m.Reject[0].csn(c)
-	i := 1
-	for c.v.Remaining() > 0 && c.Next(i < int(m.N), "Additional Reject") {
-		if i == len(m.Reject) {
-			c.Fail(ErrOverflow, "Additional Reject")
-			return
-		}
-		m.Reject[i].csn(c)
-		i++
-	}
-	if c.dec {
-		m.N = uint8(i)
-	}
+	c.repeat(&m.N, 1, len(m.Reject), true, "Additional Reject", "Additional Reject", func(i int) { m.Reject[i].csn(c) })
 }
 
 // ---------------------------------------------------------------------------
@@ -641,18 +630,7 @@ func (m *PacketPagingRequest) csn(c *Coder) {
 		c.Fail(ErrOverflow, "Repeated Page info")
 		return
 	}
-	i := 0
-	for c.v.Remaining() > 0 && c.Next(i < int(m.N), "Repeated Page info") {
-		if i == len(m.Pages) {
-			c.Fail(ErrOverflow, "Repeated Page info")
-			return
-		}
-		m.Pages[i].csn(c)
-		i++
-	}
-	if c.dec {
-		m.N = uint8(i)
-	}
+	c.repeat(&m.N, 0, len(m.Pages), true, "Repeated Page info", "Repeated Page info", func(i int) { m.Pages[i].csn(c) })
 }
 
 // ---------------------------------------------------------------------------

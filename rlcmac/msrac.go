@@ -153,21 +153,12 @@ func (v *RACValue) content(c *Coder) {
 }
 
 func codeAddTech(c *Coder, v *RACValue) {
-	i := 0
-	for c.Next(i < int(v.NAdd), "additional access technology") {
-		if i == len(v.Add) {
-			c.Fail(ErrOverflow, "additional access technologies")
-			return
-		}
+	c.repeat(&v.NAdd, 0, len(v.Add), false, "additional access technology", "additional access technologies", func(i int) {
 		a := &v.Add[i]
 		c.U8(&a.Tech, 4, "Access Technology Type")
 		c.U8(&a.GMSKPower, 3, "GMSK Power Class")
 		c.U8(&a.EPSKPower, 2, "8PSK Power Class")
-		i++
-	}
-	if c.dec {
-		v.NAdd = uint8(i)
-	}
+	})
 }
 
 // MSRadioAccessCapability is the MS Radio Access Capability (2) IE (TS 24.008
@@ -183,18 +174,7 @@ func (r *MSRadioAccessCapability) csn(c *Coder) {
 		return
 	}
 	r.Values[0].csn(c)
-	i := 1
-	for c.Next(i < int(r.N), "MS RA capability value part") {
-		if i == len(r.Values) {
-			c.Fail(ErrOverflow, "MS RA capability value parts")
-			return
-		}
-		r.Values[i].csn(c)
-		i++
-	}
-	if c.dec {
-		r.N = uint8(i)
-	}
+	c.repeat(&r.N, 1, len(r.Values), false, "MS RA capability value part", "MS RA capability value parts", func(i int) { r.Values[i].csn(c) })
 }
 
 // MultislotClasses returns the first GPRS and EGPRS multislot classes found
