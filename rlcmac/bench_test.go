@@ -24,20 +24,13 @@ func BenchmarkEncodePacketUplinkAckNack(b *testing.B) {
 }
 
 func BenchmarkEncodeEGPRSPacketUplinkAckNack(b *testing.B) {
-	var rx ReceiveWindow
-	rx.Reset(true, 384)
-	for i := 0; i < 300; i++ {
-		if i%50 != 7 {
-			rx.Receive(i)
-		}
-	}
-	rx.RaiseVQ()
+	rx := lossyWindow(384, 300, 50, 7)
 	m := PacketUplinkAckNack{UplinkTFI: 3, ChannelCoding: 5, HasContentionTLLI: true, ContentionTLLI: 0xC0FFEE01, TBFEst: true}
 	h := DLCtrlHeader{USF: 7}
 	var blk [ControlBlockLen]byte
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := m.FillEGPRSAckNack(&rx, false); err != nil {
+		if err := m.FillEGPRSAckNack(rx, false); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := EncodeDL(blk[:], &h, &m); err != nil {

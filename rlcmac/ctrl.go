@@ -336,25 +336,25 @@ func bitsLeft(m Message) (int, bool) {
 // Uplink Ack/Nack from the receive window, using all bits left in the block.
 func (m *PacketUplinkAckNack) FillEGPRSAckNack(w *ReceiveWindow, final bool) error {
 	m.EGPRS = true
-	m.EGPRSAckNack = EGPRSAckNack{HasLength: true}
-	left, ok := bitsLeft(m)
-	if !ok {
-		_, err := MessageBits(m)
-		return err
-	}
-	m.EGPRSAckNack = w.EGPRSAckNack(final, left)
-	return nil
+	return fillEGPRSAckNack(m, &m.EGPRSAckNack, w, final)
 }
 
 // FillEGPRSAckNack sets the bitmap of an EGPRS Packet Downlink Ack/Nack (MS side).
 func (m *EGPRSPacketDownlinkAckNack) FillEGPRSAckNack(w *ReceiveWindow, final bool) error {
-	m.AckNack = EGPRSAckNack{HasLength: true}
+	return fillEGPRSAckNack(m, &m.AckNack, w, final)
+}
+
+// fillEGPRSAckNack sets d, the EGPRS Ack/Nack Description of m, from the
+// receive window with as many bits as the block has left after m with an
+// empty description that has its length field.
+func fillEGPRSAckNack(m Message, d *EGPRSAckNack, w *ReceiveWindow, final bool) error {
+	*d = EGPRSAckNack{HasLength: true}
 	left, ok := bitsLeft(m)
 	if !ok {
 		_, err := MessageBits(m)
 		return err
 	}
-	m.AckNack = w.EGPRSAckNack(final, left)
+	*d = w.EGPRSAckNack(final, left)
 	return nil
 }
 

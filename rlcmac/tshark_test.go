@@ -45,21 +45,14 @@ func mustUL(t *testing.T, m Message) []byte {
 // sampleMessages returns one representative of each control message, filled
 // the way the engine / MS emulator use them.
 func sampleMessages(t *testing.T) []oracleCase {
-	var rx ReceiveWindow
-	rx.Reset(true, 192)
-	for b := 0; b < 150; b++ {
-		if b%17 != 3 {
-			rx.Receive(b)
-		}
-	}
-	rx.RaiseVQ()
+	rx := lossyWindow(192, 150, 17, 3)
 	epuan := &PacketUplinkAckNack{UplinkTFI: 9, ChannelCoding: 5, Resegment: true, PreemptiveTx: true,
 		HasContentionTLLI: true, ContentionTLLI: 0xC0FFEE01, TBFEst: true, HasTA: true, TA: PacketTimingAdvance{HasValue: true, Value: 3}}
-	if err := epuan.FillEGPRSAckNack(&rx, false); err != nil {
+	if err := epuan.FillEGPRSAckNack(rx, false); err != nil {
 		t.Fatal(err)
 	}
 	epdan := &EGPRSPacketDownlinkAckNack{DownlinkTFI: 4, HasQuality: true, Quality: EGPRSChannelQualityReport{HasGMSK: true, MeanBEPGMSK: 20, CVGMSK: 3, CValue: 33}}
-	if err := epdan.FillEGPRSAckNack(&rx, false); err != nil {
+	if err := epdan.FillEGPRSAckNack(rx, false); err != nil {
 		t.Fatal(err)
 	}
 	var grx ReceiveWindow

@@ -181,3 +181,18 @@ func TestEGPRSWindowsURBBAndCRBB(t *testing.T) {
 		}
 	}
 }
+
+// lossyWindow is an EGPRS receive window of size ws that got the blocks
+// 0..n-1 but every period-th from phase on (phase, phase+period, ...),
+// with V(Q) raised over what it got.
+func lossyWindow(ws, n, period, phase int) *ReceiveWindow {
+	rx := new(ReceiveWindow)
+	rx.Reset(true, ws)
+	for bsn := 0; bsn < n; bsn++ {
+		if bsn%period != phase {
+			rx.Receive(bsn)
+		}
+	}
+	rx.RaiseVQ()
+	return rx
+}
