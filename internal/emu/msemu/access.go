@@ -85,6 +85,30 @@ func (m *MS) beforeBlock(fn uint32) {
 // overload would never send again.
 const rachGiveUpFrames = int(5 * time.Second / (120 * time.Millisecond / 26))
 
+// ulAssigned handles an uplink Immediate Assignment (EGPRS or GPRS) that
+// answers the MS's access burst if its request reference matches; it
+// reports whether it did.
+func (m *MS) ulAssigned(ia *rlcmac.ImmediateAssignment, egprs bool) bool {
+	if !m.refMatches(ia) {
+		return false
+	}
+	m.rachWait = false
+	m.iaTA(ia)
+	if !ia.Rest.Dynamic {
+		m.resourceRequest(ia) // multi block: two-phase access
+		return true
+	}
+	m.cs = rlcmac.CSFromCommand(ia.Rest.ChannelCoding, egprs)
+	var usf [8]uint8
+	usf[ia.TN] = ia.Rest.USF
+	ws := 0
+	if egprs {
+		ws = rlcmac.EGPRSWindowSize(ia.Rest.WindowSize)
+	}
+	m.startULWS(m.cell.iaTRX(ia), ia.Rest.TFI, 1<<ia.TN, usf, false, ws)
+	return true
+}
+
 // immAss handles an Immediate Assignment; it reports whether it was ours.
 func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
 	switch ia.Rest.Kind {
@@ -92,38 +116,12 @@ func (m *MS) immAss(fn uint32, ia *rlcmac.ImmediateAssignment) bool {
 		if !m.rachWait || !m.rach11 || ia.ReqRef.RA != 0x7f || !ia.Rest.HasExtRA || ia.Rest.ExtRA != uint8(m.rachRA&0x1f) {
 			return false
 		}
-		if !m.refMatches(ia) {
-			return false
-		}
-		m.rachWait = false
-		m.iaTA(ia)
-		if !ia.Rest.Dynamic {
-			m.resourceRequest(ia) // multi block: two-phase access
-			return true
-		}
-		m.cs = rlcmac.CSFromCommand(ia.Rest.ChannelCoding, true)
-		var usf [8]uint8
-		usf[ia.TN] = ia.Rest.USF
-		m.startULWS(m.cell.iaTRX(ia), ia.Rest.TFI, 1<<ia.TN, usf, false, rlcmac.EGPRSWindowSize(ia.Rest.WindowSize))
-		return true
+		return m.ulAssigned(ia, true)
 	case rlcmac.IARPacketUplink:
 		if !m.rachWait || m.rach11 || uint16(ia.ReqRef.RA) != m.rachRA {
 			return false
 		}
-		if !m.refMatches(ia) {
-			return false
-		}
-		m.rachWait = false
-		m.iaTA(ia)
-		if !ia.Rest.Dynamic {
-			m.resourceRequest(ia)
-			return true
-		}
-		m.cs = rlcmac.CSFromCommand(ia.Rest.ChannelCoding, false)
-		var usf [8]uint8
-		usf[ia.TN] = ia.Rest.USF
-		m.startUL(m.cell.iaTRX(ia), ia.Rest.TFI, 1<<ia.TN, usf, false)
-		return true
+		return m.ulAssigned(ia, false)
 	case rlcmac.IARPacketDownlink:
 		if ia.Rest.TLLI != m.TLLI {
 			return false
