@@ -4,11 +4,12 @@ import "testing"
 
 // BenchmarkFeedCommand is one typed command through the line discipline,
 // matcher and handler (echo, execute, prompt).
-func BenchmarkFeedCommand(b *testing.B) {
-	v := testTree()
-	s := v.NewSession(nil)
-	s.Start()
-	in := []byte("show vty-attributes\r")
+func BenchmarkFeedCommand(b *testing.B) { benchFeed(b, "show vty-attributes\r") }
+
+// benchFeed feeds a session the same keys b.N times.
+func benchFeed(b *testing.B, keys string) {
+	s := testSession()
+	in := []byte(keys)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		s.Feed(in)
@@ -25,13 +26,4 @@ func BenchmarkRunningConfig(b *testing.B) {
 }
 
 // BenchmarkDescribe is a '?' listing on VIEW.
-func BenchmarkDescribe(b *testing.B) {
-	v := testTree()
-	s := v.NewSession(nil)
-	s.Start()
-	in := []byte("show ?\x15")
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		s.Feed(in)
-	}
-}
+func BenchmarkDescribe(b *testing.B) { benchFeed(b, "show ?\x15") }

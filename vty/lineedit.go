@@ -150,12 +150,17 @@ func (s *Session) backwardPureWord() {
 	}
 }
 
-func (s *Session) backwardWord() {
+func (s *Session) backwardWord() { s.backOverWord(s.backwardChar) }
+
+// backOverWord repeats step, a move or a deletion of the character before
+// the cursor, over the spaces before the cursor and then the word before
+// them (Meta-B and Ctrl-W / Meta-Backspace alike).
+func (s *Session) backOverWord(step func()) {
 	for s.cp > 0 && s.buf[s.cp-1] == ' ' {
-		s.backwardChar()
+		step()
 	}
 	for s.cp > 0 && s.buf[s.cp-1] != ' ' {
-		s.backwardChar()
+		step()
 	}
 }
 
@@ -250,14 +255,7 @@ func (s *Session) forwardKillWord() {
 	}
 }
 
-func (s *Session) backwardKillWord() {
-	for s.cp > 0 && s.buf[s.cp-1] == ' ' {
-		s.deleteBackwardChar()
-	}
-	for s.cp > 0 && s.buf[s.cp-1] != ' ' {
-		s.deleteBackwardChar()
-	}
-}
+func (s *Session) backwardKillWord() { s.backOverWord(s.deleteBackwardChar) }
 
 func (s *Session) transposeChars() {
 	if len(s.buf) < 2 || s.cp < 1 {

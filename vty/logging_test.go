@@ -78,9 +78,7 @@ func TestForceAll(t *testing.T) {
 // TestForceAllSession: force-all on a telnet session's `logging enable`
 // target, shown by `show logging vty` as libosmocore's "Global Loglevel".
 func TestForceAllSession(t *testing.T) {
-	v := testTree()
-	s := v.NewSession(nil)
-	s.Start()
+	s := testSession()
 	s.Exec("logging enable")
 	if out := s.Exec("show logging vty"); !strings.HasPrefix(out, " Global Loglevel: unknown 0x0\n") {
 		t.Fatalf("show logging vty: %q", out)
@@ -112,9 +110,7 @@ func TestForceAllSession(t *testing.T) {
 // category starting with DRLCMACDL at INFO; the deprecated `logging set log
 // mask` does the same. Without `logging enable` there is nothing to set.
 func TestSetLogMask(t *testing.T) {
-	v := testTree()
-	s := v.NewSession(nil)
-	s.Start()
+	s := testSession()
 	s.Exec("enable")
 	if out := s.Exec("logging set-log-mask DPCU"); !strings.Contains(out, "Logging was not enabled") {
 		t.Fatalf("without logging enable: %q", out)

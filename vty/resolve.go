@@ -174,17 +174,24 @@ func entryComplete(src string, absent bool, dst string) bool {
 
 var descCR = &desc{cmd: "<cr>", help: "", hasHelp: true}
 
-// describe lists what may follow: words are the typed words, absentLast
-// means the cursor is after a space (a new word starts).
-func describe(cmds []*Cmd, words []string, absentLast bool, expert bool) ([]*desc, result) {
+// partialLine prepares the typed words of a line being described or
+// completed: after a space (absentLast) an empty word is the one being
+// typed. It returns the words, the index of the last one (-1: none) and
+// a copy of cmds for filter to strike candidates from.
+func partialLine(cmds []*Cmd, words []string, absentLast bool) ([]string, int, []*Cmd) {
 	if absentLast {
 		words = append(words[:len(words):len(words)], "")
 	}
-	if len(words) == 0 {
+	return words, len(words) - 1, append([]*Cmd(nil), cmds...)
+}
+
+// describe lists what may follow: words are the typed words, absentLast
+// means the cursor is after a space (a new word starts).
+func describe(cmds []*Cmd, words []string, absentLast bool, expert bool) ([]*desc, result) {
+	words, index, cands := partialLine(cmds, words, absentLast)
+	if index < 0 {
 		return nil, resNoMatch
 	}
-	index := len(words) - 1
-	cands := append([]*Cmd(nil), cmds...)
 	var out []*desc
 	for i := 0; i < index; i++ {
 		w := words[i]
@@ -262,14 +269,10 @@ func describe(cmds []*Cmd, words []string, absentLast bool, expert bool) ([]*des
 
 // complete computes TAB completion candidates.
 func complete(cmds []*Cmd, words []string, absentLast bool) ([]string, result) {
-	if absentLast {
-		words = append(words[:len(words):len(words)], "")
-	}
-	if len(words) == 0 {
+	words, index, cands := partialLine(cmds, words, absentLast)
+	if index < 0 {
 		return nil, resNoMatch
 	}
-	index := len(words) - 1
-	cands := append([]*Cmd(nil), cmds...)
 	for i := 0; i < index; i++ {
 		w := words[i]
 		mt := filter(w, cands, i, anyMatch)

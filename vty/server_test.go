@@ -73,6 +73,13 @@ func testTree() *VTY {
 	return v
 }
 
+// testSession is a started session on testTree.
+func testSession() *Session {
+	s := testTree().NewSession(nil)
+	s.Start()
+	return s
+}
+
 func readUntil(t *testing.T, r *bufio.Reader, c net.Conn, suffix string) string {
 	t.Helper()
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -481,9 +488,7 @@ func TestLibraryFamiliesWriteBack(t *testing.T) {
 }
 
 func TestLineBound(t *testing.T) {
-	v := testTree()
-	s := v.NewSession(nil)
-	s.Start()
+	s := testSession()
 	s.Feed(bytes.Repeat([]byte("a"), MaxLine+1000))
 	if len(s.buf) != MaxLine {
 		t.Fatalf("line %d", len(s.buf))
