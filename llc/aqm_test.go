@@ -288,6 +288,26 @@ func segmentedNPDU(npdu uint16, ect bool) [][]byte {
 	return [][]byte{f, segment(npdu, 1, true, 500), segment(npdu, 2, false, 500)}
 }
 
+// segmentedFlow is a queue of s draining 25 000 octets/s and the flow's
+// sender: each call enqueues the next N-PDU's segments (segmentedNPDU,
+// N-PDU 1 first) at now, all of them even when one fails; it returns the
+// first error.
+func segmentedFlow(s *Shared, ect bool) (*Queue, func(now time.Duration) error) {
+	q := s.NewQueue(nil)
+	q.SetDrainRate(25000)
+	npdu := uint16(0)
+	return q, func(now time.Duration) error {
+		npdu++
+		var first error
+		for _, fr := range segmentedNPDU(npdu, ect) {
+			if err := q.Enqueue(now, fr, LifetimeInfinite); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+}
+
 // TestCoDelMarksSegmentedECT: a TCP flow of ECN-capable 1500-octet IP
 // packets, each cut into a first SNDCP segment (with the IP header) and
 // two later segments, as osmo-sgsn sends them with N201-U = 500: CoDel's
@@ -296,15 +316,10 @@ func segmentedNPDU(npdu uint16, ect bool) [][]byte {
 // decisions in four fell on later segments and were drops).
 func TestCoDelMarksSegmentedECT(t *testing.T) {
 	s := mustShared(t, Config{CoDel: true, Interval: 100 * time.Millisecond, Target: 5 * time.Millisecond})
-	q := s.NewQueue(nil)
-	q.SetDrainRate(25000)
-	npdu := uint16(0)
+	q, next := segmentedFlow(s, true)
 	enq := func(now time.Duration) {
-		npdu++
-		for _, fr := range segmentedNPDU(npdu, true) {
-			if err := q.Enqueue(now, fr, LifetimeInfinite); err != nil {
-				t.Fatal(err)
-			}
+		if err := next(now); err != nil {
+			t.Fatal(err)
 		}
 	}
 	marks, onLater := 0, 0
@@ -338,15 +353,7 @@ func TestCoDelMarksSegmentedECT(t *testing.T) {
 func TestECNParamsSegmentedFlow(t *testing.T) {
 	for _, ect := range []bool{true, false} {
 		s := mustShared(t, Config{CoDel: true})
-		q := s.NewQueue(nil)
-		q.SetDrainRate(25000)
-		npdu := uint16(0)
-		enq := func(now time.Duration) {
-			npdu++
-			for _, fr := range segmentedNPDU(npdu, ect) {
-				q.Enqueue(now, fr, LifetimeInfinite)
-			}
-		}
+		q, enq := segmentedFlow(s, ect)
 		for k := 0; k < 5; k++ { // 15 frames: 300 ms at one frame per 20 ms
 			enq(0)
 		}

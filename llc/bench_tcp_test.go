@@ -47,21 +47,29 @@ func tcpBenchFrame(i uint16, ecn byte, size int) []byte {
 	return b
 }
 
-// benchTCP runs the steady state: 1.1 frames offered per 10 ms, one frame
-// dequeued, less one frame offered per signal (signals reads the
-// dequeue's drops, or marks). A frame the AQM changed is restored from its
-// original after the dequeue (a 500-octet copy, part of the timing).
-func benchTCP(b *testing.B, cfg Config, ecn byte, signals func(Discard) int) {
+// benchQueue is a queue of a new Shared of cfg, told the drain rate
+// (octets/s), with the tests' buffer poisoning off for the benchmark (it
+// is not what production pays). bench_test.go's benchmarks use it too.
+func benchQueue(b *testing.B, cfg Config, rate int) (*Shared, *Queue) {
 	if poison.Enabled() {
 		poison.Disable()
-		defer poison.Enable()
+		b.Cleanup(poison.Enable)
 	}
 	s, err := NewShared(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
 	q := s.NewQueue(nil)
-	q.SetDrainRate(50000)
+	q.SetDrainRate(rate)
+	return s, q
+}
+
+// benchTCP runs the steady state: 1.1 frames offered per 10 ms, one frame
+// dequeued, less one frame offered per signal (signals reads the
+// dequeue's drops, or marks). A frame the AQM changed is restored from its
+// original after the dequeue (a 500-octet copy, part of the timing).
+func benchTCP(b *testing.B, cfg Config, ecn byte, signals func(Discard) int) {
+	s, q := benchQueue(b, cfg, 50000)
 	orig := make([][]byte, 512)
 	frames := make([][]byte, len(orig))
 	for i := range frames {

@@ -4,8 +4,6 @@ import (
 	"runtime"
 	"testing"
 	"time"
-
-	"github.com/gopcu/gopcu/internal/poison"
 )
 
 // benchSteady: one op is one enqueue plus one dequeue on a queue in CoDel
@@ -38,20 +36,11 @@ func benchSteady(b *testing.B, cfg Config, sapis []uint8, copies ...bool) {
 // benchSteadyRate is benchSteady with the drain rate the queue is told
 // (PIE's queue delay and RED's thresholds follow it).
 func benchSteadyRate(b *testing.B, cfg Config, rate int, sapis []uint8, copies ...bool) {
-	if poison.Enabled() { // the tests' hook: not what production pays
-		poison.Disable()
-		defer poison.Enable()
-	}
-	s, err := NewShared(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	q := s.NewQueue(nil)
+	s, q := benchQueue(b, cfg, rate)
 	frames := make([][]byte, len(sapis))
 	for i, sapi := range sapis {
 		frames[i] = uiFrame(sapi, 500, "")
 	}
-	q.SetDrainRate(rate)
 	var now time.Duration
 	k := 0
 	credit := 0

@@ -237,18 +237,26 @@ func TestApplyVariantKeepsOrder(t *testing.T) {
 	}
 }
 
-// TestCoDelOffAndOn: `no queue codel` stops drops at once; re-enabling
-// restarts with fresh state.
-func TestCoDelOffAndOn(t *testing.T) {
-	s := mustShared(t, Config{CoDel: true, Interval: 100 * ms, Lifetime: LifetimeInfinite})
-	q := s.NewQueue(nil)
-	now := time.Duration(0)
-	for i := 0; i < 200; i++ {
+// overload2to1 runs q from time 0 at twice the load it drains for n
+// rounds of 10 ms: two 500-octet SAPI 3 frames in, then one out at the
+// round's end. It returns the time of the last dequeue.
+func overload2to1(q *Queue, n int) time.Duration {
+	var now time.Duration
+	for i := 0; i < n; i++ {
 		q.Enqueue(now, uiFrame(3, 500, ""), LifetimeInfinite)
 		q.Enqueue(now, uiFrame(3, 500, ""), LifetimeInfinite)
 		now += 10 * ms
 		q.Dequeue(now)
 	}
+	return now
+}
+
+// TestCoDelOffAndOn: `no queue codel` stops drops at once; re-enabling
+// restarts with fresh state.
+func TestCoDelOffAndOn(t *testing.T) {
+	s := mustShared(t, Config{CoDel: true, Interval: 100 * ms, Lifetime: LifetimeInfinite})
+	q := s.NewQueue(nil)
+	now := overload2to1(q, 200)
 	if s.Counters().CoDel == 0 {
 		t.Fatal("no drops under overload")
 	}
@@ -422,13 +430,7 @@ func TestIdleAckAndLines(t *testing.T) {
 	if _, ok := q.IdleAckDue(); ok {
 		t.Fatal("due without enqueue")
 	}
-	now := time.Duration(0)
-	for i := 0; i < 100; i++ {
-		q.Enqueue(now, uiFrame(3, 500, ""), LifetimeInfinite)
-		q.Enqueue(now, uiFrame(3, 500, ""), LifetimeInfinite)
-		now += 10 * ms
-		q.Dequeue(now)
-	}
+	now := overload2to1(q, 100)
 	if at, ok := q.IdleAckDue(); !ok || at != now-10*ms+100*ms {
 		t.Fatalf("idle ack at %v", at)
 	}
