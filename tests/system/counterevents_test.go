@@ -49,6 +49,24 @@ func (r *radioRig) stepUntil(t *testing.T, what string, max int, pause time.Dura
 	}
 }
 
+// ulTransfer has ms send the frames want, then steps radio blocks until
+// the SGSN has as many frames of ms or max blocks ran; it returns the
+// frames the SGSN got and the blocks stepped.
+func (r *radioRig) ulTransfer(t *testing.T, ms *msemu.MS, want [][]byte, max int) ([][]byte, int) {
+	t.Helper()
+	for _, f := range want {
+		ms.SendLLC(f)
+	}
+	ctx := context.Background()
+	steps := 0
+	for ; steps < max && len(r.gb.frames(ms.TLLI)) < len(want); steps++ {
+		if err := r.cell.Step(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r.gb.frames(ms.TLLI), steps
+}
+
 // UL data blocks at CS-1 and CS-3 (`cs 2 1`, `cs 2 3`) count
 // gprs:uplink_cs1 / cs3.
 func TestCounterULCodingSchemes(t *testing.T) {

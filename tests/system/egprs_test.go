@@ -252,17 +252,7 @@ func TestEGPRSBulkUplink(t *testing.T) {
 		ms.EGPRSClass = 12
 		size := transferSize()
 		want := frames(size, 1500)
-		for _, f := range want {
-			ms.SendLLC(f)
-		}
-		ctx := context.Background()
-		steps := 0
-		for ; steps < maxULSteps && len(r.gb.frames(ms.TLLI)) < len(want); steps++ {
-			if err := r.cell.Step(ctx); err != nil {
-				t.Fatal(err)
-			}
-		}
-		got := r.gb.frames(ms.TLLI)
+		got, steps := r.ulTransfer(t, ms, want, maxULSteps)
 		checkFrames(t, got, want, fmt.Sprintf("SGSN after %d blocks (decode errors %d)\nMS: %s", steps, ctrVal(r, pcu.CtrDecodeErrors), ms.Debug()))
 		cs := rlcmac.MCS1 + rlcmac.CodingScheme(mcs-1)
 		if n := ctrVal(r, pcu.CtrEGPRSULMCS1+mcs-1); n == 0 {
@@ -480,16 +470,7 @@ func TestEGPRSUplinkLinkAdaptation(t *testing.T) {
 		ms := r.cell.AddMS(0xc0000091, "901700000000091", 12)
 		ms.EGPRSClass = 12
 		want := frames(60<<10, 1500)
-		for _, f := range want {
-			ms.SendLLC(f)
-		}
-		ctx := context.Background()
-		for s := 0; s < 60000 && len(r.gb.frames(ms.TLLI)) < len(want); s++ {
-			if err := r.cell.Step(ctx); err != nil {
-				t.Fatal(err)
-			}
-		}
-		got := r.gb.frames(ms.TLLI)
+		got, _ := r.ulTransfer(t, ms, want, 60000)
 		checkFrames(t, got, want, fmt.Sprintf("SGSN\nMS: %s", ms.Debug()))
 		first, second := ctrVal(r, pcu.CtrSPBULFirstSegment), ctrVal(r, pcu.CtrSPBULSecondSegment)
 		t.Logf("MS sent %d split blocks; PCU counted %d first and %d second halves; MCS-9 %d, MCS-3 %d blocks",
@@ -530,10 +511,8 @@ func TestEGPRSUplinkLinkAdaptation(t *testing.T) {
 		if ms.ULCS() != rlcmac.MCS7 {
 			t.Fatalf("commanded UL MCS %v, want MCS-7 (mcs max UL)", ms.ULCS())
 		}
-		var mcs string
-		r.eng.Call(func() { m, _ := r.eng.MSViewByTLLI(ms.TLLI); mcs = m.MCSUL.String() })
-		if mcs != "MCS-7" {
-			t.Fatalf("MS UL MCS %s", mcs)
+		if m, _ := msView(r.eng, ms.TLLI); m.MCSUL.String() != "MCS-7" {
+			t.Fatalf("MS UL MCS %s", m.MCSUL)
 		}
 		before := ctrVal(r, pcu.CtrEGPRSULMCS1+6)
 		// a new TBF assigned to the known MS (two-phase access: the Packet

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -69,13 +70,7 @@ func TestFlowControlMS(t *testing.T) {
 		p.FlowControlMS = true
 		g.eng.SetParams(p)
 	})
-	ms := g.cell.AddMS(0xc0002002, "901700000002002", 12)
-	g.sgsn.SetMSRAC(ms.TLLI, sgsnemu.MultislotRAC(12))
-	for i := 0; i < 60; i++ {
-		if err := g.sgsn.SendDLUnitdata(1800, ms.TLLI, ms.IMSI, llcFrame(i, 1500)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ms := g.dlMS(t, 0xc0002002, "901700000002002", 60)
 	ctx := context.Background()
 	deadline := time.Now().Add(4 * time.Second)
 	for time.Now().Before(deadline) {
@@ -102,19 +97,28 @@ func TestFlowControlMS(t *testing.T) {
 	t.Fatal("no FLOW-CONTROL-MS within 4 s")
 }
 
+// dlMS adds a class-12 MS of tlli and imsi to the cell, with its radio
+// access capability at the SGSN, and has the SGSN send it n 1500-octet
+// frames on BVC 1800.
+func (g *gbRig) dlMS(t *testing.T, tlli uint32, imsi string, n int) *msemu.MS {
+	t.Helper()
+	ms := g.cell.AddMS(tlli, imsi, 12)
+	g.sgsn.SetMSRAC(ms.TLLI, sgsnemu.MultislotRAC(12))
+	for i := 0; i < n; i++ {
+		if err := g.sgsn.SendDLUnitdata(1800, ms.TLLI, ms.IMSI, llcFrame(i, 1500)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ms
+}
+
 // TestNoFlowControlMS: by default gopcu sends no FLOW-CONTROL-MS, as
 // osmo-pcu 1.1.0 (the Osmocom TTCN-3 suite's BSSGP emulation fails a
 // testcase on one, TC_multiplex_dl_gprs_egprs), through 3 s of an MS's DL
 // TBF, three flow-control intervals.
 func TestNoFlowControlMS(t *testing.T) {
 	g := startGb(t, pcuif.V12)
-	ms := g.cell.AddMS(0xc0002003, "901700000002003", 12)
-	g.sgsn.SetMSRAC(ms.TLLI, sgsnemu.MultislotRAC(12))
-	for i := 0; i < 60; i++ {
-		if err := g.sgsn.SendDLUnitdata(1800, ms.TLLI, ms.IMSI, llcFrame(i, 1500)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ms := g.dlMS(t, 0xc0002003, "901700000002003", 60)
 	ctx := context.Background()
 	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); {
 		if err := g.cell.Step(ctx); err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -47,7 +48,7 @@ func naccRun(t *testing.T, start func(n *netnstest.NS, dir string)) naccWire {
 		cnf := pcuif.NeighAddrCnf{Req: req, MCC: 901, MNC: 70, LAC: 2, RAC: 3, CellID: 7000}
 		return &pcuif.Container{MsgType: pcuif.ContNeighAddrCnf, Data: cnf.Marshal()}
 	})
-	var up bool
+	var up atomic.Bool
 	var srv *sgsnemu.Server
 	if err := n.Do(func() (err error) {
 		srv, err = sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:23000"), sgsnemu.Config{}, sgsnemu.Callbacks{
@@ -64,9 +65,9 @@ func naccRun(t *testing.T, start func(n *netnstest.NS, dir string)) naccWire {
 				go srv.Do(func(s *sgsnemu.SGSN, now time.Duration) { _ = s.SendPDU(0, info) })
 			},
 			BVCState: func(bvci uint16, unblocked bool, now time.Duration) {
-				mu.Lock()
-				up = up || unblocked
-				mu.Unlock()
+				if unblocked {
+					up.Store(true)
+				}
 			},
 		})
 		return err
@@ -79,11 +80,7 @@ func naccRun(t *testing.T, start func(n *netnstest.NS, dir string)) naccWire {
 	if err := bts.WaitActive(ctx, 4); err != nil {
 		t.Fatal(err)
 	}
-	testutil.Eventually(t, 15*time.Second, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return up
-	}, "BVC not unblocked")
+	testutil.Eventually(t, 15*time.Second, up.Load, "BVC not unblocked")
 	cell := msemu.NewCell(bts, 41)
 	ms := cell.AddMS(0xd0000003, "901700000000044", 10)
 	for i := 0; i < 8; i++ {

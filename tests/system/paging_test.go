@@ -92,9 +92,7 @@ func TestSuspend(t *testing.T) {
 	if s.TLLI != ms.TLLI || s.RAI.MCC != 901 || s.RAI.MNC != 70 || s.RAI.LAC != 1 {
 		t.Fatalf("SUSPEND %+v", s)
 	}
-	var active bool
-	g.eng.Call(func() { m, ok := g.eng.MSViewByTLLI(ms.TLLI); active = ok && (m.UL != nil || m.DL != nil) })
-	if active {
+	if m, ok := msView(g.eng, ms.TLLI); ok && (m.UL != nil || m.DL != nil) {
 		t.Fatal("TBFs kept after suspend")
 	}
 }

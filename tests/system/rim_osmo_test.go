@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,7 +57,7 @@ func rimExchange(t *testing.T, start func(n *netnstest.NS, dir string, bts *btse
 	bts := btstest.Listen(t, btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10, Info: info})
 	var mu sync.Mutex
 	var got []string
-	var up bool
+	var up atomic.Bool
 	var srv *sgsnemu.Server
 	if err := n.Do(func() (err error) {
 		srv, err = sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:23000"), sgsnemu.Config{}, sgsnemu.Callbacks{
@@ -70,9 +71,9 @@ func rimExchange(t *testing.T, start func(n *netnstest.NS, dir string, bts *btse
 				}
 			},
 			BVCState: func(bvci uint16, unblocked bool, now time.Duration) {
-				mu.Lock()
-				up = up || bvci == 1800 && unblocked
-				mu.Unlock()
+				if bvci == 1800 && unblocked {
+					up.Store(true)
+				}
 			},
 		})
 		return err
@@ -90,11 +91,7 @@ func rimExchange(t *testing.T, start func(n *netnstest.NS, dir string, bts *btse
 			t.Fatal(err)
 		}
 	}
-	testutil.Eventually(t, 15*time.Second, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return up
-	}, "BVC not unblocked")
+	testutil.Eventually(t, 15*time.Second, up.Load, "BVC not unblocked")
 	var answers []string
 	for _, r := range reqs {
 		mu.Lock()

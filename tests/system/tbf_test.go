@@ -68,17 +68,9 @@ func TestUplinkTransfer(t *testing.T) {
 	ms := r.cell.AddMS(0xc0000002, "901700000000002", 10)
 	var want [][]byte
 	for i := 0; i < 10; i++ {
-		f := llcFrame(i, 100+i*53)
-		want = append(want, f)
-		ms.SendLLC(f)
+		want = append(want, llcFrame(i, 100+i*53))
 	}
-	ctx := context.Background()
-	for i := 0; i < 2000 && len(r.gb.frames(ms.TLLI)) < len(want); i++ {
-		if err := r.cell.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got := r.gb.frames(ms.TLLI)
+	got, _ := r.ulTransfer(t, ms, want, 2000)
 	checkFrames(t, got, want, "SGSN")
 }
 

@@ -23,6 +23,12 @@ func ctrVal(r *radioRig, i int) uint64 {
 	return v
 }
 
+// msView is the engine's view of the MS of tlli (ok false: none).
+func msView(e *pcu.Engine, tlli uint32) (m pcu.MSView, ok bool) {
+	e.Call(func() { m, ok = e.MSViewByTLLI(tlli) })
+	return m, ok
+}
+
 func tbfStates(r *radioRig) []pcu.TBFState {
 	var s []pcu.TBFState
 	r.eng.Call(func() {
@@ -91,9 +97,9 @@ func TestN3105T3195(t *testing.T) {
 	stepFor(t, r.cell, time.Second)
 	ms.Mute = true
 	stepFor(t, r.cell, 4*time.Second)
-	queued := func() (n int) {
-		r.eng.Call(func() { m, _ := r.eng.MSViewByTLLI(ms.TLLI); n = m.QueueFrames })
-		return n
+	queued := func() int {
+		m, _ := msView(r.eng, ms.TLLI)
+		return m.QueueFrames
 	}
 	if s := tbfStates(r); len(s) != 1 || s[0] != pcu.TBFReleasing {
 		t.Fatalf("after N3105: TBF states %v", s)
@@ -181,10 +187,8 @@ func TestLinkAdaptation(t *testing.T) {
 			r.dl(ms.TLLI, ms.IMSI, llcFrame(i, 1500))
 		}
 		stepFor(t, r.cell, 6*time.Second)
-		var cs string
-		r.eng.Call(func() { m, _ := r.eng.MSViewByTLLI(ms.TLLI); cs = m.CSDL.String() })
-		if cs != c.want {
-			t.Fatalf("loss %v: DL CS %s, want %s", c.loss, cs, c.want)
+		if m, _ := msView(r.eng, ms.TLLI); m.CSDL.String() != c.want {
+			t.Fatalf("loss %v: DL CS %s, want %s", c.loss, m.CSDL, c.want)
 		}
 	}
 }
@@ -211,10 +215,8 @@ func TestTwoPhaseAccess(t *testing.T) {
 			t.Errorf("%s = %d, want %d", pcu.BTSCounterDescs[c.ctr].Name, v, c.want)
 		}
 	}
-	var class int
-	r.eng.Call(func() { m, _ := r.eng.MSViewByTLLI(ms.TLLI); class = m.MSClass })
-	if class != 10 {
-		t.Errorf("MS class %d from the Packet Resource Request, want 10", class)
+	if m, _ := msView(r.eng, ms.TLLI); m.MSClass != 10 {
+		t.Errorf("MS class %d from the Packet Resource Request, want 10", m.MSClass)
 	}
 }
 
@@ -233,10 +235,8 @@ func TestULLinkAdaptation(t *testing.T) {
 			ms.SendLLC(llcFrame(i, 1000))
 		}
 		stepFor(t, r.cell, 3*time.Second)
-		var cs string
-		r.eng.Call(func() { m, _ := r.eng.MSViewByTLLI(ms.TLLI); cs = m.CSUL.String() })
-		if cs != c.want {
-			t.Fatalf("C/I %d cB: UL CS %s, want %s", c.lqual, cs, c.want)
+		if m, _ := msView(r.eng, ms.TLLI); m.CSUL.String() != c.want {
+			t.Fatalf("C/I %d cB: UL CS %s, want %s", c.lqual, m.CSUL, c.want)
 		}
 	}
 }

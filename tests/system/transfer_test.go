@@ -78,17 +78,7 @@ func TestBulkUplink(t *testing.T) {
 			r.cell.DLLoss, r.cell.ULLoss = loss, loss
 			ms := r.cell.AddMS(0xc0000011, "901700000000011", 12)
 			want := frames(transferSize(), 1500)
-			for _, f := range want {
-				ms.SendLLC(f)
-			}
-			ctx := context.Background()
-			steps := 0
-			for ; steps < 400000 && len(r.gb.frames(ms.TLLI)) < len(want); steps++ {
-				if err := r.cell.Step(ctx); err != nil {
-					t.Fatal(err)
-				}
-			}
-			got := r.gb.frames(ms.TLLI)
+			got, steps := r.ulTransfer(t, ms, want, 400000)
 			checkFrames(t, got, want, fmt.Sprintf("SGSN after %d blocks", steps))
 			t.Logf("loss %v: %d octets in %d block periods", loss, transferSize(), steps)
 		})

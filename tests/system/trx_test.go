@@ -1,7 +1,6 @@
 package system
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -162,15 +161,7 @@ func TestTwoTRX(t *testing.T) {
 	}
 	for i, ms := range mss {
 		checkDelivery(t, got[i], wantDL[i], ctrVal(r, pcu.CtrPktDLAckNackFailed))
-		ul := r.gb.frames(ms.TLLI)
-		if len(ul) != len(wantUL[i]) {
-			t.Fatalf("MS %d: SGSN got %d of %d UL frames; %s", i, len(ul), len(wantUL[i]), ms.Debug())
-		}
-		for k := range ul {
-			if !bytes.Equal(ul[k], wantUL[i][k]) {
-				t.Fatalf("MS %d: UL frame %d differs", i, k)
-			}
-		}
+		checkFrames(t, r.gb.frames(ms.TLLI), wantUL[i], fmt.Sprintf("MS %d: SGSN, UL (%s)", i, ms.Debug()))
 	}
 	t.Logf("%d MSs, 16 kB down and 8 kB up each, in %d block periods; at most %d TBFs on TRX 0 and %d on TRX 1 at once",
 		n, steps, peak[0], peak[1])
@@ -223,15 +214,7 @@ func TestTwoTRXTwoPhase(t *testing.T) {
 		}
 	}
 	for i, ms := range mss {
-		got := r.gb.frames(ms.TLLI)
-		if len(got) != len(want[i]) {
-			t.Fatalf("MS %d: SGSN got %d of %d frames; %s", i, len(got), len(want[i]), ms.Debug())
-		}
-		for k := range got {
-			if !bytes.Equal(got[k], want[i][k]) {
-				t.Fatalf("MS %d: frame %d differs", i, k)
-			}
-		}
+		checkFrames(t, r.gb.frames(ms.TLLI), want[i], fmt.Sprintf("MS %d: SGSN (%s)", i, ms.Debug()))
 	}
 	if peak[0] == 0 || peak[1] == 0 || !strings.Contains(tbfText, "TRX_ID=1") {
 		t.Fatalf("UL TBFs per TRX at best %v:\n%s", peak, tbfText)
