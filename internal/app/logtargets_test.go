@@ -41,11 +41,7 @@ func logSetup(t *testing.T, cfgText string) (*vty.VTY, *logx.Registry, *logx.Fan
 
 func udpListener(t *testing.T) *net.UDPConn {
 	t.Helper()
-	pc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pc.Close() })
+	pc := testutil.UDP(t)
 	old := logGSMTAPPort
 	logGSMTAPPort = pc.LocalAddr().(*net.UDPAddr).Port
 	t.Cleanup(func() { logGSMTAPPort = old })
@@ -204,6 +200,20 @@ func TestLogStderrTarget(t *testing.T) {
 	}
 }
 
+// configure runs the commands in a VTY session's CONFIG node; output
+// with a "%" (an error) fails the test.
+func configure(t *testing.T, v *vty.VTY, cmds ...string) {
+	t.Helper()
+	s := v.NewSession(nil)
+	defer s.Release()
+	s.Start()
+	for _, cmd := range append([]string{"enable", "configure terminal"}, cmds...) {
+		if out := s.Exec(cmd); strings.Contains(out, "%") {
+			t.Fatalf("%s: %q", cmd, out)
+		}
+	}
+}
+
 // TestLogForceAll: `logging level force-all` on a `log file` target forces
 // every category of that target (the registry follows, so the records are
 // made), whatever the category levels; released, the category levels
@@ -220,14 +230,7 @@ func TestLogForceAll(t *testing.T) {
 	}
 	logs.Logger(logx.CatPCU).Debug("pcu-debug")
 	logs.Logger(logx.CatRLCMAC).Debug("rlcmac-debug")
-	s := v.NewSession(nil)
-	defer s.Release()
-	s.Start()
-	for _, cmd := range []string{"enable", "configure terminal", "log file " + path, "no logging level force-all"} {
-		if out := s.Exec(cmd); strings.Contains(out, "%") {
-			t.Fatalf("%s: %q", cmd, out)
-		}
-	}
+	configure(t, v, "log file "+path, "no logging level force-all")
 	if err := applyLogTargets(v, logs, fan, stderr, logOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -441,14 +444,7 @@ func TestDisabledCategoryOutputs(t *testing.T) {
 	if l, _ := logs.Effective(logx.CatCSN1); l != logx.LevelOff {
 		t.Errorf("csn1 emitted from %v", l)
 	}
-	s := v.NewSession(nil)
-	defer s.Release()
-	s.Start()
-	for _, cmd := range []string{"enable", "configure terminal", "log file " + path, "logging level csn1 fatal"} {
-		if out := s.Exec(cmd); strings.Contains(out, "%") {
-			t.Fatalf("%s: %q", cmd, out)
-		}
-	}
+	configure(t, v, "log file "+path, "logging level csn1 fatal")
 	if err := applyLogTargets(v, logs, fan, stderr, logOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -39,16 +39,8 @@ func testSettings(cfg, sock string, port int) Settings {
 // pcap holds the NS datagrams sent towards the (silent) SGSN address.
 func TestDaemonStatsMetricsPcap(t *testing.T) {
 	dir := t.TempDir()
-	statsdSock, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer statsdSock.Close()
-	sgsn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sgsn.Close()
+	statsdSock := testutil.UDP(t)
+	sgsn := testutil.UDP(t)
 	nsPort := sgsn.LocalAddr().(*net.UDPAddr).Port
 	cfgFile := filepath.Join(dir, "gopcu.cfg")
 	cfgText := fmt.Sprintf("stats interval 1\nstats reporter statsd\n remote-ip 127.0.0.1\n remote-port %d\n level subscriber\n enable\n",
@@ -81,6 +73,7 @@ func TestDaemonStatsMetricsPcap(t *testing.T) {
 	}
 	// Prometheus
 	var body string
+	var err error
 	if !testutil.Poll(5*time.Second, func() bool {
 		var resp *http.Response
 		if resp, err = http.Get("http://" + metrics + "/metrics"); err != nil {

@@ -217,28 +217,28 @@ func (r *Registry) Logger(cat string) *slog.Logger {
 // SetLevel sets a category's base level and enables it (libosmocore's
 // `logging level CAT LEVEL`); unknown categories are an error.
 func (r *Registry) SetLevel(cat string, l slog.Level) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	s, ok := r.cats[cat]
-	if !ok {
-		return fmt.Errorf("logx: unknown category %q", cat)
-	}
-	s.level.Store(int64(l))
-	s.enabled.Store(true)
-	r.update(s)
-	return nil
+	return r.set(cat, func(s *catState) {
+		s.level.Store(int64(l))
+		s.enabled.Store(true)
+	})
 }
 
 // SetEnabled enables or disables a category's base output without
 // changing its level; unknown categories are an error.
 func (r *Registry) SetEnabled(cat string, on bool) error {
+	return r.set(cat, func(s *catState) { s.enabled.Store(on) })
+}
+
+// set changes the base state of a known category with f and updates
+// what its loggers check; unknown categories are an error.
+func (r *Registry) set(cat string, f func(*catState)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s, ok := r.cats[cat]
 	if !ok {
 		return fmt.Errorf("logx: unknown category %q", cat)
 	}
-	s.enabled.Store(on)
+	f(s)
 	r.update(s)
 	return nil
 }
@@ -277,25 +277,24 @@ func (r *Registry) SetDemand(key any, levels map[string]slog.Level) {
 
 // Level reports a category's base level.
 func (r *Registry) Level(cat string) (slog.Level, bool) {
-	r.mu.Lock()
-	s, ok := r.cats[cat]
-	r.mu.Unlock()
-	if !ok {
-		return 0, false
-	}
-	return slog.Level(s.level.Load()), true
+	return r.load(cat, func(s *catState) int64 { return s.level.Load() })
 }
 
 // Effective reports the lowest level a category's loggers emit (LevelOff:
 // none): the base level or a demand, whichever is lower.
 func (r *Registry) Effective(cat string) (slog.Level, bool) {
+	return r.load(cat, func(s *catState) int64 { return s.eff.Load() })
+}
+
+// load reads a level of a known category with f (ok false: unknown).
+func (r *Registry) load(cat string, f func(*catState) int64) (slog.Level, bool) {
 	r.mu.Lock()
 	s, ok := r.cats[cat]
 	r.mu.Unlock()
 	if !ok {
 		return 0, false
 	}
-	return slog.Level(s.eff.Load()), true
+	return slog.Level(f(s)), true
 }
 
 // Categories lists the categories sorted by name, with their base level

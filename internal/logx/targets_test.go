@@ -247,11 +247,7 @@ func decodeGSMTAPLog(t *testing.T, p []byte) (level uint8, proc, subsys, file st
 }
 
 func TestGSMTAPTarget(t *testing.T) {
-	pc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pc.Close()
+	pc := testutil.UDP(t)
 	sink, err := DialGSMTAP("127.0.0.1", pc.LocalAddr().(*net.UDPAddr).Port, "OsmoPCU")
 	if err != nil {
 		t.Fatal(err)
@@ -262,19 +258,14 @@ func TestGSMTAPTarget(t *testing.T) {
 	before := time.Now().Add(-time.Second)
 	r.Logger(CatTBF).Debug("not sent")
 	r.Logger(CatTBF).Info("TBF(DL:TFI-0-0-1) assigned", "ms", 7)
-	_ = pc.SetReadDeadline(time.Now().Add(5 * time.Second))
-	buf := make([]byte, 8192)
-	n, err := pc.Read(buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	level, proc, subsys, file, line, msg, ts := decodeGSMTAPLog(t, buf[:n])
+	level, proc, subsys, file, line, msg, ts := decodeGSMTAPLog(t, testutil.ReadDatagram(t, pc))
 	if level != OsmoInfo || proc != "OsmoPCU" || subsys != "TBF" || file != "targets_test.go" || line == 0 ||
 		msg != "TBF(DL:TFI-0-0-1) assigned ms=7\n" || ts.Before(before) || ts.After(time.Now().Add(time.Second)) {
 		t.Fatalf("decoded level=%d proc=%q subsys=%q file=%q line=%d msg=%q ts=%v", level, proc, subsys, file, line, msg, ts)
 	}
 	// nothing else arrived (the debug record was filtered before)
 	_ = pc.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	buf := make([]byte, 8192)
 	if n, err := pc.Read(buf); err == nil {
 		t.Fatalf("unexpected datagram % x", buf[:n])
 	}
@@ -369,11 +360,7 @@ func TestSyslogTarget(t *testing.T) {
 		t.Error("output without daemon: no error")
 	}
 	nd.Close()
-	pc, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pc.Close()
+	pc := testutil.UDP(t)
 	sink, err := DialSyslog("udp", pc.LocalAddr().String(), "local3", "OsmoPCU")
 	if err != nil {
 		t.Fatal(err)
@@ -382,14 +369,8 @@ func TestSyslogTarget(t *testing.T) {
 	f.Configure(FanoutConfig{Targets: []*Target{plainTarget("syslog local3", sink, nil)}})
 	defer f.Close()
 	r.Logger(CatPCU).Error("to syslog", "bts", 0)
-	_ = pc.SetReadDeadline(time.Now().Add(5 * time.Second))
-	buf := make([]byte, 2048)
-	n, err := pc.Read(buf)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// <PRI> = local3 (19) * 8 + err (3) = 155
-	if got := string(buf[:n]); !strings.HasPrefix(got, "<155>") || !strings.Contains(got, "OsmoPCU[") ||
+	if got := string(testutil.ReadDatagram(t, pc)); !strings.HasPrefix(got, "<155>") || !strings.Contains(got, "OsmoPCU[") ||
 		!strings.HasSuffix(strings.TrimSuffix(got, "\n"), ": DPCU ERROR to syslog bts=0") {
 		t.Errorf("syslog datagram %q", got)
 	}

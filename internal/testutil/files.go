@@ -21,6 +21,32 @@ func FreePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
+// UDP is a UDP socket on 127.0.0.1 at a port of the kernel's choice
+// (a peer's endpoint: an SGSN's NS, a GSMTAP or syslog receiver), closed
+// at the test's cleanup.
+func UDP(t testing.TB) *net.UDPConn {
+	t.Helper()
+	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// ReadDatagram waits up to 5 s for the next datagram on c and returns
+// it; none fails the test.
+func ReadDatagram(t testing.TB, c net.Conn) []byte {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 65536)
+	n, err := c.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf[:n]
+}
+
 // ReadFile returns the file's content; a file that cannot be read fails
 // the test.
 func ReadFile(t testing.TB, path string) string {

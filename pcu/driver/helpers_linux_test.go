@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
@@ -38,15 +39,7 @@ func freeUDPPort(t *testing.T) uint16 {
 }
 
 // sgsnSock is a loopback UDP socket standing in for an SGSN NS endpoint.
-func sgsnSock(t *testing.T) *net.UDPConn {
-	t.Helper()
-	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
+func sgsnSock(t *testing.T) *net.UDPConn { return testutil.UDP(t) }
 
 // setNSVC fills INFO_IND NS-VC entry i: local port, the SGSN at c.
 func setNSVC(ii *pcuif.InfoInd, i int, nsvci, local uint16, c *net.UDPConn) {
