@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp/ns"
-	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
@@ -37,9 +36,6 @@ func freeUDPPort(t *testing.T) uint16 {
 	defer c.Close()
 	return uint16(c.LocalAddr().(*net.UDPAddr).Port)
 }
-
-// sgsnSock is a loopback UDP socket standing in for an SGSN NS endpoint.
-func sgsnSock(t *testing.T) *net.UDPConn { return testutil.UDP(t) }
 
 // setNSVC fills INFO_IND NS-VC entry i: local port, the SGSN at c.
 func setNSVC(ii *pcuif.InfoInd, i int, nsvci, local uint16, c *net.UDPConn) {

@@ -200,7 +200,7 @@ func TestNSSocketPolled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	s0 := sgsnSock(t)
+	s0 := testutil.UDP(t)
 	p0 := freeUDPPort(t)
 	ii := gbInfo()
 	setNSVC(ii, 0, 1, p0, s0)

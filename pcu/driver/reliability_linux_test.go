@@ -30,7 +30,7 @@ func TestShutdownUnderNSFlood(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan error, 1)
 	go func() { ran <- l.run(ctx) }()
-	s0 := sgsnSock(t)
+	s0 := testutil.UDP(t)
 	p0 := freeUDPPort(t)
 	ii := gbInfo()
 	setNSVC(ii, 0, 1, p0, s0)
@@ -77,7 +77,7 @@ func TestGbReconfigureCaptured(t *testing.T) {
 	capt := &nullCapture{}
 	e := pcu.New(pcu.Config{SocketPath: "/nonexistent", MinBackoff: time.Hour, Gb: true, Capture: capt})
 	l := start(t, e, Options{})
-	s0, s1 := sgsnSock(t), sgsnSock(t)
+	s0, s1 := testutil.UDP(t), testutil.UDP(t)
 	p0, p1 := freeUDPPort(t), freeUDPPort(t)
 	stop := make(chan struct{})
 	defer close(stop)
