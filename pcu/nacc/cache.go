@@ -23,42 +23,45 @@ type SI struct {
 	Buf []byte
 }
 
-// NeighCache maps (ARFCN, BSIC) seen from a serving cell to the target's
-// CGI-PS; entries live X10 (osmo-pcu neigh_cache.c). The keep-time is read
-// at lookup, so a `timer X10` change applies to existing entries too.
-type NeighCache struct {
-	m map[Key]neighEntry
+// cache maps keys to values that live keep: the keep-time is read at
+// lookup, so a timer change applies to existing entries too.
+type cache[K comparable, V any] struct {
+	m map[K]entry[V]
 }
 
-type neighEntry struct {
-	cgi   bssgp.CellID
+type entry[V any] struct {
+	v     V
 	added time.Duration
 }
 
-func (c *NeighCache) Add(k Key, cgi bssgp.CellID, now time.Duration) {
+// Add stores v for k at now.
+func (c *cache[K, V]) Add(k K, v V, now time.Duration) {
 	if c.m == nil {
-		c.m = map[Key]neighEntry{}
+		c.m = map[K]entry[V]{}
 	}
-	c.m[k] = neighEntry{cgi, now}
+	c.m[k] = entry[V]{v, now}
 }
 
-func (c *NeighCache) Lookup(k Key, now, keep time.Duration) (bssgp.CellID, bool) {
+// Lookup returns the value of k unless it is older than keep (then it is
+// dropped).
+func (c *cache[K, V]) Lookup(k K, now, keep time.Duration) (V, bool) {
 	e, ok := c.m[k]
-	if !ok {
-		return bssgp.CellID{}, false
-	}
-	if now-e.added >= keep {
+	if ok && now-e.added >= keep {
 		delete(c.m, k)
-		return bssgp.CellID{}, false
+		ok = false
 	}
-	return e.cgi, true
+	if !ok {
+		var zero V
+		return zero, false
+	}
+	return e.v, true
 }
 
 // Len is the number of entries.
-func (c *NeighCache) Len() int { return len(c.m) }
+func (c *cache[K, V]) Len() int { return len(c.m) }
 
 // Expire drops entries older than keep.
-func (c *NeighCache) Expire(now, keep time.Duration) {
+func (c *cache[K, V]) Expire(now, keep time.Duration) {
 	for k, e := range c.m {
 		if now-e.added >= keep {
 			delete(c.m, k)
@@ -66,15 +69,16 @@ func (c *NeighCache) Expire(now, keep time.Duration) {
 	}
 }
 
+// NeighCache maps (ARFCN, BSIC) seen from a serving cell to the target's
+// CGI-PS; entries live X10 (osmo-pcu neigh_cache.c).
+type NeighCache struct {
+	cache[Key, bssgp.CellID]
+}
+
 // SICache maps a CGI-PS to the SI/PSI a RAN-INFORMATION brought; entries
 // live X11 (osmo-pcu neigh_cache.c si_cache).
 type SICache struct {
-	m map[cgiKey]siEntry
-}
-
-type siEntry struct {
-	si    SI
-	added time.Duration
+	c cache[cgiKey, SI]
 }
 
 // cgiKey normalises a CGI-PS for map keys (osmo_cgi_ps_cmp: an MNC above 99
@@ -86,33 +90,18 @@ func keyOf(c bssgp.CellID) cgiKey {
 	return cgiKey(c)
 }
 
+// Add stores a copy of si for cgi at now.
 func (c *SICache) Add(cgi bssgp.CellID, si SI, now time.Duration) {
-	if c.m == nil {
-		c.m = map[cgiKey]siEntry{}
-	}
-	c.m[keyOf(cgi)] = siEntry{SI{si.PSI, append([]byte(nil), si.Buf...)}, now}
+	c.c.Add(keyOf(cgi), SI{si.PSI, append([]byte(nil), si.Buf...)}, now)
 }
 
+// Lookup returns the SI of cgi unless it is older than keep.
 func (c *SICache) Lookup(cgi bssgp.CellID, now, keep time.Duration) (SI, bool) {
-	k := keyOf(cgi)
-	e, ok := c.m[k]
-	if !ok {
-		return SI{}, false
-	}
-	if now-e.added >= keep {
-		delete(c.m, k)
-		return SI{}, false
-	}
-	return e.si, true
+	return c.c.Lookup(keyOf(cgi), now, keep)
 }
 
 // Len is the number of entries.
-func (c *SICache) Len() int { return len(c.m) }
+func (c *SICache) Len() int { return c.c.Len() }
 
-func (c *SICache) Expire(now, keep time.Duration) {
-	for k, e := range c.m {
-		if now-e.added >= keep {
-			delete(c.m, k)
-		}
-	}
-}
+// Expire drops entries older than keep.
+func (c *SICache) Expire(now, keep time.Duration) { c.c.Expire(now, keep) }
