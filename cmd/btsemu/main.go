@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/ticker"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -45,20 +46,12 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Printf("btsemu: PCUIF %s on %s, waiting for a PCU\n", v, *path)
-	go func() {
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				st := bts.Stats()
-				fmt.Printf("btsemu: connected=%v pdchs=%d rts=%d answered=%d (idle %d) mismatched=%d\n",
-					bts.Connected(), len(bts.ActivePDCHs()), st.RTSSent, st.Answered, idle.Load(), st.Mismatched)
-			}
-		}
-	}()
+	go ticker.Every(ctx, time.Second, func(time.Time) bool {
+		st := bts.Stats()
+		fmt.Printf("btsemu: connected=%v pdchs=%d rts=%d answered=%d (idle %d) mismatched=%d\n",
+			bts.Connected(), len(bts.ActivePDCHs()), st.RTSSent, st.Answered, idle.Load(), st.Mismatched)
+		return true
+	})
 	for ctx.Err() == nil {
 		if err := bts.WaitActive(ctx, len(onesOf(info.TRX[0].PDCHMask))); err != nil {
 			break

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/internal/ticker"
 	pcud "github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/stats"
 	"github.com/gopcu/gopcu/stats/capture"
@@ -116,20 +117,11 @@ func (w *statsWiring) report() {
 	}
 }
 
-// run ticks until ctx ends.
+// run ticks every second until ctx ends (or the engine does).
 func (w *statsWiring) run(ctx context.Context) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			if w.d.eng.Call(func() { w.tick(now) }) != nil {
-				return
-			}
-		}
-	}
+	ticker.Every(ctx, time.Second, func(now time.Time) bool {
+		return w.d.eng.Call(func() { w.tick(now) }) == nil
+	})
 }
 
 func (w *statsWiring) close() {

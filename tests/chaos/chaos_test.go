@@ -270,17 +270,29 @@ func (r *rig) nsFlood(stop <-chan struct{}, rate int, seed uint64) int {
 	rnd := rand.New(rand.NewPCG(seed, 17))
 	corpus := nsCorpus()
 	n := 0
+	paced(stop, func() bool {
+		for i := 0; i < rate/100; i++ {
+			sp.send(sgsnAddr, pcuNS, mutate(rnd, corpus[rnd.IntN(len(corpus))]))
+			n++
+		}
+		return true
+	})
+	return n
+}
+
+// paced calls burst every 10 ms until stop closes or burst returns false:
+// the floods' pace.
+func paced(stop <-chan struct{}, burst func() bool) {
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
 		case <-stop:
-			return n
+			return
 		case <-tick.C:
 		}
-		for i := 0; i < rate/100; i++ {
-			sp.send(sgsnAddr, pcuNS, mutate(rnd, corpus[rnd.IntN(len(corpus))]))
-			n++
+		if !burst() {
+			return
 		}
 	}
 }
@@ -343,14 +355,7 @@ func TestPCUSocketFuzz(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(seed, 3))
 		corpus, infoType := pcuifCorpus(r.tr.bts.Info().Version, r.tr.bts.Info())
 		n := 0
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return n
-			case <-tick.C:
-			}
+		paced(stop, func() bool {
 			var msgs [][]byte
 			for i := 0; i < 20; i++ {
 				m := mutate(rnd, corpus[rnd.IntN(len(corpus))])
@@ -366,10 +371,12 @@ func TestPCUSocketFuzz(t *testing.T) {
 					b.SendRaw(m)
 				}
 			}:
+				return true
 			case <-stop:
-				return n
+				return false
 			}
-		}
+		})
+		return n
 	}
 	stop := make(chan struct{})
 	done := make(chan int)
@@ -502,18 +509,14 @@ func (r *rig) dlFlood(stop <-chan struct{}, count, tllis, size, rate int, lifeti
 	llc := make([]byte, size)
 	llc[0], llc[1] = 0x03, 0xc0 // SAPI 3 UI
 	n := 0
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for n < count {
-		select {
-		case <-stop:
-			return n
-		case <-tick.C:
-		}
-		for i := 0; i < rate/100 && n < count; i++ {
-			sp.send(sgsnAddr, pcuNS, dlUnitdata(0xc1000000+uint32(n%tllis), lifetime, llc))
-			n++
-		}
+	if count > 0 {
+		paced(stop, func() bool {
+			for i := 0; i < rate/100 && n < count; i++ {
+				sp.send(sgsnAddr, pcuNS, dlUnitdata(0xc1000000+uint32(n%tllis), lifetime, llc))
+				n++
+			}
+			return n < count
+		})
 	}
 	return n
 }

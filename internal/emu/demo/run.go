@@ -456,14 +456,7 @@ func (r *run) flushDL() {
 
 // sampleQueues records the head-of-queue sojourn of every MS's DL queue.
 func (r *run) sampleQueues() {
-	delays := make([]time.Duration, len(r.apps))
-	r.eng.Call(func() {
-		for i, a := range r.apps {
-			if m, ok := r.eng.MSViewByTLLI(a.ms.TLLI); ok {
-				delays[i] = m.QueueHeadSojourn
-			}
-		}
-	})
+	delays := HeadSojourns(r.eng, len(r.apps), func(i int) uint32 { return r.apps[i].ms.TLLI })
 	for i, d := range delays {
 		if r.downloadStart >= 0 && !r.apps[i].res.Done {
 			r.apps[i].res.QueueDelay = append(r.apps[i].res.QueueDelay, d)
@@ -531,6 +524,20 @@ func (r *run) result() *Result {
 	}
 	ReadDrops(r.eng, res)
 	return res
+}
+
+// HeadSojourns reads the head-of-queue sojourn of the DL queues of n MSs,
+// MS i of TLLI tlli(i) (0 for an MS the engine does not know).
+func HeadSojourns(eng *pcu.Engine, n int, tlli func(i int) uint32) []time.Duration {
+	delays := make([]time.Duration, n)
+	eng.Call(func() {
+		for i := range delays {
+			if m, ok := eng.MSViewByTLLI(tlli(i)); ok {
+				delays[i] = m.QueueHeadSojourn
+			}
+		}
+	})
+	return delays
 }
 
 // ReadDrops reads the engine's LLC drop counters and ECN marks into res.

@@ -410,14 +410,7 @@ func (l *lab) msToServer(srvIP [4]byte) {
 
 // sampleQueues records the head-of-queue sojourn of every MS's DL queue.
 func (l *lab) sampleQueues() {
-	delays := make([]time.Duration, len(l.sides))
-	l.eng.Call(func() {
-		for k, s := range l.sides {
-			if m, ok := l.eng.MSViewByTLLI(s.ms.TLLI); ok {
-				delays[k] = m.QueueHeadSojourn
-			}
-		}
-	})
+	delays := demo.HeadSojourns(l.eng, len(l.sides), func(k int) uint32 { return l.sides[k].ms.TLLI })
 	now := time.Now()
 	for k, d := range delays {
 		l.samples = append(l.samples, qSample{now, k, d})

@@ -26,6 +26,7 @@ import (
 	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/internal/emu/msnet"
 	"github.com/gopcu/gopcu/internal/emu/netns"
+	"github.com/gopcu/gopcu/internal/ticker"
 	"github.com/gopcu/gopcu/tests/labnet"
 	"github.com/gopcu/gopcu/tests/vum"
 )
@@ -282,14 +283,7 @@ func (o *options) bringUp(ctx context.Context, r *labnet.Radio, p *labnet.Phone,
 
 // logStacks logs every phone's state every 5 s until ctx ends.
 func logStacks(ctx context.Context, r *labnet.Radio, um *vum.Um) {
-	t := time.NewTicker(5 * time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	ticker.Every(ctx, 5*time.Second, func(time.Time) bool {
 		r.Do(ctx, func() {
 			for _, p := range r.Phones {
 				log.Printf("ms%d: %s aborted=%d reassigned=%d staleIA=%d ulIP=%d dlIP=%d dropped=%d llcLate=%d sndcpLost=%d gea=%d ciphered=%d deciphered=%d cipherDrops=%d um=%+v", p.Index, p.MS.Debug(),
@@ -297,7 +291,8 @@ func logStacks(ctx context.Context, r *labnet.Radio, um *vum.Um) {
 					p.Stack.Ciphering(), p.Stack.Ciphered, p.Stack.Deciphered, p.Stack.CipherDrops, um.Stats())
 			}
 		})
-	}
+		return true
+	})
 }
 
 // detach detaches the phones (best effort, a second at most) before the
