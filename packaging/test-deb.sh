@@ -108,27 +108,28 @@ fi
 "${nocaps[@]}" /usr/bin/gopcu -c /etc/osmocom/gopcu.cfg --pcu-sock "$sock" --vty-port "$port" >"$tmp/gopcu.log" 2>&1 &
 gp=$!
 pids+=($gp)
-vty_out=""
-for _ in $(seq 1 100); do
-	vty_out="$(python3 - "$port" <<'PY' 2>/dev/null || true
+# vty PORT ITEM...: a telnet dialogue with the VTY on 127.0.0.1:PORT. An
+# ITEM "=CMD" sends the command CMD; any other ITEM waits (3 s at most)
+# until that text has come since the connection began. It prints all
+# that came.
+vty() {
+	python3 - "$@" <<'PY'
 import socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2)
 buf = b""
-def until(tok):
-    global buf
+for item in sys.argv[2:]:
+    if item.startswith("="):
+        s.sendall(item[1:].encode() + b"\r")
+        continue
     end = time.time() + 3
-    while tok not in buf and time.time() < end:
+    while item.encode() not in buf and time.time() < end:
         buf += s.recv(4096)
-until(b"OsmoPCU> ")
-s.sendall(b"show bts pdch\r")
-until(b"TS7")
-until(b"OsmoPCU> ")
-s.sendall(b"show version\r")
-until(b"(OsmoPCU).")
-until(b"OsmoPCU> ")
 print(buf.decode("utf-8", "replace"))
 PY
-)"
+}
+vty_out=""
+for _ in $(seq 1 100); do
+	vty_out="$(vty "$port" "OsmoPCU> " "=show bts pdch" "TS7" "OsmoPCU> " "=show version" "(OsmoPCU)." "OsmoPCU> " 2>/dev/null || true)"
 	grep -q "TS4: PDCH enabled" <<<"$vty_out" && break
 	kill -0 "$gp" 2>/dev/null || { cat "$tmp/gopcu.log"; fail "installed gopcu ended"; }
 	sleep 0.1
@@ -152,22 +153,7 @@ if [ "$sgsn" = 1 ]; then
 fi
 # `write file` (as an operator does): the conffile is rewritten, the
 # previous one kept as gopcu.cfg.sav, which purge must remove too.
-python3 - "$port" <<'PY' >"$tmp/write.log" 2>&1 || true
-import socket, sys, time
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2)
-buf = b""
-def until(tok):
-    global buf
-    end = time.time() + 3
-    while tok not in buf and time.time() < end:
-        buf += s.recv(4096)
-until(b"OsmoPCU> ")
-s.sendall(b"enable\r")
-until(b"OsmoPCU# ")
-s.sendall(b"write file\r")
-until(b"Configuration saved")
-print(buf.decode("utf-8", "replace"))
-PY
+vty "$port" "OsmoPCU> " "=enable" "OsmoPCU# " "=write file" "Configuration saved" >"$tmp/write.log" 2>&1 || true
 grep -q "Configuration saved to /etc/osmocom/gopcu.cfg" "$tmp/write.log" || { cat "$tmp/write.log"; fail "write file"; }
 [ -e /etc/osmocom/gopcu.cfg.sav ] || fail "write file left no /etc/osmocom/gopcu.cfg.sav"
 echo "write file: /etc/osmocom/gopcu.cfg rewritten, gopcu.cfg.sav kept"

@@ -159,16 +159,24 @@ func (r *rig) finish(res *result, fault func(stop <-chan struct{})) {
 	r.report(res)
 }
 
+// startScenario starts the rig with traffic on 4 MSs and the scenario's
+// result, which holds the first sample.
+func startScenario(t *testing.T, scenario string, cycles int) (*rig, *result) {
+	t.Helper()
+	r := newRig(t)
+	res := &result{scenario: scenario, kind: r.kind, cycles: cycles}
+	r.up(4)
+	res.p0 = r.sample()
+	return r, res
+}
+
 // TestBTSRestart: the BTS process dies (SIGKILL: its socket closes) and
 // comes back, 50 times (3 in CI). gopcu keeps running, reconnects, and
 // the MSs' traffic flows again; osmo-pcu exits when the BTS goes away and
 // is restarted by the test as a supervisor would (counted as not
 // survived). SIGTERM comes right after a BTS loss.
 func TestBTSRestart(t *testing.T) {
-	r := newRig(t)
-	res := &result{scenario: "BTS SIGKILL + restart", kind: r.kind, cycles: cycles(50, 3)}
-	r.up(4)
-	res.p0 = r.sample()
+	r, res := startScenario(t, "BTS SIGKILL + restart", cycles(50, 3))
 	for i := 0; i < res.cycles; i++ {
 		r.tr.stop()
 		killed := time.Now()
@@ -199,10 +207,7 @@ func TestBTSRestart(t *testing.T) {
 // CI). The NS-VC and BVC come back and downlink flows again. SIGTERM
 // comes while osmo-sgsn is down.
 func TestSGSNRestart(t *testing.T) {
-	r := newRig(t)
-	res := &result{scenario: "osmo-sgsn SIGKILL + restart", kind: r.kind, cycles: cycles(20, 2)}
-	r.up(4)
-	res.p0 = r.sample()
+	r, res := startScenario(t, "osmo-sgsn SIGKILL + restart", cycles(20, 2))
 	for i := 0; i < res.cycles; i++ {
 		r.killSGSN()
 		killed := time.Now()
@@ -302,10 +307,7 @@ func paced(stop <-chan struct{}, burst func() bool) {
 // runs; afterwards the NS-VC, BVC and traffic recover. SIGTERM comes
 // during a second flood.
 func TestNSFuzzFlood(t *testing.T) {
-	r := newRig(t)
-	res := &result{scenario: "NS/BSSGP fuzz flood", kind: r.kind, cycles: 1}
-	r.up(4)
-	res.p0 = r.sample()
+	r, res := startScenario(t, "NS/BSSGP fuzz flood", 1)
 	stop := make(chan struct{})
 	done := make(chan int)
 	go func() { done <- r.nsFlood(stop, 20000, 1) }()
@@ -347,10 +349,7 @@ func pcuifCorpus(v pcuif.Version, info *pcuif.InfoInd) ([][]byte, byte) {
 // blocks (30 s at 2 000/s; 4 s in CI); traffic flows on afterwards.
 // SIGTERM comes during a second round.
 func TestPCUSocketFuzz(t *testing.T) {
-	r := newRig(t)
-	res := &result{scenario: "PCU socket fuzz", kind: r.kind, cycles: 1}
-	r.up(4)
-	res.p0 = r.sample()
+	r, res := startScenario(t, "PCU socket fuzz", 1)
 	fuzz := func(stop <-chan struct{}, seed uint64) int {
 		rnd := rand.New(rand.NewPCG(seed, 3))
 		corpus, infoType := pcuifCorpus(r.tr.bts.Info().Version, r.tr.bts.Info())
@@ -472,10 +471,7 @@ func (r *rig) vtyAbuse(stop <-chan struct{}, n int) {
 // descriptors are back and traffic flowed throughout. SIGTERM comes during
 // a second round.
 func TestVTYAbuse(t *testing.T) {
-	r := newRig(t)
-	res := &result{scenario: "VTY abuse", kind: r.kind, cycles: 1}
-	r.up(4)
-	res.p0 = r.sample()
+	r, res := startScenario(t, "VTY abuse", 1)
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() { r.vtyAbuse(stop, cycles(200, 60)); close(done) }()
@@ -528,10 +524,7 @@ func (r *rig) dlFlood(stop <-chan struct{}, count, tllis, size, rate int, lifeti
 // scheduled or counted as dropped once the PDU lifetime has passed, and
 // the MSs' traffic flows again. SIGTERM comes during a second flood.
 func TestDLOverload(t *testing.T) {
-	r := newRig(t)
-	res := &result{scenario: "DL overload, 100 000 TLLIs", kind: r.kind, cycles: 1}
-	r.up(4)
-	res.p0 = r.sample()
+	r, res := startScenario(t, "DL overload, 100 000 TLLIs", 1)
 	m0 := r.metrics()
 	drops0 := r.udpDrops()
 	start := time.Now()
