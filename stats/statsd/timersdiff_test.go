@@ -3,13 +3,13 @@ package statsd
 import (
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
+	"github.com/gopcu/gopcu/internal/syncbuf"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -29,26 +29,15 @@ import (
 const framePeriod = 120 * time.Millisecond / 26
 
 // airLog records every DATA_REQ a PCU sends (PDTCH answers and CCCH).
-type airLog struct {
-	mu sync.Mutex
-	d  []pcuif.Data
-}
+type airLog = syncbuf.List[pcuif.Data]
 
 func watchAir(s *radioSide) *airLog {
 	a := &airLog{}
 	s.bts.OnDataReq(func(d pcuif.Data) {
 		d.Payload = slices.Clone(d.Payload)
-		a.mu.Lock()
-		a.d = append(a.d, d)
-		a.mu.Unlock()
+		a.Append(d)
 	})
 	return a
-}
-
-func (a *airLog) all() []pcuif.Data {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return slices.Clone(a.d)
 }
 
 // pdtch is a PDTCH DATA_REQ decoded: a GPRS data block's header, or a
@@ -227,7 +216,7 @@ func TestN3101GrantsMatchOsmoPCU(t *testing.T) {
 					s.t.Fatalf("%s: no Immediate Assignment for the RACH", s.name)
 				}
 				r := n3101Result{Freed: s.tbfs() == 0}
-				for _, d := range air.all() {
+				for _, d := range air.All() {
 					if b, ok := decodePDTCH(d); ok && b.ts == ts && pcuif.FNDelta(b.fn, fn) >= 0 {
 						if b.usf == usf {
 							if r.Grants == 0 {
@@ -298,13 +287,13 @@ func dlLossRun(s *radioSide, tlli uint32, n int, mute func(*msemu.MS) bool, paus
 	r := dlLoss{ImmAss: ias - ias0, Freed: s.tbfs() == 0}
 	r.Discarded, _ = s.llcDiscarded(tlli)
 	var lastPoll uint32
-	for _, d := range air.all() {
+	for _, d := range air.All() {
 		if b, ok := decodePDTCH(d); ok && b.data != nil && b.sp && pcuif.FNDelta(b.fn, muted) >= 0 {
 			r.Polls++
 			lastPoll = b.fn
 		}
 	}
-	for _, d := range air.all() {
+	for _, d := range air.All() {
 		if b, ok := decodePDTCH(d); ok && b.data != nil && r.Polls > 0 && pcuif.FNDelta(b.fn, lastPoll) > 8*13/3 {
 			r.Late++
 		}
@@ -409,7 +398,7 @@ func x2001Run(s *radioSide) x2001Result {
 	s.paced(int(3500*time.Millisecond/(20*time.Millisecond)), nil)
 	r := x2001Result{ULAlive: s.ul.Load() > ul0+1}
 	first := -1
-	for _, d := range air.all() {
+	for _, d := range air.All() {
 		b, ok := decodePDTCH(d)
 		if !ok || pcuif.FNDelta(b.fn, fn) < 0 {
 			continue
@@ -522,7 +511,7 @@ func TestKeptOpenDLNotStarvedMatchesOsmoPCU(t *testing.T) {
 		}
 		var r starveResult
 		last := -1
-		for _, d := range air.all() {
+		for _, d := range air.All() {
 			b, ok := decodePDTCH(d)
 			if !ok || b.data == nil {
 				continue
@@ -600,7 +589,7 @@ func TestIdleAckDelayMatchesOsmoPCU(t *testing.T) {
 					}
 					r := idleAckResult{First: -1, Second: -1}
 					i, after := 0, -1
-					for _, d := range air.all() {
+					for _, d := range air.All() {
 						b, ok := decodePDTCH(d)
 						if !ok || b.data == nil {
 							continue

@@ -15,6 +15,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
+	"github.com/gopcu/gopcu/internal/syncbuf"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -35,8 +36,7 @@ var (
 // sends on the signalling BVC.
 type rimGb struct {
 	*fakeGb
-	mu  sync.Mutex
-	out []bssgp.PDU
+	out syncbuf.List[bssgp.PDU]
 }
 
 func (g *rimGb) SendSignalling(p bssgp.PDU) error {
@@ -48,19 +48,11 @@ func (g *rimGb) SendSignalling(p bssgp.PDU) error {
 	if err != nil {
 		return err
 	}
-	g.mu.Lock()
-	g.out = append(g.out, q)
-	g.mu.Unlock()
+	g.out.Append(q)
 	return nil
 }
 
-func (g *rimGb) take() []bssgp.PDU {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	o := g.out
-	g.out = nil
-	return o
-}
+func (g *rimGb) take() []bssgp.PDU { return g.out.Take() }
 
 // naccInfo is the target cell's RAN-INFORMATION answering req.
 func naccInfo(req *bssgp.RIM, rep bssgp.CellID, si ...[]byte) *bssgp.RIM {
