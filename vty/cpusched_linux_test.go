@@ -38,12 +38,10 @@ func cpuSchedChild(t *testing.T) {
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for i := 0; i < 3; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			runtime.LockOSThread()
 			<-stop
-		}()
+		})
 	}
 	defer func() { close(stop); wg.Wait() }()
 	s := osSched{}
@@ -69,13 +67,11 @@ func cpuSchedChild(t *testing.T) {
 	// a thread started afterwards inherits the policy
 	tid := make(chan int)
 	for i := 0; i < len(ts)+2; i++ { // more locked goroutines than threads: new ones
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			runtime.LockOSThread()
 			tid <- unix.Gettid()
 			<-stop
-		}()
+		})
 	}
 	for i := 0; i < len(ts)+2; i++ {
 		n := <-tid

@@ -87,13 +87,11 @@ const sessionsFull = "%% Too many VTY sessions (%d), closing.\r\n"
 // refuse tells a connection beyond MaxSessions and closes it, without
 // holding up Serve.
 func (s *Server) refuse(c net.Conn, n int) {
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	s.wg.Go(func() {
 		c.SetWriteDeadline(time.Now().Add(time.Second))
 		fmt.Fprintf(c, sessionsFull, n)
 		c.Close()
-	}()
+	})
 }
 
 // ListenAndServe listens on addr (e.g. v.BindAddr(4240)) and serves.

@@ -384,9 +384,7 @@ func TestFanoutConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for i := 0; i < 4; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			l := r.Logger(CatTBF).With("g", i)
 			for {
 				select {
@@ -396,7 +394,7 @@ func TestFanoutConcurrent(t *testing.T) {
 				}
 				l.Error("x", "n", 1)
 			}
-		}()
+		})
 	}
 	count := func() int { a.mu.Lock(); defer a.mu.Unlock(); return a.n }
 	deadline := time.Now().Add(10 * time.Second)

@@ -12,13 +12,11 @@ func TestList(t *testing.T) {
 	var l List[int]
 	var wg sync.WaitGroup
 	for g := 0; g < 4; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := 0; i < 100; i++ {
 				l.Append(i)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	all := l.All()

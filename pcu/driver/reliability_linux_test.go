@@ -143,9 +143,7 @@ func TestCallOnStopPath(t *testing.T) {
 		var wg sync.WaitGroup
 		stop := make(chan struct{})
 		for g := 0; g < 4; g++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				for {
 					select {
 					case <-stop:
@@ -156,7 +154,7 @@ func TestCallOnStopPath(t *testing.T) {
 						okCalls.Add(1)
 					}
 				}
-			}()
+			})
 		}
 		time.Sleep(2 * time.Millisecond) // the callers race the stop: a moment of calls first, on purpose
 		cancel()

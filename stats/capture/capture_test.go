@@ -231,16 +231,14 @@ func TestConcurrentWriters(t *testing.T) {
 	const G, N = 8, 500
 	var wg sync.WaitGroup
 	for g := range G {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range N {
 				var b [4]byte
 				binary.BigEndian.PutUint16(b[:], uint16(g))
 				binary.BigEndian.PutUint16(b[2:], uint16(i))
 				c.UDP(t0, pcuAddr, sgsnAddr, b[:])
 			}
-		}()
+		})
 	}
 	// Close may race with writers still sending: they must drop, not panic.
 	wg.Wait()
@@ -279,13 +277,11 @@ func TestCloseRace(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for range 1000 {
 				c.UDP(t0, pcuAddr, sgsnAddr, []byte{1})
 			}
-		}()
+		})
 	}
 	c.Close()
 	wg.Wait()

@@ -390,9 +390,7 @@ func TestHistogramsUnderConcurrentScrapes(t *testing.T) {
 	h := e.Handler()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { // the engine
-		defer wg.Done()
+	wg.Go(func() { // the engine
 		for i := 0; ; i++ {
 			select {
 			case <-stop:
@@ -404,7 +402,7 @@ func TestHistogramsUnderConcurrentScrapes(t *testing.T) {
 				e.ForgetMS(uint32(0xc0000000 + i/1000%8))
 			}
 		}
-	}()
+	})
 	for range 30 {
 		body := get(t, h, "/metrics", nil).Body.String()
 		p := expfmt.NewTextParser(model.LegacyValidation)

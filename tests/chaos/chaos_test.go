@@ -138,8 +138,7 @@ func (r *rig) finish(res *result, fault func(stop <-chan struct{})) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	if fault != nil {
-		wg.Add(1)
-		go func() { defer wg.Done(); fault(stop) }()
+		wg.Go(func() { fault(stop) })
 		time.Sleep(500 * time.Millisecond) // the fault in full swing (real time, on purpose)
 		if s := r.sample(); s.HWM > res.hwm {
 			res.hwm = s.HWM

@@ -209,11 +209,9 @@ func TestLabNetOsmoPCULong(t *testing.T) {
 	var wg sync.WaitGroup
 	res := make([]result, len(l.ms))
 	for i, ms := range l.ms {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			res[i] = l.pingAndCurl(ms, "/200k", 300)
-		}()
+		})
 	}
 	wg.Wait()
 	for i, r := range res {

@@ -467,14 +467,12 @@ func (l *lab) downloads() error {
 		}
 		cdone := make(chan struct{})
 		l.cleanup = append(l.cleanup, func() { c.Process.Kill(); <-cdone }) // by PID; a no-op once reaped
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			defer close(cdone)
 			s.curlErr = c.Wait()
 			s.curlEnd = time.Now()
 			s.curlOut = out.String()
-		}()
+		})
 	}
 	allDone := make(chan struct{})
 	go func() { wg.Wait(); close(allDone) }()
