@@ -1,13 +1,14 @@
 package bss
 
 import (
+	"cmp"
 	"context"
-	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/bssgp/internal/tlv"
 	"log/slog"
 	"net/netip"
 	"time"
 
+	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/bssgp/internal/tlv"
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/internal/logx"
@@ -131,15 +132,9 @@ func newBVCGroup(r counter.Registry, bvci uint16) counter.Group {
 // New builds the Gb stack. tx sends NS datagrams (UDP in production,
 // in-memory in tests); log may be nil.
 func New(cfg Config, tx nse.Transport, h Handler, log *slog.Logger) (*Gb, error) {
-	if cfg.FlowControlInterval == 0 {
-		cfg.FlowControlInterval = time.Second
-	}
-	if cfg.T1 == 0 {
-		cfg.T1 = 30 * time.Second
-	}
-	if cfg.T2 == 0 {
-		cfg.T2 = 30 * time.Second
-	}
+	cfg.FlowControlInterval = cmp.Or(cfg.FlowControlInterval, time.Second)
+	cfg.T1 = cmp.Or(cfg.T1, 30*time.Second)
+	cfg.T2 = cmp.Or(cfg.T2, 30*time.Second)
 	if cfg.QoS == ([3]byte{}) {
 		cfg.QoS = [3]byte{0, 0, 4}
 	}
@@ -189,15 +184,9 @@ func (g *Gb) ctrsOf(bvci uint16) counter.Group {
 }
 
 func fillDefaults(cfg *Config, old Config) {
-	if cfg.FlowControlInterval == 0 {
-		cfg.FlowControlInterval = old.FlowControlInterval
-	}
-	if cfg.T1 == 0 {
-		cfg.T1 = old.T1
-	}
-	if cfg.T2 == 0 {
-		cfg.T2 = old.T2
-	}
+	cfg.FlowControlInterval = cmp.Or(cfg.FlowControlInterval, old.FlowControlInterval)
+	cfg.T1 = cmp.Or(cfg.T1, old.T1)
+	cfg.T2 = cmp.Or(cfg.T2, old.T2)
 	if cfg.QoS == ([3]byte{}) {
 		cfg.QoS = old.QoS
 	}

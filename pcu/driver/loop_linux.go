@@ -3,6 +3,7 @@
 package driver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -270,12 +271,8 @@ func (l *loop) run(ctx context.Context) error {
 
 	clk := l.cfg.Clock
 	minB, maxB := l.cfg.MinBackoff, l.cfg.MaxBackoff
-	if minB == 0 {
-		minB = time.Second
-	}
-	if maxB == 0 {
-		maxB = 10 * time.Second
-	}
+	minB = cmp.Or(minB, time.Second)
+	maxB = cmp.Or(maxB, 10*time.Second)
 	backoff := minB
 	var redial time.Duration // when to dial the BTS again (0: now)
 	evs := make([]unix.EpollEvent, 8)

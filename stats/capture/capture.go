@@ -23,6 +23,7 @@ package capture
 
 import (
 	"bufio"
+	"cmp"
 	"io"
 	"net/netip"
 	"os"
@@ -120,9 +121,7 @@ func newCapture(w io.Writer, opts Options, file *os.File, path string) (*Capture
 	if opts.QueueBytes <= 0 {
 		opts.QueueBytes = 4 << 20
 	}
-	if opts.MaxSize == 0 {
-		opts.MaxSize = DefaultMaxSize
-	}
+	opts.MaxSize = cmp.Or(opts.MaxSize, DefaultMaxSize)
 	if opts.Files <= 0 {
 		opts.Files = DefaultFiles
 	}
@@ -133,9 +132,7 @@ func newCapture(w io.Writer, opts Options, file *os.File, path string) (*Capture
 	if !opts.GSMTAPDst.IsValid() {
 		opts.GSMTAPDst = netip.AddrPortFrom(lo, gsmtap.UDPPort)
 	}
-	if opts.Snaplen == 0 {
-		opts.Snaplen = 65535
-	}
+	opts.Snaplen = cmp.Or(opts.Snaplen, 65535)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	pw, err := pcapw.NewWriter(bw, opts.Snaplen)
 	if err != nil {

@@ -15,6 +15,7 @@
 package vum
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -74,21 +75,11 @@ func (c *Config) defaults() {
 	if !c.IfAddr.IsValid() {
 		c.IfAddr = netip.MustParseAddr("127.0.0.1")
 	}
-	if c.ARFCN == 0 {
-		c.ARFCN = 871
-	}
-	if c.PDCHMask == 0 {
-		c.PDCHMask = 0xf0
-	}
-	if c.SignalDBm == 0 {
-		c.SignalDBm = 63
-	}
-	if c.Lead == 0 {
-		c.Lead = 1
-	}
-	if c.FillDelay == 0 {
-		c.FillDelay = 2
-	}
+	c.ARFCN = cmp.Or(c.ARFCN, 871)
+	c.PDCHMask = cmp.Or(c.PDCHMask, 0xf0)
+	c.SignalDBm = cmp.Or(c.SignalDBm, 63)
+	c.Lead = cmp.Or(c.Lead, 1)
+	c.FillDelay = cmp.Or(c.FillDelay, 2)
 }
 
 // Frame is one GSMTAP frame seen on the air (either direction).

@@ -1,6 +1,7 @@
 package msnet
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 
@@ -88,15 +89,9 @@ type Stack struct {
 
 // New makes a stack with a random TLLI from r.
 func New(cfg Config, randomTLLI uint32) *Stack {
-	if cfg.NSAPI == 0 {
-		cfg.NSAPI = 5
-	}
-	if cfg.LLCSAPI == 0 {
-		cfg.LLCSAPI = 3
-	}
-	if cfg.N201U == 0 {
-		cfg.N201U = 500
-	}
+	cfg.NSAPI = cmp.Or(cfg.NSAPI, 5)
+	cfg.LLCSAPI = cmp.Or(cfg.LLCSAPI, 3)
+	cfg.N201U = cmp.Or(cfg.N201U, 500)
 	s := &Stack{cfg: cfg, TLLI: RandomTLLI(randomTLLI), RAI: cfg.RAI}
 	s.tx = SNDCPTx{NSAPI: cfg.NSAPI, N201U: cfg.N201U}
 	return s

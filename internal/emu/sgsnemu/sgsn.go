@@ -10,6 +10,7 @@
 package sgsnemu
 
 import (
+	"cmp"
 	"errors"
 	"net/netip"
 	"time"
@@ -119,12 +120,8 @@ func (s *SGSN) SNSBSSEndpoints() []ns.IPElement { return append([]ns.IPElement(n
 
 // New builds an emulator that sends through tx from bind 0.
 func New(cfg Config, tx nse.Transport, cb Callbacks) *SGSN {
-	if cfg.TnsTest == 0 {
-		cfg.TnsTest = 30 * time.Second
-	}
-	if cfg.DLLifetime == 0 {
-		cfg.DLLifetime = 1000
-	}
+	cfg.TnsTest = cmp.Or(cfg.TnsTest, 30*time.Second)
+	cfg.DLLifetime = cmp.Or(cfg.DLLifetime, 1000)
 	return &SGSN{cfg: cfg, tx: tx, cb: cb, bvcs: map[uint16]*BVC{}}
 }
 
