@@ -194,9 +194,10 @@ func (a *AttachRequest) Marshal() []byte {
 	return append(b, a.RadioCap...)
 }
 
-// AttachAccept is the part of an Attach Accept the MS uses (§9.4.2).
-type AttachAccept struct {
-	Result      uint8
+// Accept is the part of an Attach Accept (§9.4.2) or a Routing Area
+// Update Accept (§9.4.15) the MS uses.
+type Accept struct {
+	Result      uint8 // attach or update result
 	PeriodicRAU uint8 // GPRS timer value
 	RAI         RAI
 	HasPTMSI    bool
@@ -206,19 +207,26 @@ type AttachAccept struct {
 }
 
 // ParseAttachAccept decodes an Attach Accept from the octet after the
-// message type.
-func ParseAttachAccept(b []byte) (AttachAccept, error) {
-	var a AttachAccept
-	if len(b) < 9 {
+// message type (its RAI follows the radio priorities).
+func ParseAttachAccept(b []byte) (Accept, error) { return parseAccept(b, 3) }
+
+// ParseRAUAccept decodes a RAU Accept from the octet after the message type.
+func ParseRAUAccept(b []byte) (Accept, error) { return parseAccept(b, 2) }
+
+// parseAccept decodes the result and periodic RA update timer, the RAI
+// at octet rai and the optional IEs after it: Allocated P-TMSI (0x18, a
+// Mobile Identity of type TMSI) and Negotiated READY timer (0x17).
+func parseAccept(b []byte, rai int) (Accept, error) {
+	var a Accept
+	if len(b) < rai+6 {
 		return a, ErrShortMsg
 	}
-	a.Result = b[0] & 7
-	a.PeriodicRAU = b[1]
+	a.Result, a.PeriodicRAU = b[0]&7, b[1]
 	var err error
-	if a.RAI, err = ParseRAI(b[3:9]); err != nil {
+	if a.RAI, err = ParseRAI(b[rai : rai+6]); err != nil {
 		return a, err
 	}
-	return a, parseOptional(b[9:], func(iei byte, v []byte) {
+	return a, parseOptional(b[rai+6:], func(iei byte, v []byte) {
 		switch iei {
 		case 0x18:
 			if id, err := ParseIdentity(v); err == nil && id.Type == IDTMSI {
@@ -227,34 +235,6 @@ func ParseAttachAccept(b []byte) (AttachAccept, error) {
 		case 0x17:
 			if len(v) > 0 {
 				a.HasReady, a.ReadyTimer = true, v[0]
-			}
-		}
-	})
-}
-
-// RAUAccept is the part of a Routing Area Update Accept the MS uses (§9.4.15).
-type RAUAccept struct {
-	Result   uint8
-	RAI      RAI
-	HasPTMSI bool
-	PTMSI    uint32
-}
-
-// ParseRAUAccept decodes a RAU Accept from the octet after the message type.
-func ParseRAUAccept(b []byte) (RAUAccept, error) {
-	var a RAUAccept
-	if len(b) < 8 {
-		return a, ErrShortMsg
-	}
-	a.Result = b[0] & 7
-	var err error
-	if a.RAI, err = ParseRAI(b[2:8]); err != nil {
-		return a, err
-	}
-	return a, parseOptional(b[8:], func(iei byte, v []byte) {
-		if iei == 0x18 {
-			if id, err := ParseIdentity(v); err == nil && id.Type == IDTMSI {
-				a.HasPTMSI, a.PTMSI = true, id.TMSI
 			}
 		}
 	})

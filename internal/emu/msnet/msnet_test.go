@@ -50,6 +50,12 @@ func TestParseFrames(t *testing.T) {
 	if err != nil || a.Result != 1 || a.PeriodicRAU != 0x2a || a.RAI != labRAI || !a.HasPTMSI || a.PTMSI != 0xde8bbfbe || !a.HasReady || a.ReadyTimer != 0x16 {
 		t.Errorf("attach accept: %+v %v", a, err)
 	}
+	// RAU Accept: result 0, T3312 0x2a, RAI 901-70-1-0, P-TMSI
+	// 0xde8bbfbe, READY timer 0x16 (the RAI right after the timer)
+	u, err := ParseRAUAccept(testutil.Hex(t, "002a 09f107000100 1805f4de8bbfbe 1716"))
+	if err != nil || u.Result != 0 || u.PeriodicRAU != 0x2a || u.RAI != labRAI || !u.HasPTMSI || u.PTMSI != 0xde8bbfbe || !u.HasReady || u.ReadyTimer != 0x16 {
+		t.Errorf("RAU accept: %+v %v", u, err)
+	}
 	// Activate PDP Context Accept from osmo-sgsn: LLC SAPI 3, a 14-octet
 	// QoS, radio priority 4, PDP address IETF IPv4 10.45.0.1
 	f, err = ParseFrame(testutil.Hex(t, "01c0098a42030e23621f72993f3f1143ffff000000042b0601210a2d00019079d1"))

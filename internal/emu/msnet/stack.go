@@ -126,6 +126,33 @@ func (s *Stack) Ciphering() int { return int(s.ciph.algo) }
 
 func (s *Stack) gmm(msg []byte) { s.ui(SAPIGMM, msg) }
 
+// accept decodes an Attach or RAU Accept b with parse and takes its RAI
+// and the P-TMSI it allocates, if any (newPTMSI, answered with
+// complete); a decode error is the stack's error. It reports whether b
+// was decoded.
+func (s *Stack) accept(b []byte, parse func([]byte) (Accept, error), complete []byte) bool {
+	a, err := parse(b)
+	if err != nil {
+		s.Err = err
+		return false
+	}
+	s.RAI = a.RAI
+	if a.HasPTMSI {
+		s.newPTMSI(a.PTMSI, complete)
+	}
+	return true
+}
+
+// newPTMSI takes the P-TMSI the network allocated and answers with
+// complete. The Complete goes in the TBF that runs under the old TLLI;
+// later frames under the new, local TLLI (osmo-sgsn drops the old TLLI
+// when the Complete arrives).
+func (s *Stack) newPTMSI(ptmsi uint32, complete []byte) {
+	s.PTMSI, s.HasPTMSI = ptmsi, true
+	s.gmm(complete)
+	s.setTLLI(LocalTLLI(ptmsi))
+}
+
 func (s *Stack) setTLLI(t uint32) {
 	s.TLLI = t
 	if s.SetTLLI != nil {
@@ -331,47 +358,26 @@ func (s *Stack) rxGMM(typ byte, b []byte) {
 	case GMMAuthCipherRequest:
 		s.authCipher(b)
 	case GMMAttachAccept:
-		a, err := ParseAttachAccept(b)
-		if err != nil {
-			s.Err = err
+		if !s.accept(b, ParseAttachAccept, AttachComplete()) {
 			return
 		}
-		s.RAI = a.RAI
 		s.GMM = GMMAttached
-		if a.HasPTMSI {
-			// The Complete goes in the TBF that runs under the old
-			// TLLI; later frames under the new one (osmo-sgsn drops
-			// the old TLLI when the Complete arrives).
-			s.PTMSI, s.HasPTMSI = a.PTMSI, true
-			s.gmm(AttachComplete())
-			s.setTLLI(LocalTLLI(a.PTMSI))
-		}
 		s.logf("attach accept: P-TMSI %08x, TLLI %08x", s.PTMSI, s.TLLI)
 	case GMMAttachReject:
 		s.GMM = GMMDetached
 		s.Err = fmt.Errorf("attach reject, cause %v", b)
 	case GMMRAUAccept:
-		a, err := ParseRAUAccept(b)
-		if err != nil {
-			s.Err = err
+		if !s.accept(b, ParseRAUAccept, RAUComplete()) {
 			return
 		}
-		s.RAI = a.RAI
 		s.RAUs++
-		if a.HasPTMSI {
-			s.PTMSI, s.HasPTMSI = a.PTMSI, true
-			s.gmm(RAUComplete())
-			s.setTLLI(LocalTLLI(a.PTMSI))
-		}
 		s.logf("routing area update accept")
 	case GMMRAUReject:
 		s.Err = fmt.Errorf("routing area update reject, cause %v", b)
 	case GMMPTMSIReallocCmd:
 		if len(b) > 1 {
 			if id, err := ParseIdentity(b[1 : 1+int(b[0])]); err == nil && id.Type == IDTMSI {
-				s.PTMSI, s.HasPTMSI = id.TMSI, true
-				s.gmm(PTMSIReallocComplete())
-				s.setTLLI(LocalTLLI(id.TMSI))
+				s.newPTMSI(id.TMSI, PTMSIReallocComplete())
 				return
 			}
 		}
