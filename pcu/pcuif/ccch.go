@@ -21,13 +21,8 @@ func (p *PCH2) MarshalTo(b []byte) (int, error) {
 	if len(p.IMSI) >= IMSIBufLen {
 		return 0, errf(ErrRange, TypeDataReq, HeaderLen+2+4, "imsi", "%d digits", len(p.IMSI))
 	}
-	clear(b[:PCH2Len])
-	le.PutUint32(b, p.MsgID)
+	putCCCH2(b[:PCH2Len], p.MsgID, &p.MAC, p.Confirm)
 	copy(b[4:4+IMSIBufLen], p.IMSI)
-	copy(b[21:44], p.MAC[:])
-	if p.Confirm {
-		b[44] = 1
-	}
 	return PCH2Len, nil
 }
 
@@ -36,15 +31,13 @@ func (p *PCH2) Unmarshal(b []byte) error {
 	if len(b) < PCH2Len {
 		return errf(ErrShort, TypeDataReq, HeaderLen+2, "pch_2", "%d < %d", len(b), PCH2Len)
 	}
-	p.MsgID = le.Uint32(b)
 	s := b[4 : 4+IMSIBufLen]
 	i := bytes.IndexByte(s, 0)
 	if i < 0 {
 		return errf(ErrInconsistent, TypeDataReq, HeaderLen+2+4, "imsi", "not NUL-terminated")
 	}
 	p.IMSI = string(s[:i])
-	copy(p.MAC[:], b[21:44])
-	p.Confirm = b[44] != 0
+	p.MsgID, p.Confirm = getCCCH2(b[:PCH2Len], &p.MAC)
 	return nil
 }
 
@@ -63,12 +56,7 @@ func (a *AGCH2) MarshalTo(b []byte) (int, error) {
 	if len(b) < AGCH2Len {
 		return 0, errf(ErrBuffer, TypeDataReq, -1, "agch_2", "need %d", AGCH2Len)
 	}
-	clear(b[:AGCH2Len])
-	le.PutUint32(b, a.MsgID)
-	copy(b[4:27], a.MAC[:])
-	if a.Confirm {
-		b[27] = 1
-	}
+	putCCCH2(b[:AGCH2Len], a.MsgID, &a.MAC, a.Confirm)
 	return AGCH2Len, nil
 }
 
@@ -77,10 +65,27 @@ func (a *AGCH2) Unmarshal(b []byte) error {
 	if len(b) < AGCH2Len {
 		return errf(ErrShort, TypeDataReq, HeaderLen+2, "agch_2", "%d < %d", len(b), AGCH2Len)
 	}
-	a.MsgID = le.Uint32(b)
-	copy(a.MAC[:], b[4:27])
-	a.Confirm = b[27] != 0
+	a.MsgID, a.Confirm = getCCCH2(b[:AGCH2Len], &a.MAC)
 	return nil
+}
+
+// putCCCH2 writes the frame b of a PCH_2 or AGCH_2 payload (v11+): the
+// message ID first, the MAC block and the confirm flag last; what lies
+// between (PCH_2's IMSI) is zeroed.
+func putCCCH2(b []byte, id uint32, mac *[MACBlock]byte, confirm bool) {
+	clear(b)
+	le.PutUint32(b, id)
+	copy(b[len(b)-1-MACBlock:], mac[:])
+	if confirm {
+		b[len(b)-1] = 1
+	}
+}
+
+// getCCCH2 reads the message ID, the MAC block and the confirm flag of
+// the PCH_2 or AGCH_2 payload b.
+func getCCCH2(b []byte, mac *[MACBlock]byte) (id uint32, confirm bool) {
+	copy(mac[:], b[len(b)-1-MACBlock:])
+	return le.Uint32(b), b[len(b)-1] != 0
 }
 
 // PCHLegacyLen is the length of a v10/v11 PCH payload: 3 ASCII digits
