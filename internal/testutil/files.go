@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -32,6 +33,20 @@ func UDP(t testing.TB) *net.UDPConn {
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// PCUSocket listens on a SEQPACKET unix socket in a temporary directory,
+// as OsmoBTS does for its PCU (the socket is closed at the test's
+// cleanup); it returns the listener and the socket's path.
+func PCUSocket(t testing.TB) (*net.UnixListener, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "pcu_bts")
+	ln, err := net.ListenUnix("unixpacket", &net.UnixAddr{Name: path, Net: "unixpacket"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ln, path
 }
 
 // ReadDatagram waits up to 5 s for the next datagram on c and returns

@@ -479,29 +479,24 @@ func installPCU(n *vty.Node, cfg *Config) {
 		return nil
 	}, imm, vty.Deprecated())
 	in("gamma <0-62>", func(c *vty.Context) error { cfg.Gamma = atoi(c.Args[0]) / 2; return nil }, imm)
-	in("dl-tbf-idle-time <1-5000>", func(c *vty.Context) error {
-		c.Print("% 'dl-tbf-idle-time' is now deprecated: use 'timer X2031 <val>' instead\n")
-		cfg.Timers.Get(-2031).Val = uint64(atoi(c.Args[0]))
-		return nil
-	}, vty.Deprecated())
-	in("no dl-tbf-idle-time", func(c *vty.Context) error {
-		c.Print("% 'no dl-tbf-idle-time' is now deprecated: use 'timer X2031 0' instead\n")
-		cfg.Timers.Get(-2031).Val = 0
-		return nil
-	}, vty.Deprecated())
+	// osmo-pcu's deprecated forms of `timer X<x>`: `cmd <range>` and `no cmd`.
+	deprecatedTimer := func(cmd, rng string, x int) {
+		in(cmd+" "+rng, func(c *vty.Context) error {
+			c.Printf("%% '%s' is now deprecated: use 'timer X%d <val>' instead\n", cmd, x)
+			cfg.Timers.Get(-x).Val = uint64(atoi(c.Args[0]))
+			return nil
+		}, vty.Deprecated())
+		in("no "+cmd, func(c *vty.Context) error {
+			c.Printf("%% 'no %s' is now deprecated: use 'timer X%d 0' instead\n", cmd, x)
+			cfg.Timers.Get(-x).Val = 0
+			return nil
+		}, vty.Deprecated())
+	}
+	deprecatedTimer("dl-tbf-idle-time", "<1-5000>", 2031)
 	in("dl-tbf-preemptive-retransmission", func(*vty.Context) error { cfg.DLPreemptiveRetx = true; return nil }, imm)
 	in("no dl-tbf-preemptive-retransmission", func(*vty.Context) error { cfg.DLPreemptiveRetx = false; return nil }, imm)
 	in("multislot-class default <1-45>", arg(&cfg.MSClassDefault), vty.Hidden(), newTBF)
-	in("ms-idle-time <1-7200>", func(c *vty.Context) error {
-		c.Print("% 'ms-idle-time' is now deprecated: use 'timer X2030 <val>' instead\n")
-		cfg.Timers.Get(-2030).Val = uint64(atoi(c.Args[0]))
-		return nil
-	}, vty.Deprecated())
-	in("no ms-idle-time", func(c *vty.Context) error {
-		c.Print("% 'no ms-idle-time' is now deprecated: use 'timer X2030 0' instead\n")
-		cfg.Timers.Get(-2030).Val = 0
-		return nil
-	}, vty.Deprecated())
+	deprecatedTimer("ms-idle-time", "<1-7200>", 2030)
 	in("gsmtap-remote-host [HOSTNAME]", func(c *vty.Context) error {
 		cfg.GSMTAPHost = "localhost"
 		if len(c.Args) > 0 {

@@ -11,11 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"golang.org/x/sys/unix"
 )
 
 // sockStub is a BTS on a real PCU socket for the engine's loop: it sends
@@ -47,12 +48,7 @@ func start(tb testing.TB, e *pcu.Engine, o Options) *loop {
 
 func startSockStub(tb testing.TB, mask uint8, cfg pcu.Config) (*sockStub, *pcu.Engine, *loop) {
 	tb.Helper()
-	path := filepath.Join(tb.TempDir(), "pcu_bts")
-	ln, err := net.ListenUnix("unixpacket", &net.UnixAddr{Name: path, Net: "unixpacket"})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { ln.Close() })
+	ln, path := testutil.PCUSocket(tb)
 	cfg.SocketPath, cfg.MinBackoff = path, 10*time.Millisecond
 	e := pcu.New(cfg)
 	l := start(tb, e, Options{})
@@ -186,12 +182,7 @@ func TestLoopWakeups(t *testing.T) {
 // NS-ALIVE from the SGSN is answered with NS-ALIVE-ACK, a flood of
 // datagrams is taken in bounded batches while the loop keeps answering.
 func TestNSSocketPolled(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "pcu_bts")
-	ln, err := net.ListenUnix("unixpacket", &net.UnixAddr{Name: path, Net: "unixpacket"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	ln, path := testutil.PCUSocket(t)
 	e := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 10 * time.Millisecond, Gb: true})
 	l := start(t, e, Options{})
 	ln.SetDeadline(time.Now().Add(5 * time.Second))

@@ -51,16 +51,24 @@ func TestUDPDualWildcard(t *testing.T) {
 	u2.Close()
 }
 
-// TestUDPOversized: a datagram longer than any NS PDU is dropped and
-// counted, the next one passes, and LocalAddr of a bind that does not
-// exist is the zero address instead of a panic.
-func TestUDPOversized(t *testing.T) {
+// loopbackUDP is a UDP of one bind on 127.0.0.1, closed at the test's
+// cleanup, whose readers deliver to the returned channel.
+func loopbackUDP(t *testing.T) (*UDP, chan Datagram) {
+	t.Helper()
 	ch := make(chan Datagram, 4)
 	u, err := ListenUDP([]netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:0")}, func(d Datagram) { ch <- d })
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer u.Close()
+	t.Cleanup(func() { u.Close() })
+	return u, ch
+}
+
+// TestUDPOversized: a datagram longer than any NS PDU is dropped and
+// counted, the next one passes, and LocalAddr of a bind that does not
+// exist is the zero address instead of a panic.
+func TestUDPOversized(t *testing.T) {
+	u, ch := loopbackUDP(t)
 	if err := u.Send(0, u.LocalAddr(0), make([]byte, MaxDatagram+1)); err != nil {
 		t.Fatal(err)
 	}
@@ -87,12 +95,7 @@ func TestUDPOversized(t *testing.T) {
 // datagram (no allocation per datagram), and a datagram not released
 // keeps its octets while later ones arrive in other buffers.
 func TestUDPReleaseReuses(t *testing.T) {
-	ch := make(chan Datagram, 4)
-	u, err := ListenUDP([]netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:0")}, func(d Datagram) { ch <- d })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer u.Close()
+	u, ch := loopbackUDP(t)
 	recv := func(payload string) Datagram {
 		t.Helper()
 		if err := u.Send(0, u.LocalAddr(0), []byte(payload)); err != nil {

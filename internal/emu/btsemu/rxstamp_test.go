@@ -4,20 +4,16 @@ package btsemu
 
 import (
 	"net"
-	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/gopcu/gopcu/internal/testutil"
 )
 
 // TestRxStamps: a message read long after it was sent carries the time
 // of the send, not of the read.
 func TestRxStamps(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s")
-	ln, err := net.ListenUnix("unixpacket", &net.UnixAddr{Name: path, Net: "unixpacket"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	ln, path := testutil.PCUSocket(t)
 	cli, err := net.DialUnix("unixpacket", nil, &net.UnixAddr{Name: path, Net: "unixpacket"})
 	if err != nil {
 		t.Fatal(err)
