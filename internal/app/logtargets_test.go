@@ -200,6 +200,13 @@ func TestLogStderrTarget(t *testing.T) {
 	}
 }
 
+// categoryLog is the config of a `log file` target at path that logs
+// every message as "<category> <message>", then more of its lines.
+func categoryLog(path, more string) string {
+	return "log file " + path + "\n logging filter all 1\n logging print category-hex 0\n" +
+		" logging print category 1\n logging print file 0\n" + more
+}
+
 // configure runs the commands in a VTY session's CONFIG node; output
 // with a "%" (an error) fails the test.
 func configure(t *testing.T, v *vty.VTY, cmds ...string) {
@@ -220,8 +227,7 @@ func configure(t *testing.T, v *vty.VTY, cmds ...string) {
 // apply again. The default stderr output is not affected.
 func TestLogForceAll(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.log")
-	v, logs, fan, stderr := logSetup(t, "log file "+path+"\n logging filter all 1\n logging print category-hex 0\n"+
-		" logging print category 1\n logging print file 0\n logging level pcu error\n logging level force-all debug\n")
+	v, logs, fan, stderr := logSetup(t, categoryLog(path, " logging level pcu error\n logging level force-all debug\n"))
 	if err := applyLogTargets(v, logs, fan, stderr, logOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -434,8 +440,7 @@ func startLogDaemon(t *testing.T) (*Daemon, net.Conn, *testutil.SyncBuffer) {
 // outputs keep it off. --log-level (gopcu's, like set-all) enables all.
 func TestDisabledCategoryOutputs(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.log")
-	v, logs, fan, stderr := logSetup(t, "log file "+path+"\n logging filter all 1\n logging print category-hex 0\n"+
-		" logging print category 1\n logging print file 0\n logging level force-all debug\n")
+	v, logs, fan, stderr := logSetup(t, categoryLog(path, " logging level force-all debug\n"))
 	if err := applyLogTargets(v, logs, fan, stderr, logOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -531,7 +536,7 @@ func TestDaemonSessionLevels(t *testing.T) {
 func TestLogFormatLogfmt(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "x.log")
 	v, logs, fan, stderr := logSetup(t, "log stderr\n logging level pcu error\n logging level tbf info\n"+
-		"log file "+path+"\n logging filter all 1\n logging print category-hex 0\n logging print file 0\n logging print category 1\n")
+		categoryLog(path, ""))
 	if err := applyLogTargets(v, logs, fan, stderr, logOptions{Format: LogFormatLogfmt}); err != nil {
 		t.Fatal(err)
 	}

@@ -74,13 +74,20 @@ func TestAppendIPUDPGolden(t *testing.T) {
 	}
 }
 
-// TestWriterGolden pins a whole file: header, then one record.
-func TestWriterGolden(t *testing.T) {
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, 0)
+// bufWriter is a Writer of the snaplen into a buffer.
+func bufWriter(t *testing.T, snaplen uint32) (*Writer, *bytes.Buffer) {
+	t.Helper()
+	buf := new(bytes.Buffer)
+	w, err := NewWriter(buf, snaplen)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return w, buf
+}
+
+// TestWriterGolden pins a whole file: header, then one record.
+func TestWriterGolden(t *testing.T) {
+	w, buf := bufWriter(t, 0)
 	if err := w.WriteUDP(t0, pcu, sgsn, []byte{0x0a}); err != nil {
 		t.Fatal(err)
 	}
@@ -92,8 +99,7 @@ func TestWriterGolden(t *testing.T) {
 		t.Fatalf("got  % x\nwant % x", buf.Bytes(), want)
 	}
 	// WritePacket of the same packet writes the same record
-	var buf2 bytes.Buffer
-	w2, _ := NewWriter(&buf2, 0)
+	w2, buf2 := bufWriter(t, 0)
 	if err := w2.WritePacket(t0, AppendIPUDP(nil, pcu, sgsn, []byte{0x0a})); err != nil {
 		t.Fatal(err)
 	}
@@ -104,11 +110,7 @@ func TestWriterGolden(t *testing.T) {
 
 // TestSnaplen: packets are cut to the snaplen, the original length kept.
 func TestSnaplen(t *testing.T) {
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, 30)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, buf := bufWriter(t, 30)
 	if w.RecordLen(100) != 16+30 || w.RecordLen(10) != 16+10 {
 		t.Fatalf("RecordLen %d %d", w.RecordLen(100), w.RecordLen(10))
 	}
@@ -149,11 +151,7 @@ func TestWriteErrors(t *testing.T) {
 // TestPcapgoReads: gopacket reads the file back and decodes IPv4 and IPv6
 // packets with valid checksums.
 func TestPcapgoReads(t *testing.T) {
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, buf := bufWriter(t, 0)
 	pay := []byte("hello gsmtap")
 	if err := w.WriteUDP(t0, pcu, sgsn, pay); err != nil {
 		t.Fatal(err)
@@ -161,7 +159,7 @@ func TestPcapgoReads(t *testing.T) {
 	if err := w.WriteUDP(t0.Add(time.Second), sg6, pcu6, pay[:5]); err != nil {
 		t.Fatal(err)
 	}
-	r, err := pcapgo.NewReader(&buf)
+	r, err := pcapgo.NewReader(buf)
 	if err != nil {
 		t.Fatal(err)
 	}

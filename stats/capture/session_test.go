@@ -69,22 +69,8 @@ func TestEngineSession(t *testing.T) {
 
 	sctx, scancel := context.WithTimeout(ctx, 20*time.Second)
 	defer scancel()
-	if err := bts.WaitActive(sctx, 4); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-up:
-	case <-sctx.Done():
-		t.Fatal("BVC 1800 not unblocked")
-	}
-	step := func(k int) {
-		for range k {
-			if _, err := bts.Step(sctx, 2*time.Second); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	step(4)
+	btstest.WaitUp(sctx, t, bts, 4, up)
+	btstest.Steps(sctx, t, bts, 4)
 	if err := bts.Send(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: 0x78, FN: bts.FN(), ARFCN: 871, BurstType: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +83,7 @@ func TestEngineSession(t *testing.T) {
 	// The engine sends the Paging Request on PCH as soon as the PAGING-PS
 	// arrived; its tap shows it has.
 	testutil.Eventually(t, 5*time.Second, func() bool { return taps.pch.Load() > 0 }, "no Paging Request tapped on PCH")
-	step(4)
+	btstest.Steps(sctx, t, bts, 4)
 	testutil.Eventually(t, 5*time.Second, func() bool { return taps.agch.Load() > 0 && taps.pdch.Load() > 0 },
 		"no Immediate Assignment (AGCH) or PDTCH/PACCH block tapped")
 	tapLn.Close()

@@ -26,16 +26,24 @@ func startServer(t *testing.T, e *Exporter) *Server {
 	return s
 }
 
-// exchange sends raw request octets on a new connection and reads the
-// answers (net/http's parser) to as many requests.
-func exchange(t *testing.T, s *Server, raw string, n int, method string) ([]*http.Response, []string) {
+// dial opens a connection to s with a 10 s deadline, closed at the
+// test's cleanup.
+func dial(t *testing.T, s *Server) net.Conn {
 	t.Helper()
 	c, err := net.Dial("tcp", s.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
 	c.SetDeadline(time.Now().Add(10 * time.Second))
+	return c
+}
+
+// exchange sends raw request octets on a new connection and reads the
+// answers (net/http's parser) to as many requests.
+func exchange(t *testing.T, s *Server, raw string, n int, method string) ([]*http.Response, []string) {
+	t.Helper()
+	c := dial(t, s)
 	if _, err := io.WriteString(c, raw); err != nil {
 		t.Fatal(err)
 	}
@@ -145,11 +153,7 @@ func TestServerClose(t *testing.T) {
 	if err != nil {
 		t.Skipf("needs a loopback TCP listener: %v", err)
 	}
-	idle, err := net.Dial("tcp", s.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer idle.Close()
+	idle := dial(t, s)
 	io.WriteString(idle, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
 	br := bufio.NewReader(idle)
 	resp, err := http.ReadResponse(br, nil)
@@ -157,11 +161,7 @@ func TestServerClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	io.Copy(io.Discard, resp.Body)
-	half, err := net.Dial("tcp", s.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer half.Close()
+	half := dial(t, s)
 	io.WriteString(half, "GET /metr")
 
 	done := make(chan error, 1)
@@ -195,12 +195,7 @@ func TestServerClose(t *testing.T) {
 // starts where the client expects it.
 func TestServerHeadNotFound(t *testing.T) {
 	s := startServer(t, New(nil))
-	c, err := net.Dial("tcp", s.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	c := dial(t, s)
 	io.WriteString(c, "HEAD /x HTTP/1.1\r\nHost: x\r\n\r\nGET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 	br := bufio.NewReader(c)
 	r1, err := http.ReadResponse(br, &http.Request{Method: "HEAD"})
@@ -244,18 +239,14 @@ func TestServerConnectionBound(t *testing.T) {
 		}
 		io.Copy(io.Discard, r.Body)
 	}
-	extra, err := net.Dial("tcp", s.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer extra.Close()
-	extra.SetDeadline(time.Now().Add(10 * time.Second))
+	extra := dial(t, s)
 	io.WriteString(extra, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
 	if n, err := extra.Read(make([]byte, 1)); err == nil {
 		t.Fatalf("connection %d served (%d octets)", maxConns+1, n)
 	}
 	held[0].Close()
 	held = held[1:]
+	var err error
 	if !testutil.Poll(10*time.Second, func() bool { // until the server notices the close
 		c, e := net.Dial("tcp", s.Addr().String())
 		if e != nil {

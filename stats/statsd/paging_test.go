@@ -52,21 +52,8 @@ func pagingScript(t *testing.T, bts *btsemu.BTS, sg *sgsnemu.Server, up chan str
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := bts.WaitActive(ctx, 4); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-up:
-	case <-ctx.Done():
-		t.Fatal("BVC 1800 not unblocked")
-	}
-	steps := func() {
-		for range 8 {
-			if _, err := bts.Step(ctx, 2*time.Second); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	btstest.WaitUp(ctx, t, bts, 4, up)
+	steps := func() { btstest.Steps(ctx, t, bts, 8) }
 	steps()
 	// the same paging twice: the second comes while T3113 runs for the
 	// IMSI (pch:requests:already, not sent again)

@@ -27,16 +27,8 @@ func rachScript(t *testing.T, bts *btsemu.BTS) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := bts.WaitActive(ctx, 4); err != nil {
-		t.Fatal(err)
-	}
-	steps := func() {
-		for range 8 {
-			if _, err := bts.Step(ctx, 2*time.Second); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	btstest.WaitUp(ctx, t, bts, 4, nil)
+	steps := func() { btstest.Steps(ctx, t, bts, 8) }
 	steps()
 	for _, ra := range []uint16{0x78, 0x70} {
 		if err := bts.Send(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: ra, FN: bts.FN(), ARFCN: 871, BurstType: 1}); err != nil {

@@ -4,8 +4,10 @@
 package btstest
 
 import (
+	"context"
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -31,4 +33,33 @@ func ListenV12(t testing.TB, sock string, localPort uint16, sgsn netip.AddrPort)
 	info := btsemu.DefaultInfo(pcuif.V12)
 	info.SetRemote(0, 101, localPort, sgsn)
 	return Listen(t, btsemu.Config{Path: sock, Version: pcuif.V12, Info: info})
+}
+
+// WaitUp waits, within ctx, until the PCU has activated n PDCHs of bts
+// and, when up is not nil, until up is closed (the SGSN side's BVC
+// unblocked); either missing fails the test.
+func WaitUp(ctx context.Context, t testing.TB, bts *btsemu.BTS, n int, up <-chan struct{}) {
+	t.Helper()
+	if err := bts.WaitActive(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	if up == nil {
+		return
+	}
+	select {
+	case <-up:
+	case <-ctx.Done():
+		t.Fatal("BVC not unblocked")
+	}
+}
+
+// Steps runs k radio blocks of bts (btsemu.Step, 2 s at most each); an
+// error fails the test.
+func Steps(ctx context.Context, t testing.TB, bts *btsemu.BTS, k int) {
+	t.Helper()
+	for range k {
+		if _, err := bts.Step(ctx, 2*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
