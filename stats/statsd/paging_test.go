@@ -1,7 +1,6 @@
 package statsd
 
 import (
-	"context"
 	"fmt"
 	"net/netip"
 	"path/filepath"
@@ -50,11 +49,7 @@ func sgsnIn(t *testing.T, n *netnstest.NS) (*sgsnemu.Server, chan struct{}) {
 // with P-TMSI (TS 48.018 §10.3.1, on the signalling BVC) twice, 8 blocks.
 func pagingScript(t *testing.T, bts *btsemu.BTS, sg *sgsnemu.Server, up chan struct{}) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	btstest.WaitUp(ctx, t, bts, 4, up)
-	steps := func() { btstest.Steps(ctx, t, bts, 8) }
-	steps()
+	steps := startScript(t, bts, up)
 	// the same paging twice: the second comes while T3113 runs for the
 	// IMSI (pch:requests:already, not sent again)
 	for range 2 {

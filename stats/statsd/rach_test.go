@@ -20,16 +20,25 @@ import (
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
+// startScript begins a script on bts: it waits for the PCU's 4 PDCHs
+// and, with up, the BVC, then runs 8 blocks; steps runs 8 more. The
+// script has 20 s.
+func startScript(t *testing.T, bts *btsemu.BTS, up <-chan struct{}) (steps func()) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	btstest.WaitUp(ctx, t, bts, 4, up)
+	steps = func() { btstest.Steps(ctx, t, bts, 8) }
+	steps()
+	return steps
+}
+
 // rachScript plays the same radio events to a PCU behind bts: 8 idle
 // blocks, a one-phase RACH (RA 0x78), 8 blocks, a two-phase RACH (RA
 // 0x70, single block packet access), 8 blocks.
 func rachScript(t *testing.T, bts *btsemu.BTS) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	btstest.WaitUp(ctx, t, bts, 4, nil)
-	steps := func() { btstest.Steps(ctx, t, bts, 8) }
-	steps()
+	steps := startScript(t, bts, nil)
 	for _, ra := range []uint16{0x78, 0x70} {
 		if err := bts.Send(&pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: ra, FN: bts.FN(), ARFCN: 871, BurstType: 1}); err != nil {
 			t.Fatal(err)
