@@ -105,25 +105,16 @@ type Download struct{ Start, End time.Time }
 // "end <unix time>" lines.
 func ParseDownload(r io.Reader) (Download, error) {
 	var d Download
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) != 2 {
-			continue
-		}
-		sec, frac, _ := strings.Cut(f[1], ".")
-		t, err := unixTime(sec, frac)
-		if err != nil {
-			return d, fmt.Errorf("%q: %v", sc.Text(), err)
-		}
+	err := timedLines(r, 2, 1, func(f []string, t time.Time) error {
 		switch f[0] {
 		case "start":
 			d.Start = t
 		case "end":
 			d.End = t
 		}
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return d, err
 	}
 	if d.Start.IsZero() {
@@ -177,25 +168,41 @@ type Sojourn struct {
 // ParseSojourn reads sojourn.ts: "<unix time> <sum> <count>" per line.
 func ParseSojourn(r io.Reader) ([]Sojourn, error) {
 	var out []Sojourn
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) != 3 {
-			continue
-		}
-		sec, frac, _ := strings.Cut(f[0], ".")
-		at, err := unixTime(sec, frac)
-		if err != nil {
-			return nil, fmt.Errorf("%q: %v", sc.Text(), err)
-		}
+	err := timedLines(r, 3, 0, func(f []string, at time.Time) error {
 		sum, err1 := strconv.ParseFloat(f[1], 64)
 		n, err2 := strconv.ParseFloat(f[2], 64)
 		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("%q: not <time> <sum> <count>", sc.Text())
+			return errors.New("not <time> <sum> <count>")
 		}
 		out = append(out, Sojourn{At: at, Sum: sum, Count: n})
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, sc.Err()
+	return out, nil
+}
+
+// timedLines calls f for each line of r with n fields, with the fields
+// and the unix time (seconds with a fraction) of field at; other lines
+// are skipped. An error of the time or of f names the line.
+func timedLines(r io.Reader, n, at int, f func(fields []string, t time.Time) error) error {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) != n {
+			continue
+		}
+		sec, frac, _ := strings.Cut(fields[at], ".")
+		t, err := unixTime(sec, frac)
+		if err == nil {
+			err = f(fields, t)
+		}
+		if err != nil {
+			return fmt.Errorf("%q: %v", sc.Text(), err)
+		}
+	}
+	return sc.Err()
 }
 
 // QueueSeries is the mean sojourn of the frames counted between
