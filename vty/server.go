@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gopcu/gopcu/internal/connset"
 	"github.com/gopcu/gopcu/internal/logx"
 )
 
@@ -57,11 +58,9 @@ type Server struct {
 	// Default DefaultMaxSessions; negative: no limit.
 	MaxSessions int
 
+	conns   connset.Set
 	mu      sync.Mutex
 	ln      net.Listener
-	conns   map[net.Conn]struct{}
-	wg      sync.WaitGroup
-	done    bool
 	refused uint64
 }
 
@@ -70,7 +69,7 @@ type Server struct {
 func (s *Server) Sessions() (open int, refused uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.conns), s.refused
+	return s.conns.Len(), s.refused
 }
 
 // DefaultMaxSessions is the default Server.MaxSessions.
@@ -78,7 +77,7 @@ const DefaultMaxSessions = 32
 
 // NewServer makes a telnet server for the tree executing through ex.
 func NewServer(v *VTY, ex Executor) *Server {
-	return &Server{V: v, Ex: ex, WriteTimeout: 30 * time.Second, MaxSessions: DefaultMaxSessions, conns: map[net.Conn]struct{}{}}
+	return &Server{V: v, Ex: ex, WriteTimeout: 30 * time.Second, MaxSessions: DefaultMaxSessions}
 }
 
 // sessionsFull is written to a connection beyond MaxSessions.
@@ -87,11 +86,13 @@ const sessionsFull = "%% Too many VTY sessions (%d), closing.\r\n"
 // refuse tells a connection beyond MaxSessions and closes it, without
 // holding up Serve.
 func (s *Server) refuse(c net.Conn, n int) {
-	s.wg.Go(func() {
+	if !s.conns.Go(func() {
 		c.SetWriteDeadline(time.Now().Add(time.Second))
 		fmt.Fprintf(c, sessionsFull, n)
 		c.Close()
-	})
+	}) {
+		c.Close()
+	}
 }
 
 // ListenAndServe listens on addr (e.g. v.BindAddr(4240)) and serves.
@@ -111,30 +112,21 @@ func (s *Server) Serve(ln net.Listener) error {
 	for {
 		c, err := ln.Accept()
 		if err != nil {
-			s.mu.Lock()
-			done := s.done
-			s.mu.Unlock()
-			if done || errors.Is(err, net.ErrClosed) {
+			if s.conns.Closed() || errors.Is(err, net.ErrClosed) {
 				return nil
 			}
 			return err
 		}
-		s.mu.Lock()
-		if s.done {
-			s.mu.Unlock()
-			c.Close()
+		full, closed := s.conns.Serve(c, s.MaxSessions, s.handle)
+		if closed {
 			return nil
 		}
-		if s.MaxSessions > 0 && len(s.conns) >= s.MaxSessions {
+		if full {
+			s.mu.Lock()
 			s.refused++
-			s.refuse(c, s.MaxSessions)
 			s.mu.Unlock()
-			continue
+			s.refuse(c, s.MaxSessions)
 		}
-		s.conns[c] = struct{}{}
-		s.wg.Add(1)
-		s.mu.Unlock()
-		go s.handle(c)
 	}
 }
 
@@ -150,27 +142,17 @@ func (s *Server) Addr() net.Addr {
 
 // Close stops accepting, closes every session and waits for them.
 func (s *Server) Close() error {
+	s.conns.Close()
 	s.mu.Lock()
-	s.done = true
 	if s.ln != nil {
 		s.ln.Close()
 	}
-	for c := range s.conns {
-		c.Close()
-	}
 	s.mu.Unlock()
-	s.wg.Wait()
 	return nil
 }
 
+// handle runs a telnet session on c (connset closes c after).
 func (s *Server) handle(c net.Conn) {
-	defer s.wg.Done()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-		c.Close()
-	}()
 	var run func(func())
 	if s.Ex != nil {
 		run = s.Ex.Do

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/gopcu/gopcu/internal/connset"
 )
 
 // The /metrics endpoint is a small HTTP/1.1 server (RFC 9112) of its own
@@ -45,13 +47,10 @@ const maxConns = 16
 
 // Server is a running /metrics endpoint.
 type Server struct {
-	e  *Exporter
-	ln net.Listener
-	wg sync.WaitGroup
-
-	mu     sync.Mutex
-	conns  map[net.Conn]struct{}
-	closed bool
+	e      *Exporter
+	ln     net.Listener
+	accept sync.WaitGroup
+	conns  connset.Set
 }
 
 // Serve listens on addr (the process setting; "" = off, the caller does not
@@ -61,9 +60,8 @@ func (e *Exporter) Serve(addr string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{e: e, ln: ln, conns: map[net.Conn]struct{}{}}
-	s.wg.Add(1)
-	go s.accept()
+	s := &Server{e: e, ln: ln}
+	s.accept.Go(s.acceptLoop)
 	return s, nil
 }
 
@@ -73,19 +71,13 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 // Close stops the server: the listener and every connection close, and
 // Close returns once their goroutines have ended.
 func (s *Server) Close() error {
-	s.mu.Lock()
-	s.closed = true
+	s.conns.Close()
 	err := s.ln.Close()
-	for c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
+	s.accept.Wait()
 	return err
 }
 
-func (s *Server) accept() {
-	defer s.wg.Done()
+func (s *Server) acceptLoop() {
 	for {
 		c, err := s.ln.Accept()
 		if err != nil {
@@ -93,41 +85,24 @@ func (s *Server) accept() {
 			if errors.As(err, &ne) && ne.Timeout() {
 				continue
 			}
-			s.mu.Lock()
-			closed := s.closed
-			s.mu.Unlock()
-			if !closed { // e.g. out of file descriptors: retry shortly
+			if !s.conns.Closed() { // e.g. out of file descriptors: retry shortly
 				time.Sleep(50 * time.Millisecond)
 				continue
 			}
 			return
 		}
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
-			c.Close()
+		full, closed := s.conns.Serve(c, maxConns, s.serveConn)
+		if closed {
 			return
 		}
-		if len(s.conns) >= maxConns {
-			s.mu.Unlock()
+		if full {
 			c.Close()
-			continue
 		}
-		s.conns[c] = struct{}{}
-		s.wg.Add(1)
-		s.mu.Unlock()
-		go s.serveConn(c)
 	}
 }
 
+// serveConn answers the requests on c (connset closes it after).
 func (s *Server) serveConn(c net.Conn) {
-	defer s.wg.Done()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-		c.Close()
-	}()
 	br := bufio.NewReaderSize(c, 4096) // the longest header line
 	var hdr, page []byte
 	for {
