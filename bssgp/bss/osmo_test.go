@@ -18,6 +18,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
+	"github.com/gopcu/gopcu/internal/rtloop"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 )
 
@@ -176,26 +177,8 @@ func (e *engine) now() time.Duration { return time.Since(e.t0) }
 
 func (e *engine) run(ctx context.Context) {
 	defer close(e.done)
-	timer := time.NewTimer(time.Hour)
 	e.gb.Start(e.now())
-	for {
-		now := e.now()
-		e.gb.Tick(now)
-		wait := time.Hour
-		if d, ok := e.gb.NextDeadline(); ok {
-			wait = max(d-now, 0)
-		}
-		timer.Reset(wait)
-		select {
-		case d := <-e.in:
-			e.gb.Input(d.Bind, d.From, d.Data, e.now())
-		case f := <-e.cmd:
-			f(e.now())
-		case <-timer.C:
-		case <-ctx.Done():
-			return
-		}
-	}
+	rtloop.Run(ctx, e.gb, e.now, e.in, func(d nsudp.Datagram, now time.Duration) { e.gb.Input(d.Bind, d.From, d.Data, now) }, e.cmd)
 }
 
 // call runs f on the engine goroutine and waits.

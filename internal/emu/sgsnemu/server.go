@@ -7,6 +7,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
+	"github.com/gopcu/gopcu/internal/rtloop"
 )
 
 // Server runs an SGSN emulator in its own goroutine, on a UDP socket
@@ -16,7 +17,7 @@ type Server struct {
 	sgsn *SGSN
 	udp  *nsudp.UDP // nil for Start
 	in   chan nsudp.Datagram
-	cmd  chan func(*SGSN, time.Duration)
+	cmd  chan func(time.Duration)
 	t0   time.Time
 	stop context.CancelFunc
 	done chan struct{}
@@ -24,7 +25,7 @@ type Server struct {
 
 // Listen starts an emulator on addr (e.g. 127.0.0.1:23000; port 0 picks one).
 func Listen(addr netip.AddrPort, cfg Config, cb Callbacks) (*Server, error) {
-	s := &Server{in: make(chan nsudp.Datagram, 256), cmd: make(chan func(*SGSN, time.Duration)),
+	s := &Server{in: make(chan nsudp.Datagram, 256), cmd: make(chan func(time.Duration)),
 		t0: time.Now(), done: make(chan struct{})}
 	udp, err := nsudp.ListenUDP([]netip.AddrPort{addr}, func(d nsudp.Datagram) { s.in <- d })
 	if err != nil {
@@ -41,7 +42,7 @@ func Listen(addr netip.AddrPort, cfg Config, cb Callbacks) (*Server, error) {
 
 // Start runs an emulator that sends through tx; feed it with Deliver.
 func Start(cfg Config, tx nse.Transport, cb Callbacks) *Server {
-	s := &Server{in: make(chan nsudp.Datagram, 256), cmd: make(chan func(*SGSN, time.Duration)),
+	s := &Server{in: make(chan nsudp.Datagram, 256), cmd: make(chan func(time.Duration)),
 		t0: time.Now(), done: make(chan struct{})}
 	s.sgsn = New(cfg, tx, cb)
 	s.begin()
@@ -76,32 +77,14 @@ func (s *Server) now() time.Duration { return time.Since(s.t0) }
 
 func (s *Server) run(ctx context.Context) {
 	defer close(s.done)
-	t := time.NewTimer(time.Hour)
-	for {
-		now := s.now()
-		s.sgsn.Tick(now)
-		wait := time.Hour
-		if d, ok := s.sgsn.NextDeadline(); ok {
-			wait = max(d-now, 0)
-		}
-		t.Reset(wait)
-		select {
-		case d := <-s.in:
-			s.sgsn.Input(d.From, d.Data, s.now())
-		case f := <-s.cmd:
-			f(s.sgsn, s.now())
-		case <-t.C:
-		case <-ctx.Done():
-			return
-		}
-	}
+	rtloop.Run(ctx, s.sgsn, s.now, s.in, func(d nsudp.Datagram, now time.Duration) { s.sgsn.Input(d.From, d.Data, now) }, s.cmd)
 }
 
 // Do runs f on the emulator goroutine and waits for it.
 func (s *Server) Do(f func(sg *SGSN, now time.Duration)) {
 	done := make(chan struct{})
 	select {
-	case s.cmd <- func(sg *SGSN, now time.Duration) { f(sg, now); close(done) }:
+	case s.cmd <- func(now time.Duration) { f(s.sgsn, now); close(done) }:
 		<-done
 	case <-s.done:
 	}
