@@ -76,6 +76,16 @@ func startGopcuEnv(t *testing.T, env []string, args ...string) *proc {
 }
 
 // wait waits up to d for the process to end and returns its exit code.
+// stop sends SIGTERM and fails the test unless gopcu exits with 0 within
+// 5 s.
+func (p *proc) stop(t *testing.T) {
+	t.Helper()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if rc := p.wait(t, 5*time.Second); rc != exitOK {
+		t.Fatalf("exit code %d", rc)
+	}
+}
+
 func (p *proc) wait(t *testing.T, d time.Duration) int {
 	t.Helper()
 	select {
@@ -176,10 +186,7 @@ func TestSignalHangupReopensLogs(t *testing.T) {
 	if old, _ := os.ReadFile(logFile + ".1"); strings.Contains(string(old), "reopened") {
 		t.Fatalf("rotated file got the new lines:\n%s", old)
 	}
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	if rc := p.wait(t, 5*time.Second); rc != exitOK {
-		t.Fatalf("exit code %d", rc)
-	}
+	p.stop(t)
 }
 
 // TestSignalUser1DumpsState: SIGUSR1 (and SIGUSR2, as osmo-pcu) write the
@@ -201,10 +208,7 @@ func TestSignalUser1DumpsState(t *testing.T) {
 	}
 	p.cmd.Process.Signal(syscall.SIGUSR2)
 	testutil.PollFile(t, logFile, "state dump signal=SIGUSR2")
-	p.cmd.Process.Signal(syscall.SIGTERM)
-	if rc := p.wait(t, 5*time.Second); rc != exitOK {
-		t.Fatalf("exit code %d", rc)
-	}
+	p.stop(t)
 }
 
 // TestExitCodes: osmo-pcu's exit codes where it has them.
