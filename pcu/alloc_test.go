@@ -807,3 +807,26 @@ func TestUnknownClassPlacementEdges(t *testing.T) {
 		t.Fatalf("uplink with every USF taken: TS %d, want none", ts)
 	}
 }
+
+// BenchmarkAllocDL: one DL TBF allocated (algorithm B, class 12, on 8
+// PDCHs of which 16 other MSs hold reservations) and released again.
+func BenchmarkAllocDL(b *testing.B) {
+	e, bts := allocEngine(b, "dynamic", 0xff)
+	for i := range 16 {
+		ms := e.newMS(bts, 0xc0002000+uint32(i))
+		ms.MSClass = 1 + i%12
+		if _, err := e.allocDL(bts, ms, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ms := e.newMS(bts, 0xc0003000)
+	ms.MSClass = 12
+	b.ReportAllocs()
+	for b.Loop() {
+		t, err := e.allocDL(bts, ms, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		e.fireRelease(t, relNone)
+	}
+}
