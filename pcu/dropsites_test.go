@@ -165,8 +165,9 @@ func TestGbAdapterErrors(t *testing.T) {
 }
 
 // ioDiscard matches "_ = x.Send(...)"-like statements: a result of a call
-// whose name says it sends, writes or does I/O thrown away.
-var ioDiscard = regexp.MustCompile(`(^|[\s;{(])_(\s*,\s*_)*\s*=\s*[\w.()\[\]*&]*?\b(?i:\w*send\w*|write\w*|\w*flush|output|deliver|\w*notify|handle|transmit\w*|enqueue\w*|readbyte|read)\(`)
+// whose name says it sends, writes or does I/O, or posts to the engine
+// goroutine (Engine.Do, Engine.Call), thrown away.
+var ioDiscard = regexp.MustCompile(`(^|[\s;{(])_(\s*,\s*_)*\s*=\s*[\w.()\[\]*&]*?\b(?i:\w*send\w*|write\w*|\w*flush|output|deliver|\w*notify|handle|transmit\w*|enqueue\w*|readbyte|read|do|call)\(`)
 
 // notIO are the packages whose Write is not I/O: rlcmac's bit vectors
 // (Write and WriteBit append bits to a buffer sized beforehand).

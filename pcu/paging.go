@@ -138,6 +138,8 @@ func (e *Engine) onPagReq(bts *BTS, m *pcuif.PagReq) {
 		pe = rlcmac.PageEntry{ForRR: true, ChanNeeded: m.ChanNeeded,
 			TMSI: uint32(m.Identity[1])<<24 | uint32(m.Identity[2])<<16 | uint32(m.Identity[3])<<8 | uint32(m.Identity[4])}
 	case 1: // IMSI
+		// cannot fail: PAG_REQ's identity has 1 to 8 octets (pcuif), the
+		// Paging Request's Mobile Identity room 15
 		pe, _ = pageEntryFor(0, false, m.Identity, m.ChanNeeded)
 		if imsi, err := bssgp.DecodeIMSI(m.Identity); err == nil {
 			ms = bts.ms.byIMSI[imsi]

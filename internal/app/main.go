@@ -170,6 +170,8 @@ func New(s Settings, o Options) (*Daemon, error) {
 // the command does not run at all (the VTY sessions learn it through
 // daemonExecutor.Stopped).
 func (d *Daemon) Exec(f func()) {
+	// dropped: Call fails only once the engine has stopped; the session
+	// learns it from daemonExecutor.Stopped
 	_ = d.eng.Call(func() {
 		f()
 		p := d.Params()
