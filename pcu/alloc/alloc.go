@@ -398,7 +398,7 @@ func (c *Cell) tfiTRX(q *Request) (ti int, tfi uint8, fail Cause) {
 	if best < 0 {
 		return -1, 0, NoTFI
 	}
-	tfi, _ = c.TRX[best].FreeTFI(q.Dir)
+	tfi, _ = c.TRX[best].FreeTFI(q.Dir) // cannot fail: bestFree > 0
 	return best, tfi, NoCause
 }
 
