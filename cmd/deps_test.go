@@ -1,5 +1,5 @@
 // Package cmd holds gopcu's binaries, one main package per directory; its
-// test checks what they link.
+// tests check what they link, and that the engine links no socket package.
 package cmd
 
 import (
@@ -117,5 +117,44 @@ func TestBinaryDepsCheck(t *testing.T) {
 	}
 	if why := forbidden(module + "/internal/emu/btsemu"); why != "" {
 		t.Errorf("internal/emu/btsemu flagged: %s", why)
+	}
+}
+
+// TestEngineDeps: the engine (package pcu) and the packages it decides
+// with link no socket package (issue #27: a sans-I/O core; its I/O is
+// pcu/driver's, the GSMTAP and log sockets gsmtap/gsmtapudp's and
+// internal/logx/netsink's), and the allocator and the NACC machine
+// import nothing of the engine. The check fails on a dependency it names
+// (cross-checked on pcu/driver, which opens the sockets).
+func TestEngineDeps(t *testing.T) {
+	sockets := []string{"net", "log/syslog", "golang.org/x/sys/unix", module + "/bssgp/ns/nsudp"}
+	core := []string{"pcu", "pcu/alloc", "pcu/nacc", "pcu/fsm", "pcu/multislot"}
+	var patterns []string
+	for _, p := range append(core, "pcu/driver") {
+		patterns = append(patterns, module+"/"+p)
+	}
+	m := deps(t, patterns...)
+	found := map[string][]string{}
+	for key, ds := range m {
+		_, path, _ := strings.Cut(key, " ")
+		found[strings.TrimPrefix(path, module+"/")] = ds
+	}
+	for _, p := range core {
+		ds, ok := found[p]
+		if !ok {
+			t.Errorf("go list gave no %s", p)
+			continue
+		}
+		for _, s := range sockets {
+			if slices.Contains(ds, s) {
+				t.Errorf("%s links %s", p, s)
+			}
+		}
+		if p != "pcu" && slices.Contains(ds, module+"/pcu") {
+			t.Errorf("%s imports the engine, package pcu", p)
+		}
+	}
+	if ds := found["pcu/driver"]; !slices.Contains(ds, "net") || !slices.Contains(ds, module+"/bssgp/ns/nsudp") {
+		t.Errorf("pcu/driver's deps have no net or nsudp: the check cannot see them")
 	}
 }

@@ -1,6 +1,7 @@
 // Package gsmtap encodes and decodes GSMTAP headers (libosmocore
 // include/osmocom/core/gsmtap.h, struct gsmtap_hdr, version 2) and writes
-// GSMTAP-over-UDP pcap files for Wireshark.
+// GSMTAP-over-UDP pcap files for Wireshark. It opens no socket: the UDP
+// sender is package gsmtap/gsmtapudp.
 //
 //	 0               1               2               3
 //	+---------------+---------------+---------------+---------------+

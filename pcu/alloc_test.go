@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/pcu/alloc"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -29,175 +30,6 @@ func allocEngine(tb testing.TB, algo string, pdch ...uint8) (*Engine, *BTS) {
 	e.params.AllocAlgo = algo
 	e.params.MultislotDefault = 12
 	return e, bts
-}
-
-func TestMultislotClassTable(t *testing.T) {
-	for _, c := range []struct {
-		class              int
-		rx, tx, sum, typ   uint8
-		tta, ttb, tra, trb uint8
-	}{
-		{1, 1, 1, 2, 1, 3, 2, 4, 2}, {10, 4, 2, 5, 1, 3, 1, 2, 1}, {12, 4, 4, 5, 1, 2, 1, 2, 1},
-		{13, 3, 3, 0, 2, 0, 0, 3, 0}, {18, 8, 8, 0, 2, 0, 0, 0, 0}, {29, 8, 8, 0, 1, 2, 1, 2, 1},
-		{33, 5, 4, 6, 1, 2, 1, 1, 1}, {38, 5, 4, 6, 1, 2, 1, 1, 1}, {45, 6, 6, 7, 1, 1, 1, 1, 0},
-	} {
-		g := msClasses[c.class]
-		if g != (msClass{c.rx, c.tx, c.sum, c.tta, c.ttb, c.tra, c.trb, c.typ}) {
-			t.Errorf("class %d: %+v", c.class, g)
-		}
-	}
-	if maxDLSlots(0, 0) != 4 || maxDLSlots(10, 2) != 3 || maxDLSlots(29, 8) != 8 {
-		t.Errorf("maxDLSlots: class 0 %d, 10 with 2 Tx %d, 29 %d", maxDLSlots(0, 0), maxDLSlots(10, 2), maxDLSlots(29, 8))
-	}
-}
-
-// TestFindMultiSlots: algorithm B's reservation for an MS alone on the
-// TRX (MslotTest, "sequential"), per set of enabled PDCHs and class.
-func TestFindMultiSlots(t *testing.T) {
-	for _, c := range []struct {
-		pdch   uint8
-		class  int
-		ul, dl uint8
-	}{
-		{0x01, 1, 0b00000001, 0b00000001},
-		{0x01, 4, 0b00000001, 0b00000001},
-		{0x01, 10, 0b00000001, 0b00000001},
-		{0x01, 12, 0b00000001, 0b00000001},
-		{0x01, 13, 0b00000001, 0b00000001},
-		{0x01, 14, 0b00000001, 0b00000001},
-		{0x01, 18, 0b00000001, 0b00000001},
-		{0x01, 23, 0b00000001, 0b00000001},
-		{0x01, 29, 0b00000001, 0b00000001},
-		{0x01, 33, 0b00000001, 0b00000001},
-		{0x01, 38, 0b00000001, 0b00000001},
-		{0x01, 45, 0b00000001, 0b00000001},
-		{0x03, 1, 0b00000001, 0b00000001},
-		{0x03, 4, 0b00000001, 0b00000011},
-		{0x03, 10, 0b00000011, 0b00000011},
-		{0x03, 12, 0b00000011, 0b00000011},
-		{0x03, 13, 0b00000011, 0b00000011},
-		{0x03, 14, 0b00000011, 0b00000011},
-		{0x03, 18, 0b00000011, 0b00000011},
-		{0x03, 23, 0b00000011, 0b00000011},
-		{0x03, 29, 0b00000011, 0b00000011},
-		{0x03, 33, 0b00000011, 0b00000011},
-		{0x03, 38, 0b00000011, 0b00000011},
-		{0x03, 45, 0b00000011, 0b00000011},
-		{0x0f, 1, 0b00000001, 0b00000001},
-		{0x0f, 4, 0b00000010, 0b00000111},
-		{0x0f, 10, 0b00000100, 0b00001111},
-		{0x0f, 12, 0b00000100, 0b00001111},
-		{0x0f, 13, 0b00000111, 0b00000111},
-		{0x0f, 14, 0b00001111, 0b00001111},
-		{0x0f, 18, 0b00001111, 0b00001111},
-		{0x0f, 23, 0b00000100, 0b00001111},
-		{0x0f, 29, 0b00000100, 0b00001111},
-		{0x0f, 33, 0b00001100, 0b00001111},
-		{0x0f, 38, 0b00001100, 0b00001111},
-		{0x0f, 45, 0b00001100, 0b00001111},
-		{0x1f, 1, 0b00000001, 0b00000001},
-		{0x1f, 4, 0b00000010, 0b00000111},
-		{0x1f, 10, 0b00000100, 0b00001111},
-		{0x1f, 12, 0b00000100, 0b00001111},
-		{0x1f, 13, 0b00000111, 0b00000111},
-		{0x1f, 14, 0b00001111, 0b00001111},
-		{0x1f, 18, 0b00011111, 0b00011111},
-		{0x1f, 23, 0b00000100, 0b00001111},
-		{0x1f, 29, 0b00000100, 0b00001111},
-		{0x1f, 33, 0b00001000, 0b00011111},
-		{0x1f, 38, 0b00001000, 0b00011111},
-		{0x1f, 45, 0b00011000, 0b00011111},
-		{0xff, 1, 0b00000001, 0b00000001},
-		{0xff, 4, 0b00000010, 0b00000111},
-		{0xff, 10, 0b00000100, 0b00001111},
-		{0xff, 12, 0b00000100, 0b00001111},
-		{0xff, 13, 0b00000111, 0b00000111},
-		{0xff, 14, 0b00001111, 0b00001111},
-		{0xff, 18, 0b11111111, 0b11111111},
-		{0xff, 23, 0b00000100, 0b00001111},
-		{0xff, 29, 0b00000001, 0b11000011},
-		{0xff, 33, 0b00001000, 0b00011111},
-		{0xff, 38, 0b00001000, 0b00011111},
-		{0xff, 45, 0b00010000, 0b00111111},
-		{0xf0, 1, 0b00010000, 0b00010000},
-		{0xf0, 4, 0b00100000, 0b01110000},
-		{0xf0, 10, 0b01000000, 0b11110000},
-		{0xf0, 12, 0b01000000, 0b11110000},
-		{0xf0, 13, 0b01110000, 0b01110000},
-		{0xf0, 14, 0b11110000, 0b11110000},
-		{0xf0, 18, 0b11110000, 0b11110000},
-		{0xf0, 23, 0b01000000, 0b11110000},
-		{0xf0, 29, 0b01000000, 0b11110000},
-		{0xf0, 33, 0b11000000, 0b11110000},
-		{0xf0, 38, 0b11000000, 0b11110000},
-		{0xf0, 45, 0b11000000, 0b11110000},
-		{0xe0, 1, 0b00100000, 0b00100000},
-		{0xe0, 4, 0b01000000, 0b11100000},
-		{0xe0, 10, 0b11000000, 0b11100000},
-		{0xe0, 12, 0b11000000, 0b11100000},
-		{0xe0, 13, 0b11100000, 0b11100000},
-		{0xe0, 14, 0b11100000, 0b11100000},
-		{0xe0, 18, 0b11100000, 0b11100000},
-		{0xe0, 23, 0b11000000, 0b11100000},
-		{0xe0, 29, 0b11000000, 0b11100000},
-		{0xe0, 33, 0b11000000, 0b11100000},
-		{0xe0, 38, 0b11000000, 0b11100000},
-		{0xe0, 45, 0b11000000, 0b11100000},
-		{0x80, 1, 0b10000000, 0b10000000},
-		{0x80, 4, 0b10000000, 0b10000000},
-		{0x80, 10, 0b10000000, 0b10000000},
-		{0x80, 12, 0b10000000, 0b10000000},
-		{0x80, 13, 0b10000000, 0b10000000},
-		{0x80, 14, 0b10000000, 0b10000000},
-		{0x80, 18, 0b10000000, 0b10000000},
-		{0x80, 23, 0b10000000, 0b10000000},
-		{0x80, 29, 0b10000000, 0b10000000},
-		{0x80, 33, 0b10000000, 0b10000000},
-		{0x80, 38, 0b10000000, 0b10000000},
-		{0x80, 45, 0b10000000, 0b10000000},
-		{0x1c, 1, 0b00000100, 0b00000100},
-		{0x1c, 4, 0b00001000, 0b00011100},
-		{0x1c, 10, 0b00011000, 0b00011100},
-		{0x1c, 12, 0b00011000, 0b00011100},
-		{0x1c, 13, 0b00011100, 0b00011100},
-		{0x1c, 14, 0b00011100, 0b00011100},
-		{0x1c, 18, 0b00011100, 0b00011100},
-		{0x1c, 23, 0b00011000, 0b00011100},
-		{0x1c, 29, 0b00011000, 0b00011100},
-		{0x1c, 33, 0b00011000, 0b00011100},
-		{0x1c, 38, 0b00011000, 0b00011100},
-		{0x1c, 45, 0b00011000, 0b00011100},
-		{0x81, 1, 0b00000001, 0b00000001},
-		{0x81, 4, 0b00000001, 0b00000001},
-		{0x81, 10, 0b00000001, 0b00000001},
-		{0x81, 12, 0b00000001, 0b00000001},
-		{0x81, 13, 0b10000001, 0b10000001},
-		{0x81, 14, 0b10000001, 0b10000001},
-		{0x81, 18, 0b10000001, 0b10000001},
-		{0x81, 23, 0b00000001, 0b00000001},
-		{0x81, 29, 0b00000001, 0b10000001},
-		{0x81, 33, 0b00000001, 0b00000001},
-		{0x81, 38, 0b00000001, 0b00000001},
-		{0x81, 45, 0b00000001, 0b00000001},
-	} {
-		var trx TRX
-		for ts := range 8 {
-			trx.PDCH[ts].Enabled = c.pdch&(1<<ts) != 0
-		}
-		ul, dl, ok := findMultiSlots(&trx, &msClasses[c.class], 0, 0)
-		if !ok || ul != c.ul || dl != c.dl {
-			t.Errorf("PDCHs %08b class %d: UL %08b DL %08b ok %v, want UL %08b DL %08b", c.pdch, c.class, ul, dl, ok, c.ul, c.dl)
-		}
-	}
-	// a multislot MS uses one training sequence: TS 2 has another TSC
-	var trx TRX
-	for ts := range 8 {
-		trx.PDCH[ts].Enabled = true
-	}
-	trx.PDCH[2].TSC = 3
-	if ul, dl, _ := findMultiSlots(&trx, &msClasses[12], 0, 0); (ul|dl)&(1<<2) != 0 {
-		t.Errorf("TS with another TSC used: UL %08b DL %08b", ul, dl)
-	}
 }
 
 type allocStep struct {
@@ -235,9 +67,9 @@ func TestAllocBSequences(t *testing.T) {
 			if err != nil || tb == nil {
 				t.Fatalf("class %d %s step %d: %v", c.class, name, i, err)
 			}
-			if w := want[i]; tb.dir != w.dir || tb.slots != w.slots || tb.ctrlTS != w.ctrl || tb.ms.slots.firstTS() != int(w.ctrl) {
+			if w := want[i]; tb.dir != w.dir || tb.slots != w.slots || tb.ctrlTS != w.ctrl || tb.ms.slots.FirstTS() != int(w.ctrl) {
 				t.Errorf("class %d %s step %d: %v slots %08b ctrl %d first %d, want %v %08b ctrl %d", c.class, name, i,
-					tb.dir, tb.slots, tb.ctrlTS, tb.ms.slots.firstTS(), w.dir, w.slots, w.ctrl)
+					tb.dir, tb.slots, tb.ctrlTS, tb.ms.slots.FirstTS(), w.dir, w.slots, w.ctrl)
 			}
 		}
 		e, bts := allocEngine(t, "b", 0xe0)
@@ -255,7 +87,7 @@ func TestAllocBSequences(t *testing.T) {
 		check("DL, UL, upgrade", 0, dl, err, c.dlUL)
 		ul, err = e.allocUL(bts, ms) // with a DL TBF: on PACCH
 		check("DL, UL, upgrade", 1, ul, err, c.dlUL)
-		if mask, ctrl, ok := e.chooseDLSlotsWith(&bts.TRX[0], ms, int(dl.ctrlTS), dl); ok {
+		if mask, ctrl, ok := e.dlUpgrade(dl); ok {
 			dl.slots, dl.ctrlTS = mask, ctrl
 		}
 		check("DL, UL, upgrade", 2, dl, nil, c.dlUL)
@@ -312,7 +144,7 @@ func allocMany(e *Engine, bts *BTS, minC, maxC, mode int) []string {
 		if mode == modeDLAfterUL || mode == modeULAfterDL {
 			e.fireRelease(first, relNone)
 		}
-		ulS, dlS := uint8(1)<<ms.slots.firstTS(), uint8(0)
+		ulS, dlS := uint8(1)<<ms.slots.FirstTS(), uint8(0)
 		if ms.UL != nil {
 			ulS |= ms.UL.slots
 		}
@@ -414,13 +246,13 @@ func TestDynamicSwitch(t *testing.T) {
 		tbfs = append(tbfs, tb)
 	}
 	e.params.AllocAlgo = "dynamic"
-	bts.multislotOff = true
+	bts.alloc.MultislotOff = true
 	ms := e.newMS(bts, 0xc0000200)
 	tb, err := e.allocDL(bts, ms, false)
 	if err != nil || popcount8(tb.slots) != 1 || bts.Ctr.Value(CtrTBFAllocAlgoA) != 9 {
 		t.Fatalf("busy PDCHs: %v slots %08b, algo-a %d", err, tb.slots, bts.Ctr.Value(CtrTBFAllocAlgoA))
 	}
-	if _, _, ok := e.chooseDLSlotsWith(&bts.TRX[0], ms, int(tb.ctrlTS), tb); ok {
+	if _, _, ok := e.dlUpgrade(tb); ok {
 		t.Fatal("multislot upgrade while dynamic uses A")
 	}
 	for _, o := range tbfs[:2] { // TS 4 (the first two) now carries none
@@ -428,8 +260,8 @@ func TestDynamicSwitch(t *testing.T) {
 	}
 	ms = e.newMS(bts, 0xc0000201)
 	tb, err = e.allocDL(bts, ms, false)
-	if err != nil || popcount8(tb.slots) < 2 || bts.multislotOff || bts.Ctr.Value(CtrTBFAllocAlgoB) != 1 {
-		t.Fatalf("idle PDCH: %v slots %08b, multislot off %v, algo-b %d", err, tb.slots, bts.multislotOff, bts.Ctr.Value(CtrTBFAllocAlgoB))
+	if err != nil || popcount8(tb.slots) < 2 || bts.alloc.MultislotOff || bts.Ctr.Value(CtrTBFAllocAlgoB) != 1 {
+		t.Fatalf("idle PDCH: %v slots %08b, multislot off %v, algo-b %d", err, tb.slots, bts.alloc.MultislotOff, bts.Ctr.Value(CtrTBFAllocAlgoB))
 	}
 }
 
@@ -527,21 +359,21 @@ func TestReservationLifetime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trx := &bts.TRX[0]
-	if !ms.slots.on || popcount8(ms.slots.dl) != 4 || dl.slots != 1<<dl.ctrlTS || trx.slots.dl[4] != 1 {
-		t.Fatalf("reservation %+v, TBF slots %08b, PDCH 4 reserved %d", ms.slots, dl.slots, trx.slots.dl[4])
+	trx := &bts.alloc.TRX[0] // the reservation counts
+	if !ms.slots.On || popcount8(ms.slots.DL) != 4 || dl.slots != 1<<dl.ctrlTS || trx.Reserved.DL[4] != 1 {
+		t.Fatalf("reservation %+v, TBF slots %08b, PDCH 4 reserved %d", ms.slots, dl.slots, trx.Reserved.DL[4])
 	}
 	ul, err := e.allocUL(bts, ms)
 	if err != nil || ul.ctrlTS != dl.ctrlTS {
 		t.Fatalf("UL %v: %v", ul, err)
 	}
 	e.fireRelease(dl, relNone)
-	if !ms.slots.on || ms.slots.firstTS() != int(ul.ctrlTS) {
+	if !ms.slots.On || ms.slots.FirstTS() != int(ul.ctrlTS) {
 		t.Fatalf("released with a TBF left: %+v", ms.slots)
 	}
 	e.fireRelease(ul, relNone)
-	if ms.slots.on || ms.slots.firstTS() >= 0 || trx.slots != (trxSlots{}) {
-		t.Fatalf("after the last TBF: %+v, PDCH counts %+v", ms.slots, trx.slots)
+	if ms.slots.On || ms.slots.FirstTS() >= 0 || trx.Reserved != (alloc.Reserved{}) {
+		t.Fatalf("after the last TBF: %+v, PDCH counts %+v", ms.slots, trx.Reserved)
 	}
 }
 
@@ -550,9 +382,8 @@ func TestAllocateNoGarbage(t *testing.T) {
 	e, bts := allocEngine(t, "dynamic", 0xff)
 	ms := e.newMS(bts, 0xc0000700)
 	n := testing.AllocsPerRun(100, func() {
-		q := allocReq{bts: bts, ms: ms, dir: DirDL, useTRX: -1}
-		var r allocRes
-		if !e.allocate(&q, &r) {
+		var r alloc.Result
+		if !e.allocate(bts, ms, DirDL, false, &r) {
 			t.Fatal("allocation failed")
 		}
 	})
@@ -660,7 +491,7 @@ func TestAllocFailureCauses(t *testing.T) {
 	e, bts = allocEngine(t, "b", 0xf0)
 	bts.TRX[0].PDCH[4].TSC = 3 // TS 4 alone is usable for multislot
 	ms = e.newMS(bts, 0xc0000a01)
-	e.setSlots(ms, 0, 1<<6, 0) // its UL TBF's slot (TLLI learnt: adoptSlots)
+	bts.alloc.Reserve(&ms.slots, 0, 1<<6, 0) // its UL TBF's slot (TLLI learnt: adoptSlots)
 	ms.MSClass = 12
 	if _, err := e.allocDL(bts, ms, false); err == nil || bts.Ctr.Value(CtrTBFAllocFailedNoSlotCombi) != 1 {
 		t.Fatalf("UL slot on another TSC: %v, no_slot_combi %d", err, bts.Ctr.Value(CtrTBFAllocFailedNoSlotCombi))
@@ -770,40 +601,38 @@ func ulTSs(t *testing.T, e *Engine, bts *BTS, tlli uint32, n int) []int {
 	return ts
 }
 
-// TestUnknownClassPlacementEdges: placeUnknown on PDCHs TS 2-5 only
-// (class 12 receives on 4 slots around TS 4, on 3 around TS 3 and 5, on 2
-// around TS 2) keeps to TS 3-5, TS 4 taking one TBF more; for downlink it
-// weighs the DL TBFs, not the UL ones; with no free USF on any PDCH it
-// finds no TS for an uplink TBF.
+// TestUnknownClassPlacementEdges: an MS of unknown class on PDCHs TS 2-5
+// only (class 12 receives on 4 slots around TS 4, on 3 around TS 3 and 5,
+// on 2 around TS 2) gets its uplink slot on TS 3-5, TS 4 taking one TBF
+// more (pcu/alloc TestPlaceUnknown has the downlink and USF edges).
 func TestUnknownClassPlacementEdges(t *testing.T) {
 	e, bts := allocEngine(t, "dynamic", 0x3c)
 	e.params.MultislotDefault = 0
-	trx := &bts.TRX[0]
 	got := ulTSs(t, e, bts, 0xc0001000, 6)
 	if want := []int{4, 4, 3, 5, 4, 3}; !slices.Equal(got, want) {
 		t.Fatalf("TS 2-5: uplink TSs %v, want %v", got, want)
 	}
-	// downlink: the UL TBFs above do not count, the DL TBFs do
-	if ts := placeUnknown(trx, DirDL); ts != 4 {
-		t.Fatalf("downlink on an idle downlink: TS %d, want 4", ts)
-	}
-	trx.PDCH[4].dl = append(trx.PDCH[4].dl, &TBF{})
-	if ts := placeUnknown(trx, DirDL); ts != 4 {
-		t.Fatalf("downlink with a DL TBF on TS 4: TS %d, want 4 (one TBF more, one slot more)", ts)
-	}
-	trx.PDCH[4].dl = append(trx.PDCH[4].dl, &TBF{})
-	if ts := placeUnknown(trx, DirDL); ts != 3 {
-		t.Fatalf("downlink with two DL TBFs on TS 4: TS %d, want 3", ts)
-	}
-	// every USF taken: no TS for an uplink TBF
-	for ts := 2; ts <= 5; ts++ {
-		for u := range trx.PDCH[ts].usfOwner[:7] {
-			if trx.PDCH[ts].usfOwner[u] == nil {
-				trx.PDCH[ts].usfOwner[u] = &TBF{}
-			}
+}
+
+// BenchmarkAllocDL: one DL TBF allocated (algorithm B, class 12, on 8
+// PDCHs of which 16 other MSs hold reservations) and released again.
+func BenchmarkAllocDL(b *testing.B) {
+	e, bts := allocEngine(b, "dynamic", 0xff)
+	for i := range 16 {
+		ms := e.newMS(bts, 0xc0002000+uint32(i))
+		ms.MSClass = 1 + i%12
+		if _, err := e.allocDL(bts, ms, false); err != nil {
+			b.Fatal(err)
 		}
 	}
-	if ts := placeUnknown(trx, DirUL); ts != -1 {
-		t.Fatalf("uplink with every USF taken: TS %d, want none", ts)
+	ms := e.newMS(bts, 0xc0003000)
+	ms.MSClass = 12
+	b.ReportAllocs()
+	for b.Loop() {
+		t, err := e.allocDL(bts, ms, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		e.fireRelease(t, relNone)
 	}
 }

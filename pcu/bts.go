@@ -2,6 +2,7 @@ package pcu
 
 import (
 	"github.com/gopcu/gopcu/internal/ratectr"
+	"github.com/gopcu/gopcu/pcu/alloc"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 	"time"
@@ -89,7 +90,6 @@ type TRX struct {
 	ulTFI uint32 // TFIs in use per direction (unique per TRX)
 	dlTFI uint32
 	dlBy  [32]*TBF // the attached DL TBF of each DL TFI (dlTBFByTFI)
-	slots trxSlots // MSs reserving each TS (alloc.go)
 	// dlTFIHeld are DL TFIs of freed TBFs whose IMMEDIATE ASSIGNMENT
 	// the BTS may still send (holdTFI); dlHold says for whom, how long.
 	dlTFIHeld uint32
@@ -136,8 +136,9 @@ type BTS struct {
 	resvMask  [pcuif.NumTRX]uint8
 	msPresent ratectr.StatItem
 
-	multislotOff bool   // `alloc-algorithm dynamic` fell back to A (alloc.go)
-	allAlloc     timeCC // pdch:all_allocated (alloc.go)
+	// alloc is the allocator's view of the BTS and its state (pcu/alloc;
+	// pcu/alloc.go allocCell)
+	alloc alloc.Cell
 
 	pch pchPages // PS pagings on PCH waiting for the MS (T3113, paging.go)
 

@@ -269,6 +269,7 @@ const (
 	L1ULLLCNoTLLI
 	L1ULDataNoTBF
 	L1FSMRejected
+	L1PagReqDropped
 	numL1Ctrs
 )
 
@@ -320,6 +321,7 @@ var L1CounterDescs = []ratectr.Desc{
 	{Name: "ul:llc:dropped:no_tlli", Description: "UL LLC frames dropped: the MS had not sent its TLLI"},
 	{Name: "rx:ul_data:no_tbf", Description: "UL data blocks for no TBF of their TFI on the PDCH (dropped)"},
 	{Name: "fsm:rejected_event", Description: "Events no transition of a state machine accepted (TBF, control procedure, NACC; ignored)"},
+	{Name: "rx:pag_req:dropped", Description: "PAG_REQ without a TMSI or IMSI to page (dropped)"},
 }
 
 // "pcu:sgsn" group (osmo-pcu's SGSN Statistics).

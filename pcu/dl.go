@@ -199,7 +199,8 @@ type tfiHold struct {
 // the TFI on that PDCH as its new TBF. The TFI stays free of other TBFs
 // until the BTS has sent the assignment (DATA_CNF) or CCCH-CNF has passed
 // (TS 44.060 §5.2.2: a TFI identifies one TBF of a direction on its
-// PDCHs). allocTFI takes a held TFI only when no other is free.
+// PDCHs). The allocator (pcu/alloc TRX.FreeTFI) takes a held TFI only
+// when no other is free.
 func (e *Engine) holdTFI(t *TBF) {
 	if t.dir != DirDL || !t.ccch || t.state != TBFAssign || !t.running(tmCCCHCnf) {
 		return
@@ -237,8 +238,7 @@ func (e *Engine) expireTFIHolds(bts *BTS) {
 // on PACCH when the MS class and free slots allow it, else start.
 func (e *Engine) dlAssignSettled(t *TBF) {
 	if e.params.AllocAlgo != "a" {
-		trx := &t.bts.TRX[t.trx]
-		if mask, ctrl, ok := e.chooseDLSlotsWith(trx, t.ms, int(t.ctrlTS), t); ok && popcount8(mask) > popcount8(t.slots) {
+		if mask, ctrl, ok := e.dlUpgrade(t); ok && popcount8(mask) > popcount8(t.slots) {
 			e.detach(t)
 			t.slots, t.ctrlTS = mask, ctrl
 			e.attach(t)

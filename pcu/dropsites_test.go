@@ -119,6 +119,14 @@ func TestDropSites(t *testing.T) {
 			e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIPDTCH, FN: ulBlockFN(0), TS: 4, ARFCN: 871, Payload: append([]byte{0x80}, make([]byte, 22)...)})
 		}, func(_ *Engine, bts *BTS) uint64 { return bts.Ctr.Value(CtrDecodeErrors) },
 			"tbf NOTICE UL block of reserved payload type 2 dropped"},
+		{"PAG_REQ with an IMEI", func(t *testing.T, e *Engine, bts *BTS) {
+			e.onPagReq(bts, &pcuif.PagReq{Identity: []byte{0x0a, 0x21, 0x43, 0x65, 0x87, 0x09, 0x21, 0x43}})
+		}, func(e *Engine, _ *BTS) uint64 { return e.l1ctr.Value(L1PagReqDropped) },
+			"l1if NOTICE PAG_REQ dropped: Mobile Identity type 2, neither TMSI nor IMSI"},
+		{"PAG_REQ with a short TMSI", func(t *testing.T, e *Engine, bts *BTS) {
+			e.onPagReq(bts, &pcuif.PagReq{Identity: []byte{0xf4, 1, 2}})
+		}, func(e *Engine, _ *BTS) uint64 { return e.l1ctr.Value(L1PagReqDropped) },
+			"l1if NOTICE PAG_REQ dropped: TMSI identity of 3 octets, not 5"},
 		{"undecodable EGPRS UL data block", func(t *testing.T, e *Engine, bts *BTS) {
 			e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIPDTCH, FN: ulBlockFN(0), TS: 4, ARFCN: 871, Payload: make([]byte, 27)})
 		}, func(_ *Engine, bts *BTS) uint64 { return bts.Ctr.Value(CtrDecodeErrors) },
@@ -165,8 +173,9 @@ func TestGbAdapterErrors(t *testing.T) {
 }
 
 // ioDiscard matches "_ = x.Send(...)"-like statements: a result of a call
-// whose name says it sends, writes or does I/O thrown away.
-var ioDiscard = regexp.MustCompile(`(^|[\s;{(])_(\s*,\s*_)*\s*=\s*[\w.()\[\]*&]*?\b(?i:\w*send\w*|write\w*|\w*flush|output|deliver|\w*notify|handle|transmit\w*|enqueue\w*|readbyte|read)\(`)
+// whose name says it sends, writes or does I/O, or posts to the engine
+// goroutine (Engine.Do, Engine.Call), thrown away.
+var ioDiscard = regexp.MustCompile(`(^|[\s;{(])_(\s*,\s*_)*\s*=\s*[\w.()\[\]*&]*?\b(?i:\w*send\w*|write\w*|\w*flush|output|deliver|\w*notify|handle|transmit\w*|enqueue\w*|readbyte|read|do|call)\(`)
 
 // notIO are the packages whose Write is not I/O: rlcmac's bit vectors
 // (Write and WriteBit append bits to a buffer sized beforehand).

@@ -11,6 +11,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/llc"
+	"github.com/gopcu/gopcu/pcu/multislot"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 )
@@ -291,7 +292,7 @@ func (e *Engine) flowParams(bts *BTS) bss.FlowParams {
 	cs, _ := e.initialCS(bts)
 	peak := cs.DataLen() * 50
 	npdch := max(bts.EnabledPDCHs(), 1)
-	in := bss.FlowInput{NumPDCH: npdch, PeakRatePerPDCH: peak, MaxSlotsPerMS: min(maxDLSlots(e.params.MultislotDefault, 0), 4),
+	in := bss.FlowInput{NumPDCH: npdch, PeakRatePerPDCH: peak, MaxSlotsPerMS: min(multislot.MaxDLSlots(e.params.MultislotDefault, 0), 4),
 		ForceBVCBucket: e.params.FCForceBVCBucket, ForceBVCLeak: e.params.FCForceBVCLeak,
 		ForceMSBucket: e.params.FCForceMSBucket, ForceMSLeak: e.params.FCForceMSLeak, BucketTime: e.params.FCBucketTime,
 		LLCLifetime: int(e.params.LLC.Lifetime)}

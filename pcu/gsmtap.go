@@ -9,7 +9,7 @@ import (
 // GSMTAPSink takes the engine's GSMTAP datagrams (osmo-pcu's
 // `gsmtap-remote-host` and `gsmtap-category`: copies of radio blocks,
 // osmo-pcu pcu_l1_if.cpp). The composition layer opens it
-// (gsmtap.DialUDP); Send must not block.
+// (gsmtap/gsmtapudp DialUDP); Send must not block.
 type GSMTAPSink interface {
 	Send(b []byte) error
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/llc"
+	"github.com/gopcu/gopcu/pcu/alloc"
 	"github.com/gopcu/gopcu/rlcmac"
 )
 
@@ -50,7 +51,7 @@ type MS struct {
 	// with it after X2030 (osmo-pcu starts a DL TBF only for new data or
 	// an MS that shows up: gprs_ms.c ms_append_llc_dl_data, tbf_ul_fsm.c)
 	dlFailed bool
-	slots    msSlots // timeslot reservation (alloc.go)
+	slots    alloc.Reservation // timeslot reservation (pcu/alloc)
 
 	// L1 measurements of the last uplink block.
 	RSSI  int8

@@ -210,6 +210,7 @@ const (
 	dropULFrameNoTLLI                       // UL LLC frame of an MS without TLLI (l1if ul:llc:dropped:no_tlli)
 	dropULBlockNoTBF                        // UL data block for no TBF (l1if rx:ul_data:no_tbf)
 	dropULBlockUndecodable                  // UL block or unit that does not decode (bts decode:errors)
+	dropPagReq                              // PAG_REQ without a TMSI or IMSI (l1if rx:pag_req:dropped)
 	numDropKinds
 )
 

@@ -1,6 +1,7 @@
 package pcu
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
@@ -126,6 +127,7 @@ func (e *Engine) pagingCS(p *bssgp.PagingCS) {
 // onPagReq: CS paging from the BTS (PCUIF PAG_REQ), MS looked up by IMSI.
 func (e *Engine) onPagReq(bts *BTS, m *pcuif.PagReq) {
 	if len(m.Identity) == 0 {
+		e.pagReqDropped(func() string { return "no Mobile Identity" })
 		return
 	}
 	var pe rlcmac.PageEntry
@@ -133,19 +135,33 @@ func (e *Engine) onPagReq(bts *BTS, m *pcuif.PagReq) {
 	switch m.Identity[0] & 7 {
 	case 4: // TMSI
 		if len(m.Identity) != 5 {
+			e.pagReqDropped(func() string { return fmt.Sprintf("TMSI identity of %d octets, not 5", len(m.Identity)) })
 			return
 		}
 		pe = rlcmac.PageEntry{ForRR: true, ChanNeeded: m.ChanNeeded,
 			TMSI: uint32(m.Identity[1])<<24 | uint32(m.Identity[2])<<16 | uint32(m.Identity[3])<<8 | uint32(m.Identity[4])}
 	case 1: // IMSI
+		// cannot fail: PAG_REQ's identity has 1 to 8 octets (pcuif), the
+		// Paging Request's Mobile Identity room 15
 		pe, _ = pageEntryFor(0, false, m.Identity, m.ChanNeeded)
 		if imsi, err := bssgp.DecodeIMSI(m.Identity); err == nil {
 			ms = bts.ms.byIMSI[imsi]
 		}
 	default:
+		e.pagReqDropped(func() string {
+			return fmt.Sprintf("Mobile Identity type %d, neither TMSI nor IMSI", m.Identity[0]&7)
+		})
 		return
 	}
 	e.pagePACCH(bts, ms, pe)
+}
+
+// pagReqDropped counts and logs a PAG_REQ whose Mobile Identity names no
+// MS to page (osmo-pcu pcu_l1_if.cpp pcu_rx_pag_req() logs these at ERROR
+// and ignores them).
+func (e *Engine) pagReqDropped(why func() string) {
+	e.l1ctr.Inc(L1PagReqDropped)
+	e.opDrop(e.l1log, dropPagReq, func() string { return "PAG_REQ dropped: " + why() })
 }
 
 // onSuspReq: the MS left for a CS call (TS 44.018 §3.4.25.2): its TBFs

@@ -26,7 +26,7 @@ type Params struct {
 	CSMaxDL, CSMaxUL     int       // `cs max`, default 4
 	AllocAlgo            string    // "a", "b", "dynamic"
 	TwoPhaseAccess       bool
-	MultislotDefault     int // `multislot-class default` when configured, 0: not (see allocClass)
+	MultislotDefault     int // `multislot-class default` when configured, 0: not (see pcu/alloc Class)
 	PreemptiveRetx       bool
 	DLArq2               bool // `egprs dl arq-type arq2`: no split blocks
 	// OsmoPollAge counts a DL poll's age from its answer's frame, as

@@ -106,14 +106,15 @@ func TestTFIHoldAllocation(t *testing.T) {
 	trx.dlTFIHeld = 1<<0 | 1<<2
 	trx.dlHold[0] = tfiHold{tlli: 0xc0000001, until: time.Second}
 	trx.dlHold[2] = tfiHold{tlli: 0xc0000002, until: 2 * time.Second}
-	if tfi, ok := allocTFI(trx, DirDL); !ok || tfi != 1 {
+	freeTFI := func(_ *TRX, d Dir) (uint8, bool) { return bts.allocCell().TRX[0].FreeTFI(allocDir(d)) }
+	if tfi, ok := freeTFI(trx, DirDL); !ok || tfi != 1 {
 		t.Errorf("DL TFI %d (%v), want 1: 0 and 2 are held", tfi, ok)
 	}
-	if tfi, ok := allocTFI(trx, DirUL); !ok || tfi != 0 {
+	if tfi, ok := freeTFI(trx, DirUL); !ok || tfi != 0 {
 		t.Errorf("UL TFI %d (%v), want 0", tfi, ok)
 	}
 	trx.dlTFI = ^uint32(1 << 2)
-	if tfi, ok := allocTFI(trx, DirDL); !ok || tfi != 2 {
+	if tfi, ok := freeTFI(trx, DirDL); !ok || tfi != 2 {
 		t.Errorf("DL TFI %d (%v), want the held 2 as the only one left", tfi, ok)
 	}
 	trx.dlTFI = 0

@@ -335,7 +335,10 @@ func TestControlProcedureTable(t *testing.T) {
 	tb := tbfIn(t, e, bts, DirUL, TBFFlow, 0xc0110001)
 	for from := ctlState(0); from < ctlStates; from++ {
 		for ev := ctlEvent(0); ev < ctlEvents; ev++ {
-			tb.ulAck = ctlNone
+			tb.ctl(&tb.ulAck, ctlAbort) // back to NONE through the table (ABORT: every state)
+			if tb.ulAck != ctlNone {
+				t.Fatalf("ABORT left %v", tb.ulAck)
+			}
 			for _, step := range [ctlStates][]ctlEvent{N: nil, S: {ctlSched}, W: {ctlSched, ctlSentPolled}}[from] {
 				tb.ctl(&tb.ulAck, step)
 			}

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/gopcu/gopcu/internal/logx"
+	"github.com/gopcu/gopcu/internal/logx/netsink"
 	"github.com/gopcu/gopcu/vty"
 )
 
@@ -193,9 +194,9 @@ func openLogSink(vt *vty.LogTarget, name string, old logx.Sink, ident string, st
 	case "file":
 		return logx.OpenFile(vt.Arg)
 	case "gsmtap":
-		return logx.DialGSMTAP(vt.Arg, logGSMTAPPort, ident)
+		return netsink.DialGSMTAP(vt.Arg, logGSMTAPPort, ident)
 	case "syslog":
-		return logx.OpenSyslog(vt.Arg, ident)
+		return netsink.OpenSyslog(vt.Arg, ident)
 	}
 	return nil, nil
 }

@@ -24,7 +24,7 @@ import (
 	"strconv"
 
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
-	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/gsmtap/gsmtapudp"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
@@ -73,8 +73,8 @@ type Daemon struct {
 	base    slog.Handler
 	stderr  io.Writer
 	stats   *statsWiring
-	tap     *gsmtap.UDPSender // nil: no gsmtap-remote-host
-	drv     driver.Options    // the engine's driver (NS sockets)
+	tap     *gsmtapudp.UDPSender // nil: no gsmtap-remote-host
+	drv     driver.Options       // the engine's driver (NS sockets)
 }
 
 // New reads the config file of s and builds the daemon: VTY, log
@@ -132,7 +132,7 @@ func New(s Settings, o Options) (*Daemon, error) {
 		tapHost = s.GSMTAPIP
 	}
 	if tapHost != "" { // opened once at start, as osmo-pcu
-		if tap, err := gsmtap.DialUDP(tapHost); err != nil {
+		if tap, err := gsmtapudp.DialUDP(tapHost); err != nil {
 			logs.Logger(logx.CatPCU).Error("GSMTAP disabled", "err", err)
 		} else {
 			d.tap, ecfg.GSMTAP = tap, tap
@@ -170,6 +170,8 @@ func New(s Settings, o Options) (*Daemon, error) {
 // the command does not run at all (the VTY sessions learn it through
 // daemonExecutor.Stopped).
 func (d *Daemon) Exec(f func()) {
+	// dropped: Call fails only once the engine has stopped; the session
+	// learns it from daemonExecutor.Stopped
 	_ = d.eng.Call(func() {
 		f()
 		p := d.Params()

@@ -103,6 +103,8 @@ func (d *Daemon) snapshot() stateDump {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	s := stateDump{HeapAlloc: ms.HeapAlloc, HeapSys: ms.HeapSys, Sys: ms.Sys, Goroutines: runtime.NumGoroutine()}
+	// dropped: Call fails only once the engine has stopped; the dump then
+	// has the process part only
 	_ = d.eng.Call(func() {
 		for _, nr := range d.eng.BTSNrs() {
 			b, _ := d.eng.BTSView(nr)

@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"log/syslog"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -76,6 +74,14 @@ type Sink interface {
 	// target's Format (AppendLine). The sink must not keep line.
 	Output(e *Entry, line []byte) error
 	Close() error
+}
+
+// SourceSink is a Sink that sends each entry's source file and line
+// whatever its target's Format says (GSMTAP's log header has them,
+// internal/logx/netsink).
+type SourceSink interface {
+	Sink
+	NeedsSource() bool
 }
 
 // Target is one log output with its own filtering and format. A target
@@ -375,44 +381,6 @@ func putStr(dst []byte, s string) {
 	clear(dst[n:])
 }
 
-// GSMTAPSink sends every entry as a GSMTAP log datagram over UDP
-// ("log gsmtap HOST").
-type GSMTAPSink struct {
-	conn  net.Conn
-	ident string
-	pid   uint32
-	bufs  sync.Pool
-}
-
-// DialGSMTAP makes a sink sending to host:port (port 0 = 4729); ident is
-// the process name in the header ("OsmoPCU").
-func DialGSMTAP(host string, port int, ident string) (*GSMTAPSink, error) {
-	if port == 0 {
-		port = GSMTAPPort
-	}
-	c, err := net.Dial("udp", net.JoinHostPort(host, strconv.Itoa(port)))
-	if err != nil {
-		return nil, err
-	}
-	return &GSMTAPSink{conn: c, ident: ident, pid: uint32(os.Getpid())}, nil
-}
-
-// Output sends the entry (the formatted line is not used: GSMTAP carries
-// the fields).
-func (s *GSMTAPSink) Output(e *Entry, _ []byte) error {
-	bp, _ := s.bufs.Get().(*[]byte)
-	if bp == nil {
-		bp = new([]byte)
-	}
-	*bp = AppendGSMTAPLog((*bp)[:0], s.ident, s.pid, e)
-	_, err := s.conn.Write(*bp)
-	s.bufs.Put(bp)
-	return err
-}
-
-// Close closes the socket.
-func (s *GSMTAPSink) Close() error { return s.conn.Close() }
-
 // Fanout is a slog.Handler that sends each record to a set of targets,
 // each with its own filter and format, and (optionally) to a default
 // handler (gopcu's stderr text output). Configure swaps the set at any
@@ -456,7 +424,7 @@ func (f *Fanout) Configure(c FanoutConfig) {
 	keep := map[Sink]bool{}
 	for _, t := range c.Targets {
 		keep[t.Sink] = true
-		if _, isTap := t.Sink.(*GSMTAPSink); isTap || t.Format.File != FileNone {
+		if ss, ok := t.Sink.(SourceSink); ok && ss.NeedsSource() || t.Format.File != FileNone {
 			st.needSrc = true
 		}
 	}
@@ -663,99 +631,4 @@ func needsQuote(s string) bool {
 		}
 	}
 	return false
-}
-
-// SyslogSink sends lines to the local syslog daemon ("log syslog
-// FACILITY"). Like syslog(3) it does not fail without a daemon: it
-// connects on first use and again (at most once a second) after errors,
-// and drops lines meanwhile.
-type SyslogSink struct {
-	network, raddr, ident string
-	prio                  syslog.Priority
-
-	mu      sync.Mutex
-	w       *syslog.Writer
-	lastTry time.Time
-}
-
-var syslogFacilities = map[string]syslog.Priority{
-	"authpriv": syslog.LOG_AUTHPRIV, "cron": syslog.LOG_CRON, "daemon": syslog.LOG_DAEMON,
-	"ftp": syslog.LOG_FTP, "lpr": syslog.LOG_LPR, "mail": syslog.LOG_MAIL, "news": syslog.LOG_NEWS,
-	"user": syslog.LOG_USER, "uucp": syslog.LOG_UUCP,
-	"local0": syslog.LOG_LOCAL0, "local1": syslog.LOG_LOCAL1, "local2": syslog.LOG_LOCAL2,
-	"local3": syslog.LOG_LOCAL3, "local4": syslog.LOG_LOCAL4, "local5": syslog.LOG_LOCAL5,
-	"local6": syslog.LOG_LOCAL6, "local7": syslog.LOG_LOCAL7,
-}
-
-// OpenSyslog makes a sink for the local syslog daemon with the facility
-// name of the VTY ("daemon", "local3", ...); only an unknown facility is
-// an error.
-func OpenSyslog(facility, ident string) (*SyslogSink, error) {
-	return DialSyslog("", "", facility, ident)
-}
-
-// DialSyslog is OpenSyslog with a syslog daemon at network/raddr (as
-// log/syslog.Dial; "", "" = the local daemon).
-func DialSyslog(network, raddr, facility, ident string) (*SyslogSink, error) {
-	p, ok := syslogFacilities[facility]
-	if !ok {
-		return nil, fmt.Errorf("logx: unknown syslog facility %q", facility)
-	}
-	s := &SyslogSink{network: network, raddr: raddr, ident: ident, prio: p | syslog.LOG_NOTICE}
-	s.mu.Lock()
-	s.connect()
-	s.mu.Unlock()
-	return s, nil
-}
-
-func (s *SyslogSink) connect() error {
-	if s.w != nil {
-		return nil
-	}
-	if !s.lastTry.IsZero() && time.Since(s.lastTry) < time.Second {
-		return errors.New("logx: no syslog daemon")
-	}
-	s.lastTry = time.Now()
-	w, err := syslog.Dial(s.network, s.raddr, s.prio, s.ident)
-	if err != nil {
-		return err
-	}
-	s.w = w
-	return nil
-}
-
-// Output sends the line at the syslog severity of the entry's level.
-func (s *SyslogSink) Output(e *Entry, line []byte) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.connect(); err != nil {
-		return err
-	}
-	m := strings.TrimSuffix(string(line), "\n")
-	var err error
-	switch OsmoLevel(e.Level) {
-	case OsmoDebug:
-		err = s.w.Debug(m)
-	case OsmoInfo:
-		err = s.w.Info(m)
-	case OsmoNotice:
-		err = s.w.Notice(m)
-	case OsmoError:
-		err = s.w.Err(m)
-	default:
-		err = s.w.Crit(m)
-	}
-	return err
-}
-
-// Close closes the connection.
-func (s *SyslogSink) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.w == nil {
-		return nil
-	}
-	err := s.w.Close()
-	s.w = nil
-	return err
 }

@@ -3,11 +3,9 @@ package logx
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/hex"
 	"io"
 	"log/slog"
-	"net"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -18,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/internal/pcapw"
 	"github.com/gopcu/gopcu/internal/testutil"
 )
@@ -225,52 +222,6 @@ func TestFileTargetSource(t *testing.T) {
 	}
 }
 
-// decodeGSMTAPLog checks the GSMTAP and log headers of a datagram.
-func decodeGSMTAPLog(t *testing.T, p []byte) (level uint8, proc, subsys, file string, line uint32, msg string, ts time.Time) {
-	t.Helper()
-	if len(p) < gsmtap.HdrLen+GSMTAPLogHdrLen {
-		t.Fatalf("short datagram (%d bytes)", len(p))
-	}
-	if p[0] != 2 || p[1] != 4 || p[2] != 0x10 {
-		t.Fatalf("GSMTAP header % x", p[:16])
-	}
-	l := p[16:]
-	cstr := func(b []byte) string {
-		if i := bytes.IndexByte(b, 0); i >= 0 {
-			b = b[:i]
-		}
-		return string(b)
-	}
-	ts = time.Unix(int64(binary.BigEndian.Uint32(l[0:])), int64(binary.BigEndian.Uint32(l[4:]))*1000)
-	return l[28], cstr(l[8:24]), cstr(l[32:48]), cstr(l[48:80]), binary.BigEndian.Uint32(l[80:]),
-		string(l[GSMTAPLogHdrLen:]), ts
-}
-
-func TestGSMTAPTarget(t *testing.T) {
-	pc := testutil.UDP(t)
-	sink, err := DialGSMTAP("127.0.0.1", pc.LocalAddr().(*net.UDPAddr).Port, "OsmoPCU")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, f := setup(nil)
-	f.Configure(FanoutConfig{Targets: []*Target{plainTarget("gsmtap", sink, map[string]slog.Level{CatTBF: LevelInfo})}})
-	defer f.Close()
-	before := time.Now().Add(-time.Second)
-	r.Logger(CatTBF).Debug("not sent")
-	r.Logger(CatTBF).Info("TBF(DL:TFI-0-0-1) assigned", "ms", 7)
-	level, proc, subsys, file, line, msg, ts := decodeGSMTAPLog(t, testutil.ReadDatagram(t, pc))
-	if level != OsmoInfo || proc != "OsmoPCU" || subsys != "TBF" || file != "targets_test.go" || line == 0 ||
-		msg != "TBF(DL:TFI-0-0-1) assigned ms=7\n" || ts.Before(before) || ts.After(time.Now().Add(time.Second)) {
-		t.Fatalf("decoded level=%d proc=%q subsys=%q file=%q line=%d msg=%q ts=%v", level, proc, subsys, file, line, msg, ts)
-	}
-	// nothing else arrived (the debug record was filtered before)
-	_ = pc.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
-	buf := make([]byte, 8192)
-	if n, err := pc.Read(buf); err == nil {
-		t.Fatalf("unexpected datagram % x", buf[:n])
-	}
-}
-
 // TestAppendGSMTAPLogGolden pins the datagram: the GSMTAP v2 header
 // (gsmtap.Header, type OSMOCORE_LOG 0x10, other fields zero), then struct
 // gsmtap_osmocore_log_hdr (libosmocore gsmtap.h: ts sec/usec, proc_name[16],
@@ -344,35 +295,6 @@ func TestFanoutAttrsGroups(t *testing.T) {
 	l.Error("x", "tfi", 2, slog.Group("g", "a", "b c"))
 	if got, want := s.String(), "DPCU ERROR x bts=1 tbf.tfi=2 tbf.g.a=\"b c\"\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
-	}
-}
-
-func TestSyslogTarget(t *testing.T) {
-	if _, err := OpenSyslog("nosuch", "x"); err == nil {
-		t.Error("unknown facility accepted")
-	}
-	// no daemon: not an error, lines are dropped
-	nd, err := DialSyslog("unix", filepath.Join(t.TempDir(), "no-log"), "daemon", "x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := nd.Output(&Entry{Level: LevelError}, []byte("x\n")); err == nil {
-		t.Error("output without daemon: no error")
-	}
-	nd.Close()
-	pc := testutil.UDP(t)
-	sink, err := DialSyslog("udp", pc.LocalAddr().String(), "local3", "OsmoPCU")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, f := setup(nil)
-	f.Configure(FanoutConfig{Targets: []*Target{plainTarget("syslog local3", sink, nil)}})
-	defer f.Close()
-	r.Logger(CatPCU).Error("to syslog", "bts", 0)
-	// <PRI> = local3 (19) * 8 + err (3) = 155
-	if got := string(testutil.ReadDatagram(t, pc)); !strings.HasPrefix(got, "<155>") || !strings.Contains(got, "OsmoPCU[") ||
-		!strings.HasSuffix(strings.TrimSuffix(got, "\n"), ": DPCU ERROR to syslog bts=0") {
-		t.Errorf("syslog datagram %q", got)
 	}
 }
 

@@ -32,7 +32,7 @@ func ParamsFromConfig(c *config.Config) pcu.Params {
 	p.MCSMaxDL, p.MCSMaxUL = c.MaxMCSDL, c.MaxMCSUL
 	p.WSBase, p.WSPDCH = c.WSBase, c.WSPDCH
 	p.TwoPhaseAccess = c.ForceTwoPhase
-	p.MultislotDefault = 0 // the default class 12 is only osmo-pcu's guess (pcu alloc.go allocClass)
+	p.MultislotDefault = 0 // the default class 12 is only osmo-pcu's guess (pcu/alloc Class)
 	if c.MSClassDefault != config.DefaultMSClass {
 		p.MultislotDefault = c.MSClassDefault
 	}

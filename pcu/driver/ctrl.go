@@ -65,9 +65,12 @@ func (c *ctrlClient) Get(id uint32, variable string) error {
 
 func (c *ctrlClient) Close() { c.closeOnce.Do(func() { close(c.quit) }) }
 
-// post runs f in the engine goroutine. Do fails only once the engine has
-// stopped; then the reply has nobody to go to and is dropped with it.
-func (c *ctrlClient) post(f func()) { _ = c.e.Do(f) }
+// post runs f in the engine goroutine.
+func (c *ctrlClient) post(f func()) {
+	// dropped: Do fails only once the engine has stopped; the reply has
+	// nobody left to go to (no counter outlives the engine)
+	_ = c.e.Do(f)
+}
 
 func (c *ctrlClient) fail(id uint32) {
 	c.post(func() { c.e.CtrlFailed(c, id) })

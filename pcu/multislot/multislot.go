@@ -2,8 +2,8 @@
 // PCU's allocator: the multislot class table (Table B.1) and the search for
 // the uplink and downlink timeslot windows a class may use (algorithm B of
 // osmo-pcu alloc_algo.cpp). It is pure: timeslot sets are uint8 masks (bit
-// n: TS n), the load of the TRX is the caller's score function. Package pcu
-// runs the allocation with it (pcu/alloc.go, pcu/multislot.go).
+// n: TS n), the load of the TRX is the caller's score function. The
+// allocator, package pcu/alloc, runs algorithm B with it (pcu/alloc/slots.go).
 package multislot
 
 import "math/bits"

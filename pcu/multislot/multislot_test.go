@@ -10,7 +10,12 @@ func TestRow(t *testing.T) {
 	for class, want := range map[int]Class{
 		1:  {Rx: 1, Tx: 1, Sum: 2, Tta: 3, Ttb: 2, Tra: 4, Trb: 2, Type: 1},
 		12: {Rx: 4, Tx: 4, Sum: 5, Tta: 2, Ttb: 1, Tra: 2, Trb: 1, Type: 1},
+		10: {Rx: 4, Tx: 2, Sum: 5, Tta: 3, Ttb: 1, Tra: 2, Trb: 1, Type: 1},
+		13: {Rx: 3, Tx: 3, Tra: 3, Type: 2},
 		18: {Rx: 8, Tx: 8, Tra: 0, Type: 2},
+		29: {Rx: 8, Tx: 8, Tta: 2, Ttb: 1, Tra: 2, Trb: 1, Type: 1},
+		33: {Rx: 5, Tx: 4, Sum: 6, Tta: 2, Ttb: 1, Tra: 1, Trb: 1, Type: 1},
+		38: {Rx: 5, Tx: 4, Sum: 6, Tta: 2, Ttb: 1, Tra: 1, Trb: 1, Type: 1},
 		45: {Rx: 6, Tx: 6, Sum: 7, Tta: 1, Ttb: 1, Tra: 1, Type: 1},
 		0:  {Rx: 4, Tx: 4, Sum: 5, Tta: 2, Ttb: 1, Tra: 2, Trb: 1, Type: 1}, // unknown: 12
 		46: {Rx: 4, Tx: 4, Sum: 5, Tta: 2, Ttb: 1, Tra: 2, Trb: 1, Type: 1},
@@ -19,8 +24,10 @@ func TestRow(t *testing.T) {
 			t.Errorf("class %d: %+v, want %+v", class, got, want)
 		}
 	}
-	if MaxDLSlots(12, 0) != 4 || MaxDLSlots(12, 2) != 3 || MaxDLSlots(29, 8) != 8 || MaxDLSlots(1, 1) != 1 {
-		t.Errorf("MaxDLSlots: %d %d %d %d", MaxDLSlots(12, 0), MaxDLSlots(12, 2), MaxDLSlots(29, 8), MaxDLSlots(1, 1))
+	if MaxDLSlots(12, 0) != 4 || MaxDLSlots(12, 2) != 3 || MaxDLSlots(29, 8) != 8 || MaxDLSlots(1, 1) != 1 ||
+		MaxDLSlots(0, 0) != 4 || MaxDLSlots(10, 2) != 3 {
+		t.Errorf("MaxDLSlots: %d %d %d %d %d %d", MaxDLSlots(12, 0), MaxDLSlots(12, 2), MaxDLSlots(29, 8), MaxDLSlots(1, 1),
+			MaxDLSlots(0, 0), MaxDLSlots(10, 2))
 	}
 	if Window(6, 3) != 0b11000001 || Window(0, 8) != 0xff {
 		t.Errorf("Window: %08b %08b", Window(6, 3), Window(0, 8))
@@ -32,7 +39,7 @@ func TestRow(t *testing.T) {
 func idle(rx, tx uint8) int { return 32*bits.OnesCount8(rx) + 32*bits.OnesCount8(rx&tx) }
 
 // TestSearch: the reservation of an MS alone on the TRX (osmo-pcu
-// MslotTest, as pcu TestFindMultiSlots), and the holding constraints.
+// MslotTest, as pcu/alloc TestFindMultiSlots), and the holding constraints.
 func TestSearch(t *testing.T) {
 	for _, c := range []struct {
 		avail  uint8

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
 	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/gsmtap/gsmtapudp"
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
@@ -53,7 +54,7 @@ func TestEngineSession(t *testing.T) {
 
 	path := filepath.Join(dir, "pcu_bts")
 	bts := btstest.Listen(t, btsemu.Config{Path: path, Version: pcuif.V12})
-	tap, err := gsmtap.DialUDP(tapIP.String())
+	tap, err := gsmtapudp.DialUDP(tapIP.String())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/gsmtap/gsmtapudp"
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/testutil"
@@ -260,7 +261,7 @@ func dialGSMTAP(t *testing.T, p *pcu.Params) pcu.GSMTAPSink {
 	if p == nil || p.GSMTAPCategories == 0 {
 		return nil
 	}
-	s, err := gsmtap.DialUDP("127.0.0.1")
+	s, err := gsmtapudp.DialUDP("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}

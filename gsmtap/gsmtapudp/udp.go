@@ -1,9 +1,15 @@
-package gsmtap
+// Package gsmtapudp sends GSMTAP datagrams over UDP (`gsmtap-remote-host`).
+// Package gsmtap (the header codec and the pcap writer) opens no socket;
+// the daemon opens this one and hands it to the engine as its
+// pcu.GSMTAPSink.
+package gsmtapudp
 
 import (
 	"fmt"
 	"net"
 	"net/netip"
+
+	"github.com/gopcu/gopcu/gsmtap"
 )
 
 // UDPSender sends GSMTAP datagrams to one host's port 4729 (osmo-pcu's
@@ -20,14 +26,14 @@ type UDPSender struct {
 func DialUDP(host string) (*UDPSender, error) {
 	addrs, err := net.LookupHost(host)
 	if err != nil {
-		return nil, fmt.Errorf("gsmtap: host %q: %w", host, err)
+		return nil, fmt.Errorf("gsmtapudp: host %q: %w", host, err)
 	}
 	if len(addrs) == 0 {
-		return nil, fmt.Errorf("gsmtap: host %q has no address", host)
+		return nil, fmt.Errorf("gsmtapudp: host %q has no address", host)
 	}
 	ip, err := netip.ParseAddr(addrs[0])
 	if err != nil {
-		return nil, fmt.Errorf("gsmtap: host %q: %w", host, err)
+		return nil, fmt.Errorf("gsmtapudp: host %q: %w", host, err)
 	}
 	network := "udp4"
 	if ip.Is6() && !ip.Is4In6() {
@@ -35,9 +41,9 @@ func DialUDP(host string) (*UDPSender, error) {
 	}
 	c, err := net.ListenUDP(network, nil)
 	if err != nil {
-		return nil, fmt.Errorf("gsmtap: %w", err)
+		return nil, fmt.Errorf("gsmtapudp: %w", err)
 	}
-	return &UDPSender{conn: c, dst: netip.AddrPortFrom(ip.Unmap(), UDPPort)}, nil
+	return &UDPSender{conn: c, dst: netip.AddrPortFrom(ip.Unmap(), gsmtap.UDPPort)}, nil
 }
 
 // Send writes one datagram (a GSMTAP header and its payload).

@@ -1,4 +1,4 @@
-package pcu
+package alloc
 
 import "time"
 
@@ -47,19 +47,16 @@ func (c *timeCC) sample(flag bool, now time.Duration) uint64 {
 	return n
 }
 
-// allPDCHAllocated reports whether no enabled PDCH of the BTS can take
+// AllAllocated reports whether no enabled PDCH of the BTS can take
 // another TBF: each has no free UL or DL TFI or no free USF (osmo-pcu
 // bts_all_pdch_allocated, pdch_is_full; true without enabled PDCHs, as
 // there).
-func allPDCHAllocated(bts *BTS) bool {
-	for t := range bts.TRX {
-		trx := &bts.TRX[t]
+func (c *Cell) AllAllocated() bool {
+	for t := range c.TRX {
+		trx := &c.TRX[t]
 		for ts := range trx.PDCH {
 			p := &trx.PDCH[ts]
-			if !p.Enabled {
-				continue
-			}
-			if _, free := freeUSF(p); free && trx.ulTFI != 0xffffffff && trx.dlTFI != 0xffffffff {
+			if p.Enabled && p.HasUSF && trx.ULTFI != allTFIs && trx.DLTFI != allTFIs {
 				return false
 			}
 		}
@@ -67,16 +64,10 @@ func allPDCHAllocated(bts *BTS) bool {
 	return true
 }
 
-// sampleAllAllocated counts pdch:all_allocated, the seconds during which
-// every enabled PDCH of a BTS was allocated; sampled every second, as
-// osmo-pcu's update_stats_timer does (gprs_pcu.c).
-func (e *Engine) sampleAllAllocated(now time.Duration) {
-	for _, bts := range e.btsList {
-		if bts == nil || !bts.Active {
-			continue
-		}
-		if n := bts.allAlloc.sample(allPDCHAllocated(bts), now); n > 0 {
-			bts.Ctr.Add(CtrPDCHAllAllocated, n)
-		}
-	}
+// SampleAllAllocated samples AllAllocated at now and returns how many
+// seconds to add to pdch:all_allocated, the seconds during which every
+// enabled PDCH of the BTS was allocated. The engine samples every second,
+// as osmo-pcu's update_stats_timer does (gprs_pcu.c).
+func (c *Cell) SampleAllAllocated(now time.Duration) uint64 {
+	return c.allAlloc.sample(c.AllAllocated(), now)
 }
