@@ -215,7 +215,8 @@ func TestAQMSwitchKeepsFrames(t *testing.T) {
 func TestAQMConfigValidate(t *testing.T) {
 	for _, c := range []Config{
 		{AQM: AQMRED + 1},
-		{AQM: AQMPIE, Variant: VariantOsmo},
+		{CoDel: true, AQM: AQMPIE, Variant: VariantOsmo},
+		{CoDel: true, AQM: AQMRED, Variant: VariantOsmo},
 		{RED: REDConfig{Min: 9000, Max: 3000}},
 		{RED: REDConfig{MaxP: 101}},
 		{RED: REDConfig{Wlog: 11}},
@@ -226,12 +227,12 @@ func TestAQMConfigValidate(t *testing.T) {
 			t.Errorf("%+v accepted", c)
 		}
 	}
-	c := Config{AQM: AQMRED, NoECN: true, NoFQ: true, PIE: PIEConfig{Target: 300 * time.Millisecond, MaxBurst: -1},
+	c := Config{AQM: AQMCoDel, NoECN: true, NoFQ: true, PIE: PIEConfig{Target: 300 * time.Millisecond, MaxBurst: -1},
 		RED: REDConfig{Min: 4000, Max: 12000, MaxP: 20, Wlog: 3}}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{" queue aqm red", " no queue ecn", " no queue fq", " queue pie target 300", " queue pie max-burst 0",
+	want := []string{" queue aqm codel", " no queue ecn", " no queue fq", " queue pie target 300", " queue pie max-burst 0",
 		" queue red min 4000", " queue red max 12000", " queue red probability 20", " queue red ewma 3"}
 	got := c.VTYExtLines()
 	if len(got) != len(want) {

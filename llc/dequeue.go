@@ -423,8 +423,12 @@ func (q *Queue) pullRED(f uint8, c *call) int32 {
 	// The average follows the backlog at departures too (the decision is
 	// taken here, not at the arrival as in SFQ): after a burst it falls
 	// while the flow drains instead of standing at the burst's height.
-	st.arrive(int(a.flows[f].octets)+len(a.ents[i].data), &a.redP)
-	if a.ents[i].flags&fProtected != 0 || !st.decide(&a.redP, q.s) || q.mark(i, c) {
+	p := &a.redP
+	if fl := a.ents[i].flags; a.ecn && (fl&fECT != 0 || a.ectFlow[f] && fl&fLaterSeg != 0) {
+		p = &a.redPE // as CoDel's ParamsECNFor: a mark costs no retransmission
+	}
+	st.arrive(int(a.flows[f].octets)+len(a.ents[i].data), p)
+	if a.ents[i].flags&fProtected != 0 || !st.decide(p, q.s) || q.mark(i, c) {
 		return i
 	}
 	q.aqmDrop(i, f, c)

@@ -425,6 +425,7 @@ type active struct {
 	paramsE  Params // CoDel parameters for ECN-capable frames (ParamsECNFor)
 	pieP     PIEParams
 	redP     REDParams
+	redPE    REDParams // RED parameters for ECN-capable frames (REDParamsECNFor)
 	gen      uint32
 	rate     int32
 	variant  Variant
@@ -926,6 +927,7 @@ func (q *Queue) sync() {
 		a.pieP = cfg.PIEParamsFor(int(q.rate))
 	case AQMRED:
 		a.redP = cfg.REDParamsFor(int(q.rate))
+		a.redPE = cfg.REDParamsECNFor(int(q.rate))
 	}
 	a.gen, a.rate = s.gen, q.rate
 }

@@ -32,6 +32,24 @@ const (
 	redDefaultWlog = 2
 )
 
+// REDParamsECNFor resolves the RED parameters for the ECN-capable frames
+// of a queue draining at rate octets per second: as REDParamsFor, but the
+// automatic min is the backlog drained in ParamsECNFor's target (one
+// MTU-time, at least ECNMinTarget) instead of the automatic CoDel target,
+// for the reason given there (a mark costs the sender no retransmission).
+// Set thresholds (`queue red min|max`) apply to every frame alike.
+func (c Config) REDParamsECNFor(rate int) REDParams {
+	if c.RED.Min != 0 || c.RED.Max != 0 {
+		return c.REDParamsFor(rate)
+	}
+	if rate <= 0 {
+		rate = AutoDefaultRate
+	}
+	t := Config{}.ParamsECNFor(rate).Target
+	c.RED.Min = max(int(int64(rate)*int64(t)/int64(time.Second)), 2*MaxFrameLen)
+	return c.REDParamsFor(rate)
+}
+
 // REDParamsFor resolves the RED parameters of a queue draining at rate
 // octets per second (0 = unknown).
 func (c Config) REDParamsFor(rate int) REDParams {

@@ -98,6 +98,28 @@ func TestREDParamsFor(t *testing.T) {
 	}
 }
 
+// TestREDParamsECNFor: ECN-capable frames get min = the backlog drained in
+// ParamsECNFor's target (one MTU-time, at least 150 ms), at least two
+// maximum frames; set thresholds apply to them unchanged.
+func TestREDParamsECNFor(t *testing.T) {
+	for _, c := range []struct {
+		cfg      REDConfig
+		rate     int
+		min, max int
+	}{
+		{REDConfig{}, 10000, 3086, 9258},  // CS-4 x 4: 150 ms is 1500 octets, under two frames
+		{REDConfig{}, 29600, 4440, 13320}, // MCS-9 x 4: 150 ms (REDParamsFor: 14800)
+		{REDConfig{}, 1000, 3086, 9258},   // CS-1 x 1: MTU-time 1.5 s, capped at the CoDel target
+		{REDConfig{Min: 5000}, 29600, 5000, 15000},
+		{REDConfig{Max: 20000}, 29600, 14800, 20000},
+	} {
+		p := Config{RED: c.cfg}.REDParamsECNFor(c.rate)
+		if p.Min != c.min || p.Max != c.max || p.MaxP != 0.1 || p.Wlog != 2 {
+			t.Errorf("%+v at %d octets/s: %+v", c.cfg, c.rate, p)
+		}
+	}
+}
+
 // TestREDFollowsTheDrain: after a burst and no more arrivals, RED's
 // average follows the backlog down as the flow drains (sampled at each
 // departure), so no frame is dropped once the backlog is below min.
@@ -125,4 +147,35 @@ func TestREDFollowsTheDrain(t *testing.T) {
 		t.Fatalf("%d of 80 frames dropped draining a 40 000-octet burst (min %d, max %d)", drops, rp.Min, rp.Max)
 	}
 	t.Logf("%d of 80 dropped", drops)
+}
+
+// TestREDMarksECNFlowEarlier: at MCS-9 x 4 (29 600 octets/s) a backlog of
+// 13 kB is below RED's min for frames that are not ECN-capable (14 800
+// octets: nothing dropped) and above the ECN-capable frames' min (4 440
+// octets: marked).
+func TestREDMarksECNFlowEarlier(t *testing.T) {
+	for _, ecn := range []byte{0, 2} {
+		s := mustShared(t, Config{CoDel: true, AQM: AQMRED})
+		q := s.NewQueue(nil)
+		q.SetDrainRate(29600)
+		for i := 0; i < 26; i++ {
+			if err := q.Enqueue(0, tcpBenchFrame(uint16(i), ecn, 500), LifetimeInfinite); err != nil {
+				t.Fatal(err)
+			}
+		}
+		marks, drops := 0, 0
+		for now := time.Duration(0); q.Len() > 0; now += 20 * time.Millisecond {
+			_, _, d := q.Dequeue(now)
+			marks += d.Marked
+			drops += d.CoDel
+		}
+		switch {
+		case drops != 0:
+			t.Errorf("ECN field %d: %d frames dropped", ecn, drops)
+		case ecn == 0 && marks != 0:
+			t.Errorf("not ECN-capable: %d marks", marks)
+		case ecn != 0 && marks == 0:
+			t.Errorf("ECN-capable: no mark above the ECN min")
+		}
+	}
 }

@@ -53,7 +53,7 @@ func TestSNDCPSegment(t *testing.T) {
 func TestCoDelDropsWholeNPDU(t *testing.T) {
 	for _, v := range []Variant{VariantRFC, VariantOsmo} {
 		cfg := DefaultConfig()
-		cfg.Variant = v
+		cfg.Variant, cfg.AQM = v, AQMCoDel
 		if v == VariantRFC {
 			cfg.Target, cfg.Interval = 5*time.Millisecond, 100*time.Millisecond
 		} else {

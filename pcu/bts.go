@@ -25,6 +25,8 @@ type PDCH struct {
 	resv      []resv  // UL block reservations: USF grants and polls
 	nextUL    int     // round-robin cursors
 	nextDL    int
+	usfServed uint8       // USFs granted in the current round (pickUSF)
+	usfRand   uint32      // xorshift32 state: where each USF round starts (pickUSF)
 	nextCtrl  int         // control message kind to try first (ctlKind)
 	blocksOut uint64      // DL data blocks sent (statistics)
 	pages     []pageEntry // Packet Paging Requests waiting for PACCH

@@ -236,30 +236,70 @@ func (e *Engine) assignPollFailed(t *TBF, ctr int) bool {
 
 // pickUSF decides the USF of the DL block at fn: who may send in the next
 // uplink block. A poll or nobody: USF 7.
+//
+// USFs go in rounds: each UL TBF on the PDCH that may send gets one grant
+// per round (usfServed, by USF), in list order from where the round
+// starts, and each round starts at a UL TBF drawn at random (a deterministic xorshift per PDCH). A fixed round robin
+// runs in step with the DL rotation when both have the same period (two
+// MSs, each with an UL and a DL TBF): a GPRS-only MS's USF then rides only
+// on its own GPRS blocks, or only on downgraded EGPRS blocks, for the
+// whole transfer, depending on how the two started. osmo-pcu chooses the
+// USF and the DL block independently (gprs_rlcmac_sched.cpp:
+// sched_select_uplink, then sched_select_dl_data_msg with EGPRS_GMSK), and
+// TC_multiplex_dl_gprs_egprs expects both pairings to occur (TS 44.060
+// §5.2.4a). The random start keeps every round fair while the pairing
+// no longer depends on the phase.
 func (e *Engine) pickUSF(p *PDCH, fn uint32) uint8 {
 	ulfn := ulBlockFN(fn)
 	if p.reserved(ulfn) >= 0 {
 		return usfUnused
 	}
 	n := len(p.ul)
-	for i := 0; i < n; i++ {
-		t := p.ul[(p.nextUL+i)%n]
-		// (a TBF whose final Ack/Nack is out has all its blocks). A TBF
-		// assigned on CCCH gets USFs from X2002 on, as osmo-pcu's
-		// (tbf_ul_fsm.c ASSIGN_READY_CCCH, sched_select_uplink: FLOW
-		// only): they count in N3101 only then, and the MS is not
-		// expected before (TC_n3101_max_t3169: at most N3101 + 1 USFs).
-		// One assigned on PACCH gets them once its assignment is sent.
-		if !(t.state == TBFFlow || t.state == TBFAssign && !t.ccch && t.ulAss != ctlSend) || t.ul.lastSeen && t.ul.rw.Complete() {
-			continue
+	for pass := 0; pass < 2; pass++ {
+		if pass == 1 {
+			// nobody left in this round who may send: a new round
+			p.usfServed = 0
+			if n > 1 {
+				p.nextUL = int(p.nextUSFRand() % uint32(n))
+			}
 		}
-		p.nextUL = (p.nextUL + i + 1) % n
-		u := t.ul.usf[p.TS]
-		t.bts.addResv(p, resv{fn: ulfn, kind: resvUSF, tbf: t})
-		e.usfGMSK = !t.egprs
-		return u
+		for i := 0; i < n; i++ {
+			t := p.ul[(p.nextUL+i)%n]
+			// (a TBF whose final Ack/Nack is out has all its blocks). A TBF
+			// assigned on CCCH gets USFs from X2002 on, as osmo-pcu's
+			// (tbf_ul_fsm.c ASSIGN_READY_CCCH, sched_select_uplink: FLOW
+			// only): they count in N3101 only then, and the MS is not
+			// expected before (TC_n3101_max_t3169: at most N3101 + 1 USFs).
+			// One assigned on PACCH gets them once its assignment is sent.
+			if !(t.state == TBFFlow || t.state == TBFAssign && !t.ccch && t.ulAss != ctlSend) || t.ul.lastSeen && t.ul.rw.Complete() {
+				continue
+			}
+			u := t.ul.usf[p.TS]
+			if p.usfServed&(1<<u) != 0 {
+				continue
+			}
+			p.usfServed |= 1 << u
+			p.nextUL = (p.nextUL + i + 1) % n
+			t.bts.addResv(p, resv{fn: ulfn, kind: resvUSF, tbf: t})
+			e.usfGMSK = !t.egprs
+			return u
+		}
 	}
 	return usfUnused
+}
+
+// nextUSFRand steps the PDCH's xorshift32 (Marsaglia 2003; seeded from
+// the timeslot number on first use, so a run is repeatable).
+func (p *PDCH) nextUSFRand() uint32 {
+	x := p.usfRand
+	if x == 0 {
+		x = 0x9e3779b9 ^ uint32(p.TS+1)*0x85ebca6b
+	}
+	x ^= x << 13
+	x ^= x >> 17
+	x ^= x << 5
+	p.usfRand = x
+	return x
 }
 
 // pollRRBP finds a free RRBP for a block sent at fn and reserves it.

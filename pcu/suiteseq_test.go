@@ -910,3 +910,47 @@ func TestT3191BoundsT3195AfterN3105(t *testing.T) {
 		t.Fatalf("TBF freed %v after its last polled final block, want at T3191 (1 s)", d)
 	}
 }
+
+// TestUSFRounds: three MSs with an UL TBF each on one PDCH, sending an UL
+// block whenever given their USF. USFs go in rounds (pickUSF): over 24
+// grants each MS gets 8 ± 1 (one per round), and the order is not a
+// fixed rotation (a fixed rotation would lock to a DL rotation
+// of the same period; TC_multiplex_dl_gprs_egprs).
+func TestUSFRounds(t *testing.T) {
+	s := newSuiteBTS(t, func(ii *pcuif.InfoInd) { ii.TRX[0].PDCHMask = 0x80 })
+	ms := []*suiteMS{{tlli: 0xc0f00001}, {tlli: 0xc0f00002}, {tlli: 0xc0f00003}}
+	s.block()
+	for _, m := range ms {
+		s.twoPhase(m)
+	}
+	var got []int
+	for i := 0; len(got) < 3*8 && i < 200; i++ {
+		blk := s.rts(7)[7]
+		for k, m := range ms {
+			if usfOf(blk) == m.ul.ul.usf[7] {
+				got = append(got, k)
+				s.queueUL(7, 0, m.ulData(t))
+			}
+		}
+		s.end()
+	}
+	if len(got) < 3*8 {
+		t.Fatalf("only %d USF grants: %v", len(got), got)
+	}
+	var n [3]int
+	fixed := true
+	for i, k := range got {
+		n[k]++
+		if i >= 3 && k != got[i-3] {
+			fixed = false
+		}
+	}
+	for k := range n {
+		if n[k] < 7 || n[k] > 9 {
+			t.Fatalf("MS %d got %d of %d USFs (%v): not one per round", k, n[k], len(got), got)
+		}
+	}
+	if fixed {
+		t.Fatalf("USFs %v: a fixed rotation", got)
+	}
+}

@@ -10,7 +10,7 @@ import (
 // the AQM on and off; these commands choose which AQM runs while it is on.
 // Zero values are the defaults and are not written back:
 //
-//	queue aqm (codel|pie|red)            no queue aqm          (codel)
+//	queue aqm (codel|pie|red)            no queue aqm          (red; see below)
 //	no queue ecn                         queue ecn             (ECN marking on)
 //	no queue fq                          queue fq              (flow queues on)
 //	queue pie target <1-10000>      ms   no queue pie target   (automatic)
@@ -21,7 +21,10 @@ import (
 //	queue red probability <1-100>   %    no queue red probability (10)
 //	queue red ewma <1-10>                no queue red ewma     (2: weight 1/4)
 type AQMExt struct {
-	AQM           string // "" (codel), "pie" or "red"
+	// AQM: "" (the default: RED per flow, unless `queue codel interval N`,
+	// `queue codel target` or `queue codel variant osmo` ask for CoDel:
+	// pcu/daemon params.go), "codel", "pie" or "red".
+	AQM           string
 	NoECN, NoFQ   bool
 	PIETargetMS   int
 	PIETUpdateMS  int
@@ -40,8 +43,8 @@ const (
 )
 
 var aqmHelp = map[string]string{
-	"queue aqm (codel|pie|red)":       hQueue + "AQM algorithm while `queue codel` is on\nCoDel (RFC 8289; default)\nPIE (RFC 8033)\nRED per flow with head drop/mark\n",
-	"no queue aqm":                    hNo + hQueue + "AQM algorithm (CoDel)\n",
+	"queue aqm (codel|pie|red)":       hQueue + "AQM algorithm while `queue codel` is on\nCoDel (RFC 8289)\nPIE (RFC 8033)\nRED per flow with head drop/mark (default)\n",
+	"no queue aqm":                    hNo + hQueue + "AQM algorithm (RED)\n",
 	"queue ecn":                       hQueue + "Mark ECN-capable IP packets CE instead of dropping them (default)\n",
 	"no queue ecn":                    hNo + hQueue + "Drop ECN-capable IP packets as any other\n",
 	"queue fq":                        hQueue + "One queue per IP flow inside each MS queue (default)\n",
@@ -78,10 +81,7 @@ func installAQMExt(n *vty.Node, cfg *Config) {
 		if c.Args[0] != "codel" && cfg.Queue.Variant == "osmo" {
 			return c.Warnf("%% queue aqm %s needs queue codel variant rfc (the osmo variant is osmo-pcu's CoDel)\n", c.Args[0])
 		}
-		a.AQM = c.Args[0]
-		if a.AQM == "codel" {
-			a.AQM = ""
-		}
+		a.AQM = c.Args[0] // written back as given (without it the choice depends on the CoDel settings)
 		return nil
 	})
 	in("no queue aqm", func(*vty.Context) error { a.AQM = ""; return nil })

@@ -69,7 +69,7 @@ func installQueueExt(n *vty.Node, cfg *Config) {
 		if c.Args[0] == "osmo" && q.TargetUS != 0 {
 			return c.Warnf("%% The osmo variant derives its target from the interval (interval x 13/256): 'no queue codel target' first\n")
 		}
-		if c.Args[0] == "osmo" && cfg.AQM.AQM != "" {
+		if c.Args[0] == "osmo" && cfg.AQM.AQM != "" && cfg.AQM.AQM != "codel" {
 			return c.Warnf("%% The osmo variant is osmo-pcu's CoDel: 'no queue aqm' first (queue aqm %s)\n", cfg.AQM.AQM)
 		}
 		q.Variant = c.Args[0]

@@ -54,8 +54,15 @@ func ParamsFromConfig(c *config.Config) pcu.Params {
 	p.LLC.Target = time.Duration(c.Queue.TargetUS) * time.Microsecond
 	p.LLC.MaxPacket, p.LLC.Quantum = c.Queue.MaxPacket, c.Queue.Quantum
 	p.LLC.MSLimit, p.LLC.GlobalLimit = c.Queue.MSLimit, c.Queue.GlobalLimit
-	if c.AQM.AQM != "" {
+	switch {
+	case c.AQM.AQM != "":
 		p.LLC.AQM, _ = llc.ParseAQM(c.AQM.AQM)
+	case c.Queue.Variant == "osmo" || c.CodelIntervalMS > 0 || c.Queue.TargetUS != 0:
+		// osmo-pcu's `queue codel interval N` keeps its meaning (CoDel
+		// with that interval), as do gopcu's CoDel-only settings; with
+		// none of them and no `queue aqm`, the default AQM runs (RED per
+		// flow, llc.DefaultConfig)
+		p.LLC.AQM = llc.AQMCoDel
 	}
 	p.LLC.NoECN, p.LLC.NoFQ = c.AQM.NoECN, c.AQM.NoFQ
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }

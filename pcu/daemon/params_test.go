@@ -79,11 +79,32 @@ func TestAQMFromVTY(t *testing.T) {
 		strings.Contains(s, "pie") || strings.Contains(s, "red ") {
 		t.Fatalf("defaults written back:\n%s", s)
 	}
-	if l := ParamsFromConfig(cfg).LLC; l.AQM != llc.AQMCoDel || l.NoECN || l.NoFQ || l.PIE != (llc.PIEConfig{}) || l.RED != (llc.REDConfig{}) {
+	if l := ParamsFromConfig(cfg).LLC; l.AQM != llc.AQMRED || l.NoECN || l.NoFQ || l.PIE != (llc.PIEConfig{}) || l.RED != (llc.REDConfig{}) {
 		t.Fatalf("defaults: %+v", l)
 	}
+	// osmo-pcu's `queue codel interval N`, gopcu's CoDel target and the
+	// osmo variant run CoDel without `queue aqm codel`; `queue aqm`
+	// chooses over them.
+	for conf, want := range map[string]llc.AQM{
+		"pcu\n queue codel\n":                              llc.AQMRED,
+		"pcu\n queue codel interval 100\n":                 llc.AQMCoDel,
+		"pcu\n queue codel target 300000\n":                llc.AQMCoDel,
+		"pcu\n queue codel variant osmo\n":                 llc.AQMCoDel,
+		"pcu\n queue aqm codel\n":                          llc.AQMCoDel,
+		"pcu\n queue codel interval 100\n queue aqm pie\n": llc.AQMPIE,
+		"pcu\n queue codel interval 100\n queue aqm red\n": llc.AQMRED,
+	} {
+		v, c := config.New("test")
+		if err := v.ReadConfig(strings.NewReader(conf), "c3"); err != nil {
+			t.Fatalf("%q: %v", conf, err)
+		}
+		l := ParamsFromConfig(c)
+		if err := l.LLC.Validate(); err != nil || l.LLC.AQM != want {
+			t.Errorf("%q: AQM %v (%v), want %v", conf, l.LLC.AQM, err, want)
+		}
+	}
 	// Refused: PIE with osmo-pcu's CoDel automaton, RED min above max.
-	for _, bad := range []string{"pcu\n queue codel variant osmo\n queue aqm pie\n", "pcu\n queue aqm red\n queue codel variant osmo\n",
+	for _, bad := range []string{"pcu\n queue codel variant osmo\n queue aqm pie\n", "pcu\n queue codel variant osmo\n queue aqm red\n", "pcu\n queue aqm red\n queue codel variant osmo\n",
 		"pcu\n queue red max 5000\n queue red min 6000\n", "pcu\n queue red min 6000\n queue red max 5000\n"} {
 		v, _ := config.New("test")
 		if err := v.ReadConfig(strings.NewReader(bad), "bad"); err == nil {

@@ -6,7 +6,8 @@
 #   gopcu-osmo      gopcu, configs/gopcu-osmo-codel.cfg (osmo-pcu's CoDel, FIFO per class)
 #   gopcu-codel     gopcu, configs/gopcu-codel-fifo.cfg (RFC 8289 CoDel, one FIFO)
 #   gopcu-pie       gopcu, configs/gopcu-pie-fifo.cfg   (PIE, one FIFO)
-#   gopcu           gopcu, configs/gopcu-default.cfg    (the default: FQ-CoDel)
+#   gopcu           gopcu, configs/gopcu-default.cfg    (the default: SFQ-RED)
+#   gopcu-fq-codel  gopcu, configs/gopcu-fq-codel.cfg   (CoDel per flow: the default before SFQ-RED)
 #   gopcu-fq-pie    gopcu, configs/gopcu-fq-pie.cfg     (PIE per flow)
 #   gopcu-sfq-red   gopcu, configs/gopcu-sfq-red.cfg    (RED per flow)
 #   osmo-pcu        Debian's osmo-pcu 1.1.0 with tests/lab/configs/osmo-pcu.cfg
@@ -116,6 +117,7 @@ for s in $SCEN; do
 	gopcu-codel) cfg=gopcu-codel-fifo.cfg ;;
 	gopcu-pie) cfg=gopcu-pie-fifo.cfg ;;
 	gopcu) cfg=gopcu-default.cfg ;;
+	gopcu-fq-codel) cfg=gopcu-fq-codel.cfg ;;
 	gopcu-fq-pie) cfg=gopcu-fq-pie.cfg ;;
 	gopcu-sfq-red) cfg=gopcu-sfq-red.cfg ;;
 	osmo-pcu) ;;

@@ -14,7 +14,8 @@ import (
 // phone's ping suffers the standing queue (seconds), gopcu's default keeps
 // it near the idle ping without costing download time: the issue's targets,
 // busy p50 <= 1.5 x idle and goodput >= 95 % of AQM off (the run is in
-// virtual time and seeded, so the numbers are the same on every machine).
+// virtual time and seeded, so the numbers are the same on every machine),
+// and the download's own queue delay p50 <= 500 ms.
 func TestDemoShort(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Dir = t.TempDir()
@@ -56,6 +57,11 @@ func TestDemoShort(t *testing.T) {
 	if good < 0.95 {
 		t.Fatalf("gopcu default goodput %.1f kbit/s < 95 %% of AQM off %.1f", gop.GoodputKbps, off.GoodputKbps)
 	}
+	// issue 26: the download's own queue too, not only the ping's (SFQ-RED,
+	// the default: 456 ms here; FQ-CoDel, the default before, left 2.3 s)
+	if gop.QueueP50 > 500*time.Millisecond {
+		t.Fatalf("gopcu default: the download's own queue delay p50 %v > 500 ms", gop.QueueP50)
+	}
 	var img bytes.Buffer
 	if err := WritePlot(&img, results); err != nil {
 		t.Fatal(err)
@@ -71,8 +77,9 @@ func TestDemoShort(t *testing.T) {
 // TestDemoECN: the default with the demo's TCP asking for ECN (RFC 3168)
 // marks instead of dropping: the engine counts the marks (llc:ecn:marked),
 // no frame is dropped and nothing is retransmitted, the download takes no
-// longer than without ECN, and the download's own queue is shorter than
-// without ECN (the faster CoDel of ECN-capable flows). Every AQM row also
+// longer than without ECN, and the download's own queue stays under 1 s
+// (p50; RED's marks leave the frames in the queue, so it stands a little
+// longer than with drops, which take whole N-PDUs out). Every AQM row also
 // finishes its download with ECN.
 func TestDemoECN(t *testing.T) {
 	cfg := DefaultConfig()
@@ -100,8 +107,8 @@ func TestDemoECN(t *testing.T) {
 	if ecn.DownloadTime > plain.DownloadTime*101/100 {
 		t.Errorf("ECN download %v, without %v", ecn.DownloadTime, plain.DownloadTime)
 	}
-	if ecn.QueueP50 >= plain.QueueP50 {
-		t.Errorf("ECN queue delay p50 %v, without %v", ecn.QueueP50, plain.QueueP50)
+	if ecn.QueueP50 >= time.Second {
+		t.Errorf("ECN queue delay p50 %v (without ECN %v)", ecn.QueueP50, plain.QueueP50)
 	}
 	for _, sc := range WithECN(AQMScenarios()) {
 		if r := run(sc); !r.AllDone {

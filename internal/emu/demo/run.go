@@ -38,9 +38,9 @@ func Scenarios() []Scenario {
 	// `queue codel` (4 s interval).
 	off := llc.DefaultConfig()
 	off.CoDel = false
-	off.Variant = llc.VariantOsmo
+	off.Variant, off.AQM = llc.VariantOsmo, llc.AQMCoDel
 	osmo := llc.DefaultConfig()
-	osmo.Variant = llc.VariantOsmo
+	osmo.Variant, osmo.AQM = llc.VariantOsmo, llc.AQMCoDel
 	return []Scenario{
 		{Name: "AQM off", Key: "off", LLC: off},
 		{Name: "osmo CoDel", Key: "osmo", LLC: osmo},
@@ -50,8 +50,8 @@ func Scenarios() []Scenario {
 
 // AQMScenarios returns the AQM family rows: AQM off and osmo-pcu's CoDel
 // as above, then gopcu's CoDel, PIE and RED each alone per MS (`no queue
-// fq`) and inside the flow queues (FQ-CoDel = the default, FQ-PIE,
-// SFQ-RED).
+// fq`) and inside the flow queues (FQ-CoDel, FQ-PIE, SFQ-RED = the
+// default).
 func AQMScenarios() []Scenario {
 	sc := Scenarios()[:2]
 	for _, a := range []struct {
@@ -59,8 +59,8 @@ func AQMScenarios() []Scenario {
 		aqm       llc.AQM
 		fq        bool
 	}{{"CoDel", "codel", llc.AQMCoDel, false}, {"PIE", "pie", llc.AQMPIE, false},
-		{"FQ-CoDel (default)", "fq-codel", llc.AQMCoDel, true}, {"FQ-PIE", "fq-pie", llc.AQMPIE, true},
-		{"SFQ-RED", "sfq-red", llc.AQMRED, true}} {
+		{"FQ-CoDel", "fq-codel", llc.AQMCoDel, true}, {"FQ-PIE", "fq-pie", llc.AQMPIE, true},
+		{"SFQ-RED (default)", "sfq-red", llc.AQMRED, true}} {
 		c := llc.DefaultConfig()
 		c.AQM, c.NoFQ = a.aqm, !a.fq
 		sc = append(sc, Scenario{Name: a.name, Key: a.key, LLC: c})

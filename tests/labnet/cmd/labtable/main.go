@@ -311,14 +311,15 @@ func Load(dir string) Run {
 }
 
 var names = map[string]string{
-	"gopcu-off":     "AQM off",
-	"gopcu-osmo":    "osmo CoDel",
-	"gopcu-codel":   "gopcu CoDel (one FIFO)",
-	"gopcu-pie":     "PIE (one FIFO)",
-	"gopcu":         "FQ-CoDel (gopcu default)",
-	"gopcu-fq-pie":  "FQ-PIE",
-	"gopcu-sfq-red": "SFQ-RED",
-	"osmo-pcu":      "osmo-pcu 1.1.0",
+	"gopcu-off":      "AQM off",
+	"gopcu-osmo":     "osmo CoDel",
+	"gopcu-codel":    "gopcu CoDel (one FIFO)",
+	"gopcu-pie":      "PIE (one FIFO)",
+	"gopcu":          "gopcu default", // FQ-CoDel before issue 26's switch, SFQ-RED after (the row's commit)
+	"gopcu-fq-codel": "FQ-CoDel",
+	"gopcu-fq-pie":   "FQ-PIE",
+	"gopcu-sfq-red":  "SFQ-RED",
+	"osmo-pcu":       "osmo-pcu 1.1.0",
 }
 
 // commit is the row's gopcu commit without compare.sh's "+dirty" (which
@@ -460,7 +461,7 @@ func line(rs []Run, detail bool) {
 	fmt.Println()
 }
 
-var order = []string{"gopcu-off", "gopcu-osmo", "gopcu-codel", "gopcu-pie", "gopcu", "gopcu-fq-pie", "gopcu-sfq-red", "osmo-pcu"}
+var order = []string{"gopcu-off", "gopcu-osmo", "gopcu-codel", "gopcu-pie", "gopcu", "gopcu-fq-codel", "gopcu-fq-pie", "gopcu-sfq-red", "osmo-pcu"}
 
 func rank(s string) int {
 	for i, o := range order {
