@@ -38,7 +38,7 @@ func newGbRig(t *testing.T) *gbRig {
 	ii.Flags |= pcuif.FlagCS(2) | pcuif.FlagCS(3) | pcuif.FlagCS(4)
 	ii.InitialCS = 4
 	ii.TRX[0].PDCHMask = 0xff
-	s0 := sgsnSock(t)
+	s0 := testutil.UDP(t)
 	setNSVC(ii, 0, 101, freeUDPPort(t), s0)
 	e := New(Config{SocketPath: "/nonexistent", Gb: true, Clock: &fakeClock{}})
 	udp := attachUDPNS(e)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp/ns"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -19,17 +20,6 @@ func freeUDPPort(t *testing.T) uint16 {
 	}
 	defer c.Close()
 	return uint16(c.LocalAddr().(*net.UDPAddr).Port)
-}
-
-// sgsnSock is a loopback UDP socket standing in for an SGSN NS endpoint.
-func sgsnSock(t *testing.T) *net.UDPConn {
-	t.Helper()
-	c, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
 }
 
 // setNSVC fills INFO_IND NS-VC entry i: local port, the SGSN at c.
@@ -83,7 +73,7 @@ func TestGbReconfigureNewBind(t *testing.T) {
 	e := New(Config{SocketPath: "/nonexistent", Gb: true})
 	attachUDPNS(e)
 	defer e.gbClose()
-	s0, s1 := sgsnSock(t), sgsnSock(t)
+	s0, s1 := testutil.UDP(t), testutil.UDP(t)
 	p0, p1 := freeUDPPort(t), freeUDPPort(t)
 	// datagrams already arriving while the socket opens
 	stop := make(chan struct{})
