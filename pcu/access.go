@@ -130,7 +130,7 @@ func (e *Engine) egprsRACH(bts *BTS, m *pcuif.RACHInd, fn uint32, ta uint8) {
 // the first TRX with PDCHs.
 func firstPDCH(bts *BTS) (*TRX, int) {
 	for i := range bts.TRX {
-		if m := bts.TRX[i].enabledMask(); m != 0 {
+		if m := bts.TRX[i].enabled; m != 0 {
 			for s := 7; s >= 0; s-- {
 				if m&(1<<s) != 0 {
 					return &bts.TRX[i], s

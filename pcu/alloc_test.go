@@ -483,7 +483,7 @@ func TestAllocFailureCauses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bts.TRX[0].PDCH[ul.ctrlTS].Enabled = false
+	bts.TRX[0].setEnabled(int(ul.ctrlTS), false)
 	if _, err := e.allocDL(bts, ms, true); err == nil || bts.Ctr.Value(CtrTBFAllocFailedNoSlotAvail) != 1 {
 		t.Fatalf("control TS off: %v, no_slot_avail %d", err, bts.Ctr.Value(CtrTBFAllocFailedNoSlotAvail))
 	}

@@ -318,11 +318,11 @@ func (e *Engine) handleInfoInd(b []byte) {
 			}
 			if want && !p.Enabled {
 				e.sendAct(bts, true, t, s)
-				p.Enabled = true
+				trx.setEnabled(s, true)
 				e.l1log.Info("PDCH activated", "bts", bts.Nr, "trx", t, "ts", s)
 			} else if !want && p.Enabled {
 				e.sendAct(bts, false, t, s)
-				p.Enabled = false
+				trx.setEnabled(s, false)
 				e.l1log.Info("PDCH deactivated", "bts", bts.Nr, "trx", t, "ts", s)
 			}
 		}
@@ -362,8 +362,8 @@ func (e *Engine) dropRadio(bts *BTS) {
 	}
 	for t := range bts.TRX {
 		for s := range bts.TRX[t].PDCH {
+			bts.TRX[t].setEnabled(s, false)
 			p := &bts.TRX[t].PDCH[s]
-			p.Enabled = false
 			p.resv = nil
 			p.usfOwner = [8]*TBF{}
 		}

@@ -159,7 +159,7 @@ func (e *Engine) BTSView(nr uint8) (BTSView, bool) {
 	}
 	for t := range b.TRX {
 		trx := &b.TRX[t]
-		v.TRX[t].Enabled = trx.enabledMask()
+		v.TRX[t].Enabled = trx.enabled
 		for s := range trx.PDCH {
 			p := &trx.PDCH[s]
 			pv := &v.TRX[t].PDCH[s]
