@@ -56,17 +56,7 @@ func TestCCCHAccessEndsLeftDLTBF(t *testing.T) {
 
 	// one-phase access: the first UL block carries the TLLI
 	ul := s.oneUL()
-	usf := ul.ul.usf[7]
-	for i := 0; ; i++ {
-		if i > 100 {
-			t.Fatal("no USF for the UL TBF")
-		}
-		blk := s.rts(7)[7]
-		s.end()
-		if usfOf(blk) == usf {
-			break
-		}
-	}
+	_, usf := s.waitUSF(ul) // on TS 7, the only PDCH
 	var bsn uint8
 	s.queueUL(7, 0, ulData(t, ul.tfi, &bsn, tlli))
 	s.block(7)

@@ -38,19 +38,8 @@ func TestUnsentDLImmAssHoldsTFI(t *testing.T) {
 
 	// the MS accesses: one-phase, its first UL block carries its TLLI
 	ul := s.oneUL()
-	ts := uint8(lowestSlot(ul.slots))
-	usf := ul.ul.usf[ts]
+	ts, usf := s.waitUSF(ul)
 	var bsn uint8
-	for i := 0; ; i++ {
-		if i > 100 {
-			t.Fatal("no USF for the UL TBF")
-		}
-		if usfOf(s.rts(ts)[ts]) == usf {
-			s.end()
-			break
-		}
-		s.end()
-	}
 	s.queueUL(ts, 0, ulData(t, ul.tfi, &bsn, tlli))
 	var dl *TBF
 	for i := 0; dl == nil; i++ {

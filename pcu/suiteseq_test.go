@@ -189,6 +189,24 @@ func (s *suiteBTS) oneUL() *TBF {
 	return nil
 }
 
+// waitUSF runs radio blocks on the lowest timeslot of UL TBF ul until one
+// grants its USF, and returns that timeslot and USF.
+func (s *suiteBTS) waitUSF(ul *TBF) (ts, usf uint8) {
+	s.t.Helper()
+	ts = uint8(lowestSlot(ul.slots))
+	usf = ul.ul.usf[ts]
+	for i := 0; ; i++ {
+		if i > 100 {
+			s.t.Fatal("no USF for the UL TBF")
+		}
+		got := usfOf(s.rts(ts)[ts])
+		s.end()
+		if got == usf {
+			return ts, usf
+		}
+	}
+}
+
 // usfOf is the USF of a DL block (7 for none or no block).
 func usfOf(blk []byte) uint8 {
 	if len(blk) == 0 {
@@ -239,19 +257,8 @@ func TestX2001PDARepeats(t *testing.T) {
 	const tlli = 0xc0e00001
 	s.block()
 	ul := s.oneUL()
-	ts := uint8(lowestSlot(ul.slots))
-	usf := ul.ul.usf[ts]
+	ts, usf := s.waitUSF(ul) // the first USF after X2002
 	var bsn uint8
-	for i := 0; ; i++ { // the first USF after X2002
-		if i > 100 {
-			t.Fatal("no USF for the UL TBF")
-		}
-		if usfOf(s.rts(ts)[ts]) == usf {
-			s.end()
-			break
-		}
-		s.end()
-	}
 	s.queueUL(ts, 0, ulData(t, ul.tfi, &bsn, tlli))
 	for i := 0; ; i++ { // its Packet Uplink Ack/Nack (contention resolution)
 		if i > 100 {
