@@ -55,6 +55,9 @@ func newSuiteBTS(t *testing.T, mod func(*pcuif.InfoInd)) *suiteBTS {
 	return &suiteBTS{t: t, e: e, bts: bts, clk: clk, out: sentData(e)}
 }
 
+// pdchTS7 makes TS 7 of TRX 0 the only PDCH.
+func pdchTS7(ii *pcuif.InfoInd) { ii.TRX[0].PDCHMask = 0x80 }
+
 func (s *suiteBTS) feed(m pcuif.Message) {
 	s.t.Helper()
 	b, err := pcuif.Marshal(m, pcuif.V12)
@@ -829,7 +832,7 @@ func TestN3105DiscardsAndStaysSilent(t *testing.T) {
 func TestIdleAckDelay(t *testing.T) {
 	for _, delay := range []uint16{10, 0} {
 		t.Run(fmt.Sprintf("delay=%d", delay), func(t *testing.T) {
-			s := newSuiteBTS(t, func(ii *pcuif.InfoInd) { ii.TRX[0].PDCHMask = 0x80 })
+			s := newSuiteBTS(t, pdchTS7)
 			s.e.params.LLC.IdleAckDelay = delay
 			const tlli, imsi = 0xc1100002, "001010000001102"
 			s.block()
@@ -924,7 +927,7 @@ func TestT3191BoundsT3195AfterN3105(t *testing.T) {
 // fixed rotation (a fixed rotation would lock to a DL rotation
 // of the same period; TC_multiplex_dl_gprs_egprs).
 func TestUSFRounds(t *testing.T) {
-	s := newSuiteBTS(t, func(ii *pcuif.InfoInd) { ii.TRX[0].PDCHMask = 0x80 })
+	s := newSuiteBTS(t, pdchTS7)
 	ms := []*suiteMS{{tlli: 0xc0f00001}, {tlli: 0xc0f00002}, {tlli: 0xc0f00003}}
 	s.block()
 	for _, m := range ms {
