@@ -240,6 +240,13 @@ func (e *Engine) handleMessage(b []byte) {
 	}
 }
 
+// zeroed zeroes a reused decode target and returns it.
+func zeroed[T any](p *T) *T {
+	var z T
+	*p = z
+	return p
+}
+
 // decodeOther decodes a message that is neither RTS_REQ nor DATA_IND.
 // The frequent ones (osmo-bts sends a TIME_IND at every radio block
 // start, pcu_tx_time_ind, and an INTERF_IND per TRX every interference
@@ -250,14 +257,11 @@ func (e *Engine) decodeOther(t pcuif.MsgType, b []byte, v pcuif.Version) (pcuif.
 	var m pcuif.Message
 	switch t {
 	case pcuif.TypeTimeInd:
-		e.rxTime = pcuif.TimeInd{}
-		m = &e.rxTime
+		m = zeroed(&e.rxTime)
 	case pcuif.TypeRACHInd:
-		e.rxRACH = pcuif.RACHInd{}
-		m = &e.rxRACH
+		m = zeroed(&e.rxRACH)
 	case pcuif.TypeInterfInd:
-		e.rxInterf = pcuif.InterfInd{}
-		m = &e.rxInterf
+		m = zeroed(&e.rxInterf)
 	default:
 		return pcuif.Parse(b, v)
 	}
