@@ -178,39 +178,45 @@ func allocMany(e *Engine, bts *BTS, minC, maxC, mode int) []string {
 // under algorithm A (osmo-pcu: per PDCH), so A stops at 32 TBFs of a
 // direction where osmo-pcu goes on; the slots up to there are the same.
 func TestSuccessiveAllocations(t *testing.T) {
+	// A gives each of 32 MSs (TFIs) one slot, the least busy PDCH: TS 3..7
+	// in turn, slot letter l
+	oneEach := func(l string) string {
+		ms := make([]string, 32)
+		for i := range ms {
+			ms[i] = strings.Repeat(".", 3+i%5) + l + strings.Repeat(".", 4-i%5)
+		}
+		return strings.Join(ms, " ")
+	}
 	for _, c := range []struct {
-		algo       string
+		algos      string // the algorithms that allocate so, blank-separated
 		minC, maxC int
 		mode       int
 		n          int
 		slots      string
 	}{
-		{"a", 1, 1, modeULDL, 32, "...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C..."}, // osmo-pcu: 35 (per-PDCH TFIs under A)
+		{"a", 1, 1, modeULDL, 32, oneEach("C")}, // osmo-pcu: 35 (per-PDCH TFIs under A)
 		{"b", 10, 10, modeULDL, 15, "...DDCD. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...CC..."},
 		{"b", 12, 12, modeULDL, 15, "...DDCD. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...CC..."},
 		{"b", 1, 12, modeULDL, 23, "...C.... ....DC.. ......DC ...DCD.. ......CC ...CC... .....CC. ....DDCD ...DCC.. .....DCC ...DCC.. .....DCC ...C.... ......DC ...DC... ....DCD. ...CC... ......CC ...CC... ....DDCD .....DDC ...DDCD. ...DDCD."},
-		{"b", 1, 45, modeULDL, 17, "...C.... ....DC.. ......DC ...DCD.. ......CC ...CC... .....CC. ....DDCD ...DCC.. .....DCC ...DCC.. .....DCC ...CCC.. ...CCCC. ...CCCCC ...CDDDC ...CDDDC"},
-		{"dynamic", 1, 45, modeULDL, 17, "...C.... ....DC.. ......DC ...DCD.. ......CC ...CC... .....CC. ....DDCD ...DCC.. .....DCC ...DCC.. .....DCC ...CCC.. ...CCCC. ...CCCCC ...CDDDC ...CDDDC"},
-		{"a", 1, 1, modeDLUL, 32, "...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C..."}, // osmo-pcu: 35 (per-PDCH TFIs under A)
-		{"b", 10, 10, modeDLUL, 15, "...DDCD. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...CC..."},
-		{"dynamic", 10, 10, modeDLUL, 15, "...DDCD. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...CC..."},
-		{"a", 1, 1, modeDLAfterUL, 32, "...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C..."}, // osmo-pcu: 160 (per-PDCH TFIs under A)
-		{"b", 10, 10, modeDLAfterUL, 32, "...DDCD. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...CD... .....DCD ...CD... ...CD... .....DCD ...CD... ....DCD. .....DCD ...CD... ...CD..."},
-		{"dynamic", 10, 10, modeDLAfterUL, 32, "...DDCD. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...CD... .....DCD ...CD... ...CD... .....DCD ...CD... ....DCD. .....DCD ...CD... ...CD..."}, // osmo-pcu: 101 (per-PDCH TFIs under A)
-		{"a", 1, 1, modeULAfterDL, 32, "...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U..."},         // osmo-pcu: 35 (per-PDCH TFIs under A)
-		{"b", 10, 10, modeULAfterDL, 15, ".....U.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ...UU..."},
-		{"dynamic", 10, 10, modeULAfterDL, 15, ".....U.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ...UU..."},
-		{"a", 1, 1, modeUL, 32, "...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U..."}, // osmo-pcu: 35 (per-PDCH TFIs under A)
+		{"b dynamic", 1, 45, modeULDL, 17, "...C.... ....DC.. ......DC ...DCD.. ......CC ...CC... .....CC. ....DDCD ...DCC.. .....DCC ...DCC.. .....DCC ...CCC.. ...CCCC. ...CCCCC ...CDDDC ...CDDDC"},
+		{"a", 1, 1, modeDLUL, 32, oneEach("C")}, // osmo-pcu: 35 (per-PDCH TFIs under A)
+		{"b dynamic", 10, 10, modeDLUL, 15, "...DDCD. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...CC..."},
+		{"a", 1, 1, modeDLAfterUL, 32, oneEach("C")}, // osmo-pcu: 160 (per-PDCH TFIs under A)
+		{"b dynamic", 10, 10, modeDLAfterUL, 32, "...DDCD. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...CD... .....DCD ...CD... ...CD... .....DCD ...CD... ....DCD. .....DCD ...CD... ...CD..."}, // osmo-pcu dynamic: 101 (per-PDCH TFIs under A)
+		{"a", 1, 1, modeULAfterDL, 32, oneEach("U")}, // osmo-pcu: 35 (per-PDCH TFIs under A)
+		{"b dynamic", 10, 10, modeULAfterDL, 15, ".....U.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ...UU..."},
+		{"a", 1, 1, modeUL, 32, oneEach("U")}, // osmo-pcu: 35 (per-PDCH TFIs under A)
 		{"b", 10, 10, modeUL, 15, ".....U.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ...UU..."},
 		{"dynamic", 10, 10, modeUL, 21, ".....U.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ...UU... ...U.... ...U.... ...U.... ...U.... ...U.... ...U...."},
-		{"a", 1, 1, modeDL, 32, "...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C..."}, // osmo-pcu: 160 (per-PDCH TFIs under A)
-		{"b", 10, 10, modeDL, 32, "...DDCD. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...CD... .....DCD ...CD... ...CD... .....DCD ...CD... ....DCD. .....DCD ...CD... ...CD..."},
-		{"dynamic", 10, 10, modeDL, 32, "...DDCD. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...CD... .....DCD ...CD... ...CD... .....DCD ...CD... ....DCD. .....DCD ...CD... ...CD..."}, // osmo-pcu: 101 (per-PDCH TFIs under A)
+		{"a", 1, 1, modeDL, 32, oneEach("C")}, // osmo-pcu: 160 (per-PDCH TFIs under A)
+		{"b dynamic", 10, 10, modeDL, 32, "...DDCD. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...CD... .....DCD ...CD... ...CD... .....DCD ...CD... ....DCD. .....DCD ...CD... ...CD..."}, // osmo-pcu dynamic: 101 (per-PDCH TFIs under A)
 	} {
-		e, bts := allocEngine(t, c.algo, 0xf8)
-		got := allocMany(e, bts, c.minC, c.maxC, c.mode)
-		if len(got) != c.n || strings.Join(got, " ") != c.slots {
-			t.Errorf("%s class %d..%d mode %d: %d MSs\n got %s\nwant %s", c.algo, c.minC, c.maxC, c.mode, len(got), strings.Join(got, " "), c.slots)
+		for _, algo := range strings.Fields(c.algos) {
+			e, bts := allocEngine(t, algo, 0xf8)
+			got := allocMany(e, bts, c.minC, c.maxC, c.mode)
+			if len(got) != c.n || strings.Join(got, " ") != c.slots {
+				t.Errorf("%s class %d..%d mode %d: %d MSs\n got %s\nwant %s", algo, c.minC, c.maxC, c.mode, len(got), strings.Join(got, " "), c.slots)
+			}
 		}
 	}
 }
