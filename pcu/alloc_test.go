@@ -45,60 +45,55 @@ type allocStep struct {
 // control TS is the MS's first common TS. Class 0 is the default class 12.
 func TestAllocBSequences(t *testing.T) {
 	for _, c := range []struct {
-		class             int
+		classes           []int // the classes that allocate so
 		ulDL, dlUL, jolly []allocStep
 	}{
-		{0, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00001000, 3}, {DirDL, 0b00011110, 3}}},
-		{1, []allocStep{{DirUL, 0b00100000, 5}, {DirDL, 0b00100000, 5}}, []allocStep{{DirDL, 0b00100000, 5}, {DirUL, 0b00100000, 5}, {DirDL, 0b00100000, 5}}, []allocStep{{DirUL, 0b00000010, 1}, {DirDL, 0b00000010, 1}}},
-		{4, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00000100, 2}, {DirDL, 0b00001110, 2}}},
-		{10, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00001000, 3}, {DirDL, 0b00011110, 3}}},
-		{12, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00001000, 3}, {DirDL, 0b00011110, 3}}},
-		{13, []allocStep{{DirUL, 0b00100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirDL, 0b00100000, 5}, {DirUL, 0b11100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirUL, 0b00001110, 1}, {DirDL, 0b00001110, 1}}},
-		{14, []allocStep{{DirUL, 0b00100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirDL, 0b00100000, 5}, {DirUL, 0b11100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirUL, 0b00011110, 1}, {DirDL, 0b00011110, 1}}},
-		{18, []allocStep{{DirUL, 0b00100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirDL, 0b00100000, 5}, {DirUL, 0b11100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirUL, 0b00011110, 1}, {DirDL, 0b00011110, 1}}},
-		{23, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00001000, 3}, {DirDL, 0b00011110, 3}}},
-		{29, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00001000, 3}, {DirDL, 0b00011110, 3}}},
-		{33, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00011000, 3}, {DirDL, 0b00011110, 3}}},
-		{38, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00011000, 3}, {DirDL, 0b00011110, 3}}},
-		{45, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00011000, 3}, {DirDL, 0b00011110, 3}}},
+		{[]int{0, 10, 12, 23, 29}, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00001000, 3}, {DirDL, 0b00011110, 3}}},
+		{[]int{1}, []allocStep{{DirUL, 0b00100000, 5}, {DirDL, 0b00100000, 5}}, []allocStep{{DirDL, 0b00100000, 5}, {DirUL, 0b00100000, 5}, {DirDL, 0b00100000, 5}}, []allocStep{{DirUL, 0b00000010, 1}, {DirDL, 0b00000010, 1}}},
+		{[]int{4}, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00000100, 2}, {DirDL, 0b00001110, 2}}},
+		{[]int{13}, []allocStep{{DirUL, 0b00100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirDL, 0b00100000, 5}, {DirUL, 0b11100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirUL, 0b00001110, 1}, {DirDL, 0b00001110, 1}}},
+		{[]int{14, 18}, []allocStep{{DirUL, 0b00100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirDL, 0b00100000, 5}, {DirUL, 0b11100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirUL, 0b00011110, 1}, {DirDL, 0b00011110, 1}}},
+		{[]int{33, 38, 45}, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00011000, 3}, {DirDL, 0b00011110, 3}}},
 	} {
-		check := func(name string, i int, tb *TBF, err error, want []allocStep) {
-			t.Helper()
-			if err != nil || tb == nil {
-				t.Fatalf("class %d %s step %d: %v", c.class, name, i, err)
+		for _, class := range c.classes {
+			check := func(name string, i int, tb *TBF, err error, want []allocStep) {
+				t.Helper()
+				if err != nil || tb == nil {
+					t.Fatalf("class %d %s step %d: %v", class, name, i, err)
+				}
+				if w := want[i]; tb.dir != w.dir || tb.slots != w.slots || tb.ctrlTS != w.ctrl || tb.ms.slots.FirstTS() != int(w.ctrl) {
+					t.Errorf("class %d %s step %d: %v slots %08b ctrl %d first %d, want %v %08b ctrl %d", class, name, i,
+						tb.dir, tb.slots, tb.ctrlTS, tb.ms.slots.FirstTS(), w.dir, w.slots, w.ctrl)
+				}
 			}
-			if w := want[i]; tb.dir != w.dir || tb.slots != w.slots || tb.ctrlTS != w.ctrl || tb.ms.slots.FirstTS() != int(w.ctrl) {
-				t.Errorf("class %d %s step %d: %v slots %08b ctrl %d first %d, want %v %08b ctrl %d", c.class, name, i,
-					tb.dir, tb.slots, tb.ctrlTS, tb.ms.slots.FirstTS(), w.dir, w.slots, w.ctrl)
+			e, bts := allocEngine(t, "b", 0xe0)
+			ms := e.newMS(bts, 0xc0000001)
+			ms.MSClass = class
+			ul, err := e.allocULSlots(bts, ms, false)
+			check("UL, DL", 0, ul, err, c.ulDL)
+			dl, err := e.allocDL(bts, ms, false)
+			check("UL, DL", 1, dl, err, c.ulDL)
+
+			e, bts = allocEngine(t, "b", 0xe0)
+			ms = e.newMS(bts, 0xc0000001)
+			ms.MSClass = class
+			dl, err = e.allocDL(bts, ms, true)
+			check("DL, UL, upgrade", 0, dl, err, c.dlUL)
+			ul, err = e.allocUL(bts, ms) // with a DL TBF: on PACCH
+			check("DL, UL, upgrade", 1, ul, err, c.dlUL)
+			if mask, ctrl, ok := e.dlUpgrade(dl); ok {
+				dl.slots, dl.ctrlTS = mask, ctrl
 			}
-		}
-		e, bts := allocEngine(t, "b", 0xe0)
-		ms := e.newMS(bts, 0xc0000001)
-		ms.MSClass = c.class
-		ul, err := e.allocULSlots(bts, ms, false)
-		check("UL, DL", 0, ul, err, c.ulDL)
-		dl, err := e.allocDL(bts, ms, false)
-		check("UL, DL", 1, dl, err, c.ulDL)
+			check("DL, UL, upgrade", 2, dl, nil, c.dlUL)
 
-		e, bts = allocEngine(t, "b", 0xe0)
-		ms = e.newMS(bts, 0xc0000001)
-		ms.MSClass = c.class
-		dl, err = e.allocDL(bts, ms, true)
-		check("DL, UL, upgrade", 0, dl, err, c.dlUL)
-		ul, err = e.allocUL(bts, ms) // with a DL TBF: on PACCH
-		check("DL, UL, upgrade", 1, ul, err, c.dlUL)
-		if mask, ctrl, ok := e.dlUpgrade(dl); ok {
-			dl.slots, dl.ctrlTS = mask, ctrl
+			e, bts = allocEngine(t, "b", 0x1e)
+			ms = e.newMS(bts, 0xc0000001)
+			ms.MSClass = class
+			ul, err = e.allocULSlots(bts, ms, true)
+			check("jolly", 0, ul, err, c.jolly)
+			dl, err = e.allocDL(bts, ms, false)
+			check("jolly", 1, dl, err, c.jolly)
 		}
-		check("DL, UL, upgrade", 2, dl, nil, c.dlUL)
-
-		e, bts = allocEngine(t, "b", 0x1e)
-		ms = e.newMS(bts, 0xc0000001)
-		ms.MSClass = c.class
-		ul, err = e.allocULSlots(bts, ms, true)
-		check("jolly", 0, ul, err, c.jolly)
-		dl, err = e.allocDL(bts, ms, false)
-		check("jolly", 1, dl, err, c.jolly)
 	}
 }
 
