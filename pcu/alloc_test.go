@@ -66,17 +66,20 @@ func TestAllocBSequences(t *testing.T) {
 						tb.dir, tb.slots, tb.ctrlTS, tb.ms.slots.FirstTS(), w.dir, w.slots, w.ctrl)
 				}
 			}
-			e, bts := allocEngine(t, "b", 0xe0)
-			ms := e.newMS(bts, 0xc0000001)
-			ms.MSClass = class
+			// an MS of the class alone on the PDCHs in mask, algorithm B
+			msOn := func(mask uint8) (*Engine, *BTS, *MS) {
+				e, bts := allocEngine(t, "b", mask)
+				ms := e.newMS(bts, 0xc0000001)
+				ms.MSClass = class
+				return e, bts, ms
+			}
+			e, bts, ms := msOn(0xe0)
 			ul, err := e.allocULSlots(bts, ms, false)
 			check("UL, DL", 0, ul, err, c.ulDL)
 			dl, err := e.allocDL(bts, ms, false)
 			check("UL, DL", 1, dl, err, c.ulDL)
 
-			e, bts = allocEngine(t, "b", 0xe0)
-			ms = e.newMS(bts, 0xc0000001)
-			ms.MSClass = class
+			e, bts, ms = msOn(0xe0)
 			dl, err = e.allocDL(bts, ms, true)
 			check("DL, UL, upgrade", 0, dl, err, c.dlUL)
 			ul, err = e.allocUL(bts, ms) // with a DL TBF: on PACCH
@@ -86,9 +89,7 @@ func TestAllocBSequences(t *testing.T) {
 			}
 			check("DL, UL, upgrade", 2, dl, nil, c.dlUL)
 
-			e, bts = allocEngine(t, "b", 0x1e)
-			ms = e.newMS(bts, 0xc0000001)
-			ms.MSClass = class
+			e, bts, ms = msOn(0x1e)
 			ul, err = e.allocULSlots(bts, ms, true)
 			check("jolly", 0, ul, err, c.jolly)
 			dl, err = e.allocDL(bts, ms, false)
