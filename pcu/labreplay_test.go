@@ -265,7 +265,7 @@ func TestTFIHoldAllocation(t *testing.T) {
 	trx.dlTFIHeld = 1<<0 | 1<<2
 	trx.dlHold[0] = tfiHold{tlli: 0xc0000001, until: time.Second}
 	trx.dlHold[2] = tfiHold{tlli: 0xc0000002, until: 2 * time.Second}
-	freeTFI := func(_ *TRX, d Dir) (uint8, bool) { return bts.allocCell().TRX[0].FreeTFI(allocDir(d)) }
+	freeTFI := func(_ *TRX, d Dir) (uint8, bool) { return bts.allocCell().TRX[0].FreeTFI(d) }
 	if tfi, ok := freeTFI(trx, DirDL); !ok || tfi != 1 {
 		t.Errorf("DL TFI %d (%v), want 1: 0 and 2 are held", tfi, ok)
 	}

@@ -6,24 +6,18 @@ import (
 
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/llc"
+	"github.com/gopcu/gopcu/pcu/alloc"
 	"github.com/gopcu/gopcu/rlcmac"
 )
 
-// Dir is a TBF direction.
-type Dir uint8
+// Dir is a TBF direction, the allocator's.
+type Dir = alloc.Dir
 
 // Directions.
 const (
-	DirUL Dir = iota
-	DirDL
+	DirUL = alloc.UL
+	DirDL = alloc.DL
 )
-
-func (d Dir) String() string {
-	if d == DirUL {
-		return "UL"
-	}
-	return "DL"
-}
 
 // TBFState is the lifecycle state of a TBF (tbf_fsm.go; osmo-pcu tbf_fsm.c
 // has the same names).
