@@ -2,6 +2,7 @@ package pcu
 
 import (
 	"fmt"
+	"iter"
 	"time"
 
 	"github.com/gopcu/gopcu/internal/ratectr"
@@ -194,6 +195,19 @@ func (t *TBF) Attached() bool { return t.attached }
 // TLLI is the TLLI of the TBF's MS.
 func (t *TBF) TLLI() uint32 { return t.ms.TLLI }
 
+// pdchs are the TBF's PDCHs (its slots on its TRX) with their TS, in TS
+// order.
+func (t *TBF) pdchs() iter.Seq2[uint8, *PDCH] {
+	return func(yield func(uint8, *PDCH) bool) {
+		trx := &t.bts.TRX[t.trx]
+		for ts := uint8(0); ts < 8; ts++ {
+			if t.slots&(1<<ts) != 0 && !yield(ts, &trx.PDCH[ts]) {
+				return
+			}
+		}
+	}
+}
+
 // attach registers the TBF on its PDCHs and the TRX's TFI table, and (the
 // first time) in the BTS's TBF list.
 func (e *Engine) attach(t *TBF) {
@@ -204,11 +218,7 @@ func (e *Engine) attach(t *TBF) {
 		trx.dlTFI |= 1 << t.tfi
 		trx.dlBy[t.tfi&31] = t
 	}
-	for ts := uint8(0); ts < 8; ts++ {
-		if t.slots&(1<<ts) == 0 {
-			continue
-		}
-		p := &trx.PDCH[ts]
+	for ts, p := range t.pdchs() {
 		if t.dir == DirUL {
 			p.ul = append(p.ul, t)
 			p.usfOwner[t.ul.usf[ts]] = t
@@ -248,11 +258,7 @@ func (e *Engine) detach(t *TBF) {
 			trx.dlBy[t.tfi&31] = nil
 		}
 	}
-	for ts := uint8(0); ts < 8; ts++ {
-		if t.slots&(1<<ts) == 0 {
-			continue
-		}
-		p := &trx.PDCH[ts]
+	for ts, p := range t.pdchs() {
 		if t.dir == DirUL {
 			p.ul = removeTBF(p.ul, t)
 			if p.usfOwner[t.ul.usf[ts]] == t {
