@@ -11,9 +11,10 @@ import (
 
 // call is the per-Dequeue-call state.
 type call struct {
-	now  time.Duration
-	hyst time.Duration
-	d    Discard
+	now    time.Duration
+	hyst   time.Duration
+	d      Discard
+	sparse bool // pick took the frame from the new list with a bulk flow behind it
 }
 
 func (c *call) dropped(n int, r Reason) {
@@ -59,7 +60,7 @@ func (q *Queue) Dequeue(now time.Duration) (fr Frame, ok bool, d Discard) {
 		q.s.ctr.Marked++
 	}
 	fr = Frame{Data: e.data, SAPI: SAPI(e.data), Enqueued: e.enq, Sojourn: q.sojourn(e, now),
-		Lifetime: e.life, seq: e.seq, queued: true, pooled: e.flags&fPooled != 0}
+		Lifetime: e.life, Sparse: c.sparse, seq: e.seq, queued: true, pooled: e.flags&fPooled != 0}
 	fr.Class = ClassOf(fr.SAPI)
 	q.cls[fr.Class].sample(fr.Sojourn)
 	q.s.ctr.Scheduled++
@@ -146,8 +147,38 @@ func (q *Queue) pick(c *call) int32 {
 		}
 		fw.deficit -= int32(len(a.ents[i].data))
 		a.noteSegment(f, i)
+		c.sparse = l == &a.newL && a.bulkBacklog()
 		return i
 	}
+}
+
+// bulkBacklog reports whether a user flow on the old list (one that used
+// up a quantum: a bulk flow) holds frames.
+func (a *active) bulkBacklog() bool {
+	for _, f := range a.oldL.f[:a.oldL.n] {
+		if a.flows[f].frames > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// SparseBehindBulk reports whether a new (sparse) user flow waits while
+// another user flow of the queue is backlogged (flow queues only): the
+// engine's DL scheduler gives such an MS's TBF its PDCHs first, within an
+// airtime bound, so the sparse frame does not wait for the other MSs' blocks
+// as well as for its own download's current frame (pcu/dl.go buildDLData).
+func (q *Queue) SparseBehindBulk() bool {
+	a := q.a
+	if a == nil || !a.fq || a.newL.n == 0 {
+		return false
+	}
+	for _, f := range a.newL.f[:a.newL.n] {
+		if a.flows[f].frames > 0 {
+			return a.bulkBacklog()
+		}
+	}
+	return false
 }
 
 // noteSegment keeps user flow f first while the frame just taken from it

@@ -4,31 +4,13 @@ import (
 	"encoding/binary"
 	"testing"
 	"time"
+
+	"github.com/gopcu/gopcu/llc/llctest"
 )
 
-// ipFrame builds an LLC UI frame (SAPI 3) carrying an SNDCP SN-UNITDATA
-// first segment (NSAPI 5) with an IPv4 packet of protocol proto between
-// the given ports (ICMP: id = sport), padded to size octets.
+// ipFrame: llctest.IPFrame (an IPv4 packet in SNDCP in a UI frame).
 func ipFrame(proto byte, sport, dport uint16, size int) []byte {
-	ip := make([]byte, 28)
-	ip[0] = 0x45
-	binary.BigEndian.PutUint16(ip[2:], uint16(size))
-	ip[8], ip[9] = 64, proto
-	copy(ip[12:], []byte{10, 0, 0, 1, 10, 0, 0, 2})
-	binary.BigEndian.PutUint16(ip[10:], ipv4Sum(ip[:20]))
-	if proto == 1 {
-		ip[20] = 8
-		binary.BigEndian.PutUint16(ip[24:], sport)
-	} else {
-		binary.BigEndian.PutUint16(ip[20:], sport)
-		binary.BigEndian.PutUint16(ip[22:], dport)
-	}
-	b := []byte{0x03, 0xc0, 0x01, 0x60 | 5, 0x00, 0x00, 0x00}
-	b = append(b, ip...)
-	for len(b) < size-3 {
-		b = append(b, 0)
-	}
-	return append(b, 0, 0, 0)
+	return llctest.IPFrame(proto, sport, dport, size)
 }
 
 func TestFlowKey(t *testing.T) {

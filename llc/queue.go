@@ -523,9 +523,13 @@ type Frame struct {
 	Enqueued time.Duration // enqueue time (PDU lifetime origin)
 	Sojourn  time.Duration // now − max(enqueue, transmit start)
 	Lifetime uint16        // BSSGP PDU lifetime given at enqueue (centiseconds)
-	seq      uint32
-	queued   bool // made by Dequeue (PutBack trusts Enqueued/Lifetime)
-	pooled   bool // Data is a pool buffer (EnqueueCopy): Shared.Release gives it back
+	// Sparse: the frame came from a new (sparse) flow while another user
+	// flow of the MS was backlogged: a ping, a TCP handshake or DNS
+	// overtaking the MS's own download (SparseBehindBulk).
+	Sparse bool
+	seq    uint32
+	queued bool // made by Dequeue (PutBack trusts Enqueued/Lifetime)
+	pooled bool // Data is a pool buffer (EnqueueCopy): Shared.Release gives it back
 }
 
 // Discard is what a Dequeue call (or TakeDiscarded) dropped and must report

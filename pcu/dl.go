@@ -364,9 +364,29 @@ func (e *Engine) dlPrio(t *TBF, ts uint8) int {
 	return prioNone
 }
 
-// buildDLData picks a DL TBF on p and writes its next data block.
+// sparseSlack bounds how far, in DL data blocks, a TBF with a sparse frame
+// to send (sparseWork) may get ahead of the TBF that airtime fairness
+// would serve: an MS whose sparse flows never stop (a voice stream beside a
+// download) takes at most this much from the others, then shares as before.
+const sparseSlack = 50
+
+// sparseWork: the MS has a sparse frame (a ping, a TCP handshake, DNS) to
+// send behind its own download, or is sending one (llc.Frame.Sparse): its
+// TBF goes before the other MSs' new data on its PDCHs (buildDLData), so the
+// frame waits for the rest of its MS's current frame at the full rate of the
+// PDCHs, not at a share of it. FQ-CoDel (RFC 8290 §4.1) serves new flows
+// first within one queue; this does the same across the MSs of a PDCH, for
+// the one frame, within sparseSlack. Nothing changes for an MS with one
+// flow, or without flow queues.
+func (t *TBF) sparseWork() bool {
+	return t.dl.haveCur && t.dl.curFr.Sparse || t.ms.Queue.SparseBehindBulk()
+}
+
+// buildDLData picks a DL TBF on p and writes its next data block: the
+// highest dlPrio, then the least airtime (blocks sent), but a TBF with
+// sparseWork goes first among those with new data, within sparseSlack.
 func (e *Engine) buildDLData(bts *BTS, p *PDCH, fn uint32, usf uint8, blk []byte) int {
-	var best *TBF
+	var best, sparse *TBF
 	bestPrio := 0
 	n := len(p.dl)
 	for i := 0; i < n; i++ {
@@ -378,9 +398,15 @@ func (e *Engine) buildDLData(bts *BTS, p *PDCH, fn uint32, usf uint8, blk []byte
 		if pr > bestPrio || pr == bestPrio && t.dl.airtime < best.dl.airtime {
 			best, bestPrio = t, pr
 		}
+		if pr == prioNewData && (sparse == nil || t.dl.airtime < sparse.dl.airtime) && t.sparseWork() {
+			sparse = t
+		}
 	}
 	if best == nil {
 		return 0
+	}
+	if bestPrio == prioNewData && sparse != nil && sparse.dl.airtime < best.dl.airtime+sparseSlack {
+		best = sparse
 	}
 	p.nextDL = (p.nextDL + 1) % max(n, 1)
 	return e.dlDataBlock(best, p, fn, usf, bestPrio, blk)
