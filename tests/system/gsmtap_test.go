@@ -235,8 +235,9 @@ func readGSMTAP(t *testing.T, pkts [][]byte, egprs, hop bool) *gsmtapCapture {
 }
 
 // tsharkClean has tshark decode the pcap and fails on a malformed packet
-// or an expert error; it skips the test without tshark.
-func tsharkClean(t *testing.T, pcap []byte) {
+// or an expert error; it skips the test without tshark. It returns the
+// verbose dissection.
+func tsharkClean(t *testing.T, pcap []byte) string {
 	testutil.NeedBinaries(t, "tshark")
 	f := filepath.Join(t.TempDir(), "session.pcap")
 	if err := os.WriteFile(f, pcap, 0o644); err != nil {
@@ -252,6 +253,7 @@ func tsharkClean(t *testing.T, pcap []byte) {
 			t.Fatalf("tshark reports %q: ...%s", bad, string(out)[max(0, i-4000):i+200])
 		}
 	}
+	return string(out)
 }
 
 // dialGSMTAP opens the GSMTAP socket towards 127.0.0.1 (the composition

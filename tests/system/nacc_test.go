@@ -3,10 +3,6 @@ package system
 import (
 	"bytes"
 	"context"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -398,25 +394,7 @@ func TestNACCOverCTRL(t *testing.T) {
 // Neighbour Cell Data, the Packet Cell Change Continue and its Packet
 // Control Ack without a malformed packet.
 func TestGSMTAPSessionNACC(t *testing.T) {
-	lc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: gsmtap.UDPPort})
-	if err != nil {
-		t.Skipf("needs a free UDP port 4729 on 127.0.0.1: %v", err)
-	}
-	defer lc.Close()
-	var mu sync.Mutex
-	var pkts [][]byte
-	go func() {
-		buf := make([]byte, 2048)
-		for {
-			n, err := lc.Read(buf)
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			pkts = append(pkts, append([]byte(nil), buf[:n]...))
-			mu.Unlock()
-		}
-	}()
+	sink := listenGSMTAP(t)
 	p := bulkParams()
 	p.GSMTAPCategories = 0xffffffff
 	r := &naccRig{radioRig: startRadio(t, pcuif.V12, p, 7)}
@@ -440,9 +418,9 @@ func TestGSMTAPSessionNACC(t *testing.T) {
 	}
 	// the last datagrams on loopback: wait until the Control Ack is there
 	sawAck := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, b := range pkts {
+		sink.mu.Lock()
+		defer sink.mu.Unlock()
+		for _, b := range sink.pkts {
 			var h gsmtap.Header
 			if n, err := h.Unmarshal(b); err == nil && h.Uplink && h.SubType == gsmtap.ChannelPACCH {
 				if _, m, err := rlcmac.DecodeUL(b[n:]); err == nil {
@@ -455,8 +433,8 @@ func TestGSMTAPSessionNACC(t *testing.T) {
 		return false
 	}
 	testutil.Poll(2*time.Second, sawAck)
-	mu.Lock()
-	for _, b := range pkts {
+	sink.mu.Lock()
+	for _, b := range sink.pkts {
 		var h gsmtap.Header
 		n, err := h.Unmarshal(b)
 		if err != nil {
@@ -469,21 +447,8 @@ func TestGSMTAPSessionNACC(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mu.Unlock()
-	f := filepath.Join(t.TempDir(), "nacc.pcap")
-	if err := os.WriteFile(f, pcap.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("tshark", "-n", "-r", f, "-V").CombinedOutput()
-	if err != nil {
-		t.Fatalf("tshark: %v\n%s", err, out)
-	}
-	s := string(out)
-	for _, bad := range []string{"Malformed", "[Expert Info (Error"} {
-		if strings.Contains(s, bad) {
-			t.Fatalf("tshark reports %q", bad)
-		}
-	}
+	sink.mu.Unlock()
+	s := tsharkClean(t, pcap.Bytes())
 	for w, n := range map[string]int{"RLC/MAC: PACKET_CELL_CHANGE_NOTIFICATION (12) (Uplink)": 1,
 		"RLC/MAC: PACKET_NEIGHBOUR_CELL_DATA (12) (Downlink)": 4, "RLC/MAC: PACKET_CELL_CHANGE_CONTINUE (11) (Downlink)": 1,
 		"RLC/MAC: PACKET_CONTROL_ACKNOWLEDGEMENT (1) (Uplink)": 1} {
