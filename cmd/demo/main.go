@@ -21,10 +21,7 @@ import (
 
 func main() {
 	cfg := demo.DefaultConfig()
-	flag.IntVar(&cfg.MSs, "ms", cfg.MSs, "number of MSs (each with a download and a ping)")
-	flag.IntVar(&cfg.CS, "cs", cfg.CS, "GPRS coding scheme (1..4)")
-	flag.IntVar(&cfg.Slots, "slots", cfg.Slots, "PDCHs (timeslots, 1..8)")
-	size := flag.Int("size", cfg.FileBytes>>10, "download size per MS in kB")
+	demo.CellFlags(flag.CommandLine, &cfg.MSs, &cfg.CS, &cfg.Slots, &cfg.FileBytes)
 	fast := flag.Bool("fast", false, "virtual time: run as fast as the CPU allows instead of real time")
 	scen := flag.String("scenario", "all", "all (off, osmo, gopcu), aqm (off, osmo, codel, pie, fq-codel, fq-pie, sfq-red) or one of those names")
 	ecn := flag.Bool("ecn", false, "the demo's TCP uses ECN (data ECT(0), CE echoed): gopcu marks instead of dropping")
@@ -33,7 +30,6 @@ func main() {
 	quiet := flag.Bool("q", false, "no live status lines")
 	flag.BoolVar(&cfg.PingFromNet, "ping-from-net", false, "the network pings the MS (default: the MS pings the server, as the seed's phone)")
 	flag.Parse()
-	cfg.FileBytes = *size << 10
 	cfg.RealTime = !*fast
 	cfg.DLLoss = *loss
 	if !*quiet {
@@ -67,7 +63,7 @@ func main() {
 		fail(fmt.Errorf("unknown scenario %q", *scen))
 	}
 	fmt.Printf("gopcu demo: %d MS, CS-%d on %d PDCHs (%.0f kbit/s LLC payload per MS at most), %d kB download per MS, %s every %v, %s\n",
-		cfg.MSs, cfg.CS, cfg.Slots, float64([]int{0, 20, 30, 36, 50}[cfg.CS]*8*50*min(cfg.Slots, 4))/1000, *size,
+		cfg.MSs, cfg.CS, cfg.Slots, float64([]int{0, 20, 30, 36, 50}[cfg.CS]*8*50*min(cfg.Slots, 4))/1000, cfg.FileBytes>>10,
 		map[bool]string{true: "the network pings each MS", false: "each MS pings the server"}[cfg.PingFromNet], cfg.PingInterval,
 		map[bool]string{true: "real time", false: "virtual time"}[cfg.RealTime])
 	var rows []demo.Summary

@@ -31,10 +31,7 @@ import (
 
 func main() {
 	cfg := tcplab.DefaultConfig()
-	flag.IntVar(&cfg.MSs, "ms", cfg.MSs, "number of MSs (each with a download and a ping)")
-	flag.IntVar(&cfg.CS, "cs", cfg.CS, "GPRS coding scheme (1..4)")
-	flag.IntVar(&cfg.Slots, "slots", cfg.Slots, "PDCHs (timeslots, 1..8)")
-	size := flag.Int("size", cfg.FileBytes>>10, "download size per MS in kB")
+	demo.CellFlags(flag.CommandLine, &cfg.MSs, &cfg.CS, &cfg.Slots, &cfg.FileBytes)
 	flag.IntVar(&cfg.IdlePings, "idle", cfg.IdlePings, "pings before the downloads start")
 	flag.DurationVar(&cfg.PingInterval, "i", cfg.PingInterval, "ping interval (ping -i)")
 	flag.IntVar(&cfg.MTU, "mtu", cfg.MTU, "TUN MTU")
@@ -54,7 +51,6 @@ func main() {
 		defer f.Close()
 		cfg.Trace = f
 	}
-	cfg.FileBytes = *size << 10
 	if !*quiet {
 		cfg.Status = os.Stdout
 	}
@@ -82,7 +78,7 @@ func main() {
 		fail(fmt.Errorf("unknown scenario %q", *scen))
 	}
 	fmt.Printf("gopcu tcplab: %d MS, CS-%d on %d PDCHs, %d kB HTTP download per MS (Linux TCP, curl), ping -i %v, MTU %d, N201-U %d, MS rcvbuf %d, TCP %s, real time\n",
-		cfg.MSs, cfg.CS, cfg.Slots, *size, cfg.PingInterval.Seconds(), cfg.MTU, cfg.N201U, cfg.RcvBuf, cfg.CC)
+		cfg.MSs, cfg.CS, cfg.Slots, cfg.FileBytes>>10, cfg.PingInterval.Seconds(), cfg.MTU, cfg.N201U, cfg.RcvBuf, cfg.CC)
 	var rows []tcplab.Row
 	var results []*demo.Result
 	start := time.Now()

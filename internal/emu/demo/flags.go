@@ -1,0 +1,35 @@
+package demo
+
+import (
+	"flag"
+	"strconv"
+)
+
+// CellFlags registers on fs what cmd/demo and cmd/tcplab both let set,
+// with the values in place as the defaults: -ms, -cs, -slots and -size
+// (the download per MS, given in kB, stored in octets in fileBytes).
+func CellFlags(fs *flag.FlagSet, mss, cs, slots, fileBytes *int) {
+	fs.IntVar(mss, "ms", *mss, "number of MSs (each with a download and a ping)")
+	fs.IntVar(cs, "cs", *cs, "GPRS coding scheme (1..4)")
+	fs.IntVar(slots, "slots", *slots, "PDCHs (timeslots, 1..8)")
+	fs.Var((*kBytes)(fileBytes), "size", "download size per MS in `kB`")
+}
+
+// kBytes is a flag.Value of octets written in kB.
+type kBytes int
+
+func (k *kBytes) String() string {
+	if k == nil {
+		return "0"
+	}
+	return strconv.Itoa(int(*k) >> 10)
+}
+
+func (k *kBytes) Set(s string) error {
+	v, err := strconv.ParseInt(s, 0, strconv.IntSize)
+	if err != nil {
+		return err
+	}
+	*k = kBytes(v << 10)
+	return nil
+}
