@@ -6,7 +6,6 @@ import (
 	"math/bits"
 	"net"
 	"net/netip"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -18,9 +17,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
-	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/internal/testutil"
-	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/config"
@@ -209,21 +206,14 @@ func gopcuSideWith(t *testing.T, info *pcuif.InfoInd, params func(*pcu.Params)) 
 	s := &radioSide{t: t, name: "gopcu"}
 	n := netnstest.New(t)
 	s.sgsnIn(n)
-	dir := t.TempDir()
-	path := filepath.Join(dir, "pcu_bts")
-	s.bts = btstest.Listen(t, btsemu.Config{Path: path, Version: pcuif.V10, Info: info})
-	reg := &ratectr.Registry{}
 	p := pcu.DefaultParams()
 	p.OsmoPollAge = true // osmo-pcu's poll cadence on kept-open TBFs
 	if params != nil {
 		params(&p)
 	}
-	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg, Gb: true, Params: &p})
-	runEngine(t, eng, driver.Options{ListenUDP: n.ListenNS})
-	r := New(ttcn3, reg, nil)
-	c := &capture{}
-	r.SetSender(c.send)
-	r.Report(time.Now()) // the start-up flush, before the script
+	g := startGopcu(t, btsemu.Config{Version: pcuif.V10, Info: info}, pcu.Config{Gb: true, Params: &p}, driver.Options{ListenUDP: n.ListenNS}, nil)
+	s.bts = g.bts
+	eng := g.eng
 	s.ready()
 	vt, _ := config.New(pcu.Version)
 	daemon.InstallVTY(eng, vt)
@@ -243,14 +233,8 @@ func gopcuSideWith(t *testing.T, info *pcuif.InfoInd, params func(*pcu.Params)) 
 	}
 	// Reported after every block (osmo-pcu: every second): the per-TBF
 	// groups are gone once their TBF is freed.
-	s.tick = func() {
-		eng.Call(func() {})
-		r.Report(time.Now())
-	}
-	s.report = func() map[string]int64 {
-		s.tick()
-		return sumCounters(c.take(), "TTCN3.")
-	}
+	s.tick = g.report
+	s.report = g.counters
 	return s
 }
 
