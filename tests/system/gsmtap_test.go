@@ -2,7 +2,6 @@ package system
 
 import (
 	"bytes"
-	"context"
 	"net"
 	"os"
 	"os/exec"
@@ -51,22 +50,19 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64, hop, poorUL bool) {
 	r := startGSMTAPRadio(t, egprs, hop)
 	r.cell.DLLoss = loss
 	ms, got, want, wantUL := gsmtapTraffic(r, egprs, loss, poorUL)
-	ctx := context.Background()
 	for s := 0; s < 4000 && (*got < want || len(r.gb.frames(ms.TLLI)) < wantUL); s++ {
-		if err := r.cell.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
+		r.step(t)
 	}
-	if egprs && (ctrVal(r, pcu.CtrEGPRSULMCS1+5) == 0 || ctrVal(r, pcu.CtrEGPRSDLMCS1+8) == 0 || ctrVal(r, pcu.CtrRACHRequests11Bit) == 0) {
-		t.Fatalf("not an EGPRS session: UL MCS-6 %d, DL MCS-9 %d, 11-bit RACH %d", ctrVal(r, pcu.CtrEGPRSULMCS1+5),
-			ctrVal(r, pcu.CtrEGPRSDLMCS1+8), ctrVal(r, pcu.CtrRACHRequests11Bit))
+	if egprs && (r.btsCtr(pcu.CtrEGPRSULMCS1+5) == 0 || r.btsCtr(pcu.CtrEGPRSDLMCS1+8) == 0 || r.btsCtr(pcu.CtrRACHRequests11Bit) == 0) {
+		t.Fatalf("not an EGPRS session: UL MCS-6 %d, DL MCS-9 %d, 11-bit RACH %d", r.btsCtr(pcu.CtrEGPRSULMCS1+5),
+			r.btsCtr(pcu.CtrEGPRSDLMCS1+8), r.btsCtr(pcu.CtrRACHRequests11Bit))
 	}
-	if loss > 0 && ctrVal(r, pcu.CtrSPBDLFirstSegment) == 0 {
+	if loss > 0 && r.btsCtr(pcu.CtrSPBDLFirstSegment) == 0 {
 		t.Fatalf("no split block in the lossy session (DL blocks %v)", r.cell.DataCS)
 	}
-	if poorUL && (ctrVal(r, pcu.CtrSPBULFirstSegment) == 0 || ctrVal(r, pcu.CtrSPBULSecondSegment) == 0 || len(r.gb.frames(ms.TLLI)) != wantUL) {
-		t.Fatalf("poor uplink: %d/%d split halves, %d of %d frames\n%s\n%s", ctrVal(r, pcu.CtrSPBULFirstSegment),
-			ctrVal(r, pcu.CtrSPBULSecondSegment), len(r.gb.frames(ms.TLLI)), wantUL, ms.Debug(), r.show("show tbf all"))
+	if poorUL && (r.btsCtr(pcu.CtrSPBULFirstSegment) == 0 || r.btsCtr(pcu.CtrSPBULSecondSegment) == 0 || len(r.gb.frames(ms.TLLI)) != wantUL) {
+		t.Fatalf("poor uplink: %d/%d split halves, %d of %d frames\n%s\n%s", r.btsCtr(pcu.CtrSPBULFirstSegment),
+			r.btsCtr(pcu.CtrSPBULSecondSegment), len(r.gb.frames(ms.TLLI)), wantUL, ms.Debug(), r.show("show tbf all"))
 	}
 	time.Sleep(50 * time.Millisecond) // the last datagrams on loopback
 	sink.mu.Lock()

@@ -2,7 +2,6 @@ package system
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -93,11 +92,8 @@ func startNACC(t *testing.T, v pcuif.Version) *naccRig {
 // every RAN-INFORMATION-REQUEST for naccTarget (answer=true) with its SI.
 func (r *naccRig) run(t *testing.T, n int, answer bool, done func() bool) (reqs []*bssgp.RIM) {
 	t.Helper()
-	ctx := context.Background()
 	for i := 0; i < n && !done(); i++ {
-		if err := r.cell.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
+		r.step(t)
 		for _, p := range r.gb.take() {
 			req, ok := p.(*bssgp.RIM)
 			if !ok || req.PDUType != bssgp.PDURANInformationReq {
@@ -167,7 +163,7 @@ func TestNACCOverPCUIF(t *testing.T) {
 			}
 			r.run(t, 30, true, func() bool { return false }) // the Control Ack is handled
 			for ctr, want := range map[int]uint64{pcu.CtrPktCellChgNotification: 1, pcu.CtrPktNeighCellData: 4, pcu.CtrPktCellChgContinue: 1} {
-				if got := ctrVal(r.radioRig, ctr); got != want {
+				if got := r.btsCtr(ctr); got != want {
 					t.Errorf("counter %s = %d, want %d", pcu.BTSCounterDescs[ctr].Name, got, want)
 				}
 			}
@@ -195,7 +191,7 @@ func TestNACCContinueRetransmitted(t *testing.T) {
 	ms.NACC.DropContinueAcks = 1
 	ms.SendCellChangeNotification(&rlcmac.PacketCellChangeNotification{ARFCN: 880, BSIC: 10})
 	r.run(t, 600, true, func() bool { return len(ms.NACC.Continues) >= 2 })
-	if len(ms.NACC.Continues) != 2 || ctrVal(r.radioRig, pcu.CtrPktCellChgContinue) != 2 {
+	if len(ms.NACC.Continues) != 2 || r.btsCtr(pcu.CtrPktCellChgContinue) != 2 {
 		t.Fatalf("%d Continues", len(ms.NACC.Continues))
 	}
 

@@ -174,6 +174,14 @@ type radioRig struct {
 	cell *msemu.Cell
 }
 
+// step runs one radio block of the cell; an emulator error fails the test.
+func (r *radioRig) step(t *testing.T) {
+	t.Helper()
+	if err := r.cell.Step(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func startRadio(t *testing.T, v pcuif.Version, params *pcu.Params, seed int64) *radioRig {
 	t.Helper()
 	return startRadioVersion(t, v, btsemu.DefaultInfo(v), params, seed, 4)
