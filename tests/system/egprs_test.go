@@ -9,11 +9,8 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/pcu"
-	"github.com/gopcu/gopcu/pcu/config"
-	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
-	"github.com/gopcu/gopcu/vty"
 )
 
 func (r *radioRig) dlEGPRS(tlli uint32, imsi string, frame []byte) {
@@ -344,11 +341,8 @@ func TestEGPRSAccessTypes(t *testing.T) {
 
 // show runs a VTY command (enable mode) against the engine.
 func (r *radioRig) show(cmd string) string {
-	v, _ := config.New(pcu.Version)
-	daemon.InstallVTY(r.eng, v)
-	s := v.NewSession(vty.ExecutorFunc(func(f func()) { r.eng.Call(f) }).Do)
+	s := r.engineVTY(false, nil)
 	defer s.Release()
-	s.Start()
 	s.Feed([]byte("enable\r"))
 	return string(s.Feed([]byte(cmd + "\r")))
 }

@@ -10,11 +10,8 @@ import (
 
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/pcu"
-	"github.com/gopcu/gopcu/pcu/config"
-	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
-	"github.com/gopcu/gopcu/vty"
 )
 
 // msView is the engine's view of the MS of tlli (ok false: none).
@@ -278,21 +275,8 @@ func TestULMultislot(t *testing.T) {
 // those the VTY has no command for).
 func vtyConfigureParams(t *testing.T, r *radioRig, mod func(*pcu.Params), cmds ...string) {
 	t.Helper()
-	v, cfg := config.New(pcu.Version)
-	daemon.InstallVTY(r.eng, v)
-	exec := vty.ExecutorFunc(func(f func()) {
-		r.eng.Call(func() {
-			f()
-			p := daemon.ParamsFromConfig(cfg)
-			if mod != nil {
-				mod(&p)
-			}
-			r.eng.SetParams(p)
-		})
-	})
-	s := v.NewSession(exec.Do)
+	s := r.engineVTY(true, mod)
 	defer s.Release()
-	s.Start()
 	for _, c := range append([]string{"enable", "configure terminal", "pcu"}, cmds...) {
 		if out := string(s.Feed([]byte(c + "\r"))); strings.Contains(out, "%") {
 			t.Fatalf("%s: %s", c, out)
