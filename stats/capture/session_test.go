@@ -19,6 +19,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/btstest"
+	"github.com/gopcu/gopcu/internal/testutil/enginetest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/driver"
@@ -58,17 +59,14 @@ func TestEngineSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tap.Close()
+	t.Cleanup(func() { tap.Close() }) // after the engine has stopped
 	params := pcu.DefaultParams()
 	params.GSMTAPCategories = 0xffffffff
 	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Gb: true, Params: &params,
 		GSMTAP: tap})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { driver.Run(ctx, eng, driver.Options{ListenUDP: n.ListenNS}); close(done) }()
-	defer func() { cancel(); <-done }()
+	enginetest.Run(t, eng, driver.Options{ListenUDP: n.ListenNS})
 
-	sctx, scancel := context.WithTimeout(ctx, 20*time.Second)
+	sctx, scancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer scancel()
 	btstest.WaitUp(sctx, t, bts, 4, up)
 	btstest.Steps(sctx, t, bts, 4)

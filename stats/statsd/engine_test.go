@@ -1,7 +1,6 @@
 package statsd
 
 import (
-	"context"
 	"net"
 	"os"
 	"path/filepath"
@@ -12,20 +11,12 @@ import (
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/btstest"
+	"github.com/gopcu/gopcu/internal/testutil/enginetest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
-
-// runEngine runs eng under its driver until the test ends.
-func runEngine(t *testing.T, eng *pcu.Engine, o driver.Options) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { driver.Run(ctx, eng, o); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-}
 
 // gopcuStatsd is gopcu's engine under its driver behind the BTS emulator
 // (btsemu.Config's Path set here), with the TTCN-3 statsd reporter over
@@ -47,7 +38,7 @@ func startGopcu(t *testing.T, bc btsemu.Config, cfg pcu.Config, o driver.Options
 	g := &gopcuStatsd{bts: btstest.Listen(t, bc), c: &capture{}}
 	cfg.SocketPath, cfg.MinBackoff, cfg.Counters = bc.Path, 20*time.Millisecond, &ratectr.Registry{}
 	g.eng = pcu.New(cfg)
-	runEngine(t, g.eng, o)
+	enginetest.Run(t, g.eng, o)
 	g.r = New(ttcn3, cfg.Counters, items)
 	g.r.SetSender(g.c.send)
 	g.r.Report(time.Now()) // the start-up flush, before the script
