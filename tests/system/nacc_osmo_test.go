@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
@@ -52,25 +53,7 @@ func naccRun(t *testing.T, pcu pcuStart) naccWire {
 		return &pcuif.Container{MsgType: pcuif.ContNeighAddrCnf, Data: cnf.Marshal()}
 	})
 	r.start(t, pcu, nil)
-	cell := msemu.NewCell(r.bts, 41)
-	ms := cell.AddMS(0xd0000003, "901700000000044", 10)
-	for i := 0; i < 8; i++ {
-		ms.SendLLC(llcFrame(i, 1400))
-	}
-	step := func(until func() bool) {
-		for deadline := time.Now().Add(10 * time.Second); !until() && time.Now().Before(deadline); {
-			if err := cell.Step(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(2 * time.Millisecond) // real time: the SGSN answers over UDP
-		}
-	}
-	step(ms.ULActive)
-	if !ms.ULActive() {
-		t.Fatal("no UL TBF")
-	}
-	ms.SendCellChangeNotification(&rlcmac.PacketCellChangeNotification{ARFCN: 880, BSIC: 10, RXLevServing: 20})
-	step(func() bool { return len(ms.NACC.Continues) > 0 })
+	cell, ms := naccByCCN(t, r.bts, 41, 0xd0000003, "901700000000044", 10*time.Second)
 	for i := 0; i < 20; i++ { // the Control Ack goes up
 		cell.Step(context.Background())
 	}
@@ -81,6 +64,34 @@ func naccRun(t *testing.T, pcu pcuStart) naccWire {
 	}
 	w.data, w.indexes = hex.EncodeToString(ms.NACC.Data), ms.NACC.Indexes
 	return w
+}
+
+// naccByCCN has an MS (class 10) of a new cell on bts (seed) start an
+// uplink transfer and, once its UL TBF is up, send a Packet Cell Change
+// Notification for ARFCN 880 / BSIC 10; it steps the radio in real time
+// (the SGSN answers over UDP) until the MS has a Packet Cell Change
+// Continue, waiting at most ulWait for the TBF and 10 s for the Continue.
+func naccByCCN(t *testing.T, bts *btsemu.BTS, seed int64, tlli uint32, imsi string, ulWait time.Duration) (*msemu.Cell, *msemu.MS) {
+	cell := msemu.NewCell(bts, seed)
+	ms := cell.AddMS(tlli, imsi, 10)
+	for i := 0; i < 8; i++ {
+		ms.SendLLC(llcFrame(i, 1400))
+	}
+	step := func(until func() bool, d time.Duration) {
+		for deadline := time.Now().Add(d); !until() && time.Now().Before(deadline); {
+			if err := cell.Step(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(2 * time.Millisecond) // real time: the SGSN answers over UDP, on purpose
+		}
+	}
+	step(ms.ULActive, ulWait)
+	if !ms.ULActive() {
+		t.Fatal("no UL TBF")
+	}
+	ms.SendCellChangeNotification(&rlcmac.PacketCellChangeNotification{ARFCN: 880, BSIC: 10, RXLevServing: 20})
+	step(func() bool { return len(ms.NACC.Continues) > 0 }, 10*time.Second)
+	return cell, ms
 }
 
 // TestNACCMatchesOsmoPCU: the same Packet Cell Change Notification makes
