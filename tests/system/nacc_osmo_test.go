@@ -8,12 +8,9 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/internal/emu/btsemu"
-	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/rlcmac"
 )
 
 // naccWire is what one PCU put on its interfaces during a NACC run.
@@ -64,34 +61,6 @@ func naccRun(t *testing.T, pcu pcuStart) naccWire {
 	}
 	w.data, w.indexes = hex.EncodeToString(ms.NACC.Data), ms.NACC.Indexes
 	return w
-}
-
-// naccByCCN has an MS (class 10) of a new cell on bts (seed) start an
-// uplink transfer and, once its UL TBF is up, send a Packet Cell Change
-// Notification for ARFCN 880 / BSIC 10; it steps the radio in real time
-// (the SGSN answers over UDP) until the MS has a Packet Cell Change
-// Continue, waiting at most ulWait for the TBF and 10 s for the Continue.
-func naccByCCN(t *testing.T, bts *btsemu.BTS, seed int64, tlli uint32, imsi string, ulWait time.Duration) (*msemu.Cell, *msemu.MS) {
-	cell := msemu.NewCell(bts, seed)
-	ms := cell.AddMS(tlli, imsi, 10)
-	for i := 0; i < 8; i++ {
-		ms.SendLLC(llcFrame(i, 1400))
-	}
-	step := func(until func() bool, d time.Duration) {
-		for deadline := time.Now().Add(d); !until() && time.Now().Before(deadline); {
-			if err := cell.Step(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(2 * time.Millisecond) // real time: the SGSN answers over UDP, on purpose
-		}
-	}
-	step(ms.ULActive, ulWait)
-	if !ms.ULActive() {
-		t.Fatal("no UL TBF")
-	}
-	ms.SendCellChangeNotification(&rlcmac.PacketCellChangeNotification{ARFCN: 880, BSIC: 10, RXLevServing: 20})
-	step(func() bool { return len(ms.NACC.Continues) > 0 }, 10*time.Second)
-	return cell, ms
 }
 
 // TestNACCMatchesOsmoPCU: the same Packet Cell Change Notification makes

@@ -2,6 +2,7 @@ package system
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/syncbuf"
 	"github.com/gopcu/gopcu/internal/testutil"
@@ -383,6 +385,34 @@ func TestNACCOverCTRL(t *testing.T) {
 	if len(ms2.NACC.Continues) != 1 || len(ms2.NACC.Indexes) != 0 {
 		t.Fatalf("after CTRL ERROR: %+v", ms2.NACC)
 	}
+}
+
+// naccByCCN has an MS (class 10) of a new cell on bts (seed) start an
+// uplink transfer and, once its UL TBF is up, send a Packet Cell Change
+// Notification for ARFCN 880 / BSIC 10; it steps the radio in real time
+// (the SGSN answers over UDP) until the MS has a Packet Cell Change
+// Continue, waiting at most ulWait for the TBF and 10 s for the Continue.
+func naccByCCN(t *testing.T, bts *btsemu.BTS, seed int64, tlli uint32, imsi string, ulWait time.Duration) (*msemu.Cell, *msemu.MS) {
+	cell := msemu.NewCell(bts, seed)
+	ms := cell.AddMS(tlli, imsi, 10)
+	for i := 0; i < 8; i++ {
+		ms.SendLLC(llcFrame(i, 1400))
+	}
+	step := func(until func() bool, d time.Duration) {
+		for deadline := time.Now().Add(d); !until() && time.Now().Before(deadline); {
+			if err := cell.Step(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(2 * time.Millisecond) // real time: the SGSN answers over UDP, on purpose
+		}
+	}
+	step(ms.ULActive, ulWait)
+	if !ms.ULActive() {
+		t.Fatal("no UL TBF")
+	}
+	ms.SendCellChangeNotification(&rlcmac.PacketCellChangeNotification{ARFCN: 880, BSIC: 10, RXLevServing: 20})
+	step(func() bool { return len(ms.NACC.Continues) > 0 }, 10*time.Second)
+	return cell, ms
 }
 
 // TestGSMTAPSessionNACC: a NACC run tapped with GSMTAP (every category):
