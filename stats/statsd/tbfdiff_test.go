@@ -18,13 +18,11 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/enginetest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
-	"github.com/gopcu/gopcu/pcu/config"
-	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/vty"
 )
 
 // radioSide is one PCU under test (osmo-pcu or gopcu's engine) with its
@@ -215,12 +213,9 @@ func gopcuSideWith(t *testing.T, info *pcuif.InfoInd, params func(*pcu.Params)) 
 	s.bts = g.bts
 	eng := g.eng
 	s.ready()
-	vt, _ := config.New(pcu.Version)
-	daemon.InstallVTY(eng, vt)
 	s.show = func(cmd string) string {
-		ss := vt.NewSession(vty.ExecutorFunc(func(f func()) { eng.Call(f) }).Do)
+		ss := enginetest.VTY(eng, false, nil)
 		defer ss.Release()
-		ss.Start()
 		ss.Feed([]byte("enable\r"))
 		out := string(ss.Feed([]byte(cmd + "\r")))
 		out = strings.TrimPrefix(out, cmd+"\r\n")

@@ -19,10 +19,9 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/enginetest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
-	"github.com/gopcu/gopcu/pcu/config"
-	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/vty"
@@ -176,29 +175,9 @@ type radioRig struct {
 	cell *msemu.Cell
 }
 
-// engineVTY starts a session on a VTY with the engine's commands
-// (config.New, daemon.InstallVTY) whose commands run on the engine's
-// goroutine; with setParams, each command then sets the engine's
-// parameters from the configuration, with mod (if not nil) applied to
-// them. The caller releases the session.
+// engineVTY is enginetest.VTY on the rig's engine.
 func (r *radioRig) engineVTY(setParams bool, mod func(*pcu.Params)) *vty.Session {
-	v, cfg := config.New(pcu.Version)
-	daemon.InstallVTY(r.eng, v)
-	s := v.NewSession(vty.ExecutorFunc(func(f func()) {
-		r.eng.Call(func() {
-			f()
-			if !setParams {
-				return
-			}
-			p := daemon.ParamsFromConfig(cfg)
-			if mod != nil {
-				mod(&p)
-			}
-			r.eng.SetParams(p)
-		})
-	}).Do)
-	s.Start()
-	return s
+	return enginetest.VTY(r.eng, setParams, mod)
 }
 
 // step runs one radio block of the cell; an emulator error fails the test.
