@@ -166,15 +166,10 @@ func startCapturedSGSN(t *testing.T, n *netnstest.NS, c *Capture) (*sgsnemu.Serv
 // checkSession has tshark decode the capture: the session's PDUs are
 // there, and nothing is malformed or has a bad checksum.
 func checkSession(t *testing.T, tshark, f string, c *Capture) {
-	out, err := exec.Command(tshark, "-n", "-r", f, "-d", "udp.port==23000,gprs-ns",
-		"-o", "udp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
-		"-T", "fields", "-e", "frame.protocols", "-e", "_ws.col.Info").Output()
-	if err != nil {
-		t.Fatalf("tshark: %v", err)
-	}
+	lines, _ := tsharkRead(t, tshark, f, "Malformed", "Checksum Status: Bad", "Expert Info (Error")
 	protos := map[string]int{}
 	var infos []string
-	for l := range strings.SplitSeq(strings.TrimSpace(string(out)), "\n") {
+	for _, l := range lines {
 		p, info, _ := strings.Cut(l, "\t")
 		protos[p]++
 		infos = append(infos, info)
@@ -189,14 +184,27 @@ func checkSession(t *testing.T, tshark, f string, c *Capture) {
 	if protos["raw:ip:udp:gprs-ns:bssgp"] == 0 || protos["raw:ip:udp:gsmtap:gsm_rlcmac"] == 0 {
 		t.Errorf("missing Gb or RLC/MAC packets: %v", protos)
 	}
-	v, err := exec.Command(tshark, "-n", "-r", f, "-d", "udp.port==23000,gprs-ns",
-		"-o", "udp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE", "-V").Output()
+}
+
+// tsharkRead has tshark (the binary at path tshark) decode the capture f,
+// Gb on UDP port 23000 and the IP and UDP checksums verified. It returns
+// a line per packet (its protocols, a tab, its Info column) and the
+// verbose dissection, in which none of bad may appear.
+func tsharkRead(t *testing.T, tshark, f string, bad ...string) (lines []string, verbose string) {
+	t.Helper()
+	args := []string{"-n", "-r", f, "-d", "udp.port==23000,gprs-ns", "-o", "udp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE"}
+	out, err := exec.Command(tshark, append(args, "-T", "fields", "-e", "frame.protocols", "-e", "_ws.col.Info")...).Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("tshark: %v\n%s", err, out)
 	}
-	for _, bad := range []string{"Malformed", "Checksum Status: Bad", "Expert Info (Error"} {
-		if i := strings.Index(string(v), bad); i >= 0 {
-			t.Fatalf("tshark reports %q: ...%s", bad, string(v)[max(0, i-1500):min(len(v), i+200)])
+	v, err := exec.Command(tshark, append(args, "-V")...).Output()
+	if err != nil {
+		t.Fatalf("tshark -V: %v", err)
+	}
+	for _, b := range bad {
+		if i := strings.Index(string(v), b); i >= 0 {
+			t.Fatalf("tshark reports %q: ...%s", b, string(v)[max(0, i-1500):min(len(v), i+200)])
 		}
 	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n"), string(v)
 }
