@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -59,20 +60,32 @@ func Summarize(r *Result, cfg Config) Summary {
 	return s
 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%d", d.Milliseconds()) }
+// MS formats a duration in whole milliseconds, as the tables show them.
+func MS(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
+
+// Unfinished is the note a table puts after the download time of a
+// scenario whose downloads did not all finish ("" when they did).
+func (s Summary) Unfinished() string {
+	if s.AllDone {
+		return ""
+	}
+	return " (unfinished)"
+}
+
+// WriteHeader writes the header line of a Markdown table with the column
+// names cols, and its separator line.
+func WriteHeader(w io.Writer, cols ...string) {
+	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
+}
 
 // WriteTable prints the summary as a Markdown table.
 func WriteTable(w io.Writer, rows []Summary) {
-	fmt.Fprintln(w, "| scenario | idle ping p50 (ms) | busy ping p50 / p95 / max (ms) | queue delay p50 / max (ms) | drops codel / lifetime / overflow | ECN marks | TCP retx / timeouts | download time (s) | goodput per MS (kbit/s) |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	WriteHeader(w, "scenario", "idle ping p50 (ms)", "busy ping p50 / p95 / max (ms)", "queue delay p50 / max (ms)",
+		"drops codel / lifetime / overflow", "ECN marks", "TCP retx / timeouts", "download time (s)", "goodput per MS (kbit/s)")
 	for _, r := range rows {
-		done := ""
-		if !r.AllDone {
-			done = " (unfinished)"
-		}
 		fmt.Fprintf(w, "| %s | %s | %s / %s / %s | %s / %s | %d / %d / %d | %d | %d / %d | %.1f%s | %.1f |\n",
-			r.Scenario, ms(r.IdleP50), ms(r.BusyP50), ms(r.BusyP95), ms(r.BusyMax), ms(r.QueueP50), ms(r.QueueMax),
-			r.DropsCoDel, r.DropsLifetime, r.DropsOverflow, r.Marks, r.Retx, r.Timeouts, r.DownloadTime.Seconds(), done, r.GoodputKbps)
+			r.Scenario, MS(r.IdleP50), MS(r.BusyP50), MS(r.BusyP95), MS(r.BusyMax), MS(r.QueueP50), MS(r.QueueMax),
+			r.DropsCoDel, r.DropsLifetime, r.DropsOverflow, r.Marks, r.Retx, r.Timeouts, r.DownloadTime.Seconds(), r.Unfinished(), r.GoodputKbps)
 	}
 }
 
