@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,14 +16,11 @@ import (
 )
 
 // ulSink is the SGSN side of the scripted TBF test: it counts UL-UNITDATA.
-type ulSink struct {
-	mu sync.Mutex
-	n  int
-}
+type ulSink struct{ n atomic.Int64 }
 
-func (s *ulSink) ULUnitdata(uint8, uint32, []byte)          { s.mu.Lock(); s.n++; s.mu.Unlock() }
+func (s *ulSink) ULUnitdata(uint8, uint32, []byte)          { s.n.Add(1) }
 func (s *ulSink) LLCDiscarded(uint8, uint32, uint8, uint32) {}
-func (s *ulSink) frames() int                               { s.mu.Lock(); defer s.mu.Unlock(); return s.n }
+func (s *ulSink) frames() int                               { return int(s.n.Load()) }
 
 // TestTBFCountersOverStatsd scripts an uplink TBF (one-phase access, one
 // 200-octet LLC frame) and then a downlink TBF (one 300-octet frame, sent
