@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/bits"
 	"net"
-	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/enginetest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
+	"github.com/gopcu/gopcu/internal/testutil/peertest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -45,30 +45,26 @@ type radioSide struct {
 	gb     []bssgp.PDU // other PDUs the SGSN emulator received (timersdiff_test.go)
 }
 
-// sgsnCounting is sgsnIn with UL-UNITDATA counted in s.ul.
+// sgsnIn starts the SGSN emulator in n (peertest.SGSNIn): it counts
+// UL-UNITDATA in s.ul, keeps the other PDUs in s.gb and closes s.up when
+// BVC 1800 is unblocked.
 func (s *radioSide) sgsnIn(n *netnstest.NS) {
 	s.up = make(chan struct{})
 	var closed bool
-	if err := n.Do(func() (err error) {
-		s.sg, err = sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:23000"), sgsnemu.Config{}, sgsnemu.Callbacks{
-			ULUnitdata: func(uint16, *bssgp.ULUnitdata, time.Duration) { s.ul.Add(1) },
-			PDU: func(_ uint16, p bssgp.PDU, _ time.Duration) {
-				s.gbMu.Lock()
-				s.gb = append(s.gb, p)
-				s.gbMu.Unlock()
-			},
-			BVCState: func(bvci uint16, unblocked bool, now time.Duration) {
-				if bvci == 1800 && unblocked && !closed {
-					closed = true
-					close(s.up)
-				}
-			},
-		})
-		return err
-	}); err != nil {
-		s.t.Fatal(err)
-	}
-	s.t.Cleanup(func() { s.sg.Close() })
+	s.sg = peertest.SGSNIn(s.t, n, sgsnemu.Config{}, sgsnemu.Callbacks{
+		ULUnitdata: func(uint16, *bssgp.ULUnitdata, time.Duration) { s.ul.Add(1) },
+		PDU: func(_ uint16, p bssgp.PDU, _ time.Duration) {
+			s.gbMu.Lock()
+			s.gb = append(s.gb, p)
+			s.gbMu.Unlock()
+		},
+		BVCState: func(bvci uint16, unblocked bool, now time.Duration) {
+			if bvci == 1800 && unblocked && !closed {
+				closed = true
+				close(s.up)
+			}
+		},
+	})
 }
 
 // ready waits for the PDCHs and the BVC and makes the cell.

@@ -3,7 +3,6 @@ package system
 import (
 	"context"
 	"encoding/hex"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
+	"github.com/gopcu/gopcu/internal/testutil/peertest"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -75,19 +75,14 @@ type osmoRig struct {
 func listenOsmoRig(t *testing.T, pdu func(r *osmoRig, p bssgp.PDU)) *osmoRig {
 	r := &osmoRig{n: netnstest.New(t), dir: t.TempDir()}
 	r.bts = btstest.Listen(t, btsemu.Config{Path: filepath.Join(r.dir, "pcu_bts"), Version: pcuif.V10, Info: btsemu.DefaultInfo(pcuif.V10)})
-	if err := r.n.Do(func() (err error) {
-		r.srv, err = sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:23000"), sgsnemu.Config{}, sgsnemu.Callbacks{
-			PDU: func(bvci uint16, p bssgp.PDU, now time.Duration) { pdu(r, p) },
-			BVCState: func(bvci uint16, unblocked bool, now time.Duration) {
-				if bvci == 1800 && unblocked {
-					r.up.Store(true)
-				}
-			},
-		})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	r.srv = peertest.SGSNIn(t, r.n, sgsnemu.Config{}, sgsnemu.Callbacks{
+		PDU: func(bvci uint16, p bssgp.PDU, now time.Duration) { pdu(r, p) },
+		BVCState: func(bvci uint16, unblocked bool, now time.Duration) {
+			if bvci == 1800 && unblocked {
+				r.up.Store(true)
+			}
+		},
+	})
 	return r
 }
 
