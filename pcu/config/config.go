@@ -370,6 +370,18 @@ func installPCU(n *vty.Node, cfg *Config) {
 	}
 	set := func(p *int, v int) vty.Handler { return func(*vty.Context) error { *p = v; return nil } }
 	arg := func(p *int) vty.Handler { return func(c *vty.Context) error { *p = atoi(c.Args[0]); return nil } }
+	// the DL and UL coding schemes of `cs`, `mcs` and their `max`: the
+	// arguments (UL as DL when not given), or 0 for the `no` forms
+	schemes := func(dl, ul *int) vty.Handler {
+		return func(c *vty.Context) error { *dl, *ul = dlul(c); return nil }
+	}
+	noSchemes := func(dl, ul *int) vty.Handler { return func(*vty.Context) error { *dl, *ul = 0, 0; return nil } }
+	forced := func(force *bool, dl, ul *int) vty.Handler {
+		return func(c *vty.Context) error { *force = true; return schemes(dl, ul)(c) }
+	}
+	notForced := func(force *bool, dl, ul *int) vty.Handler {
+		return func(c *vty.Context) error { *force = false; return noSchemes(dl, ul)(c) }
+	}
 
 	in("egprs only", func(c *vty.Context) error {
 		c.Print("'egprs only' is deprecated, egprs support is controled from BTS/BSC config, this is now a no-op\n")
@@ -380,17 +392,10 @@ func installPCU(n *vty.Node, cfg *Config) {
 		return nil
 	}, vty.Deprecated())
 	in("no two-phase-access", func(*vty.Context) error { cfg.ForceTwoPhase = false; return nil }, imm)
-	in("cs <1-4> [<1-4>]", func(c *vty.Context) error {
-		cfg.ForceInitialCS = true
-		cfg.InitialCSDL, cfg.InitialCSUL = dlul(c)
-		return nil
-	}, imm)
-	in("no cs", func(*vty.Context) error {
-		cfg.ForceInitialCS, cfg.InitialCSDL, cfg.InitialCSUL = false, 0, 0
-		return nil
-	}, imm)
-	in("cs max <1-4> [<1-4>]", func(c *vty.Context) error { cfg.MaxCSDL, cfg.MaxCSUL = dlul(c); return nil }, imm)
-	in("no cs max", func(*vty.Context) error { cfg.MaxCSDL, cfg.MaxCSUL = 0, 0; return nil }, imm)
+	in("cs <1-4> [<1-4>]", forced(&cfg.ForceInitialCS, &cfg.InitialCSDL, &cfg.InitialCSUL), imm)
+	in("no cs", notForced(&cfg.ForceInitialCS, &cfg.InitialCSDL, &cfg.InitialCSUL), imm)
+	in("cs max <1-4> [<1-4>]", schemes(&cfg.MaxCSDL, &cfg.MaxCSUL), imm)
+	in("no cs max", noSchemes(&cfg.MaxCSDL, &cfg.MaxCSUL), imm)
 	in("cs threshold <0-100> <0-100>", func(c *vty.Context) error {
 		lo, hi := atoi(c.Args[0]), atoi(c.Args[1])
 		if lo > hi {
@@ -422,18 +427,11 @@ func installPCU(n *vty.Node, cfg *Config) {
 		cfg.MCSLQual[8].Low = atoi(a[15])
 		return nil
 	}, imm)
-	in("mcs <1-9> [<1-9>]", func(c *vty.Context) error {
-		cfg.ForceInitialMCS = true
-		cfg.InitialMCSDL, cfg.InitialMCSUL = dlul(c)
-		return nil
-	}, imm)
+	in("mcs <1-9> [<1-9>]", forced(&cfg.ForceInitialMCS, &cfg.InitialMCSDL, &cfg.InitialMCSUL), imm)
 	in("egprs dl arq-type (spb|arq2)", func(c *vty.Context) error { cfg.DLArq2 = c.Args[0] == "arq2"; return nil }, imm)
-	in("no mcs", func(*vty.Context) error {
-		cfg.ForceInitialMCS, cfg.InitialMCSDL, cfg.InitialMCSUL = false, 0, 0
-		return nil
-	}, imm)
-	in("mcs max <1-9> [<1-9>]", func(c *vty.Context) error { cfg.MaxMCSDL, cfg.MaxMCSUL = dlul(c); return nil }, imm)
-	in("no mcs max", func(*vty.Context) error { cfg.MaxMCSDL, cfg.MaxMCSUL = 0, 0; return nil }, imm)
+	in("no mcs", notForced(&cfg.ForceInitialMCS, &cfg.InitialMCSDL, &cfg.InitialMCSUL), imm)
+	in("mcs max <1-9> [<1-9>]", schemes(&cfg.MaxMCSDL, &cfg.MaxMCSUL), imm)
+	in("no mcs max", noSchemes(&cfg.MaxMCSDL, &cfg.MaxMCSUL), imm)
 	in("window-size <0-1024> [<0-256>]", func(c *vty.Context) error {
 		cfg.WSBase = atoi(c.Args[0])
 		if len(c.Args) > 1 {

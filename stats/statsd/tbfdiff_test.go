@@ -3,7 +3,6 @@ package statsd
 import (
 	"context"
 	"fmt"
-	"math/bits"
 	"net"
 	"slices"
 	"strings"
@@ -74,11 +73,7 @@ func (s *radioSide) ready() {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	s.ctx = ctx
-	pdchs := 0
-	for _, trx := range s.bts.Info().TRX {
-		pdchs += bits.OnesCount8(trx.PDCHMask)
-	}
-	if err := s.bts.WaitActive(ctx, pdchs); err != nil {
+	if err := s.bts.WaitActive(ctx, btsemu.InfoPDCHs(s.bts.Info())); err != nil {
 		t.Fatal(err)
 	}
 	select {
