@@ -3,9 +3,6 @@ package system
 import (
 	"bytes"
 	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -235,21 +232,13 @@ func readGSMTAP(t *testing.T, pkts [][]byte, egprs, hop bool) *gsmtapCapture {
 // verbose dissection.
 func tsharkClean(t *testing.T, pcap []byte) string {
 	testutil.NeedBinaries(t, "tshark")
-	f := filepath.Join(t.TempDir(), "session.pcap")
-	if err := os.WriteFile(f, pcap, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("tshark", "-n", "-r", f, "-V").CombinedOutput()
-	if err != nil {
-		t.Fatalf("tshark: %v\n%s", err, out)
-	}
+	out := testutil.Tshark(t, pcap, "-n", "-V")
 	for _, bad := range []string{"Malformed", "[Expert Info (Error"} {
-		if strings.Contains(string(out), bad) {
-			i := strings.Index(string(out), bad)
-			t.Fatalf("tshark reports %q: ...%s", bad, string(out)[max(0, i-4000):i+200])
+		if i := strings.Index(out, bad); i >= 0 {
+			t.Fatalf("tshark reports %q: ...%s", bad, out[max(0, i-4000):i+200])
 		}
 	}
-	return string(out)
+	return out
 }
 
 // dialGSMTAP opens the GSMTAP socket towards 127.0.0.1 (the composition
