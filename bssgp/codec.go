@@ -62,9 +62,9 @@ func number[T unsigned](c *codec, iei IEI, p tlv.Pres, n int, v *T, has *bool) {
 	*v = 0
 	b, ok := c.d.get(iei, p, n, n)
 	if ok {
-		*v = T(be(b))
+		*v = T(tlv.ReadBE(b))
 	}
-	setHas(has, ok)
+	tlv.SetHas(has, ok)
 }
 
 func (c *codec) u8(iei IEI, p tlv.Pres, v *uint8, has *bool)   { number(c, iei, p, 1, v, has) }
@@ -76,15 +76,6 @@ func (c *codec) u24(iei IEI, p tlv.Pres, v *uint32) { number(c, iei, p, 3, v, ni
 
 // cause is a 1-octet IE holding a Cause.
 func (c *codec) cause(iei IEI, p tlv.Pres, v *Cause, has *bool) { number(c, iei, p, 1, v, has) }
-
-// be is the big-endian number in b (1..4 octets).
-func be(b []byte) uint32 {
-	var x uint32
-	for _, o := range b {
-		x = x<<8 | uint32(o)
-	}
-	return x
-}
 
 // bytes is an IE of form f (TLV or TL16) whose value is a slice of
 // minL..maxL octets (maxL < 0: unbounded). A mandatory one is always
@@ -147,7 +138,7 @@ func (c *codec) cellID(p tlv.Pres, v *CellID, has *bool) {
 	if ok {
 		*v = CellID{RAI: parseRAI(b), CI: binary.BigEndian.Uint16(b[6:])}
 	}
-	setHas(has, ok)
+	tlv.SetHas(has, ok)
 }
 
 // imsi is an IMSI IE (TS 48.018 §11.3.14), checked by dec.imsi.
@@ -187,12 +178,6 @@ func (c *codec) unitdataHdr(tlli *uint32, qos *[3]byte) {
 	}
 	*tlli = binary.BigEndian.Uint32(c.d.b[1:])
 	copy(qos[:], c.d.b[5:8])
-}
-
-func setHas(has *bool, v bool) {
-	if has != nil {
-		*has = v
-	}
 }
 
 type ieRef struct {
@@ -289,12 +274,12 @@ func (d *dec) bytes(iei IEI, p tlv.Pres) []byte {
 
 func (d *dec) u8(iei IEI, p tlv.Pres) (uint8, bool) {
 	v, ok := d.get(iei, p, 1, 1)
-	return uint8(be(v)), ok
+	return uint8(tlv.ReadBE(v)), ok
 }
 
 func (d *dec) u32(iei IEI, p tlv.Pres) (uint32, bool) {
 	v, ok := d.get(iei, p, 4, 4)
-	return be(v), ok
+	return tlv.ReadBE(v), ok
 }
 
 // imsi checks that an IMSI IE holds a Mobile Identity of type IMSI with 6

@@ -64,6 +64,7 @@ func (q *Queue) Dequeue(now time.Duration) (fr Frame, ok bool, d Discard) {
 	q.cls[fr.Class].sample(fr.Sojourn)
 	q.s.ctr.Scheduled++
 	q.release(i)
+	q.meter.dequeued(now, len(fr.Data), q.frames > 0)
 	if q.frames == 0 {
 		q.idle(now)
 		q.compact()
@@ -374,7 +375,7 @@ func (q *Queue) flowDelay(f uint8, octets int) time.Duration {
 			}
 		}
 	}
-	rate := int64(q.rate)
+	rate := int64(q.rateNow())
 	if rate <= 0 {
 		rate = AutoDefaultRate
 	}

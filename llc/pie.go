@@ -14,8 +14,9 @@ import "time"
 //
 // Where gopcu differs:
 //   - The queue delay is not measured but computed from the MS's drain
-//     rate, which the engine knows from the coding scheme and the number of
-//     DL timeslots (§5.2's departure rate, known instead of estimated):
+//     rate (§5.2's departure rate): the smaller of the rate the coding
+//     scheme and the number of DL timeslots promise and the rate measured
+//     as §5.1's dq_rate (drainmeter.go):
 //     qdelay = flow backlog × backlogged flows / drain rate. With flow
 //     queueing (FQ-PIE) each backlogged flow gets its DRR share of the rate.
 //   - The decision is taken for the frame at the head of the flow when the

@@ -482,8 +482,9 @@ type Queue struct {
 	octets  int32
 	charge  int64
 	heapIdx int32
-	rate    int32
+	rate    int32 // promised drain rate (SetDrainRate)
 	seq     uint32
+	meter   drainMeter // measured drain rate (drainmeter.go)
 
 	pendFrames uint32
 	pendOctets uint32
@@ -577,7 +578,7 @@ func (q *Queue) SetTransmitStart(now time.Duration) {
 
 // StopTransmit tells the queue that the MS has no DL TBF any more; the next
 // SetTransmitStart starts a new sojourn origin.
-func (q *Queue) StopTransmit() { q.txArmed = false }
+func (q *Queue) StopTransmit() { q.txArmed, q.meter = false, drainMeter{} }
 
 // SetDrainRate tells the queue the MS's current DL drain rate in LLC octets
 // per second (see DrainRate); with plain `queue codel` the rfc variant
@@ -670,6 +671,7 @@ func (q *Queue) PutBack(now time.Duration, f Frame) {
 	}
 	fl |= frameFlags(f.Data)
 	q.insert(entry{data: f.Data, enq: f.Enqueued, origin: now, seq: f.seq, life: f.Lifetime, flags: fl}, true)
+	q.meter.on = false // the frame did not drain: the cycle's time is void
 	q.enforce()
 }
 
@@ -896,7 +898,8 @@ func (q *Queue) TakeDiscarded() Discard { return q.takePending() }
 // variant changed.
 func (q *Queue) sync() {
 	a, s := q.a, q.s
-	if a.gen == s.gen && a.rate == q.rate {
+	rate := q.rateNow()
+	if a.gen == s.gen && a.rate == rate {
 		return
 	}
 	cfg := &s.cfg
@@ -916,20 +919,20 @@ func (q *Queue) sync() {
 	a.codelOn = cfg.CoDel
 	a.aqm = cfg.AQM
 	a.ecn = !cfg.NoECN && cfg.Variant == VariantRFC // the osmo variant is osmo-pcu's: no marks
-	a.params = cfg.ParamsFor(int(q.rate))
-	a.paramsE = cfg.ParamsECNFor(int(q.rate))
+	a.params = cfg.ParamsFor(int(rate))
+	a.paramsE = cfg.ParamsECNFor(int(rate))
 	if a.aqm != AQMCoDel && a.ext == nil {
 		a.ext = new(aqmExt)
 		a.ext.reset()
 	}
 	switch a.aqm {
 	case AQMPIE:
-		a.pieP = cfg.PIEParamsFor(int(q.rate))
+		a.pieP = cfg.PIEParamsFor(int(rate))
 	case AQMRED:
-		a.redP = cfg.REDParamsFor(int(q.rate))
-		a.redPE = cfg.REDParamsECNFor(int(q.rate))
+		a.redP = cfg.REDParamsFor(int(rate))
+		a.redPE = cfg.REDParamsECNFor(int(rate))
 	}
-	a.gen, a.rate = s.gen, q.rate
+	a.gen, a.rate = s.gen, rate
 }
 
 // resetAQM restarts every AQM state of the queue.

@@ -436,7 +436,7 @@ func TestIdleAckAndLines(t *testing.T) {
 	}
 	st := q.Stats(now)
 	lines := st.Lines(now)
-	if len(lines) != 7 || lines[1] != " CoDel rfc: interval 100ms, target 50ms, maxpacket 1543, drain rate 0 octets/s" ||
+	if len(lines) != 7 || lines[1] != " CoDel rfc: interval 100ms, target 50ms, maxpacket 1543, drain rate 0 octets/s (measured 50000)" ||
 		!strings.HasPrefix(lines[2], " flow queues, ECN on (CoDel interval 100ms, target 50ms): marked 0, dropped unmarkable not-ect 0 ciphered 0 compressed 0 other ") {
 		t.Fatalf("%q", lines)
 	}

@@ -45,8 +45,11 @@ type QueueStats struct {
 	// made with ECN on, by why no mark was possible (MarkResult − 1).
 	Marked uint32
 	NoMark [NumNoMark]uint32
-	// DrainRate as last set by SetDrainRate (octets/s, 0 unknown).
-	DrainRate int
+	// DrainRate as last set by SetDrainRate (octets/s, 0 unknown);
+	// MeasuredRate as measured while backlogged (drainmeter.go; 0 none).
+	// The parameters above are for the smaller of the two.
+	DrainRate    int
+	MeasuredRate int
 	// TransmitStart as last set by SetTransmitStart (TransmitStartSet false
 	// if never); Transmitting is true between SetTransmitStart and
 	// StopTransmit.
@@ -62,12 +65,13 @@ type QueueStats struct {
 // Stats returns a snapshot of the queue at now. It does not allocate.
 func (q *Queue) Stats(now time.Duration) QueueStats {
 	cfg := &q.s.cfg
+	rate := int(q.rateNow())
 	st := QueueStats{Frames: int(q.frames), Octets: int(q.octets), Memory: q.charge,
-		Variant: cfg.Variant, CoDel: cfg.CoDel, Params: cfg.ParamsFor(int(q.rate)), DrainRate: int(q.rate),
+		Variant: cfg.Variant, CoDel: cfg.CoDel, Params: cfg.ParamsFor(rate), DrainRate: int(q.rate), MeasuredRate: int(q.meter.rate),
 		TransmitStart: q.txStart, TransmitStartSet: q.txStart != noTime, Transmitting: q.txArmed, HeadSojourn: q.HeadSojourn(now),
 		Pending: Discard{Frames: int(q.pendFrames), Octets: int(q.pendOctets), Overflow: int(q.pendFrames)},
-		ParamsE: cfg.ParamsECNFor(int(q.rate)),
-		AQM:     cfg.AQM, FQ: cfg.fq(), ECN: !cfg.NoECN, PIE: cfg.PIEParamsFor(int(q.rate)), RED: cfg.REDParamsFor(int(q.rate)),
+		ParamsE: cfg.ParamsECNFor(rate),
+		AQM:     cfg.AQM, FQ: cfg.fq(), ECN: !cfg.NoECN, PIE: cfg.PIEParamsFor(rate), RED: cfg.REDParamsFor(rate),
 		Marked: uint32(q.ecn[Marked])}
 	for r := range st.NoMark {
 		st.NoMark[r] = uint32(q.ecn[r+1])
@@ -121,18 +125,22 @@ func (q *Queue) IdleAckDue() (at time.Duration, ok bool) {
 func (st QueueStats) Lines(now time.Duration) []string {
 	l := []string{fmt.Sprintf("LLC queue: %d frames, %d octets (%d charged), head sojourn %v",
 		st.Frames, st.Octets, st.Memory, st.HeadSojourn)}
+	rate := fmt.Sprintf("drain rate %d octets/s", st.DrainRate)
+	if st.MeasuredRate > 0 {
+		rate += fmt.Sprintf(" (measured %d)", st.MeasuredRate)
+	}
 	switch {
 	case !st.CoDel:
 		l = append(l, " CoDel off")
 	case st.AQM == AQMPIE:
-		l = append(l, fmt.Sprintf(" PIE: target %v, tupdate %v, max-burst %v, alpha %.4g, beta %.4g, drain rate %d octets/s",
-			st.PIE.Target, st.PIE.TUpdate, st.PIE.MaxBurst, st.PIE.Alpha, st.PIE.Beta, st.DrainRate))
+		l = append(l, fmt.Sprintf(" PIE: target %v, tupdate %v, max-burst %v, alpha %.4g, beta %.4g, %s",
+			st.PIE.Target, st.PIE.TUpdate, st.PIE.MaxBurst, st.PIE.Alpha, st.PIE.Beta, rate))
 	case st.AQM == AQMRED:
-		l = append(l, fmt.Sprintf(" RED: min %d, max %d octets, probability %g %%, ewma 2^-%d, drain rate %d octets/s",
-			st.RED.Min, st.RED.Max, st.RED.MaxP*100, st.RED.Wlog, st.DrainRate))
+		l = append(l, fmt.Sprintf(" RED: min %d, max %d octets, probability %g %%, ewma 2^-%d, %s",
+			st.RED.Min, st.RED.Max, st.RED.MaxP*100, st.RED.Wlog, rate))
 	default:
-		l = append(l, fmt.Sprintf(" CoDel %v: interval %v, target %v, maxpacket %d, drain rate %d octets/s",
-			st.Variant, st.Params.Interval, st.Params.Target, st.Params.MaxPacket, st.DrainRate))
+		l = append(l, fmt.Sprintf(" CoDel %v: interval %v, target %v, maxpacket %d, %s",
+			st.Variant, st.Params.Interval, st.Params.Target, st.Params.MaxPacket, rate))
 	}
 	fq, ecn := "one FIFO", "ECN off"
 	if st.FQ {

@@ -65,13 +65,8 @@ func (e *Engine) onePhase(bts *BTS, ra uint16, is11 bool, fn uint32, ta uint8, e
 		e.makeEGPRSUL(t)
 	}
 	e.fire(t, evAssignCCCH)
-	ia := rlcmac.ImmediateAssignment{TBF: true}
-	packetChannel(&ia, &bts.TRX[t.trx], t.ctrlTS)
-	ia.ReqRef.RA = uint8(ra)
-	ia.ReqRef.SetFN(fn)
-	ia.TA = ta
+	ia := ulImmAss(&bts.TRX[t.trx], t.ctrlTS, ra, is11, fn, ta)
 	if is11 {
-		ia.ReqRef.RA = 0x7f
 		ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IAREGPRSPacketUpl, HasExtRA: true, ExtRA: uint8(ra & 0x1f), Dynamic: true,
 			TFI: t.tfi, USF: t.ul.usf[t.ctrlTS], ChannelCoding: t.cs.ChannelCodingCommand(), TLLIBlockCC: true,
 			WindowSize: rlcmac.EGPRSWindowSizeCode(t.ul.rw.WS()), HasAlpha: true}
@@ -82,15 +77,40 @@ func (e *Engine) onePhase(bts *BTS, ra uint16, is11 bool, fn uint32, ta uint8, e
 	if ms.TAI >= 0 {
 		ia.Rest.HasTAI, ia.Rest.TAI = true, uint8(ms.TAI)
 	}
+	if e.sendULImmAss(bts, &ia, CtrImmAssULOnePhase, "UL IMM ASS") {
+		e.tbfLog.Info("UL TBF assigned on CCCH", "tbf", t, "ra", ra, "fn", fn, "cs", t.cs)
+	}
+}
+
+// ulImmAss is the start of an IMMEDIATE ASSIGNMENT of uplink resources on
+// PDCH ts of trx (TS 44.018 §9.1.18) that answers the access burst ra of
+// frame fn (11-bit: Request Reference RA 0x7F, the Extended RA goes in the
+// rest octets), with timing advance ta.
+func ulImmAss(trx *TRX, ts uint8, ra uint16, is11 bool, fn uint32, ta uint8) rlcmac.ImmediateAssignment {
+	ia := rlcmac.ImmediateAssignment{TBF: true}
+	packetChannel(&ia, trx, ts)
+	ia.ReqRef.RA = uint8(ra)
+	if is11 {
+		ia.ReqRef.RA = 0x7f
+	}
+	ia.ReqRef.SetFN(fn)
+	ia.TA = ta
+	return ia
+}
+
+// sendULImmAss sends an uplink IMMEDIATE ASSIGNMENT on AGCH and counts
+// it (immediate:assignment_UL and ctr, its kind of access); what names
+// it in the log if it cannot be encoded.
+func (e *Engine) sendULImmAss(bts *BTS, ia *rlcmac.ImmediateAssignment, ctr int, what string) bool {
 	var mac [rlcmac.MACBlockLen]byte
-	if _, err := rlcmac.EncodeImmediateAssignment(mac[:], &ia); err != nil {
-		e.tbfLog.Error("cannot encode UL IMM ASS", "err", err)
-		return
+	if _, err := rlcmac.EncodeImmediateAssignment(mac[:], ia); err != nil {
+		e.tbfLog.Error("cannot encode "+what, "err", err)
+		return false
 	}
 	e.sendAGCH(bts, mac[:], msgIDNone, false)
 	bts.Ctr.Inc(CtrImmAssUL)
-	bts.Ctr.Inc(CtrImmAssULOnePhase)
-	e.tbfLog.Info("UL TBF assigned on CCCH", "tbf", t, "ra", ra, "fn", fn, "cs", t.cs)
+	bts.Ctr.Inc(ctr)
+	return true
 }
 
 // egprsRACH handles an 11-bit access burst (osmo-pcu bts.cpp parse_egprs_pkt_ch_req()): on
@@ -130,7 +150,7 @@ func (e *Engine) egprsRACH(bts *BTS, m *pcuif.RACHInd, fn uint32, ta uint8) {
 // the first TRX with PDCHs.
 func firstPDCH(bts *BTS) (*TRX, int) {
 	for i := range bts.TRX {
-		if m := bts.TRX[i].enabledMask(); m != 0 {
+		if m := bts.TRX[i].enabled; m != 0 {
 			for s := 7; s >= 0; s-- {
 				if m&(1<<s) != 0 {
 					return &bts.TRX[i], s
@@ -237,13 +257,7 @@ func (e *Engine) encodePUA(t *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) in
 			m.Dynamic.USF[ts] = t.ul.usf[ts]
 		}
 	}
-	n := e.encodePolled(p, fn, t, pollULAss, usf, blk, &m)
-	if n == 0 {
-		return 0
-	}
-	t.ctl(&t.ulAss, ctlSentPolled)
-	t.bts.Ctr.Inc(CtrPktULAssignment)
-	return n
+	return e.encodePolled(p, fn, t, pollULAss, &t.ulAss, CtrPktULAssignment, usf, blk, &m)
 }
 
 // chanReqInAck handles a Channel Request Description in a DL Ack/Nack of
@@ -343,26 +357,14 @@ func (e *Engine) singleBlock(bts *BTS, ra uint16, is11 bool, rachFN uint32, ta u
 	}
 	bts.addResv(p, resv{fn: fn, kind: resvSBA, ta: ta})
 	bts.Ctr.Inc(CtrSBAAllocated)
-	ia := rlcmac.ImmediateAssignment{TBF: true}
-	packetChannel(&ia, trx, uint8(ts))
-	ia.ReqRef.RA = uint8(ra)
-	ia.ReqRef.SetFN(rachFN)
-	ia.TA = ta
+	ia := ulImmAss(trx, uint8(ts), ra, is11, rachFN, ta)
 	ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IARPacketUplink, Dynamic: false, HasStartTime: true}
 	if is11 { // EGPRS multi block assignment of one block ("LH 00")
-		ia.ReqRef.RA = 0x7f
 		ia.Rest = rlcmac.IARestOctets{Kind: rlcmac.IAREGPRSPacketUpl, HasExtRA: true, ExtRA: uint8(ra & 0x1f), HasStartTime: true,
 			HasAlpha: true}
 	}
 	ia.Rest.T1, ia.Rest.T3, ia.Rest.T2 = rlcmac.StartingTimeFromFN(fn)
-	var mac [rlcmac.MACBlockLen]byte
-	if _, err := rlcmac.EncodeImmediateAssignment(mac[:], &ia); err != nil {
-		e.tbfLog.Error("cannot encode single block IMM ASS", "err", err)
-		return
-	}
-	e.sendAGCH(bts, mac[:], msgIDNone, false)
-	bts.Ctr.Inc(CtrImmAssUL)
-	bts.Ctr.Inc(CtrImmAssULTwoPhase)
+	e.sendULImmAss(bts, &ia, CtrImmAssULTwoPhase, "single block IMM ASS")
 }
 
 // resourceRequest handles a Packet Resource Request (TS 44.060 §11.2.16)

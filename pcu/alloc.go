@@ -47,13 +47,6 @@ func freeUSF(p *PDCH) (uint8, bool) {
 	return 0, false
 }
 
-func allocDir(d Dir) alloc.Dir {
-	if d == DirUL {
-		return alloc.UL
-	}
-	return alloc.DL
-}
-
 // allocFailCtr are the counters of algorithm B's failure causes.
 var allocFailCtr = [...]int{
 	alloc.NoTFI:       CtrTBFAllocFailedNoTFI,
@@ -70,7 +63,7 @@ func (e *Engine) allocate(bts *BTS, ms *MS, dir Dir, single bool, r *alloc.Resul
 	if dir == DirDL {
 		e.expireTFIHolds(bts)
 	}
-	q := alloc.Request{Dir: allocDir(dir), Single: single, TRX: -1, MS: ms.slots}
+	q := alloc.Request{Dir: dir, Single: single, TRX: -1, MS: ms.slots}
 	q.Class, q.ClassKnown = alloc.Class(ms.MSClass, ms.EGPRSClass, e.params.MultislotDefault)
 	if t := ms.UL; t != nil {
 		q.ULTBF = alloc.Placed{On: true, TRX: t.trx, Slots: t.slots}

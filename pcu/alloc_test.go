@@ -45,60 +45,56 @@ type allocStep struct {
 // control TS is the MS's first common TS. Class 0 is the default class 12.
 func TestAllocBSequences(t *testing.T) {
 	for _, c := range []struct {
-		class             int
+		classes           []int // the classes that allocate so
 		ulDL, dlUL, jolly []allocStep
 	}{
-		{0, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00001000, 3}, {DirDL, 0b00011110, 3}}},
-		{1, []allocStep{{DirUL, 0b00100000, 5}, {DirDL, 0b00100000, 5}}, []allocStep{{DirDL, 0b00100000, 5}, {DirUL, 0b00100000, 5}, {DirDL, 0b00100000, 5}}, []allocStep{{DirUL, 0b00000010, 1}, {DirDL, 0b00000010, 1}}},
-		{4, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00000100, 2}, {DirDL, 0b00001110, 2}}},
-		{10, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00001000, 3}, {DirDL, 0b00011110, 3}}},
-		{12, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00001000, 3}, {DirDL, 0b00011110, 3}}},
-		{13, []allocStep{{DirUL, 0b00100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirDL, 0b00100000, 5}, {DirUL, 0b11100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirUL, 0b00001110, 1}, {DirDL, 0b00001110, 1}}},
-		{14, []allocStep{{DirUL, 0b00100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirDL, 0b00100000, 5}, {DirUL, 0b11100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirUL, 0b00011110, 1}, {DirDL, 0b00011110, 1}}},
-		{18, []allocStep{{DirUL, 0b00100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirDL, 0b00100000, 5}, {DirUL, 0b11100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirUL, 0b00011110, 1}, {DirDL, 0b00011110, 1}}},
-		{23, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00001000, 3}, {DirDL, 0b00011110, 3}}},
-		{29, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00001000, 3}, {DirDL, 0b00011110, 3}}},
-		{33, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00011000, 3}, {DirDL, 0b00011110, 3}}},
-		{38, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00011000, 3}, {DirDL, 0b00011110, 3}}},
-		{45, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00011000, 3}, {DirDL, 0b00011110, 3}}},
+		{[]int{0, 10, 12, 23, 29}, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00001000, 3}, {DirDL, 0b00011110, 3}}},
+		{[]int{1}, []allocStep{{DirUL, 0b00100000, 5}, {DirDL, 0b00100000, 5}}, []allocStep{{DirDL, 0b00100000, 5}, {DirUL, 0b00100000, 5}, {DirDL, 0b00100000, 5}}, []allocStep{{DirUL, 0b00000010, 1}, {DirDL, 0b00000010, 1}}},
+		{[]int{4}, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00000100, 2}, {DirDL, 0b00001110, 2}}},
+		{[]int{13}, []allocStep{{DirUL, 0b00100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirDL, 0b00100000, 5}, {DirUL, 0b11100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirUL, 0b00001110, 1}, {DirDL, 0b00001110, 1}}},
+		{[]int{14, 18}, []allocStep{{DirUL, 0b00100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirDL, 0b00100000, 5}, {DirUL, 0b11100000, 5}, {DirDL, 0b11100000, 5}}, []allocStep{{DirUL, 0b00011110, 1}, {DirDL, 0b00011110, 1}}},
+		{[]int{33, 38, 45}, []allocStep{{DirUL, 0b01000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirDL, 0b01000000, 6}, {DirUL, 0b11000000, 6}, {DirDL, 0b11100000, 6}}, []allocStep{{DirUL, 0b00011000, 3}, {DirDL, 0b00011110, 3}}},
 	} {
-		check := func(name string, i int, tb *TBF, err error, want []allocStep) {
-			t.Helper()
-			if err != nil || tb == nil {
-				t.Fatalf("class %d %s step %d: %v", c.class, name, i, err)
+		for _, class := range c.classes {
+			check := func(name string, i int, tb *TBF, err error, want []allocStep) {
+				t.Helper()
+				if err != nil || tb == nil {
+					t.Fatalf("class %d %s step %d: %v", class, name, i, err)
+				}
+				if w := want[i]; tb.dir != w.dir || tb.slots != w.slots || tb.ctrlTS != w.ctrl || tb.ms.slots.FirstTS() != int(w.ctrl) {
+					t.Errorf("class %d %s step %d: %v slots %08b ctrl %d first %d, want %v %08b ctrl %d", class, name, i,
+						tb.dir, tb.slots, tb.ctrlTS, tb.ms.slots.FirstTS(), w.dir, w.slots, w.ctrl)
+				}
 			}
-			if w := want[i]; tb.dir != w.dir || tb.slots != w.slots || tb.ctrlTS != w.ctrl || tb.ms.slots.FirstTS() != int(w.ctrl) {
-				t.Errorf("class %d %s step %d: %v slots %08b ctrl %d first %d, want %v %08b ctrl %d", c.class, name, i,
-					tb.dir, tb.slots, tb.ctrlTS, tb.ms.slots.FirstTS(), w.dir, w.slots, w.ctrl)
+			// an MS of the class alone on the PDCHs in mask, algorithm B
+			msOn := func(mask uint8) (*Engine, *BTS, *MS) {
+				e, bts := allocEngine(t, "b", mask)
+				ms := e.newMS(bts, 0xc0000001)
+				ms.MSClass = class
+				return e, bts, ms
 			}
-		}
-		e, bts := allocEngine(t, "b", 0xe0)
-		ms := e.newMS(bts, 0xc0000001)
-		ms.MSClass = c.class
-		ul, err := e.allocULSlots(bts, ms, false)
-		check("UL, DL", 0, ul, err, c.ulDL)
-		dl, err := e.allocDL(bts, ms, false)
-		check("UL, DL", 1, dl, err, c.ulDL)
+			e, bts, ms := msOn(0xe0)
+			ul, err := e.allocULSlots(bts, ms, false)
+			check("UL, DL", 0, ul, err, c.ulDL)
+			dl, err := e.allocDL(bts, ms, false)
+			check("UL, DL", 1, dl, err, c.ulDL)
 
-		e, bts = allocEngine(t, "b", 0xe0)
-		ms = e.newMS(bts, 0xc0000001)
-		ms.MSClass = c.class
-		dl, err = e.allocDL(bts, ms, true)
-		check("DL, UL, upgrade", 0, dl, err, c.dlUL)
-		ul, err = e.allocUL(bts, ms) // with a DL TBF: on PACCH
-		check("DL, UL, upgrade", 1, ul, err, c.dlUL)
-		if mask, ctrl, ok := e.dlUpgrade(dl); ok {
-			dl.slots, dl.ctrlTS = mask, ctrl
-		}
-		check("DL, UL, upgrade", 2, dl, nil, c.dlUL)
+			e, bts, ms = msOn(0xe0)
+			dl, err = e.allocDL(bts, ms, true)
+			check("DL, UL, upgrade", 0, dl, err, c.dlUL)
+			ul, err = e.allocUL(bts, ms) // with a DL TBF: on PACCH
+			check("DL, UL, upgrade", 1, ul, err, c.dlUL)
+			if mask, ctrl, ok := e.dlUpgrade(dl); ok {
+				dl.slots, dl.ctrlTS = mask, ctrl
+			}
+			check("DL, UL, upgrade", 2, dl, nil, c.dlUL)
 
-		e, bts = allocEngine(t, "b", 0x1e)
-		ms = e.newMS(bts, 0xc0000001)
-		ms.MSClass = c.class
-		ul, err = e.allocULSlots(bts, ms, true)
-		check("jolly", 0, ul, err, c.jolly)
-		dl, err = e.allocDL(bts, ms, false)
-		check("jolly", 1, dl, err, c.jolly)
+			e, bts, ms = msOn(0x1e)
+			ul, err = e.allocULSlots(bts, ms, true)
+			check("jolly", 0, ul, err, c.jolly)
+			dl, err = e.allocDL(bts, ms, false)
+			check("jolly", 1, dl, err, c.jolly)
+		}
 	}
 }
 
@@ -178,39 +174,45 @@ func allocMany(e *Engine, bts *BTS, minC, maxC, mode int) []string {
 // under algorithm A (osmo-pcu: per PDCH), so A stops at 32 TBFs of a
 // direction where osmo-pcu goes on; the slots up to there are the same.
 func TestSuccessiveAllocations(t *testing.T) {
+	// A gives each of 32 MSs (TFIs) one slot, the least busy PDCH: TS 3..7
+	// in turn, slot letter l
+	oneEach := func(l string) string {
+		ms := make([]string, 32)
+		for i := range ms {
+			ms[i] = strings.Repeat(".", 3+i%5) + l + strings.Repeat(".", 4-i%5)
+		}
+		return strings.Join(ms, " ")
+	}
 	for _, c := range []struct {
-		algo       string
+		algos      string // the algorithms that allocate so, blank-separated
 		minC, maxC int
 		mode       int
 		n          int
 		slots      string
 	}{
-		{"a", 1, 1, modeULDL, 32, "...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C..."}, // osmo-pcu: 35 (per-PDCH TFIs under A)
+		{"a", 1, 1, modeULDL, 32, oneEach("C")}, // osmo-pcu: 35 (per-PDCH TFIs under A)
 		{"b", 10, 10, modeULDL, 15, "...DDCD. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...CC..."},
 		{"b", 12, 12, modeULDL, 15, "...DDCD. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...CC..."},
 		{"b", 1, 12, modeULDL, 23, "...C.... ....DC.. ......DC ...DCD.. ......CC ...CC... .....CC. ....DDCD ...DCC.. .....DCC ...DCC.. .....DCC ...C.... ......DC ...DC... ....DCD. ...CC... ......CC ...CC... ....DDCD .....DDC ...DDCD. ...DDCD."},
-		{"b", 1, 45, modeULDL, 17, "...C.... ....DC.. ......DC ...DCD.. ......CC ...CC... .....CC. ....DDCD ...DCC.. .....DCC ...DCC.. .....DCC ...CCC.. ...CCCC. ...CCCCC ...CDDDC ...CDDDC"},
-		{"dynamic", 1, 45, modeULDL, 17, "...C.... ....DC.. ......DC ...DCD.. ......CC ...CC... .....CC. ....DDCD ...DCC.. .....DCC ...DCC.. .....DCC ...CCC.. ...CCCC. ...CCCCC ...CDDDC ...CDDDC"},
-		{"a", 1, 1, modeDLUL, 32, "...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C..."}, // osmo-pcu: 35 (per-PDCH TFIs under A)
-		{"b", 10, 10, modeDLUL, 15, "...DDCD. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...CC..."},
-		{"dynamic", 10, 10, modeDLUL, 15, "...DDCD. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...CC..."},
-		{"a", 1, 1, modeDLAfterUL, 32, "...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C..."}, // osmo-pcu: 160 (per-PDCH TFIs under A)
-		{"b", 10, 10, modeDLAfterUL, 32, "...DDCD. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...CD... .....DCD ...CD... ...CD... .....DCD ...CD... ....DCD. .....DCD ...CD... ...CD..."},
-		{"dynamic", 10, 10, modeDLAfterUL, 32, "...DDCD. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...CD... .....DCD ...CD... ...CD... .....DCD ...CD... ....DCD. .....DCD ...CD... ...CD..."}, // osmo-pcu: 101 (per-PDCH TFIs under A)
-		{"a", 1, 1, modeULAfterDL, 32, "...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U..."},         // osmo-pcu: 35 (per-PDCH TFIs under A)
-		{"b", 10, 10, modeULAfterDL, 15, ".....U.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ...UU..."},
-		{"dynamic", 10, 10, modeULAfterDL, 15, ".....U.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ...UU..."},
-		{"a", 1, 1, modeUL, 32, "...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U... .....U.. ......U. .......U ...U.... ....U..."}, // osmo-pcu: 35 (per-PDCH TFIs under A)
+		{"b dynamic", 1, 45, modeULDL, 17, "...C.... ....DC.. ......DC ...DCD.. ......CC ...CC... .....CC. ....DDCD ...DCC.. .....DCC ...DCC.. .....DCC ...CCC.. ...CCCC. ...CCCCC ...CDDDC ...CDDDC"},
+		{"a", 1, 1, modeDLUL, 32, oneEach("C")}, // osmo-pcu: 35 (per-PDCH TFIs under A)
+		{"b dynamic", 10, 10, modeDLUL, 15, "...DDCD. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...DCC.. .....DCC ...CC..."},
+		{"a", 1, 1, modeDLAfterUL, 32, oneEach("C")}, // osmo-pcu: 160 (per-PDCH TFIs under A)
+		{"b dynamic", 10, 10, modeDLAfterUL, 32, "...DDCD. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...CD... .....DCD ...CD... ...CD... .....DCD ...CD... ....DCD. .....DCD ...CD... ...CD..."}, // osmo-pcu dynamic: 101 (per-PDCH TFIs under A)
+		{"a", 1, 1, modeULAfterDL, 32, oneEach("U")}, // osmo-pcu: 35 (per-PDCH TFIs under A)
+		{"b dynamic", 10, 10, modeULAfterDL, 15, ".....U.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ...UU..."},
+		{"a", 1, 1, modeUL, 32, oneEach("U")}, // osmo-pcu: 35 (per-PDCH TFIs under A)
 		{"b", 10, 10, modeUL, 15, ".....U.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ...UU..."},
 		{"dynamic", 10, 10, modeUL, 21, ".....U.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ....UU.. ......UU ...UU... ...U.... ...U.... ...U.... ...U.... ...U.... ...U...."},
-		{"a", 1, 1, modeDL, 32, "...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C... .....C.. ......C. .......C ...C.... ....C..."}, // osmo-pcu: 160 (per-PDCH TFIs under A)
-		{"b", 10, 10, modeDL, 32, "...DDCD. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...CD... .....DCD ...CD... ...CD... .....DCD ...CD... ....DCD. .....DCD ...CD... ...CD..."},
-		{"dynamic", 10, 10, modeDL, 32, "...DDCD. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...CD... .....DCD ...CD... ...CD... .....DCD ...CD... ....DCD. .....DCD ...CD... ...CD..."}, // osmo-pcu: 101 (per-PDCH TFIs under A)
+		{"a", 1, 1, modeDL, 32, oneEach("C")}, // osmo-pcu: 160 (per-PDCH TFIs under A)
+		{"b dynamic", 10, 10, modeDL, 32, "...DDCD. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...DCD.. .....DCD ...CD... .....DCD ...CD... ...CD... .....DCD ...CD... ....DCD. .....DCD ...CD... ...CD..."}, // osmo-pcu dynamic: 101 (per-PDCH TFIs under A)
 	} {
-		e, bts := allocEngine(t, c.algo, 0xf8)
-		got := allocMany(e, bts, c.minC, c.maxC, c.mode)
-		if len(got) != c.n || strings.Join(got, " ") != c.slots {
-			t.Errorf("%s class %d..%d mode %d: %d MSs\n got %s\nwant %s", c.algo, c.minC, c.maxC, c.mode, len(got), strings.Join(got, " "), c.slots)
+		for _, algo := range strings.Fields(c.algos) {
+			e, bts := allocEngine(t, algo, 0xf8)
+			got := allocMany(e, bts, c.minC, c.maxC, c.mode)
+			if len(got) != c.n || strings.Join(got, " ") != c.slots {
+				t.Errorf("%s class %d..%d mode %d: %d MSs\n got %s\nwant %s", algo, c.minC, c.maxC, c.mode, len(got), strings.Join(got, " "), c.slots)
+			}
 		}
 	}
 }
@@ -483,7 +485,7 @@ func TestAllocFailureCauses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bts.TRX[0].PDCH[ul.ctrlTS].Enabled = false
+	bts.TRX[0].setEnabled(int(ul.ctrlTS), false)
 	if _, err := e.allocDL(bts, ms, true); err == nil || bts.Ctr.Value(CtrTBFAllocFailedNoSlotAvail) != 1 {
 		t.Fatalf("control TS off: %v, no_slot_avail %d", err, bts.Ctr.Value(CtrTBFAllocFailedNoSlotAvail))
 	}

@@ -96,16 +96,21 @@ type TRX struct {
 	// the BTS may still send (holdTFI); dlHold says for whom, how long.
 	dlTFIHeld uint32
 	dlHold    [32]tfiHold
+	// enabled is the set of enabled PDCHs (bit n: PDCH[n].Enabled), kept
+	// in step by setEnabled; the allocator has its own from its view
+	// (alloc.TRX.EnabledMask).
+	enabled uint8
 }
 
-func (t *TRX) enabledMask() uint8 {
-	var m uint8
-	for i := range t.PDCH {
-		if t.PDCH[i].Enabled {
-			m |= 1 << i
-		}
+// setEnabled enables or disables PDCH ts of the TRX (its Enabled and the
+// TRX's enabled mask).
+func (t *TRX) setEnabled(ts int, on bool) {
+	t.PDCH[ts].Enabled = on
+	if on {
+		t.enabled |= 1 << ts
+	} else {
+		t.enabled &^= 1 << ts
 	}
-	return m
 }
 
 // BTS is the engine's model of one BTS, built from INFO_IND.

@@ -304,26 +304,7 @@ func TestNewULAccessReassignsDLOnPACCH(t *testing.T) {
 	e, bts := fsmEngine(t, &fakeClock{}, nil)
 	const tlli = 0xc0e00001
 	old := dlOnCCCH(t, e, bts, tlli)
-	e.onRACH(bts, &pcuif.RACHInd{SAPI: pcuif.SAPIRACH, RA: 0x78, FN: 0})
-	var ul *TBF
-	for _, x := range bts.tbfs {
-		if x.dir == DirUL {
-			ul = x
-		}
-	}
-	if ul == nil {
-		t.Fatal("no UL TBF for the RACH")
-	}
-	e.fire(ul, timeoutEv(tmX2002))
-	ts := lowestSlot(ul.slots)
-	unit := make([]byte, rlcmac.CS1.DataLen())
-	binary.BigEndian.PutUint32(unit, tlli)
-	var blk [rlcmac.MaxBlockLen]byte
-	n, err := rlcmac.EncodeGPRSUL(blk[:], rlcmac.CS1, &rlcmac.GPRSULHeader{CV: 15, TFI: ul.tfi, TI: true, E: true}, unit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIPDTCH, FN: ulBlockFN(0), TRX: 0, TS: uint8(ts), ARFCN: 871, Payload: blk[:n], LqualCb: 100})
+	ul := onePhaseAccess(t, e, bts, tlli)
 	ms := bts.ms.byTLLI[tlli]
 	if !old.released() || ms.UL != ul || ms.DL != nil || ms.Queue.Len() != 1 {
 		t.Fatalf("after the first UL block with the TLLI: old DL freed=%v, MS UL ours=%v, DL %v, queue %d", old.released(), ms.UL == ul, ms.DL, ms.Queue.Len())

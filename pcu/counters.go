@@ -2,6 +2,7 @@ package pcu
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gopcu/gopcu/internal/ratectr"
 )
@@ -115,8 +116,15 @@ const (
 	numBTSCtrs
 )
 
-// BTSCounterDescs are osmo-pcu's 102 BTS counters.
-var BTSCounterDescs = []ratectr.Desc{
+// BTSCounterDescs are osmo-pcu's 102 BTS counters: 76 of their own, then
+// the data blocks per coding scheme, downlink and uplink.
+var BTSCounterDescs = slices.Concat(btsCounterDescs,
+	csDescs("gprs:downlink_cs%d", "CS%d downlink         ", 4),
+	csDescs("egprs:downlink_mcs%d", "MCS%d downlink        ", 9),
+	csDescs("gprs:uplink_cs%d", "CS%d Uplink           ", 4),
+	csDescs("egprs:uplink_mcs%d", "MCS%d Uplink          ", 9))
+
+var btsCounterDescs = []ratectr.Desc{
 	{Name: "pdch:all_allocated", Description: "Cumulative counter of seconds where all enabled PDCH resources were allocated"},
 	{Name: "tbf:dl:alloc", Description: "TBF DL Allocated     "},
 	{Name: "tbf:dl:freed", Description: "TBF DL Freed         "},
@@ -193,32 +201,6 @@ var BTSCounterDescs = []ratectr.Desc{
 	{Name: "pkt:ul_ack_nack_failed", Description: "PUAN poll Failed     "},
 	{Name: "pkt:dl_ack_nack_timeout", Description: "PDAN poll Timeout    "},
 	{Name: "pkt:dl_ack_nack_failed", Description: "PDAN poll Failed     "},
-	{Name: "gprs:downlink_cs1", Description: "CS1 downlink         "},
-	{Name: "gprs:downlink_cs2", Description: "CS2 downlink         "},
-	{Name: "gprs:downlink_cs3", Description: "CS3 downlink         "},
-	{Name: "gprs:downlink_cs4", Description: "CS4 downlink         "},
-	{Name: "egprs:downlink_mcs1", Description: "MCS1 downlink        "},
-	{Name: "egprs:downlink_mcs2", Description: "MCS2 downlink        "},
-	{Name: "egprs:downlink_mcs3", Description: "MCS3 downlink        "},
-	{Name: "egprs:downlink_mcs4", Description: "MCS4 downlink        "},
-	{Name: "egprs:downlink_mcs5", Description: "MCS5 downlink        "},
-	{Name: "egprs:downlink_mcs6", Description: "MCS6 downlink        "},
-	{Name: "egprs:downlink_mcs7", Description: "MCS7 downlink        "},
-	{Name: "egprs:downlink_mcs8", Description: "MCS8 downlink        "},
-	{Name: "egprs:downlink_mcs9", Description: "MCS9 downlink        "},
-	{Name: "gprs:uplink_cs1", Description: "CS1 Uplink           "},
-	{Name: "gprs:uplink_cs2", Description: "CS2 Uplink           "},
-	{Name: "gprs:uplink_cs3", Description: "CS3 Uplink           "},
-	{Name: "gprs:uplink_cs4", Description: "CS4 Uplink           "},
-	{Name: "egprs:uplink_mcs1", Description: "MCS1 Uplink          "},
-	{Name: "egprs:uplink_mcs2", Description: "MCS2 Uplink          "},
-	{Name: "egprs:uplink_mcs3", Description: "MCS3 Uplink          "},
-	{Name: "egprs:uplink_mcs4", Description: "MCS4 Uplink          "},
-	{Name: "egprs:uplink_mcs5", Description: "MCS5 Uplink          "},
-	{Name: "egprs:uplink_mcs6", Description: "MCS6 Uplink          "},
-	{Name: "egprs:uplink_mcs7", Description: "MCS7 Uplink          "},
-	{Name: "egprs:uplink_mcs8", Description: "MCS8 Uplink          "},
-	{Name: "egprs:uplink_mcs9", Description: "MCS9 Uplink          "},
 }
 
 // PCU socket counters of gopcu (group "pcu:l1if"; osmo-pcu only logs these).
@@ -360,17 +342,19 @@ var TBFCounterDescs = []ratectr.Desc{
 
 // TBF data block groups: GPRS CS-1..4 and EGPRS MCS-1..9, downlink or uplink.
 var (
-	TBFGPRSDLDescs  = csDescs("gprs:downlink:cs", "CS", 4)
-	TBFGPRSULDescs  = csDescs("gprs:uplink:cs", "CS", 4)
-	TBFEGPRSDLDescs = csDescs("egprs:downlink:mcs", "MCS", 9)
-	TBFEGPRSULDescs = csDescs("egprs:uplink:mcs", "MCS", 9)
+	// osmo-pcu's descriptions end in 8 blanks ("CS1        ")
+	TBFGPRSDLDescs  = csDescs("gprs:downlink:cs%d", "CS%d        ", 4)
+	TBFGPRSULDescs  = csDescs("gprs:uplink:cs%d", "CS%d        ", 4)
+	TBFEGPRSDLDescs = csDescs("egprs:downlink:mcs%d", "MCS%d        ", 9)
+	TBFEGPRSULDescs = csDescs("egprs:uplink:mcs%d", "MCS%d        ", 9)
 )
 
-func csDescs(prefix, label string, n int) []ratectr.Desc {
+// csDescs are the counters of coding schemes 1..n: name and description
+// are formats of the scheme's number.
+func csDescs(name, desc string, n int) []ratectr.Desc {
 	d := make([]ratectr.Desc, n)
 	for i := range d {
-		// osmo-pcu's descriptions end in 8 blanks ("CS1        ")
-		d[i] = ratectr.Desc{Name: fmt.Sprintf("%s%d", prefix, i+1), Description: fmt.Sprintf("%s%d        ", label, i+1)}
+		d[i] = ratectr.Desc{Name: fmt.Sprintf(name, i+1), Description: fmt.Sprintf(desc, i+1)}
 	}
 	return d
 }

@@ -271,13 +271,7 @@ func (e *Engine) encodePDA(nt *TBF, p *PDCH, fn uint32, usf uint8, blk []byte) i
 	pd := &trx.PDCH[nt.ctrlTS]
 	m.HasFreq = true
 	m.Freq = freqParams(trx, pd)
-	n := e.encodePolled(p, fn, nt, pollDLAss, usf, blk, &m)
-	if n == 0 {
-		return 0
-	}
-	nt.ctl(&nt.dlAss, ctlSentPolled)
-	nt.bts.Ctr.Inc(CtrPktDLAssignment)
-	return n
+	return e.encodePolled(p, fn, nt, pollDLAss, &nt.dlAss, CtrPktDLAssignment, usf, blk, &m)
 }
 
 func reverseBits(x uint8) uint8 {

@@ -12,6 +12,7 @@ import (
 	"github.com/gopcu/gopcu/internal/poison"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/llc"
+	"github.com/gopcu/gopcu/pcu/internal/gbtest"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 )
@@ -34,12 +35,12 @@ type gbRig struct {
 }
 
 func newGbRig(t *testing.T) *gbRig {
-	ii := gbInfo(t)
+	ii := gbtest.Info()
 	ii.Flags |= pcuif.FlagCS(2) | pcuif.FlagCS(3) | pcuif.FlagCS(4)
 	ii.InitialCS = 4
 	ii.TRX[0].PDCHMask = 0xff
 	s0 := testutil.UDP(t)
-	setNSVC(ii, 0, 101, freeUDPPort(t), s0)
+	gbtest.SetNSVC(ii, 0, 101, gbtest.FreeUDPPort(t), s0)
 	e := New(Config{SocketPath: "/nonexistent", Gb: true, Clock: &fakeClock{}})
 	udp := attachUDPNS(e)
 	feedInfo(t, e, ii)
@@ -50,7 +51,7 @@ func newGbRig(t *testing.T) *gbRig {
 	}
 	e.advance(bts, 0)
 	r := &gbRig{e: e, bts: bts, sgsn: s0, timer: time.NewTimer(time.Hour), ns: udp}
-	r.pcu = waitNSReset(t, s0)
+	r.pcu = gbtest.WaitNSReset(t, s0)
 	// the SGSN's side of the bring-up (bssgp/bss TestBringUpCapture):
 	// NS-RESET-ACK, NS-UNBLOCK-ACK, NS-ALIVE-ACK, BVC-RESET-ACK of the
 	// signalling and of the PTP BVC 1800, BVC-UNBLOCK-ACK

@@ -240,6 +240,13 @@ func (e *Engine) handleMessage(b []byte) {
 	}
 }
 
+// zeroed zeroes a reused decode target and returns it.
+func zeroed[T any](p *T) *T {
+	var z T
+	*p = z
+	return p
+}
+
 // decodeOther decodes a message that is neither RTS_REQ nor DATA_IND.
 // The frequent ones (osmo-bts sends a TIME_IND at every radio block
 // start, pcu_tx_time_ind, and an INTERF_IND per TRX every interference
@@ -250,14 +257,11 @@ func (e *Engine) decodeOther(t pcuif.MsgType, b []byte, v pcuif.Version) (pcuif.
 	var m pcuif.Message
 	switch t {
 	case pcuif.TypeTimeInd:
-		e.rxTime = pcuif.TimeInd{}
-		m = &e.rxTime
+		m = zeroed(&e.rxTime)
 	case pcuif.TypeRACHInd:
-		e.rxRACH = pcuif.RACHInd{}
-		m = &e.rxRACH
+		m = zeroed(&e.rxRACH)
 	case pcuif.TypeInterfInd:
-		e.rxInterf = pcuif.InterfInd{}
-		m = &e.rxInterf
+		m = zeroed(&e.rxInterf)
 	default:
 		return pcuif.Parse(b, v)
 	}
@@ -318,11 +322,11 @@ func (e *Engine) handleInfoInd(b []byte) {
 			}
 			if want && !p.Enabled {
 				e.sendAct(bts, true, t, s)
-				p.Enabled = true
+				trx.setEnabled(s, true)
 				e.l1log.Info("PDCH activated", "bts", bts.Nr, "trx", t, "ts", s)
 			} else if !want && p.Enabled {
 				e.sendAct(bts, false, t, s)
-				p.Enabled = false
+				trx.setEnabled(s, false)
 				e.l1log.Info("PDCH deactivated", "bts", bts.Nr, "trx", t, "ts", s)
 			}
 		}
@@ -362,8 +366,8 @@ func (e *Engine) dropRadio(bts *BTS) {
 	}
 	for t := range bts.TRX {
 		for s := range bts.TRX[t].PDCH {
+			bts.TRX[t].setEnabled(s, false)
 			p := &bts.TRX[t].PDCH[s]
-			p.Enabled = false
 			p.resv = nil
 			p.usfOwner = [8]*TBF{}
 		}

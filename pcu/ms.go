@@ -55,10 +55,10 @@ type MS struct {
 
 	// L1 measurements of the last uplink block.
 	RSSI  int8
-	LinkQ int16   // C/I in cB
-	BTO   int16   // burst timing offset, quarter bits
-	meas  msMeas  // what `show ms` reports of both links (msmeas.go)
-	watch msWatch // idle bookkeeping (msidle.go)
+	LinkQ int16    // C/I in cB
+	BTO   int16    // burst timing offset, quarter bits
+	meas  MeasView // what `show ms` reports of both links (msmeas.go)
+	watch msWatch  // idle bookkeeping (msidle.go)
 }
 
 func (m *MS) String() string { return msString(m.id, m.TLLI) }

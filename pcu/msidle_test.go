@@ -63,14 +63,14 @@ func TestIdleMSDataRetried(t *testing.T) {
 	var saved [8]bool
 	for ts := range bts.TRX[0].PDCH {
 		saved[ts] = bts.TRX[0].PDCH[ts].Enabled
-		bts.TRX[0].PDCH[ts].Enabled = false
+		bts.TRX[0].setEnabled(ts, false)
 	}
 	e.HandleDLUnitdata(0, &DLUnitdata{TLLI: 0xc0000009, IMSI: "901700000000009", Lifetime: 10000, LLC: []byte{0x03, 0xc0, 1, 2, 3, 4}})
 	m := e.msByTLLI(0, 0xc0000009)
 	if m == nil || m.DL != nil {
 		t.Fatalf("MS %v: want an MS without a DL TBF", m)
 	}
-	bts.TRX[0].PDCH[3].Enabled = saved[3] // TS 3 only: runFor's RTSs
+	bts.TRX[0].setEnabled(3, saved[3]) // TS 3 only: runFor's RTSs
 	p := &bts.TRX[0].PDCH[3]
 	rts := pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, ARFCN: 871, TS: 3}
 	for i := 0; i < 200 && m.DL == nil; i++ {

@@ -1,61 +1,13 @@
 package pcu
 
 import (
-	"net"
-	"net/netip"
 	"testing"
-	"time"
 
-	"github.com/gopcu/gopcu/bssgp/ns"
-	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/pcu/internal/gbtest"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
-// freeUDPPort is a UDP port that was free on the wildcard address a moment ago.
-func freeUDPPort(t *testing.T) uint16 {
-	t.Helper()
-	c, err := net.ListenUDP("udp4", &net.UDPAddr{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	return uint16(c.LocalAddr().(*net.UDPAddr).Port)
-}
-
-// setNSVC fills INFO_IND NS-VC entry i: local port, the SGSN at c.
-func setNSVC(ii *pcuif.InfoInd, i int, nsvci, local uint16, c *net.UDPConn) {
-	a := c.LocalAddr().(*net.UDPAddr).AddrPort()
-	ii.NSVCI[i], ii.LocalPort[i], ii.RemotePort[i] = nsvci, local, a.Port()
-	ii.AddrType[i] = pcuif.AddrIPv4
-	ip := a.Addr().Unmap().As4()
-	copy(ii.RemoteIP[i][:], ip[:])
-}
-
-// waitNSReset reads from c until an NS-RESET arrives and returns its
-// source address.
-func waitNSReset(t *testing.T, c *net.UDPConn) netip.AddrPort {
-	t.Helper()
-	buf := make([]byte, 2048)
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	for {
-		n, from, err := c.ReadFromUDPAddrPort(buf)
-		if err != nil {
-			t.Fatalf("no NS-RESET: %v", err)
-		}
-		if n > 0 && ns.PDUType(buf[0]) == ns.PDUReset {
-			return netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
-		}
-	}
-}
-
-func gbInfo(t *testing.T) *pcuif.InfoInd {
-	ii := &pcuif.InfoInd{Version: pcuif.V12, Flags: pcuif.FlagActive | pcuif.FlagCS(1), InitialCS: 1,
-		NSEI: 101, BVCI: 1800, MCC: 901, MNC: 70}
-	ii.TRX[0].PDCHMask = 0x0f
-	ii.TRX[0].ARFCN = 871
-	return ii
-}
-
+// feedInfo hands the engine an INFO_IND as if the BTS sent it.
 func feedInfo(t *testing.T, e *Engine, ii *pcuif.InfoInd) {
 	t.Helper()
 	b, err := pcuif.Marshal(ii, pcuif.V12)
@@ -73,48 +25,15 @@ func TestGbReconfigureNewBind(t *testing.T) {
 	e := New(Config{SocketPath: "/nonexistent", Gb: true})
 	attachUDPNS(e)
 	defer e.gbClose()
-	s0, s1 := testutil.UDP(t), testutil.UDP(t)
-	p0, p1 := freeUDPPort(t), freeUDPPort(t)
-	// datagrams already arriving while the socket opens
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		to := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: int(p0)}
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				s0.WriteToUDP([]byte{byte(ns.PDUAlive)}, to)
-				time.Sleep(50 * time.Microsecond) // paces the flood, on purpose
-			}
+	p1 := gbtest.AddRemoveBind(t, func(ii *pcuif.InfoInd) { feedInfo(t, e, ii) }, func() {
+		if len(e.gbl.socks) != 2 || e.gbl.socks[1] == nil {
+			t.Fatalf("binds open: %v", e.gbl.socks)
 		}
-	}()
-	ii := gbInfo(t)
-	setNSVC(ii, 0, 1, p0, s0)
-	feedInfo(t, e, ii)
-	if from := waitNSReset(t, s0); from.Port() != p0 {
-		t.Fatalf("NS-RESET of NS-VC 1 from port %d, want %d", from.Port(), p0)
-	}
-	setNSVC(ii, 1, 2, p1, s1)
-	feedInfo(t, e, ii)
-	if from := waitNSReset(t, s1); from.Port() != p1 {
-		t.Fatalf("NS-RESET of NS-VC 2 from port %d, want %d", from.Port(), p1)
-	}
-	if len(e.gbl.socks) != 2 || e.gbl.socks[1] == nil {
-		t.Fatalf("binds open: %v", e.gbl.socks)
-	}
-	// The bind goes away again with its NS-VC.
-	ii.AddrType[1] = pcuif.AddrUnspec
-	feedInfo(t, e, ii)
+	})
 	if len(e.gbl.socks) != 1 {
 		t.Fatalf("binds open after removing NS-VC 2: %d, want 1", len(e.gbl.socks))
 	}
-	if c, err := net.ListenUDP("udp4", &net.UDPAddr{Port: int(p1)}); err != nil {
-		t.Fatalf("port %d still bound: %v", p1, err)
-	} else {
-		c.Close()
-	}
+	gbtest.PortFree(t, p1)
 }
 
 // TestFNJumpIgnored: one RTS_REQ/TIME_IND with a wild FN (a corrupt

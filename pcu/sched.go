@@ -161,11 +161,7 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 	case pollULAck:
 		bts.Ctr.Inc(CtrRLCAckTimedout)
 		bts.Ctr.Inc(CtrPktULAckNackTimeout)
-		if e.count(t, nN3103) {
-			t.ctl(&t.ulAck, ctlAbort)
-			return
-		}
-		t.ctl(&t.ulAck, ctlPollTimeout) // send it again
+		t.pollLost(&t.ulAck, e.count(t, nN3103)) // send it again, up to N3103
 	case pollULAss:
 		if t.ulAss == ctlNone {
 			// the assignment ended meanwhile (ulAssignConfirmed);
@@ -180,19 +176,11 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 		}
 		bts.Ctr.Inc(CtrRLCAssTimedout)
 		bts.Ctr.Inc(CtrULAssPollTimeout)
-		if e.assignPollFailed(t, CtrULAssFailed) {
-			t.ctl(&t.ulAss, ctlAbort)
-			return
-		}
-		t.ctl(&t.ulAss, ctlPollTimeout) // repeat the assignment
+		t.pollLost(&t.ulAss, e.assignPollFailed(t, CtrULAssFailed)) // repeat the assignment
 	case pollDLAss:
 		bts.Ctr.Inc(CtrRLCAssTimedout)
 		bts.Ctr.Inc(CtrDLAssTimeout)
-		if e.assignPollFailed(t, CtrDLAssFailed) {
-			t.ctl(&t.dlAss, ctlAbort)
-			return
-		}
-		t.ctl(&t.dlAss, ctlPollTimeout) // repeat the assignment
+		t.pollLost(&t.dlAss, e.assignPollFailed(t, CtrDLAssFailed)) // repeat the assignment
 	case pollCellChgContinue:
 		e.naccPollTimeout(t)
 	case pollDLAck:
@@ -212,6 +200,18 @@ func (e *Engine) pollTimeout(t *TBF, why pollReason) {
 		}
 		e.fire(t, evAckMiss)
 	}
+}
+
+// pollLost is what a control procedure s of t does when its poll went
+// unanswered: its message is sent again (POLL_TIMEOUT), or, when failed
+// (the counter of lost polls reached its maximum), the procedure ends
+// (ABORT).
+func (t *TBF) pollLost(s *ctlState, failed bool) {
+	if failed {
+		t.ctl(s, ctlAbort)
+		return
+	}
+	t.ctl(s, ctlPollTimeout)
 }
 
 // assignPollFailed counts an unanswered assignment poll in N3105 of the
@@ -459,10 +459,12 @@ func (e *Engine) buildControl(bts *BTS, trx *TRX, p *PDCH, fn uint32, usf uint8,
 	return 0
 }
 
-// encodePolled writes control message m for t with a poll: it reserves
-// the answer's uplink block on p (an RRBP for the block at fn) and gives
-// the reservation back when nothing could be sent. 0: not sent.
-func (e *Engine) encodePolled(p *PDCH, fn uint32, t *TBF, why pollReason, usf uint8, blk []byte, m rlcmac.Message) int {
+// encodePolled writes control message m of t's control procedure s with
+// a poll: it reserves the answer's uplink block on p (an RRBP for the
+// block at fn) and gives the reservation back when nothing could be sent.
+// A message sent makes s wait for the answer (SENT_POLLED) and counts in
+// the BTS's counter ctr. 0: not sent.
+func (e *Engine) encodePolled(p *PDCH, fn uint32, t *TBF, why pollReason, s *ctlState, ctr int, usf uint8, blk []byte, m rlcmac.Message) int {
 	rrbp, ok := p.pollRRBP(fn, t, why)
 	if !ok {
 		return 0
@@ -471,7 +473,10 @@ func (e *Engine) encodePolled(p *PDCH, fn uint32, t *TBF, why pollReason, usf ui
 	n := e.encodeCtrl(blk, &h, m)
 	if n == 0 {
 		p.dropReservations(t)
+		return 0
 	}
+	t.ctl(s, ctlSentPolled)
+	t.bts.Ctr.Inc(ctr)
 	return n
 }
 

@@ -55,6 +55,9 @@ func newSuiteBTS(t *testing.T, mod func(*pcuif.InfoInd)) *suiteBTS {
 	return &suiteBTS{t: t, e: e, bts: bts, clk: clk, out: sentData(e)}
 }
 
+// pdchTS7 makes TS 7 of TRX 0 the only PDCH.
+func pdchTS7(ii *pcuif.InfoInd) { ii.TRX[0].PDCHMask = 0x80 }
+
 func (s *suiteBTS) feed(m pcuif.Message) {
 	s.t.Helper()
 	b, err := pcuif.Marshal(m, pcuif.V12)
@@ -189,6 +192,24 @@ func (s *suiteBTS) oneUL() *TBF {
 	return nil
 }
 
+// waitUSF runs radio blocks on the lowest timeslot of UL TBF ul until one
+// grants its USF, and returns that timeslot and USF.
+func (s *suiteBTS) waitUSF(ul *TBF) (ts, usf uint8) {
+	s.t.Helper()
+	ts = uint8(lowestSlot(ul.slots))
+	usf = ul.ul.usf[ts]
+	for i := 0; ; i++ {
+		if i > 100 {
+			s.t.Fatal("no USF for the UL TBF")
+		}
+		got := usfOf(s.rts(ts)[ts])
+		s.end()
+		if got == usf {
+			return ts, usf
+		}
+	}
+}
+
 // usfOf is the USF of a DL block (7 for none or no block).
 func usfOf(blk []byte) uint8 {
 	if len(blk) == 0 {
@@ -239,19 +260,8 @@ func TestX2001PDARepeats(t *testing.T) {
 	const tlli = 0xc0e00001
 	s.block()
 	ul := s.oneUL()
-	ts := uint8(lowestSlot(ul.slots))
-	usf := ul.ul.usf[ts]
+	ts, usf := s.waitUSF(ul) // the first USF after X2002
 	var bsn uint8
-	for i := 0; ; i++ { // the first USF after X2002
-		if i > 100 {
-			t.Fatal("no USF for the UL TBF")
-		}
-		if usfOf(s.rts(ts)[ts]) == usf {
-			s.end()
-			break
-		}
-		s.end()
-	}
 	s.queueUL(ts, 0, ulData(t, ul.tfi, &bsn, tlli))
 	for i := 0; ; i++ { // its Packet Uplink Ack/Nack (contention resolution)
 		if i > 100 {
@@ -694,6 +704,20 @@ func pattern(n int, seed byte) []byte {
 	return b
 }
 
+// discardSuite is the cell of the suite's tests of discarded frames: TS 7
+// the only PDCH, the suite's timers and counters (T3142 20 s, T3169 5 s,
+// T3193 1.6 s, N3101 10, N3103 4) with T3191 and T3195 (s) and N3105 as
+// given, and an SGSN that records LLC-DISCARDED.
+func discardSuite(t *testing.T, t3191, t3195, n3105 uint8) (*suiteBTS, *discardGb) {
+	s := newSuiteBTS(t, func(ii *pcuif.InfoInd) {
+		pdchTS7(ii)
+		ii.T3142, ii.T3169, ii.T3191, ii.T3193x10ms, ii.T3195, ii.N3101, ii.N3103, ii.N3105 = 20, 5, t3191, 160, t3195, 10, 4, n3105
+	})
+	gb := &discardGb{frames: map[uint32]int{}}
+	s.e.SetGb(gb)
+	return s, gb
+}
+
 // TestT3191DiscardsUnacked: TC_zero_x2031_t3191. A DL TBF (X2031 = 0, so
 // the last block has FBI) whose final block the MS never acknowledges ends
 // at T3191 (1 s). Its unacknowledged frame is discarded, as osmo-pcu frees
@@ -702,13 +726,8 @@ func pattern(n int, seed byte) []byte {
 // LLC-DISCARDED and counted: the next DL TBF starts with the frame the
 // SGSN sends next, and no Immediate Assignment comes before it.
 func TestT3191DiscardsUnacked(t *testing.T) {
-	s := newSuiteBTS(t, func(ii *pcuif.InfoInd) {
-		ii.TRX[0].PDCHMask = 0x80
-		ii.T3142, ii.T3169, ii.T3191, ii.T3193x10ms, ii.T3195, ii.N3101, ii.N3103, ii.N3105 = 20, 5, 1, 160, 5, 10, 4, 8
-	})
+	s, gb := discardSuite(t, 1, 5, 8)
 	s.e.params.X2031 = 0
-	gb := &discardGb{frames: map[uint32]int{}}
-	s.e.SetGb(gb)
 	const tlli, imsi = 0xc1100001, "001010000001101"
 	data1, data2 := pattern(1400, 1), pattern(10, 0xd0)
 	s.block()
@@ -764,13 +783,8 @@ func TestT3191DiscardsUnacked(t *testing.T) {
 // go with it; a DL TBF starts only for new data, gprs_ms.c
 // ms_append_llc_dl_data).
 func TestN3105DiscardsAndStaysSilent(t *testing.T) {
-	s := newSuiteBTS(t, func(ii *pcuif.InfoInd) {
-		ii.TRX[0].PDCHMask = 0x80
-		ii.T3142, ii.T3169, ii.T3191, ii.T3193x10ms, ii.T3195, ii.N3101, ii.N3103, ii.N3105 = 20, 5, 5, 160, 1, 10, 4, 2
-	})
+	s, gb := discardSuite(t, 5, 1, 2)
 	s.e.params.X2030 = 0
-	gb := &discardGb{frames: map[uint32]int{}}
-	s.e.SetGb(gb)
 	const tlli, imsi = 0xc1100002, "001010000001102"
 	data1, data2 := pattern(1000, 2), pattern(10, 0xe0)
 	s.block()
@@ -822,7 +836,7 @@ func TestN3105DiscardsAndStaysSilent(t *testing.T) {
 func TestIdleAckDelay(t *testing.T) {
 	for _, delay := range []uint16{10, 0} {
 		t.Run(fmt.Sprintf("delay=%d", delay), func(t *testing.T) {
-			s := newSuiteBTS(t, func(ii *pcuif.InfoInd) { ii.TRX[0].PDCHMask = 0x80 })
+			s := newSuiteBTS(t, pdchTS7)
 			s.e.params.LLC.IdleAckDelay = delay
 			const tlli, imsi = 0xc1100002, "001010000001102"
 			s.block()
@@ -917,7 +931,7 @@ func TestT3191BoundsT3195AfterN3105(t *testing.T) {
 // fixed rotation (a fixed rotation would lock to a DL rotation
 // of the same period; TC_multiplex_dl_gprs_egprs).
 func TestUSFRounds(t *testing.T) {
-	s := newSuiteBTS(t, func(ii *pcuif.InfoInd) { ii.TRX[0].PDCHMask = 0x80 })
+	s := newSuiteBTS(t, pdchTS7)
 	ms := []*suiteMS{{tlli: 0xc0f00001}, {tlli: 0xc0f00002}, {tlli: 0xc0f00003}}
 	s.block()
 	for _, m := range ms {

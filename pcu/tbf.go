@@ -2,28 +2,23 @@ package pcu
 
 import (
 	"fmt"
+	"iter"
 	"time"
 
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/llc"
+	"github.com/gopcu/gopcu/pcu/alloc"
 	"github.com/gopcu/gopcu/rlcmac"
 )
 
-// Dir is a TBF direction.
-type Dir uint8
+// Dir is a TBF direction, the allocator's.
+type Dir = alloc.Dir
 
 // Directions.
 const (
-	DirUL Dir = iota
-	DirDL
+	DirUL = alloc.UL
+	DirDL = alloc.DL
 )
-
-func (d Dir) String() string {
-	if d == DirUL {
-		return "UL"
-	}
-	return "DL"
-}
 
 // TBFState is the lifecycle state of a TBF (tbf_fsm.go; osmo-pcu tbf_fsm.c
 // has the same names).
@@ -200,6 +195,19 @@ func (t *TBF) Attached() bool { return t.attached }
 // TLLI is the TLLI of the TBF's MS.
 func (t *TBF) TLLI() uint32 { return t.ms.TLLI }
 
+// pdchs are the TBF's PDCHs (its slots on its TRX) with their TS, in TS
+// order.
+func (t *TBF) pdchs() iter.Seq2[uint8, *PDCH] {
+	return func(yield func(uint8, *PDCH) bool) {
+		trx := &t.bts.TRX[t.trx]
+		for ts := uint8(0); ts < 8; ts++ {
+			if t.slots&(1<<ts) != 0 && !yield(ts, &trx.PDCH[ts]) {
+				return
+			}
+		}
+	}
+}
+
 // attach registers the TBF on its PDCHs and the TRX's TFI table, and (the
 // first time) in the BTS's TBF list.
 func (e *Engine) attach(t *TBF) {
@@ -210,11 +218,7 @@ func (e *Engine) attach(t *TBF) {
 		trx.dlTFI |= 1 << t.tfi
 		trx.dlBy[t.tfi&31] = t
 	}
-	for ts := uint8(0); ts < 8; ts++ {
-		if t.slots&(1<<ts) == 0 {
-			continue
-		}
-		p := &trx.PDCH[ts]
+	for ts, p := range t.pdchs() {
 		if t.dir == DirUL {
 			p.ul = append(p.ul, t)
 			p.usfOwner[t.ul.usf[ts]] = t
@@ -254,11 +258,7 @@ func (e *Engine) detach(t *TBF) {
 			trx.dlBy[t.tfi&31] = nil
 		}
 	}
-	for ts := uint8(0); ts < 8; ts++ {
-		if t.slots&(1<<ts) == 0 {
-			continue
-		}
-		p := &trx.PDCH[ts]
+	for ts, p := range t.pdchs() {
 		if t.dir == DirUL {
 			p.ul = removeTBF(p.ul, t)
 			if p.usfOwner[t.ul.usf[ts]] == t {

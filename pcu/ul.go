@@ -513,14 +513,11 @@ func (e *Engine) decodeULCtrl(b []byte) (rlcmac.Message, error) {
 	var m rlcmac.Message
 	switch mt {
 	case rlcmac.MTPacketControlAck:
-		e.rxPCA = rlcmac.PacketControlAck{}
-		m = &e.rxPCA
+		m = zeroed(&e.rxPCA)
 	case rlcmac.MTPacketDownlinkAckNack:
-		e.rxPDAN = rlcmac.PacketDownlinkAckNack{}
-		m = &e.rxPDAN
+		m = zeroed(&e.rxPDAN)
 	case rlcmac.MTEGPRSPacketDownlinkAckNack:
-		e.rxEPDAN = rlcmac.EGPRSPacketDownlinkAckNack{}
-		m = &e.rxEPDAN
+		m = zeroed(&e.rxEPDAN)
 	default:
 		_, m, err = rlcmac.DecodeUL(b)
 		return m, err

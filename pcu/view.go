@@ -122,7 +122,7 @@ type MSView struct {
 type MeasView struct {
 	HaveUL  bool
 	BER10k  uint16
-	HaveDL  bool // a Packet Downlink Ack/Nack arrived
+	HaveDL  bool // a Packet Downlink Ack/Nack arrived (GPRS)
 	NackPct int  // % of the blocks the last Ack/Nack reported that were NACKed
 	HaveRxQ bool
 	RxQual  uint8
@@ -159,7 +159,7 @@ func (e *Engine) BTSView(nr uint8) (BTSView, bool) {
 	}
 	for t := range b.TRX {
 		trx := &b.TRX[t]
-		v.TRX[t].Enabled = trx.enabledMask()
+		v.TRX[t].Enabled = trx.enabled
 		for s := range trx.PDCH {
 			p := &trx.PDCH[s]
 			pv := &v.TRX[t].PDCH[s]
@@ -281,9 +281,7 @@ func (e *Engine) msView(m *MS) MSView {
 		EGPRS: m.egprs(m.bts), CSUL: m.CSUL, CSDL: m.CSDL, MCSUL: m.MCSUL, MCSDL: m.MCSDL, PACCH: pacchSlot(m),
 		QueueFrames: m.Queue.Len(), QueueOctets: m.Queue.Octets(), QueueHeadSojourn: m.Queue.HeadSojourn(e.now), Ctr: m.Ctr, RSSI: m.RSSI, LinkQ: m.LinkQ,
 		BTO: m.BTO, TAI: m.TAI}
-	mm := &m.meas
-	v.Meas = MeasView{HaveUL: mm.haveUL, BER10k: mm.ber10k, HaveDL: mm.haveDL, NackPct: mm.nack, HaveRxQ: mm.haveRxQ,
-		RxQual: mm.rxQual, CValue: mm.cValue, SignVar: mm.signVar, ILevel: mm.iLev}
+	v.Meas = m.meas
 	if m.UL != nil {
 		ul := m.UL.view()
 		v.UL = &ul

@@ -170,17 +170,31 @@ func encodeBlock(b []byte, dh *DLCtrlHeader, uh *ULCtrlHeader, m Message) (int, 
 // DecodeDLInto decodes a downlink control block into a caller-owned message
 // whose type must match (no allocation).
 func DecodeDLInto(b []byte, h *DLCtrlHeader, m Message) error {
-	c := NewDecoder(b)
-	h.csn(&c)
-	return decodeBody(&c, m)
+	_, err := decodeBlock(b, h, nil, m)
+	return err
 }
 
 // DecodeULInto decodes an uplink control block into a caller-owned message
 // whose type must match (no allocation).
 func DecodeULInto(b []byte, h *ULCtrlHeader, m Message) error {
+	_, err := decodeBlock(b, nil, h, m)
+	return err
+}
+
+// decodeBlock decodes the header of the control block b into dh or uh
+// (the other nil) and its message into m, or, with m nil, into a new
+// message of the type MESSAGE_TYPE gives.
+func decodeBlock(b []byte, dh *DLCtrlHeader, uh *ULCtrlHeader, m Message) (Message, error) {
 	c := NewDecoder(b)
-	h.csn(&c)
-	return decodeBody(&c, m)
+	if dh != nil {
+		dh.csn(&c)
+	} else {
+		uh.csn(&c)
+	}
+	if m == nil {
+		return decodeAny(&c, uh != nil)
+	}
+	return m, decodeBody(&c, m)
 }
 
 func decodeBody(c *Coder, m Message) error {
@@ -208,18 +222,14 @@ func PeekMsgType(b []byte, hdrOctets int) (uint8, error) {
 // DecodeDL decodes any supported downlink control block.
 func DecodeDL(b []byte) (DLCtrlHeader, Message, error) {
 	var h DLCtrlHeader
-	c := NewDecoder(b)
-	h.csn(&c)
-	m, err := decodeAny(&c, false)
+	m, err := decodeBlock(b, &h, nil, nil)
 	return h, m, err
 }
 
 // DecodeUL decodes any supported uplink control block.
 func DecodeUL(b []byte) (ULCtrlHeader, Message, error) {
 	var h ULCtrlHeader
-	c := NewDecoder(b)
-	h.csn(&c)
-	m, err := decodeAny(&c, true)
+	m, err := decodeBlock(b, nil, &h, nil)
 	return h, m, err
 }
 

@@ -58,11 +58,8 @@ func (h *GPRSDLHeader) MarshalTo(b []byte) (int, error) {
 
 // Unmarshal reads the 3-octet header.
 func (h *GPRSDLHeader) Unmarshal(b []byte) error {
-	if len(b) < GPRSHeaderLen {
-		return &BitError{Off: len(b) * 8, Field: "GPRS DL header", Err: ErrShort}
-	}
-	if b[0]>>6 != PTData {
-		return &BitError{Off: 0, Field: "PT", Err: ErrNotData}
+	if err := checkGPRSHeader(b, "GPRS DL header"); err != nil {
+		return err
 	}
 	*h = GPRSDLHeader{
 		RRBP: b[0] >> 4 & 3, SP: b[0]&8 != 0, USF: b[0] & 7,
@@ -106,16 +103,26 @@ func (h *GPRSULHeader) MarshalTo(b []byte) (int, error) {
 
 // Unmarshal reads the 3-octet header.
 func (h *GPRSULHeader) Unmarshal(b []byte) error {
-	if len(b) < GPRSHeaderLen {
-		return &BitError{Off: len(b) * 8, Field: "GPRS UL header", Err: ErrShort}
-	}
-	if b[0]>>6 != PTData {
-		return &BitError{Off: 0, Field: "PT", Err: ErrNotData}
+	if err := checkGPRSHeader(b, "GPRS UL header"); err != nil {
+		return err
 	}
 	*h = GPRSULHeader{
 		CV: b[0] >> 2 & 15, SI: b[0]&2 != 0, R: b[0]&1 != 0,
 		PI: b[1]&0x40 != 0, TFI: b[1] >> 1 & 31, TI: b[1]&1 != 0,
 		BSN: b[2] >> 1, E: b[2]&1 != 0,
+	}
+	return nil
+}
+
+// checkGPRSHeader checks that b starts with the 3-octet header of a GPRS
+// data block (Payload Type "RLC/MAC block contains an RLC data block", TS
+// 44.060 §10.4.7); field names the header in the error.
+func checkGPRSHeader(b []byte, field string) error {
+	if len(b) < GPRSHeaderLen {
+		return &BitError{Off: len(b) * 8, Field: field, Err: ErrShort}
+	}
+	if b[0]>>6 != PTData {
+		return &BitError{Off: 0, Field: "PT", Err: ErrNotData}
 	}
 	return nil
 }
@@ -456,16 +463,28 @@ type GPRSULBlock struct {
 
 // Parse decodes a GPRS uplink data block of CS-1..4 (length selects the CS).
 func (blk *GPRSULBlock) Parse(b []byte) error {
-	cs, err := gprsCS(b, true)
+	return parseGPRS(b, &blk.Header, nil, &blk.CS, &blk.Data, &blk.Unit)
+}
+
+// parseGPRS decodes the GPRS data block b of one direction: uh or dh (the
+// other nil) gets its header; cs, data (aliasing b) and unit are set once
+// the length and the header are right.
+func parseGPRS(b []byte, uh *GPRSULHeader, dh *GPRSDLHeader, cs *CodingScheme, data *[]byte, unit *ULUnit) error {
+	c, err := gprsCS(b, uh != nil)
+	if err == nil && uh != nil {
+		err = uh.Unmarshal(b)
+	}
+	if err == nil && dh != nil {
+		err = dh.Unmarshal(b)
+	}
 	if err != nil {
 		return err
 	}
-	if err := blk.Header.Unmarshal(b); err != nil {
-		return err
+	*cs, *data = c, b[GPRSHeaderLen:GPRSHeaderLen+c.DataLen()]
+	if uh != nil {
+		return ParseULUnit(*data, false, uh.E, uh.TI, uh.PI, uh.CV == 0, unit)
 	}
-	blk.CS, blk.Data = cs, gprsData(b, cs)
-	h := &blk.Header
-	return ParseULUnit(blk.Data, false, h.E, h.TI, h.PI, h.CV == 0, &blk.Unit)
+	return ParseULUnit(*data, false, dh.E, false, false, dh.FBI, unit)
 }
 
 // EncodeGPRSDL writes a complete GPRS DL data block of cs into b (len >=
@@ -473,38 +492,32 @@ func (blk *GPRSULBlock) Parse(b []byte) error {
 // or copied from unit when unit is not nil) and zeroed spare bits. It returns
 // the block length.
 func EncodeGPRSDL(b []byte, cs CodingScheme, h *GPRSDLHeader, unit []byte) (int, error) {
-	n, err := gprsBlockLen(b, cs, false)
-	if err != nil {
-		return 0, err
-	}
-	if _, err := h.MarshalTo(b); err != nil {
-		return 0, err
-	}
-	return finishGPRSBlock(b[:n], cs, unit)
+	return encodeGPRS(b, cs, nil, h, unit)
 }
 
 // EncodeGPRSUL writes a complete GPRS UL data block (the MS side); see EncodeGPRSDL.
 func EncodeGPRSUL(b []byte, cs CodingScheme, h *GPRSULHeader, unit []byte) (int, error) {
-	n, err := gprsBlockLen(b, cs, true)
-	if err != nil {
-		return 0, err
-	}
-	if _, err := h.MarshalTo(b); err != nil {
-		return 0, err
-	}
-	return finishGPRSBlock(b[:n], cs, unit)
+	return encodeGPRS(b, cs, h, nil, unit)
 }
 
-// gprsBlockLen checks that cs is CS-1..4 and that b holds a block of it.
-func gprsBlockLen(b []byte, cs CodingScheme, uplink bool) (int, error) {
+// encodeGPRS writes a GPRS data block of one direction, whose header is uh
+// or dh (the other nil), after checking that cs is CS-1..4 and that b holds
+// a block of it.
+func encodeGPRS(b []byte, cs CodingScheme, uh *GPRSULHeader, dh *GPRSDLHeader, unit []byte) (int, error) {
 	if !cs.IsGPRS() {
 		return 0, ErrInvalid
 	}
-	n := cs.BlockLen(uplink)
+	n := cs.BlockLen(uh != nil)
 	if len(b) < n {
 		return 0, ErrOverflow
 	}
-	return n, nil
+	// (b holds the header: the MarshalTos cannot fail)
+	if uh != nil {
+		uh.MarshalTo(b)
+	} else {
+		dh.MarshalTo(b)
+	}
+	return finishGPRSBlock(b[:n], cs, unit)
 }
 
 // gprsCS returns the coding scheme (CS-1..4) that the length of the GPRS
@@ -518,12 +531,6 @@ func gprsCS(b []byte, uplink bool) (CodingScheme, error) {
 		return cs, &BitError{Off: 0, Field: "length", Err: ErrBadLength}
 	}
 	return cs, nil
-}
-
-// gprsData returns the data unit of the GPRS block b of coding scheme cs
-// (CS-1..4) after its header was unmarshalled.
-func gprsData(b []byte, cs CodingScheme) []byte {
-	return b[GPRSHeaderLen : GPRSHeaderLen+cs.DataLen()]
 }
 
 // finishGPRSBlock copies unit (if not nil) after the header of block b and
@@ -631,14 +638,5 @@ type GPRSDLBlock struct {
 
 // Parse decodes a GPRS downlink data block of CS-1..4 (length selects the CS).
 func (blk *GPRSDLBlock) Parse(b []byte) error {
-	cs, err := gprsCS(b, false)
-	if err != nil {
-		return err
-	}
-	if err := blk.Header.Unmarshal(b); err != nil {
-		return err
-	}
-	blk.CS, blk.Data = cs, gprsData(b, cs)
-	h := &blk.Header
-	return ParseULUnit(blk.Data, false, h.E, false, false, h.FBI, &blk.Unit)
+	return parseGPRS(b, nil, &blk.Header, &blk.CS, &blk.Data, &blk.Unit)
 }

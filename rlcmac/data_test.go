@@ -37,29 +37,31 @@ func TestCodingSchemeTable(t *testing.T) {
 }
 
 func TestGPRSHeaders(t *testing.T) {
-	dl := GPRSDLHeader{RRBP: 2, SP: true, USF: 5, PR: 1, TFI: 21, FBI: true, BSN: 100, E: true}
-	var b [3]byte
-	dl.MarshalTo(b[:])
 	// 00 10 1 101 | 01 10101 1 | 1100100 1
-	if hex.EncodeToString(b[:]) != "2d6bc9" {
-		t.Fatalf("DL header % x", b)
-	}
-	var dl2 GPRSDLHeader
-	if err := dl2.Unmarshal(b[:]); err != nil || dl2 != dl {
-		t.Fatalf("DL round trip %+v %v", dl2, err)
-	}
-	ul := GPRSULHeader{CV: 15, SI: false, R: true, PI: false, TFI: 3, TI: true, BSN: 127, E: false}
-	ul.MarshalTo(b[:])
-	if hex.EncodeToString(b[:]) != "3d07fe" {
-		t.Fatalf("UL header % x", b)
-	}
-	var ul2 GPRSULHeader
-	if err := ul2.Unmarshal(b[:]); err != nil || ul2 != ul {
-		t.Fatalf("UL round trip %+v %v", ul2, err)
-	}
-	b[0] = 0x40
-	if err := ul2.Unmarshal(b[:]); err == nil {
+	headerRoundTrip(t, GPRSDLHeader{RRBP: 2, SP: true, USF: 5, PR: 1, TFI: 21, FBI: true, BSN: 100, E: true}, "2d6bc9")
+	headerRoundTrip(t, GPRSULHeader{CV: 15, SI: false, R: true, PI: false, TFI: 3, TI: true, BSN: 127, E: false}, "3d07fe")
+	var ul GPRSULHeader
+	if err := ul.Unmarshal([]byte{0x40, 0x07, 0xfe}); err == nil {
 		t.Fatal("control block accepted as data")
+	}
+}
+
+// headerRoundTrip checks that the GPRS data block header h marshals to the
+// octets want (hex) and that they unmarshal to h.
+func headerRoundTrip[H comparable, PH interface {
+	*H
+	MarshalTo([]byte) (int, error)
+	Unmarshal([]byte) error
+}](t *testing.T, h H, want string) {
+	t.Helper()
+	var b [GPRSHeaderLen]byte
+	PH(&h).MarshalTo(b[:])
+	if hex.EncodeToString(b[:]) != want {
+		t.Fatalf("%T: % x, want %s", h, b, want)
+	}
+	var back H
+	if err := PH(&back).Unmarshal(b[:]); err != nil || back != h {
+		t.Fatalf("%T round trip %+v %v", h, back, err)
 	}
 }
 

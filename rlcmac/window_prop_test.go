@@ -37,15 +37,8 @@ func TestEGPRSAckNackProperty(t *testing.T) {
 		if err := m.FillEGPRSAckNack(&rx, false); err != nil {
 			t.Fatal(err)
 		}
-		var blk [ControlBlockLen]byte
-		if _, err := EncodeDL(blk[:], &DLCtrlHeader{}, &m); err != nil {
-			t.Fatal(err)
-		}
 		var d PacketUplinkAckNack
-		var h DLCtrlHeader
-		if err := DecodeDLInto(blk[:], &h, &d); err != nil {
-			t.Fatal(err)
-		}
+		viaControlBlock(t, &m, &d, false)
 		if _, _, _, err := tx.ApplyEGPRSAckNack(&d.EGPRSAckNack); err != nil {
 			t.Fatal(err)
 		}
@@ -89,15 +82,8 @@ func TestGPRSAckNackProperty(t *testing.T) {
 		}
 		rx.RaiseVQ()
 		m := PacketDownlinkAckNack{DownlinkTFI: 2, AckNack: rx.GPRSAckNack(false)}
-		var blk [ControlBlockLen]byte
-		if _, err := EncodeUL(blk[:], &ULCtrlHeader{}, &m); err != nil {
-			t.Fatal(err)
-		}
 		var d PacketDownlinkAckNack
-		var h ULCtrlHeader
-		if err := DecodeULInto(blk[:], &h, &d); err != nil {
-			t.Fatal(err)
-		}
+		viaControlBlock(t, &m, &d, true)
 		tx.ApplyGPRSAckNack(&d.AckNack)
 		for i := 0; i < n; i++ {
 			bsn := (start + i) % GPRSSNS
@@ -112,6 +98,28 @@ func TestGPRSAckNackProperty(t *testing.T) {
 			}
 		}
 	})
+}
+
+// viaControlBlock encodes m in a control block of its direction (uplink:
+// with a ULCtrlHeader, else a DLCtrlHeader) and decodes the block into d.
+func viaControlBlock(t *rapid.T, m, d Message, uplink bool) {
+	t.Helper()
+	var blk [ControlBlockLen]byte
+	var err error
+	if uplink {
+		_, err = EncodeUL(blk[:], &ULCtrlHeader{}, m)
+		if err == nil {
+			err = DecodeULInto(blk[:], &ULCtrlHeader{}, d)
+		}
+	} else {
+		_, err = EncodeDL(blk[:], &DLCtrlHeader{}, m)
+		if err == nil {
+			err = DecodeDLInto(blk[:], &DLCtrlHeader{}, d)
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Property: BitVec reads/writes agree with a bit-by-bit reference model at

@@ -49,12 +49,6 @@ func (c *codec) decoding() bool { return c.d != nil }
 // length indicator.
 func (c *codec) hdr(iei IEI, l int) { c.e.Hdr(byte(iei), ieSpecs[iei].form, l) }
 
-func setHas(has *bool, v bool) {
-	if has != nil {
-		*has = v
-	}
-}
-
 // num is an IE holding a big-endian number of ieSpecs' fixed length (1 or
 // 2 octets): NS-VCI, NSEI, BVCI, Maximum Number of NS-VCs, Number of IP
 // endpoints, Cause. has, when not nil, is the field's Has flag: the IE is
@@ -69,12 +63,8 @@ func num[T ~uint8 | ~uint16](c *codec, iei IEI, p tlv.Pres, v *T, has *bool) {
 		return
 	}
 	b, ok := c.d.get(iei, p)
-	var x uint32
-	for _, o := range b {
-		x = x<<8 | uint32(o)
-	}
-	*v = T(x)
-	setHas(has, ok)
+	*v = T(tlv.ReadBE(b))
+	tlv.SetHas(has, ok)
 }
 
 // cause is the Cause IE (TS 48.016 §10.3.2).
@@ -104,7 +94,7 @@ func (c *codec) bytes(iei IEI, p tlv.Pres, v *[]byte, has *bool) {
 	}
 	var ok bool
 	*v, ok = c.d.get(iei, p)
-	setHas(has, ok)
+	tlv.SetHas(has, ok)
 }
 
 // ipList is a List of IP4 or IP6 Elements (§10.3.2c, §10.3.2d), always

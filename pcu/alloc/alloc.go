@@ -59,6 +59,13 @@ const (
 	DL
 )
 
+func (d Dir) String() string {
+	if d == UL {
+		return "UL"
+	}
+	return "DL"
+}
+
 // PDCH is what the allocator reads of a PDCH.
 type PDCH struct {
 	Enabled bool

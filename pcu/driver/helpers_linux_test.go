@@ -4,7 +4,6 @@ package driver
 
 import (
 	"bytes"
-	"net"
 	"net/netip"
 	"runtime"
 	"strconv"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
@@ -25,51 +23,6 @@ func (c *nullCapture) UDP(time.Time, netip.AddrPort, netip.AddrPort, []byte) boo
 	return true
 }
 func (c *nullCapture) GSMTAPDatagram(time.Time, []byte) bool { return true }
-
-// freeUDPPort is a UDP port that was free on the wildcard address a moment ago.
-func freeUDPPort(t *testing.T) uint16 {
-	t.Helper()
-	c, err := net.ListenUDP("udp4", &net.UDPAddr{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	return uint16(c.LocalAddr().(*net.UDPAddr).Port)
-}
-
-// setNSVC fills INFO_IND NS-VC entry i: local port, the SGSN at c.
-func setNSVC(ii *pcuif.InfoInd, i int, nsvci, local uint16, c *net.UDPConn) {
-	a := c.LocalAddr().(*net.UDPAddr).AddrPort()
-	ii.NSVCI[i], ii.LocalPort[i], ii.RemotePort[i] = nsvci, local, a.Port()
-	ii.AddrType[i] = pcuif.AddrIPv4
-	ip := a.Addr().Unmap().As4()
-	copy(ii.RemoteIP[i][:], ip[:])
-}
-
-// waitNSReset reads from c until an NS-RESET arrives and returns its
-// source address.
-func waitNSReset(t *testing.T, c *net.UDPConn) netip.AddrPort {
-	t.Helper()
-	buf := make([]byte, 2048)
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	for {
-		n, from, err := c.ReadFromUDPAddrPort(buf)
-		if err != nil {
-			t.Fatalf("no NS-RESET: %v", err)
-		}
-		if n > 0 && ns.PDUType(buf[0]) == ns.PDUReset {
-			return netip.AddrPortFrom(from.Addr().Unmap(), from.Port())
-		}
-	}
-}
-
-func gbInfo() *pcuif.InfoInd {
-	ii := &pcuif.InfoInd{Version: pcuif.V12, Flags: pcuif.FlagActive | pcuif.FlagCS(1), InitialCS: 1,
-		NSEI: 101, BVCI: 1800, MCC: 901, MNC: 70}
-	ii.TRX[0].PDCHMask = 0x0f
-	ii.TRX[0].ARFCN = 871
-	return ii
-}
 
 // feedInfo hands the engine an INFO_IND as if the BTS sent it (in the
 // engine goroutine: the driver runs).

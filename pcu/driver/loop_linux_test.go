@@ -16,6 +16,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/internal/gbtest"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -192,9 +193,9 @@ func TestNSSocketPolled(t *testing.T) {
 	}
 	defer c.Close()
 	s0 := testutil.UDP(t)
-	p0 := freeUDPPort(t)
-	ii := gbInfo()
-	setNSVC(ii, 0, 1, p0, s0)
+	p0 := gbtest.FreeUDPPort(t)
+	ii := gbtest.Info()
+	gbtest.SetNSVC(ii, 0, 1, p0, s0)
 	b, err := pcuif.Marshal(ii, pcuif.V12)
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +203,7 @@ func TestNSSocketPolled(t *testing.T) {
 	if _, err := c.Write(b); err != nil {
 		t.Fatal(err)
 	}
-	pcuAddr := waitNSReset(t, s0)
+	pcuAddr := gbtest.WaitNSReset(t, s0)
 	var polled bool
 	if err := e.Call(func() {
 		polled = len(l.ns) == 1 && l.ns[0].polled && l.ns[0].fd >= 0

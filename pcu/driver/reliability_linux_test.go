@@ -13,6 +13,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
+	"github.com/gopcu/gopcu/pcu/internal/gbtest"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -31,11 +32,11 @@ func TestShutdownUnderNSFlood(t *testing.T) {
 	ran := make(chan error, 1)
 	go func() { ran <- l.run(ctx) }()
 	s0 := testutil.UDP(t)
-	p0 := freeUDPPort(t)
-	ii := gbInfo()
-	setNSVC(ii, 0, 1, p0, s0)
+	p0 := gbtest.FreeUDPPort(t)
+	ii := gbtest.Info()
+	gbtest.SetNSVC(ii, 0, 1, p0, s0)
 	feedInfo(t, e, ii)
-	waitNSReset(t, s0)
+	gbtest.WaitNSReset(t, s0)
 	// Block the engine, fill the socket's receive buffer.
 	release := make(chan struct{})
 	if err := e.Do(func() { <-release }); err != nil {
@@ -77,46 +78,14 @@ func TestGbReconfigureCaptured(t *testing.T) {
 	capt := &nullCapture{}
 	e := pcu.New(pcu.Config{SocketPath: "/nonexistent", MinBackoff: time.Hour, Gb: true, Capture: capt})
 	l := start(t, e, Options{})
-	s0, s1 := testutil.UDP(t), testutil.UDP(t)
-	p0, p1 := freeUDPPort(t), freeUDPPort(t)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		to := &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: int(p0)}
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				s0.WriteToUDP([]byte{byte(ns.PDUAlive)}, to)
-				time.Sleep(50 * time.Microsecond) // paces the flood, on purpose
-			}
-		}
-	}()
-	ii := gbInfo()
-	setNSVC(ii, 0, 1, p0, s0)
-	feedInfo(t, e, ii)
-	if from := waitNSReset(t, s0); from.Port() != p0 {
-		t.Fatalf("NS-RESET of NS-VC 1 from port %d, want %d", from.Port(), p0)
-	}
-	setNSVC(ii, 1, 2, p1, s1)
-	feedInfo(t, e, ii)
-	if from := waitNSReset(t, s1); from.Port() != p1 {
-		t.Fatalf("NS-RESET of NS-VC 2 from port %d, want %d", from.Port(), p1)
-	}
-	// the bind goes away again with its NS-VC: out of the epoll set, closed
-	ii.AddrType[1] = pcuif.AddrUnspec
-	feedInfo(t, e, ii)
+	p1 := gbtest.AddRemoveBind(t, func(ii *pcuif.InfoInd) { feedInfo(t, e, ii) }, nil)
+	// out of the epoll set, closed
 	var open int
 	e.Call(func() { open = len(l.ns) })
 	if open != 1 {
 		t.Fatalf("%d NS sockets open after removing NS-VC 2, want 1", open)
 	}
-	if c, err := net.ListenUDP("udp4", &net.UDPAddr{Port: int(p1)}); err != nil {
-		t.Fatalf("port %d still bound: %v", p1, err)
-	} else {
-		c.Close()
-	}
+	gbtest.PortFree(t, p1)
 	if !testutil.Poll(5*time.Second, func() bool { return capt.n.Load() >= 4 }) {
 		t.Fatalf("captured %d datagrams, want the NS-RESETs and the ALIVEs", capt.n.Load())
 	}

@@ -76,6 +76,24 @@ func ReadLen(b []byte, off int) (l, val int, why string) {
 	return int(b[off]&0x7f)<<8 | int(b[off+1]), off + 2, ""
 }
 
+// ReadBE is the big-endian number in b (0 to 4 octets), the value of an
+// IE that Enc.BE wrote.
+func ReadBE(b []byte) uint32 {
+	var x uint32
+	for _, o := range b {
+		x = x<<8 | uint32(o)
+	}
+	return x
+}
+
+// SetHas sets the Has flag of an optional or conditional IE to v; has is
+// nil for an IE without one.
+func SetHas(has *bool, v bool) {
+	if has != nil {
+		*has = v
+	}
+}
+
 // Enc writes the octets of a PDU's IEs into B from offset N on. With B nil
 // it only counts, so that a PDU's encoded length (MarshalLen) and its
 // bytes (MarshalTo) come from the same walk of its IE table.
