@@ -24,12 +24,12 @@ const (
 	DefaultN201U = 1503
 )
 
-// Errors of the SNDCP/LLC unwrapping.
+// Errors of the SNDCP/LLC wrapping and unwrapping.
 var (
 	ErrNotUserData = errors.New("tcplab: not an SN-UNITDATA PDU in an LLC UI frame on SAPI 3")
 	ErrFCS         = errors.New("tcplab: LLC FCS mismatch")
-	ErrTooLong     = errors.New("tcplab: N-PDU needs more than 16 SNDCP segments")
-	ErrCompressed  = errors.New("tcplab: compressed N-PDU (PCOMP/DCOMP) not supported")
+	ErrTooLong     = msnet.ErrTooLong    // more than 16 SNDCP segments
+	ErrCompressed  = msnet.ErrCompressed // PCOMP or DCOMP set
 )
 
 // Encoder wraps IP packets for one direction of one MS: it owns the LLC
@@ -45,7 +45,7 @@ func (e *Encoder) Encode(ip []byte) ([][]byte, error) {
 	e.sn.NSAPI, e.sn.N201U = NSAPI, cmp.Or(e.N201U, DefaultN201U)
 	segs, err := e.sn.Segment(ip)
 	if err != nil {
-		return nil, ErrTooLong
+		return nil, err
 	}
 	frames := make([][]byte, len(segs))
 	for i, seg := range segs {
@@ -79,9 +79,9 @@ func (d *Decoder) Decode(frame []byte) ([]byte, error) {
 	}
 	u, err := msnet.ParseUnitdata(frame[3 : len(frame)-3])
 	switch {
-	case errors.Is(err, msnet.ErrCompressed):
+	case errors.Is(err, ErrCompressed):
 		d.Stats.Dropped++
-		return nil, ErrCompressed
+		return nil, err
 	case err != nil:
 		return nil, ErrNotUserData
 	}
