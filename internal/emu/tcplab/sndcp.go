@@ -15,7 +15,7 @@ import (
 // (TS 44.064 §6.3.1.5).
 const (
 	// SAPIUser is the LLC SAPI of the lab's user data (QoS class 1).
-	SAPIUser = 3
+	SAPIUser = msnet.SAPIQoS1
 	// NSAPI of the lab's PDP context (TS 24.008 §10.5.6.2: 5..15).
 	NSAPI = 5
 	// DefaultN201U is the LLC information field the lab uses (TS 44.064
