@@ -1,5 +1,7 @@
 package llc
 
+import "github.com/gopcu/gopcu/internal/pcapw"
+
 // Flow keys: inside one user-data SAPI, gopcu separates the traffic of
 // different connections the way FQ-CoDel does (RFC 8290 §4.1.1), as far as
 // a PCU can see it: an unencrypted LLC UI frame carries an SNDCP PDU
@@ -68,18 +70,10 @@ func FlowKey(b []byte) (key uint32, nsapi uint8, kind int) {
 	return h, nsapi, KeyIP
 }
 
+// ipv4ChecksumOK reports whether IPv4 header h carries a valid header
+// checksum (RFC 791 §3.1, RFC 1071: the checksum over it is 0).
 func ipv4ChecksumOK(h []byte) bool {
-	if len(h) < 20 {
-		return false
-	}
-	var sum uint32
-	for i := 0; i+1 < len(h); i += 2 {
-		sum += uint32(h[i])<<8 | uint32(h[i+1])
-	}
-	for sum > 0xffff {
-		sum = sum&0xffff + sum>>16
-	}
-	return sum == 0xffff
+	return len(h) >= 20 && pcapw.Fold(pcapw.Sum(0, h)) == 0
 }
 
 // sndcpSegment reads the SN-UNITDATA header (TS 44.065 §7.2) of an

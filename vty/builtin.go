@@ -36,6 +36,15 @@ func (v *VTY) installBasic(n *Node) {
 	}
 }
 
+// installTerminal adds the terminal commands the view and enable nodes
+// both have (libosmocore vty.c vty_init): terminal length, terminal no
+// length and the hidden echo.
+func (n *Node) installTerminal() {
+	n.lib("terminal length <0-512>", cmdTermLength)
+	n.lib("terminal no length", cmdTermNoLength)
+	n.Install("echo .MESSAGE", "Echo a message back to the vty\nThe message to echo\n", cmdEcho, Hidden(), libCmd())
+}
+
 func (v *VTY) installBuiltins() {
 	view, enable, config := v.View(), v.Enable(), v.Config()
 
@@ -49,9 +58,7 @@ func (v *VTY) installBuiltins() {
 	view.lib("show vty-attributes", cmdShowAttrAll)
 	view.lib("show vty-attributes (application|library|global)", cmdShowAttr)
 	view.lib("enable [expert-mode]", cmdEnable)
-	view.lib("terminal length <0-512>", cmdTermLength)
-	view.lib("terminal no length", cmdTermNoLength)
-	view.Install("echo .MESSAGE", "Echo a message back to the vty\nThe message to echo\n", cmdEcho, Hidden(), libCmd())
+	view.installTerminal()
 
 	enable.lib("disable", cmdDisable)
 	enable.lib("configure terminal", cmdConfigTerminal)
@@ -60,9 +67,7 @@ func (v *VTY) installBuiltins() {
 	enable.lib("show startup-config", cmdShowStartup)
 	enable.lib("show version", cmdShowVersion)
 	enable.lib("show online-help", cmdOnlineHelp)
-	enable.lib("terminal length <0-512>", cmdTermLength)
-	enable.lib("terminal no length", cmdTermNoLength)
-	enable.Install("echo .MESSAGE", "Echo a message back to the vty\nThe message to echo\n", cmdEcho, Hidden(), libCmd())
+	enable.installTerminal()
 
 	config.lib("hostname WORD", cmdHostname)
 	config.lib("no hostname [HOSTNAME]", func(c *Context) error { c.v.locked(func() { c.v.hostName = "" }); return nil })

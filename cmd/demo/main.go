@@ -12,8 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/gopcu/gopcu/internal/emu/demo"
@@ -21,10 +19,7 @@ import (
 
 func main() {
 	cfg := demo.DefaultConfig()
-	flag.IntVar(&cfg.MSs, "ms", cfg.MSs, "number of MSs (each with a download and a ping)")
-	flag.IntVar(&cfg.CS, "cs", cfg.CS, "GPRS coding scheme (1..4)")
-	flag.IntVar(&cfg.Slots, "slots", cfg.Slots, "PDCHs (timeslots, 1..8)")
-	size := flag.Int("size", cfg.FileBytes>>10, "download size per MS in kB")
+	demo.CellFlags(flag.CommandLine, &cfg.MSs, &cfg.CS, &cfg.Slots, &cfg.FileBytes)
 	fast := flag.Bool("fast", false, "virtual time: run as fast as the CPU allows instead of real time")
 	scen := flag.String("scenario", "all", "all (off, osmo, gopcu), aqm (off, osmo, codel, pie, fq-codel, fq-pie, sfq-red) or one of those names")
 	ecn := flag.Bool("ecn", false, "the demo's TCP uses ECN (data ECT(0), CE echoed): gopcu marks instead of dropping")
@@ -33,41 +28,41 @@ func main() {
 	quiet := flag.Bool("q", false, "no live status lines")
 	flag.BoolVar(&cfg.PingFromNet, "ping-from-net", false, "the network pings the MS (default: the MS pings the server, as the seed's phone)")
 	flag.Parse()
-	cfg.FileBytes = *size << 10
 	cfg.RealTime = !*fast
 	cfg.DLLoss = *loss
 	if !*quiet {
 		cfg.Status = os.Stdout
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	dir, err := os.MkdirTemp("", "gopcu-demo")
-	if err != nil {
-		fail(err)
-	}
-	defer os.RemoveAll(dir)
-	cfg.Dir = dir
+	demo.Main("demo", func(ctx context.Context, dir string) error {
+		cfg.Dir = dir
+		return run(ctx, cfg, *scen, *ecn, *plot)
+	})
+}
+
+// run runs the scenarios named by scen and prints their table (and the
+// plot's file name).
+func run(ctx context.Context, cfg demo.Config, scen string, ecn bool, plot string) error {
 	var scs []demo.Scenario
-	switch *scen {
+	switch scen {
 	case "all":
 		scs = demo.Scenarios()
 	case "aqm":
 		scs = demo.AQMScenarios()
 	default:
 		for _, sc := range append(demo.Scenarios(), demo.AQMScenarios()...) {
-			if sc.Key == *scen && len(scs) == 0 {
+			if sc.Key == scen && len(scs) == 0 {
 				scs = append(scs, sc)
 			}
 		}
 	}
-	if *ecn {
+	if ecn {
 		scs = demo.WithECN(scs)
 	}
 	if len(scs) == 0 {
-		fail(fmt.Errorf("unknown scenario %q", *scen))
+		return fmt.Errorf("unknown scenario %q", scen)
 	}
 	fmt.Printf("gopcu demo: %d MS, CS-%d on %d PDCHs (%.0f kbit/s LLC payload per MS at most), %d kB download per MS, %s every %v, %s\n",
-		cfg.MSs, cfg.CS, cfg.Slots, float64([]int{0, 20, 30, 36, 50}[cfg.CS]*8*50*min(cfg.Slots, 4))/1000, *size,
+		cfg.MSs, cfg.CS, cfg.Slots, float64([]int{0, 20, 30, 36, 50}[cfg.CS]*8*50*min(cfg.Slots, 4))/1000, cfg.FileBytes>>10,
 		map[bool]string{true: "the network pings each MS", false: "each MS pings the server"}[cfg.PingFromNet], cfg.PingInterval,
 		map[bool]string{true: "real time", false: "virtual time"}[cfg.RealTime])
 	var rows []demo.Summary
@@ -76,17 +71,10 @@ func main() {
 	for _, sc := range scs {
 		r, err := demo.Run(ctx, cfg, sc)
 		if err != nil {
-			fail(err)
+			return err
 		}
 		results = append(results, r)
 		rows = append(rows, demo.Summarize(r, cfg))
 	}
-	if err := demo.Finish(os.Stdout, func(w io.Writer) { demo.WriteTable(w, rows) }, start, *plot, results); err != nil {
-		fail(err)
-	}
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "demo:", err)
-	os.Exit(1)
+	return demo.Finish(os.Stdout, func(w io.Writer) { demo.WriteTable(w, rows) }, start, plot, results)
 }

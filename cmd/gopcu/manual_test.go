@@ -2,13 +2,10 @@ package main
 
 import (
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
 )
 
@@ -119,16 +116,7 @@ func TestManualNoOutputClaims(t *testing.T) {
 			t.Errorf("manual.md: %q is no command of docs/vty-reference.md", c)
 		}
 	}
-	dir := t.TempDir()
-	_, sock := startPeers(t, dir, sgsnemu.Config{}, sgsnemu.Callbacks{})
-	cfg := filepath.Join(dir, "osmo-pcu.cfg")
-	if err := os.WriteFile(cfg, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p := startGopcu(t, "-c", cfg, "--pcu-sock", sock)
-	if !testutil.Poll(10*time.Second, func() bool { return strings.Contains(p.stderr.String(), "BVCI=1800 unblocked") }) {
-		t.Fatalf("no BVC unblocked:\n%s", p.stderr.String())
-	}
+	p := startGopcuGb(t)
 	// the state the claims are about: NS up (its show commands print)
 	out := testutil.VTYCommands(t, p.vty, append([]string{"enable", "show ns entities"}, claims...)...)
 	if !strings.Contains(out[1], "NSEI 00101") {

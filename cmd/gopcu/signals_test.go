@@ -105,15 +105,35 @@ func (p *proc) wait(t *testing.T, d time.Duration) int {
 	return 0
 }
 
-// logConfig is a config file with a `log file` target at NOTICE.
-func logConfig(t *testing.T, dir, logFile string) string {
+// writeConfig writes text into the config file dir/name and returns its
+// path.
+func writeConfig(t *testing.T, dir, name, text string) string {
 	t.Helper()
-	cfg := filepath.Join(dir, "gopcu.cfg")
-	text := fmt.Sprintf("log file %s\n logging filter all 1\n logging print file 0\n logging level set-all notice\n", logFile)
+	cfg := filepath.Join(dir, name)
 	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return cfg
+}
+
+// logConfig is a config file with a `log file` target at NOTICE.
+func logConfig(t *testing.T, dir, logFile string) string {
+	t.Helper()
+	return writeConfig(t, dir, "gopcu.cfg", fmt.Sprintf("log file %s\n logging filter all 1\n logging print file 0\n logging level set-all notice\n", logFile))
+}
+
+// startGopcuGb starts gopcu with an empty config file, serving the BTS
+// emulator with NS towards the SGSN emulator (startPeers), and waits until
+// its BVC is unblocked.
+func startGopcuGb(t *testing.T) *proc {
+	t.Helper()
+	dir := t.TempDir()
+	_, sock := startPeers(t, dir, sgsnemu.Config{}, sgsnemu.Callbacks{})
+	p := startGopcu(t, "-c", writeConfig(t, dir, "empty.cfg", ""), "--pcu-sock", sock)
+	if !testutil.Poll(10*time.Second, func() bool { return strings.Contains(p.stderr.String(), "BVCI=1800 unblocked") }) {
+		t.Fatalf("no BVC unblocked:\n%s", p.stderr.String())
+	}
+	return p
 }
 
 // TestSignalTerminate: SIGTERM and SIGINT end gopcu cleanly (counters in
@@ -124,14 +144,7 @@ func logConfig(t *testing.T, dir, logFile string) string {
 func TestSignalTerminate(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sigName(sig), func(t *testing.T) {
-			dir := t.TempDir()
-			_, sock := startPeers(t, dir, sgsnemu.Config{}, sgsnemu.Callbacks{})
-			cfg := filepath.Join(dir, "empty.cfg")
-			os.WriteFile(cfg, nil, 0o644)
-			p := startGopcu(t, "-c", cfg, "--pcu-sock", sock)
-			if !testutil.Poll(10*time.Second, func() bool { return strings.Contains(p.stderr.String(), "BVCI=1800 unblocked") }) {
-				t.Fatalf("no BVC unblocked:\n%s", p.stderr.String())
-			}
+			p := startGopcuGb(t)
 			nonZero := map[string]bool{} // the groups `show rate-counters skip-zero` lists a counter of
 			group := ""
 			for _, l := range strings.Split(testutil.VTYCommands(t, p.vty, "show rate-counters skip-zero")[0], "\n") {
@@ -214,8 +227,7 @@ func TestSignalUser1DumpsState(t *testing.T) {
 // TestExitCodes: osmo-pcu's exit codes where it has them.
 func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.cfg")
-	os.WriteFile(bad, []byte("pcu\n no-such-command\n"), 0o644)
+	bad := writeConfig(t, dir, "bad.cfg", "pcu\n no-such-command\n")
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

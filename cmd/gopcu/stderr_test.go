@@ -93,10 +93,7 @@ func TestStderrLikeOsmoPCU(t *testing.T) {
 			if format == "print-level" {
 				cfg = printLevelNode + cfg
 			}
-			cfgFile := filepath.Join(dir, "osmo-pcu.cfg")
-			if err := os.WriteFile(cfgFile, []byte(cfg), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			cfgFile := writeConfig(t, dir, "osmo-pcu.cfg", cfg)
 			sock := filepath.Join(dir, "pcu_bts")
 			p := startGopcu(t, "-c", cfgFile, "--pcu-sock", sock)
 			check := func(event, got string) {
@@ -143,10 +140,7 @@ func TestStderrIsRunningConfig(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			cfgFile := filepath.Join(dir, "gopcu.cfg")
-			if err := os.WriteFile(cfgFile, text, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			cfgFile := writeConfig(t, dir, "gopcu.cfg", string(text))
 			sock := filepath.Join(dir, "pcu_bts")
 			run := func() (line, rc string) {
 				t.Helper()

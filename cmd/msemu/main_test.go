@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/internal/emu/msemu"
+	"github.com/gopcu/gopcu/internal/testutil/enginetest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/driver"
 )
@@ -43,11 +44,9 @@ func TestRun(t *testing.T) {
 	gb := &gbRec{ul: map[uint32][][]byte{}}
 	eng := pcu.New(pcu.Config{SocketPath: cfg.Path, MinBackoff: 20 * time.Millisecond})
 	eng.SetGb(gb)
+	enginetest.Run(t, eng, driver.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	done := make(chan struct{})
-	go func() { driver.Run(ctx, eng, driver.Options{}); close(done) }()
-	defer func() { cancel(); <-done }()
 
 	dl := func(i, k int) []byte {
 		return msemu.UIFrame(3, uint16(k), []byte(fmt.Sprintf("to MS %d, frame %d", i, k)))

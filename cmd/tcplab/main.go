@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"syscall"
 	"time"
@@ -31,10 +30,7 @@ import (
 
 func main() {
 	cfg := tcplab.DefaultConfig()
-	flag.IntVar(&cfg.MSs, "ms", cfg.MSs, "number of MSs (each with a download and a ping)")
-	flag.IntVar(&cfg.CS, "cs", cfg.CS, "GPRS coding scheme (1..4)")
-	flag.IntVar(&cfg.Slots, "slots", cfg.Slots, "PDCHs (timeslots, 1..8)")
-	size := flag.Int("size", cfg.FileBytes>>10, "download size per MS in kB")
+	demo.CellFlags(flag.CommandLine, &cfg.MSs, &cfg.CS, &cfg.Slots, &cfg.FileBytes)
 	flag.IntVar(&cfg.IdlePings, "idle", cfg.IdlePings, "pings before the downloads start")
 	flag.DurationVar(&cfg.PingInterval, "i", cfg.PingInterval, "ping interval (ping -i)")
 	flag.IntVar(&cfg.MTU, "mtu", cfg.MTU, "TUN MTU")
@@ -46,43 +42,43 @@ func main() {
 	quiet := flag.Bool("q", false, "no live status lines")
 	trace := flag.String("trace", "", "file for a trace: the server's TCP state (ss -tin) every second, and every packet at the TUN devices in radio time")
 	flag.Parse()
-	if *trace != "" {
-		f, err := os.Create(*trace)
+	if !*quiet {
+		cfg.Status = os.Stdout
+	}
+	demo.Main("tcplab", func(ctx context.Context, dir string) error {
+		cfg.Dir = dir
+		return run(ctx, cfg, *scen, *plot, *trace)
+	}, syscall.SIGHUP)
+}
+
+// run checks the host, deletes stale namespaces, runs the scenarios named
+// by scen and prints their table (and the plot's file name).
+func run(ctx context.Context, cfg tcplab.Config, scen, plot, trace string) error {
+	if trace != "" {
+		f, err := os.Create(trace)
 		if err != nil {
-			fail(err)
+			return err
 		}
 		defer f.Close()
 		cfg.Trace = f
 	}
-	cfg.FileBytes = *size << 10
-	if !*quiet {
-		cfg.Status = os.Stdout
-	}
 	if err := tcplab.Check(); err != nil {
-		fail(err)
+		return err
 	}
 	if gone := tcplab.CleanStale(); len(gone) > 0 {
 		fmt.Printf("deleted stale namespaces: %s\n", strings.Join(gone, " "))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	dir, err := os.MkdirTemp("", "gopcu-tcplab")
-	if err != nil {
-		fail(err)
-	}
-	defer os.RemoveAll(dir)
-	cfg.Dir = dir
 	var scs []demo.Scenario
 	for i, sc := range demo.Scenarios() {
-		if *scen == "all" || *scen == []string{"off", "osmo", "gopcu"}[i] {
+		if scen == "all" || scen == []string{"off", "osmo", "gopcu"}[i] {
 			scs = append(scs, sc)
 		}
 	}
 	if len(scs) == 0 {
-		fail(fmt.Errorf("unknown scenario %q", *scen))
+		return fmt.Errorf("unknown scenario %q", scen)
 	}
 	fmt.Printf("gopcu tcplab: %d MS, CS-%d on %d PDCHs, %d kB HTTP download per MS (Linux TCP, curl), ping -i %v, MTU %d, N201-U %d, MS rcvbuf %d, TCP %s, real time\n",
-		cfg.MSs, cfg.CS, cfg.Slots, *size, cfg.PingInterval.Seconds(), cfg.MTU, cfg.N201U, cfg.RcvBuf, cfg.CC)
+		cfg.MSs, cfg.CS, cfg.Slots, cfg.FileBytes>>10, cfg.PingInterval.Seconds(), cfg.MTU, cfg.N201U, cfg.RcvBuf, cfg.CC)
 	var rows []tcplab.Row
 	var results []*demo.Result
 	start := time.Now()
@@ -91,11 +87,11 @@ func main() {
 		if err != nil {
 			if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 				fmt.Fprintln(os.Stderr, "tcplab: interrupted; namespaces removed")
-				os.RemoveAll(dir)
+				os.RemoveAll(cfg.Dir)
 				os.Exit(130)
 			}
 			if r == nil {
-				fail(err)
+				return err
 			}
 			fmt.Fprintln(os.Stderr, "tcplab:", err)
 		}
@@ -105,12 +101,5 @@ func main() {
 			fmt.Printf("note: %s: lab dropped %d packets, radio clock lagged up to %v\n", sc.Name, r.TUNDrops, r.MaxLag)
 		}
 	}
-	if err := demo.Finish(os.Stdout, func(w io.Writer) { tcplab.WriteTable(w, rows) }, start, *plot, results); err != nil {
-		fail(err)
-	}
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "tcplab:", err)
-	os.Exit(1)
+	return demo.Finish(os.Stdout, func(w io.Writer) { tcplab.WriteTable(w, rows) }, start, plot, results)
 }

@@ -113,20 +113,26 @@ func ParseLevel(s string) (slog.Level, error) {
 	return 0, fmt.Errorf("logx: unknown level %q", s)
 }
 
-// LevelName gives the Osmocom name of a level.
-func LevelName(l slog.Level) string {
+// levelRank is the Osmocom level l falls in: 0 DEBUG, 1 INFO, 2 NOTICE,
+// 3 ERROR, 4 FATAL.
+func levelRank(l slog.Level) int {
 	switch {
 	case l <= LevelDebug:
-		return "DEBUG"
+		return 0
 	case l <= LevelInfo:
-		return "INFO"
+		return 1
 	case l <= LevelNotice:
-		return "NOTICE"
+		return 2
 	case l <= LevelError:
-		return "ERROR"
+		return 3
 	}
-	return "FATAL"
+	return 4
 }
+
+var levelNames = [...]string{"DEBUG", "INFO", "NOTICE", "ERROR", "FATAL"}
+
+// LevelName gives the Osmocom name of a level.
+func LevelName(l slog.Level) string { return levelNames[levelRank(l)] }
 
 type catState struct {
 	desc    Category

@@ -133,3 +133,20 @@ func BenchmarkNotWanted(b *testing.B) {
 		l.Debug("x", "tfi", 1)
 	}
 }
+
+// TestLevelNameAndColor: each slog level between two Osmocom levels takes
+// the name and color of the upper one; above ERROR it is FATAL, red.
+func TestLevelNameAndColor(t *testing.T) {
+	for _, c := range []struct {
+		l           slog.Level
+		name, color string
+	}{
+		{LevelDebug - 1, "DEBUG", "\033[1;34m"}, {LevelDebug, "DEBUG", "\033[1;34m"}, {LevelDebug + 1, "INFO", "\033[1;32m"},
+		{LevelInfo, "INFO", "\033[1;32m"}, {LevelNotice, "NOTICE", "\033[1;33m"}, {LevelNotice + 1, "ERROR", "\033[1;31m"},
+		{LevelError, "ERROR", "\033[1;31m"}, {LevelError + 1, "FATAL", "\033[1;31m"}, {LevelFatal, "FATAL", "\033[1;31m"},
+	} {
+		if n, col := LevelName(c.l), levelColor(c.l); n != c.name || col != c.color {
+			t.Errorf("level %d: %s %q, want %s %q", c.l, n, col, c.name, c.color)
+		}
+	}
+}

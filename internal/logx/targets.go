@@ -181,17 +181,11 @@ var CategoryColors = map[string]string{
 
 const colorEnd = "\033[0;m"
 
-func levelColor(l slog.Level) string {
-	switch {
-	case l <= LevelDebug:
-		return "\033[1;34m"
-	case l <= LevelInfo:
-		return "\033[1;32m"
-	case l <= LevelNotice:
-		return "\033[1;33m"
-	}
-	return "\033[1;31m"
-}
+// levelColors are the colors of the levels by levelRank: blue DEBUG,
+// green INFO, yellow NOTICE, red ERROR and FATAL.
+var levelColors = [...]string{"\033[1;34m", "\033[1;32m", "\033[1;33m", "\033[1;31m", "\033[1;31m"}
+
+func levelColor(l slog.Level) string { return levelColors[levelRank(l)] }
 
 // CatPrefix is the libosmocore name of a category: "pcu" -> "DPCU".
 func CatPrefix(cat string) string { return "D" + strings.ToUpper(cat) }

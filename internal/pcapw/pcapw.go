@@ -109,12 +109,12 @@ func AppendIPUDP(b []byte, src, dst netip.AddrPort, payload []byte) []byte {
 // Sum adds b to the running 32-bit one's complement sum s as 16-bit
 // big-endian words, an odd last octet padded with zero (RFC 1071 §4.1).
 func Sum(s uint32, b []byte) uint32 {
-	for len(b) >= 2 {
-		s += uint32(b[0])<<8 | uint32(b[1])
-		b = b[2:]
+	n := len(b) &^ 1
+	for i := 0; i < n; i += 2 {
+		s += uint32(b[i])<<8 | uint32(b[i+1])
 	}
-	if len(b) == 1 {
-		s += uint32(b[0]) << 8
+	if n < len(b) {
+		s += uint32(b[n]) << 8
 	}
 	return s
 }

@@ -46,3 +46,38 @@ func TestLine(t *testing.T) {
 		t.Errorf("%d pixels set, want 10", set)
 	}
 }
+
+// TestShapes: Canvas is white; Dot, Swatch and Axes set the pixels they
+// name and no other.
+func TestShapes(t *testing.T) {
+	img := Canvas(40, 40)
+	white := color.RGBA{255, 255, 255, 255}
+	count := func(c color.RGBA) int {
+		n := 0
+		for y := 0; y < 40; y++ {
+			for x := 0; x < 40; x++ {
+				if img.RGBAAt(x, y) == c {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	if n := count(white); n != 40*40 {
+		t.Fatalf("canvas: %d white pixels", n)
+	}
+	red := color.RGBA{255, 0, 0, 255}
+	Dot(img, 5, 5, 2, red)
+	if n := count(red); n != 25 || img.RGBAAt(3, 3) != red || img.RGBAAt(7, 7) != red {
+		t.Errorf("dot: %d pixels", n)
+	}
+	blue := color.RGBA{0, 0, 255, 255}
+	Swatch(img, 20, 20, blue)
+	if n := count(blue); n != 14*4 || img.RGBAAt(33, 23) != blue {
+		t.Errorf("swatch: %d pixels", n)
+	}
+	Axes(img, 10, 10, 20, 15)
+	if n := count(Axis); n != 21+15 || img.RGBAAt(10, 10) != Axis || img.RGBAAt(30, 25) != Axis {
+		t.Errorf("axes: %d pixels", n)
+	}
+}

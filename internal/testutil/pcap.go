@@ -50,6 +50,26 @@ func OpenPcap(t testing.TB, path string) *pcapgo.Reader {
 	return r
 }
 
+// Tshark writes pcap (a capture file's octets) into a file and returns
+// what tshark prints for it on standard output, run with args and
+// "-r file"; tshark failing fails the test. The caller skips without
+// tshark (NeedBinaries).
+func Tshark(t testing.TB, pcap []byte, args ...string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "capture.pcap")
+	if err := os.WriteFile(f, pcap, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("tshark", append(args, "-r", f)...).Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("tshark: %v\n%s%s", err, out, ee.Stderr)
+		}
+		t.Fatalf("tshark: %v", err)
+	}
+	return string(out)
+}
+
 // TsharkNS writes the NS datagrams pkts (BSS 127.0.0.1:23001 -> SGSN
 // :23000) into a pcap file and returns tshark's verbose dissection of it
 // (Gb over UDP port 23000); tshark failing fails the test. The caller

@@ -34,3 +34,20 @@ func TestWriteUDPPcap(t *testing.T) {
 		t.Fatalf("got  % x\nwant % x", got, want)
 	}
 }
+
+// TestTshark: tshark reads the capture handed over as octets (two UDP
+// datagrams to port 23000, one a line with -T fields).
+func TestTshark(t *testing.T) {
+	NeedBinaries(t, "tshark")
+	f := filepath.Join(t.TempDir(), "x.pcap")
+	if err := WriteUDPPcap(f, 23001, 23000, [][]byte{{0x0a}, {0x0b, 0x0c}}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := Tshark(t, b, "-T", "fields", "-e", "udp.dstport"); out != "23000\n23000\n" {
+		t.Fatalf("tshark: %q", out)
+	}
+}

@@ -72,10 +72,6 @@ func installAQMExt(n *vty.Node, cfg *Config) {
 	in := func(str string, h vty.Handler) {
 		n.Install(str, aqmHelp[str], h, vty.Immediate())
 	}
-	num := func(p *int) vty.Handler {
-		return func(c *vty.Context) error { *p = atoi(c.Args[0]); return nil }
-	}
-	zero := func(p *int) vty.Handler { return func(*vty.Context) error { *p = 0; return nil } }
 	flag := func(p *bool, v bool) vty.Handler { return func(*vty.Context) error { *p = v; return nil } }
 	in("queue aqm (codel|pie|red)", func(c *vty.Context) error {
 		if c.Args[0] != "codel" && cfg.Queue.Variant == "osmo" {
@@ -89,10 +85,10 @@ func installAQMExt(n *vty.Node, cfg *Config) {
 	in("no queue ecn", flag(&a.NoECN, true))
 	in("queue fq", flag(&a.NoFQ, false))
 	in("no queue fq", flag(&a.NoFQ, true))
-	in("queue pie target <1-10000>", num(&a.PIETargetMS))
-	in("no queue pie target", zero(&a.PIETargetMS))
-	in("queue pie tupdate <1-10000>", num(&a.PIETUpdateMS))
-	in("no queue pie tupdate", zero(&a.PIETUpdateMS))
+	in("queue pie target <1-10000>", setArg(&a.PIETargetMS))
+	in("no queue pie target", setInt(&a.PIETargetMS, 0))
+	in("queue pie tupdate <1-10000>", setArg(&a.PIETUpdateMS))
+	in("no queue pie tupdate", setInt(&a.PIETUpdateMS, 0))
 	in("queue pie max-burst <0-100000>", func(c *vty.Context) error {
 		a.PIEMaxBurstMS = atoi(c.Args[0])
 		if a.PIEMaxBurstMS == 0 {
@@ -100,7 +96,7 @@ func installAQMExt(n *vty.Node, cfg *Config) {
 		}
 		return nil
 	})
-	in("no queue pie max-burst", zero(&a.PIEMaxBurstMS))
+	in("no queue pie max-burst", setInt(&a.PIEMaxBurstMS, 0))
 	in("queue red min <3086-1073741824>", func(c *vty.Context) error {
 		if v := atoi(c.Args[0]); a.REDMax != 0 && v >= a.REDMax {
 			return c.Warnf("%% queue red min %d must be below queue red max %d\n", v, a.REDMax)
@@ -108,7 +104,7 @@ func installAQMExt(n *vty.Node, cfg *Config) {
 		a.REDMin = atoi(c.Args[0])
 		return nil
 	})
-	in("no queue red min", zero(&a.REDMin))
+	in("no queue red min", setInt(&a.REDMin, 0))
 	in("queue red max <3087-1073741824>", func(c *vty.Context) error {
 		if v := atoi(c.Args[0]); a.REDMin != 0 && v <= a.REDMin {
 			return c.Warnf("%% queue red max %d must be above queue red min %d\n", v, a.REDMin)
@@ -116,11 +112,11 @@ func installAQMExt(n *vty.Node, cfg *Config) {
 		a.REDMax = atoi(c.Args[0])
 		return nil
 	})
-	in("no queue red max", zero(&a.REDMax))
-	in("queue red probability <1-100>", num(&a.REDProb))
-	in("no queue red probability", zero(&a.REDProb))
-	in("queue red ewma <1-10>", num(&a.REDEWMA))
-	in("no queue red ewma", zero(&a.REDEWMA))
+	in("no queue red max", setInt(&a.REDMax, 0))
+	in("queue red probability <1-100>", setArg(&a.REDProb))
+	in("no queue red probability", setInt(&a.REDProb, 0))
+	in("queue red ewma <1-10>", setArg(&a.REDEWMA))
+	in("no queue red ewma", setInt(&a.REDEWMA, 0))
 }
 
 // writeAQMExt writes the AQM lines that differ from the defaults, in the

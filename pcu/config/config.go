@@ -161,6 +161,14 @@ func Default() *Config {
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
+// setArg is a command handler storing its first argument, a number, in *p.
+func setArg(p *int) vty.Handler {
+	return func(c *vty.Context) error { *p = atoi(c.Args[0]); return nil }
+}
+
+// setInt is a command handler storing v in *p.
+func setInt(p *int, v int) vty.Handler { return func(*vty.Context) error { *p = v; return nil } }
+
 // printSet writes the config line " cmd v" when v is set (not its zero
 // value, the default the line would restore).
 func printSet[T comparable](c *vty.Context, cmd string, v T) {
@@ -368,8 +376,18 @@ func installPCU(n *vty.Node, cfg *Config) {
 		}
 		return dl, ul
 	}
-	set := func(p *int, v int) vty.Handler { return func(*vty.Context) error { *p = v; return nil } }
-	arg := func(p *int) vty.Handler { return func(c *vty.Context) error { *p = atoi(c.Args[0]); return nil } }
+	// the DL and UL coding schemes of `cs`, `mcs` and their `max`: the
+	// arguments (UL as DL when not given), or 0 for the `no` forms
+	schemes := func(dl, ul *int) vty.Handler {
+		return func(c *vty.Context) error { *dl, *ul = dlul(c); return nil }
+	}
+	noSchemes := func(dl, ul *int) vty.Handler { return func(*vty.Context) error { *dl, *ul = 0, 0; return nil } }
+	forced := func(force *bool, dl, ul *int) vty.Handler {
+		return func(c *vty.Context) error { *force = true; return schemes(dl, ul)(c) }
+	}
+	notForced := func(force *bool, dl, ul *int) vty.Handler {
+		return func(c *vty.Context) error { *force = false; return noSchemes(dl, ul)(c) }
+	}
 
 	in("egprs only", func(c *vty.Context) error {
 		c.Print("'egprs only' is deprecated, egprs support is controled from BTS/BSC config, this is now a no-op\n")
@@ -380,17 +398,10 @@ func installPCU(n *vty.Node, cfg *Config) {
 		return nil
 	}, vty.Deprecated())
 	in("no two-phase-access", func(*vty.Context) error { cfg.ForceTwoPhase = false; return nil }, imm)
-	in("cs <1-4> [<1-4>]", func(c *vty.Context) error {
-		cfg.ForceInitialCS = true
-		cfg.InitialCSDL, cfg.InitialCSUL = dlul(c)
-		return nil
-	}, imm)
-	in("no cs", func(*vty.Context) error {
-		cfg.ForceInitialCS, cfg.InitialCSDL, cfg.InitialCSUL = false, 0, 0
-		return nil
-	}, imm)
-	in("cs max <1-4> [<1-4>]", func(c *vty.Context) error { cfg.MaxCSDL, cfg.MaxCSUL = dlul(c); return nil }, imm)
-	in("no cs max", func(*vty.Context) error { cfg.MaxCSDL, cfg.MaxCSUL = 0, 0; return nil }, imm)
+	in("cs <1-4> [<1-4>]", forced(&cfg.ForceInitialCS, &cfg.InitialCSDL, &cfg.InitialCSUL), imm)
+	in("no cs", notForced(&cfg.ForceInitialCS, &cfg.InitialCSDL, &cfg.InitialCSUL), imm)
+	in("cs max <1-4> [<1-4>]", schemes(&cfg.MaxCSDL, &cfg.MaxCSUL), imm)
+	in("no cs max", noSchemes(&cfg.MaxCSDL, &cfg.MaxCSUL), imm)
 	in("cs threshold <0-100> <0-100>", func(c *vty.Context) error {
 		lo, hi := atoi(c.Args[0]), atoi(c.Args[1])
 		if lo > hi {
@@ -403,8 +414,8 @@ func installPCU(n *vty.Node, cfg *Config) {
 		cfg.CSAdjEnabled, cfg.CSAdjLower, cfg.CSAdjUpper = false, 0, 100
 		return nil
 	}, imm)
-	in("cs downgrade-threshold <1-10000>", arg(&cfg.CSDowngradeThr), imm)
-	in("no cs downgrade-threshold", set(&cfg.CSDowngradeThr, 0), imm)
+	in("cs downgrade-threshold <1-10000>", setArg(&cfg.CSDowngradeThr), imm)
+	in("no cs downgrade-threshold", setInt(&cfg.CSDowngradeThr, 0), imm)
 	in("cs link-quality-ranges cs1 <0-35> cs2 <0-35> <0-35> cs3 <0-35> <0-35> cs4 <0-35>", func(c *vty.Context) error {
 		a := c.Args
 		cfg.CSLQual[0].High = atoi(a[0])
@@ -422,18 +433,11 @@ func installPCU(n *vty.Node, cfg *Config) {
 		cfg.MCSLQual[8].Low = atoi(a[15])
 		return nil
 	}, imm)
-	in("mcs <1-9> [<1-9>]", func(c *vty.Context) error {
-		cfg.ForceInitialMCS = true
-		cfg.InitialMCSDL, cfg.InitialMCSUL = dlul(c)
-		return nil
-	}, imm)
+	in("mcs <1-9> [<1-9>]", forced(&cfg.ForceInitialMCS, &cfg.InitialMCSDL, &cfg.InitialMCSUL), imm)
 	in("egprs dl arq-type (spb|arq2)", func(c *vty.Context) error { cfg.DLArq2 = c.Args[0] == "arq2"; return nil }, imm)
-	in("no mcs", func(*vty.Context) error {
-		cfg.ForceInitialMCS, cfg.InitialMCSDL, cfg.InitialMCSUL = false, 0, 0
-		return nil
-	}, imm)
-	in("mcs max <1-9> [<1-9>]", func(c *vty.Context) error { cfg.MaxMCSDL, cfg.MaxMCSUL = dlul(c); return nil }, imm)
-	in("no mcs max", func(*vty.Context) error { cfg.MaxMCSDL, cfg.MaxMCSUL = 0, 0; return nil }, imm)
+	in("no mcs", notForced(&cfg.ForceInitialMCS, &cfg.InitialMCSDL, &cfg.InitialMCSUL), imm)
+	in("mcs max <1-9> [<1-9>]", schemes(&cfg.MaxMCSDL, &cfg.MaxMCSUL), imm)
+	in("no mcs max", noSchemes(&cfg.MaxMCSDL, &cfg.MaxMCSUL), imm)
 	in("window-size <0-1024> [<0-256>]", func(c *vty.Context) error {
 		cfg.WSBase = atoi(c.Args[0])
 		if len(c.Args) > 1 {
@@ -441,34 +445,34 @@ func installPCU(n *vty.Node, cfg *Config) {
 		}
 		return nil
 	}, newTBF)
-	in("queue lifetime <1-65534>", arg(&cfg.LLCLifetime), newTBF)
-	in("queue lifetime infinite", set(&cfg.LLCLifetime, LifetimeInfinite), newTBF)
-	in("no queue lifetime", set(&cfg.LLCLifetime, 0), newTBF)
-	in("queue hysteresis <1-65535>", arg(&cfg.LLCHysteresis), newTBF)
-	in("no queue hysteresis", set(&cfg.LLCHysteresis, 0), newTBF)
-	in("queue codel", set(&cfg.CodelIntervalMS, CodelUseDefault), newSub)
+	in("queue lifetime <1-65534>", setArg(&cfg.LLCLifetime), newTBF)
+	in("queue lifetime infinite", setInt(&cfg.LLCLifetime, LifetimeInfinite), newTBF)
+	in("no queue lifetime", setInt(&cfg.LLCLifetime, 0), newTBF)
+	in("queue hysteresis <1-65535>", setArg(&cfg.LLCHysteresis), newTBF)
+	in("no queue hysteresis", setInt(&cfg.LLCHysteresis, 0), newTBF)
+	in("queue codel", setInt(&cfg.CodelIntervalMS, CodelUseDefault), newSub)
 	in("queue codel interval <1-1000>", func(c *vty.Context) error {
 		cfg.CodelIntervalMS = 10 * atoi(c.Args[0])
 		return nil
 	}, newSub)
-	in("no queue codel", set(&cfg.CodelIntervalMS, CodelDisabled), newSub)
+	in("no queue codel", setInt(&cfg.CodelIntervalMS, CodelDisabled), newSub)
 	installQueueExt(n, cfg)
 	installAQMExt(n, cfg)
-	in("queue idle-ack-delay <1-65535>", arg(&cfg.LLCIdleAckDelay), imm)
-	in("no queue idle-ack-delay", set(&cfg.LLCIdleAckDelay, 0), imm)
+	in("queue idle-ack-delay <1-65535>", setArg(&cfg.LLCIdleAckDelay), imm)
+	in("no queue idle-ack-delay", setInt(&cfg.LLCIdleAckDelay, 0), imm)
 	in("alloc-algorithm (a|b|dynamic)", func(c *vty.Context) error { cfg.AllocAlgorithm = c.Args[0]; return nil }, imm)
 	in("two-phase-access", func(*vty.Context) error { cfg.ForceTwoPhase = true; return nil }, imm)
-	in("flow-control-interval <1-10>", arg(&cfg.FCInterval), imm)
-	in("flow-control bucket-time <1-65534>", arg(&cfg.FCBucketTime), imm)
-	in("no flow-control bucket-time", set(&cfg.FCBucketTime, 0), imm)
-	in("flow-control force-bvc-bucket-size <1-6553500>", arg(&cfg.FCBVCBucketSize), imm)
-	in("no flow-control force-bvc-bucket-size", set(&cfg.FCBVCBucketSize, 0), imm)
-	in("flow-control force-bvc-leak-rate <1-6553500>", arg(&cfg.FCBVCLeakRate), imm)
-	in("no flow-control force-bvc-leak-rate", set(&cfg.FCBVCLeakRate, 0), imm)
-	in("flow-control force-ms-bucket-size <1-6553500>", arg(&cfg.FCMSBucketSize), imm)
-	in("no flow-control force-ms-bucket-size", set(&cfg.FCMSBucketSize, 0), imm)
-	in("flow-control force-ms-leak-rate <1-6553500>", arg(&cfg.FCMSLeakRate), imm)
-	in("no flow-control force-ms-leak-rate", set(&cfg.FCMSLeakRate, 0), imm)
+	in("flow-control-interval <1-10>", setArg(&cfg.FCInterval), imm)
+	in("flow-control bucket-time <1-65534>", setArg(&cfg.FCBucketTime), imm)
+	in("no flow-control bucket-time", setInt(&cfg.FCBucketTime, 0), imm)
+	in("flow-control force-bvc-bucket-size <1-6553500>", setArg(&cfg.FCBVCBucketSize), imm)
+	in("no flow-control force-bvc-bucket-size", setInt(&cfg.FCBVCBucketSize, 0), imm)
+	in("flow-control force-bvc-leak-rate <1-6553500>", setArg(&cfg.FCBVCLeakRate), imm)
+	in("no flow-control force-bvc-leak-rate", setInt(&cfg.FCBVCLeakRate, 0), imm)
+	in("flow-control force-ms-bucket-size <1-6553500>", setArg(&cfg.FCMSBucketSize), imm)
+	in("no flow-control force-ms-bucket-size", setInt(&cfg.FCMSBucketSize, 0), imm)
+	in("flow-control force-ms-leak-rate <1-6553500>", setArg(&cfg.FCMSLeakRate), imm)
+	in("no flow-control force-ms-leak-rate", setInt(&cfg.FCMSLeakRate, 0), imm)
 	in("alpha (si13|<0-10>)", func(c *vty.Context) error {
 		c.Print("% 'alpha <0-10>' is now deprecated: use osmo-bsc's 'gprs power-control alpha <0-10>' instead\n")
 		if c.Args[0] == "si13" {
@@ -495,7 +499,7 @@ func installPCU(n *vty.Node, cfg *Config) {
 	deprecatedTimer("dl-tbf-idle-time", "<1-5000>", 2031)
 	in("dl-tbf-preemptive-retransmission", func(*vty.Context) error { cfg.DLPreemptiveRetx = true; return nil }, imm)
 	in("no dl-tbf-preemptive-retransmission", func(*vty.Context) error { cfg.DLPreemptiveRetx = false; return nil }, imm)
-	in("multislot-class default <1-45>", arg(&cfg.MSClassDefault), vty.Hidden(), newTBF)
+	in("multislot-class default <1-45>", setArg(&cfg.MSClassDefault), vty.Hidden(), newTBF)
 	deprecatedTimer("ms-idle-time", "<1-7200>", 2030)
 	in("gsmtap-remote-host [HOSTNAME]", func(c *vty.Context) error {
 		cfg.GSMTAPHost = "localhost"
@@ -554,8 +558,8 @@ func installPCU(n *vty.Node, cfg *Config) {
 		return nil
 	})
 	in("gb-dialect (classic|ip-sns)", func(c *vty.Context) error { cfg.NSDialectSNS = c.Args[0] == "ip-sns"; return nil }, nsReset)
-	in("gb ip-dscp <0-63>", arg(&cfg.NSIPDSCP), nsReset)
-	in("gb socket-priority <0-255>", arg(&cfg.NSPriority), nsReset)
+	in("gb ip-dscp <0-63>", setArg(&cfg.NSIPDSCP), nsReset)
+	in("gb socket-priority <0-255>", setArg(&cfg.NSPriority), nsReset)
 	in("neighbor resolution (A.B.C.D|X:X::X:X) [<0-65535>]", func(c *vty.Context) error {
 		c.Print("% Warning: The CTRL interface for Neighbor Address Resolution is now deprecated.Upgrade osmo-bsc and drop the " +
 			"'neighbor resolution (A.B.C.D|X:X::X:X) [<0-65535>]' VTY option in order to let osmo-pcu use the new resoluton " +

@@ -57,10 +57,6 @@ func installQueueExt(n *vty.Node, cfg *Config) {
 	in := func(str string, h vty.Handler) {
 		n.Install(str, extHelp[str], h, vty.Immediate())
 	}
-	num := func(p *int) vty.Handler {
-		return func(c *vty.Context) error { *p = atoi(c.Args[0]); return nil }
-	}
-	zero := func(p *int) vty.Handler { return func(*vty.Context) error { *p = 0; return nil } }
 	q := &cfg.Queue
 	// A target means nothing to the osmo variant (it derives its target
 	// from the interval, llc/doc.go), nor does 0: both are refused rather
@@ -89,13 +85,13 @@ func installQueueExt(n *vty.Node, cfg *Config) {
 		q.TargetUS = atoi(c.Args[0])
 		return nil
 	})
-	in("no queue codel target", zero(&q.TargetUS))
-	in("queue codel maxpacket <1-65535>", num(&q.MaxPacket))
-	in("no queue codel maxpacket", zero(&q.MaxPacket))
-	in("queue codel quantum <64-65535>", num(&q.Quantum))
-	in("no queue codel quantum", zero(&q.Quantum))
-	in("queue limit ms <4096-1073741824>", num(&q.MSLimit))
-	in("no queue limit ms", zero(&q.MSLimit))
+	in("no queue codel target", setInt(&q.TargetUS, 0))
+	in("queue codel maxpacket <1-65535>", setArg(&q.MaxPacket))
+	in("no queue codel maxpacket", setInt(&q.MaxPacket, 0))
+	in("queue codel quantum <64-65535>", setArg(&q.Quantum))
+	in("no queue codel quantum", setInt(&q.Quantum, 0))
+	in("queue limit ms <4096-1073741824>", setArg(&q.MSLimit))
+	in("no queue limit ms", setInt(&q.MSLimit, 0))
 	in("queue limit global <65536-68719476736>", func(c *vty.Context) error {
 		v, err := strconv.ParseInt(c.Args[0], 10, 64)
 		if err != nil {
@@ -105,8 +101,8 @@ func installQueueExt(n *vty.Node, cfg *Config) {
 		return nil
 	})
 	in("no queue limit global", func(*vty.Context) error { q.GlobalLimit = 0; return nil })
-	in("ms-max <1-1000000>", num(&cfg.MSMax))
-	in("no ms-max", zero(&cfg.MSMax))
+	in("ms-max <1-1000000>", setArg(&cfg.MSMax))
+	in("no ms-max", setInt(&cfg.MSMax, 0))
 	in("flow-control-ms", func(*vty.Context) error { cfg.FlowControlMS = true; return nil })
 	in("no flow-control-ms", func(*vty.Context) error { cfg.FlowControlMS = false; return nil })
 }

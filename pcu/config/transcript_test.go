@@ -37,14 +37,12 @@ const refFile = "testdata/osmo-pcu-1.1.0.transcript"
 
 func readTranscript(t testing.TB) []step { return readTranscriptFile(t, refFile) }
 
+// readTranscriptFile reads a transcript: "> " and a quoted command, then
+// "< " and its quoted output; other lines are skipped.
 func readTranscriptFile(t testing.TB, refFile string) []step {
 	t.Helper()
-	raw, err := os.ReadFile(refFile)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []step
-	for _, l := range strings.Split(string(raw), "\n") {
+	for _, l := range testutil.DataLines(t, refFile) {
 		if len(l) < 2 || (l[0] != '>' && l[0] != '<') {
 			continue
 		}

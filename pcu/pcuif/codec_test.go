@@ -17,11 +17,7 @@ func vec(t testing.TB, n int, frags map[int]string) []byte {
 	t.Helper()
 	b := make([]byte, n)
 	for off, h := range frags {
-		x, err := hex.DecodeString(strings.ReplaceAll(h, " ", ""))
-		if err != nil {
-			t.Fatal(err)
-		}
-		copy(b[off:], x)
+		copy(b[off:], testutil.Hex(t, h))
 	}
 	return b
 }
@@ -166,22 +162,9 @@ func dummyBlock() []byte {
 func TestGolden(t *testing.T) {
 	for _, g := range goldens(t) {
 		t.Run(g.name+"/"+g.v.String(), func(t *testing.T) {
-			// Parse: bytes -> struct.
-			m, err := Parse(g.b, g.v)
-			if err != nil {
-				t.Fatalf("parse: %v", err)
-			}
-			if !reflect.DeepEqual(m, g.m) {
-				t.Fatalf("parse:\n got %#v\nwant %#v", m, g.m)
-			}
-			// Marshal: struct -> bytes.
-			b, err := Marshal(g.m, g.v)
-			if err != nil {
-				t.Fatalf("marshal: %v", err)
-			}
-			if hex.EncodeToString(b) != hex.EncodeToString(g.b) {
-				t.Fatalf("marshal:\n got %x\nwant %x", b, g.b)
-			}
+			// Parse: bytes -> struct; marshal: struct -> bytes.
+			testutil.CheckGolden(t, g.b, g.m, func(b []byte) (Message, error) { return Parse(b, g.v) },
+				func(m Message) ([]byte, error) { return Marshal(m, g.v) })
 			// Len.
 			if n := MarshalLen(g.m, g.v); n != len(g.b) {
 				t.Fatalf("len %d, want %d", n, len(g.b))

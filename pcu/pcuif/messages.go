@@ -29,6 +29,16 @@ type hdr struct{ BTSNr uint8 }
 
 func (h *hdr) BTS() uint8     { return h.BTSNr }
 func (h *hdr) setBTS(n uint8) { h.BTSNr = n }
+
+// checkFN checks the frame number at offset off of a message of type t:
+// TDMA frame numbers are below MaxFN (TS 45.002 §4.3.3).
+func checkFN(t MsgType, off int, fn uint32) error {
+	if fn >= MaxFN {
+		return errf(ErrRange, t, off, "fn", "%d >= %d", fn, MaxFN)
+	}
+	return nil
+}
+
 func checkTRXTS(t MsgType, off int, trx, ts uint8) error {
 	if trx >= NumTRX {
 		return errf(ErrRange, t, off, "trx_nr", "%d >= %d", trx, NumTRX)
@@ -91,8 +101,8 @@ func (m *Data) getPayload(p []byte, v Version) error {
 	}
 	m.Payload = p[2 : 2+n : 2+n]
 	m.FN = le.Uint32(p[164:])
-	if m.FN >= MaxFN {
-		return errf(ErrRange, t, HeaderLen+164, "fn", "%d >= %d", m.FN, MaxFN)
+	if err := checkFN(t, HeaderLen+164, m.FN); err != nil {
+		return err
 	}
 	m.ARFCN = le.Uint16(p[168:])
 	m.TRX, m.TS, m.BlockNr, m.RSSI = p[170], p[171], p[172], int8(p[173])
@@ -248,8 +258,8 @@ func (m *RTSReq) getPayload(p []byte, v Version) error {
 		return err
 	}
 	m.FN = le.Uint32(p[4:])
-	if m.FN >= MaxFN {
-		return errf(ErrRange, TypeRTSReq, HeaderLen+4, "fn", "%d >= %d", m.FN, MaxFN)
+	if err := checkFN(TypeRTSReq, HeaderLen+4, m.FN); err != nil {
+		return err
 	}
 	m.ARFCN = le.Uint16(p[8:])
 	m.TRX, m.TS, m.BlockNr = p[10], p[11], p[12]
@@ -307,8 +317,8 @@ func (m *RACHInd) getPayload(p []byte, v Version) error {
 	if m.Is11Bit && m.RA > 0x7ff || !m.Is11Bit && m.RA > 0xff {
 		return errf(ErrRange, TypeRACHInd, HeaderLen+1, "ra", "0x%x too large", m.RA)
 	}
-	if m.FN >= MaxFN {
-		return errf(ErrRange, TypeRACHInd, HeaderLen+5, "fn", "%d >= %d", m.FN, MaxFN)
+	if err := checkFN(TypeRACHInd, HeaderLen+5, m.FN); err != nil {
+		return err
 	}
 	if m.BurstType > 3 {
 		return errf(ErrRange, TypeRACHInd, HeaderLen+12, "burst_type", "%d > 3", m.BurstType)
@@ -585,10 +595,7 @@ func (m *TimeInd) payloadLen(Version) int         { return 4 }
 func (m *TimeInd) putPayload(p []byte, _ Version) { le.PutUint32(p, m.FN) }
 func (m *TimeInd) getPayload(p []byte, _ Version) error {
 	m.FN = le.Uint32(p)
-	if m.FN >= MaxFN {
-		return errf(ErrRange, TypeTimeInd, HeaderLen, "fn", "%d >= %d", m.FN, MaxFN)
-	}
-	return nil
+	return checkFN(TypeTimeInd, HeaderLen, m.FN)
 }
 
 // InterfInd is INTERF_IND (16 B): per-timeslot interference levels.

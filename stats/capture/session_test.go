@@ -19,6 +19,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/btstest"
+	"github.com/gopcu/gopcu/internal/testutil/enginetest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/driver"
@@ -58,17 +59,14 @@ func TestEngineSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tap.Close()
+	t.Cleanup(func() { tap.Close() }) // after the engine has stopped
 	params := pcu.DefaultParams()
 	params.GSMTAPCategories = 0xffffffff
 	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Gb: true, Params: &params,
 		GSMTAP: tap})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { driver.Run(ctx, eng, driver.Options{ListenUDP: n.ListenNS}); close(done) }()
-	defer func() { cancel(); <-done }()
+	enginetest.Run(t, eng, driver.Options{ListenUDP: n.ListenNS})
 
-	sctx, scancel := context.WithTimeout(ctx, 20*time.Second)
+	sctx, scancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer scancel()
 	btstest.WaitUp(sctx, t, bts, 4, up)
 	btstest.Steps(sctx, t, bts, 4)
@@ -168,15 +166,10 @@ func startCapturedSGSN(t *testing.T, n *netnstest.NS, c *Capture) (*sgsnemu.Serv
 // checkSession has tshark decode the capture: the session's PDUs are
 // there, and nothing is malformed or has a bad checksum.
 func checkSession(t *testing.T, tshark, f string, c *Capture) {
-	out, err := exec.Command(tshark, "-n", "-r", f, "-d", "udp.port==23000,gprs-ns",
-		"-o", "udp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE",
-		"-T", "fields", "-e", "frame.protocols", "-e", "_ws.col.Info").Output()
-	if err != nil {
-		t.Fatalf("tshark: %v", err)
-	}
+	lines, _ := tsharkRead(t, tshark, f, "Malformed", "Checksum Status: Bad", "Expert Info (Error")
 	protos := map[string]int{}
 	var infos []string
-	for l := range strings.SplitSeq(strings.TrimSpace(string(out)), "\n") {
+	for _, l := range lines {
 		p, info, _ := strings.Cut(l, "\t")
 		protos[p]++
 		infos = append(infos, info)
@@ -191,14 +184,27 @@ func checkSession(t *testing.T, tshark, f string, c *Capture) {
 	if protos["raw:ip:udp:gprs-ns:bssgp"] == 0 || protos["raw:ip:udp:gsmtap:gsm_rlcmac"] == 0 {
 		t.Errorf("missing Gb or RLC/MAC packets: %v", protos)
 	}
-	v, err := exec.Command(tshark, "-n", "-r", f, "-d", "udp.port==23000,gprs-ns",
-		"-o", "udp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE", "-V").Output()
+}
+
+// tsharkRead has tshark (the binary at path tshark) decode the capture f,
+// Gb on UDP port 23000 and the IP and UDP checksums verified. It returns
+// a line per packet (its protocols, a tab, its Info column) and the
+// verbose dissection, in which none of bad may appear.
+func tsharkRead(t *testing.T, tshark, f string, bad ...string) (lines []string, verbose string) {
+	t.Helper()
+	args := []string{"-n", "-r", f, "-d", "udp.port==23000,gprs-ns", "-o", "udp.check_checksum:TRUE", "-o", "ip.check_checksum:TRUE"}
+	out, err := exec.Command(tshark, append(args, "-T", "fields", "-e", "frame.protocols", "-e", "_ws.col.Info")...).Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("tshark: %v\n%s", err, out)
 	}
-	for _, bad := range []string{"Malformed", "Checksum Status: Bad", "Expert Info (Error"} {
-		if i := strings.Index(string(v), bad); i >= 0 {
-			t.Fatalf("tshark reports %q: ...%s", bad, string(v)[max(0, i-1500):min(len(v), i+200)])
+	v, err := exec.Command(tshark, append(args, "-V")...).Output()
+	if err != nil {
+		t.Fatalf("tshark -V: %v", err)
+	}
+	for _, b := range bad {
+		if i := strings.Index(string(v), b); i >= 0 {
+			t.Fatalf("tshark reports %q: ...%s", b, string(v)[max(0, i-1500):min(len(v), i+200)])
 		}
 	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n"), string(v)
 }

@@ -18,8 +18,6 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/pcu"
@@ -118,11 +116,7 @@ func TestWholePage(t *testing.T) {
 	}
 
 	body := get(t, e.Handler(), "/metrics", nil).Body.String()
-	p := expfmt.NewTextParser(model.LegacyValidation)
-	mf, err := p.TextToMetricFamilies(strings.NewReader(body))
-	if err != nil {
-		t.Fatalf("text parser: %v\n%s", err, body)
-	}
+	mf := parsePage(t, body)
 	for name, f := range mf {
 		if strings.HasPrefix(name, "go_") {
 			continue
@@ -404,12 +398,7 @@ func TestHistogramsUnderConcurrentScrapes(t *testing.T) {
 		}
 	})
 	for range 30 {
-		body := get(t, h, "/metrics", nil).Body.String()
-		p := expfmt.NewTextParser(model.LegacyValidation)
-		mf, err := p.TextToMetricFamilies(strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
+		mf := parsePage(t, get(t, h, "/metrics", nil).Body.String())
 		for _, name := range []string{"gopcu_llc_sojourn_seconds", "gopcu_ms_llc_sojourn_seconds"} {
 			for _, m := range mf[name].GetMetric() {
 				hs := m.GetHistogram()

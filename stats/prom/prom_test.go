@@ -20,19 +20,20 @@ import (
 	"github.com/gopcu/gopcu/stats"
 )
 
+// scrape GETs /metrics from h in the text format and parses the page.
 func scrape(t *testing.T, h http.Handler) map[string]*dto.MetricFamily {
 	t.Helper()
-	req := httptest.NewRequest("GET", "/metrics", nil)
-	req.Header.Set("Accept", "text/plain; version=0.0.4")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	if rec.Code != 200 {
-		t.Fatalf("status %d: %s", rec.Code, rec.Body)
-	}
+	return parsePage(t, get(t, h, "/metrics", map[string]string{"Accept": "text/plain; version=0.0.4"}).Body.String())
+}
+
+// parsePage parses a /metrics page with the Prometheus project's own text
+// parser (expfmt); a page it rejects fails the test.
+func parsePage(t *testing.T, body string) map[string]*dto.MetricFamily {
+	t.Helper()
 	p := expfmt.NewTextParser(model.LegacyValidation)
-	mf, err := p.TextToMetricFamilies(rec.Body)
+	mf, err := p.TextToMetricFamilies(strings.NewReader(body))
 	if err != nil {
-		t.Fatalf("text parser: %v", err)
+		t.Fatalf("text parser: %v\n%s", err, body)
 	}
 	return mf
 }

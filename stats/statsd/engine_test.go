@@ -1,7 +1,6 @@
 package statsd
 
 import (
-	"context"
 	"net"
 	"os"
 	"path/filepath"
@@ -9,21 +8,53 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
+	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/btstest"
+	"github.com/gopcu/gopcu/internal/testutil/enginetest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
-// runEngine runs eng under its driver until the test ends.
-func runEngine(t *testing.T, eng *pcu.Engine, o driver.Options) {
+// gopcuStatsd is gopcu's engine under its driver behind the BTS emulator
+// (btsemu.Config's Path set here), with the TTCN-3 statsd reporter over
+// its counters sending into a capture.
+type gopcuStatsd struct {
+	eng *pcu.Engine
+	bts *btsemu.BTS
+	r   *Reporter
+	c   *capture
+}
+
+// startGopcu starts the BTS emulator (bc) and the engine (cfg with its
+// socket path, back-off and counter registry set here; o for its driver),
+// and sends the reporter's start-up flush; items are the reporter's stat
+// items (nil: none).
+func startGopcu(t *testing.T, bc btsemu.Config, cfg pcu.Config, o driver.Options, items func() []Item) *gopcuStatsd {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { driver.Run(ctx, eng, o); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	bc.Path = filepath.Join(t.TempDir(), "pcu_bts")
+	g := &gopcuStatsd{bts: btstest.Listen(t, bc), c: &capture{}}
+	cfg.SocketPath, cfg.MinBackoff, cfg.Counters = bc.Path, 20*time.Millisecond, &ratectr.Registry{}
+	g.eng = pcu.New(cfg)
+	enginetest.Run(t, g.eng, o)
+	g.r = New(ttcn3, cfg.Counters, items)
+	g.r.SetSender(g.c.send)
+	g.r.Report(time.Now()) // the start-up flush, before the script
+	return g
+}
+
+// report reports once everything posted to the engine before is handled.
+func (g *gopcuStatsd) report() {
+	g.eng.Call(func() {})
+	g.r.Report(time.Now())
+}
+
+// counters reports and sums the counter deltas since the last report.
+func (g *gopcuStatsd) counters() map[string]int64 {
+	g.report()
+	return sumCounters(g.c.take(), "TTCN3.")
 }
 
 // osmoPCU is Debian's osmo-pcu in a network namespace of its own, with

@@ -2,7 +2,6 @@ package statsd
 
 import (
 	"flag"
-	"net"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -187,33 +186,7 @@ func TestNamesMatchOsmoPCU(t *testing.T) {
 // recordShowStats saves osmo-pcu's `show stats` (libosmocore
 // vty_out_statistics_full2) as the format reference of stats.WriteShowStats.
 func recordShowStats(t *testing.T, ns *netnstest.NS) {
-	var c net.Conn
-	if err := ns.Do(func() error {
-		var err error
-		c, err = net.Dial("tcp", "127.0.0.1:4240")
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	readUntil := func(marker string) string {
-		var out []byte
-		b := make([]byte, 65536)
-		c.SetReadDeadline(time.Now().Add(5 * time.Second))
-		for !strings.HasSuffix(string(out), marker) {
-			n, err := c.Read(b)
-			if err != nil {
-				t.Fatalf("vty: %v after %q", err, out)
-			}
-			out = append(out, b[:n]...)
-		}
-		return string(out)
-	}
-	readUntil("OsmoPCU> ")
-	c.Write([]byte("show stats\r"))
-	out := readUntil("OsmoPCU> ")
-	out = strings.TrimPrefix(out, "show stats\r\n")
-	out = strings.TrimSuffix(out, "OsmoPCU> ")
+	out := dialOsmoVTY(t, ns).cmd("show stats")
 	if err := os.WriteFile("../testdata/osmo-pcu-1.1.0-show-stats.txt", []byte(strings.ReplaceAll(out, "\r\n", "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}

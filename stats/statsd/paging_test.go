@@ -2,8 +2,6 @@ package statsd
 
 import (
 	"fmt"
-	"net/netip"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,39 +9,13 @@ import (
 
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
-	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/internal/testutil"
-	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
-
-// sgsnIn starts the SGSN emulator on 127.0.0.1:23000 inside n (the SGSN
-// address of btsemu.DefaultInfo) and returns it with a channel closed when
-// BVC 1800 is unblocked.
-func sgsnIn(t *testing.T, n *netnstest.NS) (*sgsnemu.Server, chan struct{}) {
-	up := make(chan struct{})
-	var closed bool
-	var sg *sgsnemu.Server
-	if err := n.Do(func() (err error) {
-		sg, err = sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:23000"), sgsnemu.Config{}, sgsnemu.Callbacks{
-			BVCState: func(bvci uint16, unblocked bool, now time.Duration) {
-				if bvci == 1800 && unblocked && !closed {
-					closed = true
-					close(up)
-				}
-			},
-		})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sg.Close() })
-	return sg, up
-}
 
 // pagingScript: wait for the BVC, 8 blocks, PAGING-PS for an unknown IMSI
 // with P-TMSI (TS 48.018 §10.3.1, on the signalling BVC) twice, 8 blocks.
@@ -70,30 +42,24 @@ func pagingScript(t *testing.T, bts *btsemu.BTS, sg *sgsnemu.Server, up chan str
 
 func osmoPCUPaging(t *testing.T) map[string]int64 {
 	o := newOsmoPCU(t, nil)
-	sg, up := sgsnIn(t, o.ns)
+	s := &radioSide{t: t}
+	s.sgsnIn(o.ns)
 	o.start(true)
-	pagingScript(t, o.bts, sg, up)
+	pagingScript(t, o.bts, s.sg, s.up)
 	return o.counters()
 }
 
 func gopcuPaging(t *testing.T) map[string]int64 {
 	n := netnstest.New(t)
-	sg, up := sgsnIn(t, n)
-	dir := t.TempDir()
-	path := filepath.Join(dir, "pcu_bts")
-	bts := btstest.Listen(t, btsemu.Config{Path: path, Version: pcuif.V10})
-	reg := &ratectr.Registry{}
-	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg, Gb: true})
-	runEngine(t, eng, driver.Options{ListenUDP: n.ListenNS})
+	s := &radioSide{t: t}
+	s.sgsnIn(n)
 	var items []Item
-	r := New(ttcn3, reg, func() []Item { return items })
-	c := &capture{}
-	r.SetSender(c.send)
-	r.Report(time.Now())
-	pagingScript(t, bts, sg, up)
-	eng.Call(func() { items = daemon.StatItems(eng, items[:0]) })
-	r.Report(time.Now())
-	pkts := c.take()
+	g := startGopcu(t, btsemu.Config{Version: pcuif.V10}, pcu.Config{Gb: true}, driver.Options{ListenUDP: n.ListenNS},
+		func() []Item { return items })
+	pagingScript(t, g.bts, s.sg, s.up)
+	g.eng.Call(func() { items = daemon.StatItems(g.eng, items[:0]) })
+	g.r.Report(time.Now())
+	pkts := g.c.take()
 	// The NS stat items under osmo-pcu's names; the SGSN emulator answers
 	// NS-ALIVE on the same host within a second.
 	for _, want := range []string{"TTCN3.ns.nsvc.NSE00101-NSVC-UDP-0_0_0_0.23001-127_0_0_1.23000.alive.delay:", "TTCN3.ns.bind.0.tx_backlog_length:0|g"} {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
-	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/pcu"
@@ -72,20 +70,9 @@ func osmoPCURACH(t *testing.T) map[string]int64 {
 }
 
 func gopcuRACH(t *testing.T) map[string]int64 {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "pcu_bts")
-	bts := btstest.Listen(t, btsemu.Config{Path: path, Version: pcuif.V10})
-	reg := &ratectr.Registry{}
-	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg})
-	runEngine(t, eng, driver.Options{})
-	r := New(ttcn3, reg, nil)
-	c := &capture{}
-	r.SetSender(c.send)
-	r.Report(time.Now()) // the start-up flush, before the script
-	rachScript(t, bts)
-	eng.Call(func() {}) // everything posted before is handled
-	r.Report(time.Now())
-	return sumCounters(c.take(), "TTCN3.")
+	g := startGopcu(t, btsemu.Config{Version: pcuif.V10}, pcu.Config{}, driver.Options{}, nil)
+	rachScript(t, g.bts)
+	return g.counters()
 }
 
 // knownRACHDiffs are engine differences found by this test, reported to

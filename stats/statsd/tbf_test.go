@@ -3,30 +3,24 @@ package statsd
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
-	"github.com/gopcu/gopcu/internal/ratectr"
-	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
 // ulSink is the SGSN side of the scripted TBF test: it counts UL-UNITDATA.
-type ulSink struct {
-	mu sync.Mutex
-	n  int
-}
+type ulSink struct{ n atomic.Int64 }
 
-func (s *ulSink) ULUnitdata(uint8, uint32, []byte)          { s.mu.Lock(); s.n++; s.mu.Unlock() }
+func (s *ulSink) ULUnitdata(uint8, uint32, []byte)          { s.n.Add(1) }
 func (s *ulSink) LLCDiscarded(uint8, uint32, uint8, uint32) {}
-func (s *ulSink) frames() int                               { s.mu.Lock(); defer s.mu.Unlock(); return s.n }
+func (s *ulSink) frames() int                               { return int(s.n.Load()) }
 
 // TestTBFCountersOverStatsd scripts an uplink TBF (one-phase access, one
 // 200-octet LLC frame) and then a downlink TBF (one 300-octet frame, sent
@@ -35,24 +29,17 @@ func (s *ulSink) frames() int                               { s.mu.Lock(); defer
 // them over statsd: one RACH and Immediate Assignment each way, one TBF
 // allocated and freed each way, the LLC octets both ways.
 func TestTBFCountersOverStatsd(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "pcu_bts")
-	bts := btstest.Listen(t, btsemu.Config{Path: path, Version: pcuif.V12})
-	reg := &ratectr.Registry{}
-	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg})
+	g := startGopcu(t, btsemu.Config{Version: pcuif.V12}, pcu.Config{}, driver.Options{}, nil)
+	eng, bts, r, c := g.eng, g.bts, g.r, g.c
 	sink := &ulSink{}
-	eng.SetGb(sink)
-	runEngine(t, eng, driver.Options{})
+	eng.Call(func() { eng.SetGb(sink) })
 	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer wcancel()
 	if err := bts.WaitActive(wctx, 4); err != nil {
 		t.Fatal(err)
 	}
-	r := New(ttcn3, reg, nil)
-	c := &capture{}
-	r.SetSender(c.send)
 	r.Report(time.Now())
-	c.take() // the start-up flush
+	c.take() // the start-up flush and the PDCHs' activation
 
 	cell := msemu.NewCell(bts, 1)
 	ms := cell.AddMS(0xc0001001, "901700000001001", 12)

@@ -3,10 +3,7 @@ package statsd
 import (
 	"context"
 	"fmt"
-	"math/bits"
 	"net"
-	"net/netip"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -18,16 +15,13 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
-	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/internal/testutil"
-	"github.com/gopcu/gopcu/internal/testutil/btstest"
+	"github.com/gopcu/gopcu/internal/testutil/enginetest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
+	"github.com/gopcu/gopcu/internal/testutil/peertest"
 	"github.com/gopcu/gopcu/pcu"
-	"github.com/gopcu/gopcu/pcu/config"
-	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/vty"
 )
 
 // radioSide is one PCU under test (osmo-pcu or gopcu's engine) with its
@@ -50,30 +44,26 @@ type radioSide struct {
 	gb     []bssgp.PDU // other PDUs the SGSN emulator received (timersdiff_test.go)
 }
 
-// sgsnCounting is sgsnIn with UL-UNITDATA counted in s.ul.
+// sgsnIn starts the SGSN emulator in n (peertest.SGSNIn): it counts
+// UL-UNITDATA in s.ul, keeps the other PDUs in s.gb and closes s.up when
+// BVC 1800 is unblocked.
 func (s *radioSide) sgsnIn(n *netnstest.NS) {
 	s.up = make(chan struct{})
 	var closed bool
-	if err := n.Do(func() (err error) {
-		s.sg, err = sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:23000"), sgsnemu.Config{}, sgsnemu.Callbacks{
-			ULUnitdata: func(uint16, *bssgp.ULUnitdata, time.Duration) { s.ul.Add(1) },
-			PDU: func(_ uint16, p bssgp.PDU, _ time.Duration) {
-				s.gbMu.Lock()
-				s.gb = append(s.gb, p)
-				s.gbMu.Unlock()
-			},
-			BVCState: func(bvci uint16, unblocked bool, now time.Duration) {
-				if bvci == 1800 && unblocked && !closed {
-					closed = true
-					close(s.up)
-				}
-			},
-		})
-		return err
-	}); err != nil {
-		s.t.Fatal(err)
-	}
-	s.t.Cleanup(func() { s.sg.Close() })
+	s.sg = peertest.SGSNIn(s.t, n, sgsnemu.Config{}, sgsnemu.Callbacks{
+		ULUnitdata: func(uint16, *bssgp.ULUnitdata, time.Duration) { s.ul.Add(1) },
+		PDU: func(_ uint16, p bssgp.PDU, _ time.Duration) {
+			s.gbMu.Lock()
+			s.gb = append(s.gb, p)
+			s.gbMu.Unlock()
+		},
+		BVCState: func(bvci uint16, unblocked bool, now time.Duration) {
+			if bvci == 1800 && unblocked && !closed {
+				closed = true
+				close(s.up)
+			}
+		},
+	})
 }
 
 // ready waits for the PDCHs and the BVC and makes the cell.
@@ -83,11 +73,7 @@ func (s *radioSide) ready() {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
 	s.ctx = ctx
-	pdchs := 0
-	for _, trx := range s.bts.Info().TRX {
-		pdchs += bits.OnesCount8(trx.PDCHMask)
-	}
-	if err := s.bts.WaitActive(ctx, pdchs); err != nil {
+	if err := s.bts.WaitActive(ctx, btsemu.InfoPDCHs(s.bts.Info())); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -209,28 +195,18 @@ func gopcuSideWith(t *testing.T, info *pcuif.InfoInd, params func(*pcu.Params)) 
 	s := &radioSide{t: t, name: "gopcu"}
 	n := netnstest.New(t)
 	s.sgsnIn(n)
-	dir := t.TempDir()
-	path := filepath.Join(dir, "pcu_bts")
-	s.bts = btstest.Listen(t, btsemu.Config{Path: path, Version: pcuif.V10, Info: info})
-	reg := &ratectr.Registry{}
 	p := pcu.DefaultParams()
 	p.OsmoPollAge = true // osmo-pcu's poll cadence on kept-open TBFs
 	if params != nil {
 		params(&p)
 	}
-	eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Counters: reg, Gb: true, Params: &p})
-	runEngine(t, eng, driver.Options{ListenUDP: n.ListenNS})
-	r := New(ttcn3, reg, nil)
-	c := &capture{}
-	r.SetSender(c.send)
-	r.Report(time.Now()) // the start-up flush, before the script
+	g := startGopcu(t, btsemu.Config{Version: pcuif.V10, Info: info}, pcu.Config{Gb: true, Params: &p}, driver.Options{ListenUDP: n.ListenNS}, nil)
+	s.bts = g.bts
+	eng := g.eng
 	s.ready()
-	vt, _ := config.New(pcu.Version)
-	daemon.InstallVTY(eng, vt)
 	s.show = func(cmd string) string {
-		ss := vt.NewSession(vty.ExecutorFunc(func(f func()) { eng.Call(f) }).Do)
+		ss := enginetest.VTY(eng, false, nil)
 		defer ss.Release()
-		ss.Start()
 		ss.Feed([]byte("enable\r"))
 		out := string(ss.Feed([]byte(cmd + "\r")))
 		out = strings.TrimPrefix(out, cmd+"\r\n")
@@ -243,14 +219,8 @@ func gopcuSideWith(t *testing.T, info *pcuif.InfoInd, params func(*pcu.Params)) 
 	}
 	// Reported after every block (osmo-pcu: every second): the per-TBF
 	// groups are gone once their TBF is freed.
-	s.tick = func() {
-		eng.Call(func() {})
-		r.Report(time.Now())
-	}
-	s.report = func() map[string]int64 {
-		s.tick()
-		return sumCounters(c.take(), "TTCN3.")
-	}
+	s.tick = g.report
+	s.report = g.counters
 	return s
 }
 

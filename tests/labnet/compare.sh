@@ -56,7 +56,8 @@
 # tests/labnet/cmd/labtable makes the table from these directories.
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ROOT="$(cd "$HERE/../.." && pwd)"
+. "$HERE/env.sh"
+export LABNET_RUN LAB_NETNS SERVER_NETNS
 SCEN="${1:-gopcu-off gopcu-osmo gopcu osmo-pcu}"
 COUNTS="${2:-1 2}"
 ECN="${ECN:-0}"
@@ -64,9 +65,6 @@ CIPHER="${CIPHER:-}"
 RUNS="${RUNS:-1}"
 CC="${CC:-cubic}"
 export CAPTURE="${CAPTURE:-1}"
-export LABNET_RUN="${LABNET_RUN:-${TMPDIR:-/tmp}/gopcu-labnet}"
-export LAB_NETNS="${LAB_NETNS:-gopcu-labnet}"
-export SERVER_NETNS="${SERVER_NETNS:-gopcu-labnet-server}"
 ROWS="${ROWS:-$LABNET_RUN/rows}"
 METRICS_ADDR=127.0.0.1:9465
 mkdir -p "$LABNET_RUN" "$ROWS"

@@ -6,8 +6,7 @@
 set -uo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-LABNET_RUN="${LABNET_RUN:-${TMPDIR:-/tmp}/gopcu-labnet}"
-LAB_NETNS="${LAB_NETNS:-gopcu-labnet}"
+. "$HERE/env.sh"
 PIDS="$LABNET_RUN/pids"
 log() { echo "[lab-net-down] $*" >&2; }
 

@@ -43,10 +43,7 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-ROOT="$(cd "$HERE/../.." && pwd)"
-LABNET_RUN="${LABNET_RUN:-${TMPDIR:-/tmp}/gopcu-labnet}"
-LAB_NETNS="${LAB_NETNS:-gopcu-labnet}"
-SERVER_NETNS="${SERVER_NETNS:-gopcu-labnet-server}"
+. "$HERE/env.sh"
 MS_PREFIX="${MS_PREFIX:-gopcu-ms}"
 MS_COUNT="${MS_COUNT:-1}"
 LABNET_TIMEOUT="${LABNET_TIMEOUT:-90}"

@@ -1,7 +1,6 @@
 package system
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -32,14 +31,11 @@ func (r *rig) btsCtr(i int) uint64 {
 // on the wall clock).
 func (r *radioRig) stepUntil(t *testing.T, what string, max int, pause time.Duration, cond func() bool) {
 	t.Helper()
-	ctx := context.Background()
 	for i := 0; i < max; i++ {
 		if cond() {
 			return
 		}
-		if err := r.cell.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
+		r.step(t)
 		if pause > 0 && i%8 == 7 { // a pace for wall-clock timers, on purpose
 			time.Sleep(pause)
 		}
@@ -57,12 +53,9 @@ func (r *radioRig) ulTransfer(t *testing.T, ms *msemu.MS, want [][]byte, max int
 	for _, f := range want {
 		ms.SendLLC(f)
 	}
-	ctx := context.Background()
 	steps := 0
 	for ; steps < max && len(r.gb.frames(ms.TLLI)) < len(want); steps++ {
-		if err := r.cell.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
+		r.step(t)
 	}
 	return r.gb.frames(ms.TLLI), steps
 }

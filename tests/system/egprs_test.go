@@ -2,7 +2,6 @@ package system
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,11 +9,8 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/pcu"
-	"github.com/gopcu/gopcu/pcu/config"
-	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
-	"github.com/gopcu/gopcu/vty"
 )
 
 func (r *radioRig) dlEGPRS(tlli uint32, imsi string, frame []byte) {
@@ -58,14 +54,11 @@ func TestEGPRSBulkDownlink(t *testing.T) {
 		for _, f := range want {
 			r.dlEGPRS(ms.TLLI, ms.IMSI, f)
 		}
-		ctx := context.Background()
 		steps := 0
 		for ; steps < 400000 && !(len(got) > 0 && bytes.Equal(got[len(got)-1], want[len(want)-1])); steps++ {
-			if err := r.cell.Step(ctx); err != nil {
-				t.Fatal(err)
-			}
+			r.step(t)
 		}
-		checkDelivery(t, got, want, ctrVal(r, pcu.CtrPktDLAckNackFailed))
+		checkDelivery(t, got, want, r.btsCtr(pcu.CtrPktDLAckNackFailed))
 		cs := rlcmac.MCS1 + rlcmac.CodingScheme(mcs-1)
 		for c, n := range r.cell.DataCS {
 			switch {
@@ -222,9 +215,7 @@ func TestGPRSAndEGPRSShareAPDCH(t *testing.T) {
 		if s == warm {
 			got = [2]int{}
 		}
-		if err := rr.cell.Step(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		rr.step(t)
 	}
 	periods := float64(blocks - warm)
 	shareG := float64(got[0]) / (periods * 50)
@@ -253,12 +244,12 @@ func TestEGPRSBulkUplink(t *testing.T) {
 		size := transferSize()
 		want := frames(size, 1500)
 		got, steps := r.ulTransfer(t, ms, want, maxULSteps)
-		checkFrames(t, got, want, fmt.Sprintf("SGSN after %d blocks (decode errors %d)\nMS: %s", steps, ctrVal(r, pcu.CtrDecodeErrors), ms.Debug()))
+		checkFrames(t, got, want, fmt.Sprintf("SGSN after %d blocks (decode errors %d)\nMS: %s", steps, r.btsCtr(pcu.CtrDecodeErrors), ms.Debug()))
 		cs := rlcmac.MCS1 + rlcmac.CodingScheme(mcs-1)
-		if n := ctrVal(r, pcu.CtrEGPRSULMCS1+mcs-1); n == 0 {
+		if n := r.btsCtr(pcu.CtrEGPRSULMCS1 + mcs - 1); n == 0 {
 			t.Fatalf("no UL block counted at %v", cs)
 		}
-		if n := ctrVal(r, pcu.CtrRACHRequests11Bit); n == 0 {
+		if n := r.btsCtr(pcu.CtrRACHRequests11Bit); n == 0 {
 			t.Fatal("no 11-bit RACH counted")
 		}
 		t.Logf("%v loss %v: %d octets in %d block periods", cs, loss, size, steps)
@@ -289,7 +280,6 @@ func TestEGPRSAccessTypes(t *testing.T) {
 			}
 		}
 	}
-	ctx := context.Background()
 	send := func(ra uint16, burst uint8) {
 		t.Helper()
 		ias, rejs = nil, nil
@@ -297,9 +287,7 @@ func TestEGPRSAccessTypes(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := 0; i < 60 && len(ias)+len(rejs) == 0; i++ {
-			if err := r.cell.Step(ctx); err != nil {
-				t.Fatal(err)
-			}
+			r.step(t)
 		}
 	}
 	// One Phase Access Request, multislot class 12 (field 11), priority 0, random 5
@@ -345,7 +333,7 @@ func TestEGPRSAccessTypes(t *testing.T) {
 	for _, c := range []struct{ ctr, want int }{
 		{pcu.CtrRACHRequests11Bit, 4}, {pcu.CtrRACHRequestsOnePhase, 1}, {pcu.CtrRACHRequestsTwoPhase, 1},
 		{pcu.CtrRACHRequestsUnexpected, 2}, {pcu.CtrSBAAllocated, 1}, {pcu.CtrImmAssRej, 2}} {
-		if got := ctrVal(r, c.ctr); got != uint64(c.want) {
+		if got := r.btsCtr(c.ctr); got != uint64(c.want) {
 			t.Errorf("counter %d = %d, want %d", c.ctr, got, c.want)
 		}
 	}
@@ -353,11 +341,8 @@ func TestEGPRSAccessTypes(t *testing.T) {
 
 // show runs a VTY command (enable mode) against the engine.
 func (r *radioRig) show(cmd string) string {
-	v, _ := config.New(pcu.Version)
-	daemon.InstallVTY(r.eng, v)
-	s := v.NewSession(vty.ExecutorFunc(func(f func()) { r.eng.Call(f) }).Do)
+	s := r.engineVTY(false, nil)
 	defer s.Release()
-	s.Start()
 	s.Feed([]byte("enable\r"))
 	return string(s.Feed([]byte(cmd + "\r")))
 }
@@ -382,22 +367,19 @@ func TestEGPRSResegmentation(t *testing.T) {
 			for _, f := range want {
 				r.dlEGPRS(ms.TLLI, ms.IMSI, f)
 			}
-			ctx := context.Background()
 			// A failed TBF (N3105 at 45 % loss) discards its frames and
 			// the MS gets no new TBF until new data: the loop ends when
 			// the last frame arrived or every frame is accounted for
 			// (the queue's rest is reported after X2030).
 			accounted := func() bool {
 				return len(got) > 0 && bytes.Equal(got[len(got)-1], want[len(want)-1]) ||
-					uint64(len(got))+ctrVal(r, pcu.CtrLLCFrameDropped) >= uint64(len(want)) && ctrVal(r, pcu.CtrLLCFrameDropped) > 0
+					uint64(len(got))+r.btsCtr(pcu.CtrLLCFrameDropped) >= uint64(len(want)) && r.btsCtr(pcu.CtrLLCFrameDropped) > 0
 			}
 			for s := 0; s < 200000 && (s%500 != 0 || !accounted()); s++ {
-				if err := r.cell.Step(ctx); err != nil {
-					t.Fatal(err)
-				}
+				r.step(t)
 			}
-			checkDeliveryDiscards(t, got, want, ctrVal(r, pcu.CtrPktDLAckNackFailed), ctrVal(r, pcu.CtrLLCFrameDropped))
-			first, second := ctrVal(r, pcu.CtrSPBDLFirstSegment), ctrVal(r, pcu.CtrSPBDLSecondSegment)
+			checkDeliveryDiscards(t, got, want, r.btsCtr(pcu.CtrPktDLAckNackFailed), r.btsCtr(pcu.CtrLLCFrameDropped))
+			first, second := r.btsCtr(pcu.CtrSPBDLFirstSegment), r.btsCtr(pcu.CtrSPBDLSecondSegment)
 			t.Logf("split blocks %d/%d (MS saw %d), DL blocks by MCS %v", first, second, ms.SplitBlocks, r.cell.DataCS)
 			if arq2 {
 				if first+second != 0 || ms.SplitBlocks != 0 {
@@ -430,13 +412,10 @@ func TestEGPRSTwoPhase(t *testing.T) {
 	for _, f := range want {
 		ms.SendLLC(f)
 	}
-	ctx := context.Background()
 	tbf := ""
 	steps := 0
 	for ; steps < 40000 && len(r.gb.frames(ms.TLLI)) < len(want); steps++ {
-		if err := r.cell.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
+		r.step(t)
 		if steps == 300 {
 			tbf = r.show("show tbf all")
 		}
@@ -446,8 +425,8 @@ func TestEGPRSTwoPhase(t *testing.T) {
 	if !strings.Contains(tbf, "TS_alloc=4! 5 6 7  TRX_ID=0 CS=MCS-6 WS=") {
 		t.Fatalf("UL TBF:\n%s", tbf)
 	}
-	if ctrVal(r, pcu.CtrRACHRequestsTwoPhase) != 1 || ctrVal(r, pcu.CtrEGPRSULMCS1+5) == 0 {
-		t.Fatalf("two-phase %d, MCS-6 UL blocks %d", ctrVal(r, pcu.CtrRACHRequestsTwoPhase), ctrVal(r, pcu.CtrEGPRSULMCS1+5))
+	if r.btsCtr(pcu.CtrRACHRequestsTwoPhase) != 1 || r.btsCtr(pcu.CtrEGPRSULMCS1+5) == 0 {
+		t.Fatalf("two-phase %d, MCS-6 UL blocks %d", r.btsCtr(pcu.CtrRACHRequestsTwoPhase), r.btsCtr(pcu.CtrEGPRSULMCS1+5))
 	}
 	t.Logf("200 kB in %d block periods", steps)
 }
@@ -472,16 +451,16 @@ func TestEGPRSUplinkLinkAdaptation(t *testing.T) {
 		want := frames(60<<10, 1500)
 		got, _ := r.ulTransfer(t, ms, want, 60000)
 		checkFrames(t, got, want, fmt.Sprintf("SGSN\nMS: %s", ms.Debug()))
-		first, second := ctrVal(r, pcu.CtrSPBULFirstSegment), ctrVal(r, pcu.CtrSPBULSecondSegment)
+		first, second := r.btsCtr(pcu.CtrSPBULFirstSegment), r.btsCtr(pcu.CtrSPBULSecondSegment)
 		t.Logf("MS sent %d split blocks; PCU counted %d first and %d second halves; MCS-9 %d, MCS-3 %d blocks",
-			ms.ULSplitBlocks, first, second, ctrVal(r, pcu.CtrEGPRSULMCS1+8), ctrVal(r, pcu.CtrEGPRSULMCS1+2))
+			ms.ULSplitBlocks, first, second, r.btsCtr(pcu.CtrEGPRSULMCS1+8), r.btsCtr(pcu.CtrEGPRSULMCS1+2))
 		if ms.ULCS() != rlcmac.MCS1 {
 			t.Fatalf("commanded UL MCS %v, want MCS-1", ms.ULCS())
 		}
 		if first == 0 || second == 0 || first+second > uint64(ms.ULSplitBlocks) {
 			t.Fatalf("split halves counted %d/%d, MS sent %d", first, second, ms.ULSplitBlocks)
 		}
-		if ctrVal(r, pcu.CtrEGPRSULMCS1+8) == 0 || ctrVal(r, pcu.CtrEGPRSULMCS1+2) == 0 {
+		if r.btsCtr(pcu.CtrEGPRSULMCS1+8) == 0 || r.btsCtr(pcu.CtrEGPRSULMCS1+2) == 0 {
 			t.Fatal("no MCS-9 or no MCS-3 block counted")
 		}
 	})
@@ -497,11 +476,8 @@ func TestEGPRSUplinkLinkAdaptation(t *testing.T) {
 			for i := 0; i < n; i++ {
 				ms.SendLLC(llcFrame(i, 1000))
 			}
-			ctx := context.Background()
 			for s := 0; s < 20000 && (len(r.gb.frames(ms.TLLI)) < want || ms.ULActive()); s++ {
-				if err := r.cell.Step(ctx); err != nil {
-					t.Fatal(err)
-				}
+				r.step(t)
 			}
 			if got := len(r.gb.frames(ms.TLLI)); got != want {
 				t.Fatalf("SGSN got %d of %d frames", got, want)
@@ -514,15 +490,15 @@ func TestEGPRSUplinkLinkAdaptation(t *testing.T) {
 		if m, _ := msView(r.eng, ms.TLLI); m.MCSUL.String() != "MCS-7" {
 			t.Fatalf("MS UL MCS %s", m.MCSUL)
 		}
-		before := ctrVal(r, pcu.CtrEGPRSULMCS1+6)
+		before := r.btsCtr(pcu.CtrEGPRSULMCS1 + 6)
 		// a new TBF assigned to the known MS (two-phase access: the Packet
 		// Resource Request names its TLLI) starts at the MS's MCS
 		ms.TwoPhase = true
 		send(5)
-		if n := ctrVal(r, pcu.CtrEGPRSULMCS1+6) - before; n == 0 {
+		if n := r.btsCtr(pcu.CtrEGPRSULMCS1+6) - before; n == 0 {
 			t.Fatal("the second TBF sent no MCS-7 block")
 		}
-		if n := ctrVal(r, pcu.CtrEGPRSULMCS1+7) + ctrVal(r, pcu.CtrEGPRSULMCS1+8); n != 0 {
+		if n := r.btsCtr(pcu.CtrEGPRSULMCS1+7) + r.btsCtr(pcu.CtrEGPRSULMCS1+8); n != 0 {
 			t.Fatalf("%d blocks above mcs max UL", n)
 		}
 	})

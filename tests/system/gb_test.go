@@ -2,7 +2,6 @@ package system
 
 import (
 	"bytes"
-	"context"
 	"testing"
 	"time"
 
@@ -29,11 +28,8 @@ func TestGbEndToEnd(t *testing.T) {
 				}
 			}
 			ul := [][]byte{llcFrame(3, 80), llcFrame(4, 700)}
-			ctx := context.Background()
 			for s := 0; s < 3000 && len(got) < len(dl); s++ {
-				if err := g.cell.Step(ctx); err != nil {
-					t.Fatal(err)
-				}
+				g.step(t)
 				if s < 10 {
 					time.Sleep(time.Millisecond) // let the DL-UNITDATAs arrive from the socket
 				}
@@ -42,9 +38,7 @@ func TestGbEndToEnd(t *testing.T) {
 				ms.SendLLC(f)
 			}
 			for s := 0; s < 3000 && len(g.ulFrames(ms.TLLI)) < len(ul); s++ {
-				if err := g.cell.Step(ctx); err != nil {
-					t.Fatal(err)
-				}
+				g.step(t)
 			}
 			if len(got) != len(dl) || !bytes.Equal(got[0], dl[0]) || !bytes.Equal(got[1], dl[1]) {
 				t.Fatalf("MS got %d DL frames", len(got))
@@ -71,7 +65,6 @@ func TestFlowControlMS(t *testing.T) {
 		g.eng.SetParams(p)
 	})
 	ms := g.dlMS(t, 0xc0002002, "901700000002002", 60)
-	ctx := context.Background()
 	deadline := time.Now().Add(4 * time.Second)
 	for time.Now().Before(deadline) {
 		g.mu.Lock()
@@ -89,9 +82,7 @@ func TestFlowControlMS(t *testing.T) {
 			}
 			return
 		}
-		if err := g.cell.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
+		g.step(t)
 		time.Sleep(2 * time.Millisecond) // the radio in about real time: FLOW-CONTROL-MS runs on the wall clock, on purpose
 	}
 	t.Fatal("no FLOW-CONTROL-MS within 4 s")
@@ -119,11 +110,8 @@ func (g *gbRig) dlMS(t *testing.T, tlli uint32, imsi string, n int) *msemu.MS {
 func TestNoFlowControlMS(t *testing.T) {
 	g := startGb(t, pcuif.V12)
 	ms := g.dlMS(t, 0xc0002003, "901700000002003", 60)
-	ctx := context.Background()
 	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); {
-		if err := g.cell.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
+		g.step(t)
 		time.Sleep(2 * time.Millisecond) // the radio in about real time for 3 s of flow control, on purpose
 	}
 	var hadDL bool

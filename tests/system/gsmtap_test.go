@@ -2,11 +2,7 @@ package system
 
 import (
 	"bytes"
-	"context"
 	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -51,22 +47,19 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64, hop, poorUL bool) {
 	r := startGSMTAPRadio(t, egprs, hop)
 	r.cell.DLLoss = loss
 	ms, got, want, wantUL := gsmtapTraffic(r, egprs, loss, poorUL)
-	ctx := context.Background()
 	for s := 0; s < 4000 && (*got < want || len(r.gb.frames(ms.TLLI)) < wantUL); s++ {
-		if err := r.cell.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
+		r.step(t)
 	}
-	if egprs && (ctrVal(r, pcu.CtrEGPRSULMCS1+5) == 0 || ctrVal(r, pcu.CtrEGPRSDLMCS1+8) == 0 || ctrVal(r, pcu.CtrRACHRequests11Bit) == 0) {
-		t.Fatalf("not an EGPRS session: UL MCS-6 %d, DL MCS-9 %d, 11-bit RACH %d", ctrVal(r, pcu.CtrEGPRSULMCS1+5),
-			ctrVal(r, pcu.CtrEGPRSDLMCS1+8), ctrVal(r, pcu.CtrRACHRequests11Bit))
+	if egprs && (r.btsCtr(pcu.CtrEGPRSULMCS1+5) == 0 || r.btsCtr(pcu.CtrEGPRSDLMCS1+8) == 0 || r.btsCtr(pcu.CtrRACHRequests11Bit) == 0) {
+		t.Fatalf("not an EGPRS session: UL MCS-6 %d, DL MCS-9 %d, 11-bit RACH %d", r.btsCtr(pcu.CtrEGPRSULMCS1+5),
+			r.btsCtr(pcu.CtrEGPRSDLMCS1+8), r.btsCtr(pcu.CtrRACHRequests11Bit))
 	}
-	if loss > 0 && ctrVal(r, pcu.CtrSPBDLFirstSegment) == 0 {
+	if loss > 0 && r.btsCtr(pcu.CtrSPBDLFirstSegment) == 0 {
 		t.Fatalf("no split block in the lossy session (DL blocks %v)", r.cell.DataCS)
 	}
-	if poorUL && (ctrVal(r, pcu.CtrSPBULFirstSegment) == 0 || ctrVal(r, pcu.CtrSPBULSecondSegment) == 0 || len(r.gb.frames(ms.TLLI)) != wantUL) {
-		t.Fatalf("poor uplink: %d/%d split halves, %d of %d frames\n%s\n%s", ctrVal(r, pcu.CtrSPBULFirstSegment),
-			ctrVal(r, pcu.CtrSPBULSecondSegment), len(r.gb.frames(ms.TLLI)), wantUL, ms.Debug(), r.show("show tbf all"))
+	if poorUL && (r.btsCtr(pcu.CtrSPBULFirstSegment) == 0 || r.btsCtr(pcu.CtrSPBULSecondSegment) == 0 || len(r.gb.frames(ms.TLLI)) != wantUL) {
+		t.Fatalf("poor uplink: %d/%d split halves, %d of %d frames\n%s\n%s", r.btsCtr(pcu.CtrSPBULFirstSegment),
+			r.btsCtr(pcu.CtrSPBULSecondSegment), len(r.gb.frames(ms.TLLI)), wantUL, ms.Debug(), r.show("show tbf all"))
 	}
 	time.Sleep(50 * time.Millisecond) // the last datagrams on loopback
 	sink.mu.Lock()
@@ -235,23 +228,17 @@ func readGSMTAP(t *testing.T, pkts [][]byte, egprs, hop bool) *gsmtapCapture {
 }
 
 // tsharkClean has tshark decode the pcap and fails on a malformed packet
-// or an expert error; it skips the test without tshark.
-func tsharkClean(t *testing.T, pcap []byte) {
+// or an expert error; it skips the test without tshark. It returns the
+// verbose dissection.
+func tsharkClean(t *testing.T, pcap []byte) string {
 	testutil.NeedBinaries(t, "tshark")
-	f := filepath.Join(t.TempDir(), "session.pcap")
-	if err := os.WriteFile(f, pcap, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("tshark", "-n", "-r", f, "-V").CombinedOutput()
-	if err != nil {
-		t.Fatalf("tshark: %v\n%s", err, out)
-	}
+	out := testutil.Tshark(t, pcap, "-n", "-V")
 	for _, bad := range []string{"Malformed", "[Expert Info (Error"} {
-		if strings.Contains(string(out), bad) {
-			i := strings.Index(string(out), bad)
-			t.Fatalf("tshark reports %q: ...%s", bad, string(out)[max(0, i-4000):i+200])
+		if i := strings.Index(out, bad); i >= 0 {
+			t.Fatalf("tshark reports %q: ...%s", bad, out[max(0, i-4000):i+200])
 		}
 	}
+	return out
 }
 
 // dialGSMTAP opens the GSMTAP socket towards 127.0.0.1 (the composition

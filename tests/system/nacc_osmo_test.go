@@ -3,22 +3,14 @@ package system
 import (
 	"context"
 	"encoding/hex"
-	"net/netip"
-	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
-	"github.com/gopcu/gopcu/internal/emu/btsemu"
-	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
-	"github.com/gopcu/gopcu/internal/testutil/btstest"
-	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/rlcmac"
 )
 
 // naccWire is what one PCU put on its interfaces during a NACC run.
@@ -30,17 +22,26 @@ type naccWire struct {
 	indexes  []uint8
 }
 
-// naccRun runs one PCU (start) behind a v10 BTS emulator whose BSC
-// resolves ARFCN 880 / BSIC 10, and the SGSN emulator answering its
+// naccRun runs one PCU behind a v10 BTS emulator whose BSC resolves ARFCN
+// 880 / BSIC 10, and the SGSN emulator answering its
 // RAN-INFORMATION-REQUEST with naccTarget's SI; an MS in uplink transfer
 // sends a Packet Cell Change Notification for that cell.
-func naccRun(t *testing.T, start func(n *netnstest.NS, dir string)) naccWire {
-	n := netnstest.New(t)
-	dir := t.TempDir()
-	bts := btstest.Listen(t, btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10, Info: btsemu.DefaultInfo(pcuif.V10)})
+func naccRun(t *testing.T, pcu pcuStart) naccWire {
 	var mu sync.Mutex
 	var w naccWire
-	bts.OnContainer(func(c pcuif.Container) pcuif.Message {
+	r := listenOsmoRig(t, func(r *osmoRig, p bssgp.PDU) {
+		req, ok := p.(*bssgp.RIM)
+		if !ok || req.PDUType != bssgp.PDURANInformationReq {
+			return
+		}
+		b, _ := bssgp.Marshal(req)
+		mu.Lock()
+		w.rimReq = append(w.rimReq, hex.EncodeToString(b))
+		mu.Unlock()
+		info := naccInfo(&bssgp.RIM{PDUType: req.PDUType, Dest: req.Dest, Src: req.Src}, naccTarget, naccSI1, naccSI3, naccSI13)
+		go r.srv.Do(func(s *sgsnemu.SGSN, now time.Duration) { _ = s.SendPDU(0, info) })
+	})
+	r.bts.OnContainer(func(c pcuif.Container) pcuif.Message {
 		mu.Lock()
 		w.neighReq = append(w.neighReq, hex.EncodeToString(c.Data))
 		mu.Unlock()
@@ -48,58 +49,8 @@ func naccRun(t *testing.T, start func(n *netnstest.NS, dir string)) naccWire {
 		cnf := pcuif.NeighAddrCnf{Req: req, MCC: 901, MNC: 70, LAC: 2, RAC: 3, CellID: 7000}
 		return &pcuif.Container{MsgType: pcuif.ContNeighAddrCnf, Data: cnf.Marshal()}
 	})
-	var up atomic.Bool
-	var srv *sgsnemu.Server
-	if err := n.Do(func() (err error) {
-		srv, err = sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:23000"), sgsnemu.Config{}, sgsnemu.Callbacks{
-			PDU: func(bvci uint16, p bssgp.PDU, now time.Duration) {
-				req, ok := p.(*bssgp.RIM)
-				if !ok || req.PDUType != bssgp.PDURANInformationReq {
-					return
-				}
-				b, _ := bssgp.Marshal(req)
-				mu.Lock()
-				w.rimReq = append(w.rimReq, hex.EncodeToString(b))
-				mu.Unlock()
-				info := naccInfo(&bssgp.RIM{PDUType: req.PDUType, Dest: req.Dest, Src: req.Src}, naccTarget, naccSI1, naccSI3, naccSI13)
-				go srv.Do(func(s *sgsnemu.SGSN, now time.Duration) { _ = s.SendPDU(0, info) })
-			},
-			BVCState: func(bvci uint16, unblocked bool, now time.Duration) {
-				if unblocked {
-					up.Store(true)
-				}
-			},
-		})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	start(n, dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := bts.WaitActive(ctx, 4); err != nil {
-		t.Fatal(err)
-	}
-	testutil.Eventually(t, 15*time.Second, up.Load, "BVC not unblocked")
-	cell := msemu.NewCell(bts, 41)
-	ms := cell.AddMS(0xd0000003, "901700000000044", 10)
-	for i := 0; i < 8; i++ {
-		ms.SendLLC(llcFrame(i, 1400))
-	}
-	step := func(until func() bool) {
-		for deadline := time.Now().Add(10 * time.Second); !until() && time.Now().Before(deadline); {
-			if err := cell.Step(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(2 * time.Millisecond) // real time: the SGSN answers over UDP
-		}
-	}
-	step(ms.ULActive)
-	if !ms.ULActive() {
-		t.Fatal("no UL TBF")
-	}
-	ms.SendCellChangeNotification(&rlcmac.PacketCellChangeNotification{ARFCN: 880, BSIC: 10, RXLevServing: 20})
-	step(func() bool { return len(ms.NACC.Continues) > 0 })
+	r.start(t, pcu, nil)
+	cell, ms := naccByCCN(t, r.bts, 41, 0xd0000003, "901700000000044", 10*time.Second)
 	for i := 0; i < 20; i++ { // the Control Ack goes up
 		cell.Step(context.Background())
 	}
@@ -119,10 +70,8 @@ func naccRun(t *testing.T, start func(n *netnstest.NS, dir string)) naccWire {
 // octet, whose USF/RRBP depend on scheduling).
 func TestNACCMatchesOsmoPCU(t *testing.T) {
 	bin := testutil.NeedBinary(t, "osmo-pcu")
-	ref := naccRun(t, func(n *netnstest.NS, dir string) { startOsmoPCU(t, bin, n, dir) })
-	ours := naccRun(t, func(n *netnstest.NS, dir string) {
-		newDaemonRig(t, nil, filepath.Join(dir, "pcu_bts"), "", n.ListenNS).run()
-	})
+	ref := naccRun(t, osmoPCU(t, bin))
+	ours := naccRun(t, gopcuPCU(t))
 	t.Logf("osmo-pcu: %+v", ref)
 	want := hex.EncodeToString(append(append(append([]byte(nil), naccSI1...), naccSI3...), naccSI13...))
 	if ref.data != want {

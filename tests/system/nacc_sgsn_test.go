@@ -2,17 +2,14 @@ package system
 
 import (
 	"bytes"
-	"context"
 	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
-	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/rlcmac"
 )
 
 // TestNACCViaRealSGSN: two gopcu instances with their BTS emulators and
@@ -57,27 +54,7 @@ func TestNACCViaRealSGSN(t *testing.T) {
 		return &pcuif.Container{MsgType: pcuif.ContNeighAddrCnf, Data: cnf.Marshal()}
 	})
 
-	cell := msemu.NewCell(a.bts, 31)
-	ms := cell.AddMS(0xd0000002, "901700000000043", 10)
-	for i := 0; i < 8; i++ {
-		ms.SendLLC(llcFrame(i, 1400))
-	}
-	ctx := context.Background()
-	step := func(until func() bool, d time.Duration) {
-		deadline := time.Now().Add(d)
-		for !until() && time.Now().Before(deadline) {
-			if err := cell.Step(ctx); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(2 * time.Millisecond) // real time: the SGSN answers over UDP, on purpose
-		}
-	}
-	step(ms.ULActive, 5*time.Second)
-	if !ms.ULActive() {
-		t.Fatal("no UL TBF")
-	}
-	ms.SendCellChangeNotification(&rlcmac.PacketCellChangeNotification{ARFCN: 880, BSIC: 10, RXLevServing: 20})
-	step(func() bool { return len(ms.NACC.Continues) > 0 }, 10*time.Second)
+	_, ms := naccByCCN(t, a.bts, 31, 0xd0000002, "901700000000043", 5*time.Second)
 	want := append(append(append([]byte(nil), naccSI1...), naccSI3...), naccSI13...)
 	if !bytes.Equal(ms.NACC.Data, want) || !ms.NACC.Complete || len(ms.NACC.Continues) != 1 {
 		t.Fatalf("MS got %x (%d Continues), want %x", ms.NACC.Data, len(ms.NACC.Continues), want)

@@ -3,10 +3,6 @@ package system
 import (
 	"bytes"
 	"context"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +10,7 @@ import (
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/gsmtap"
+	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/syncbuf"
 	"github.com/gopcu/gopcu/internal/testutil"
@@ -97,11 +94,8 @@ func startNACC(t *testing.T, v pcuif.Version) *naccRig {
 // every RAN-INFORMATION-REQUEST for naccTarget (answer=true) with its SI.
 func (r *naccRig) run(t *testing.T, n int, answer bool, done func() bool) (reqs []*bssgp.RIM) {
 	t.Helper()
-	ctx := context.Background()
 	for i := 0; i < n && !done(); i++ {
-		if err := r.cell.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
+		r.step(t)
 		for _, p := range r.gb.take() {
 			req, ok := p.(*bssgp.RIM)
 			if !ok || req.PDUType != bssgp.PDURANInformationReq {
@@ -171,7 +165,7 @@ func TestNACCOverPCUIF(t *testing.T) {
 			}
 			r.run(t, 30, true, func() bool { return false }) // the Control Ack is handled
 			for ctr, want := range map[int]uint64{pcu.CtrPktCellChgNotification: 1, pcu.CtrPktNeighCellData: 4, pcu.CtrPktCellChgContinue: 1} {
-				if got := ctrVal(r.radioRig, ctr); got != want {
+				if got := r.btsCtr(ctr); got != want {
 					t.Errorf("counter %s = %d, want %d", pcu.BTSCounterDescs[ctr].Name, got, want)
 				}
 			}
@@ -199,7 +193,7 @@ func TestNACCContinueRetransmitted(t *testing.T) {
 	ms.NACC.DropContinueAcks = 1
 	ms.SendCellChangeNotification(&rlcmac.PacketCellChangeNotification{ARFCN: 880, BSIC: 10})
 	r.run(t, 600, true, func() bool { return len(ms.NACC.Continues) >= 2 })
-	if len(ms.NACC.Continues) != 2 || ctrVal(r.radioRig, pcu.CtrPktCellChgContinue) != 2 {
+	if len(ms.NACC.Continues) != 2 || r.btsCtr(pcu.CtrPktCellChgContinue) != 2 {
 		t.Fatalf("%d Continues", len(ms.NACC.Continues))
 	}
 
@@ -393,30 +387,40 @@ func TestNACCOverCTRL(t *testing.T) {
 	}
 }
 
+// naccByCCN has an MS (class 10) of a new cell on bts (seed) start an
+// uplink transfer and, once its UL TBF is up, send a Packet Cell Change
+// Notification for ARFCN 880 / BSIC 10; it steps the radio in real time
+// (the SGSN answers over UDP) until the MS has a Packet Cell Change
+// Continue, waiting at most ulWait for the TBF and 10 s for the Continue.
+func naccByCCN(t *testing.T, bts *btsemu.BTS, seed int64, tlli uint32, imsi string, ulWait time.Duration) (*msemu.Cell, *msemu.MS) {
+	cell := msemu.NewCell(bts, seed)
+	ms := cell.AddMS(tlli, imsi, 10)
+	for i := 0; i < 8; i++ {
+		ms.SendLLC(llcFrame(i, 1400))
+	}
+	step := func(until func() bool, d time.Duration) {
+		for deadline := time.Now().Add(d); !until() && time.Now().Before(deadline); {
+			if err := cell.Step(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(2 * time.Millisecond) // real time: the SGSN answers over UDP, on purpose
+		}
+	}
+	step(ms.ULActive, ulWait)
+	if !ms.ULActive() {
+		t.Fatal("no UL TBF")
+	}
+	ms.SendCellChangeNotification(&rlcmac.PacketCellChangeNotification{ARFCN: 880, BSIC: 10, RXLevServing: 20})
+	step(func() bool { return len(ms.NACC.Continues) > 0 }, 10*time.Second)
+	return cell, ms
+}
+
 // TestGSMTAPSessionNACC: a NACC run tapped with GSMTAP (every category):
 // tshark decodes the Packet Cell Change Notification, the four Packet
 // Neighbour Cell Data, the Packet Cell Change Continue and its Packet
 // Control Ack without a malformed packet.
 func TestGSMTAPSessionNACC(t *testing.T) {
-	lc, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: gsmtap.UDPPort})
-	if err != nil {
-		t.Skipf("needs a free UDP port 4729 on 127.0.0.1: %v", err)
-	}
-	defer lc.Close()
-	var mu sync.Mutex
-	var pkts [][]byte
-	go func() {
-		buf := make([]byte, 2048)
-		for {
-			n, err := lc.Read(buf)
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			pkts = append(pkts, append([]byte(nil), buf[:n]...))
-			mu.Unlock()
-		}
-	}()
+	sink := listenGSMTAP(t)
 	p := bulkParams()
 	p.GSMTAPCategories = 0xffffffff
 	r := &naccRig{radioRig: startRadio(t, pcuif.V12, p, 7)}
@@ -440,9 +444,9 @@ func TestGSMTAPSessionNACC(t *testing.T) {
 	}
 	// the last datagrams on loopback: wait until the Control Ack is there
 	sawAck := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, b := range pkts {
+		sink.mu.Lock()
+		defer sink.mu.Unlock()
+		for _, b := range sink.pkts {
 			var h gsmtap.Header
 			if n, err := h.Unmarshal(b); err == nil && h.Uplink && h.SubType == gsmtap.ChannelPACCH {
 				if _, m, err := rlcmac.DecodeUL(b[n:]); err == nil {
@@ -455,8 +459,8 @@ func TestGSMTAPSessionNACC(t *testing.T) {
 		return false
 	}
 	testutil.Poll(2*time.Second, sawAck)
-	mu.Lock()
-	for _, b := range pkts {
+	sink.mu.Lock()
+	for _, b := range sink.pkts {
 		var h gsmtap.Header
 		n, err := h.Unmarshal(b)
 		if err != nil {
@@ -469,21 +473,8 @@ func TestGSMTAPSessionNACC(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mu.Unlock()
-	f := filepath.Join(t.TempDir(), "nacc.pcap")
-	if err := os.WriteFile(f, pcap.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("tshark", "-n", "-r", f, "-V").CombinedOutput()
-	if err != nil {
-		t.Fatalf("tshark: %v\n%s", err, out)
-	}
-	s := string(out)
-	for _, bad := range []string{"Malformed", "[Expert Info (Error"} {
-		if strings.Contains(s, bad) {
-			t.Fatalf("tshark reports %q", bad)
-		}
-	}
+	sink.mu.Unlock()
+	s := tsharkClean(t, pcap.Bytes())
 	for w, n := range map[string]int{"RLC/MAC: PACKET_CELL_CHANGE_NOTIFICATION (12) (Uplink)": 1,
 		"RLC/MAC: PACKET_NEIGHBOUR_CELL_DATA (12) (Downlink)": 4, "RLC/MAC: PACKET_CELL_CHANGE_CONTINUE (11) (Downlink)": 1,
 		"RLC/MAC: PACKET_CONTROL_ACKNOWLEDGEMENT (1) (Uplink)": 1} {

@@ -35,19 +35,14 @@ func TestPagingOnPACCH(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		r.dl(ms.TLLI, ms.IMSI, llcFrame(i, 1500))
 	}
-	ctx := context.Background()
 	for s := 0; s < 40; s++ {
-		if err := r.cell.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
+		r.step(t)
 	}
 	if err := r.bts.Send(&pcuif.PagReq{ChanNeeded: 1, Identity: []byte{0xf4, 0x12, 0x34, 0x56, 0x78}}); err != nil {
 		t.Fatal(err)
 	}
 	for s := 0; s < 40; s++ {
-		if err := r.cell.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
+		r.step(t)
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -273,9 +273,7 @@ func TestPDCHEnergySaving(t *testing.T) {
 	step := func(n int) (idle int) {
 		before := r.cell.Blocks.Idle
 		for i := 0; i < n; i++ {
-			if err := r.cell.Step(context.Background()); err != nil {
-				t.Fatal(err)
-			}
+			r.step(t)
 		}
 		return r.cell.Blocks.Idle - before
 	}
@@ -339,9 +337,7 @@ func TestSI13FromBCCH(t *testing.T) {
 		}
 		// the socket is ordered: once the next RTS is answered, the
 		// DATA_IND before it was handled
-		if err := r.cell.Step(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		r.step(t)
 	}
 	send(si13)
 	got := r.show("show bts-timer")
@@ -350,9 +346,9 @@ func TestSI13FromBCCH(t *testing.T) {
 			t.Fatalf("after SI13 no %q:\n%s", want, got)
 		}
 	}
-	dec := ctrVal(r, pcu.CtrDecodeErrors)
+	dec := r.btsCtr(pcu.CtrDecodeErrors)
 	send(bad)
-	if r.show("show bts-timer") != got || ctrVal(r, pcu.CtrDecodeErrors) != dec+1 {
+	if r.show("show bts-timer") != got || r.btsCtr(pcu.CtrDecodeErrors) != dec+1 {
 		t.Fatalf("an undecodable SI13 changed the timers or was not counted")
 	}
 }

@@ -19,7 +19,9 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/enginetest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
+	"github.com/gopcu/gopcu/internal/testutil/peertest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/driver"
 	"github.com/gopcu/gopcu/pcu/pcuif"
@@ -174,6 +176,19 @@ type radioRig struct {
 	cell *msemu.Cell
 }
 
+// engineVTY is enginetest.VTY on the rig's engine.
+func (r *radioRig) engineVTY(setParams bool, mod func(*pcu.Params)) *vty.Session {
+	return enginetest.VTY(r.eng, setParams, mod)
+}
+
+// step runs one radio block of the cell; an emulator error fails the test.
+func (r *radioRig) step(t *testing.T) {
+	t.Helper()
+	if err := r.cell.Step(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func startRadio(t *testing.T, v pcuif.Version, params *pcu.Params, seed int64) *radioRig {
 	t.Helper()
 	return startRadioVersion(t, v, btsemu.DefaultInfo(v), params, seed, 4)
@@ -252,7 +267,7 @@ func (g *gbRig) ulFrames(tlli uint32) [][]byte {
 func startGb(t *testing.T, v pcuif.Version) *gbRig {
 	t.Helper()
 	g := &gbRig{ul: map[uint32][][]byte{}, fcms: map[uint32]*bssgp.FlowControlMS{}}
-	sg, err := sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:0"), sgsnemu.Config{}, sgsnemu.Callbacks{
+	sg := peertest.SGSN(t, sgsnemu.Config{}, sgsnemu.Callbacks{
 		ULUnitdata: func(bvci uint16, ul *bssgp.ULUnitdata, now time.Duration) {
 			g.mu.Lock()
 			g.ul[ul.TLLI] = append(g.ul[ul.TLLI], append([]byte(nil), ul.LLC...))
@@ -280,10 +295,6 @@ func startGb(t *testing.T, v pcuif.Version) *gbRig {
 			}
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sg.Close() })
 	g.sgsn = sg
 	path := filepath.Join(t.TempDir(), "pcu_bts")
 	info := btsemu.DefaultInfo(v)

@@ -3,7 +3,6 @@ package system
 import (
 	"context"
 	"encoding/hex"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/btstest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
+	"github.com/gopcu/gopcu/internal/testutil/peertest"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
 
@@ -31,74 +31,106 @@ pcu
  pcu-socket pcu_bts
 `
 
-// startOsmoPCU starts osmo-pcu (bin) in n with rimOsmoPCUConfig in dir; its
-// log goes into the test's output when the test fails.
-func startOsmoPCU(t *testing.T, bin string, n *netnstest.NS, dir string) {
-	if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(rimOsmoPCUConfig), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	n.Start(dir, "osmo-pcu.log", bin, "-c", "osmo-pcu.cfg")
-	t.Cleanup(func() {
-		if t.Failed() {
-			b, _ := os.ReadFile(filepath.Join(dir, "osmo-pcu.log"))
-			t.Logf("osmo-pcu.log:\n%s", b)
-		}
-	})
-}
+// pcuStart starts one PCU in the namespace n, its PCU socket at
+// dir/pcu_bts: osmo-pcu or gopcu, for the comparisons with osmo-pcu.
+type pcuStart func(n *netnstest.NS, dir string)
 
-// rimExchange runs one PCU (start) behind a v10 BTS emulator that
-// broadcasts SI1/SI3/SI13 and the SGSN emulator, sends it every RIM
-// request of reqs on the signalling BVC and returns, per request, what the
-// PCU answered on BVCI 0 (hex, "" for nothing within 500 ms).
-func rimExchange(t *testing.T, start func(n *netnstest.NS, dir string, bts *btsemu.BTS), reqs []*bssgp.RIM) []string {
-	n := netnstest.New(t)
-	dir := t.TempDir()
-	info := btsemu.DefaultInfo(pcuif.V10)
-	bts := btstest.Listen(t, btsemu.Config{Path: filepath.Join(dir, "pcu_bts"), Version: pcuif.V10, Info: info})
-	var mu sync.Mutex
-	var got []string
-	var up atomic.Bool
-	var srv *sgsnemu.Server
-	if err := n.Do(func() (err error) {
-		srv, err = sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:23000"), sgsnemu.Config{}, sgsnemu.Callbacks{
-			PDU: func(bvci uint16, p bssgp.PDU, now time.Duration) {
-				switch p.(type) {
-				case *bssgp.RIM, *bssgp.Status:
-					b, _ := bssgp.Marshal(p)
-					mu.Lock()
-					got = append(got, hex.EncodeToString(b))
-					mu.Unlock()
-				}
-			},
-			BVCState: func(bvci uint16, unblocked bool, now time.Duration) {
-				if bvci == 1800 && unblocked {
-					up.Store(true)
-				}
-			},
-		})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	start(n, dir, bts)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := bts.WaitActive(ctx, 4); err != nil {
-		t.Fatal(err)
-	}
-	for _, si := range bcchSI() {
-		if err := bts.Send(&pcuif.Data{Kind: pcuif.TypeDataInd, SAPI: pcuif.SAPIBCCH, Payload: si}); err != nil {
+// osmoPCU starts osmo-pcu (bin) with rimOsmoPCUConfig; its log goes into
+// the test's output when the test fails.
+func osmoPCU(t *testing.T, bin string) pcuStart {
+	return func(n *netnstest.NS, dir string) {
+		if err := os.WriteFile(filepath.Join(dir, "osmo-pcu.cfg"), []byte(rimOsmoPCUConfig), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		n.Start(dir, "osmo-pcu.log", bin, "-c", "osmo-pcu.cfg")
+		t.Cleanup(func() {
+			if t.Failed() {
+				b, _ := os.ReadFile(filepath.Join(dir, "osmo-pcu.log"))
+				t.Logf("osmo-pcu.log:\n%s", b)
+			}
+		})
 	}
-	testutil.Eventually(t, 15*time.Second, up.Load, "BVC not unblocked")
+}
+
+// gopcuPCU starts gopcu's daemon.
+func gopcuPCU(t *testing.T) pcuStart {
+	return func(n *netnstest.NS, dir string) {
+		newDaemonRig(t, nil, filepath.Join(dir, "pcu_bts"), "", n.ListenNS).run()
+	}
+}
+
+// osmoRig is what surrounds the PCU in a comparison with osmo-pcu: a
+// network namespace, a v10 BTS emulator and the SGSN emulator on
+// 127.0.0.1:23000 inside the namespace.
+type osmoRig struct {
+	n   *netnstest.NS
+	dir string
+	bts *btsemu.BTS
+	srv *sgsnemu.Server
+	up  atomic.Bool // BVC 1800 unblocked
+}
+
+// listenOsmoRig starts the emulators; the SGSN emulator hands every BSSGP
+// PDU it receives to pdu.
+func listenOsmoRig(t *testing.T, pdu func(r *osmoRig, p bssgp.PDU)) *osmoRig {
+	r := &osmoRig{n: netnstest.New(t), dir: t.TempDir()}
+	r.bts = btstest.Listen(t, btsemu.Config{Path: filepath.Join(r.dir, "pcu_bts"), Version: pcuif.V10, Info: btsemu.DefaultInfo(pcuif.V10)})
+	r.srv = peertest.SGSNIn(t, r.n, sgsnemu.Config{}, sgsnemu.Callbacks{
+		PDU: func(bvci uint16, p bssgp.PDU, now time.Duration) { pdu(r, p) },
+		BVCState: func(bvci uint16, unblocked bool, now time.Duration) {
+			if bvci == 1800 && unblocked {
+				r.up.Store(true)
+			}
+		},
+	})
+	return r
+}
+
+// start starts the PCU and waits until it has activated the BTS's PDCHs
+// (then calls active, if not nil) and its BVC is unblocked.
+func (r *osmoRig) start(t *testing.T, pcu pcuStart, active func()) {
+	pcu(r.n, r.dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.bts.WaitActive(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	if active != nil {
+		active()
+	}
+	testutil.Eventually(t, 15*time.Second, r.up.Load, "BVC not unblocked")
+}
+
+// rimExchange runs one PCU behind a v10 BTS emulator that broadcasts
+// SI1/SI3/SI13 and the SGSN emulator, sends it every RIM request of reqs
+// on the signalling BVC and returns, per request, what the PCU answered
+// on BVCI 0 (hex, "" for nothing within 500 ms).
+func rimExchange(t *testing.T, pcu pcuStart, reqs []*bssgp.RIM) []string {
+	var mu sync.Mutex
+	var got []string
+	r := listenOsmoRig(t, func(r *osmoRig, p bssgp.PDU) {
+		switch p.(type) {
+		case *bssgp.RIM, *bssgp.Status:
+			b, _ := bssgp.Marshal(p)
+			mu.Lock()
+			got = append(got, hex.EncodeToString(b))
+			mu.Unlock()
+		}
+	})
+	r.start(t, pcu, func() {
+		for _, si := range bcchSI() {
+			if err := r.bts.Send(&pcuif.Data{Kind: pcuif.TypeDataInd, SAPI: pcuif.SAPIBCCH, Payload: si}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 	var answers []string
-	for _, r := range reqs {
+	for _, req := range reqs {
 		mu.Lock()
 		got = nil
 		mu.Unlock()
 		var err error
-		srv.Do(func(s *sgsnemu.SGSN, now time.Duration) { err = s.SendPDU(0, r) })
+		r.srv.Do(func(s *sgsnemu.SGSN, now time.Duration) { err = s.SendPDU(0, req) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,10 +165,8 @@ func TestRIMServerMatchesOsmoPCU(t *testing.T) {
 		rimReq(bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingUTRAN, Cell: serving}, geran(naccTarget), bssgp.RIMAppNACC, &serving),
 	}
 	names := []string{"valid", "wrong reporting cell", "SI3 app, no container", "SI3 app with container", "unknown destination", "UTRAN destination"}
-	ref := rimExchange(t, func(n *netnstest.NS, dir string, bts *btsemu.BTS) { startOsmoPCU(t, bin, n, dir) }, reqs)
-	ours := rimExchange(t, func(n *netnstest.NS, dir string, bts *btsemu.BTS) {
-		newDaemonRig(t, nil, filepath.Join(dir, "pcu_bts"), "", n.ListenNS).run()
-	}, reqs)
+	ref := rimExchange(t, osmoPCU(t, bin), reqs)
+	ours := rimExchange(t, gopcuPCU(t), reqs)
 	for i := range reqs {
 		t.Logf("%s: osmo-pcu %q", names[i], ref[i])
 		if ref[i] != ours[i] {

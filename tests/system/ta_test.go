@@ -1,7 +1,6 @@
 package system
 
 import (
-	"context"
 	"testing"
 
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
@@ -26,13 +25,10 @@ func TestTimingAdvanceLoop(t *testing.T) {
 		ms1.SendLLC(llcFrame(i, 1500))
 		ms2.SendLLC(llcFrame(i, 1500))
 	}
-	ctx := context.Background()
 	step := func(n int, done func() bool) {
 		t.Helper()
 		for i := 0; i < n && !done(); i++ {
-			if err := r.cell.Step(ctx); err != nil {
-				t.Fatal(err)
-			}
+			r.step(t)
 		}
 	}
 	step(2000, func() bool { return ms1.TAFromPTCCH() >= 0 && ms2.TAFromPTCCH() >= 0 })

@@ -2,7 +2,6 @@ package system
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"testing"
 
@@ -52,11 +51,8 @@ func TestDownlinkTransfer(t *testing.T) {
 				want = append(want, f)
 				r.dl(ms.TLLI, ms.IMSI, f)
 			}
-			ctx := context.Background()
 			for i := 0; i < 3000 && len(got) < len(want); i++ {
-				if err := r.cell.Step(ctx); err != nil {
-					t.Fatal(err)
-				}
+				r.step(t)
 			}
 			checkFrames(t, got, want, fmt.Sprintf("received, %d reported discarded", r.gb.discarded))
 		})
@@ -87,32 +83,25 @@ func TestULTBFReuseInFinalAck(t *testing.T) {
 			ms := r.cell.AddMS(0xc0002101, "901700000002101", 12)
 			ms.NoReuse = !reuse
 			ms.SendLLC(llcFrame(1, 200))
-			ctx := context.Background()
 			s := 0
 			// Until the MS's first UL data block: a TBF assigned on CCCH
 			// gets its first USF only X2002 after the assignment (as
 			// osmo-pcu), and a frame queued before that joins the TBF.
 			for ; s < 2000 && (!ms.ULActive() || ms.ULBlocks == 0); s++ {
-				if err := r.cell.Step(ctx); err != nil {
-					t.Fatal(err)
-				}
+				r.step(t)
 			}
 			for i := 0; i < 3; i++ { // the countdown runs: the new frame cannot join
-				if err := r.cell.Step(ctx); err != nil {
-					t.Fatal(err)
-				}
+				r.step(t)
 			}
 			ms.SendLLC(llcFrame(2, 200))
 			for ; s < 4000 && len(r.gb.frames(ms.TLLI)) < 2; s++ {
-				if err := r.cell.Step(ctx); err != nil {
-					t.Fatal(err)
-				}
+				r.step(t)
 			}
 			got := r.gb.frames(ms.TLLI)
 			if len(got) != 2 || !bytes.Equal(got[1], llcFrame(2, 200)) {
 				t.Fatalf("SGSN got %d frames", len(got))
 			}
-			rach := ctrVal(r, pcu.CtrRACHRequests)
+			rach := r.btsCtr(pcu.CtrRACHRequests)
 			t.Logf("reuse %v: %d RACH, %d Packet Resource Requests in final-ack polls, done after %d blocks", reuse, rach, ms.ULReuses, s)
 			if reuse && (ms.ULReuses != 1 || rach != 1) {
 				t.Fatalf("reuse: %d requests in the final ack's poll, %d RACHs; want 1 and 1", ms.ULReuses, rach)

@@ -10,18 +10,9 @@ import (
 
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/pcu"
-	"github.com/gopcu/gopcu/pcu/config"
-	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
-	"github.com/gopcu/gopcu/vty"
 )
-
-func ctrVal(r *radioRig, i int) uint64 {
-	var v uint64
-	r.eng.Call(func() { b, _ := r.eng.BTSView(0); v = b.Ctr.Value(i) })
-	return v
-}
 
 // msView is the engine's view of the MS of tlli (ok false: none).
 func msView(e *pcu.Engine, tlli uint32) (m pcu.MSView, ok bool) {
@@ -59,7 +50,7 @@ func TestN3101T3169(t *testing.T) {
 		ms.SendLLC(llcFrame(i, 1400))
 	}
 	stepFor(t, r.cell, time.Second) // UL TBF in FLOW, data flowing
-	if ctrVal(r, pcu.CtrTBFULAlloc) != 1 {
+	if r.btsCtr(pcu.CtrTBFULAlloc) != 1 {
 		t.Fatal("no UL TBF")
 	}
 	ms.Mute = true
@@ -72,8 +63,8 @@ func TestN3101T3169(t *testing.T) {
 		t.Fatal("freed before T3169")
 	}
 	stepFor(t, r.cell, 1500*time.Millisecond)
-	if s := tbfStates(r); len(s) != 0 || ctrVal(r, pcu.CtrTBFULFreed) != 1 {
-		t.Fatalf("after T3169: states %v, freed %d", s, ctrVal(r, pcu.CtrTBFULFreed))
+	if s := tbfStates(r); len(s) != 0 || r.btsCtr(pcu.CtrTBFULFreed) != 1 {
+		t.Fatalf("after T3169: states %v, freed %d", s, r.btsCtr(pcu.CtrTBFULFreed))
 	}
 }
 
@@ -104,24 +95,24 @@ func TestN3105T3195(t *testing.T) {
 	if s := tbfStates(r); len(s) != 1 || s[0] != pcu.TBFReleasing {
 		t.Fatalf("after N3105: TBF states %v", s)
 	}
-	if n := ctrVal(r, pcu.CtrPktDLAckNackTimeout); n < 7 {
+	if n := r.btsCtr(pcu.CtrPktDLAckNackTimeout); n < 7 {
 		t.Fatalf("pkt:dl_ack_nack_timeout %d", n)
 	}
-	if ctrVal(r, pcu.CtrPktDLAckNackFailed) != 1 || ctrVal(r, pcu.CtrRLCAckFailed) != 1 {
+	if r.btsCtr(pcu.CtrPktDLAckNackFailed) != 1 || r.btsCtr(pcu.CtrRLCAckFailed) != 1 {
 		t.Fatal("N3105 failure not counted")
 	}
 	stepFor(t, r.cell, 5500*time.Millisecond)
 	// T3195 freed the TBF; no new one for the silent MS
-	if s := tbfStates(r); ctrVal(r, pcu.CtrTBFDLFreed) != 1 || ctrVal(r, pcu.CtrTBFDLAlloc) != 1 || len(s) != 0 {
-		t.Fatalf("after T3195: freed %d, allocated %d, states %v", ctrVal(r, pcu.CtrTBFDLFreed), ctrVal(r, pcu.CtrTBFDLAlloc), s)
+	if s := tbfStates(r); r.btsCtr(pcu.CtrTBFDLFreed) != 1 || r.btsCtr(pcu.CtrTBFDLAlloc) != 1 || len(s) != 0 {
+		t.Fatalf("after T3195: freed %d, allocated %d, states %v", r.btsCtr(pcu.CtrTBFDLFreed), r.btsCtr(pcu.CtrTBFDLAlloc), s)
 	}
 	stepFor(t, r.cell, 3*time.Second)
-	if n := ctrVal(r, pcu.CtrTBFDLAlloc); n != 1 {
+	if n := r.btsCtr(pcu.CtrTBFDLAlloc); n != 1 {
 		t.Fatalf("a new DL TBF (%d allocated) for an MS that answered none of N3105 polls", n)
 	}
 	var requeued uint64
 	r.eng.Call(func() { requeued = r.eng.L1Counters().Value(pcu.L1LLCRequeued) })
-	dropped := int(ctrVal(r, pcu.CtrLLCFrameDropped))
+	dropped := int(r.btsCtr(pcu.CtrLLCFrameDropped))
 	if requeued != 0 || dropped == 0 {
 		t.Fatalf("after the N3105 release: %d frames put back, %d discarded", requeued, dropped)
 	}
@@ -131,10 +122,10 @@ func TestN3105T3195(t *testing.T) {
 	r.dl(ms.TLLI, ms.IMSI, llcFrame(200, 1500))
 	for i := 0; i < 60 && got+dropped < 201; i++ {
 		stepFor(t, r.cell, time.Second)
-		dropped = int(ctrVal(r, pcu.CtrLLCFrameDropped))
+		dropped = int(r.btsCtr(pcu.CtrLLCFrameDropped))
 	}
-	if got+dropped != 201 || ctrVal(r, pcu.CtrTBFDLAlloc) != 2 {
-		t.Fatalf("delivered %d + discarded %d of 201 frames (queued %d), %d DL TBFs", got, dropped, queued(), ctrVal(r, pcu.CtrTBFDLAlloc))
+	if got+dropped != 201 || r.btsCtr(pcu.CtrTBFDLAlloc) != 2 {
+		t.Fatalf("delivered %d + discarded %d of 201 frames (queued %d), %d DL TBFs", got, dropped, queued(), r.btsCtr(pcu.CtrTBFDLAlloc))
 	}
 }
 
@@ -159,7 +150,7 @@ func TestKeepOpenX2031T3193(t *testing.T) {
 		t.Fatalf("after X2031 and the final ack: %v (want WAIT_RELEASE)", s)
 	}
 	stepFor(t, r.cell, 1700*time.Millisecond)
-	if s := tbfStates(r); len(s) != 0 || ctrVal(r, pcu.CtrTBFDLFreed) != 1 {
+	if s := tbfStates(r); len(s) != 0 || r.btsCtr(pcu.CtrTBFDLFreed) != 1 {
 		t.Fatalf("after T3193: %v", s)
 	}
 	// New data after the release: a new DL TBF on CCCH.
@@ -167,8 +158,8 @@ func TestKeepOpenX2031T3193(t *testing.T) {
 	for i := 0; got < 2 && i < 200; i++ {
 		stepFor(t, r.cell, 20*time.Millisecond)
 	}
-	if got != 2 || ctrVal(r, pcu.CtrImmAssDL) != 2 {
-		t.Fatalf("second frame %d, IMM ASS DL %d", got, ctrVal(r, pcu.CtrImmAssDL))
+	if got != 2 || r.btsCtr(pcu.CtrImmAssDL) != 2 {
+		t.Fatalf("second frame %d, IMM ASS DL %d", got, r.btsCtr(pcu.CtrImmAssDL))
 	}
 }
 
@@ -211,7 +202,7 @@ func TestTwoPhaseAccess(t *testing.T) {
 		want uint64
 	}{{pcu.CtrRACHRequestsTwoPhase, 1}, {pcu.CtrImmAssULTwoPhase, 1}, {pcu.CtrSBAAllocated, 1}, {pcu.CtrSBAFreed, 1},
 		{pcu.CtrPktULAssignment, 1}, {pcu.CtrSBATimedout, 0}} {
-		if v := ctrVal(r, c.ctr); v != c.want {
+		if v := r.btsCtr(c.ctr); v != c.want {
 			t.Errorf("%s = %d, want %d", pcu.BTSCounterDescs[c.ctr].Name, v, c.want)
 		}
 	}
@@ -256,12 +247,9 @@ func TestULMultislot(t *testing.T) {
 		for _, f := range want {
 			ms.SendLLC(f)
 		}
-		ctx := context.Background()
 		steps, tbf := 0, ""
 		for ; steps < 40000 && len(r.gb.frames(ms.TLLI)) < len(want); steps++ {
-			if err := r.cell.Step(ctx); err != nil {
-				t.Fatal(err)
-			}
+			r.step(t)
 			if steps == 300 {
 				tbf = r.show("show tbf all")
 			}
@@ -287,21 +275,8 @@ func TestULMultislot(t *testing.T) {
 // those the VTY has no command for).
 func vtyConfigureParams(t *testing.T, r *radioRig, mod func(*pcu.Params), cmds ...string) {
 	t.Helper()
-	v, cfg := config.New(pcu.Version)
-	daemon.InstallVTY(r.eng, v)
-	exec := vty.ExecutorFunc(func(f func()) {
-		r.eng.Call(func() {
-			f()
-			p := daemon.ParamsFromConfig(cfg)
-			if mod != nil {
-				mod(&p)
-			}
-			r.eng.SetParams(p)
-		})
-	})
-	s := v.NewSession(exec.Do)
+	s := r.engineVTY(true, mod)
 	defer s.Release()
-	s.Start()
 	for _, c := range append([]string{"enable", "configure terminal", "pcu"}, cmds...) {
 		if out := string(s.Feed([]byte(c + "\r"))); strings.Contains(out, "%") {
 			t.Fatalf("%s: %s", c, out)
@@ -393,7 +368,7 @@ func TestT3190PollAge(t *testing.T) {
 				want uint64
 			}{{pcu.CtrPktDLAckNackTimeout, 3}, {pcu.CtrRLCRestarted, 3}, {pcu.CtrRLCResent, 3},
 				{pcu.CtrPktDLAckNackFailed, 0}, {pcu.CtrImmAssDL, 1}} {
-				if v := ctrVal(r, cv.ctr); v != cv.want {
+				if v := r.btsCtr(cv.ctr); v != cv.want {
 					t.Errorf("%s = %d, want %d", pcu.BTSCounterDescs[cv.ctr].Name, v, cv.want)
 				}
 			}

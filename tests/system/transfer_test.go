@@ -1,7 +1,6 @@
 package system
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -64,12 +63,9 @@ func TestBulkDownlink(t *testing.T) {
 			for _, f := range want {
 				r.dl(ms.TLLI, ms.IMSI, f)
 			}
-			ctx := context.Background()
 			steps := 0
 			for ; steps < 200000 && len(got) < len(want); steps++ {
-				if err := r.cell.Step(ctx); err != nil {
-					t.Fatal(err)
-				}
+				r.step(t)
 			}
 			checkFrames(t, got, want, fmt.Sprintf("after %d blocks", steps))
 			t.Logf("loss %v: %d octets in %d block periods", loss, transferSize(), steps)
@@ -111,11 +107,8 @@ func TestDownlinkGoodput(t *testing.T) {
 	for _, f := range frames(total, 1500) {
 		r.dl(ms.TLLI, ms.IMSI, f)
 	}
-	ctx := context.Background()
 	for ; steps < 100000 && octets < total; steps++ {
-		if err := r.cell.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
+		r.step(t)
 	}
 	if octets < total {
 		t.Fatalf("only %d of %d octets", octets, total)
@@ -173,9 +166,7 @@ func TestFairness32MS(t *testing.T) {
 				got[i] = 0
 			}
 		}
-		if err := rr.cell.Step(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		rr.step(t)
 	}
 	var sum, sq float64
 	for _, g := range got {

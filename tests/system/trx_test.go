@@ -1,7 +1,6 @@
 package system
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -140,15 +139,12 @@ func TestTwoTRX(t *testing.T) {
 		}
 		return true
 	}
-	ctx := context.Background()
 	var peak [2]int
 	var sharedTFI, sharedUSF bool
 	tbfText := ""
 	steps := 0
 	for ; steps < 20000 && !done(); steps++ {
-		if err := r.cell.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
+		r.step(t)
 		if steps%10 != 0 {
 			continue
 		}
@@ -160,7 +156,7 @@ func TestTwoTRX(t *testing.T) {
 		}
 	}
 	for i, ms := range mss {
-		checkDelivery(t, got[i], wantDL[i], ctrVal(r, pcu.CtrPktDLAckNackFailed))
+		checkDelivery(t, got[i], wantDL[i], r.btsCtr(pcu.CtrPktDLAckNackFailed))
 		checkFrames(t, r.gb.frames(ms.TLLI), wantUL[i], fmt.Sprintf("MS %d: SGSN, UL (%s)", i, ms.Debug()))
 	}
 	t.Logf("%d MSs, 16 kB down and 8 kB up each, in %d block periods; at most %d TBFs on TRX 0 and %d on TRX 1 at once",
@@ -176,8 +172,8 @@ func TestTwoTRX(t *testing.T) {
 			t.Fatalf("show tbf all without %s:\n%s", w, tbfText)
 		}
 	}
-	if ctrVal(r, pcu.CtrTBFAllocFailed) != 0 {
-		t.Fatalf("%d allocation failures", ctrVal(r, pcu.CtrTBFAllocFailed))
+	if r.btsCtr(pcu.CtrTBFAllocFailed) != 0 {
+		t.Fatalf("%d allocation failures", r.btsCtr(pcu.CtrTBFAllocFailed))
 	}
 }
 
@@ -200,13 +196,10 @@ func TestTwoTRXTwoPhase(t *testing.T) {
 		}
 		mss = append(mss, ms)
 	}
-	ctx := context.Background()
 	var peak [2]int
 	tbfText := ""
 	for steps := 0; steps < 3000; steps++ {
-		if err := r.cell.Step(ctx); err != nil {
-			t.Fatal(err)
-		}
+		r.step(t)
 		c, _, _ := checkTRXInvariants(t, r)
 		if min(c[0], c[1]) > min(peak[0], peak[1]) {
 			peak = c
@@ -219,10 +212,10 @@ func TestTwoTRXTwoPhase(t *testing.T) {
 	if peak[0] == 0 || peak[1] == 0 || !strings.Contains(tbfText, "TRX_ID=1") {
 		t.Fatalf("UL TBFs per TRX at best %v:\n%s", peak, tbfText)
 	}
-	if v := ctrVal(r, pcu.CtrPktULAssignment); v != n {
+	if v := r.btsCtr(pcu.CtrPktULAssignment); v != n {
 		t.Fatalf("%d Packet Uplink Assignments, want %d", v, n)
 	}
-	if v := ctrVal(r, pcu.CtrSBATimedout); v != 0 {
+	if v := r.btsCtr(pcu.CtrSBATimedout); v != 0 {
 		t.Fatalf("%d single blocks timed out", v)
 	}
 }
@@ -252,13 +245,13 @@ func TestTwoTRXReuse(t *testing.T) {
 	if s := tbfStates(r); got != 1 || len(s) != 1 || s[0] != pcu.TBFWaitRelease {
 		t.Fatalf("got %d frames, TBF states %v (want one in WAIT_RELEASE)", got, s)
 	}
-	pda0 := ctrVal(r, pcu.CtrPktDLAssignment) // the multislot upgrade after the CCCH assignment
+	pda0 := r.btsCtr(pcu.CtrPktDLAssignment) // the multislot upgrade after the CCCH assignment
 	r.dl(ms.TLLI, ms.IMSI, llcFrame(2, 300))
 	stepFor(t, r.cell, 400*time.Millisecond)
 	if got != 2 {
 		t.Fatalf("second frame not received 400 ms after it was queued; TBFs:\n%s", r.show("show tbf all"))
 	}
-	if ia, pda := ctrVal(r, pcu.CtrImmAssDL), ctrVal(r, pcu.CtrPktDLAssignment)-pda0; ia != 1 || pda != 1 {
+	if ia, pda := r.btsCtr(pcu.CtrImmAssDL), r.btsCtr(pcu.CtrPktDLAssignment)-pda0; ia != 1 || pda != 1 {
 		t.Fatalf("IMM ASS DL %d, Packet DL Assignments for the new TBF %d (want 1, 1)", ia, pda)
 	}
 	var trx []uint8

@@ -7,10 +7,7 @@ import (
 
 	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/pcu"
-	"github.com/gopcu/gopcu/pcu/config"
-	"github.com/gopcu/gopcu/pcu/daemon"
 	"github.com/gopcu/gopcu/pcu/pcuif"
-	"github.com/gopcu/gopcu/vty"
 )
 
 // TestQueueCommandsReachExistingMS: the osmo-pcu `queue codel` commands,
@@ -19,12 +16,7 @@ import (
 // them as osmo-pcu does.
 func TestQueueCommandsReachExistingMS(t *testing.T) {
 	r := startRadio(t, pcuif.V12, nil, 1)
-	v, cfg := config.New(pcu.Version)
-	daemon.InstallVTY(r.eng, v)
-	exec := vty.ExecutorFunc(func(f func()) {
-		r.eng.Call(func() { f(); r.eng.SetParams(daemon.ParamsFromConfig(cfg)) })
-	})
-	s := v.NewSession(exec.Do)
+	s := r.engineVTY(true, nil)
 	defer s.Release()
 	run := func(cmds ...string) string {
 		var out strings.Builder
@@ -33,7 +25,6 @@ func TestQueueCommandsReachExistingMS(t *testing.T) {
 		}
 		return out.String()
 	}
-	s.Start()
 	tlli := uint32(0xc0004001)
 	r.dl(tlli, "901700000004001", llcFrame(1, 100)) // the MS exists now
 	stats := func() llc.QueueStats {

@@ -3,7 +3,9 @@ package demo
 import (
 	"bytes"
 	"context"
+	"flag"
 	"image/png"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -114,5 +116,26 @@ func TestDemoECN(t *testing.T) {
 		if r := run(sc); !r.AllDone {
 			t.Errorf("%s: download did not finish", sc.Name)
 		}
+	}
+}
+
+// TestCellFlags: -size is given in kB and stored in octets; the defaults
+// are the values in place.
+func TestCellFlags(t *testing.T) {
+	cfg := DefaultConfig()
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	CellFlags(fs, &cfg.MSs, &cfg.CS, &cfg.Slots, &cfg.FileBytes)
+	if def := fs.Lookup("size").DefValue; def != "90" {
+		t.Errorf("-size default %q, want 90", def)
+	}
+	if err := fs.Parse([]string{"-ms", "3", "-size", "200"}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.MSs != 3 || cfg.CS != 2 || cfg.Slots != 4 || cfg.FileBytes != 200<<10 {
+		t.Errorf("MSs %d CS %d slots %d file %d", cfg.MSs, cfg.CS, cfg.Slots, cfg.FileBytes)
+	}
+	if fs.Parse([]string{"-size", "big"}) == nil {
+		t.Error("-size big accepted")
 	}
 }

@@ -2,13 +2,12 @@ package demo
 
 import (
 	"fmt"
-	"image"
 	"image/color"
-	"image/draw"
 	"image/png"
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -59,20 +58,32 @@ func Summarize(r *Result, cfg Config) Summary {
 	return s
 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%d", d.Milliseconds()) }
+// MS formats a duration in whole milliseconds, as the tables show them.
+func MS(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
+
+// Unfinished is the note a table puts after the download time of a
+// scenario whose downloads did not all finish ("" when they did).
+func (s Summary) Unfinished() string {
+	if s.AllDone {
+		return ""
+	}
+	return " (unfinished)"
+}
+
+// WriteHeader writes the header line of a Markdown table with the column
+// names cols, and its separator line.
+func WriteHeader(w io.Writer, cols ...string) {
+	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(cols, " | "), strings.Repeat("---|", len(cols)))
+}
 
 // WriteTable prints the summary as a Markdown table.
 func WriteTable(w io.Writer, rows []Summary) {
-	fmt.Fprintln(w, "| scenario | idle ping p50 (ms) | busy ping p50 / p95 / max (ms) | queue delay p50 / max (ms) | drops codel / lifetime / overflow | ECN marks | TCP retx / timeouts | download time (s) | goodput per MS (kbit/s) |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	WriteHeader(w, "scenario", "idle ping p50 (ms)", "busy ping p50 / p95 / max (ms)", "queue delay p50 / max (ms)",
+		"drops codel / lifetime / overflow", "ECN marks", "TCP retx / timeouts", "download time (s)", "goodput per MS (kbit/s)")
 	for _, r := range rows {
-		done := ""
-		if !r.AllDone {
-			done = " (unfinished)"
-		}
 		fmt.Fprintf(w, "| %s | %s | %s / %s / %s | %s / %s | %d / %d / %d | %d | %d / %d | %.1f%s | %.1f |\n",
-			r.Scenario, ms(r.IdleP50), ms(r.BusyP50), ms(r.BusyP95), ms(r.BusyMax), ms(r.QueueP50), ms(r.QueueMax),
-			r.DropsCoDel, r.DropsLifetime, r.DropsOverflow, r.Marks, r.Retx, r.Timeouts, r.DownloadTime.Seconds(), done, r.GoodputKbps)
+			r.Scenario, MS(r.IdleP50), MS(r.BusyP50), MS(r.BusyP95), MS(r.BusyMax), MS(r.QueueP50), MS(r.QueueMax),
+			r.DropsCoDel, r.DropsLifetime, r.DropsOverflow, r.Marks, r.Retx, r.Timeouts, r.DownloadTime.Seconds(), r.Unfinished(), r.GoodputKbps)
 	}
 }
 
@@ -113,8 +124,7 @@ func WritePlotFile(path string, results []*Result) error {
 // every scenario as a PNG.
 func WritePlot(w io.Writer, results []*Result) error {
 	const W, H = 1000, 700
-	img := image.NewRGBA(image.Rect(0, 0, W, H))
-	draw.Draw(img, img.Bounds(), &image.Uniform{color.White}, image.Point{}, draw.Src)
+	img := pngplot.Canvas(W, H)
 	var tmax time.Duration
 	var pmax, qmax time.Duration
 	for _, r := range results {
@@ -128,31 +138,14 @@ func WritePlot(w io.Writer, results []*Result) error {
 	panel := func(top int, title string, yMax time.Duration, val func(Point) (time.Duration, bool), line bool) {
 		x0, y0, pw, ph := 70, top+25, W-100, 270
 		pngplot.Label(img, x0, top+15, strings.TrimSpace(title), color.Black)
-		axis := color.RGBA{80, 80, 80, 255}
-		for x := x0; x <= x0+pw; x++ {
-			img.Set(x, y0+ph, axis)
-		}
-		for y := y0; y <= y0+ph; y++ {
-			img.Set(x0, y, axis)
-		}
+		pngplot.Axes(img, x0, y0, pw, ph)
 		yStep := pngplot.NiceStep(yMax, 8)
 		for v := time.Duration(0); v <= yMax; v += yStep {
-			y := y0 + ph - int(float64(ph)*float64(v)/float64(yMax))
-			for x := x0 - 4; x < x0; x++ {
-				img.Set(x, y, axis)
-			}
-			for x := x0 + 1; x <= x0+pw; x += 4 {
-				img.Set(x, y, color.RGBA{220, 220, 220, 255})
-			}
-			pngplot.Label(img, 5, y+4, fmt.Sprintf("%d ms", v.Milliseconds()), axis)
+			pngplot.YTick(img, x0, y0+ph-int(float64(ph)*float64(v)/float64(yMax)), pw, v)
 		}
 		xStep := pngplot.NiceStep(tmax, 8)
 		for v := time.Duration(0); v <= tmax; v += xStep {
-			x := x0 + int(float64(pw)*float64(v)/float64(tmax))
-			for y := y0 + ph; y < y0+ph+4; y++ {
-				img.Set(x, y, axis)
-			}
-			pngplot.Label(img, x-8, y0+ph+16, fmt.Sprintf("%ds", int(v.Seconds())), axis)
+			pngplot.XTick(img, x0+int(float64(pw)*float64(v)/float64(tmax)), y0+ph, v)
 		}
 		for i, r := range results {
 			c := palette[i%len(palette)]
@@ -167,20 +160,12 @@ func WritePlot(w io.Writer, results []*Result) error {
 				if line && px >= 0 {
 					pngplot.Line(img, px, py, x, y, c, 2)
 				} else {
-					for dx := -1; dx <= 1; dx++ {
-						for dy := -1; dy <= 1; dy++ {
-							img.Set(x+dx, y+dy, c)
-						}
-					}
+					pngplot.Dot(img, x, y, 1, c)
 				}
 				px, py = x, y
 			}
 			lx := x0 + 20 + i*230
-			for dx := 0; dx < 14; dx++ {
-				for dy := 0; dy < 4; dy++ {
-					img.Set(lx+dx, top+12+dy, c)
-				}
-			}
+			pngplot.Swatch(img, lx, top+12, c)
 			pngplot.Label(img, lx+18, top+18, strings.TrimSpace(r.Scenario), color.Black)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gopcu/gopcu/internal/emu/msemu"
+	"github.com/gopcu/gopcu/internal/pcapw"
 )
 
 // The demo's traffic is IP over SNDCP over LLC UI frames on SAPI 3, as a
@@ -52,7 +53,7 @@ func appFrameDir(kind byte, up bool, seq uint32, stamp time.Duration, payload in
 	}
 	copy(ip[12:], src)
 	copy(ip[16:], dst)
-	binary.BigEndian.PutUint16(ip[10:], ^ipSum(ip[:ipLen]))
+	binary.BigEndian.PutUint16(ip[10:], pcapw.Fold(pcapw.Sum(0, ip[:ipLen])))
 	l := ip[ipLen:]
 	switch kind {
 	case kindData:
@@ -107,7 +108,7 @@ func setECN(frame []byte, ecn byte, ece bool) {
 		frame[tcpFlags] |= flagECE
 	}
 	binary.BigEndian.PutUint16(ip[10:], 0)
-	binary.BigEndian.PutUint16(ip[10:], ^ipSum(ip[:ipLen]))
+	binary.BigEndian.PutUint16(ip[10:], pcapw.Fold(pcapw.Sum(0, ip[:ipLen])))
 	n := len(frame) - 3
 	f := msemu.FCS(frame[:n])
 	frame[n], frame[n+1], frame[n+2] = byte(f), byte(f>>8), byte(f>>16)
@@ -119,17 +120,6 @@ func getSACK(frame []byte) uint32 {
 		return 0
 	}
 	return binary.BigEndian.Uint32(frame[off:])
-}
-
-func ipSum(h []byte) uint16 {
-	var sum uint32
-	for i := 0; i+1 < len(h); i += 2 {
-		sum += uint32(h[i])<<8 | uint32(h[i+1])
-	}
-	for sum > 0xffff {
-		sum = sum&0xffff + sum>>16
-	}
-	return uint16(sum)
 }
 
 func parseApp(frame []byte) (kind byte, seq uint32, stamp time.Duration, payload int, ok bool) {

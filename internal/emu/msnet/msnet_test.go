@@ -3,6 +3,7 @@ package msnet
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"net/netip"
 	"testing"
 
@@ -148,6 +149,14 @@ func TestSNDCPGolden(t *testing.T) {
 		if !bytes.Equal(segs[i], infos[i]) {
 			t.Errorf("segment %d\n got %x\nwant %x", i, segs[i][:8], infos[i][:8])
 		}
+	}
+	// 16 segments of 496 octets at most: one more is ErrTooLong and uses
+	// no N-PDU number
+	if _, err := tx.Segment(make([]byte, 16*497)); !errors.Is(err, ErrTooLong) {
+		t.Fatalf("17 segments: %v", err)
+	}
+	if segs, _ := tx.Segment([]byte{1}); segs[0][3] != 17 {
+		t.Errorf("N-PDU number %d after ErrTooLong, want 17", segs[0][3])
 	}
 	// segments out of order and interleaved with another N-PDU
 	rx = SNDCPRx{}

@@ -27,14 +27,14 @@ type SNDCPTx struct {
 	npdu  uint16
 }
 
-// Segment returns the SN-UNITDATA PDUs carrying one N-PDU.
+// Segment returns the SN-UNITDATA PDUs carrying one N-PDU. An N-PDU that
+// needs more than 16 segments is ErrTooLong and uses no N-PDU number.
 func (s *SNDCPTx) Segment(pdu []byte) ([][]byte, error) {
 	n201 := s.N201U
 	if n201 == 0 {
 		n201 = 500
 	}
 	n := s.npdu & 0xfff
-	s.npdu++
 	var out [][]byte
 	for seg := 0; ; seg++ {
 		if seg == 16 {
@@ -55,6 +55,7 @@ func (s *SNDCPTx) Segment(pdu []byte) ([][]byte, error) {
 		out = append(out, append(h, pdu[:take]...))
 		pdu = pdu[take:]
 		if !more {
+			s.npdu++
 			return out, nil
 		}
 	}
@@ -82,55 +83,72 @@ type partial struct {
 	nsapi uint8
 }
 
-// Receive takes one SN-UNITDATA PDU and returns a complete N-PDU, if any.
-func (r *SNDCPRx) Receive(b []byte) (nsapi uint8, pdu []byte, err error) {
+// Unitdata is one SN-UNITDATA PDU as ParseUnitdata reads it.
+type Unitdata struct {
+	NSAPI       uint8
+	First, More bool   // F and M
+	Seg, NPDU   int    // segment number (4 bits), N-PDU number (12 bits)
+	Data        []byte // the segment's part of the N-PDU (aliases the PDU)
+}
+
+// ParseUnitdata reads the SN-UNITDATA header (TS 44.065 §7.2, Figure 10)
+// of b: ErrNotUnitdata when b is not one or is cut short, ErrCompressed
+// when a first segment has DCOMP or PCOMP set. It does not check that a
+// first segment is segment 0.
+func ParseUnitdata(b []byte) (Unitdata, error) {
 	if len(b) < 3 || b[0]&0x80 != 0 || b[0]&0x20 == 0 {
-		return 0, nil, ErrNotUnitdata
+		return Unitdata{}, ErrNotUnitdata
 	}
-	nsapi = b[0] & 0x0f
-	first, more := b[0]&0x40 != 0, b[0]&0x10 != 0
-	var seg, n int
-	var data []byte
-	if first {
+	u := Unitdata{NSAPI: b[0] & 0x0f, First: b[0]&0x40 != 0, More: b[0]&0x10 != 0}
+	h := b[1:]
+	if u.First {
 		if len(b) < 4 {
-			return 0, nil, ErrNotUnitdata
+			return Unitdata{}, ErrNotUnitdata
 		}
 		if b[1] != 0 {
-			return 0, nil, ErrCompressed
+			return Unitdata{}, ErrCompressed
 		}
-		seg, n, data = int(b[2]>>4), int(b[2]&0x0f)<<8|int(b[3]), b[4:]
-	} else {
-		seg, n, data = int(b[1]>>4), int(b[1]&0x0f)<<8|int(b[2]), b[3:]
+		h = b[2:]
 	}
-	if first != (seg == 0) {
-		return nsapi, nil, ErrNotUnitdata
+	u.Seg, u.NPDU, u.Data = int(h[0]>>4), int(h[0]&0x0f)<<8|int(h[1]), h[2:]
+	return u, nil
+}
+
+// Receive takes one SN-UNITDATA PDU and returns a complete N-PDU, if any.
+func (r *SNDCPRx) Receive(b []byte) (nsapi uint8, pdu []byte, err error) {
+	u, err := ParseUnitdata(b)
+	if err != nil {
+		return 0, nil, err
 	}
-	if first && !more {
-		r.advance(n)
-		return nsapi, append([]byte(nil), data...), nil // the common case: one segment
+	if u.First != (u.Seg == 0) {
+		return u.NSAPI, nil, ErrNotUnitdata
+	}
+	if u.First && !u.More {
+		r.advance(u.NPDU)
+		return u.NSAPI, append([]byte(nil), u.Data...), nil // the common case: one segment
 	}
 	if r.parts == nil {
 		r.parts = map[int]*partial{}
 	}
-	p := r.parts[n]
+	p := r.parts[u.NPDU]
 	if p == nil {
-		p = &partial{last: -1, nsapi: nsapi}
-		r.parts[n] = p
+		p = &partial{last: -1, nsapi: u.NSAPI}
+		r.parts[u.NPDU] = p
 	}
-	p.segs[seg] = append([]byte(nil), data...)
-	p.have |= 1 << seg
-	if !more {
-		p.last = seg
+	p.segs[u.Seg] = append([]byte(nil), u.Data...)
+	p.have |= 1 << u.Seg
+	if !u.More {
+		p.last = u.Seg
 	}
-	r.advance(n)
+	r.advance(u.NPDU)
 	if p.last < 0 || p.have != 1<<(p.last+1)-1 {
-		return nsapi, nil, nil
+		return u.NSAPI, nil, nil
 	}
-	delete(r.parts, n)
+	delete(r.parts, u.NPDU)
 	for i := 0; i <= p.last; i++ {
 		pdu = append(pdu, p.segs[i]...)
 	}
-	return nsapi, pdu, nil
+	return u.NSAPI, pdu, nil
 }
 
 // advance notes N-PDU number n and gives up the N-PDUs rxGiveUp or more behind

@@ -1,9 +1,7 @@
 package msnet
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -39,12 +37,8 @@ func TestWiresharkDecodes(t *testing.T) {
 		{"Deactivate PDP Context Request", DeactivatePDPRequest(0)},
 		{"Deactivate PDP Context Accept", DeactivatePDPAccept(0x8a)},
 	}
-	file := filepath.Join(t.TempDir(), "llc.pcap")
-	f, err := os.Create(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := gsmtap.NewPcapWriter(f)
+	var pcap bytes.Buffer
+	w, err := gsmtap.NewPcapWriter(&pcap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,13 +48,9 @@ func TestWiresharkDecodes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f.Close()
-	out, err := exec.Command("tshark", "-r", file, "-T", "fields", "-e", "_ws.col.Info", "-e", "_ws.malformed", "-e", "_ws.expert.severity").Output()
-	if err != nil {
-		t.Fatalf("tshark: %v", err)
-	}
+	out := testutil.Tshark(t, pcap.Bytes(), "-T", "fields", "-e", "_ws.col.Info", "-e", "_ws.malformed", "-e", "_ws.expert.severity")
 	t.Logf("tshark:\n%s", out)
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != len(cases) {
 		t.Fatalf("tshark shows %d packets, want %d:\n%s", len(lines), len(cases), out)
 	}

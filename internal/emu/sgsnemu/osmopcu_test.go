@@ -1,7 +1,6 @@
 package sgsnemu
 
 import (
-	"context"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/btsemu"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/btstest"
+	"github.com/gopcu/gopcu/internal/testutil/enginetest"
 	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/driver"
@@ -168,10 +168,7 @@ func TestGbConformanceGopcu(t *testing.T) {
 		p := pcu.DefaultParams()
 		p.GbDialect = "ip-sns"
 		eng := pcu.New(pcu.Config{SocketPath: path, MinBackoff: 20 * time.Millisecond, Gb: true, Params: &p})
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() { driver.Run(ctx, eng, driver.Options{ListenUDP: n.ListenNS}); close(done) }()
-		t.Cleanup(func() { cancel(); <-done })
+		enginetest.Run(t, eng, driver.Options{ListenUDP: n.ListenNS})
 	})
 	if want := wantGb(1); !reflect.DeepEqual(got, want) {
 		t.Errorf("gopcu:\n got %+v\nwant %+v", got, want)

@@ -93,25 +93,20 @@ func Summarize(r *Result, cfg Config) Row {
 	return row
 }
 
-func msStr(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
-
 // WriteTable prints the rows as a Markdown table.
 func WriteTable(w io.Writer, rows []Row) {
-	fmt.Fprintln(w, "| scenario | idle ping p50 (ms) | busy ping p50 / p95 / max (ms) | pings lost / sent | queue delay p50 / max (ms) | drops codel / lifetime / overflow | server TCP retx / RTOs | download time (s) | goodput per MS (kbit/s) | sha256 |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+	demo.WriteHeader(w, "scenario", "idle ping p50 (ms)", "busy ping p50 / p95 / max (ms)", "pings lost / sent",
+		"queue delay p50 / max (ms)", "drops codel / lifetime / overflow", "server TCP retx / RTOs", "download time (s)",
+		"goodput per MS (kbit/s)", "sha256")
 	for _, r := range rows {
-		done := ""
-		if !r.AllDone {
-			done = " (unfinished)"
-		}
 		exact := "ok"
 		if !r.Exact {
 			exact = "MISMATCH"
 		}
 		fmt.Fprintf(w, "| %s | %s | %s / %s / %s | %d / %d | %s / %s | %d / %d / %d | %d / %d | %.1f%s | %.1f | %s |\n",
-			r.Scenario, msStr(r.IdleP50), msStr(r.BusyP50), msStr(r.BusyP95), msStr(r.BusyMax), r.PingsLost, r.PingsSent,
-			msStr(r.QueueP50), msStr(r.QueueMax), r.DropsCoDel, r.DropsLifetime, r.DropsOverflow, r.Retx, r.Timeouts,
-			r.DownloadTime.Seconds(), done, r.GoodputKbps, exact)
+			r.Scenario, demo.MS(r.IdleP50), demo.MS(r.BusyP50), demo.MS(r.BusyP95), demo.MS(r.BusyMax), r.PingsLost, r.PingsSent,
+			demo.MS(r.QueueP50), demo.MS(r.QueueMax), r.DropsCoDel, r.DropsLifetime, r.DropsOverflow, r.Retx, r.Timeouts,
+			r.DownloadTime.Seconds(), r.Unfinished(), r.GoodputKbps, exact)
 	}
 }
 

@@ -3,6 +3,7 @@ package tcplab
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/gopcu/gopcu/internal/emu/demo"
 	"github.com/gopcu/gopcu/internal/emu/msemu"
+	"github.com/gopcu/gopcu/internal/pcapw"
 	"github.com/gopcu/gopcu/llc"
 )
 
@@ -23,15 +25,7 @@ func ipPacket(n int, proto byte, seed int64) []byte {
 	p[0], p[9] = 0x45, proto
 	p[2], p[3] = byte(n>>8), byte(n)
 	p[10], p[11] = 0, 0
-	var sum uint32
-	for i := 0; i < 20; i += 2 {
-		sum += uint32(p[i])<<8 | uint32(p[i+1])
-	}
-	for sum > 0xffff {
-		sum = sum&0xffff + sum>>16
-	}
-	c := ^uint16(sum)
-	p[10], p[11] = byte(c>>8), byte(c)
+	binary.BigEndian.PutUint16(p[10:], pcapw.Fold(pcapw.Sum(0, p[:20])))
 	return p
 }
 

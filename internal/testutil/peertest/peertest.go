@@ -1,7 +1,7 @@
 // Package peertest starts the peers a daemon test runs against: the BTS
 // emulator on a PCU socket and the SGSN emulator, each closed at the
 // test's cleanup. It is the one copy for the tests of cmd/gopcu and
-// internal/app. It is a package of its own because the SGSN emulator's
+// internal/app, and of those running a PCU in a network namespace. It is a package of its own because the SGSN emulator's
 // tests import btstest.
 package peertest
 
@@ -13,6 +13,7 @@ import (
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
 	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/internal/testutil/btstest"
+	"github.com/gopcu/gopcu/internal/testutil/netnstest"
 )
 
 // BTS starts the BTS emulator (PCU interface v12, PDCHs on TS 4-7) on the
@@ -28,6 +29,21 @@ func SGSN(t testing.TB, cfg sgsnemu.Config, cb sgsnemu.Callbacks) *sgsnemu.Serve
 	t.Helper()
 	sg, err := sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:0"), cfg, cb)
 	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sg.Close() })
+	return sg
+}
+
+// SGSNIn starts the SGSN emulator inside the namespace n on
+// 127.0.0.1:23000, the SGSN address of btsemu.DefaultInfo.
+func SGSNIn(t testing.TB, n *netnstest.NS, cfg sgsnemu.Config, cb sgsnemu.Callbacks) *sgsnemu.Server {
+	t.Helper()
+	var sg *sgsnemu.Server
+	if err := n.Do(func() (err error) {
+		sg, err = sgsnemu.Listen(netip.MustParseAddrPort("127.0.0.1:23000"), cfg, cb)
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sg.Close() })

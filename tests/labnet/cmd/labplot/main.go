@@ -21,9 +21,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"image"
 	"image/color"
-	"image/draw"
 	"image/png"
 	"io"
 	"math"
@@ -310,17 +308,12 @@ func Plot(w io.Writer, title string, runs []Run) error {
 	const W, ph, x0, pw = 1000, 260, 70, 900
 	top := 40 + 20*len(runs)
 	H := top + npanels*(ph+60)
-	img := image.NewRGBA(image.Rect(0, 0, W, H))
-	draw.Draw(img, img.Bounds(), &image.Uniform{color.White}, image.Point{}, draw.Src)
+	img := pngplot.Canvas(W, H)
 	pngplot.Label(img, x0, 18, title, color.Black)
 	for i, r := range runs {
 		c := palette[i%len(palette)]
 		y := 36 + 20*i
-		for dx := 0; dx < 14; dx++ {
-			for dy := -5; dy < -1; dy++ {
-				img.Set(x0+dx, y+dy, c)
-			}
-		}
+		pngplot.Swatch(img, x0, y-5, c)
 		var dls []string
 		for _, m := range r.MS {
 			if m.Download > 0 {
@@ -332,8 +325,6 @@ func Plot(w io.Writer, title string, runs []Run) error {
 		pngplot.Label(img, x0+20, y, fmt.Sprintf("%s (download %s)", r.Label, strings.Join(dls, "; ")), color.Black)
 	}
 	xOf := func(t time.Duration) int { return x0 + int(float64(pw)*float64(t-tmin)/float64(tmax-tmin)) }
-	axis := color.RGBA{80, 80, 80, 255}
-	grid := color.RGBA{220, 220, 220, 255}
 	// panel k: its caption, y range and each run's points and download end
 	panel := func(k int, caption string, ymax time.Duration, series func(Run) ([]Point, time.Duration, bool)) {
 		ymax = max(ymax, 100*time.Millisecond)
@@ -344,37 +335,21 @@ func Plot(w io.Writer, title string, runs []Run) error {
 			return y0 + ph - int(float64(ph)*math.Min(1, float64(v)/float64(ymax)))
 		}
 		pngplot.Label(img, x0, y0-6, caption, color.Black)
-		for x := x0; x <= x0+pw; x++ {
-			img.Set(x, y0+ph, axis)
-		}
-		for y := y0; y <= y0+ph; y++ {
-			img.Set(x0, y, axis)
-		}
+		pngplot.Axes(img, x0, y0, pw, ph)
 		for v := time.Duration(0); v <= ymax; v += ystep {
-			y := yOf(v)
-			for x := x0 - 4; x < x0; x++ {
-				img.Set(x, y, axis)
-			}
-			for x := x0 + 1; x <= x0+pw; x += 4 {
-				img.Set(x, y, grid)
-			}
-			pngplot.Label(img, 5, y+4, fmt.Sprintf("%d ms", v.Milliseconds()), axis)
+			pngplot.YTick(img, x0, yOf(v), pw, v)
 		}
 		xstep := pngplot.NiceStep(tmax-tmin, 10)
 		for v := (tmin / xstep) * xstep; v <= tmax; v += xstep {
 			if v < tmin {
 				continue
 			}
-			x := xOf(v)
-			for y := y0 + ph; y < y0+ph+4; y++ {
-				img.Set(x, y, axis)
-			}
-			pngplot.Label(img, x-8, y0+ph+16, fmt.Sprintf("%ds", int(v.Seconds())), axis)
+			pngplot.XTick(img, xOf(v), y0+ph, v)
 		}
 		// the download starts at 0 for every run
 		for y := y0; y < y0+ph; y++ {
-			img.Set(xOf(0), y, axis)
-			img.Set(xOf(0)+1, y, axis)
+			img.Set(xOf(0), y, pngplot.Axis)
+			img.Set(xOf(0)+1, y, pngplot.Axis)
 		}
 		for i, r := range runs {
 			pts, dl, ok := series(r)
@@ -397,11 +372,7 @@ func Plot(w io.Writer, title string, runs []Run) error {
 				if px >= 0 && p.Seq == pseq+1 {
 					pngplot.Line(img, px, py, x, y, c, 1)
 				}
-				for dx := -2; dx <= 2; dx++ {
-					for dy := -2; dy <= 2; dy++ {
-						img.Set(x+dx, y+dy, c)
-					}
-				}
+				pngplot.Dot(img, x, y, 2, c)
 				px, py, pseq = x, y, p.Seq
 			}
 		}
@@ -425,7 +396,7 @@ func Plot(w io.Writer, title string, runs []Run) error {
 				return r.Queue, dl, r.Queue != nil
 			})
 	}
-	pngplot.Label(img, x0, H-12, "grey line at 0 s: the download starts; dashed: the run's download ended; a gap in a line: a lost ping", axis)
+	pngplot.Label(img, x0, H-12, "grey line at 0 s: the download starts; dashed: the run's download ended; a gap in a line: a lost ping", pngplot.Axis)
 	return png.Encode(w, img)
 }
 
