@@ -38,8 +38,10 @@
 // (1543 octets) compared with the backlog of the CoDel's own flow.
 //
 // Plain `queue codel` (Interval 0) derives the parameters per MS from its
-// drain rate R in LLC octets/s, set by the engine with SetDrainRate(
-// DrainRate(octets per block of the DL coding scheme, DL slots)); R = 0
+// drain rate R in LLC octets/s: the smaller of the rate the engine promises
+// with SetDrainRate(DrainRate(octets per block of the DL coding scheme, DL
+// slots)) and the rate the queue measures while backlogged (drainmeter.go:
+// an MS sharing its PDCHs gets only part of its slots' blocks); R = 0
 // (unknown) counts as CS-1 on one slot, 1000 octets/s. With
 // MTU-time = 1500 octets / R (CAKE's rule, aqm.md §4.2, RFC 8290 §4.3
 // "target ≥ one MTU at the egress rate"):
