@@ -240,13 +240,6 @@ func (e *Engine) handleMessage(b []byte) {
 	}
 }
 
-// zeroed zeroes a reused decode target and returns it.
-func zeroed[T any](p *T) *T {
-	var z T
-	*p = z
-	return p
-}
-
 // decodeOther decodes a message that is neither RTS_REQ nor DATA_IND.
 // The frequent ones (osmo-bts sends a TIME_IND at every radio block
 // start, pcu_tx_time_ind, and an INTERF_IND per TRX every interference
@@ -257,11 +250,14 @@ func (e *Engine) decodeOther(t pcuif.MsgType, b []byte, v pcuif.Version) (pcuif.
 	var m pcuif.Message
 	switch t {
 	case pcuif.TypeTimeInd:
-		m = zeroed(&e.rxTime)
+		e.rxTime = pcuif.TimeInd{}
+		m = &e.rxTime
 	case pcuif.TypeRACHInd:
-		m = zeroed(&e.rxRACH)
+		e.rxRACH = pcuif.RACHInd{}
+		m = &e.rxRACH
 	case pcuif.TypeInterfInd:
-		m = zeroed(&e.rxInterf)
+		e.rxInterf = pcuif.InterfInd{}
+		m = &e.rxInterf
 	default:
 		return pcuif.Parse(b, v)
 	}

@@ -513,11 +513,14 @@ func (e *Engine) decodeULCtrl(b []byte) (rlcmac.Message, error) {
 	var m rlcmac.Message
 	switch mt {
 	case rlcmac.MTPacketControlAck:
-		m = zeroed(&e.rxPCA)
+		e.rxPCA = rlcmac.PacketControlAck{}
+		m = &e.rxPCA
 	case rlcmac.MTPacketDownlinkAckNack:
-		m = zeroed(&e.rxPDAN)
+		e.rxPDAN = rlcmac.PacketDownlinkAckNack{}
+		m = &e.rxPDAN
 	case rlcmac.MTEGPRSPacketDownlinkAckNack:
-		m = zeroed(&e.rxEPDAN)
+		e.rxEPDAN = rlcmac.EGPRSPacketDownlinkAckNack{}
+		m = &e.rxEPDAN
 	default:
 		_, m, err = rlcmac.DecodeUL(b)
 		return m, err
