@@ -428,6 +428,7 @@ type active struct {
 	redPE    REDParams // RED parameters for ECN-capable frames (REDParamsECNFor)
 	gen      uint32
 	rate     int32
+	share    int32
 	variant  Variant
 	aqm      AQM
 	codelOn  bool // the AQM is on (`queue codel`)
@@ -483,6 +484,7 @@ type Queue struct {
 	charge  int64
 	heapIdx int32
 	rate    int32 // promised drain rate (SetDrainRate)
+	share   int32 // MSs with DL data on this MS's PDCHs (SetSharers), ≥ 1
 	seq     uint32
 	meter   drainMeter // measured drain rate (drainmeter.go)
 
@@ -582,7 +584,7 @@ func (q *Queue) SetTransmitStart(now time.Duration) {
 
 // StopTransmit tells the queue that the MS has no DL TBF any more; the next
 // SetTransmitStart starts a new sojourn origin.
-func (q *Queue) StopTransmit() { q.txArmed, q.meter = false, drainMeter{} }
+func (q *Queue) StopTransmit() { q.txArmed, q.meter, q.share = false, drainMeter{}, 0 }
 
 // SetDrainRate tells the queue the MS's current DL drain rate in LLC octets
 // per second (see DrainRate); with plain `queue codel` the rfc variant
@@ -590,6 +592,15 @@ func (q *Queue) StopTransmit() { q.txArmed, q.meter = false, drainMeter{} }
 // scheme or the number of assigned DL slots changes; 0 means unknown.
 func (q *Queue) SetDrainRate(octetsPerSecond int) {
 	q.rate = int32(min(max(octetsPerSecond, 0), math.MaxInt32))
+}
+
+// SetSharers tells the queue how many MSs, this one included, have DL data
+// waiting for the PDCHs its TBF is sent on (the engine counts them at each
+// block it schedules for the MS). The automatic RED thresholds shrink with
+// it (REDParamsShared): the other MSs keep the PDCHs busy when this queue
+// runs empty. n < 1 counts as 1.
+func (q *Queue) SetSharers(n int) {
+	q.share = int32(min(max(n, 1), math.MaxInt32))
 }
 
 // HeadSojourn is the sojourn of the oldest queued frame (0 if empty).
@@ -902,8 +913,8 @@ func (q *Queue) TakeDiscarded() Discard { return q.takePending() }
 // variant changed.
 func (q *Queue) sync() {
 	a, s := q.a, q.s
-	rate := q.rateNow()
-	if a.gen == s.gen && a.rate == rate {
+	rate, share := q.rateNow(), max(q.share, 1)
+	if a.gen == s.gen && a.rate == rate && a.share == share {
 		return
 	}
 	cfg := &s.cfg
@@ -933,10 +944,10 @@ func (q *Queue) sync() {
 	case AQMPIE:
 		a.pieP = cfg.PIEParamsFor(int(rate))
 	case AQMRED:
-		a.redP = cfg.REDParamsFor(int(rate))
-		a.redPE = cfg.REDParamsECNFor(int(rate))
+		a.redP = cfg.REDParamsShared(int(rate), int(share))
+		a.redPE = cfg.REDParamsECNShared(int(rate), int(share))
 	}
-	a.gen, a.rate = s.gen, rate
+	a.gen, a.rate, a.share = s.gen, rate, share
 }
 
 // resetAQM restarts every AQM state of the queue.

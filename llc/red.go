@@ -1,6 +1,9 @@
 package llc
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // RED per flow with head drop/mark, as Linux SFQ's per-flow RED
 // (`redflowlimit ... headdrop`, net/sched/sch_sfq.c, Eric Dumazet 2012):
@@ -38,28 +41,44 @@ const (
 // MTU-time, at least ECNMinTarget) instead of the automatic CoDel target,
 // for the reason given there (a mark costs the sender no retransmission).
 // Set thresholds (`queue red min|max`) apply to every frame alike.
-func (c Config) REDParamsECNFor(rate int) REDParams {
+func (c Config) REDParamsECNFor(rate int) REDParams { return c.REDParamsECNShared(rate, 1) }
+
+// REDParamsECNShared is REDParamsECNFor for a queue whose PDCHs n MSs with
+// data share (see REDParamsShared).
+func (c Config) REDParamsECNShared(rate, n int) REDParams {
 	if c.RED.Min != 0 || c.RED.Max != 0 {
-		return c.REDParamsFor(rate)
+		return c.REDParamsShared(rate, n)
 	}
 	if rate <= 0 {
 		rate = AutoDefaultRate
 	}
-	t := Config{}.ParamsECNFor(rate).Target
-	c.RED.Min = max(int(int64(rate)*int64(t)/int64(time.Second)), 2*MaxFrameLen)
-	return c.REDParamsFor(rate)
+	c.RED.Min = redAutoMin(rate, Config{}.ParamsECNFor(rate).Target, n)
+	return c.REDParamsShared(rate, n)
 }
 
 // REDParamsFor resolves the RED parameters of a queue draining at rate
 // octets per second (0 = unknown).
-func (c Config) REDParamsFor(rate int) REDParams {
+func (c Config) REDParamsFor(rate int) REDParams { return c.REDParamsShared(rate, 1) }
+
+// REDParamsShared resolves the RED parameters of a queue draining at rate
+// octets per second (0 = unknown) while n MSs (this one included) have DL
+// data for the PDCHs it is sent on. The automatic min exists to keep the
+// air interface busy between TCP's window reductions. With n MSs on the
+// same PDCHs the others fill the blocks an emptied queue leaves, so the
+// backlog that keeps the PDCHs busy is shared: each MS needs its 1/n of
+// two maximum frames (at least one frame, so a lone waiting frame is never
+// hit), and, for n flows whose window reductions are not synchronised (one
+// TCP flow per MS, hit at different times by per-MS RED), 1/√n of the
+// single flow's target delay (Appenzeller, Keslassy and McKeown, "Sizing
+// Router Buffers", SIGCOMM 2004, §3: B = RTT·C/√n). Set thresholds apply
+// as they are. n ≤ 1 is one MS alone (REDParamsFor).
+func (c Config) REDParamsShared(rate, n int) REDParams {
 	if rate <= 0 {
 		rate = AutoDefaultRate
 	}
 	p := REDParams{Min: c.RED.Min, Max: c.RED.Max, MaxP: float64(c.RED.MaxP) / 100, Wlog: c.RED.Wlog}
 	if p.Min == 0 {
-		t := Config{}.ParamsFor(rate).Target
-		p.Min = max(int(int64(rate)*int64(t)/int64(time.Second)), 2*MaxFrameLen)
+		p.Min = redAutoMin(rate, Config{}.ParamsFor(rate).Target, n)
 		if p.Max != 0 && p.Min >= p.Max {
 			p.Min = p.Max / 3
 		}
@@ -74,6 +93,18 @@ func (c Config) REDParamsFor(rate int) REDParams {
 		p.Wlog = redDefaultWlog
 	}
 	return p
+}
+
+// redAutoMin is the automatic RED min of a queue draining at rate octets
+// per second with target delay t, its PDCHs shared by n MSs with data
+// (REDParamsShared): rate·t/√n, at least 2·MaxFrameLen/n and one
+// MaxFrameLen.
+func redAutoMin(rate int, t time.Duration, n int) int {
+	if n <= 1 {
+		return max(int(int64(rate)*int64(t)/int64(time.Second)), 2*MaxFrameLen)
+	}
+	d := float64(rate) * t.Seconds() / math.Sqrt(float64(n))
+	return max(int(d), 2*MaxFrameLen/n, MaxFrameLen)
 }
 
 // red is the state of one flow's RED.

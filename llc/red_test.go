@@ -3,6 +3,7 @@ package llc
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 )
@@ -177,5 +178,66 @@ func TestREDMarksECNFlowEarlier(t *testing.T) {
 		case ecn != 0 && marks == 0:
 			t.Errorf("ECN-capable: no mark above the ECN min")
 		}
+	}
+}
+
+// TestREDParamsShared: with n MSs with data on the same PDCHs the
+// automatic min is rate·target/√n, at least 2·MaxFrameLen/n and one
+// MaxFrameLen (max stays 3 min); set thresholds do not change with n; n ≤ 1
+// is REDParamsFor.
+func TestREDParamsShared(t *testing.T) {
+	for _, c := range []struct {
+		cfg      REDConfig
+		rate, n  int
+		min, max int
+		ecnMin   int
+	}{
+		{REDConfig{}, 12000, 1, 6000, 18000, 3086}, // alone: REDParamsFor
+		{REDConfig{}, 12000, 0, 6000, 18000, 3086}, // 0 counts as alone
+		{REDConfig{}, 12000, 2, 4242, 12726, 1543}, // 6000/√2; ECN: 1800/√2 → one frame
+		{REDConfig{}, 12000, 4, 3000, 9000, 1543},  // 6000/2
+		{REDConfig{}, 4500, 2, 1590, 4770, 1543},   // 2250/√2 over one frame (1543)
+		{REDConfig{}, 3000, 2, 1590, 4770, 1543},   // target 750 ms (1.5 MTU-times): 2250/√2; ECN 1500/√2 → one frame
+		{REDConfig{}, 1000, 3, 1543, 4629, 1543},   // target 2 s: 2000/√3, 2·1543/3: one frame
+		{REDConfig{Min: 5000}, 12000, 2, 5000, 15000, 5000},
+		{REDConfig{Max: 20000}, 12000, 2, 4242, 20000, 4242},
+	} {
+		cfg := Config{RED: c.cfg}
+		p := cfg.REDParamsShared(c.rate, c.n)
+		if p.Min != c.min || p.Max != c.max || p.MaxP != 0.1 || p.Wlog != 2 {
+			t.Errorf("%+v at %d octets/s, %d MSs: %+v, want min %d max %d", c.cfg, c.rate, c.n, p, c.min, c.max)
+		}
+		if c.n <= 1 && p != cfg.REDParamsFor(c.rate) {
+			t.Errorf("n %d: %+v, REDParamsFor %+v", c.n, p, cfg.REDParamsFor(c.rate))
+		}
+		if pe := cfg.REDParamsECNShared(c.rate, c.n); pe.Min != c.ecnMin {
+			t.Errorf("ECN %+v at %d octets/s, %d MSs: min %d, want %d", c.cfg, c.rate, c.n, pe.Min, c.ecnMin)
+		}
+	}
+}
+
+// TestQueueSharers: SetSharers changes the RED thresholds the queue uses
+// and shows, and StopTransmit forgets it.
+func TestQueueSharers(t *testing.T) {
+	s := mustShared(t, Config{CoDel: true, AQM: AQMRED})
+	q := s.NewQueue(nil)
+	q.SetDrainRate(12000)
+	for i := 0; i < 3; i++ {
+		q.Enqueue(0, ipFrame(6, 1000, 80, 500), LifetimeInfinite)
+	}
+	if st := q.Stats(0); st.Sharers != 1 || st.RED.Min != 6000 {
+		t.Fatalf("alone: sharers %d, RED %+v", st.Sharers, st.RED)
+	}
+	q.SetSharers(2)
+	q.Dequeue(0)
+	if st := q.Stats(0); st.Sharers != 2 || st.RED.Min != 4242 || q.a.redP.Min != 4242 {
+		t.Fatalf("shared by 2: sharers %d, RED %+v, in use %+v", st.Sharers, st.RED, q.a.redP)
+	}
+	if l := q.Stats(0).Lines(0); !strings.Contains(strings.Join(l, "\n"), "PDCHs shared by 2 MSs with data") {
+		t.Fatalf("show llc-queue: %q", l)
+	}
+	q.StopTransmit()
+	if st := q.Stats(0); st.Sharers != 1 || st.RED.Min != 6000 {
+		t.Fatalf("after StopTransmit: sharers %d, RED %+v", st.Sharers, st.RED)
 	}
 }

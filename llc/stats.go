@@ -50,6 +50,9 @@ type QueueStats struct {
 	// The parameters above are for the smaller of the two.
 	DrainRate    int
 	MeasuredRate int
+	// Sharers as last set by SetSharers (1: alone on its PDCHs); RED is
+	// for that many (REDParamsShared).
+	Sharers int
 	// TransmitStart as last set by SetTransmitStart (TransmitStartSet false
 	// if never); Transmitting is true between SetTransmitStart and
 	// StopTransmit.
@@ -71,8 +74,8 @@ func (q *Queue) Stats(now time.Duration) QueueStats {
 		TransmitStart: q.txStart, TransmitStartSet: q.txStart != noTime, Transmitting: q.txArmed, HeadSojourn: q.HeadSojourn(now),
 		Pending: Discard{Frames: int(q.pendFrames), Octets: int(q.pendOctets), Overflow: int(q.pendFrames)},
 		ParamsE: cfg.ParamsECNFor(rate),
-		AQM:     cfg.AQM, FQ: cfg.fq(), ECN: !cfg.NoECN, PIE: cfg.PIEParamsFor(rate), RED: cfg.REDParamsFor(rate),
-		Marked: uint32(q.ecn[Marked])}
+		AQM:     cfg.AQM, FQ: cfg.fq(), ECN: !cfg.NoECN, PIE: cfg.PIEParamsFor(rate), RED: cfg.REDParamsShared(rate, int(max(q.share, 1))),
+		Sharers: int(max(q.share, 1)), Marked: uint32(q.ecn[Marked])}
 	for r := range st.NoMark {
 		st.NoMark[r] = uint32(q.ecn[r+1])
 	}
@@ -128,6 +131,9 @@ func (st QueueStats) Lines(now time.Duration) []string {
 	rate := fmt.Sprintf("drain rate %d octets/s", st.DrainRate)
 	if st.MeasuredRate > 0 {
 		rate += fmt.Sprintf(" (measured %d)", st.MeasuredRate)
+	}
+	if st.Sharers > 1 {
+		rate += fmt.Sprintf(", PDCHs shared by %d MSs with data", st.Sharers)
 	}
 	switch {
 	case !st.CoDel:

@@ -384,13 +384,17 @@ func (t *TBF) sparseWork() bool {
 
 // buildDLData picks a DL TBF on p and writes its next data block: the
 // highest dlPrio, then the least airtime (blocks sent), but a TBF with
-// sparseWork goes first among those with new data, within sparseSlack.
+// sparseWork goes first among those with new data, within sparseSlack. It
+// tells the chosen MS's queue how many MSs have data on p (SetSharers).
 func (e *Engine) buildDLData(bts *BTS, p *PDCH, fn uint32, usf uint8, blk []byte) int {
 	var best, sparse *TBF
-	bestPrio := 0
+	bestPrio, withData := 0, 0
 	n := len(p.dl)
 	for i := 0; i < n; i++ {
 		t := p.dl[(p.nextDL+i)%n]
+		if t.state == TBFFlow && (t.dl.haveCur || t.ms.Queue.Len() > 0) {
+			withData++
+		}
 		pr := e.dlPrio(t, p.TS)
 		if pr == 0 {
 			continue
@@ -409,6 +413,9 @@ func (e *Engine) buildDLData(bts *BTS, p *PDCH, fn uint32, usf uint8, blk []byte
 		best = sparse
 	}
 	p.nextDL = (p.nextDL + 1) % max(n, 1)
+	// the MSs with data here keep the PDCH busy together: the automatic
+	// RED thresholds of best's queue are its share (llc.REDParamsShared)
+	best.ms.Queue.SetSharers(withData)
 	return e.dlDataBlock(best, p, fn, usf, bestPrio, blk)
 }
 

@@ -144,3 +144,29 @@ func TestSparseSlack(t *testing.T) {
 		t.Fatalf("B got %d of 600 blocks once A led by sparseSlack", nb)
 	}
 }
+
+// TestSharersFollowData: while A and B both have data on their PDCHs, each
+// queue is told it shares them with one other MS (llc.Queue.SetSharers), and
+// its RED thresholds are those of llc.Config.REDParamsShared for two; once
+// B's queue is empty and its last frame sent, A's go back to its own.
+func TestSharersFollowData(t *testing.T) {
+	r := newSparseRig(t)
+	r.period()
+	for _, x := range []*TBF{r.a, r.b} {
+		st := x.ms.Queue.Stats(r.e.now)
+		if st.Sharers != 2 {
+			t.Fatalf("%08x: sharers %d with both downloading, want 2", x.ms.TLLI, st.Sharers)
+		}
+	}
+	r.bulk(r.a, 40001, 100) // A outlasts B
+	for i := 0; i < 5000 && (r.b.ms.Queue.Len() > 0 || r.b.dl.haveCur); i++ {
+		r.period()
+	}
+	if r.b.ms.Queue.Len() > 0 || r.b.dl.haveCur {
+		t.Fatal("B did not drain")
+	}
+	r.period()
+	if st := r.a.ms.Queue.Stats(r.e.now); st.Sharers != 1 {
+		t.Fatalf("A: sharers %d with B empty, want 1", st.Sharers)
+	}
+}
