@@ -412,6 +412,7 @@ type active struct {
 	segFlow  uint8
 	ectFlow  [NumFlows]bool // the last first SNDCP segment a flow delivered was ECN-capable
 	pendMark [NumFlows]bool // a mark decided on a later segment waits for the flow's next first segment
+	dropNext [NumFlows]bool // a drop decided on a later segment waits for the flow's next first segment (aqmDrop)
 	cfull    [16]uint16     // longest ciphered UI frame seen per SAPI
 	cmid     [16]bool       // the last ciphered frame queued per SAPI may have more segments behind it
 	crun     [16]uint8      // full-length ciphered frames queued in a row per SAPI
@@ -442,7 +443,7 @@ func (a *active) init() {
 	a.tags = [NumBuckets]uint32{}
 	a.segFlow = 0
 	a.cfull, a.cmid, a.crun, a.cdrun = [16]uint16{}, [16]bool{}, [16]uint8{}, [16]uint8{}
-	a.ectFlow, a.pendMark = [NumFlows]bool{}, [NumFlows]bool{}
+	a.ectFlow, a.pendMark, a.dropNext = [NumFlows]bool{}, [NumFlows]bool{}, [NumFlows]bool{}
 	a.ents = a.ents[:0]
 	a.free = -1
 	for i := range a.flows {
@@ -952,7 +953,7 @@ func (q *Queue) sync() {
 
 // resetAQM restarts every AQM state of the queue.
 func (a *active) resetAQM() {
-	a.ectFlow, a.pendMark = [NumFlows]bool{}, [NumFlows]bool{}
+	a.ectFlow, a.pendMark, a.dropNext = [NumFlows]bool{}, [NumFlows]bool{}, [NumFlows]bool{}
 	for i := range a.cd {
 		a.cd[i].reset()
 	}

@@ -47,23 +47,36 @@ func TestSNDCPSegment(t *testing.T) {
 	}
 }
 
-// TestCoDelDropsWholeNPDU: when CoDel (RFC variant) drops a segment of an
-// SNDCP N-PDU, the segments behind it go too; no N-PDU is delivered with a
-// hole. The osmo variant drops single frames, as osmo-pcu.
-func TestCoDelDropsWholeNPDU(t *testing.T) {
-	for _, v := range []Variant{VariantRFC, VariantOsmo} {
+// TestAQMDropsWholeNPDUs: the RFC variant's AQMs (CoDel, PIE, RED) drop
+// whole SNDCP N-PDUs: a decision on a first segment takes the segments
+// behind it along, and a decision on a later segment (its first segment
+// sent already) falls on the next N-PDU instead (aqmDrop), so every N-PDU
+// arrives whole or not at all and no airtime goes to orphaned segments.
+// The osmo variant drops single frames, as osmo-pcu.
+func TestAQMDropsWholeNPDUs(t *testing.T) {
+	for _, c := range []struct {
+		v   Variant
+		aqm AQM
+	}{{VariantRFC, AQMCoDel}, {VariantRFC, AQMPIE}, {VariantRFC, AQMRED}, {VariantOsmo, AQMCoDel}} {
 		cfg := DefaultConfig()
-		cfg.Variant, cfg.AQM = v, AQMCoDel
-		if v == VariantRFC {
-			cfg.Target, cfg.Interval = 5*time.Millisecond, 100*time.Millisecond
-		} else {
+		cfg.Variant, cfg.AQM, cfg.NoECN = c.v, c.aqm, true
+		switch {
+		case c.v == VariantOsmo:
 			cfg.Interval = 100 * time.Millisecond
+		case c.aqm == AQMCoDel:
+			cfg.Target, cfg.Interval = 5*time.Millisecond, 100*time.Millisecond
+		case c.aqm == AQMPIE:
+			cfg.PIE.Target = 20 * time.Millisecond
+		case c.aqm == AQMRED:
+			cfg.RED.Min, cfg.RED.Max, cfg.RED.MaxP = 2000, 40000, 50
 		}
 		s, err := NewShared(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
+		s.Seed(3, 4)
 		q := s.NewQueue(nil)
+		q.SetDrainRate(10000)
 		const n = 60
 		for p := uint16(0); p < n; p++ {
 			for _, seg := range npduSegments(p, 500) {
@@ -72,7 +85,7 @@ func TestCoDelDropsWholeNPDU(t *testing.T) {
 				}
 			}
 		}
-		got := map[uint16][]bool{} // per N-PDU: which segments arrived
+		got := map[uint16]int{} // per N-PDU: segments delivered
 		dropped := 0
 		now := time.Duration(0)
 		for q.Len() > 0 {
@@ -83,26 +96,27 @@ func TestCoDelDropsWholeNPDU(t *testing.T) {
 				continue
 			}
 			_, npdu, _, _, _ := sndcpSegment(fr.Data)
-			got[npdu] = append(got[npdu], true)
 			seg := int(fr.Data[4+boolInt(fr.Data[3]&0x40 != 0)] >> 4)
-			if seg != len(got[npdu])-1 && v == VariantRFC {
-				t.Fatalf("N-PDU %d: segment %d delivered after a hole", npdu, seg)
+			if seg != got[npdu] && c.v == VariantRFC {
+				t.Fatalf("%s %s: N-PDU %d: segment %d delivered after a hole", c.v, c.aqm, npdu, seg)
 			}
+			got[npdu]++
 		}
-		whole, partial := 0, 0
-		for _, segs := range got {
-			if len(segs) == 3 {
-				whole++
-			} else {
+		partial := 0
+		for _, k := range got {
+			if k != 3 {
 				partial++
 			}
 		}
-		t.Logf("%s: %d CoDel drops, %d N-PDUs whole, %d partial, %d lost", v, dropped, whole, partial, n-len(got))
+		t.Logf("%s %s: %d drops, %d N-PDUs delivered, %d partial", c.v, c.aqm, dropped, len(got), partial)
 		if dropped == 0 {
-			t.Fatalf("%s: CoDel never dropped", v)
+			t.Fatalf("%s %s: the AQM never dropped", c.v, c.aqm)
 		}
-		if v == VariantRFC && dropped%3 != 0 && partial == 0 {
-			t.Fatalf("drops %d are not whole N-PDUs and none was cut after a delivered segment", dropped)
+		if c.v == VariantRFC && (partial != 0 || dropped%3 != 0 || len(got)*3+dropped != 3*n) {
+			t.Fatalf("%s %s: %d drops, %d N-PDUs partial: not whole N-PDUs", c.v, c.aqm, dropped, partial)
+		}
+		if c.v == VariantOsmo && partial == 0 {
+			t.Fatalf("osmo: every N-PDU whole; osmo-pcu drops single frames")
 		}
 	}
 }
