@@ -15,6 +15,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/internal/ratectr"
 	"github.com/gopcu/gopcu/internal/testutil"
+	"github.com/gopcu/gopcu/internal/testutil/bssrec"
 	"github.com/gopcu/gopcu/stats/counter"
 )
 
@@ -42,30 +43,14 @@ func (m *memTx) take() []string {
 	return s
 }
 
+// recHandler is the engine of the Gb under test, with the flow control
+// values it answers.
 type recHandler struct {
-	dl     []bssgp.DLUnitdata
-	llc    [][]byte
-	pagePS []string
-	pageCS int
-	states []bool
-	other  []bssgp.PDUType
-	fc     FlowParams
+	bssrec.Handler
+	fc FlowParams
 }
 
-func (h *recHandler) DLUnitdata(p *bssgp.DLUnitdata, now time.Duration) {
-	h.dl = append(h.dl, *p)
-	h.llc = append(h.llc, append([]byte(nil), p.LLC...))
-}
-func (h *recHandler) PagingPS(p *bssgp.PagingPS, now time.Duration) {
-	s, _ := bssgp.DecodeIMSI(p.IMSI)
-	h.pagePS = append(h.pagePS, s)
-}
-func (h *recHandler) PagingCS(p *bssgp.PagingCS, now time.Duration)    { h.pageCS++ }
-func (h *recHandler) BVCState(up bool, now time.Duration)              { h.states = append(h.states, up) }
 func (h *recHandler) FlowControl(now time.Duration) (FlowParams, bool) { return h.fc, true }
-func (h *recHandler) Other(bvci uint16, p bssgp.PDU, now time.Duration) {
-	h.other = append(h.other, p.Type())
-}
 
 func expect(t *testing.T, got []string, want ...string) {
 	t.Helper()
@@ -116,12 +101,12 @@ func TestBringUpCapture(t *testing.T) {
 	expect(t, tx.take(), "000000002404820708")
 	g.inHex("000000002504820708", 4*time.Millisecond)
 	expect(t, tx.take(), "00000708261e8101058203e803820320018203e81c82032006820000")
-	if !g.Unblocked() || len(h.states) != 1 || !h.states[0] {
-		t.Fatal("BVC not up", h.states)
+	if !g.Unblocked() || len(h.States) != 1 || !h.States[0] {
+		t.Fatal("BVC not up", h.States)
 	}
 	g.inHex("00000708271e8101", 4*time.Millisecond)
-	if len(h.other) != 1 || h.other[0] != bssgp.PDUFlowControlBVCAck {
-		t.Fatal(h.other)
+	if len(h.Others) != 1 || h.Others[0] != bssgp.PDUFlowControlBVCAck {
+		t.Fatal(h.Others)
 	}
 	// FLOW-CONTROL-BVC every flow-control-interval (1 s), tag incremented.
 	if d, _ := g.NextDeadline(); d != time.Second+4*time.Millisecond {
@@ -154,8 +139,8 @@ func TestSGSNResetPTP(t *testing.T) {
 	}
 	g.inHex("000000002504820708", time.Second)
 	expect(t, tx.take(), "00000708261e8102058203e803820320018203e81c82032006820000")
-	if len(h.states) != 3 {
-		t.Fatal(h.states)
+	if len(h.States) != 3 {
+		t.Fatal(h.States)
 	}
 }
 
@@ -208,13 +193,13 @@ func TestStatusHandling(t *testing.T) {
 func TestDLUnitdataAndPaging(t *testing.T) {
 	g, tx, h := up(t)
 	g.inHex("00000708 00 c0000002 000021 16820bb8 0d889910070000000010 0e0003 414243", time.Second)
-	if len(h.dl) != 1 || h.dl[0].TLLI != 0xc0000002 || h.dl[0].PDULifetime != 3000 || string(h.llc[0]) != "ABC" {
-		t.Fatalf("%+v", h.dl)
+	if len(h.DL) != 1 || h.DL[0].TLLI != 0xc0000002 || h.DL[0].PDULifetime != 3000 || string(h.LLC[0]) != "ABC" {
+		t.Fatalf("%+v", h.DL)
 	}
 	g.inHex("00000000 06 0d889910070000000010 04820708 18830000 00", time.Second)
 	g.inHex("00000708 07 0d889910070000000010 0a820000 04820708", time.Second)
-	if len(h.pagePS) != 1 || h.pagePS[0] != "901700000000001" || h.pageCS != 1 {
-		t.Fatal(h.pagePS, h.pageCS)
+	if len(h.PagesPS) != 1 || h.PagesPS[0] != "901700000000001" || h.PagesCS != 1 {
+		t.Fatal(h.PagesPS, h.PagesCS)
 	}
 	expect(t, tx.take())
 }
@@ -321,7 +306,7 @@ func TestMalformedGetStatus(t *testing.T) {
 			}
 		})
 	}
-	if !g.Unblocked() || !g.NSE().Available() || len(h.states) != 1 {
+	if !g.Unblocked() || !g.NSE().Available() || len(h.States) != 1 {
 		t.Fatal("link went down")
 	}
 	// A STATUS is never answered with a STATUS, even a malformed one.
@@ -353,8 +338,8 @@ func TestPTPAcceptedWhileUnblockPending(t *testing.T) {
 	if out := tx.take(); len(out) != 0 {
 		t.Fatalf("answered %v", out)
 	}
-	if len(h.dl) != 1 || h.dl[0].TLLI != 0xc0000002 || len(h.pagePS) != 1 || h.pagePS[0] != "901700000000001" {
-		t.Fatalf("not delivered: %d DL-UNITDATA, pagings %v", len(h.dl), h.pagePS)
+	if len(h.DL) != 1 || h.DL[0].TLLI != 0xc0000002 || len(h.PagesPS) != 1 || h.PagesPS[0] != "901700000000001" {
+		t.Fatalf("not delivered: %d DL-UNITDATA, pagings %v", len(h.DL), h.PagesPS)
 	}
 	// The late BVC-UNBLOCK-ACK still brings the BVC up.
 	g.inHex("000000002504820708", 0)
@@ -415,7 +400,7 @@ func TestReconfigure(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect(t, tx.take(), "020081010182006504820066")
-	if g.Unblocked() || h.states[len(h.states)-1] {
+	if g.Unblocked() || h.States[len(h.States)-1] {
 		t.Fatal("BVC still up")
 	}
 }

@@ -14,16 +14,16 @@ func TestGbRIMDispatch(t *testing.T) {
 	req := "71" + "548900" + "09f1070002001b58" + "548900" + "09f1070001001b39" +
 		"5799" + "4b8101" + "4c8400000001" + "4f8102" + "558101" + "4d88" + "09f1070002001b58"
 	g.inHex("00000000"+req, time.Second)
-	if len(h.other) != 1 || h.other[0] != bssgp.PDURANInformationReq {
-		t.Fatalf("handler got %v, sent %v", h.other, tx.take())
+	if len(h.Others) != 1 || h.Others[0] != bssgp.PDURANInformationReq {
+		t.Fatalf("handler got %v, sent %v", h.Others, tx.take())
 	}
 	if out := tx.take(); len(out) != 0 {
 		t.Fatalf("answered %v", out)
 	}
 	g.inHex("00000000"+req[:46], time.Second) // routing informations only
 	out := tx.take()
-	if len(out) != 1 || len(h.other) != 1 {
-		t.Fatalf("sent %v, handler %v", out, h.other)
+	if len(out) != 1 || len(h.Others) != 1 {
+		t.Fatalf("sent %v, handler %v", out, h.Others)
 	}
 	// NS-UNITDATA BVCI 0, STATUS, Cause 0x22
 	if len(out[0]) < 16 || out[0][:16] != "0000000041078122" {

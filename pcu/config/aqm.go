@@ -69,9 +69,8 @@ var aqmHelp = map[string]string{
 // their help (osmoPCUSurface hides them for the osmo-pcu comparisons).
 func installAQMExt(n *vty.Node, cfg *Config) {
 	a := &cfg.AQM
-	in := func(str string, h vty.Handler) {
-		n.Install(str, aqmHelp[str], h, vty.Immediate())
-	}
+	x := extNode{n, aqmHelp}
+	in := x.in
 	flag := func(p *bool, v bool) vty.Handler { return func(*vty.Context) error { *p = v; return nil } }
 	in("queue aqm (codel|pie|red)", func(c *vty.Context) error {
 		if c.Args[0] != "codel" && cfg.Queue.Variant == "osmo" {
@@ -85,10 +84,8 @@ func installAQMExt(n *vty.Node, cfg *Config) {
 	in("no queue ecn", flag(&a.NoECN, true))
 	in("queue fq", flag(&a.NoFQ, false))
 	in("no queue fq", flag(&a.NoFQ, true))
-	in("queue pie target <1-10000>", setArg(&a.PIETargetMS))
-	in("no queue pie target", setInt(&a.PIETargetMS, 0))
-	in("queue pie tupdate <1-10000>", setArg(&a.PIETUpdateMS))
-	in("no queue pie tupdate", setInt(&a.PIETUpdateMS, 0))
+	x.number("queue pie target", "<1-10000>", &a.PIETargetMS)
+	x.number("queue pie tupdate", "<1-10000>", &a.PIETUpdateMS)
 	in("queue pie max-burst <0-100000>", func(c *vty.Context) error {
 		a.PIEMaxBurstMS = atoi(c.Args[0])
 		if a.PIEMaxBurstMS == 0 {
@@ -113,10 +110,8 @@ func installAQMExt(n *vty.Node, cfg *Config) {
 		return nil
 	})
 	in("no queue red max", setInt(&a.REDMax, 0))
-	in("queue red probability <1-100>", setArg(&a.REDProb))
-	in("no queue red probability", setInt(&a.REDProb, 0))
-	in("queue red ewma <1-10>", setArg(&a.REDEWMA))
-	in("no queue red ewma", setInt(&a.REDEWMA, 0))
+	x.number("queue red probability", "<1-100>", &a.REDProb)
+	x.number("queue red ewma", "<1-10>", &a.REDEWMA)
 }
 
 // writeAQMExt writes the AQM lines that differ from the defaults, in the

@@ -53,10 +53,25 @@ var extHelp = map[string]string{
 	"no flow-control-ms":                     "Negate a command or set its defaults\nSend no FLOW-CONTROL-MS (default, as osmo-pcu)\n",
 }
 
+// extNode installs gopcu's extension commands on a node: each with its
+// help from the table, applied at once (vty.Immediate).
+type extNode struct {
+	n    *vty.Node
+	help map[string]string
+}
+
+func (x extNode) in(str string, h vty.Handler) { x.n.Install(str, x.help[str], h, vty.Immediate()) }
+
+// number installs "cmd rng", storing its number in *p, and "no cmd",
+// putting back 0: the default (automatic, or the built-in value).
+func (x extNode) number(cmd, rng string, p *int) {
+	x.in(cmd+" "+rng, setArg(p))
+	x.in("no "+cmd, setInt(p, 0))
+}
+
 func installQueueExt(n *vty.Node, cfg *Config) {
-	in := func(str string, h vty.Handler) {
-		n.Install(str, extHelp[str], h, vty.Immediate())
-	}
+	x := extNode{n, extHelp}
+	in := x.in
 	q := &cfg.Queue
 	// A target means nothing to the osmo variant (it derives its target
 	// from the interval, llc/doc.go), nor does 0: both are refused rather
@@ -86,12 +101,9 @@ func installQueueExt(n *vty.Node, cfg *Config) {
 		return nil
 	})
 	in("no queue codel target", setInt(&q.TargetUS, 0))
-	in("queue codel maxpacket <1-65535>", setArg(&q.MaxPacket))
-	in("no queue codel maxpacket", setInt(&q.MaxPacket, 0))
-	in("queue codel quantum <64-65535>", setArg(&q.Quantum))
-	in("no queue codel quantum", setInt(&q.Quantum, 0))
-	in("queue limit ms <4096-1073741824>", setArg(&q.MSLimit))
-	in("no queue limit ms", setInt(&q.MSLimit, 0))
+	x.number("queue codel maxpacket", "<1-65535>", &q.MaxPacket)
+	x.number("queue codel quantum", "<64-65535>", &q.Quantum)
+	x.number("queue limit ms", "<4096-1073741824>", &q.MSLimit)
 	in("queue limit global <65536-68719476736>", func(c *vty.Context) error {
 		v, err := strconv.ParseInt(c.Args[0], 10, 64)
 		if err != nil {
@@ -101,8 +113,7 @@ func installQueueExt(n *vty.Node, cfg *Config) {
 		return nil
 	})
 	in("no queue limit global", func(*vty.Context) error { q.GlobalLimit = 0; return nil })
-	in("ms-max <1-1000000>", setArg(&cfg.MSMax))
-	in("no ms-max", setInt(&cfg.MSMax, 0))
+	x.number("ms-max", "<1-1000000>", &cfg.MSMax)
 	in("flow-control-ms", func(*vty.Context) error { cfg.FlowControlMS = true; return nil })
 	in("no flow-control-ms", func(*vty.Context) error { cfg.FlowControlMS = false; return nil })
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/ns"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/bssgp/ns/nsudp"
+	"github.com/gopcu/gopcu/internal/testutil/bssrec"
 )
 
 var (
@@ -44,27 +45,13 @@ type txFn func(bind int, to netip.AddrPort, b []byte) error
 
 func (f txFn) Send(bind int, to netip.AddrPort, b []byte) error { return f(bind, to, b) }
 
-type bssRec struct {
-	dl    []bssgp.DLUnitdata
-	llc   [][]byte
-	up    []bool
-	pages []string
-}
+// bssRec is the engine of the BSS side, with the flow control values of
+// two PDCHs.
+type bssRec struct{ bssrec.Handler }
 
-func (h *bssRec) DLUnitdata(p *bssgp.DLUnitdata, now time.Duration) {
-	h.dl = append(h.dl, *p)
-	h.llc = append(h.llc, append([]byte(nil), p.LLC...))
-}
-func (h *bssRec) PagingPS(p *bssgp.PagingPS, now time.Duration) {
-	s, _ := bssgp.DecodeIMSI(p.IMSI)
-	h.pages = append(h.pages, s)
-}
-func (h *bssRec) PagingCS(p *bssgp.PagingCS, now time.Duration) {}
-func (h *bssRec) BVCState(up bool, now time.Duration)           { h.up = append(h.up, up) }
 func (h *bssRec) FlowControl(now time.Duration) (bss.FlowParams, bool) {
 	return bss.ComputeFlowControl(bss.FlowInput{NumPDCH: 2, PeakRatePerPDCH: 1500, MaxSlotsPerMS: 2}), true
 }
-func (h *bssRec) Other(bvci uint16, p bssgp.PDU, now time.Duration) {}
 
 func newBench(t *testing.T, dialect nse.Dialect) *bench {
 	return newBenchAt(t, dialect, bssAddr, sgsnAddr)
@@ -157,11 +144,11 @@ func TestClassicBringUpAndTraffic(t *testing.T) {
 	if len(b.ul) != 1 || string(b.ul[0]) != "uplink" {
 		t.Fatal(b.ul)
 	}
-	if len(b.bssH.dl) != 1 || b.bssH.dl[0].PDULifetime != 1000 || !bytes.Equal(b.bssH.llc[0], []byte("downlink")) {
-		t.Fatal(b.bssH.dl)
+	if len(b.bssH.DL) != 1 || b.bssH.DL[0].PDULifetime != 1000 || !bytes.Equal(b.bssH.LLC[0], []byte("downlink")) {
+		t.Fatal(b.bssH.DL)
 	}
-	if len(b.bssH.pages) != 1 || b.bssH.pages[0] != "901700000000002" {
-		t.Fatal(b.bssH.pages)
+	if len(b.bssH.PagesPS) != 1 || b.bssH.PagesPS[0] != "901700000000002" {
+		t.Fatal(b.bssH.PagesPS)
 	}
 	// Flow control every second, acknowledged.
 	b.advance(3*time.Second + 10*time.Millisecond)
@@ -192,8 +179,8 @@ func TestSGSNInitiatedResets(t *testing.T) {
 	if !b.gb.Unblocked() || !b.bvc[1800] || !b.sg.NSUp() {
 		t.Fatal("not back after NS-RESET")
 	}
-	if n := len(b.bssH.up); n != 5 { // up, down, up, down, up
-		t.Fatal(b.bssH.up)
+	if n := len(b.bssH.States); n != 5 { // up, down, up, down, up
+		t.Fatal(b.bssH.States)
 	}
 }
 
@@ -247,7 +234,7 @@ func testIPSNS(t *testing.T, b *bench) {
 		t.Fatal(err)
 	}
 	b.pump()
-	if len(b.bssH.dl) != 1 {
+	if len(b.bssH.DL) != 1 {
 		t.Fatal("no DL over IP-SNS")
 	}
 }
@@ -299,9 +286,9 @@ func TestServerUDP(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if len(h.llc) == 1 {
-			if string(h.llc[0]) != "world" {
-				t.Fatal(string(h.llc[0]))
+		if len(h.LLC) == 1 {
+			if string(h.LLC[0]) != "world" {
+				t.Fatal(string(h.LLC[0]))
 			}
 			return
 		}
@@ -315,8 +302,8 @@ func TestEcho(t *testing.T) {
 	b.advance(10 * time.Millisecond)
 	b.gb.SendULUnitdata(0xc0000005, []byte("ping"), b.now)
 	b.pump()
-	if len(b.bssH.dl) != 1 || b.bssH.dl[0].TLLI != 0xc0000005 || string(b.bssH.llc[0]) != "ping" {
-		t.Fatal(b.bssH.dl)
+	if len(b.bssH.DL) != 1 || b.bssH.DL[0].TLLI != 0xc0000005 || string(b.bssH.LLC[0]) != "ping" {
+		t.Fatal(b.bssH.DL)
 	}
 }
 
