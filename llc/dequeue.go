@@ -476,10 +476,10 @@ func (q *Queue) pullRED(f uint8, c *call) int32 {
 //
 // With the RFC variant the drop falls on whole N-PDUs. A decision on a
 // later SNDCP segment (its first segment, and maybe others, sent already)
-// is deferred to the first segment of the flow's next N-PDU (dropNext in
-// head), and i is delivered: dropping it would leave the MS an N-PDU it
-// cannot rebuild (TS 44.065 §6.7.1), so the airtime of the segments sent
-// before it would be lost too. On the real network (1500-octet IP packets
+// is deferred to the first segment of the flow's next N-PDU that is not
+// its last (dropNext in head, npduBehind), and i is delivered: dropping it
+// would leave the MS an N-PDU its SNDCP cannot reassemble (TS 44.065), so
+// the airtime of the segments sent before it would be lost too. On the real network (1500-octet IP packets
 // in N201-U 500 segments) those orphans were about 5 % of the download's
 // airtime (docs/bufferbloat.md). A frame that is dropped takes the rest
 // of its N-PDU along (the segments queued right behind it in its flow).
@@ -491,6 +491,25 @@ func (q *Queue) aqmDrop(i int32, f uint8, c *call) bool {
 	}
 	q.dropNPDU(i, f, c)
 	return true
+}
+
+// npduBehind reports whether user flow f holds the first segment of an
+// N-PDU within markAhead frames of its head: then an N-PDU popped from it
+// is not the last one the flow has. A deferred drop (aqmDrop) waits for
+// such an N-PDU: the sender learns of a lost packet from the ones after it
+// (duplicate or selective acks, RFC 5681 §3.2, RACK, RFC 8985), but of a
+// lost last packet only by a probe or retransmission timeout (RFC 8985
+// §7), one or two smoothed round trips, seconds on GPRS. On the real
+// network with two phones, deferred drops that hit the last packet in
+// flight stalled both downloads long enough for their DL TBFs to end.
+func (a *active) npduBehind(f uint8) bool {
+	k := 0
+	for j := a.flows[f].head; j >= 0 && k < markAhead; j, k = a.ents[j].next, k+1 {
+		if a.ents[j].flags&fFirstSeg != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // dropNPDU drops popped entry i of flow f for the AQM with, for the RFC
@@ -539,7 +558,7 @@ func (q *Queue) head(f uint8, c *call) int32 {
 			q.drop(i, ReasonLifetime)
 			continue
 		}
-		if a.dropNext[f] && a.ents[i].flags&(fFirstSeg|fProtected) == fFirstSeg {
+		if a.dropNext[f] && a.ents[i].flags&(fFirstSeg|fProtected) == fFirstSeg && a.npduBehind(f) {
 			// the drop an AQM decided on a later segment (aqmDrop)
 			a.dropNext[f] = false
 			q.dropNPDU(i, f, c)

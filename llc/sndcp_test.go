@@ -127,3 +127,66 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+// TestDeferredDropSparesTheLastNPDU: a drop deferred from a later segment
+// (aqmDrop) falls on the next N-PDU only when another N-PDU is queued
+// behind that one, so the sender can tell the loss from the packets after
+// it; a flow's last N-PDU is delivered, and the pending drop ends when
+// the flow runs empty.
+func TestDeferredDropSparesTheLastNPDU(t *testing.T) {
+	for _, c := range []struct {
+		npdus     int
+		wantDrops int
+		lost      uint16 // N-PDU expected dropped (with wantDrops 3)
+	}{{2, 0, 0}, {3, 3, 1}} {
+		cfg := DefaultConfig()
+		cfg.CoDel = false // no AQM decisions of its own: only the pending drop
+		s, err := NewShared(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := s.NewQueue(nil)
+		for p := 0; p < c.npdus; p++ {
+			for _, seg := range npduSegments(uint16(p), 500) {
+				if err := q.Enqueue(0, seg, LifetimeInfinite); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if _, ok, _ := q.Dequeue(0); !ok { // N-PDU 0's first segment leaves
+			t.Fatal("nothing delivered")
+		}
+		for f := range q.a.dropNext { // as aqmDrop after a hit on N-PDU 0's second segment
+			q.a.dropNext[f] = true
+		}
+		got := map[uint16]int{0: 1}
+		drops := 0
+		for q.Len() > 0 {
+			fr, ok, d := q.Dequeue(0)
+			drops += d.CoDel
+			if ok {
+				_, npdu, _, _, _ := sndcpSegment(fr.Data)
+				got[npdu]++
+			}
+		}
+		if drops != c.wantDrops {
+			t.Fatalf("%d N-PDUs: %d frames dropped, want %d (delivered %v)", c.npdus, drops, c.wantDrops, got)
+		}
+		for p := 0; p < c.npdus; p++ {
+			want := 3
+			if c.wantDrops > 0 && uint16(p) == c.lost {
+				want = 0
+			}
+			if got[uint16(p)] != want {
+				t.Fatalf("%d N-PDUs: N-PDU %d: %d segments delivered, want %d", c.npdus, p, got[uint16(p)], want)
+			}
+		}
+		if q.a != nil {
+			for f, v := range q.a.dropNext {
+				if v {
+					t.Fatalf("flow %d: drop still pending after the flow ran empty", f)
+				}
+			}
+		}
+	}
+}
