@@ -8,10 +8,16 @@ import (
 	"testing"
 )
 
+// textLogger is a Registry writing text into the returned buffer, and its
+// logger of category cat.
+func textLogger(cat string) (*Registry, *bytes.Buffer, *slog.Logger) {
+	b := new(bytes.Buffer)
+	r := NewText(b)
+	return r, b, r.Logger(cat)
+}
+
 func TestCategoryLevels(t *testing.T) {
-	var b bytes.Buffer
-	r := NewText(&b)
-	l := r.Logger(CatL1IF)
+	r, b, l := textLogger(CatL1IF)
 	l.Info("hidden")
 	if b.Len() != 0 {
 		t.Fatalf("info logged at default notice level: %q", b.String())
@@ -35,9 +41,7 @@ func TestCategoryLevels(t *testing.T) {
 // is logged for it, at any level, until SetLevel (`logging level csn1 X`)
 // or SetAll enables it; SetEnabled turns it off again.
 func TestDisabledCategory(t *testing.T) {
-	var b bytes.Buffer
-	r := NewText(&b)
-	l := r.Logger(CatCSN1)
+	r, b, l := textLogger(CatCSN1)
 	l.Error("off")
 	if b.Len() != 0 {
 		t.Fatalf("disabled csn1 logged: %q", b.String())
@@ -78,9 +82,7 @@ func TestDisabledCategory(t *testing.T) {
 // level; removing it restores the base; a disabled category is emitted
 // when a demand wants it.
 func TestDemand(t *testing.T) {
-	var b bytes.Buffer
-	r := NewText(&b)
-	l := r.Logger(CatPCU)
+	r, b, l := textLogger(CatPCU)
 	l.Debug("before")
 	r.SetDemand("sess", map[string]slog.Level{CatPCU: LevelDebug, CatCSN1: LevelInfo})
 	l.Debug("during")
