@@ -79,24 +79,26 @@ func TestForceAll(t *testing.T) {
 // target, shown by `show logging vty` as libosmocore's "Global Loglevel".
 func TestForceAllSession(t *testing.T) {
 	s := testSession()
-	s.Exec("logging enable")
-	if out := s.Exec("show logging vty"); !strings.HasPrefix(out, " Global Loglevel: unknown 0x0\n") {
-		t.Fatalf("show logging vty: %q", out)
+	// showLogging checks `show logging vty`: its Global Loglevel line and
+	// a line it contains (when names the step in the failure).
+	showLogging := func(when, global, contains string) {
+		t.Helper()
+		if out := s.Exec("show logging vty"); !strings.HasPrefix(out, " Global Loglevel: "+global+"\n") ||
+			!strings.Contains(out, contains) {
+			t.Fatalf("show logging vty%s: %q", when, out)
+		}
 	}
+	s.Exec("logging enable")
+	showLogging("", "unknown 0x0", "")
 	s.Exec("logging level rlcmac debug")
 	s.Exec("logging level force-all error")
-	if out := s.Exec("show logging vty"); !strings.HasPrefix(out, " Global Loglevel: ERROR\n") ||
-		!strings.Contains(out, "  RLCMAC     DEBUG") {
-		t.Fatalf("show logging vty: %q", out)
-	}
+	showLogging("", "ERROR", "  RLCMAC     DEBUG")
 	tg := s.LogTarget()
 	if tg.Wants(logx.CatRLCMAC, logx.LevelNotice) || !tg.Wants(logx.CatRLCMAC, logx.LevelError) {
 		t.Fatal("session target not forced to error")
 	}
 	s.Exec("no logging level force-all")
-	if out := s.Exec("show logging vty"); !strings.HasPrefix(out, " Global Loglevel: unknown 0x0\n") {
-		t.Fatalf("show logging vty after release: %q", out)
-	}
+	showLogging(" after release", "unknown 0x0", "")
 	if !tg.Wants(logx.CatRLCMAC, logx.LevelDebug) {
 		t.Fatal("rlcmac debug not back")
 	}
