@@ -476,8 +476,8 @@ func (q *Queue) pullRED(f uint8, c *call) int32 {
 //
 // With the RFC variant the drop falls on whole N-PDUs. A decision on a
 // later SNDCP segment (its first segment, and maybe others, sent already)
-// is deferred to the first segment of the flow's next N-PDU that is not
-// its last (dropNext in head, npduBehind), and i is delivered: dropping it
+// is deferred to the flow's next N-PDU, unless that one is its last queued
+// one (dropNext in head, npduBehind), and i is delivered: dropping it
 // would leave the MS an N-PDU its SNDCP cannot reassemble (TS 44.065), so
 // the airtime of the segments sent before it would be lost too. On the real network (1500-octet IP packets
 // in N201-U 500 segments) those orphans were about 5 % of the download's
@@ -499,9 +499,12 @@ func (q *Queue) aqmDrop(i int32, f uint8, c *call) bool {
 // such an N-PDU: the sender learns of a lost packet from the ones after it
 // (duplicate or selective acks, RFC 5681 §3.2, RACK, RFC 8985), but of a
 // lost last packet only by a probe or retransmission timeout (RFC 8985
-// §7), one or two smoothed round trips, seconds on GPRS. On the real
-// network with two phones, deferred drops that hit the last packet in
-// flight stalled both downloads long enough for their DL TBFs to end.
+// §7), one or two smoothed round trips, seconds on GPRS. The deferral
+// lasts one N-PDU: a decision kept until the flow had two N-PDUs queued
+// again fell on the sender's recovery, its retransmissions among them,
+// whose loss only the retransmission timer finds. On the real network
+// with two phones, deferred drops that waited stalled both downloads
+// long enough for their DL TBFs to end.
 func (a *active) npduBehind(f uint8) bool {
 	k := 0
 	for j := a.flows[f].head; j >= 0 && k < markAhead; j, k = a.ents[j].next, k+1 {
@@ -558,11 +561,15 @@ func (q *Queue) head(f uint8, c *call) int32 {
 			q.drop(i, ReasonLifetime)
 			continue
 		}
-		if a.dropNext[f] && a.ents[i].flags&(fFirstSeg|fProtected) == fFirstSeg && a.npduBehind(f) {
-			// the drop an AQM decided on a later segment (aqmDrop)
+		if a.dropNext[f] && a.ents[i].flags&fFirstSeg != 0 {
+			// the drop an AQM decided on a later segment (aqmDrop): on
+			// this N-PDU or on none, so that a stale decision cannot
+			// fall on a later retransmission
 			a.dropNext[f] = false
-			q.dropNPDU(i, f, c)
-			continue
+			if a.ents[i].flags&fProtected == 0 && a.npduBehind(f) {
+				q.dropNPDU(i, f, c)
+				continue
+			}
 		}
 		return i
 	}

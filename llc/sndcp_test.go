@@ -190,3 +190,49 @@ func TestDeferredDropSparesTheLastNPDU(t *testing.T) {
 		}
 	}
 }
+
+// TestDeferredDropLastsOneNPDU: a deferred drop that its next N-PDU could
+// not take (the flow's last queued one) is forgotten: N-PDUs queued later,
+// a sender's retransmission among them, are not hit by it.
+func TestDeferredDropLastsOneNPDU(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.CoDel = false
+	s, err := NewShared(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := s.NewQueue(nil)
+	enq := func(from, to int) {
+		for p := from; p < to; p++ {
+			for _, seg := range npduSegments(uint16(p), 500) {
+				if err := q.Enqueue(0, seg, LifetimeInfinite); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	enq(0, 2)
+	q.Dequeue(0) // N-PDU 0's first segment
+	for f := range q.a.dropNext {
+		q.a.dropNext[f] = true
+	}
+	for i := 0; i < 3; i++ { // N-PDU 0's second and third, N-PDU 1's first
+		if _, ok, d := q.Dequeue(0); !ok || d.CoDel != 0 {
+			t.Fatalf("frame %d: delivered %v, %d dropped", i, ok, d.CoDel)
+		}
+	}
+	enq(2, 5) // the sender's next packets arrive behind N-PDU 1's rest
+	n := 0
+	for q.Len() > 0 {
+		_, ok, d := q.Dequeue(0)
+		if d.CoDel != 0 {
+			t.Fatalf("a forgotten deferred drop hit %d frames", d.CoDel)
+		}
+		if ok {
+			n++
+		}
+	}
+	if n != 2+9 {
+		t.Fatalf("%d frames delivered after N-PDU 1's first, want 11", n)
+	}
+}
