@@ -703,15 +703,26 @@ func (e *Engine) dlAckNack(t *TBF, a *rlcmac.AckNackDescription) {
 	e.dlAcked(t, a.FinalAck, acked, nacked)
 }
 
-// countDelivered adds the blocks V(A) moved past since va, and their LLC
-// octets, to the BTS's flow-control measurement (osmo-pcu gprs_bssgp_pcu.c
-// get_and_reset_measured_leak_rate(): what the cell really delivered).
+// countDelivered adds an Ack/Nack to the BTS's flow-control measurement
+// (osmo-pcu gprs_bssgp_pcu.c get_and_reset_measured_leak_rate(), fed by
+// tbf_dl.cpp analyse_errors()): the blocks V(A) moved past since va with
+// their data unit length, whatever the unit carried (LLC data, the LLC
+// dummy of a kept-open TBF, padding; osmo-pcu's rlc_data->len), and the
+// blocks newly reported missing, without octets. The measured rate is
+// thus the radio's rate less its losses. Counting only the LLC octets, as
+// gopcu did before, made it fall whenever the MSs' queues ran short (half
+// filled last blocks, keep-open dummies): FLOW-CONTROL-BVC then offered
+// the SGSN less than the cell could carry, the SGSN held the frames back
+// (libosmogb's BVC bucket), the queues ran shorter still, and on the real
+// network two phones' downloads and pings stalled for seconds behind the
+// SGSN's flow control, out of the AQM's sight.
 func (e *Engine) countDelivered(t *TBF, va int) {
 	fc := &t.bts.fc
 	for bsn := va; bsn != t.dl.sw.VA(); bsn = (bsn + 1) & (t.dl.sw.SNS() - 1) {
 		fc.recvBlocks++
-		fc.recvBytes += uint64(t.dlb(bsn).bytes)
+		fc.recvBytes += uint64(t.dlb(bsn).cs.DataLen())
 	}
+	fc.recvBlocks += uint64(t.dl.sw.TakeLost())
 }
 
 func (e *Engine) dlAcked(t *TBF, final bool, acked, nacked int) {

@@ -10,14 +10,20 @@ import (
 
 // TestFlowControlMeasured: FLOW-CONTROL-BVC's leak rate is the peak rate
 // (PDCHs x CS-4 at 2500 octets/s) while nothing was delivered, and once
-// an MS acknowledged blocks, osmo-pcu's blend of the measured rate
-// (octets per acknowledged block x 50 x PDCHs) and the peak rate, weighted
-// by the share of blocks that delivered data (osmo-pcu gprs_bssgp_pcu.c gprs_bssgp_tx_fc_bvc()); the
-// BVC Measurement is the mean sojourn of the frames sent. The measurement
-// starts again after each FLOW-CONTROL-BVC.
+// an MS acknowledged blocks, osmo-pcu's blend of the measured rate and the
+// peak rate, weighted by the share of the RTS blocks that were
+// acknowledged or reported lost (osmo-pcu gprs_bssgp_pcu.c
+// gprs_bssgp_tx_fc_bvc()). The measured rate is the data unit length of
+// the acknowledged blocks over the acknowledged and lost blocks x 50 x
+// PDCHs (tbf_dl.cpp analyse_errors()): a block counts whole whatever it
+// carried, so a lossless cell is offered its peak rate even when its
+// queues run short (the last block of a frame half empty), and losses
+// lower it. The BVC Measurement is the mean sojourn of the frames sent.
+// The measurement starts again after each FLOW-CONTROL-BVC.
 func TestFlowControlMeasured(t *testing.T) {
 	e, bts := benchEngine(t)
-	if p := e.flowParams(bts); p.LeakOctetsPerS != 8*2500 {
+	const peak = 8 * 2500
+	if p := e.flowParams(bts); p.LeakOctetsPerS != peak {
 		t.Fatalf("idle cell: leak %d, want 8 PDCHs x 2500", p.LeakOctetsPerS)
 	}
 	m := e.newMS(bts, 0xc0000001)
@@ -28,28 +34,46 @@ func TestFlowControlMeasured(t *testing.T) {
 	e.now += 300 * time.Millisecond // the frame waited 300 ms
 	p := &bts.TRX[0].PDCH[3]
 	fn := uint32(0)
-	for i := 0; i < 20; i++ { // 20 RTS: 9 carry the 400 octets (CS-4, 50 octets each)
-		rts := pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: fn, ARFCN: 871, TS: 3, BlockNr: uint8(blockNr(fn))}
-		e.schedule(bts, p, &rts)
-		fn = nextBlockFN(fn)
+	rts := func(n int) {
+		for i := 0; i < n; i++ {
+			r := pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: fn, ARFCN: 871, TS: 3, BlockNr: uint8(blockNr(fn))}
+			e.schedule(bts, p, &r)
+			fn = nextBlockFN(fn)
+		}
 	}
+	rts(20) // 9 blocks carry the 400 octets (CS-4, 50 octets each), the last one in part
 	sent := dl.dl.sw.VS()
 	e.dlAckNack(dl, &rlcmac.AckNackDescription{SSN: uint8(sent), RBB: ^uint64(0)})
-	if bts.fc.recvBlocks != uint64(sent) || bts.fc.recvBytes < 400 {
-		t.Fatalf("measured %d blocks / %d octets, sent %d blocks", bts.fc.recvBlocks, bts.fc.recvBytes, sent)
+	if bts.fc.recvBlocks != uint64(sent) || bts.fc.recvBytes != uint64(sent)*50 {
+		t.Fatalf("measured %d blocks / %d octets, sent %d blocks of 50", bts.fc.recvBlocks, bts.fc.recvBytes, sent)
 	}
-	rts, blocks, octets := bts.fc.rtsBlocks, bts.fc.recvBlocks, bts.fc.recvBytes
-	usage := blocks * 1000 / rts
-	measured := octets * 1000 * 8 / (20 * blocks)
-	want := int((measured*usage + 8*2500*(1000-usage)) / 1000)
 	got := e.flowParams(bts)
-	if got.LeakOctetsPerS != want || got.LeakOctetsPerS >= 8*2500 {
-		t.Fatalf("leak %d, want %d (usage %d permille, measured %d octets/s)", got.LeakOctetsPerS, want, usage, measured)
+	if got.LeakOctetsPerS != peak {
+		t.Fatalf("lossless: leak %d, want the peak %d", got.LeakOctetsPerS, peak)
 	}
 	if got.QueueDelay != 300*time.Millisecond {
 		t.Fatalf("queue delay %v, want 300ms", got.QueueDelay)
 	}
-	if again := e.flowParams(bts); again.LeakOctetsPerS != 8*2500 || again.QueueDelay != 0 {
+	if again := e.flowParams(bts); again.LeakOctetsPerS != peak || again.QueueDelay != 0 {
 		t.Fatalf("not restarted: %+v", again)
+	}
+
+	// 400 octets more; the MS reports the first two of the new blocks
+	// missing, then all of them received
+	m.Queue.Enqueue(e.now, frame, 0xffff)
+	rts(20)
+	vs := dl.dl.sw.VS()
+	n := vs - sent
+	e.dlAckNack(dl, &rlcmac.AckNackDescription{SSN: uint8(vs), RBB: ^uint64(0) &^ (3 << uint(n-2))})
+	e.dlAckNack(dl, &rlcmac.AckNackDescription{SSN: uint8(vs), RBB: ^uint64(0)})
+	blocks, octets, rtsN := uint64(n+2), uint64(n)*50, bts.fc.rtsBlocks
+	if bts.fc.recvBlocks != blocks || bts.fc.recvBytes != octets {
+		t.Fatalf("with 2 lost: measured %d blocks / %d octets, want %d / %d", bts.fc.recvBlocks, bts.fc.recvBytes, blocks, octets)
+	}
+	usage := blocks * 1000 / rtsN
+	measured := octets * 1000 * 8 / (20 * blocks)
+	want := int((measured*usage + peak*(1000-usage)) / 1000)
+	if got := e.flowParams(bts); got.LeakOctetsPerS != want || got.LeakOctetsPerS >= peak {
+		t.Fatalf("with 2 lost: leak %d, want %d (usage %d permille, measured %d octets/s)", got.LeakOctetsPerS, want, usage, measured)
 	}
 }

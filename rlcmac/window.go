@@ -37,7 +37,19 @@ type SendWindow struct {
 	// NACKED or RESEND (kept by set: CountUnacked and ResendNeeded do
 	// not walk a window of up to 1024 blocks on every radio block)
 	unacked, resend int
-	vb              [EGPRSSNS]BlockState
+	// lost counts the blocks an Ack/Nack reported missing that were not
+	// NACKED already (TakeLost)
+	lost int
+	vb   [EGPRSSNS]BlockState
+}
+
+// TakeLost returns the number of blocks Ack/Nacks newly reported missing
+// (NACKED from another state) since the last call, and starts again:
+// osmo-pcu tbf_dl.cpp analyse_errors()'s lost_packets.
+func (w *SendWindow) TakeLost() int {
+	n := w.lost
+	w.lost = 0
+	return n
 }
 
 // set writes V(B) of b (already mod SNS), keeping the counts of the
@@ -179,6 +191,9 @@ func (w *SendWindow) setAck(bsn int, ack bool, acked, nacked *int) {
 			w.set(bsn, BlockAcked)
 		}
 		return
+	}
+	if w.vb[bsn] != BlockNacked {
+		w.lost++
 	}
 	w.set(bsn, BlockNacked)
 	*nacked++
