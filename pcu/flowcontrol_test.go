@@ -77,3 +77,41 @@ func TestFlowControlMeasured(t *testing.T) {
 		t.Fatalf("with 2 lost: leak %d, want %d (usage %d permille, measured %d octets/s)", got.LeakOctetsPerS, want, usage, measured)
 	}
 }
+
+// TestFlowControlCodingScheme: FLOW-CONTROL-BVC's peak rate per PDCH is
+// that of the coding scheme osmo-pcu's max_coding_scheme_dl() picks: with
+// link adaptation the highest the cell allows within `cs max` / `mcs max`,
+// without it the INFO_IND's initial one (gprs_bssgp_max_leak_rate(): data
+// unit octets x units per block x 50 blocks/s).
+func TestFlowControlCodingScheme(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		csMask           uint8
+		mcsMask          uint16
+		initCS, initMCS  uint8
+		adjust           bool
+		csMax, mcsMax    int
+		want             rlcmac.CodingScheme
+		peakPerPDCHOctet int
+	}{
+		{"adaptation: the highest CS", 0x0f, 0, 2, 0, true, 4, 9, rlcmac.CS4, 2500},
+		{"no adaptation: the initial CS", 0x0f, 0, 2, 0, false, 4, 9, rlcmac.CS2, 1500},
+		{"cs max 3", 0x0f, 0, 1, 0, true, 3, 9, rlcmac.CS3, 1800},
+		{"CS-3 not allowed", 0x0b, 0, 1, 0, true, 3, 9, rlcmac.CS2, 1500},
+		{"EGPRS: the highest MCS", 0x0f, 0x1ff, 2, 6, true, 4, 9, rlcmac.MCS9, 7400},
+		{"EGPRS, mcs max 6", 0x0f, 0x1ff, 2, 1, true, 4, 6, rlcmac.MCS6, 3700},
+		{"EGPRS, no adaptation: the initial MCS", 0x0f, 0x1ff, 2, 6, false, 4, 9, rlcmac.MCS6, 3700},
+	} {
+		e, bts := benchEngine(t)
+		bts.CSMask, bts.MCSMask = c.csMask, c.mcsMask
+		bts.Info.InitialCS, bts.Info.InitialMCS = c.initCS, c.initMCS
+		e.params.CSAdjust, e.params.CSMaxDL, e.params.MCSMaxDL = c.adjust, c.csMax, c.mcsMax
+		if cs := e.fcCodingScheme(bts); cs != c.want {
+			t.Errorf("%s: %v, want %v", c.name, cs, c.want)
+		}
+		n := max(bts.EnabledPDCHs(), 1)
+		if p := e.flowParams(bts); p.LeakOctetsPerS != c.peakPerPDCHOctet*n {
+			t.Errorf("%s: leak %d, want %d x %d PDCHs", c.name, p.LeakOctetsPerS, c.peakPerPDCHOctet, n)
+		}
+	}
+}

@@ -289,8 +289,8 @@ func (h gbHandler) FlowControl(now time.Duration) (bss.FlowParams, bool) {
 }
 
 func (e *Engine) flowParams(bts *BTS) bss.FlowParams {
-	cs, _ := e.initialCS(bts)
-	peak := cs.DataLen() * 50
+	cs := e.fcCodingScheme(bts)
+	peak := cs.DataLen() * cs.DataUnits() * 50 // osmo-pcu gprs_bssgp_max_leak_rate()
 	npdch := max(bts.EnabledPDCHs(), 1)
 	in := bss.FlowInput{NumPDCH: npdch, PeakRatePerPDCH: peak, MaxSlotsPerMS: min(multislot.MaxDLSlots(e.params.MultislotDefault, 0), 4),
 		ForceBVCBucket: e.params.FCForceBVCBucket, ForceBVCLeak: e.params.FCForceBVCLeak,
@@ -308,6 +308,48 @@ func (e *Engine) flowParams(bts *BTS) bss.FlowParams {
 	}
 	*fc = fcMeasure{}
 	return bss.ComputeFlowControl(in)
+}
+
+// fcCodingScheme is the coding scheme whose rate FLOW-CONTROL-BVC offers
+// per PDCH (osmo-pcu gprs_bssgp_pcu.c max_coding_scheme_dl()): with link
+// adaptation (`cs threshold`, the default) the highest the cell allows
+// within `mcs max` / `cs max`, which the TBFs reach on a good radio;
+// without it the initial one (INFO_IND), else the highest allowed. MCSs
+// when the BTS allows any. gopcu offered the initial CS before (CS-2 in
+// the Osmocom lab, 60 % of the CS-4 the TBFs ran at): osmo-sgsn's BVC
+// bucket then held back what the cell could have carried.
+func (e *Engine) fcCodingScheme(bts *BTS) rlcmac.CodingScheme {
+	p := &e.params
+	highest := func(mask uint16, limit int) int {
+		for n := limit; n >= 1; n-- {
+			if mask&(1<<(n-1)) != 0 {
+				return n
+			}
+		}
+		return 0
+	}
+	if bts.MCSMask != 0 {
+		n := highest(bts.MCSMask, 9)
+		switch {
+		case !p.CSAdjust && bts.Info.InitialMCS != 0:
+			n = int(bts.Info.InitialMCS)
+		case p.CSAdjust:
+			n = highest(bts.MCSMask, min(max(p.MCSMaxDL, 1), 9))
+			if n == 0 {
+				n = 9
+			}
+		}
+		return rlcmac.MCS1 + rlcmac.CodingScheme(min(max(n, 1), 9)-1)
+	}
+	mask := uint16(bts.CSMask) | 1 // CS-1 always
+	n := highest(mask, 4)
+	switch {
+	case !p.CSAdjust && bts.Info.InitialCS != 0:
+		n = int(bts.Info.InitialCS)
+	case p.CSAdjust:
+		n = highest(mask, min(max(p.CSMaxDL, 1), 4))
+	}
+	return rlcmac.CS1 + rlcmac.CodingScheme(min(max(n, 1), 4)-1)
 }
 
 func (h gbHandler) Other(bvci uint16, p bssgp.PDU, now time.Duration) {
