@@ -85,6 +85,11 @@
 // class is one FIFO, so each runs alone per MS (CoDel, PIE, RED) instead of
 // inside the flow queues (FQ-CoDel, FQ-PIE, SFQ-RED). Every decision is
 // taken on the frame at the head of its flow, before RLC/MAC encoding.
+// RED's automatic thresholds are the MS's share when other MSs have data
+// on the same PDCHs (REDParamsShared, Queue.SetSharers). With the RFC
+// variant a drop falls on a whole SNDCP N-PDU: a decision on a later
+// segment, whose first segment has left, goes to the flow's next N-PDU
+// unless that is its last queued one (dequeue.go, aqmDrop).
 //
 // ECN (RFC 3168; ecn.go): where the AQM would drop an ECN-capable frame
 // (unciphered UI frame of a user SAPI whose uncompressed first SNDCP
