@@ -3,6 +3,7 @@ package testutil
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -10,16 +11,41 @@ import (
 	"time"
 )
 
-// FreePort returns a loopback TCP port that was free a moment ago (the
-// kernel's choice for 127.0.0.1:0), for a server the test starts next.
+// FreePort returns a loopback port that was free for TCP and UDP a moment
+// ago, for a server the test starts next. It is drawn at random below
+// Linux's ephemeral range (net.ipv4.ip_local_port_range, 32768-60999 by
+// default): a port the kernel chose for 127.0.0.1:0 was often handed out
+// again at once to another test's listener on port 0 (a VTY, a client
+// socket) before the server bound it, and the server failed with "address
+// already in use" (seen in TestGrafanaDashboard under go test -race ./...).
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	for i := 0; i < 100; i++ {
+		p := freePortLow + rand.IntN(freePortHigh-freePortLow)
+		if portFree(p) {
+			return p
+		}
+	}
+	t.Fatalf("no free loopback port in %d-%d after 100 tries", freePortLow, freePortHigh)
+	return 0
+}
+
+// The range FreePort draws from: above the well-known services a test
+// machine may run, below the ephemeral range.
+const freePortLow, freePortHigh = 20000, 32768
+
+func portFree(p int) bool {
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
 	if err != nil {
-		t.Fatal(err)
+		return false
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	u, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", p))
+	if err != nil {
+		return false
+	}
+	u.Close()
+	return true
 }
 
 // UDP is a UDP socket on 127.0.0.1 at a port of the kernel's choice
