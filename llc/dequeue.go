@@ -479,10 +479,11 @@ func (q *Queue) pullRED(f uint8, c *call) int32 {
 // is deferred to the flow's next N-PDU, unless that one is its last queued
 // one (dropNext in head, npduBehind), and i is delivered: dropping it
 // would leave the MS an N-PDU its SNDCP cannot reassemble (TS 44.065), so
-// the airtime of the segments sent before it would be lost too. On the real network (1500-octet IP packets
-// in N201-U 500 segments) those orphans were about 5 % of the download's
-// airtime (docs/bufferbloat.md). A frame that is dropped takes the rest
-// of its N-PDU along (the segments queued right behind it in its flow).
+// the airtime of the segments sent before it would be lost too. On the
+// real network (1500-octet IP packets in N201-U 500 segments) those
+// orphans were about 5 % of the download's airtime (docs/bufferbloat.md).
+// A frame that is dropped takes the rest of its N-PDU along (the segments
+// queued right behind it in its flow).
 func (q *Queue) aqmDrop(i int32, f uint8, c *call) bool {
 	a := q.a
 	if a.variant == VariantRFC && a.ents[i].flags&fLaterSeg != 0 {
@@ -501,10 +502,8 @@ func (q *Queue) aqmDrop(i int32, f uint8, c *call) bool {
 // lost last packet only by a probe or retransmission timeout (RFC 8985
 // §7), one or two smoothed round trips, seconds on GPRS. The deferral
 // lasts one N-PDU: a decision kept until the flow had two N-PDUs queued
-// again fell on the sender's recovery, its retransmissions among them,
-// whose loss only the retransmission timer finds. On the real network
-// with two phones, deferred drops that waited stalled both downloads
-// long enough for their DL TBFs to end.
+// again would fall on the sender's recovery, its retransmissions among
+// them, whose loss only the retransmission timer finds.
 func (a *active) npduBehind(f uint8) bool {
 	k := 0
 	for j := a.flows[f].head; j >= 0 && k < markAhead; j, k = a.ents[j].next, k+1 {
