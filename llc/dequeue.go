@@ -248,12 +248,9 @@ func (q *Queue) pull(f uint8, c *call) int32 {
 			if a.ents[i].flags&fProtected != 0 {
 				break // never drop it; the drop falls on the next droppable frame
 			}
-			if q.mark(i, c) { // RFC 8289 §5.4: mark and deliver, on schedule
-				cd.count++
-				cd.dropNext = controlLaw(cd.dropNext, cd.count, p.Interval)
-				break
-			}
-			if !q.aqmDrop(i, f, c) { // deferred to the next N-PDU: deliver, on schedule
+			// RFC 8289 §5.4: mark and deliver, on schedule; likewise a
+			// drop aqmDrop defers to the next N-PDU
+			if q.mark(i, c) || !q.aqmDrop(i, f, c) {
 				cd.count++
 				cd.dropNext = controlLaw(cd.dropNext, cd.count, p.Interval)
 				break

@@ -337,7 +337,7 @@ func (e *Engine) dlPrio(t *TBF, ts uint8) int {
 		return prioPollAgain
 	}
 	resend := t.dl.sw.ResendNeeded() >= 0
-	newData := t.state == TBFFlow && !stalled && (t.dl.haveCur || t.ms.Queue.Len() > 0)
+	newData := !stalled && t.dlBacklog()
 	if ts == t.ctrlTS && !t.dl.pollOut && (resend || newData) && t.dl.sincePoll >= 20 && t.dl.sw.CountUnacked() > 0 {
 		// A TBF polls only on its control TS. Airtime fairness counts
 		// all its PDCHs, so a multislot TBF ahead in airtime could lose
@@ -362,6 +362,12 @@ func (e *Engine) dlPrio(t *TBF, ts uint8) int {
 		return prioPreempt
 	}
 	return prioNone
+}
+
+// dlBacklog reports that t is in FLOW with LLC data to send: a frame in
+// segmentation or frames queued for its MS.
+func (t *TBF) dlBacklog() bool {
+	return t.state == TBFFlow && (t.dl.haveCur || t.ms.Queue.Len() > 0)
 }
 
 // sparseSlack bounds how far, in DL data blocks, a TBF with a sparse frame
@@ -392,7 +398,7 @@ func (e *Engine) buildDLData(bts *BTS, p *PDCH, fn uint32, usf uint8, blk []byte
 	n := len(p.dl)
 	for i := 0; i < n; i++ {
 		t := p.dl[(p.nextDL+i)%n]
-		if t.state == TBFFlow && (t.dl.haveCur || t.ms.Queue.Len() > 0) {
+		if t.dlBacklog() {
 			withData++
 		}
 		pr := e.dlPrio(t, p.TS)

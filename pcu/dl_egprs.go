@@ -47,7 +47,7 @@ func (e *Engine) dlDataBlockEGPRS(t *TBF, p *PDCH, fn uint32, usf uint8, prio in
 			t.dl.sw.MarkSent(r)
 			bts.Ctr.Inc(CtrRLCResent)
 			bsn2, resend2, found = r, true, true
-		} else if !t.dl.sw.Stalled() && (t.dl.haveCur || t.ms.Queue.Len() > 0) && t.state == TBFFlow && !b1.fbi {
+		} else if !t.dl.sw.Stalled() && t.dlBacklog() && !b1.fbi {
 			if n, ok := t.dl.sw.SendNew(); ok {
 				e.fillDLBlock(t, n, cs)
 				bsn2, resend2, found = n, false, true
