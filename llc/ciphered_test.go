@@ -280,3 +280,62 @@ func TestCipheredFullRunBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestCipheredAQMDropsWholeNPDUs is TestAQMDropsWholeNPDUs for ciphered
+// frames: the N-PDU boundaries come from frame lengths (learnCiphered), so
+// a drop decided on a frame that continues an N-PDU waits for the next
+// N-PDU's first frame, and every N-PDU is delivered whole or not at all.
+func TestCipheredAQMDropsWholeNPDUs(t *testing.T) {
+	for _, aqm := range []AQM{AQMCoDel, AQMPIE, AQMRED} {
+		cfg := DefaultConfig()
+		cfg.AQM = aqm
+		switch aqm {
+		case AQMCoDel:
+			cfg.Target, cfg.Interval = 5*time.Millisecond, 100*time.Millisecond
+		case AQMPIE:
+			cfg.PIE.Target = 20 * time.Millisecond
+		case AQMRED:
+			cfg.RED.Min, cfg.RED.Max, cfg.RED.MaxP = 2000, 40000, 50
+		}
+		s := mustShared(t, cfg)
+		s.Seed(3, 4)
+		q := s.NewQueue(nil)
+		q.SetDrainRate(10000)
+		const n = 60
+		for p := 1; p <= n; p++ {
+			for _, f := range cNPDU(p, 1400) { // 506, 506 and 403 octets
+				if err := q.Enqueue(0, f, LifetimeInfinite); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		got := map[int]int{} // per N-PDU: frames delivered
+		dropped := 0
+		for now := time.Duration(0); q.Len() > 0; {
+			now += 50 * time.Millisecond
+			fr, ok, d := q.Dequeue(now)
+			dropped += d.CoDel
+			if !ok {
+				continue
+			}
+			id, seg := int(fr.Data[3])<<8|int(fr.Data[4]), int(fr.Data[5])
+			if seg != got[id] {
+				t.Fatalf("%s: N-PDU %d frame %d delivered after a hole", aqm, id, seg)
+			}
+			got[id]++
+		}
+		partial := 0
+		for _, k := range got {
+			if k != 3 {
+				partial++
+			}
+		}
+		t.Logf("%s: %d drops, %d N-PDUs delivered, %d partial", aqm, dropped, len(got), partial)
+		if dropped == 0 {
+			t.Fatalf("%s: the AQM never dropped", aqm)
+		}
+		if partial != 0 || dropped%3 != 0 || len(got)*3+dropped != 3*n {
+			t.Fatalf("%s: %d drops, %d N-PDUs partial: not whole N-PDUs", aqm, dropped, partial)
+		}
+	}
+}

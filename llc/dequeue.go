@@ -472,8 +472,9 @@ func (q *Queue) pullRED(f uint8, c *call) int32 {
 // entry i of flow f, and reports whether i is gone (false: deliver it).
 //
 // With the RFC variant the drop falls on whole N-PDUs. A decision on a
-// later SNDCP segment (its first segment, and maybe others, sent already)
-// is deferred to the flow's next N-PDU, unless that one is its last queued
+// later SNDCP segment (its first segment, and maybe others, sent already;
+// for ciphered frames, a frame that continues an N-PDU by the frame
+// lengths, learnCiphered) is deferred to the flow's next N-PDU, unless that one is its last queued
 // one (dropNext in head, npduBehind), and i is delivered: dropping it
 // would leave the MS an N-PDU its SNDCP cannot reassemble (TS 44.065), so
 // the airtime of the segments sent before it would be lost too. On the
@@ -483,7 +484,7 @@ func (q *Queue) pullRED(f uint8, c *call) int32 {
 // queued right behind it in its flow).
 func (q *Queue) aqmDrop(i int32, f uint8, c *call) bool {
 	a := q.a
-	if a.variant == VariantRFC && a.ents[i].flags&fLaterSeg != 0 {
+	if a.variant == VariantRFC && a.ents[i].flags.laterSeg() {
 		a.dropNext[f] = true
 		return false
 	}
@@ -504,7 +505,7 @@ func (q *Queue) aqmDrop(i int32, f uint8, c *call) bool {
 func (a *active) npduBehind(f uint8) bool {
 	k := 0
 	for j := a.flows[f].head; j >= 0 && k < markAhead; j, k = a.ents[j].next, k+1 {
-		if a.ents[j].flags&fFirstSeg != 0 {
+		if a.ents[j].flags.startsNPDU() {
 			return true
 		}
 	}
@@ -557,7 +558,7 @@ func (q *Queue) head(f uint8, c *call) int32 {
 			q.drop(i, ReasonLifetime)
 			continue
 		}
-		if a.dropNext[f] && a.ents[i].flags&fFirstSeg != 0 {
+		if a.dropNext[f] && a.ents[i].flags.startsNPDU() {
 			// the drop an AQM decided on a later segment (aqmDrop): on
 			// this N-PDU or on none, so that a stale decision cannot
 			// fall on a later retransmission

@@ -113,8 +113,10 @@
 // an N-PDU can have), which lets a short whole N-PDU (a ping) overtake a
 // ciphered download by at most 30 frames (the receiver's N(U) window of
 // 32): all of it when it is shorter, else its last N-PDUs (insertMidway),
-// keeps an N-PDU's segments together, and makes an AQM drop take the rest
-// of the N-PDU, within its SAPI (queue.go, cipheredFlow).
+// keeps an N-PDU's segments together, makes an AQM drop take the rest
+// of the N-PDU, within its SAPI (queue.go, cipheredFlow), and defers a
+// drop decided on a frame that continues an N-PDU to the next N-PDU, as
+// for unciphered segments (dequeue.go, aqmDrop).
 //
 // # Memory
 //

@@ -229,14 +229,20 @@ func (a *active) learnCiphered(b []byte) bool {
 	}
 	n := uint16(len(b))
 	whole := !a.cmid[s] && n < a.cfull[s]
+	a.cflags = fCLater
+	if !a.cmid[s] {
+		a.cflags = fCFirst
+	}
 	a.cfull[s] = max(a.cfull[s], n)
 	if n < a.cfull[s] {
 		a.cmid[s], a.crun[s] = false, 0
-		a.endsNPDU = true
+		a.cflags |= fEndsNPDU
 		return whole
 	}
 	a.cmid[s] = a.fullRun(&a.crun[s], s)
-	a.endsNPDU = !a.cmid[s]
+	if !a.cmid[s] {
+		a.cflags |= fEndsNPDU
+	}
 	return whole
 }
 
@@ -306,21 +312,35 @@ func classOfFlow(f uint8) Class {
 	return Class(f)
 }
 
+// entryFlags are an entry's flags (the f* constants).
+type entryFlags uint16
+
 const (
-	fProtected   = 1 << iota // never AQM-dropped
+	fProtected   entryFlags = 1 << iota // never AQM-dropped
 	fDiscardable             // may be dropped inside the lifetime hysteresis
 	fPooled                  // data is a buffer of Shared's pool (EnqueueCopy)
 	fFirstSeg                // an unciphered first SNDCP segment (holds the N-PDU's start)
 	fLaterSeg                // an unciphered later SNDCP segment (no IP header)
 	fECT                     // ECN-capable: ECNOf was Marked when it was queued
 	fEndsNPDU                // a ciphered frame that ends its N-PDU (learnCiphered)
+	fCFirst                  // a ciphered frame that starts its N-PDU (learnCiphered)
+	fCLater                  // a ciphered frame that continues an N-PDU (learnCiphered)
 )
+
+// startsNPDU reports whether the entry starts an N-PDU: an unciphered first
+// SNDCP segment, or a ciphered frame that follows one ending an N-PDU.
+func (fl entryFlags) startsNPDU() bool { return fl&(fFirstSeg|fCFirst) != 0 }
+
+// laterSeg reports whether the entry continues an N-PDU whose start was
+// queued before it: an unciphered later SNDCP segment, or a ciphered frame
+// that follows a full-length one (learnCiphered).
+func (fl entryFlags) laterSeg() bool { return fl&(fLaterSeg|fCLater) != 0 }
 
 // frameFlags are the entry flags read from a frame once, when it is
 // queued: AQM protection, lifetime hysteresis, SNDCP segment kind and ECN
 // capability.
-func frameFlags(b []byte) uint8 {
-	var fl uint8
+func frameFlags(b []byte) entryFlags {
+	var fl entryFlags
 	if Protected(b) {
 		fl |= fProtected
 	}
@@ -349,7 +369,7 @@ type entry struct {
 	seq    uint32        // enqueue order within the queue (wrapping)
 	next   int32
 	life   uint16 // PDU lifetime from BSSGP, centiseconds
-	flags  uint8
+	flags  entryFlags
 	flow   uint8
 }
 
@@ -418,7 +438,7 @@ type active struct {
 	crun     [16]uint8      // full-length ciphered frames queued in a row per SAPI
 	cdrun    [16]uint8      // full-length ciphered frames of the current N-PDU that left, per SAPI
 	seqNow   uint32         // sequence number of the frame being inserted
-	endsNPDU bool           // learnCiphered: the frame being inserted ends its N-PDU
+	cflags   entryFlags     // learnCiphered: fEndsNPDU, fCFirst, fCLater of the frame being inserted
 	midway   bool           // cipheredFlow: insert the frame into the download's flow, ≤ 30 frames from its tail
 	newL     flist
 	oldL     flist
@@ -655,7 +675,7 @@ func (q *Queue) admit(frame []byte) error {
 }
 
 // enqueue appends a checked frame with the extra entry flags fl.
-func (q *Queue) enqueue(now time.Duration, frame []byte, pduLifetime uint16, fl uint8) error {
+func (q *Queue) enqueue(now time.Duration, frame []byte, pduLifetime uint16, fl entryFlags) error {
 	fl |= frameFlags(frame)
 	q.seq++
 	q.insert(entry{data: frame, enq: now, origin: now, seq: q.seq, life: pduLifetime, flags: fl}, false)
@@ -681,7 +701,7 @@ func (q *Queue) PutBack(now time.Duration, f Frame) {
 		f.Enqueued, f.Lifetime = now, LifetimeInfinite
 		f.seq = q.headSeq(f.Data)
 	}
-	var fl uint8
+	var fl entryFlags
 	if f.pooled {
 		fl |= fPooled
 	}
@@ -712,12 +732,10 @@ func (q *Queue) insert(e entry, front bool) {
 	a := q.a
 	idx := a.alloc()
 	e.next = -1
-	a.seqNow, a.endsNPDU, a.midway = e.seq, false, false
+	a.seqNow, a.cflags, a.midway = e.seq, 0, false
 	f := a.flowOfAt(e.data, a.fq, !front)
 	e.flow = f
-	if a.endsNPDU {
-		e.flags |= fEndsNPDU
-	}
+	e.flags = e.flags&^(fEndsNPDU|fCFirst|fCLater) | a.cflags
 	fw := &a.flows[f]
 	if a.midway {
 		a.ents[idx] = e
