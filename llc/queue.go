@@ -317,14 +317,14 @@ type entryFlags uint16
 
 const (
 	fProtected   entryFlags = 1 << iota // never AQM-dropped
-	fDiscardable             // may be dropped inside the lifetime hysteresis
-	fPooled                  // data is a buffer of Shared's pool (EnqueueCopy)
-	fFirstSeg                // an unciphered first SNDCP segment (holds the N-PDU's start)
-	fLaterSeg                // an unciphered later SNDCP segment (no IP header)
-	fECT                     // ECN-capable: ECNOf was Marked when it was queued
-	fEndsNPDU                // a ciphered frame that ends its N-PDU (learnCiphered)
-	fCFirst                  // a ciphered frame that starts its N-PDU (learnCiphered)
-	fCLater                  // a ciphered frame that continues an N-PDU (learnCiphered)
+	fDiscardable                        // may be dropped inside the lifetime hysteresis
+	fPooled                             // data is a buffer of Shared's pool (EnqueueCopy)
+	fFirstSeg                           // an unciphered first SNDCP segment (holds the N-PDU's start)
+	fLaterSeg                           // an unciphered later SNDCP segment (no IP header)
+	fECT                                // ECN-capable: ECNOf was Marked when it was queued
+	fEndsNPDU                           // a ciphered frame that ends its N-PDU (learnCiphered)
+	fCFirst                             // a ciphered frame that starts its N-PDU (learnCiphered)
+	fCLater                             // a ciphered frame that continues an N-PDU (learnCiphered)
 )
 
 // startsNPDU reports whether the entry starts an N-PDU: an unciphered first
