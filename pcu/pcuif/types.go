@@ -23,6 +23,8 @@ package pcuif
 import (
 	"errors"
 	"fmt"
+
+	"github.com/gopcu/gopcu/internal/enumname"
 )
 
 // Version is a PCUIF protocol version.
@@ -92,12 +94,7 @@ var typeNames = map[MsgType]string{
 	TypeInterfInd: "INTERF_IND", TypePagReq: "PAG_REQ", TypeTxtInd: "TXT_IND", TypeContainer: "CONTAINER",
 }
 
-func (t MsgType) String() string {
-	if s, ok := typeNames[t]; ok {
-		return s
-	}
-	return fmt.Sprintf("UNKNOWN(0x%02x)", uint8(t))
-}
+func (t MsgType) String() string { return enumname.String(typeNames, t, "UNKNOWN(0x%02x)") }
 
 // SAPI of DATA/RTS/RACH messages (pcuif_proto.h PCU_IF_SAPI_*).
 type SAPI uint8
