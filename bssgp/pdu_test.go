@@ -2,10 +2,8 @@ package bssgp
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/gopcu/gopcu/internal/testutil"
@@ -203,8 +201,7 @@ func TestDecodeErrors(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	for _, g := range goldens {
-		b, _ := hex.DecodeString(strings.ReplaceAll(g.hex, " ", ""))
-		f.Add(b)
+		f.Add(testutil.Hex(f, g.hex))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		testutil.CheckParse(t, b, Parse, Marshal, func(err error) bool { _, ok := CauseOf(err); return ok })

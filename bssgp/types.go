@@ -1,6 +1,6 @@
 package bssgp
 
-import "fmt"
+import "github.com/gopcu/gopcu/internal/enumname"
 
 // PDUType is the BSSGP PDU type (TS 48.018 §11.3.26, Table 11.27).
 type PDUType uint8
@@ -65,12 +65,7 @@ var pduNames = map[PDUType]string{
 	PDURANInformationError: "RAN-INFORMATION-ERROR", PDURANInfoAppError: "RAN-INFORMATION-APPLICATION-ERROR",
 }
 
-func (t PDUType) String() string {
-	if s, ok := pduNames[t]; ok {
-		return s
-	}
-	return fmt.Sprintf("BSSGP-PDU(0x%02x)", uint8(t))
-}
+func (t PDUType) String() string { return enumname.String(pduNames, t, "BSSGP-PDU(0x%02x)") }
 
 // IsSignalling reports whether t belongs on the signalling BVC (BVCI 0)
 // only (TS 48.018 §5.4.1: GMM-SAP/NM-SAP PDUs other than PAGING and
@@ -197,12 +192,7 @@ var causeNames = map[Cause]string{
 	CauseUnknownDestination:    "Unknown destination address", CauseUnknownRIMAppIdentity: "Unknown RIM Application Identity",
 }
 
-func (c Cause) String() string {
-	if s, ok := causeNames[c]; ok {
-		return s
-	}
-	return fmt.Sprintf("BSSGP cause 0x%02x", uint8(c))
-}
+func (c Cause) String() string { return enumname.String(causeNames, c, "BSSGP cause 0x%02x") }
 
 // Well-known BVCIs (TS 48.018 §5.4.1).
 const (

@@ -19,6 +19,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/gopcu/gopcu/internal/enumname"
 )
 
 // Version, header length and UDP port.
@@ -209,12 +211,7 @@ var categoryNames = map[Category]string{
 }
 
 // String returns the VTY name ("dl-ctrl", ...).
-func (c Category) String() string {
-	if s, ok := categoryNames[c]; ok {
-		return s
-	}
-	return fmt.Sprintf("category-%d", uint8(c))
-}
+func (c Category) String() string { return enumname.String(categoryNames, c, "category-%d") }
 
 // CategoryByName resolves a VTY category name.
 func CategoryByName(name string) (Category, bool) {

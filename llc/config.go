@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/gopcu/gopcu/internal/enumname"
 )
 
 // Variant selects the CoDel automaton.
@@ -23,15 +25,9 @@ const (
 	VariantOsmo
 )
 
-func (v Variant) String() string {
-	switch v {
-	case VariantRFC:
-		return "rfc"
-	case VariantOsmo:
-		return "osmo"
-	}
-	return fmt.Sprintf("Variant(%d)", uint8(v))
-}
+var variantNames = map[Variant]string{VariantRFC: "rfc", VariantOsmo: "osmo"}
+
+func (v Variant) String() string { return enumname.String(variantNames, v, "Variant(%d)") }
 
 // ParseVariant parses the VTY keyword ("rfc" or "osmo").
 func ParseVariant(s string) (Variant, error) {
@@ -61,17 +57,9 @@ const (
 	AQMRED
 )
 
-func (a AQM) String() string {
-	switch a {
-	case AQMCoDel:
-		return "codel"
-	case AQMPIE:
-		return "pie"
-	case AQMRED:
-		return "red"
-	}
-	return fmt.Sprintf("AQM(%d)", uint8(a))
-}
+var aqmNames = map[AQM]string{AQMCoDel: "codel", AQMPIE: "pie", AQMRED: "red"}
+
+func (a AQM) String() string { return enumname.String(aqmNames, a, "AQM(%d)") }
 
 // ParseAQM parses the VTY keyword ("codel", "pie" or "red").
 func ParseAQM(s string) (AQM, error) {

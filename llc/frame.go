@@ -2,7 +2,8 @@ package llc
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/gopcu/gopcu/internal/enumname"
 )
 
 // MaxFrameLen is the largest LLC frame the PCU accepts from the SGSN
@@ -37,19 +38,9 @@ const (
 	FormatU                // §6.3.4 unnumbered (SABM, DISC, UA, DM, FRMR, XID, NULL)
 )
 
-func (f Format) String() string {
-	switch f {
-	case FormatI:
-		return "I"
-	case FormatS:
-		return "S"
-	case FormatUI:
-		return "UI"
-	case FormatU:
-		return "U"
-	}
-	return fmt.Sprintf("Format(%d)", uint8(f))
-}
+var formatNames = map[Format]string{FormatI: "I", FormatS: "S", FormatUI: "UI", FormatU: "U"}
+
+func (f Format) String() string { return enumname.String(formatNames, f, "Format(%d)") }
 
 // Errors returned by Inspect.
 var (

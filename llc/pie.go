@@ -98,23 +98,22 @@ func (p *pie) state() PIEState {
 	return PIEState{Prob: p.prob, QDelay: p.qdelay, QDelayOld: p.qdelayOld, Burst: p.burst}
 }
 
+// pieScale is calculate_drop_prob()'s auto-tuning (RFC 8033 §4.2): while
+// the drop probability is below a bound, the adjustment is divided by that
+// bound's divisor (the first bound that holds).
+var pieScale = [...]struct{ below, div float64 }{
+	{0.000001, 2048}, {0.00001, 512}, {0.0001, 128}, {0.001, 32}, {0.01, 8}, {0.1, 2},
+}
+
 // update is calculate_drop_prob() (RFC 8033 §4.2, with §5.5's cap).
 func (p *pie) update(pp *PIEParams) {
 	q, old := p.qdelay.Seconds(), p.qdelayOld.Seconds()
 	d := pp.Alpha*(q-pp.Target.Seconds()) + pp.Beta*(q-old)
-	switch {
-	case p.prob < 0.000001:
-		d /= 2048
-	case p.prob < 0.00001:
-		d /= 512
-	case p.prob < 0.0001:
-		d /= 128
-	case p.prob < 0.001:
-		d /= 32
-	case p.prob < 0.01:
-		d /= 8
-	case p.prob < 0.1:
-		d /= 2
+	for _, s := range pieScale {
+		if p.prob < s.below {
+			d /= s.div
+			break
+		}
 	}
 	if p.prob >= 0.1 && d > 0.02 {
 		d = 0.02

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -235,7 +234,7 @@ func dataCases(t *testing.T) []oracleCase {
 var frameRE = regexp.MustCompile(`(?m)^Frame \d+:`)
 
 func TestTsharkOracle(t *testing.T) {
-	tshark := testutil.NeedBinary(t, "tshark")
+	testutil.NeedBinaries(t, "tshark")
 	cases := append(sampleMessages(t), ccchCases(t)...)
 	cases = append(cases, si13OracleCases(t)...)
 	cases = append(cases, dataCases(t)...)
@@ -250,19 +249,13 @@ func TestTsharkOracle(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	dir := t.TempDir()
-	if d := os.Getenv("RLCMAC_PCAP_DIR"); d != "" {
-		dir = d
+	if d := os.Getenv("RLCMAC_PCAP_DIR"); d != "" { // keep the capture
+		if err := os.WriteFile(filepath.Join(d, "rlcmac-oracle.pcap"), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	f := filepath.Join(dir, "rlcmac-oracle.pcap")
-	if err := os.WriteFile(f, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command(tshark, "-r", f, "-V").CombinedOutput()
-	if err != nil {
-		t.Fatalf("tshark: %v\n%s", err, out)
-	}
-	idx := frameRE.FindAllStringIndex(string(out), -1)
+	out := testutil.Tshark(t, buf.Bytes(), "-V")
+	idx := frameRE.FindAllStringIndex(out, -1)
 	if len(idx) != len(cases) {
 		t.Fatalf("tshark printed %d frames, wrote %d", len(idx), len(cases))
 	}
@@ -271,7 +264,7 @@ func TestTsharkOracle(t *testing.T) {
 		if i+1 < len(idx) {
 			end = idx[i+1][0]
 		}
-		text := string(out[idx[i][0]:end])
+		text := out[idx[i][0]:end]
 		for _, bad := range []string{"Malformed", "[Expert Info (Error", "Unknown message type", "Exception occurred"} {
 			if strings.Contains(text, bad) {
 				t.Errorf("%s: tshark reports %q:\n%s", c.name, bad, gsmtapPart(text))

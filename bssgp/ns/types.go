@@ -1,8 +1,9 @@
 package ns
 
 import (
-	"fmt"
 	"net/netip"
+
+	"github.com/gopcu/gopcu/internal/enumname"
 )
 
 // IPElement is one entry of the List of IP4 Elements (TS 48.016 §10.3.2c,
@@ -66,12 +67,7 @@ var pduNames = map[PDUType]string{
 	PDUSNSSize: "SNS-SIZE", PDUSNSSizeAck: "SNS-SIZE-ACK",
 }
 
-func (t PDUType) String() string {
-	if s, ok := pduNames[t]; ok {
-		return s
-	}
-	return fmt.Sprintf("NS-PDU(0x%02x)", uint8(t))
-}
+func (t PDUType) String() string { return enumname.String(pduNames, t, "NS-PDU(0x%02x)") }
 
 // IsSNS reports whether t is one of the IP-SNS PDUs (TS 48.016 §9.3).
 func (t PDUType) IsSNS() bool { return t >= PDUSNSAck && t <= PDUSNSSizeAck }
@@ -133,9 +129,4 @@ var causeNames = map[Cause]string{
 	CauseUnknownIPAddress: "Unknown IP address", CauseIPTestFailed: "IP test failed",
 }
 
-func (c Cause) String() string {
-	if s, ok := causeNames[c]; ok {
-		return s
-	}
-	return fmt.Sprintf("NS cause 0x%02x", uint8(c))
-}
+func (c Cause) String() string { return enumname.String(causeNames, c, "NS cause 0x%02x") }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -217,10 +216,8 @@ func TestGrafanaDashboard(t *testing.T) {
 			t.Fatal(err)
 		}
 		var body string
-		if resp, err := http.Get("http://" + metrics + "/metrics"); err == nil {
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			body = string(b)
+		if b, err := scrape(metrics); err == nil {
+			body = b
 		}
 		m := missing(body)
 		if len(m) == 0 {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -75,13 +74,11 @@ func TestDaemonStatsMetricsPcap(t *testing.T) {
 	var body string
 	var err error
 	if !testutil.Poll(5*time.Second, func() bool {
-		var resp *http.Response
-		if resp, err = http.Get("http://" + metrics + "/metrics"); err != nil {
+		var b string
+		if b, err = scrape(metrics); err != nil {
 			return false
 		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		body = string(b)
+		body = b
 		return strings.Contains(body, "gopcu_bts_pdch_available{")
 	}) {
 		t.Fatalf("no pdch.available on /metrics (err %v):\n%.2000s", err, body)

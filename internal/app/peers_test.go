@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"sync"
 	"testing"
 
@@ -47,4 +48,17 @@ func goRun(d *Daemon) (stop func() error) {
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
 	return sync.OnceValue(func() error { cancel(); return <-done })
+}
+
+// scrape is the body of the daemon's Prometheus page at metrics
+// (host:port): the error of the GET, a body cut short read as far as it
+// came.
+func scrape(metrics string) (string, error) {
+	resp, err := http.Get("http://" + metrics + "/metrics")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b), nil
 }

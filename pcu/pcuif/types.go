@@ -23,6 +23,8 @@ package pcuif
 import (
 	"errors"
 	"fmt"
+
+	"github.com/gopcu/gopcu/internal/enumname"
 )
 
 // Version is a PCUIF protocol version.
@@ -92,12 +94,7 @@ var typeNames = map[MsgType]string{
 	TypeInterfInd: "INTERF_IND", TypePagReq: "PAG_REQ", TypeTxtInd: "TXT_IND", TypeContainer: "CONTAINER",
 }
 
-func (t MsgType) String() string {
-	if s, ok := typeNames[t]; ok {
-		return s
-	}
-	return fmt.Sprintf("UNKNOWN(0x%02x)", uint8(t))
-}
+func (t MsgType) String() string { return enumname.String(typeNames, t, "UNKNOWN(0x%02x)") }
 
 // SAPI of DATA/RTS/RACH messages (pcuif_proto.h PCU_IF_SAPI_*).
 type SAPI uint8
@@ -116,29 +113,12 @@ const (
 	SAPIAGCHDT SAPI = 0x08 // v10 name of 0x08
 )
 
-func (s SAPI) String() string {
-	switch s {
-	case SAPIRACH:
-		return "RACH"
-	case SAPIAGCH:
-		return "AGCH"
-	case SAPIPCH:
-		return "PCH"
-	case SAPIBCCH:
-		return "BCCH"
-	case SAPIPDTCH:
-		return "PDTCH"
-	case SAPIPRACH:
-		return "PRACH"
-	case SAPIPTCCH:
-		return "PTCCH"
-	case SAPIPCH2:
-		return "PCH_2"
-	case SAPIAGCH2:
-		return "AGCH_2"
-	}
-	return fmt.Sprintf("SAPI(0x%02x)", uint8(s))
+var sapiNames = map[SAPI]string{
+	SAPIRACH: "RACH", SAPIAGCH: "AGCH", SAPIPCH: "PCH", SAPIBCCH: "BCCH", SAPIPDTCH: "PDTCH",
+	SAPIPRACH: "PRACH", SAPIPTCCH: "PTCCH", SAPIPCH2: "PCH_2", SAPIAGCH2: "AGCH_2",
 }
+
+func (s SAPI) String() string { return enumname.String(sapiNames, s, "SAPI(0x%02x)") }
 
 // ValidIn reports whether the SAPI exists in version v.
 func (s SAPI) ValidIn(v Version) bool {
