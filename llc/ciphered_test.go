@@ -139,16 +139,7 @@ func TestCipheredDropWholeNPDU(t *testing.T) {
 				q.Enqueue(now, f, LifetimeInfinite)
 			}
 		}
-		fr, ok, d := q.Dequeue(now)
-		drops += d.CoDel
-		if !ok {
-			continue
-		}
-		id, seg := int(fr.Data[3])<<8|int(fr.Data[4]), int(fr.Data[5])
-		if seg != next[id] {
-			t.Fatalf("%v: N-PDU %d segment %d after segment %d", now, id, seg, next[id]-1)
-		}
-		next[id] = seg + 1
+		drops += dequeueInOrder(t, q, now, next)
 	}
 	if drops == 0 {
 		t.Fatal("CoDel never dropped")
@@ -281,6 +272,22 @@ func TestCipheredFullRunBounded(t *testing.T) {
 	}
 }
 
+// dequeueInOrder dequeues once at now, fails if the frame delivered (a
+// cFrame) is not the next of its N-PDU (next: frames delivered per N-PDU,
+// counted here), and returns the AQM's drops.
+func dequeueInOrder(t *testing.T, q *Queue, now time.Duration, next map[int]int) int {
+	t.Helper()
+	fr, ok, d := q.Dequeue(now)
+	if ok {
+		id, seg := int(fr.Data[3])<<8|int(fr.Data[4]), int(fr.Data[5])
+		if seg != next[id] {
+			t.Fatalf("%v: N-PDU %d frame %d after frame %d", now, id, seg, next[id]-1)
+		}
+		next[id]++
+	}
+	return d.CoDel
+}
+
 // TestCipheredAQMDropsWholeNPDUs is TestAQMDropsWholeNPDUs for ciphered
 // frames: the N-PDU boundaries come from frame lengths (learnCiphered), so
 // a drop decided on a frame that continues an N-PDU waits for the next
@@ -313,16 +320,7 @@ func TestCipheredAQMDropsWholeNPDUs(t *testing.T) {
 		dropped := 0
 		for now := time.Duration(0); q.Len() > 0; {
 			now += 50 * time.Millisecond
-			fr, ok, d := q.Dequeue(now)
-			dropped += d.CoDel
-			if !ok {
-				continue
-			}
-			id, seg := int(fr.Data[3])<<8|int(fr.Data[4]), int(fr.Data[5])
-			if seg != got[id] {
-				t.Fatalf("%s: N-PDU %d frame %d delivered after a hole", aqm, id, seg)
-			}
-			got[id]++
+			dropped += dequeueInOrder(t, q, now, got)
 		}
 		partial := 0
 		for _, k := range got {
