@@ -29,7 +29,8 @@ type REDParams struct {
 }
 
 // Automatic RED settings: min is the backlog the MS drains in the automatic
-// CoDel target (at least two maximum frames), max three times that.
+// CoDel target less one MTU (at least two maximum frames; redAutoMinAlone),
+// max three times that.
 const (
 	redDefaultMaxP = 10 // percent
 	redDefaultWlog = 2
@@ -78,7 +79,7 @@ func (c Config) REDParamsShared(rate, n int) REDParams {
 	}
 	p := REDParams{Min: c.RED.Min, Max: c.RED.Max, MaxP: float64(c.RED.MaxP) / 100, Wlog: c.RED.Wlog}
 	if p.Min == 0 {
-		p.Min = redAutoMin(rate, Config{}.ParamsFor(rate).Target, n)
+		p.Min = redAutoMinAlone(rate, Config{}.ParamsFor(rate).Target, n)
 		if p.Max != 0 && p.Min >= p.Max {
 			p.Min = p.Max / 3
 		}
@@ -93,6 +94,22 @@ func (c Config) REDParamsShared(rate, n int) REDParams {
 		p.Wlog = redDefaultWlog
 	}
 	return p
+}
+
+// redAutoMinAlone is redAutoMin for the frames that cannot be marked.
+// For one MS alone (n ≤ 1) it leaves room for one MTU-sized N-PDU on top:
+// rate·t − AutoMTU, at least 2·MaxFrameLen, so that a packet that arrives
+// while the average backlog sits at min still leaves within t. Min is
+// where RED starts to act, so the backlog's median sits above it (on the
+// real network at 8-10 kB/s, the backlog drained in t = 0.5 s gave a
+// median queue delay of 0.55 s, a min of 4000 octets 0.41 s at the same
+// download time: docs/bufferbloat.md). With n ≥ 2 the share (1/√n) keeps
+// min well under t already.
+func redAutoMinAlone(rate int, t time.Duration, n int) int {
+	if n <= 1 {
+		return max(int(int64(rate)*int64(t)/int64(time.Second))-AutoMTU, 2*MaxFrameLen)
+	}
+	return redAutoMin(rate, t, n)
 }
 
 // redAutoMin is the automatic RED min of a queue draining at rate octets

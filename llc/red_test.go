@@ -87,9 +87,10 @@ func TestREDParamsFor(t *testing.T) {
 		maxP     float64
 		wlog     uint8
 	}{
-		{REDConfig{}, 12000, 6000, 18000, 0.1, 2},  // 500 ms of MCS-2 x 4 (30 octets)
+		{REDConfig{}, 12000, 4500, 13500, 0.1, 2},  // 500 ms of MCS-2 x 4 (30 octets) less one MTU
 		{REDConfig{}, 1000, 3086, 9258, 0.1, 2},    // CS-1 x 1: two maximum frames
-		{REDConfig{}, 29600, 14800, 44400, 0.1, 2}, // MCS-9 x 4
+		{REDConfig{}, 9000, 3086, 9258, 0.1, 2},    // 4500 less one MTU: under two maximum frames
+		{REDConfig{}, 29600, 13300, 39900, 0.1, 2}, // MCS-9 x 4: 500 ms less one MTU
 		{REDConfig{Min: 5000, Max: 20000, MaxP: 20, Wlog: 4}, 6000, 5000, 20000, 0.2, 4},
 	} {
 		p := Config{RED: c.cfg}.REDParamsFor(c.rate)
@@ -112,7 +113,7 @@ func TestREDParamsECNFor(t *testing.T) {
 		{REDConfig{}, 29600, 4440, 13320}, // MCS-9 x 4: 150 ms (REDParamsFor: 14800)
 		{REDConfig{}, 1000, 3086, 9258},   // CS-1 x 1: MTU-time 1.5 s, capped at the CoDel target
 		{REDConfig{Min: 5000}, 29600, 5000, 15000},
-		{REDConfig{Max: 20000}, 29600, 14800, 20000},
+		{REDConfig{Max: 20000}, 29600, 13300, 20000},
 	} {
 		p := Config{RED: c.cfg}.REDParamsECNFor(c.rate)
 		if p.Min != c.min || p.Max != c.max || p.MaxP != 0.1 || p.Wlog != 2 {
@@ -192,8 +193,8 @@ func TestREDParamsShared(t *testing.T) {
 		min, max int
 		ecnMin   int
 	}{
-		{REDConfig{}, 12000, 1, 6000, 18000, 3086}, // alone: REDParamsFor
-		{REDConfig{}, 12000, 0, 6000, 18000, 3086}, // 0 counts as alone
+		{REDConfig{}, 12000, 1, 4500, 13500, 3086}, // alone: REDParamsFor
+		{REDConfig{}, 12000, 0, 4500, 13500, 3086}, // 0 counts as alone
 		{REDConfig{}, 12000, 2, 4242, 12726, 1543}, // 6000/√2; ECN: 1800/√2 → one frame
 		{REDConfig{}, 12000, 4, 3000, 9000, 1543},  // 6000/2
 		{REDConfig{}, 4500, 2, 1590, 4770, 1543},   // 2250/√2 over one frame (1543)
@@ -225,7 +226,7 @@ func TestQueueSharers(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		q.Enqueue(0, ipFrame(6, 1000, 80, 500), LifetimeInfinite)
 	}
-	if st := q.Stats(0); st.Sharers != 1 || st.RED.Min != 6000 {
+	if st := q.Stats(0); st.Sharers != 1 || st.RED.Min != 4500 {
 		t.Fatalf("alone: sharers %d, RED %+v", st.Sharers, st.RED)
 	}
 	q.SetSharers(2)
@@ -237,7 +238,7 @@ func TestQueueSharers(t *testing.T) {
 		t.Fatalf("show llc-queue: %q", l)
 	}
 	q.StopTransmit()
-	if st := q.Stats(0); st.Sharers != 1 || st.RED.Min != 6000 {
+	if st := q.Stats(0); st.Sharers != 1 || st.RED.Min != 4500 {
 		t.Fatalf("after StopTransmit: sharers %d, RED %+v", st.Sharers, st.RED)
 	}
 }
