@@ -85,8 +85,10 @@
 // class is one FIFO, so each runs alone per MS (CoDel, PIE, RED) instead of
 // inside the flow queues (FQ-CoDel, FQ-PIE, SFQ-RED). Every decision is
 // taken on the frame at the head of its flow, before RLC/MAC encoding.
-// RED's automatic thresholds are the MS's share when other MSs have data
-// on the same PDCHs (REDParamsShared, Queue.SetSharers). With the RFC
+// RED's automatic min is the backlog the MS drains in the automatic CoDel
+// target less one MTU (at least two maximum frames; redAutoMinAlone), its
+// max three times that, and both are the MS's share when other MSs have
+// data on the same PDCHs (REDParamsShared, Queue.SetSharers). With the RFC
 // variant a drop falls on a whole SNDCP N-PDU: a decision on a later
 // segment, whose first segment has left, goes to the flow's next N-PDU
 // unless that is its last queued one (dequeue.go, aqmDrop).

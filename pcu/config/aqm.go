@@ -56,7 +56,7 @@ var aqmHelp = map[string]string{
 	"queue pie max-burst <0-100000>":  hQueue + hPIE + "Burst allowance (MAX_BURST)\nMilliseconds\n",
 	"no queue pie max-burst":          hNo + hQueue + hPIE + "Burst allowance (10 times the target)\n",
 	"queue red min <3086-1073741824>": hQueue + hRED + "Average flow backlog where marks and drops start\nOctets\n",
-	"no queue red min":                hNo + hQueue + hRED + "Minimum threshold (the backlog the MS drains in the automatic CoDel target)\n",
+	"no queue red min":                hNo + hQueue + hRED + "Minimum threshold (the backlog the MS drains in the automatic CoDel target, less one MTU)\n",
 	"queue red max <3087-1073741824>": hQueue + hRED + "Average flow backlog where every packet is marked or dropped\nOctets\n",
 	"no queue red max":                hNo + hQueue + hRED + "Maximum threshold (3 times the minimum)\n",
 	"queue red probability <1-100>":   hQueue + hRED + "Mark/drop probability at the maximum threshold\nPercent\n",
