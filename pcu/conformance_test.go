@@ -178,7 +178,8 @@ func TestControlRotation(t *testing.T) {
 	e, bts := fsmEngine(t, &fakeClock{}, nil)
 	ul := tbfIn(t, e, bts, DirUL, TBFFlow, 0xc0b00001)
 	ul.ms.UL = ul
-	ul.ul.tlliKnown, ul.ul.contention = true, true
+	ul.ul.tlliKnown = true
+	e.fire(ul, evContention) // the TLLI went back in an Ack/Nack (ul.go encodePUAN)
 	ul.ctl(&ul.ulAck, ctlSched)
 	ul.ms.Queue.Enqueue(e.now, []byte{0x41, 0xc0, 1, 2, 3}, 0xffff)
 	e.establishDL(bts, ul.ms)

@@ -252,6 +252,15 @@ const (
 	L1ULDataNoTBF
 	L1FSMRejected
 	L1PagReqDropped
+	L1GbDLUnitdataDropped
+	L1LLCRefused
+	L1TxErrEncode
+	L1RxDataIndDisabledPDCH
+	L1RxPCCNNoTBF
+	L1PagingUnencodable
+	L1GbFlowControlMSDropped
+	L1GbSuspendDropped
+	L1GbRIMDropped
 	numL1Ctrs
 )
 
@@ -304,6 +313,15 @@ var L1CounterDescs = []ratectr.Desc{
 	{Name: "rx:ul_data:no_tbf", Description: "UL data blocks for no TBF of their TFI on the PDCH (dropped)"},
 	{Name: "fsm:rejected_event", Description: "Events no transition of a state machine accepted (TBF, control procedure, NACC; ignored)"},
 	{Name: "rx:pag_req:dropped", Description: "PAG_REQ without a TMSI or IMSI to page (dropped)"},
+	{Name: "gb:rx:dl_unitdata:dropped", Description: "DL-UNITDATA for a BTS that is not active (dropped)"},
+	{Name: "llc:dropped:refused", Description: "DL LLC frames the MS's queue refused: empty or longer than 1543 octets"},
+	{Name: "tx:err:encode", Description: "Messages to the BTS that did not encode (dropped)"},
+	{Name: "rx:data_ind:disabled_pdch", Description: "DATA_IND for a disabled PDCH (dropped)"},
+	{Name: "rx:pccn:no_tbf", Description: "Packet Cell Change Notifications for no TBF of their TFI (dropped)"},
+	{Name: "paging:dropped:encode", Description: "PACCH pages dropped: the page does not encode in a Packet Paging Request (a field out of range)"},
+	{Name: "gb:tx:flow_control_ms:dropped", Description: "FLOW-CONTROL-MS not sent to the SGSN (NS cannot send)"},
+	{Name: "gb:tx:suspend:dropped", Description: "SUSPEND not sent to the SGSN (no Gb, signalling BVC not reset, NS cannot send)"},
+	{Name: "gb:tx:rim:dropped", Description: "RIM PDUs, and STATUS answering an erroneous one, not sent to the SGSN (no Gb, NS cannot send)"},
 }
 
 // "pcu:sgsn" group (osmo-pcu's SGSN Statistics).

@@ -1,10 +1,10 @@
 package pcu
 
 import (
+	"fmt"
 	"math/bits"
 	"time"
 
-	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
@@ -34,7 +34,10 @@ func (e *Engine) HandleDLUnitdata(btsNr uint8, d *DLUnitdata) {
 func (e *Engine) handleDLUnitdata(btsNr uint8, d *DLUnitdata) {
 	bts := e.bts[btsNr]
 	if bts == nil || !bts.Active {
-		logx.Notice(e.log, "DL-UNITDATA for an inactive BTS dropped", "tlli", d.TLLI)
+		e.l1ctr.Inc(L1GbDLUnitdataDropped)
+		e.opDrop(e.log, dropDLUnitdataInactiveBTS, func() string {
+			return fmt.Sprintf("DL-UNITDATA for TLLI=0x%08x dropped: BTS %d is not active", d.TLLI, btsNr)
+		})
 		return
 	}
 	m := bts.ms.byTLLI[d.TLLI]
@@ -65,7 +68,10 @@ func (e *Engine) handleDLUnitdata(btsNr uint8, d *DLUnitdata) {
 	}
 	m.suspended = false // the SGSN sends again: the MS is back (RESUME)
 	if err := m.Queue.EnqueueCopy(e.now, d.LLC, d.Lifetime); err != nil {
-		e.llcLog.Error("cannot enqueue LLC frame", "ms", m, "err", err)
+		e.l1ctr.Inc(L1LLCRefused)
+		e.opDrop(e.llcLog, dropDLFrameRefused, func() string {
+			return fmt.Sprintf("%s DL LLC frame of %d octets dropped: the queue refused it: %v", m, len(d.LLC), err)
+		})
 		return
 	}
 	m.lastEnq = e.now

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/internal/logx"
@@ -20,7 +21,8 @@ import (
 	"github.com/gopcu/gopcu/rlcmac"
 )
 
-// dropEngine is labCell's engine with its log lines recorded.
+// dropEngine is labCell's engine (PDCHs on TS 4-7, connected to a BTS
+// that takes every message: a btsWriter) with its log lines recorded.
 func dropEngine(t *testing.T) (*Engine, *BTS, *opRec) {
 	t.Helper()
 	ii := &pcuif.InfoInd{Version: pcuif.V12, Flags: pcuif.FlagActive | pcuif.FlagCS(1) | pcuif.FlagCS(2) | pcuif.FlagCS(3) | pcuif.FlagCS(4), InitialCS: 2}
@@ -30,9 +32,81 @@ func dropEngine(t *testing.T) (*Engine, *BTS, *opRec) {
 	p.AllocAlgo = "dynamic"
 	p.MultislotDefault = 0
 	rec := &opRec{}
-	e, bts := configEngine(t, Config{Clock: &fakeClock{}, Params: &p, Logs: logx.New(rec)}, ii)
+	e := New(Config{SocketPath: "/nonexistent", Clock: &fakeClock{}, Params: &p, Logs: logx.New(rec)})
+	e.BTSConnected(&btsWriter{})
+	feedInfo(t, e, ii)
+	bts := e.bts[0]
+	if bts == nil || !bts.Active {
+		t.Fatal("BTS not active")
+	}
 	e.advance(bts, 0)
 	return e, bts, rec
+}
+
+// btsWriter is a connection to the BTS whose Write fails with err (nil:
+// it takes every message).
+type btsWriter struct{ err error }
+
+func (w *btsWriter) Write([]byte) error { return w.err }
+
+// gbDropEngine is newGbRig's engine (the Gb up, over loopback UDP) with
+// its log lines recorded and a DL TBF in FLOW for TLLI 0xc0000001.
+func gbDropEngine(t *testing.T) (*Engine, *BTS, *opRec) {
+	r := newGbRig(t)
+	rec := &opRec{}
+	r.e.cfg.Logs.SetHandler(rec)
+	r.dlTBFFor(0xc0000001, 0)
+	return r.e, r.bts, rec
+}
+
+// withNSClosed runs f while the Gb's NS binds are closed (their sockets
+// kept aside and put back): NS can send nothing.
+func withNSClosed(e *Engine, f func()) {
+	socks := e.gbl.socks
+	e.gbl.socks = nil
+	f()
+	e.gbl.socks = socks
+}
+
+// egprsUL is an EGPRS UL TBF of a new MS in FLOW (contention resolved)
+// on dropEngine's BTS.
+func egprsUL(t *testing.T, e *Engine, bts *BTS, tlli uint32) *TBF {
+	t.Helper()
+	ul := onePhaseAccess(t, e, bts, tlli)
+	e.makeEGPRSUL(ul)
+	return ul
+}
+
+// sendEGPRSHalf sends the half spb of BSN 0 of ul as MCS-3 (TS 44.060
+// §10.4.8b: 2 the first, 3 the second; 0 and 1 are not halves), its data
+// unit starting with the octet first (a length indicator when E is 0).
+func sendEGPRSHalf(t *testing.T, e *Engine, bts *BTS, ul *TBF, spb uint8, first byte) {
+	t.Helper()
+	unit := make([]byte, rlcmac.MCS3.DataLen())
+	unit[0] = first
+	h := rlcmac.EGPRSULHeader{TFI: ul.tfi, SPB: spb, CV: 15}
+	h.CPS, _ = rlcmac.EncodeCPS(rlcmac.MCS3, 0, 0, false)
+	var blk [rlcmac.MaxBlockLen]byte
+	n, err := rlcmac.EncodeEGPRSUL(blk[:], rlcmac.MCS3, &h, unit, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIPDTCH, FN: ulBlockFN(0), TS: uint8(lowestSlot(ul.slots)), ARFCN: 871, Payload: blk[:n], LqualCb: 100})
+}
+
+// neighbourCell is a cell that asks dropEngine's for its SIs.
+var neighbourCell = bssgp.CellID{RAI: bssgp.RAI{MCC: 262, MNC: 42, LAC: 13135, RAC: 0}, CI: 2}
+
+// fromBTS is a drop: m (v12) from the BTS, for BTS nr.
+func fromBTS(nr uint8, m pcuif.Message) func(t *testing.T, e *Engine, bts *BTS) {
+	return func(t *testing.T, e *Engine, _ *BTS) {
+		b, err := pcuif.Marshal(m, pcuif.V12)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[1] = nr // the header's bts_nr (pcuif_proto.h struct gsm_pcu_if)
+		e.HandlePCUIF(b)
+	}
 }
 
 // sendULBlock sends UL RLC data block bsn of ul (CS-1, no LI: the data
@@ -61,9 +135,11 @@ func blockedGb(t *testing.T) gbAdapter {
 }
 
 // TestDropSites enumerates the places where the engine drops a frame or a
-// message: each is counted and logged at NOTICE (the level an operator
-// sees by default), and the lines of one kind are rate-limited (one every
-// opEventInterval, the next saying how many were held back).
+// message: each is counted and logged at NOTICE or, for the kinds in
+// dropAtError, ERROR (the levels an operator sees by default), and the
+// lines of one kind are rate-limited (one every opEventInterval, the next
+// saying how many were held back). Every dropKind has a row, every site a
+// row where a test can reach it.
 //
 // Not drop sites, and so not here: an empty DATA_IND (the BTS's lost
 // radio block, no data), an RLC block received again or outside the
@@ -82,12 +158,29 @@ func TestDropSites(t *testing.T) {
 		}
 		sendULBlock(t, e, bts, ul, ul.tfi, 1, 0)
 	}
-	sites := []struct {
+	l1 := func(i int) func(*Engine, *BTS) uint64 {
+		return func(e *Engine, _ *BTS) uint64 { return e.l1ctr.Value(i) }
+	}
+	// a PDCH's paging queue full, then one more page
+	pageFull := func(t *testing.T, e *Engine, bts *BTS) {
+		ms := bts.ms.byTLLI[tlli]
+		if ms == nil {
+			ms = onePhaseAccess(t, e, bts, tlli).ms
+		}
+		p := &bts.TRX[ms.UL.trx].PDCH[ms.UL.ctrlTS]
+		pe := rlcmac.PageEntry{ForRR: true, TMSI: 0x01020304}
+		for len(p.pages) < maxPagesPerPDCH {
+			e.pagePACCH(bts, ms, pe)
+		}
+		e.pagePACCH(bts, ms, pe)
+	}
+	type site struct {
 		name    string
 		drop    func(t *testing.T, e *Engine, bts *BTS)
 		counter func(e *Engine, bts *BTS) uint64
-		line    string // the start of the NOTICE line ("cat LEVEL text")
-	}{
+		line    string // the start of the line ("cat LEVEL text")
+	}
+	sites := []site{
 		{"UL frame, no Gb", func(t *testing.T, e *Engine, bts *BTS) { ulFrame(t, e, bts, false) },
 			func(e *Engine, _ *BTS) uint64 { return e.l1ctr.Value(L1GbULUnitdataDropped) },
 			"lbssgp NOTICE MS(TLLI=0xc0000001) UL LLC frame of 36 octets dropped: not sent to the SGSN: pcu: no Gb"},
@@ -131,10 +224,114 @@ func TestDropSites(t *testing.T) {
 			e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIPDTCH, FN: ulBlockFN(0), TS: 4, ARFCN: 871, Payload: make([]byte, 27)})
 		}, func(_ *Engine, bts *BTS) uint64 { return bts.Ctr.Value(CtrDecodeErrors) },
 			"tbf NOTICE undecodable EGPRS UL data block dropped"},
+		{"undecodable GPRS UL data block (no CS of its length)", func(t *testing.T, e *Engine, bts *BTS) {
+			e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIPDTCH, FN: ulBlockFN(0), TS: 4, ARFCN: 871, Payload: make([]byte, 10)})
+		}, func(_ *Engine, bts *BTS) uint64 { return bts.Ctr.Value(CtrDecodeErrors) },
+			"tbf NOTICE undecodable UL data block dropped: "},
+		{"EGPRS UL data block with SPB 1", func(t *testing.T, e *Engine, bts *BTS) {
+			ul := egprsUL(t, e, bts, tlli+seq)
+			seq++
+			sendEGPRSHalf(t, e, bts, ul, 1, 0)
+		}, func(_ *Engine, bts *BTS) uint64 { return bts.Ctr.Value(CtrDecodeErrors) },
+			"tbf NOTICE TBF(UL TFI=0 TRX=0 TS=01000000 FLOW MS(TLLI=0xc0000001)) EGPRS UL data block with SPB 1 (not defined in the uplink) dropped"},
+		{"undecodable UL data unit (split halves, LI beyond the unit)", func(t *testing.T, e *Engine, bts *BTS) {
+			ul := egprsUL(t, e, bts, tlli+seq)
+			seq++
+			sendEGPRSHalf(t, e, bts, ul, 2, 100<<1|1) // LI 100 > 74 octets, E 1
+			sendEGPRSHalf(t, e, bts, ul, 3, 0)
+		}, func(_ *Engine, bts *BTS) uint64 { return bts.Ctr.Value(CtrDecodeErrors) },
+			"tbf NOTICE TBF(UL TFI=0 TRX=0 TS=01000000 FLOW MS(TLLI=0xc0000001)) undecodable UL data unit dropped: rlcmac: length indicators exceed the data unit"},
+		{"DL-UNITDATA for an inactive BTS", func(t *testing.T, e *Engine, bts *BTS) {
+			e.HandleDLUnitdata(3, &DLUnitdata{TLLI: tlli, Lifetime: 0xffff, LLC: []byte{0x03, 0xc0, 1}})
+		}, l1(L1GbDLUnitdataDropped),
+			"pcu NOTICE DL-UNITDATA for TLLI=0xc0000001 dropped: BTS 3 is not active"},
+		{"DL LLC frame the queue refuses (empty)", func(t *testing.T, e *Engine, bts *BTS) {
+			e.HandleDLUnitdata(0, &DLUnitdata{TLLI: tlli, Lifetime: 0xffff})
+		}, l1(L1LLCRefused),
+			"llc ERROR MS(TLLI=0xc0000001) DL LLC frame of 0 octets dropped: the queue refused it: " + llc.ErrEmpty.Error()},
+		{"message to the BTS that does not encode", func(t *testing.T, e *Engine, bts *BTS) {
+			e.send(&pcuif.TxtInd{Text: "x"}, pcuif.Version(0))
+		}, l1(L1TxErrEncode),
+			"l1if ERROR TXT_IND to the BTS dropped: cannot encode: "},
+		{"message the BTS connection does not take", func(t *testing.T, e *Engine, bts *BTS) {
+			e.btsw.(*btsWriter).err = errors.New("queue full")
+			e.sendTxtVersion()
+		}, l1(L1TxDropped),
+			"l1if ERROR TXT_IND to the BTS dropped: cannot send: queue full"},
+		{"message from the BTS that does not decode", func(t *testing.T, e *Engine, bts *BTS) {
+			e.HandlePCUIF([]byte{byte(pcuif.TypeRTSReq)})
+		}, l1(L1ErrShort),
+			"l1if ERROR bad message from the BTS dropped: pcuif: message too short"},
+		{"RTS_REQ with an unsupported SAPI", func(t *testing.T, e *Engine, bts *BTS) {
+			e.handleRTS(bts, &pcuif.RTSReq{SAPI: pcuif.SAPIBCCH, FN: ulBlockFN(0), ARFCN: 871, TS: 4})
+		}, l1(L1ErrInconsistent),
+			"l1if ERROR RTS_REQ with unsupported SAPI BCCH dropped"},
+		{"DATA_IND with an unsupported SAPI", func(t *testing.T, e *Engine, bts *BTS) {
+			e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIRACH, FN: ulBlockFN(0), ARFCN: 871, TS: 4})
+		}, l1(L1ErrInconsistent),
+			"l1if ERROR DATA_IND with unsupported SAPI RACH dropped"},
+		{"RACH_IND with an unsupported SAPI", func(t *testing.T, e *Engine, bts *BTS) {
+			e.onRACHInd(bts, &pcuif.RACHInd{SAPI: pcuif.SAPIPDTCH})
+		}, l1(L1ErrInconsistent),
+			"l1if ERROR RACH_IND with unsupported SAPI PDTCH dropped"},
+		{"BCCH DATA_IND neither an SI nor a revocation", func(t *testing.T, e *Engine, bts *BTS) {
+			e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIBCCH, Payload: make([]byte, 5)})
+		}, l1(L1ErrInconsistent),
+			"l1if ERROR BCCH DATA_IND of 5 octets dropped"},
+		{"RTS_REQ for a BTS not active", fromBTS(1, &pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: ulBlockFN(0), ARFCN: 871, TS: 4}),
+			l1(L1ErrStale), "l1if NOTICE RTS_REQ for BTS 1 dropped: the BTS is not active"},
+		{"DATA_IND for a BTS without INFO_IND", fromBTS(1, &pcuif.Data{Kind: pcuif.TypeDataInd, SAPI: pcuif.SAPIPDTCH, FN: ulBlockFN(0), ARFCN: 871, TS: 4, Payload: make([]byte, 23)}),
+			l1(L1ErrStale), "l1if NOTICE DATA_IND for BTS 1 dropped: the BTS is not active"},
+		{"TIME_IND for a BTS without INFO_IND", fromBTS(1, &pcuif.TimeInd{FN: 13}),
+			l1(L1ErrStale), "l1if NOTICE TIME_IND for BTS 1 dropped: the BTS is not active"},
+		{"ACT_REQ from the BTS", fromBTS(0, &pcuif.ActReq{Activate: true, TS: 4}),
+			l1(L1RxUnexpected), "l1if ERROR ACT_REQ from the BTS dropped: only a PCU sends it"},
+		{"RTS_REQ on a disabled PDCH", func(t *testing.T, e *Engine, bts *BTS) {
+			e.handleRTS(bts, &pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: ulBlockFN(0), ARFCN: 871, TS: 1})
+		}, l1(L1RxRTSDisabledPDCH),
+			"l1if NOTICE RTS_REQ on a disabled PDCH dropped: TRX=0 TS=1"},
+		{"DATA_IND on a disabled PDCH", func(t *testing.T, e *Engine, bts *BTS) {
+			e.handleDataInd(bts, &pcuif.Data{SAPI: pcuif.SAPIPDTCH, FN: ulBlockFN(0), ARFCN: 871, TS: 1, Payload: make([]byte, 23)})
+		}, l1(L1RxDataIndDisabledPDCH),
+			"l1if NOTICE DATA_IND on a disabled PDCH dropped: TRX=0 TS=1"},
+		{"Packet Cell Change Notification for no TBF", func(t *testing.T, e *Engine, bts *BTS) {
+			e.naccNotification(bts, &bts.TRX[0].PDCH[4], &rlcmac.PacketCellChangeNotification{GlobalTFI: rlcmac.GlobalTFI{TFI: 5}})
+		}, l1(L1RxPCCNNoTBF),
+			"nacc NOTICE Packet Cell Change Notification for no TBF dropped: TRX=0 TFI=5 downlink=false"},
+		{"PACCH page, the PDCH's paging queue full", pageFull, l1(L1PagingDropped),
+			"tbf NOTICE oldest PACCH page of TRX=0 TS="},
+		{"PACCH page that does not encode (PAG_REQ's chan_needed 4)", func(t *testing.T, e *Engine, bts *BTS) {
+			p := &bts.TRX[0].PDCH[4]
+			p.pages = append(p.pages, pageEntry{rlcmac.PageEntry{ForRR: true, TMSI: 0x01020304, ChanNeeded: 4}})
+			var blk [rlcmac.MaxBlockLen]byte
+			e.encodePaging(p, 0, blk[:])
+		}, l1(L1PagingUnencodable),
+			"tbf NOTICE PACCH page of TRX=0 TS=4 dropped: it does not encode in a Packet Paging Request: rlcmac: "},
+		{"SUSPEND, no Gb", func(t *testing.T, e *Engine, bts *BTS) {
+			e.onSuspReq(bts, &pcuif.SuspReq{TLLI: tlli})
+		}, l1(L1GbSuspendDropped),
+			"lbssgp ERROR SUSPEND for TLLI=0xc0000001 dropped: not sent to the SGSN: pcu: no Gb"},
+		{"STATUS for a RIM PDU, no Gb", func(t *testing.T, e *Engine, bts *BTS) {
+			p := naccRIMRequest(btsCGI(bts), neighbourCell)
+			p.Dest.Discr = bssgp.RIMRoutingUTRAN // not GERAN: STATUS
+			e.RIMReceived(p)
+		}, l1(L1GbRIMDropped),
+			"rim ERROR STATUS dropped: not sent to the SGSN: pcu: no Gb"},
+		{"RAN-INFORMATION, no Gb", func(t *testing.T, e *Engine, bts *BTS) {
+			e.RIMReceived(naccRIMRequest(btsCGI(bts), neighbourCell))
+		}, l1(L1GbRIMDropped),
+			"rim ERROR RAN-INFORMATION dropped: not sent to the SGSN: pcu: no Gb"},
 	}
-	for _, s := range sites {
+	// the sites on a Gb that is up (gbDropEngine)
+	gbSites := []site{
+		{"FLOW-CONTROL-MS, NS cannot send", func(t *testing.T, e *Engine, bts *BTS) {
+			withNSClosed(e, e.flowControlMS)
+		}, l1(L1GbFlowControlMSDropped),
+			"lbssgp NOTICE MS(TLLI=0xc0000001) FLOW-CONTROL-MS dropped: not sent to the SGSN: gb: bind 0 not open"},
+	}
+	run := func(s site, newEngine func(*testing.T) (*Engine, *BTS, *opRec)) {
 		t.Run(s.name, func(t *testing.T) {
-			e, bts, rec := dropEngine(t)
+			e, bts, rec := newEngine(t)
 			seq = 0
 			before := s.counter(e, bts)
 			rec.take("")
@@ -157,6 +354,38 @@ func TestDropSites(t *testing.T) {
 				t.Fatalf("after %v: lines %q, want one ending %q", opEventInterval, lines, suppressedNote(int(n2)))
 			}
 		})
+	}
+	for _, s := range sites {
+		run(s, dropEngine)
+	}
+	for _, s := range gbSites {
+		run(s, gbDropEngine)
+	}
+}
+
+// TestDropSuppressedAllocs: the drops on the per-block path (an RTS_REQ on
+// a disabled PDCH; a DATA_REQ the BTS connection does not take) allocate
+// nothing while their lines are held back: opDrop makes the line only
+// when it logs it.
+func TestDropSuppressedAllocs(t *testing.T) {
+	e, bts, rec := dropEngine(t)
+	off := &pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: ulBlockFN(0), ARFCN: 871, TS: 1}
+	on := &pcuif.RTSReq{SAPI: pcuif.SAPIPDTCH, FN: ulBlockFN(0), ARFCN: 871, TS: 4}
+	e.btsw.(*btsWriter).err = errors.New("queue full")
+	rts := func() {
+		e.handleRTS(bts, off)
+		e.handleRTS(bts, on)
+	}
+	rts() // the first lines pass
+	if lines := rec.take(" dropped"); len(lines) != 2 {
+		t.Fatalf("lines %q, want the two drops", lines)
+	}
+	before := e.l1ctr.Value(L1TxDropped)
+	if n := testing.AllocsPerRun(100, rts); n != 0 {
+		t.Errorf("%v allocations per held-back pair of drops, want 0", n)
+	}
+	if lines := rec.take(" dropped"); len(lines) != 0 || e.l1ctr.Value(L1TxDropped) == before {
+		t.Errorf("held back: lines %q, tx:dropped %d -> %d", lines, before, e.l1ctr.Value(L1TxDropped))
 	}
 }
 

@@ -421,7 +421,10 @@ func (e *Engine) flowControlMS() {
 		rate := llc.DrainRate(t.cs.DataLen(), popcount8(t.slots))
 		bucket, leak := bss.MSFlowParams(rate, e.params.LLC.ParamsFor(rate).Interval)
 		if _, err := e.gbl.gb.SendFlowControlMS(m.TLLI, bucket, leak, now); err != nil {
-			e.gbLog.Debug("FLOW-CONTROL-MS not sent", "ms", m, "err", err)
+			e.l1ctr.Inc(L1GbFlowControlMSDropped)
+			e.opDrop(e.gbLog, dropFlowControlMSNotSent, func() string {
+				return fmt.Sprintf("%s FLOW-CONTROL-MS dropped: not sent to the SGSN: %v", m, err)
+			})
 		}
 	}
 }

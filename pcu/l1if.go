@@ -3,6 +3,7 @@ package pcu
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -119,12 +120,13 @@ func (e *Engine) send(m pcuif.Message, v pcuif.Version) {
 	}
 	n, err := pcuif.MarshalTo(e.txBuf[:], m, v)
 	if err != nil {
-		e.l1log.Error("cannot encode message", "type", m.Type(), "err", err)
+		e.l1ctr.Inc(L1TxErrEncode)
+		e.opDrop(e.l1log, dropTxEncode, func() string { return fmt.Sprintf("%v to the BTS dropped: cannot encode: %v", m.Type(), err) })
 		return
 	}
 	if err := e.writeBTS(e.txBuf[:n]); err != nil {
 		e.l1ctr.Inc(L1TxDropped)
-		e.l1log.Error("cannot send to BTS", "type", m.Type(), "err", err)
+		e.opDrop(e.l1log, dropTxNotSent, func() string { return fmt.Sprintf("%v to the BTS dropped: cannot send: %v", m.Type(), err) })
 		return
 	}
 	e.l1ctr.Inc(L1TxMsgs)
@@ -147,7 +149,23 @@ func (e *Engine) decodeError(err error, b []byte) {
 		idx = L1ErrInconsistent
 	}
 	e.l1ctr.Inc(idx)
-	e.l1log.Error("discarding bad message from BTS", "err", err, "len", len(b))
+	e.opDrop(e.l1log, dropRxBad, func() string { return fmt.Sprintf("bad message from the BTS dropped: %v, len=%d", err, len(b)) })
+}
+
+// rxStale counts and logs a message of type t for BTS btsNr, of which no
+// INFO_IND came (or, for RTS_REQ, one without ACTIVE).
+func (e *Engine) rxStale(t pcuif.MsgType, btsNr uint8) {
+	e.l1ctr.Inc(L1ErrStale)
+	e.opDrop(e.l1log, dropRxStale, func() string {
+		return fmt.Sprintf("%v for BTS %d dropped: the BTS is not active (no INFO_IND for it, or one without ACTIVE)", t, btsNr)
+	})
+}
+
+// rxBadSAPI counts and logs a message of type t with a SAPI it cannot
+// have (rx:err:inconsistent).
+func (e *Engine) rxBadSAPI(t pcuif.MsgType, sapi pcuif.SAPI) {
+	e.l1ctr.Inc(L1ErrInconsistent)
+	e.opDrop(e.l1log, dropRxBad, func() string { return fmt.Sprintf("%v with unsupported SAPI %v dropped", t, sapi) })
 }
 
 // handleMessage dispatches one message from the BTS (osmo-pcu pcu_l1_if.cpp pcu_rx()).
@@ -175,7 +193,7 @@ func (e *Engine) handleMessage(b []byte) {
 			return
 		}
 		if bts == nil || !bts.Active {
-			e.l1ctr.Inc(L1ErrStale)
+			e.rxStale(t, btsNr)
 			return
 		}
 		e.handleRTS(bts, &e.rxRTS)
@@ -187,7 +205,7 @@ func (e *Engine) handleMessage(b []byte) {
 			return
 		}
 		if bts == nil {
-			e.l1ctr.Inc(L1ErrStale)
+			e.rxStale(t, btsNr)
 			return
 		}
 		e.handleDataInd(bts, &e.rxData)
@@ -199,8 +217,7 @@ func (e *Engine) handleMessage(b []byte) {
 		return
 	}
 	if bts == nil {
-		e.l1ctr.Inc(L1ErrStale)
-		logx.Notice(e.l1log, "message before INFO_IND ignored", "type", t, "bts", btsNr)
+		e.rxStale(t, btsNr)
 		return
 	}
 	switch m := m.(type) {
@@ -236,7 +253,7 @@ func (e *Engine) handleMessage(b []byte) {
 		e.onContainer(bts, m)
 	default: // DATA_REQ, ACT_REQ, TXT_IND: PCU to BTS only
 		e.l1ctr.Inc(L1RxUnexpected)
-		e.l1log.Error("unexpected message from BTS", "type", t)
+		e.opDrop(e.l1log, dropRxUnexpected, func() string { return fmt.Sprintf("%v from the BTS dropped: only a PCU sends it", t) })
 	}
 }
 
@@ -381,7 +398,9 @@ func (e *Engine) handleRTS(bts *BTS, r *pcuif.RTSReq) {
 	p := &bts.TRX[r.TRX].PDCH[r.TS]
 	if !p.Enabled {
 		e.l1ctr.Inc(L1RxRTSDisabledPDCH)
-		logx.Notice(e.l1log, "RTS_REQ on a disabled PDCH", "trx", r.TRX, "ts", r.TS, "fn", r.FN)
+		e.opDrop(e.l1log, dropRTSDisabledPDCH, func() string {
+			return fmt.Sprintf("RTS_REQ on a disabled PDCH dropped: TRX=%d TS=%d FN=%d", r.TRX, r.TS, r.FN)
+		})
 		return
 	}
 	p.LastRTSFN = r.FN
@@ -407,8 +426,7 @@ func (e *Engine) handleRTS(bts *BTS, r *pcuif.RTSReq) {
 			e.tapBlock(gsmtap.CatDLPTCCH, false, r.ARFCN, r.TS, gsmtap.ChannelPTCCH, r.FN, 0, 0, d.Payload)
 		}
 	default:
-		e.l1ctr.Inc(L1ErrInconsistent)
-		e.l1log.Error("RTS_REQ with unsupported SAPI", "sapi", r.SAPI)
+		e.rxBadSAPI(pcuif.TypeRTSReq, r.SAPI)
 		return
 	}
 	e.send(d, e.ver)
@@ -419,7 +437,10 @@ func (e *Engine) handleDataInd(bts *BTS, d *pcuif.Data) {
 	case pcuif.SAPIPDTCH, pcuif.SAPIPTCCH:
 		bts.CurFN = d.FN
 		if d.SAPI == pcuif.SAPIPDTCH && !bts.TRX[d.TRX].PDCH[d.TS].Enabled {
-			logx.Notice(e.l1log, "DATA_IND on a disabled PDCH", "trx", d.TRX, "ts", d.TS)
+			e.l1ctr.Inc(L1RxDataIndDisabledPDCH)
+			e.opDrop(e.l1log, dropDataIndDisabledPDCH, func() string {
+				return fmt.Sprintf("DATA_IND on a disabled PDCH dropped: TRX=%d TS=%d FN=%d", d.TRX, d.TS, d.FN)
+			})
 			return
 		}
 		e.onULBlock(bts, d)
@@ -432,8 +453,7 @@ func (e *Engine) handleDataInd(bts *BTS, d *pcuif.Data) {
 	case pcuif.SAPIBCCH:
 		e.onSI(bts, d)
 	default:
-		e.l1ctr.Inc(L1ErrInconsistent)
-		e.l1log.Error("DATA_IND with unsupported SAPI", "sapi", d.SAPI)
+		e.rxBadSAPI(pcuif.TypeDataInd, d.SAPI)
 	}
 }
 
@@ -461,7 +481,10 @@ func (e *Engine) onSI(bts *BTS, d *pcuif.Data) {
 			e.onSI13(bts, d.Payload)
 		}
 	default:
-		e.l1log.Error("BCCH DATA_IND with unexpected length", "len", len(d.Payload))
+		e.l1ctr.Inc(L1ErrInconsistent)
+		e.opDrop(e.l1log, dropRxBad, func() string {
+			return fmt.Sprintf("BCCH DATA_IND of %d octets dropped: neither an SI (23) nor a revocation (0, 1)", len(d.Payload))
+		})
 	}
 }
 
@@ -507,7 +530,7 @@ func (e *Engine) onRACHInd(bts *BTS, m *pcuif.RACHInd) {
 	case pcuif.SAPIPTCCH:
 		e.onPTCCHAccess(bts, m.TRX, m.TS, m.FN, m.QTA)
 	default:
-		e.l1log.Error("RACH_IND with unsupported SAPI", "sapi", m.SAPI)
+		e.rxBadSAPI(pcuif.TypeRACHInd, m.SAPI)
 	}
 }
 

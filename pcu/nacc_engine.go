@@ -119,14 +119,20 @@ func (v naccEnvE) SILookup(cgi bssgp.CellID) (nacc.SI, bool) {
 }
 
 func (v naccEnvE) RIMRequest(cgi bssgp.CellID) error {
+	return v.e.sendSignalling(naccRIMRequest(cgi, btsCGI(v.bts)))
+}
+
+// naccRIMRequest is the RAN-INFORMATION-REQUEST of cell src for the SIs
+// of cell dest (NACC, single report; osmo-pcu neigh_cache.c
+// and nacc_fsm.c st_wait_resolve_rac_ci_on_enter()).
+func naccRIMRequest(dest, src bssgp.CellID) *bssgp.RIM {
 	c := bssgp.RIMContainer{AppID: bssgp.RIMAppNACC, SeqNum: 1, HasSeqNum: true, ProtVer: 1, HasProtVer: true,
-		AppCont: bssgp.MarshalNACCRequest(cgi)}
+		AppCont: bssgp.MarshalNACCRequest(dest)}
 	c.SetPDUInd(bssgp.RIMReqSingle, false)
-	p := &bssgp.RIM{PDUType: bssgp.PDURANInformationReq,
-		Dest:      bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingGERAN, Cell: cgi},
-		Src:       bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingGERAN, Cell: btsCGI(v.bts)},
+	return &bssgp.RIM{PDUType: bssgp.PDURANInformationReq,
+		Dest:      bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingGERAN, Cell: dest},
+		Src:       bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingGERAN, Cell: src},
 		Container: bssgp.MarshalRIMContainer(bssgp.IERANInfoReqRIMCont, &c)}
-	return v.e.sendSignalling(p)
 }
 
 func (v naccEnvE) Timeouts() (time.Duration, time.Duration) {
@@ -191,7 +197,10 @@ func (e *Engine) naccNotification(bts *BTS, p *PDCH, m *rlcmac.PacketCellChangeN
 		}
 	}
 	if t == nil {
-		logx.Notice(n.log, "Packet Cell Change Notification for no TBF", "downlink", m.GlobalTFI.Downlink, "tfi", m.GlobalTFI.TFI)
+		e.l1ctr.Inc(L1RxPCCNNoTBF)
+		e.opDrop(n.log, dropPCCNNoTBF, func() string {
+			return fmt.Sprintf("Packet Cell Change Notification for no TBF dropped: TRX=%d TFI=%d downlink=%v", p.TRX, m.GlobalTFI.TFI, m.GlobalTFI.Downlink)
+		})
 		return
 	}
 	f := n.naccOf(t.ms)

@@ -205,23 +205,52 @@ func (e *Engine) opDiscard(m *MS, d llc.Discard) {
 type dropKind int
 
 const (
-	dropULFrameNotSent      dropKind = iota // UL-UNITDATA not sent: no Gb, BVC blocked, NS (l1if gb:tx:ul_unitdata:dropped)
-	dropLLCDiscardedNotSent                 // LLC-DISCARDED not sent (l1if gb:tx:llc_discarded:dropped)
-	dropULFrameNoTLLI                       // UL LLC frame of an MS without TLLI (l1if ul:llc:dropped:no_tlli)
-	dropULBlockNoTBF                        // UL data block for no TBF (l1if rx:ul_data:no_tbf)
-	dropULBlockUndecodable                  // UL block or unit that does not decode (bts decode:errors)
-	dropPagReq                              // PAG_REQ without a TMSI or IMSI (l1if rx:pag_req:dropped)
+	dropULFrameNotSent        dropKind = iota // UL-UNITDATA not sent: no Gb, BVC blocked, NS (l1if gb:tx:ul_unitdata:dropped)
+	dropLLCDiscardedNotSent                   // LLC-DISCARDED not sent (l1if gb:tx:llc_discarded:dropped)
+	dropULFrameNoTLLI                         // UL LLC frame of an MS without TLLI (l1if ul:llc:dropped:no_tlli)
+	dropULBlockNoTBF                          // UL data block for no TBF (l1if rx:ul_data:no_tbf)
+	dropULBlockUndecodable                    // UL block or unit that does not decode (bts decode:errors)
+	dropPagReq                                // PAG_REQ without a TMSI or IMSI (l1if rx:pag_req:dropped)
+	dropDLUnitdataInactiveBTS                 // DL-UNITDATA for a BTS not active (l1if gb:rx:dl_unitdata:dropped)
+	dropDLFrameRefused                        // DL LLC frame the MS's queue refused (l1if llc:dropped:refused)
+	dropTxEncode                              // message to the BTS that does not encode (l1if tx:err:encode)
+	dropTxNotSent                             // message to the BTS the BTSWriter did not take (l1if tx:dropped)
+	dropRxBad                                 // message from the BTS that does not decode or fit its SAPI (l1if rx:err:*)
+	dropRxStale                               // message for a BTS without INFO_IND or not active (l1if rx:err:stale)
+	dropRxUnexpected                          // message only a PCU sends, from the BTS (l1if rx:unexpected)
+	dropRTSDisabledPDCH                       // RTS_REQ on a disabled PDCH, not answered (l1if rx:rts_req:disabled_pdch)
+	dropDataIndDisabledPDCH                   // DATA_IND on a disabled PDCH (l1if rx:data_ind:disabled_pdch)
+	dropPCCNNoTBF                             // Packet Cell Change Notification for no TBF (l1if rx:pccn:no_tbf)
+	dropPACCHPage                             // PACCH page: queue full, or does not encode (l1if paging:dropped, paging:dropped:encode)
+	dropFlowControlMSNotSent                  // FLOW-CONTROL-MS not sent (l1if gb:tx:flow_control_ms:dropped)
+	dropSuspendNotSent                        // SUSPEND not sent (l1if gb:tx:suspend:dropped)
+	dropRIMNotSent                            // RIM PDU or the STATUS for one not sent (l1if gb:tx:rim:dropped)
 	numDropKinds
 )
 
-// opDrop logs a dropped frame or message at NOTICE, one line per kind
-// every opEventInterval of engine time; a line that passes after others
-// were held back says how many. The caller has counted it. msg makes the
-// line only when it is logged (no allocation for the lines held back).
+// dropAtError are the kinds logged at ERROR rather than NOTICE: a bug
+// (a message that does not encode), a BTS or SGSN that breaks the
+// protocol, or a message the PCU owes its peer and could not send; they
+// were ERROR lines before they were rate-limited, as osmo-pcu's are
+// (pcu_l1_if.cpp pcu_rx(), pcu_sock_send(); gprs_bssgp_pcu.c).
+var dropAtError = [numDropKinds]bool{
+	dropDLFrameRefused: true, dropTxEncode: true, dropTxNotSent: true, dropRxBad: true,
+	dropRxUnexpected: true, dropSuspendNotSent: true, dropRIMNotSent: true,
+}
+
+// opDrop logs a dropped frame or message at NOTICE (ERROR for the kinds
+// in dropAtError), one line per kind every opEventInterval of engine
+// time; a line that passes after others were held back says how many.
+// The caller has counted it. msg makes the line only when it is logged
+// (no allocation for the lines held back).
 func (e *Engine) opDrop(log *slog.Logger, k dropKind, msg func() string) {
 	o := &e.oplog
 	o.init()
 	if ok, s := o.dropLim[k].Allow(e.now); ok {
+		if dropAtError[k] {
+			log.Error(msg() + suppressedNote(s))
+			return
+		}
 		logx.Notice(log, msg()+suppressedNote(s))
 	}
 }

@@ -1,6 +1,7 @@
 package pcu
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -39,6 +40,9 @@ func (e *Engine) pagePACCH(bts *BTS, ms *MS, entry rlcmac.PageEntry) {
 			clear(p.pages[n:])
 			p.pages = p.pages[:n]
 			e.l1ctr.Inc(L1PagingDropped)
+			e.opDrop(e.tbfLog, dropPACCHPage, func() string {
+				return fmt.Sprintf("oldest PACCH page of TRX=%d TS=%d dropped: %d pages queued already", t.trx, t.ctrlTS, maxPagesPerPDCH)
+			})
 		}
 		p.pages = append(p.pages, pageEntry{entry})
 		return true
@@ -60,22 +64,36 @@ func (e *Engine) pagePACCH(bts *BTS, ms *MS, entry rlcmac.PageEntry) {
 	}
 }
 
+// errPageTooLong: one page longer than a Packet Paging Request can carry
+// (none is: the longest, a 15-octet Mobile Identity with eMLPP priority,
+// takes 152 of the 176 bits with the message type).
+var errPageTooLong = errors.New("longer than a control block")
+
 // encodePaging sends the queued pages of a PDCH that fit one Packet Paging
 // Request (TS 44.060 §11.2.10).
 func (e *Engine) encodePaging(p *PDCH, usf uint8, blk []byte) int {
 	var m rlcmac.PacketPagingRequest
 	n := 0
+	var stop error // why page n does not go in this message
 	for n < len(p.pages) && n < len(m.Pages) {
 		m.Pages[n] = p.pages[n].e
 		m.N = uint8(n + 1)
-		if bits, err := rlcmac.MessageBits(&m); err != nil || bits > 184-8 {
-			m.N = uint8(n)
+		bits, err := rlcmac.MessageBits(&m)
+		if err == nil && bits > 184-8 {
+			err = errPageTooLong
+		}
+		if err != nil {
+			m.N, stop = uint8(n), err
 			break
 		}
 		n++
 	}
-	if n == 0 {
-		p.pages = p.pages[1:] // a page that fits no message is dropped
+	if n == 0 { // a page that goes in no message: a field out of range (CHANNEL_NEEDED from PAG_REQ)
+		e.l1ctr.Inc(L1PagingUnencodable)
+		e.opDrop(e.tbfLog, dropPACCHPage, func() string {
+			return fmt.Sprintf("PACCH page of TRX=%d TS=%d dropped: it does not encode in a Packet Paging Request: %v", p.TRX, p.TS, stop)
+		})
+		p.pages = p.pages[1:]
 		return 0
 	}
 	h := rlcmac.DLCtrlHeader{USF: usf}
@@ -179,9 +197,6 @@ func (e *Engine) onSuspReq(bts *BTS, m *pcuif.SuspReq) {
 			e.fireRelease(ms.DL, relSuspend)
 		}
 	}
-	if e.gbl == nil {
-		return
-	}
 	r := m.RAID
 	rai := bssgp.RAI{
 		MCC: uint16(r[0]&0x0f)*100 + uint16(r[0]>>4)*10 + uint16(r[1]&0x0f),
@@ -193,8 +208,15 @@ func (e *Engine) onSuspReq(bts *BTS, m *pcuif.SuspReq) {
 		rai.MNC = uint16(r[2]&0x0f)*100 + uint16(r[2]>>4)*10 + uint16(r[1]>>4)
 		rai.MNC3Digits = true
 	}
-	if err := e.gbl.gb.SendSuspend(m.TLLI, rai, e.gbNow()); err != nil {
-		e.gbLog.Error("cannot send SUSPEND", "tlli", m.TLLI, "err", err)
+	err := errNoGb
+	if e.gbl != nil {
+		err = e.gbl.gb.SendSuspend(m.TLLI, rai, e.gbNow())
+	}
+	if err != nil {
+		e.l1ctr.Inc(L1GbSuspendDropped)
+		e.opDrop(e.gbLog, dropSuspendNotSent, func() string {
+			return fmt.Sprintf("SUSPEND for TLLI=0x%08x dropped: not sent to the SGSN: %v", m.TLLI, err)
+		})
 	}
 }
 

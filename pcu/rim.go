@@ -1,6 +1,8 @@
 package pcu
 
 import (
+	"fmt"
+
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/pcu/nacc"
 )
@@ -100,12 +102,21 @@ func rimAppContainerDecodes(kind bssgp.IEI, c *bssgp.RIMContainer) bool {
 
 func (e *Engine) rimStatus(c bssgp.Cause, p *bssgp.RIM) {
 	b, err := bssgp.Marshal(p)
+	if err == nil {
+		err = e.sendSignalling(&bssgp.Status{Cause: c, PDUInError: b})
+	}
 	if err != nil {
-		return
+		e.rimNotSent("STATUS", err)
 	}
-	if err := e.sendSignalling(&bssgp.Status{Cause: c, PDUInError: b}); err != nil {
-		e.naccState().rimLog.Error("cannot send STATUS", "err", err)
-	}
+}
+
+// rimNotSent counts and logs a RIM PDU (or the STATUS answering one) that
+// could not be built or sent.
+func (e *Engine) rimNotSent(what string, err error) {
+	e.l1ctr.Inc(L1GbRIMDropped)
+	e.opDrop(e.naccState().rimLog, dropRIMNotSent, func() string {
+		return fmt.Sprintf("%s dropped: not sent to the SGSN: %v", what, err)
+	})
 }
 
 // rimRequest answers a RAN-INFORMATION-REQUEST for bts (osmo-pcu
@@ -130,7 +141,7 @@ func (e *Engine) rimRequest(bts *BTS, p *bssgp.RIM, c *bssgp.RIMContainer) {
 		resp = e.rimInfo(bts, p)
 	}
 	if err := e.sendSignalling(resp); err != nil {
-		log.Error("cannot send RIM PDU", "pdu", resp.PDUType.String(), "err", err)
+		e.rimNotSent(resp.PDUType.String(), err)
 	}
 }
 

@@ -319,7 +319,8 @@ func TestX2001PDARepeatSpacing(t *testing.T) {
 	s.block()
 	ul := tbfIn(t, s.e, s.bts, DirUL, TBFFlow, tlli) // contention resolved
 	ul.ms.UL = ul
-	ul.ul.tlliKnown, ul.ul.contention = true, true
+	ul.ul.tlliKnown = true
+	s.e.fire(ul, evContention) // the TLLI went back in an Ack/Nack (ul.go encodePUAN)
 	s.e.HandleDLUnitdata(0, &DLUnitdata{TLLI: tlli, Lifetime: 10000, LLC: []byte{0x41, 0xc0, 1, 2, 3}})
 	dl := ul.ms.DL
 	if dl == nil || dl.assignOn != ul {

@@ -384,16 +384,10 @@ func TestLogCategoryHex(t *testing.T) {
 	}
 }
 
-// execReappliesLogTargets: Daemon.Exec calls d.reapplyLogTargets() after
-// each VTY command (set to true with that main.go change).
-const execReappliesLogTargets = true
-
 // TestDaemonVTYLogTarget: a `log file` target added over telnet works at
-// once, with its own levels.
+// once, with its own levels (Daemon.Exec re-applies the log targets after
+// each VTY command).
 func TestDaemonVTYLogTarget(t *testing.T) {
-	if !execReappliesLogTargets {
-		t.Skip("needs Daemon.Exec to re-apply the log targets (not built yet)")
-	}
 	logFile := filepath.Join(t.TempDir(), "x.log")
 	_, c, stderr := startLogDaemon(t)
 	go func() { _, _ = io.Copy(io.Discard, c) }()

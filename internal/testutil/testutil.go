@@ -195,12 +195,13 @@ func NeedBinaries(t testing.TB, bins ...string) {
 }
 
 // NeedBinary is NeedBinaries for one program; it returns the program's
-// path on PATH.
+// path on PATH. bin may be a path (a particular installation, e.g. the
+// Debian package's /usr/bin/osmo-pcu): then that file must be executable.
 func NeedBinary(t testing.TB, bin string) string {
 	t.Helper()
 	p, err := exec.LookPath(bin)
 	if err != nil {
-		t.Skipf("needs %s (apt-get install %s)", bin, DebPackage(bin))
+		t.Skipf("needs %s (apt-get install %s)", bin, DebPackage(filepath.Base(bin)))
 	}
 	return p
 }

@@ -169,9 +169,7 @@ func recordLiveFile(t *testing.T, script []string, scriptFile, refFile string) {
 // briefly more; without, until the output has been idle for 200 ms.
 func liveTranscript(t *testing.T, script []string, expect []step) []step {
 	t.Helper()
-	if _, err := os.Stat(refBinary); err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
+	testutil.NeedBinary(t, refBinary)
 	testutil.NeedRoot(t, "network namespaces")
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "osmo-pcu.cfg")

@@ -2,11 +2,11 @@ package config
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/vty"
 )
 
@@ -28,9 +28,7 @@ func xmlCommands(doc string) map[string]string {
 // TestXMLReferenceMatchesOsmoPCU compares every command, attribute and
 // per-token help string with osmo-pcu 1.1.0's --vty-ref-xml output.
 func TestXMLReferenceMatchesOsmoPCU(t *testing.T) {
-	if _, err := os.Stat(refBinary); err != nil {
-		t.Skip("needs osmo-pcu (apt-get install osmo-pcu)")
-	}
+	testutil.NeedBinary(t, refBinary)
 	for _, mode := range []struct {
 		arg  string
 		mode vty.XMLMode

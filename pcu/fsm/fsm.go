@@ -1,7 +1,8 @@
 // Package fsm is the transition table the engine's state machines are
-// written as (pcu/nacc's NACC machine; the engine's TBF tables, pcu
-// tbf_fsm.go, use the same rules through pcu/fsm.go until they move
-// here).
+// written as: the TBF lifecycle (pcu tbf_fsm.go lifecycle), the TBF
+// control procedures (pcu tbf_fsm.go ctlTable) and NACC (pcu/nacc). The
+// engine's side, why the order is what it is and the counting and logging
+// of rejected events, is pcu/fsm.go.
 //
 // A row holds a set of states, an event, a guard, the state to enter, the
 // timer the new state runs, and an action. An event goes to the first row
