@@ -22,6 +22,10 @@ type gsmtapTap struct {
 	errs uint64
 }
 
+// GSMTAPSent is the number of GSMTAP datagrams the sink took. Engine
+// goroutine only.
+func (e *Engine) GSMTAPSent() uint64 { return e.tap.sent }
+
 // tapBlock sends one block if its category is enabled.
 func (e *Engine) tapBlock(cat gsmtap.Category, uplink bool, arfcn uint16, ts uint8, channel uint8, fn uint32, rssi, snr int8, payload []byte) {
 	t := &e.tap

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gopcu/gopcu/internal/emu/msemu"
 	"github.com/gopcu/gopcu/internal/emu/sgsnemu"
+	"github.com/gopcu/gopcu/internal/testutil"
 	"github.com/gopcu/gopcu/pcu"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 )
@@ -28,11 +29,17 @@ func TestGbEndToEnd(t *testing.T) {
 				}
 			}
 			ul := [][]byte{llcFrame(3, 80), llcFrame(4, 700)}
+			testutil.Eventually(t, 5*time.Second, func() bool { // the DL-UNITDATAs come over the NS socket
+				n := 0
+				g.eng.Call(func() {
+					if v, ok := g.eng.MSViewByTLLI(ms.TLLI); ok {
+						n = v.QueueFrames
+					}
+				})
+				return n == len(dl)
+			}, "%d DL-UNITDATAs not queued for the MS", len(dl))
 			for s := 0; s < 3000 && len(got) < len(dl); s++ {
 				g.step(t)
-				if s < 10 {
-					time.Sleep(time.Millisecond) // let the DL-UNITDATAs arrive from the socket
-				}
 			}
 			for _, f := range ul {
 				ms.SendLLC(f)

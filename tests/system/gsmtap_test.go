@@ -61,7 +61,13 @@ func gsmtapSession(t *testing.T, egprs bool, loss float64, hop, poorUL bool) {
 		t.Fatalf("poor uplink: %d/%d split halves, %d of %d frames\n%s\n%s", r.btsCtr(pcu.CtrSPBULFirstSegment),
 			r.btsCtr(pcu.CtrSPBULSecondSegment), len(r.gb.frames(ms.TLLI)), wantUL, ms.Debug(), r.show("show tbf all"))
 	}
-	time.Sleep(50 * time.Millisecond) // the last datagrams on loopback
+	var sent uint64
+	r.eng.Call(func() { sent = r.eng.GSMTAPSent() })
+	testutil.Eventually(t, 5*time.Second, func() bool { // the last datagrams on loopback
+		sink.mu.Lock()
+		defer sink.mu.Unlock()
+		return uint64(len(sink.pkts)) >= sent
+	}, "GSMTAP: %d datagrams sent, fewer received", sent)
 	sink.mu.Lock()
 	defer sink.mu.Unlock()
 	tap := readGSMTAP(t, sink.pkts, egprs, hop)

@@ -354,12 +354,15 @@ func TestNACCOverCTRL(t *testing.T) {
 	ms := ulMS(r, 0xc0000080)
 	r.run(t, 300, false, func() bool { return ms.ULActive() })
 	ms.SendCellChangeNotification(&rlcmac.PacketCellChangeNotification{ARFCN: 880, BSIC: 10})
-	// the CTRL answer comes from another goroutine: step in real time
-	deadline := time.Now().Add(5 * time.Second)
-	for len(ms.NACC.Continues) == 0 && time.Now().Before(deadline) {
-		r.run(t, 1, true, func() bool { return false })
-		time.Sleep(time.Millisecond)
+	// the CTRL answer comes from another goroutine: step the radio until
+	// the Continue arrives
+	continued := func(m *msemu.MS) func() bool {
+		return func() bool {
+			r.run(t, 1, true, func() bool { return false })
+			return len(m.NACC.Continues) > 0
+		}
 	}
+	testutil.Eventually(t, 5*time.Second, continued(ms), "no Packet Cell Change Continue after the CTRL answer")
 	select {
 	case c := <-cmds:
 		if c != "GET 88010 neighbor_resolve_cgi_ps_from_lac_ci.1.6969.880.10" {
@@ -375,10 +378,7 @@ func TestNACCOverCTRL(t *testing.T) {
 	ms2 := ulMS(r, 0xc0000081)
 	r.run(t, 300, false, func() bool { return ms2.ULActive() })
 	ms2.SendCellChangeNotification(&rlcmac.PacketCellChangeNotification{ARFCN: 12, BSIC: 3})
-	for len(ms2.NACC.Continues) == 0 && time.Now().Before(deadline) {
-		r.run(t, 1, true, func() bool { return false })
-		time.Sleep(time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, continued(ms2), "no Packet Cell Change Continue after the CTRL ERROR")
 	if c := <-cmds; c != "GET 1203 neighbor_resolve_cgi_ps_from_lac_ci.1.6969.12.3" {
 		t.Fatalf("CTRL command %q", c)
 	}
