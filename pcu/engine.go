@@ -67,9 +67,11 @@ type Config struct {
 }
 
 // PacketCapture records datagrams for a pcap file. Methods must not block.
+// GSMTAPDatagram stamps the datagram with the capture's own wall clock
+// (the core reads none).
 type PacketCapture interface {
 	UDP(ts time.Time, src, dst netip.AddrPort, payload []byte) bool
-	GSMTAPDatagram(ts time.Time, b []byte) bool
+	GSMTAPDatagram(b []byte) bool
 }
 
 // Engine is the PCU core.

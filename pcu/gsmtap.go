@@ -1,10 +1,6 @@
 package pcu
 
-import (
-	"time"
-
-	"github.com/gopcu/gopcu/gsmtap"
-)
+import "github.com/gopcu/gopcu/gsmtap"
 
 // GSMTAPSink takes the engine's GSMTAP datagrams (osmo-pcu's
 // `gsmtap-remote-host` and `gsmtap-category`: copies of radio blocks,
@@ -40,7 +36,7 @@ func (e *Engine) tapBlock(cat gsmtap.Category, uplink bool, arfcn uint16, ts uin
 	}
 	n += copy(t.buf[n:], payload)
 	if c := e.cfg.Capture; c != nil {
-		c.GSMTAPDatagram(time.Now(), t.buf[:n])
+		c.GSMTAPDatagram(t.buf[:n])
 	}
 	if err := t.sink.Send(t.buf[:n]); err != nil {
 		t.errs++ // e.g. ICMP port unreachable from an earlier datagram

@@ -22,7 +22,7 @@ func (c *nullCapture) UDP(time.Time, netip.AddrPort, netip.AddrPort, []byte) boo
 	c.n.Add(1)
 	return true
 }
-func (c *nullCapture) GSMTAPDatagram(time.Time, []byte) bool { return true }
+func (c *nullCapture) GSMTAPDatagram([]byte) bool { return true }
 
 // feedInfo hands the engine an INFO_IND as if the BTS sent it (in the
 // engine goroutine: the driver runs).

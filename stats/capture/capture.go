@@ -199,9 +199,9 @@ func (c *Capture) GSMTAP(ts time.Time, h *gsmtap.Header, payload []byte) bool {
 }
 
 // GSMTAPDatagram records an already encoded GSMTAP datagram (what the
-// engine's tap sends to `gsmtap-remote-host`).
-func (c *Capture) GSMTAPDatagram(ts time.Time, b []byte) bool {
-	return c.UDP(ts, c.opts.GSMTAPSrc, c.opts.GSMTAPDst, b)
+// engine's tap sends to `gsmtap-remote-host`), stamped now.
+func (c *Capture) GSMTAPDatagram(b []byte) bool {
+	return c.UDP(time.Now(), c.opts.GSMTAPSrc, c.opts.GSMTAPDst, b)
 }
 
 func (c *Capture) enqueue(r record) bool {
