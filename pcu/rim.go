@@ -50,7 +50,7 @@ func (e *Engine) rimRx(p *bssgp.RIM) {
 	}
 	kind := bssgp.RIMContainerIEI(p.PDUType)
 	c, err := bssgp.ParseRIMContainer(kind, p.Container)
-	if err != nil || !rimAppContainerDecodes(kind, &c) {
+	if err != nil || !nacc.RIMContainerDecodes(kind, &c) {
 		// libosmogb leaves such a PDU undecoded; osmo-pcu logs it and
 		// answers nothing.
 		log.Error("erroneous RIM PDU received -- reject", "dest", p.Dest.Cell.String(), "pdu", p.PDUType.String(), "err", err)
@@ -73,31 +73,6 @@ func (e *Engine) rimRx(p *bssgp.RIM) {
 	default:
 		log.Error("RIM PDU not handled by this application", "pdu", p.PDUType.String(), "src", p.Src.String())
 	}
-}
-
-// rimAppContainerDecodes applies libosmogb's application container checks:
-// only NACC containers decode (8 octets of reporting cell for a request, a
-// valid SI list for RAN-INFORMATION, a cause for an application error).
-func rimAppContainerDecodes(kind bssgp.IEI, c *bssgp.RIMContainer) bool {
-	switch kind {
-	case bssgp.IERANInfoReqRIMCont:
-		if c.AppCont == nil {
-			return true
-		}
-		_, err := bssgp.ParseNACCRequest(c.AppCont)
-		return c.AppID == bssgp.RIMAppNACC && err == nil
-	case bssgp.IERANInfoRIMCont:
-		if c.AppCont != nil {
-			_, err := bssgp.ParseNACCInfo(c.AppCont)
-			return c.AppID == bssgp.RIMAppNACC && err == nil
-		}
-		if c.AppError != nil {
-			return c.AppID == bssgp.RIMAppNACC && len(c.AppError) >= 1
-		}
-	case bssgp.IERANInfoAppErrRIM:
-		return c.AppID == bssgp.RIMAppNACC && len(c.AppError) >= 1
-	}
-	return true
 }
 
 func (e *Engine) rimStatus(c bssgp.Cause, p *bssgp.RIM) {
@@ -131,11 +106,11 @@ func (e *Engine) rimRequest(bts *BTS, p *bssgp.RIM, c *bssgp.RIMContainer) {
 	switch {
 	case c.AppID != bssgp.RIMAppNACC:
 		log.Error("Rx RAN-INFO-REQ with unknown/wrong application ID -- reject", "cell", btsCGI(bts).String(), "app", c.AppID)
-		resp = rimError(p)
+		resp = nacc.RIMError(p)
 	case !rep.Equal(btsCGI(bts)):
 		log.Error("reporting cell in RIM application container does not match destination cell -- rejected",
 			"reporting", rep.String(), "dest", btsCGI(bts).String())
-		resp = rimError(p)
+		resp = nacc.RIMError(p)
 	default:
 		log.Info("responding to RAN INFORMATION REQUEST", "cell", rep.String())
 		resp = e.rimInfo(bts, p)
@@ -145,33 +120,18 @@ func (e *Engine) rimRequest(bts *BTS, p *bssgp.RIM, c *bssgp.RIMContainer) {
 	}
 }
 
-// rimError is RAN-INFORMATION-ERROR for a refused request: application
-// NACC, protocol version 1, the request's RIM container as PDU in Error.
-// The cause is 0 as osmo-pcu leaves it (format_response_pdu_err).
-func rimError(req *bssgp.RIM) *bssgp.RIM {
-	c := bssgp.RIMContainer{AppID: bssgp.RIMAppNACC, HasCause: true, Cause: 0, ProtVer: 1, HasProtVer: true,
-		PDUInError: req.Container}
-	return req.Mirror(bssgp.PDURANInformationError, bssgp.MarshalRIMContainer(bssgp.IERANInfoErrorRIMCont, &c))
-}
-
-// rimInfo is the RAN-INFORMATION answering a NACC request: single report,
-// sequence number 1, the BVC's cell as reporting cell, SI1, SI3, SI13.
+// rimInfo is the RAN-INFORMATION answering a NACC request for bts: the
+// BVC's cell as reporting cell and the BTS's SI1, SI3, SI13 (nacc.RIMInfo).
 func (e *Engine) rimInfo(bts *BTS, req *bssgp.RIM) *bssgp.RIM {
 	rep := btsCGI(bts)
 	if e.gbl != nil && bts.Nr == 0 {
 		rep = e.gbl.cfg.CellID // osmo-pcu: the BVC context's RA-ID and cell id
 	}
-	si := btsSI(bts)
-	a := bssgp.NACCInfo{ReportingCell: rep}
-	for i := 0; i+bssgp.RIMSILen <= len(si.Buf); i += bssgp.RIMSILen {
-		a.SI = append(a.SI, si.Buf[i:i+bssgp.RIMSILen])
+	resp, n := nacc.RIMInfo(req, rep, btsSI(bts).Buf)
+	if n < 3 {
+		e.naccState().log.Info("TX RAN INFO RESPONSE (NACC): some SI are missing", "cell", rep.String(), "si", n)
 	}
-	if len(a.SI) < 3 {
-		e.naccState().log.Info("TX RAN INFO RESPONSE (NACC): some SI are missing", "cell", rep.String(), "si", len(a.SI))
-	}
-	c := bssgp.RIMContainer{AppID: bssgp.RIMAppNACC, SeqNum: 1, HasSeqNum: true, ProtVer: 1, HasProtVer: true, AppCont: a.Marshal()}
-	c.SetPDUInd(bssgp.RIMInfoSingle, false)
-	return req.Mirror(bssgp.PDURANInformation, bssgp.MarshalRIMContainer(bssgp.IERANInfoRIMCont, &c))
+	return resp
 }
 
 // rimInformation stores a RAN-INFORMATION's SI in the SI cache and wakes
@@ -192,10 +152,7 @@ func (e *Engine) rimInformation(p *bssgp.RIM, c *bssgp.RIMContainer) {
 		return
 	}
 	a, _ := bssgp.ParseNACCInfo(c.AppCont)
-	si := nacc.SI{PSI: a.PSI}
-	for _, s := range a.SI {
-		si.Buf = append(si.Buf, s...)
-	}
+	si := nacc.SIOfRIM(&a)
 	n.rimLog.Info("Rx RAN-INFO", "cell", a.ReportingCell.String(), "psi", a.PSI, "num_si", len(a.SI))
 	n.si.Add(a.ReportingCell, si, e.now)
 	for _, x := range n.fsms {
