@@ -17,6 +17,7 @@ import (
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/llc"
+	"github.com/gopcu/gopcu/pcu/nacc"
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 )
@@ -312,13 +313,13 @@ func TestDropSites(t *testing.T) {
 		}, l1(L1GbSuspendDropped),
 			"lbssgp ERROR SUSPEND for TLLI=0xc0000001 dropped: not sent to the SGSN: pcu: no Gb"},
 		{"STATUS for a RIM PDU, no Gb", func(t *testing.T, e *Engine, bts *BTS) {
-			p := naccRIMRequest(btsCGI(bts), neighbourCell)
+			p := nacc.RIMRequest(btsCGI(bts), neighbourCell)
 			p.Dest.Discr = bssgp.RIMRoutingUTRAN // not GERAN: STATUS
 			e.RIMReceived(p)
 		}, l1(L1GbRIMDropped),
 			"rim ERROR STATUS dropped: not sent to the SGSN: pcu: no Gb"},
 		{"RAN-INFORMATION, no Gb", func(t *testing.T, e *Engine, bts *BTS) {
-			e.RIMReceived(naccRIMRequest(btsCGI(bts), neighbourCell))
+			e.RIMReceived(nacc.RIMRequest(btsCGI(bts), neighbourCell))
 		}, l1(L1GbRIMDropped),
 			"rim ERROR RAN-INFORMATION dropped: not sent to the SGSN: pcu: no Gb"},
 	}

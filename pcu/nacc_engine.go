@@ -119,20 +119,7 @@ func (v naccEnvE) SILookup(cgi bssgp.CellID) (nacc.SI, bool) {
 }
 
 func (v naccEnvE) RIMRequest(cgi bssgp.CellID) error {
-	return v.e.sendSignalling(naccRIMRequest(cgi, btsCGI(v.bts)))
-}
-
-// naccRIMRequest is the RAN-INFORMATION-REQUEST of cell src for the SIs
-// of cell dest (NACC, single report; osmo-pcu neigh_cache.c
-// and nacc_fsm.c st_wait_resolve_rac_ci_on_enter()).
-func naccRIMRequest(dest, src bssgp.CellID) *bssgp.RIM {
-	c := bssgp.RIMContainer{AppID: bssgp.RIMAppNACC, SeqNum: 1, HasSeqNum: true, ProtVer: 1, HasProtVer: true,
-		AppCont: bssgp.MarshalNACCRequest(dest)}
-	c.SetPDUInd(bssgp.RIMReqSingle, false)
-	return &bssgp.RIM{PDUType: bssgp.PDURANInformationReq,
-		Dest:      bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingGERAN, Cell: dest},
-		Src:       bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingGERAN, Cell: src},
-		Container: bssgp.MarshalRIMContainer(bssgp.IERANInfoReqRIMCont, &c)}
+	return v.e.sendSignalling(nacc.RIMRequest(cgi, btsCGI(v.bts)))
 }
 
 func (v naccEnvE) Timeouts() (time.Duration, time.Duration) {

@@ -7,6 +7,19 @@ import "github.com/gopcu/gopcu/bssgp"
 // and checks it. The engine routes the PDUs (pcu/rim.go); these are the
 // parts that depend on nothing but the PDUs.
 
+// RIMRequest is the RAN-INFORMATION-REQUEST of cell src for the SI of
+// cell dest (NACC, single report; osmo-pcu neigh_cache.c and nacc_fsm.c
+// st_wait_resolve_rac_ci_on_enter()).
+func RIMRequest(dest, src bssgp.CellID) *bssgp.RIM {
+	c := bssgp.RIMContainer{AppID: bssgp.RIMAppNACC, SeqNum: 1, HasSeqNum: true, ProtVer: 1, HasProtVer: true,
+		AppCont: bssgp.MarshalNACCRequest(dest)}
+	c.SetPDUInd(bssgp.RIMReqSingle, false)
+	return &bssgp.RIM{PDUType: bssgp.PDURANInformationReq,
+		Dest:      bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingGERAN, Cell: dest},
+		Src:       bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingGERAN, Cell: src},
+		Container: bssgp.MarshalRIMContainer(bssgp.IERANInfoReqRIMCont, &c)}
+}
+
 // RIMContainerDecodes applies libosmogb's application container checks to
 // a RIM container of kind: only NACC containers decode (8 octets of
 // reporting cell for a request, a valid SI list for RAN-INFORMATION, a

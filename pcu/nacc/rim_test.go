@@ -12,22 +12,14 @@ var (
 	rimCellB = bssgp.CellID{RAI: bssgp.RAI{MCC: 262, MNC: 42, LAC: 13300, RAC: 7}, CI: 880}
 )
 
-func rimRequest(t *testing.T) *bssgp.RIM {
-	t.Helper()
-	c := bssgp.RIMContainer{AppID: bssgp.RIMAppNACC, SeqNum: 1, HasSeqNum: true, ProtVer: 1, HasProtVer: true,
-		AppCont: bssgp.MarshalNACCRequest(rimCellA)}
-	c.SetPDUInd(bssgp.RIMInfoSingle, false)
-	return &bssgp.RIM{PDUType: bssgp.PDURANInformationReq,
-		Dest:      bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingGERAN, Cell: rimCellA},
-		Src:       bssgp.RIMRoutingInfo{Discr: bssgp.RIMRoutingGERAN, Cell: rimCellB},
-		Container: bssgp.MarshalRIMContainer(bssgp.IERANInfoReqRIMCont, &c)}
-}
+// rimRequest is cell B's request for cell A's SI.
+func rimRequest() *bssgp.RIM { return RIMRequest(rimCellA, rimCellB) }
 
 // TestRIMInfo: the answer to a NACC request goes back to its source, and
 // carries the reporting cell and every whole SI of 21 octets (a trailing
 // part is left out, and counted as missing).
 func TestRIMInfo(t *testing.T) {
-	req := rimRequest(t)
+	req := rimRequest()
 	si := bytes.Repeat([]byte{0x2b}, 2*bssgp.RIMSILen+5)
 	resp, n := RIMInfo(req, rimCellA, si)
 	if n != 2 || resp.PDUType != bssgp.PDURANInformation || !resp.Dest.Cell.Equal(rimCellB) || !resp.Src.Cell.Equal(rimCellA) {
@@ -46,7 +38,7 @@ func TestRIMInfo(t *testing.T) {
 // TestRIMError: the refusal mirrors the request and carries its container
 // as PDU in Error, with cause 0 (osmo-pcu format_response_pdu_err).
 func TestRIMError(t *testing.T) {
-	req := rimRequest(t)
+	req := rimRequest()
 	resp := RIMError(req)
 	c, err := bssgp.ParseRIMContainer(bssgp.IERANInfoErrorRIMCont, resp.Container)
 	if err != nil || resp.PDUType != bssgp.PDURANInformationError || !resp.Dest.Cell.Equal(rimCellB) ||
