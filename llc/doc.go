@@ -86,7 +86,7 @@
 // inside the flow queues (FQ-CoDel, FQ-PIE, SFQ-RED). Every decision is
 // taken on the frame at the head of its flow, before RLC/MAC encoding.
 // RED's automatic min is the backlog the MS drains in the automatic CoDel
-// target less one MTU (at least two maximum frames; redAutoMinAlone), its
+// target less one MTU (at least two maximum frames; redAutoMin), its
 // max three times that, and both are the MS's share when other MSs have
 // data on the same PDCHs (REDParamsShared, Queue.SetSharers). With the RFC
 // variant a drop falls on a whole SNDCP N-PDU: a decision on a later

@@ -29,7 +29,7 @@ type REDParams struct {
 }
 
 // Automatic RED settings: min is the backlog the MS drains in the automatic
-// CoDel target less one MTU (at least two maximum frames; redAutoMinAlone),
+// CoDel target less one MTU (at least two maximum frames; redAutoMin),
 // max three times that.
 const (
 	redDefaultMaxP = 10 // percent
@@ -53,7 +53,7 @@ func (c Config) REDParamsECNShared(rate, n int) REDParams {
 	if rate <= 0 {
 		rate = AutoDefaultRate
 	}
-	c.RED.Min = redAutoMin(rate, Config{}.ParamsECNFor(rate).Target, n)
+	c.RED.Min = redAutoMin(rate, Config{}.ParamsECNFor(rate).Target, n, 0)
 	return c.REDParamsShared(rate, n)
 }
 
@@ -79,7 +79,7 @@ func (c Config) REDParamsShared(rate, n int) REDParams {
 	}
 	p := REDParams{Min: c.RED.Min, Max: c.RED.Max, MaxP: float64(c.RED.MaxP) / 100, Wlog: c.RED.Wlog}
 	if p.Min == 0 {
-		p.Min = redAutoMinAlone(rate, Config{}.ParamsFor(rate).Target, n)
+		p.Min = redAutoMin(rate, Config{}.ParamsFor(rate).Target, n, AutoMTU)
 		if p.Max != 0 && p.Min >= p.Max {
 			p.Min = p.Max / 3
 		}
@@ -96,29 +96,21 @@ func (c Config) REDParamsShared(rate, n int) REDParams {
 	return p
 }
 
-// redAutoMinAlone is redAutoMin for the frames that cannot be marked.
-// For one MS alone (n ≤ 1) it leaves room for one MTU-sized N-PDU on top:
-// rate·t − AutoMTU, at least 2·MaxFrameLen, so that a packet that arrives
-// while the average backlog sits at min still leaves within t. Min is
-// where RED starts to act, so the backlog's median sits above it (on the
-// real network at 8-10 kB/s, the backlog drained in t = 0.5 s gave a
-// median queue delay of 0.55 s, a min of 4000 octets 0.41 s at the same
-// download time: docs/bufferbloat.md). With n ≥ 2 the share (1/√n) keeps
-// min well under t already.
-func redAutoMinAlone(rate int, t time.Duration, n int) int {
-	if n <= 1 {
-		return max(int(int64(rate)*int64(t)/int64(time.Second))-AutoMTU, 2*MaxFrameLen)
-	}
-	return redAutoMin(rate, t, n)
-}
-
 // redAutoMin is the automatic RED min of a queue draining at rate octets
 // per second with target delay t, its PDCHs shared by n MSs with data
 // (REDParamsShared): rate·t/√n, at least 2·MaxFrameLen/n and one
-// MaxFrameLen.
-func redAutoMin(rate int, t time.Duration, n int) int {
+// MaxFrameLen. For one MS alone (n ≤ 1) it is rate·t − room, at least
+// 2·MaxFrameLen. The frames that cannot be marked leave room for one
+// MTU-sized N-PDU (room AutoMTU), so that a packet that arrives while the
+// average backlog sits at min still leaves within t: min is where RED
+// starts to act, so the backlog's median sits above it (on the real
+// network at 8-10 kB/s, the backlog drained in t = 0.5 s gave a median
+// queue delay of 0.55 s, a min of 4000 octets 0.41 s at the same download
+// time: docs/bufferbloat.md). With n ≥ 2 the share (1/√n) keeps min well
+// under t already.
+func redAutoMin(rate int, t time.Duration, n, room int) int {
 	if n <= 1 {
-		return max(int(int64(rate)*int64(t)/int64(time.Second)), 2*MaxFrameLen)
+		return max(int(int64(rate)*int64(t)/int64(time.Second))-room, 2*MaxFrameLen)
 	}
 	d := float64(rate) * t.Seconds() / math.Sqrt(float64(n))
 	return max(int(d), 2*MaxFrameLen/n, MaxFrameLen)
