@@ -1,7 +1,6 @@
 package pcu
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -64,31 +63,26 @@ func (e *Engine) pagePACCH(bts *BTS, ms *MS, entry rlcmac.PageEntry) {
 	}
 }
 
-// errPageTooLong: one page longer than a Packet Paging Request can carry
-// (none is: the longest, a 15-octet Mobile Identity with eMLPP priority,
-// takes 152 of the 176 bits with the message type).
-var errPageTooLong = errors.New("longer than a control block")
-
 // encodePaging sends the queued pages of a PDCH that fit one Packet Paging
 // Request (TS 44.060 §11.2.10).
 func (e *Engine) encodePaging(p *PDCH, usf uint8, blk []byte) int {
 	var m rlcmac.PacketPagingRequest
 	n := 0
-	var stop error // why page n does not go in this message
+	var stop error // why page n does not encode (nil: it did not fit)
 	for n < len(p.pages) && n < len(m.Pages) {
 		m.Pages[n] = p.pages[n].e
 		m.N = uint8(n + 1)
-		bits, err := rlcmac.MessageBits(&m)
-		if err == nil && bits > 184-8 {
-			err = errPageTooLong
-		}
-		if err != nil {
+		if bits, err := rlcmac.MessageBits(&m); err != nil || bits > 184-8 {
 			m.N, stop = uint8(n), err
 			break
 		}
 		n++
 	}
-	if n == 0 { // a page that goes in no message: a field out of range (CHANNEL_NEEDED from PAG_REQ)
+	if n == 0 {
+		// a page that goes in no message: a field out of range
+		// (CHANNEL_NEEDED from PAG_REQ); none is too long (the longest, a
+		// 15-octet Mobile Identity with eMLPP priority, takes 152 of the
+		// 176 bits with the message type)
 		e.l1ctr.Inc(L1PagingUnencodable)
 		e.opDrop(e.tbfLog, dropPACCHPage, func() string {
 			return fmt.Sprintf("PACCH page of TRX=%d TS=%d dropped: it does not encode in a Packet Paging Request: %v", p.TRX, p.TS, stop)
