@@ -30,7 +30,9 @@ var shutdownGrace = 5 * time.Second
 //     SIGHUP.
 //   - SIGUSR1, SIGUSR2: a state dump in the log (osmo-pcu prints its talloc
 //     report to stderr): memory use, goroutines, per BTS the PDCHs, MSs,
-//     TBFs and LLC queue totals.
+//     TBFs and LLC queue totals. The dump collects garbage first, so its
+//     heap_alloc is the live heap (as talloc's report counts live
+//     allocations only), not live heap plus garbage the GC has not reached.
 //
 // SIGPIPE is ignored. The handlers are installed when it returns; they
 // run until ctx ends.
@@ -100,6 +102,7 @@ type btsDump struct {
 // snapshot collects the dump (the BTS part inside the engine goroutine;
 // not running: process part only).
 func (d *Daemon) snapshot() stateDump {
+	runtime.GC() // heap_alloc then is the live heap; a dump is rare and asked for
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	s := stateDump{HeapAlloc: ms.HeapAlloc, HeapSys: ms.HeapSys, Sys: ms.Sys, Goroutines: runtime.NumGoroutine()}
