@@ -2,6 +2,7 @@ package system
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -78,14 +79,21 @@ func TestCounterULCodingSchemes(t *testing.T) {
 
 // A DL LLC frame whose PDU lifetime (10 ms) ends before it can be sent
 // is dropped and counted in llc:timeout (and llc:dl_dropped).
+//
+// The lifetime runs on the engine's monotonic clock (pcu.Config.Clock),
+// here one the test moves: 30 ms pass between the enqueue and the first
+// RTS after it, so the frame is due before any block could carry it.
 func TestCounterLLCLifetime(t *testing.T) {
-	r := startRadio(t, pcuif.V12, bulkParams(), 12)
+	p := bulkParams()
+	clk := &testClock{}
+	r := startRadioConfig(t, pcuif.V12, btsemu.DefaultInfo(pcuif.V12),
+		pcu.Config{MinBackoff: 20 * time.Millisecond, Params: p, GSMTAP: dialGSMTAP(t, p), Clock: clk}, 12, 4)
 	ms := r.cell.AddMS(0xc0007002, "901700000007002", 12)
 	f := llcFrame(1, 300)
 	r.eng.Call(func() {
 		r.eng.HandleDLUnitdata(0, &pcu.DLUnitdata{TLLI: ms.TLLI, IMSI: ms.IMSI, Lifetime: 1, MSClass: 12, LLC: f})
+		clk.t.Add(int64(30 * time.Millisecond))
 	})
-	time.Sleep(30 * time.Millisecond) // wall clock: the 10 ms PDU lifetime runs on the monotonic clock
 	r.stepUntil(t, "llc:timeout", 400, time.Millisecond, func() bool { return r.btsCtr(pcu.CtrLLCFrameTimedout) > 0 })
 	if n := r.btsCtr(pcu.CtrLLCFrameDropped); n == 0 {
 		t.Error("llc:dl_dropped not counted")
@@ -182,3 +190,8 @@ func TestCounterLateBlock(t *testing.T) {
 	}
 	testutil.Eventually(t, 2*time.Second, func() bool { return r.btsCtr(pcu.CtrRLCLateBlock) > 0 }, "rlc:late-block not counted")
 }
+
+// testClock is a pcu.Clock the test moves (read by the engine goroutine).
+type testClock struct{ t atomic.Int64 }
+
+func (c *testClock) Now() time.Duration { return time.Duration(c.t.Load()) }
