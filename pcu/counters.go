@@ -261,6 +261,7 @@ const (
 	L1GbFlowControlMSDropped
 	L1GbSuspendDropped
 	L1GbRIMDropped
+	L1GSMTAPDropped
 	numL1Ctrs
 )
 
@@ -322,6 +323,7 @@ var L1CounterDescs = []ratectr.Desc{
 	{Name: "gb:tx:flow_control_ms:dropped", Description: "FLOW-CONTROL-MS not sent to the SGSN (NS cannot send)"},
 	{Name: "gb:tx:suspend:dropped", Description: "SUSPEND not sent to the SGSN (no Gb, signalling BVC not reset, NS cannot send)"},
 	{Name: "gb:tx:rim:dropped", Description: "RIM PDUs, and STATUS answering an erroneous one, not sent to the SGSN (no Gb, NS cannot send)"},
+	{Name: "gsmtap:tx:dropped", Description: "GSMTAP copies of radio blocks not sent (the socket refused them, e.g. after ICMP port unreachable)"},
 }
 
 // "pcu:sgsn" group (osmo-pcu's SGSN Statistics).

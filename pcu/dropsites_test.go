@@ -9,12 +9,14 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gopcu/gopcu/bssgp"
 	"github.com/gopcu/gopcu/bssgp/bss"
 	"github.com/gopcu/gopcu/bssgp/ns/nse"
+	"github.com/gopcu/gopcu/gsmtap"
 	"github.com/gopcu/gopcu/internal/logx"
 	"github.com/gopcu/gopcu/llc"
 	"github.com/gopcu/gopcu/pcu/nacc"
@@ -43,6 +45,11 @@ func dropEngine(t *testing.T) (*Engine, *BTS, *opRec) {
 	e.advance(bts, 0)
 	return e, bts, rec
 }
+
+// refusingSink is a GSMTAP socket after ICMP port unreachable.
+type refusingSink struct{}
+
+func (refusingSink) Send([]byte) error { return syscall.ECONNREFUSED }
 
 // btsWriter is a connection to the BTS whose Write fails with err (nil:
 // it takes every message).
@@ -322,6 +329,12 @@ func TestDropSites(t *testing.T) {
 			e.RIMReceived(nacc.RIMRequest(btsCGI(bts), neighbourCell))
 		}, l1(L1GbRIMDropped),
 			"rim ERROR RAN-INFORMATION dropped: not sent to the SGSN: pcu: no Gb"},
+		{"GSMTAP copy the socket refused", func(t *testing.T, e *Engine, bts *BTS) {
+			e.tap.sink = refusingSink{}
+			e.params.GSMTAPCategories = uint32(gsmtap.Mask(0).With(gsmtap.CatDLDataGPRS))
+			e.tapBlock(gsmtap.CatDLDataGPRS, false, 871, 4, gsmtap.ChannelPDTCH, 0, 0, 0, make([]byte, 23))
+		}, l1(L1GSMTAPDropped),
+			"l1if NOTICE GSMTAP copy of a dl-data-gprs block dropped: connection refused"},
 	}
 	// the sites on a Gb that is up (gbDropEngine)
 	gbSites := []site{

@@ -1,6 +1,10 @@
 package pcu
 
-import "github.com/gopcu/gopcu/gsmtap"
+import (
+	"fmt"
+
+	"github.com/gopcu/gopcu/gsmtap"
+)
 
 // GSMTAPSink takes the engine's GSMTAP datagrams (osmo-pcu's
 // `gsmtap-remote-host` and `gsmtap-category`: copies of radio blocks,
@@ -15,7 +19,6 @@ type gsmtapTap struct {
 	sink GSMTAPSink
 	buf  [gsmtap.HdrLen + 180]byte
 	sent uint64
-	errs uint64
 }
 
 // GSMTAPSent is the number of GSMTAP datagrams the sink took. Engine
@@ -39,7 +42,10 @@ func (e *Engine) tapBlock(cat gsmtap.Category, uplink bool, arfcn uint16, ts uin
 		c.GSMTAPDatagram(t.buf[:n])
 	}
 	if err := t.sink.Send(t.buf[:n]); err != nil {
-		t.errs++ // e.g. ICMP port unreachable from an earlier datagram
+		// e.g. ICMP port unreachable from an earlier datagram: nobody
+		// listens at gsmtap-remote-host
+		e.l1ctr.Inc(L1GSMTAPDropped)
+		e.opDrop(e.l1log, dropGSMTAPNotSent, func() string { return fmt.Sprintf("GSMTAP copy of a %s block dropped: %v", cat, err) })
 		return
 	}
 	t.sent++

@@ -225,6 +225,7 @@ const (
 	dropFlowControlMSNotSent                  // FLOW-CONTROL-MS not sent (l1if gb:tx:flow_control_ms:dropped)
 	dropSuspendNotSent                        // SUSPEND not sent (l1if gb:tx:suspend:dropped)
 	dropRIMNotSent                            // RIM PDU or the STATUS for one not sent (l1if gb:tx:rim:dropped)
+	dropGSMTAPNotSent                         // GSMTAP copy of a block the sink did not take (l1if gsmtap:tx:dropped)
 	numDropKinds
 )
 
