@@ -69,6 +69,7 @@ func (m *MS) beforeBlock(fn uint32) {
 		}
 		m.rachFN = fn
 		m.rachWait = true
+		m.trace("rach", len(m.ulQueue))
 		burst := uint8(1) // ACCESS_0
 		if m.rach11 {
 			burst = 2 // ACCESS_1: EGPRS access burst
@@ -106,6 +107,7 @@ func (m *MS) ulAssigned(ia *rlcmac.ImmediateAssignment, egprs bool) bool {
 		ws = rlcmac.EGPRSWindowSize(ia.Rest.WindowSize)
 	}
 	m.startULWS(m.cell.iaTRX(ia), ia.Rest.TFI, 1<<ia.TN, usf, false, ws)
+	m.trace("ia", 1)
 	return true
 }
 

@@ -1,6 +1,8 @@
 package msemu
 
 import (
+	"math/bits"
+
 	"github.com/gopcu/gopcu/pcu/pcuif"
 	"github.com/gopcu/gopcu/rlcmac"
 )
@@ -185,6 +187,7 @@ func (m *MS) uplinkAssignment(d pcuif.Data, h rlcmac.DLCtrlHeader, x *rlcmac.Pac
 		ws = rlcmac.EGPRSWindowSize(x.WindowSize)
 	}
 	m.startULWS(m.cell.freqTRX(x.HasFreq, &x.Freq, d.TRX), x.Dynamic.UplinkTFI, slots, usf, true, ws)
+	m.trace("pua", bits.OnesCount8(slots))
 	m.ul.reseg = x.Resegment
 	m.ackPoll(d, h)
 }

@@ -102,6 +102,7 @@ func (m *MS) chanReq(d pcuif.Data, rrbp uint8) (bool, rlcmac.ChannelRequestDescr
 	}
 	m.sbaTRX, m.sbaTS = d.TRX, d.TS
 	m.waitPUA = (rrbpFN(d.FN, rrbp) + 4*217) % pcuif.MaxFN // T3168
+	m.trace("crd", len(m.ulQueue))
 	return true, rlcmac.ChannelRequestDescription{RLCOctetCount: uint16(min(len(m.ulQueue[0]), 0xffff))}
 }
 
@@ -208,6 +209,7 @@ func (m *MS) reassembleDL(bsn int) {
 		}
 		m.DLFrames++
 		m.DLOctets += len(f)
+		m.trace("dlf", len(f))
 		if m.OnLLC != nil {
 			m.OnLLC(f)
 		}

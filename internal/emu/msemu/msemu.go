@@ -55,6 +55,14 @@ type MS struct {
 
 	// OnLLC receives every downlink LLC frame (LLC UI dummies removed).
 	OnLLC func(frame []byte)
+	// Trace, if set, is told of the steps of each uplink transfer (lab
+	// timelines, tests/labnet labms -trace): "ulq" an LLC frame queued
+	// (n: octets), "rach" an access burst, "crd" a Channel Request
+	// Description in a DL Ack/Nack, "ia" an UL TBF on CCCH, "pua" a Packet
+	// Uplink Assignment (n: UL slots), "ul" an UL data block sent (n: its
+	// index in the TBF, resends included), "dlf" a DL LLC frame (n:
+	// octets); fn is the frame number.
+	Trace func(ev string, n int, fn uint32)
 	// SplitBlocks counts the EGPRS split (SPB) blocks addressed to the MS.
 	SplitBlocks int
 	// NoReuse keeps the MS from asking for its next UL TBF in the final
@@ -179,6 +187,14 @@ type ulState struct {
 // SendLLC queues an uplink LLC frame; the MS requests an UL TBF for it.
 func (m *MS) SendLLC(frame []byte) {
 	m.ulQueue = append(m.ulQueue, append([]byte(nil), frame...))
+	m.trace("ulq", len(frame))
+}
+
+// trace tells Trace of ev.
+func (m *MS) trace(ev string, n int) {
+	if m.Trace != nil {
+		m.Trace(ev, n, m.cell.air.FN())
+	}
 }
 
 // Busy reports whether the MS has a TBF or pending access.

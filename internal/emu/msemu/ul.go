@@ -122,6 +122,7 @@ func (m *MS) ulTransmit(fn uint32, ts uint8) {
 	}
 	m.cell.queueULOffs(fn, u.trx, ts, out, m.burstOffset())
 	m.ULBlocks++
+	m.trace("ul", idx) // (GPRS; the EGPRS paths do not trace)
 }
 
 // pickBlock chooses the next block to send: a NACKed one, else a new one,

@@ -10,6 +10,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/hex"
 	"flag"
@@ -20,6 +21,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -50,6 +52,7 @@ type options struct {
 	simOPc   string
 	fill     bool
 	gea3     bool
+	trace    string
 }
 
 func parseFlags() *options {
@@ -71,6 +74,7 @@ func parseFlags() *options {
 	flag.StringVar(&o.simOPc, "sim-opc", "", "USIM OPc (32 hex digits)")
 	flag.BoolVar(&o.gea3, "gea3", false, "announce GEA/3 and cipher LLC with it (needs -sim-k, -sim-opc); an MS whose SGSN does not select GEA/3 fails")
 	flag.BoolVar(&o.fill, "fill", true, "send an empty uplink block on every PDCH for each radio block no MS uses, as a BTS's PHY reports every block (osmo-pcu 1.1.0 needs one DATA.ind per block)")
+	flag.StringVar(&o.trace, "ul-trace", "", "write each MS's uplink timeline to this file: \"<unix time> ms<k> <event> <n> <fn>\" (msemu.MS.Trace)")
 	flag.Parse()
 	return o
 }
@@ -87,6 +91,7 @@ func main() {
 		r.Log = log.Printf
 	}
 	o.addPhones(r)
+	defer o.ulTrace(r)()
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer cancel()
 	radioDone := make(chan error, 1)
@@ -207,6 +212,35 @@ func (o *options) addPhones(r *labnet.Radio) {
 			GEA3: o.gea3, OsmoSGSN: true}, o.class)
 		p.Stack.Debug = o.debug
 		p.Stack.Trace = os.Getenv("LABMS_TRACE") == "1"
+	}
+}
+
+// ulTrace sets every phone's msemu.MS.Trace to write a line to
+// -ul-trace (the radio goroutine calls it); the function it returns
+// closes the file.
+func (o *options) ulTrace(r *labnet.Radio) func() {
+	if o.trace == "" {
+		return func() {}
+	}
+	f, err := os.Create(o.trace)
+	if err != nil {
+		o.fail(err)
+	}
+	w := bufio.NewWriter(f)
+	var mu sync.Mutex
+	for _, p := range r.Phones {
+		k := p.Index
+		p.MS.Trace = func(ev string, n int, fn uint32) {
+			mu.Lock()
+			fmt.Fprintf(w, "%.6f ms%d %s %d %d\n", float64(time.Now().UnixMicro())/1e6, k, ev, n, fn)
+			mu.Unlock()
+		}
+	}
+	return func() {
+		mu.Lock()
+		w.Flush()
+		f.Close()
+		mu.Unlock()
 	}
 }
 
