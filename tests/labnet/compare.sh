@@ -53,6 +53,9 @@
 #   logs/                     pcu, osmo-bts-virtual, osmo-bsc, osmo-sgsn,
 #                             osmo-ggsn, osmo-hlr and labms logs
 #   lab.pcapng, um.pcap       the captures (CAPTURE=1)
+#   ul-trace.txt              every phone's uplink steps (labms -ul-trace)
+#   gb-icmp.txt               the pings on Gb (CAPTURE=1); with ul-trace.txt
+#                             tests/labnet/cmd/labping splits each busy ping
 # tests/labnet/cmd/labtable makes the table from these directories.
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -147,7 +150,7 @@ for s in $SCEN; do
 				"$HERE/down.sh" >/dev/null 2>&1
 				rm -rf "$LABNET_RUN/measure"
 				scc=$CC; [ "$CC" = host ] && scc=
-				if SERVER_CC="$scc" LABNET_CIPHER="$CIPHER" PCU_CMD="$cmd" MS_COUNT="$n" "$HERE/up.sh" > "$dir/up.out" 2>&1; then
+				if LABMS_ARGS="${LABMS_ARGS:-} -ul-trace $dir/ul-trace.txt" SERVER_CC="$scc" LABNET_CIPHER="$CIPHER" PCU_CMD="$cmd" MS_COUNT="$n" "$HERE/up.sh" > "$dir/up.out" 2>&1; then
 					mss=$(sed -n 's/^MS_NETNS=\([^ ]*\).*/\1/p' "$LABNET_RUN/labms.status")
 					if [ "$e" = 1 ]; then
 						for ns in "$SERVER_NETNS" $mss; do ip netns exec "$ns" sysctl -qw net.ipv4.tcp_ecn=1; done
@@ -172,6 +175,11 @@ for s in $SCEN; do
 				if [ -f "$dir/lab.pcapng" ] && command -v tshark >/dev/null; then
 					timeout 120 tshark -r "$dir/lab.pcapng" -Y 'gtp && tcp.len > 0 && ip.src == 10.46.0.1' \
 						-T fields -e ip.dsfield.ecn 2>/dev/null | sort | uniq -c > "$dir/ecn.txt"
+					# the pings on Gb (labping): time, NS port, ICMP type and
+					# sequence, inner addresses
+					timeout 120 tshark -r "$dir/lab.pcapng" -d udp.port==23000,gprs-ns -Y 'icmp && udp.port == 23000' \
+						-T fields -E separator=' ' -e frame.time_epoch -e udp.srcport -e icmp.type -e icmp.seq -e ip.src -e ip.dst \
+						2>/dev/null > "$dir/gb-icmp.txt"
 				fi
 				echo "ended=$(date -u +%FT%TZ)" >> "$dir/row.env"
 				rows+=("$dir")
