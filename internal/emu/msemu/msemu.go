@@ -56,7 +56,7 @@ type MS struct {
 	// OnLLC receives every downlink LLC frame (LLC UI dummies removed).
 	OnLLC func(frame []byte)
 	// Trace, if set, is told of the steps of each uplink transfer (lab
-	// timelines, tests/labnet labms -trace): "ulq" an LLC frame queued
+	// timelines: tests/labnet labms -ul-trace): "ulq" an LLC frame queued
 	// (n: octets), "rach" an access burst, "crd" a Channel Request
 	// Description in a DL Ack/Nack, "ia" an UL TBF on CCCH, "pua" a Packet
 	// Uplink Assignment (n: UL slots), "ul" an UL data block sent (n: its
