@@ -27,74 +27,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gopcu/gopcu/internal/pngplot"
+	"github.com/gopcu/gopcu/tests/labnet/pinglog"
 )
-
-// Reply is one echo reply of `ping -D`.
-type Reply struct {
-	At  time.Time     // when ping printed the reply (its -D timestamp)
-	Seq int           // icmp_seq
-	RTT time.Duration // time=
-}
-
-// Sent is when the echo request left: the reply's time less its RTT.
-func (r Reply) Sent() time.Time { return r.At.Add(-r.RTT) }
-
-// "[1764619000.123456] 64 bytes from 10.46.0.1: icmp_seq=3 ttl=63 time=345 ms"
-var replyRE = regexp.MustCompile(`^\[([0-9]+)(?:\.([0-9]+))?\] .*icmp_seq=([0-9]+) .*time=([0-9.]+) ms`)
-
-// ParsePing reads `ping -D` output and returns its echo replies in order;
-// other lines (the header, the statistics) are skipped.
-func ParsePing(r io.Reader) ([]Reply, error) {
-	var out []Reply
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		m := replyRE.FindStringSubmatch(sc.Text())
-		if m == nil {
-			continue
-		}
-		at, err := unixTime(m[1], m[2])
-		if err != nil {
-			return nil, err
-		}
-		seq, err := strconv.Atoi(m[3])
-		if err != nil {
-			return nil, err
-		}
-		ms, err := strconv.ParseFloat(m[4], 64)
-		if err != nil {
-			return nil, fmt.Errorf("time=%s: %v", m[4], err)
-		}
-		out = append(out, Reply{At: at, Seq: seq, RTT: time.Duration(math.Round(ms*1000)) * time.Microsecond})
-	}
-	return out, sc.Err()
-}
-
-// unixTime parses "<seconds>" and the digits after the point as a time,
-// without float rounding.
-func unixTime(sec, frac string) (time.Time, error) {
-	s, err := strconv.ParseInt(sec, 10, 64)
-	if err != nil {
-		return time.Time{}, err
-	}
-	if len(frac) > 9 {
-		frac = frac[:9]
-	}
-	var ns int64
-	if frac != "" {
-		ns, err = strconv.ParseInt(frac+strings.Repeat("0", 9-len(frac)), 10, 64)
-		if err != nil {
-			return time.Time{}, err
-		}
-	}
-	return time.Unix(s, ns), nil
-}
 
 // Download is a download's start and end; End is zero if it never ended.
 type Download struct{ Start, End time.Time }
@@ -130,7 +70,7 @@ type Point struct {
 
 // Series places the replies at their send time relative to the download's
 // start.
-func Series(replies []Reply, start time.Time) []Point {
+func Series(replies []pinglog.Reply, start time.Time) []Point {
 	out := make([]Point, 0, len(replies))
 	for _, r := range replies {
 		out = append(out, Point{Seq: r.Seq, T: r.Sent().Sub(start), RTT: r.RTT})
@@ -192,7 +132,7 @@ func timedLines(r io.Reader, n, at int, f func(fields []string, t time.Time) err
 			continue
 		}
 		sec, frac, _ := strings.Cut(fields[at], ".")
-		t, err := unixTime(sec, frac)
+		t, err := pinglog.UnixTime(sec, frac)
 		if err == nil {
 			err = f(fields, t)
 		}
@@ -233,7 +173,7 @@ func LoadRun(label, dir string) (Run, error) {
 	var first time.Time
 	for _, b := range busy {
 		name := strings.TrimSuffix(filepath.Base(b), ".busy")
-		replies, err := parseFile(b, ParsePing)
+		replies, err := parseFile(b, pinglog.Parse)
 		if err != nil {
 			return run, err
 		}
