@@ -20,10 +20,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/gopcu/gopcu/tests/labnet/pinglog"
 )
 
 // pingFrame is the LLC length of a default ping's echo request and reply
@@ -37,10 +38,9 @@ type event struct {
 }
 
 type gbPing struct {
-	t   float64
-	ul  bool // UL-UNITDATA (the echo request); else DL-UNITDATA (the reply)
-	seq int
-	ms  string // the phone's address
+	t  float64
+	ul bool   // UL-UNITDATA (the echo request); else DL-UNITDATA (the reply)
+	ms string // the phone's address
 }
 
 type ping struct{ reply, rtt float64 }
@@ -48,8 +48,10 @@ type ping struct{ reply, rtt float64 }
 // split is one ping's steps, in seconds (negative: not known).
 type split struct {
 	rtt, request, assign, firstUL, ulAir, core, dl float64
-	asked                                          bool
 }
+
+// asked: the phone had to ask for an uplink TBF (request known).
+func (x split) asked() bool { return x.request >= 0 }
 
 func main() {
 	if len(os.Args) < 2 {
@@ -82,7 +84,7 @@ func row(dir string) error {
 			return err
 		}
 		s := splits(trace[p], pings, gb)
-		fmt.Printf("  %s: %d pings, %d asked for an uplink TBF\n", p, len(s), count(s, func(x split) bool { return x.asked }))
+		fmt.Printf("  %s: %d pings, %d asked for an uplink TBF\n", p, len(s), count(s, split.asked))
 		show := func(name string, f func(split) float64, sel func(split) bool) {
 			var v []float64
 			for _, x := range s {
@@ -96,8 +98,8 @@ func row(dir string) error {
 			sort.Float64s(v)
 			fmt.Printf("    %-44s p50 %4.0f ms  p90 %4.0f ms  (%d)\n", name, 1000*v[(len(v)-1)/2], 1000*v[(len(v)-1)*9/10], len(v))
 		}
-		asked := func(x split) bool { return x.asked }
-		open := func(x split) bool { return !x.asked }
+		asked := split.asked
+		open := func(x split) bool { return !x.asked() }
 		show("round trip", func(x split) float64 { return x.rtt }, nil)
 		show("round trip, uplink TBF asked for", func(x split) float64 { return x.rtt }, asked)
 		show("round trip, uplink TBF open", func(x split) float64 { return x.rtt }, open)
@@ -162,7 +164,7 @@ func splits(ev []event, pings []ping, gb []gbPing) []split {
 		}
 		x.firstUL = ul1 - q
 		if req > 0 {
-			x.asked, x.request = true, req-q
+			x.request = req - q
 			if asg > 0 {
 				x.assign = asg - req
 			}
@@ -241,22 +243,19 @@ func readTrace(name string) (map[string][]event, error) {
 	return out, sc.Err()
 }
 
-var replyLine = regexp.MustCompile(`^\[([0-9.]+)\].*time=([0-9.]+) ms`)
-
+// readBusy reads a phone's busy pings (pinglog) as Unix seconds.
 func readBusy(name string) ([]ping, error) {
-	b, err := os.ReadFile(name)
+	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	rs, err := pinglog.Parse(f)
 	var out []ping
-	for _, l := range strings.Split(string(b), "\n") {
-		if m := replyLine.FindStringSubmatch(l); m != nil {
-			t, _ := strconv.ParseFloat(m[1], 64)
-			r, _ := strconv.ParseFloat(m[2], 64)
-			out = append(out, ping{t, r / 1000})
-		}
+	for _, r := range rs {
+		out = append(out, ping{float64(r.At.UnixNano()) / 1e9, r.RTT.Seconds()})
 	}
-	return out, nil
+	return out, err
 }
 
 // readGb reads gb-icmp.txt: "<time> <NS source port> <ICMP type> <seq>
@@ -274,14 +273,13 @@ func readGb(name string) ([]gbPing, error) {
 			continue
 		}
 		t, _ := strconv.ParseFloat(fs[0], 64)
-		seq, _ := strconv.Atoi(fs[3])
 		ul := fs[1] == "23001"
 		last := func(s string) string { return s[strings.LastIndexByte(s, ',')+1:] }
 		ms := last(fs[5])
 		if ul {
 			ms = last(fs[4])
 		}
-		out = append(out, gbPing{t: t, ul: ul, seq: seq, ms: ms})
+		out = append(out, gbPing{t: t, ul: ul, ms: ms})
 	}
 	return out, nil
 }

@@ -23,13 +23,13 @@ func TestSplits(t *testing.T) {
 	}
 	pings := []ping{{100.401, 0.401}, {101.301, 0.301}}
 	gb := []gbPing{
-		{100.250, true, 1, "10.45.0.1"}, {100.251, false, 1, "10.45.0.1"},
-		{100.260, true, 1, "10.45.0.2"}, // another phone's
-		{101.100, true, 2, "10.45.0.1"}, {101.101, false, 2, "10.45.0.1"},
+		{100.250, true, "10.45.0.1"}, {100.251, false, "10.45.0.1"},
+		{100.260, true, "10.45.0.2"}, // another phone's
+		{101.100, true, "10.45.0.1"}, {101.101, false, "10.45.0.1"},
 	}
 	got := splits(ev, pings, gb)
 	want := []split{
-		{rtt: 0.401, asked: true, request: 0.040, assign: 0.100, firstUL: 0.160, ulAir: 0.080, core: 0.001, dl: 0.149},
+		{rtt: 0.401, request: 0.040, assign: 0.100, firstUL: 0.160, ulAir: 0.080, core: 0.001, dl: 0.149},
 		{rtt: 0.301, request: -1, assign: -1, firstUL: 0.020, ulAir: 0.070, core: 0.001, dl: 0.199},
 	}
 	if len(got) != len(want) {
@@ -38,7 +38,7 @@ func TestSplits(t *testing.T) {
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
 	for i, w := range want {
 		g := got[i]
-		if g.asked != w.asked || !near(g.rtt, w.rtt) || !near(g.request, w.request) || !near(g.assign, w.assign) ||
+		if g.asked() != w.asked() || !near(g.rtt, w.rtt) || !near(g.request, w.request) || !near(g.assign, w.assign) ||
 			!near(g.firstUL, w.firstUL) || !near(g.ulAir, w.ulAir) || !near(g.core, w.core) || !near(g.dl, w.dl) {
 			t.Errorf("ping %d: %+v, want %+v", i+1, g, w)
 		}
